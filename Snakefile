@@ -1,0 +1,26 @@
+# mtsig: testing the significance tests of machine-translation evaluation.
+# Reproduces Graham, Mathur & Baldwin (2014) end to end; see README.md. Reading the rules top to bottom tells the analysis.
+
+
+configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/metrics.smk"
+include: "workflow/rules/significance.smk"
+include: "workflow/rules/human.smk"
+include: "workflow/rules/evaluation.smk"
+include: "workflow/rules/figures.smk"
+include: "workflow/rules/segment_level.smk"
+include: "workflow/rules/calibration.smk"
+include: "workflow/rules/nbest.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        all_targets(),

@@ -1,0 +1,46 @@
+# Inputs: the data root's files, prepared texts and document ids; the synthetic experiments' generated data;
+# and, for users with a network, a target that downloads and verifies the public data (data/README.md).
+
+
+rule generate_synthetic:
+    output:
+        flag=touch(RESULTS / "{experiment}" / "synthetic" / "done.flag"),
+    log:
+        "logs/{experiment}/generate_synthetic.log",
+    conda:
+        "../../environment.yml"
+    params:
+        spec=lambda wildcards: config["synthetic"][wildcards.experiment],
+    script:
+        "../scripts/generate_synthetic.py"
+
+
+rule prepare_texts:
+    input:
+        raw_inputs,
+    output:
+        texts=directory(RESULTS / "{experiment}" / "texts"),
+        documents=RESULTS / "{experiment}" / "documents.tsv",
+    log:
+        "logs/{experiment}/prepare_texts.log",
+    conda:
+        "../../environment.yml"
+    params:
+        spec=lambda wildcards: experiment_spec(wildcards.experiment),
+        data_root=DATA_ROOT,
+    script:
+        "../scripts/prepare_texts.py"
+
+
+rule download_data:
+    output:
+        touch("data/downloads/complete.flag"),
+    log:
+        "logs/download_data.log",
+    conda:
+        "../../environment.yml"
+    params:
+        manifest="data/sources.tsv",
+        root=lambda wildcards, output: Path(output[0]).parent,
+    script:
+        "../scripts/download_data.py"

@@ -1,0 +1,65 @@
+# Tests against the gold: conclusions, accuracy with Clopper-Pearson intervals, agreement between the tests,
+# multiple-testing corrections, and the paper-layout tables.
+
+
+rule evaluate:
+    input:
+        tests=experiment_tests,
+        gold=RESULTS / "{experiment}" / "gold.tsv",
+        gold_conclusions=RESULTS / "{experiment}" / "gold_conclusions.tsv",
+        system_scores=RESULTS / "{experiment}" / "human" / "system_scores.tsv",
+    output:
+        accuracy=RESULTS / "{experiment}" / "accuracy.tsv",
+        agreement=RESULTS / "{experiment}" / "test_agreement.tsv",
+        chi_square=RESULTS / "{experiment}" / "chi_square.tsv",
+        conclusions=RESULTS / "{experiment}" / "test_conclusions.tsv",
+    log:
+        "logs/{experiment}/evaluate.log",
+    conda:
+        "../../environment.yml"
+    params:
+        metrics=lambda wildcards: metrics_of(wildcards.experiment),
+        alphas=ALPHAS,
+        corrections=config["evaluation"]["corrections"],
+    script:
+        "../scripts/evaluate.py"
+
+
+rule tables:
+    input:
+        accuracy=RESULTS / "{experiment}" / "accuracy.tsv",
+        chi_square=RESULTS / "{experiment}" / "chi_square.tsv",
+        agreement=RESULTS / "{experiment}" / "test_agreement.tsv",
+    output:
+        md=report(
+            RESULTS / "tables" / "{experiment}.md",
+            caption="../report/table.rst",
+            category="Tables",
+            subcategory="{experiment}",
+        ),
+        tex=RESULTS / "tables" / "{experiment}.tex",
+        csv=RESULTS / "tables" / "{experiment}.csv",
+    log:
+        "logs/{experiment}/tables.log",
+    wildcard_constraints:
+        experiment=one_of(OUTPUT_EXPERIMENTS),
+    conda:
+        "../../environment.yml"
+    params:
+        spec=lambda wildcards: experiment_spec(wildcards.experiment),
+        resampling=config["resampling"],
+    script:
+        "../scripts/tables.py"
+
+
+rule tables_index:
+    input:
+        tables_index_inputs,
+    output:
+        RESULTS / "tables" / "README.md",
+    log:
+        "logs/tables_index.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/tables_index.py"

@@ -1,0 +1,23 @@
+# Human judgments: tidy ratings, per-annotator standardisation, quality control, and the gold standard (paper Sec. 4).
+
+
+rule human_gold:
+    input:
+        human=human_inputs,
+        texts=RESULTS / "{experiment}" / "texts",
+    output:
+        z=RESULTS / "{experiment}" / "human" / "z.tsv",
+        qc=RESULTS / "{experiment}" / "human" / "qc.tsv",
+        system_scores=RESULTS / "{experiment}" / "human" / "system_scores.tsv",
+        gold=RESULTS / "{experiment}" / "gold.tsv",
+        conclusions=RESULTS / "{experiment}" / "gold_conclusions.tsv",
+    log:
+        "logs/{experiment}/human_gold.log",
+    conda:
+        "../../environment.yml"
+    params:
+        spec=lambda wildcards: experiment_spec(wildcards.experiment),
+        data_root=DATA_ROOT,
+        alphas=ALPHAS,
+    script:
+        "../scripts/human_gold.py"

@@ -1,0 +1,38 @@
+# n-best list evaluation (Bremerman, Khayrallah, Oard & Post 2020) on the STAPLE gold: MAP, weighted F1,
+# x-best y-reference BLEU, preference correlation and the ablation of incomplete gold.
+
+
+rule nbest:
+    input:
+        gold=lambda wildcards: str(
+            mtsig_config.data_path(
+                DATA_ROOT, config["nbest"][wildcards.experiment]["gold"]
+            )
+        ),
+    output:
+        systems=RESULTS / "{experiment}" / "systems.tsv",
+        ablation=RESULTS / "{experiment}" / "ablation.tsv",
+        bleu_grid=RESULTS / "{experiment}" / "bleu_grid.tsv",
+        md=report(
+            RESULTS / "tables" / "{experiment}.md",
+            caption="../report/nbest.rst",
+            category="n-best lists",
+        ),
+        figures=report(
+            directory(RESULTS / "figures" / "{experiment}"),
+            patterns=["{name}.png"],
+            caption="../report/nbest.rst",
+            category="n-best lists",
+        ),
+    log:
+        "logs/{experiment}/nbest.log",
+    wildcard_constraints:
+        experiment=one_of(RUN["nbest"]),
+    conda:
+        "../../environment.yml"
+    params:
+        spec=lambda wildcards: config["nbest"][wildcards.experiment],
+        data_root=DATA_ROOT,
+        seed=config["resampling"]["seed"],
+    script:
+        "../scripts/nbest.py"

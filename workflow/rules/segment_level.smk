@@ -1,0 +1,30 @@
+# Segment-level meta-evaluation with the RankEval measures (Avramidis 2013): how well each metric ranks the
+# translations of one source sentence the way human judges did.
+
+
+rule segment_level:
+    input:
+        unpack(segment_level_inputs),
+    output:
+        table=RESULTS / "{experiment}" / "segment_level.tsv",
+        md=report(
+            RESULTS / "tables" / "{experiment}.segment_level.md",
+            caption="../report/segment_level.rst",
+            category="Segment level",
+        ),
+    log:
+        "logs/{experiment}/segment_level.log",
+    wildcard_constraints:
+        experiment=one_of(segment_level_names()),
+    conda:
+        "../../environment.yml"
+    params:
+        spec=lambda wildcards: (
+            None
+            if wildcards.experiment in RUN["jcml"]
+            else experiment_spec(wildcards.experiment)
+        ),
+        seed=config["resampling"]["seed"],
+        bootstrap_samples=config["segment_level"]["bootstrap_samples"],
+    script:
+        "../scripts/segment_level.py"

@@ -1,0 +1,16 @@
+"""Conclusions of every metric x test against the gold: accuracy with Clopper-Pearson intervals, chi-square,
+agreement between tests, and the multiple-testing corrections."""
+
+from mtsig.pipeline import evaluate_experiment
+from mtsig.workflow import logged
+
+with logged(snakemake.log[0]):
+    evaluate_experiment(
+        tests_paths=list(snakemake.input.tests),
+        gold_path=snakemake.input.gold,
+        gold_conclusions_path=snakemake.input.gold_conclusions,
+        system_scores_path=snakemake.input.system_scores,
+        alphas=snakemake.params.alphas,
+        corrections=snakemake.params.corrections,
+        outputs=dict(snakemake.output.items()),
+    )
