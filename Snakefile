@@ -1,8 +1,10 @@
 # mtsig: testing the significance tests of machine-translation evaluation.
 # Reproduces Graham, Mathur & Baldwin (2014) end to end; see README.md. Reading the rules top to bottom tells the analysis.
+import os
 
 
-configfile: "config/config.yaml"
+# Relative to the Snakefile, so that `--directory elsewhere` still finds the defaults.
+configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
 report: "workflow/report/workflow.rst"

@@ -39,9 +39,12 @@ def merge_experiment_files(config: dict[str, Any], base_dir: Path) -> None:
 
 
 def resolve_data_root(config: Mapping[str, Any], base_dir: Path) -> Path:
-    """The data root: ``$MTSIG_DATA`` if set, else ``config["data_root"]`` relative to ``base_dir``."""
-    root = os.environ.get(DATA_ROOT_ENV) or config.get("data_root", "../shared/data")
-    return (base_dir / root).resolve()
+    """The data root: ``$MTSIG_DATA`` if set (relative to the current directory, as a shell user expects), else
+    ``config["data_root"]`` relative to ``base_dir`` (the repository)."""
+    from_env = os.environ.get(DATA_ROOT_ENV)
+    if from_env:
+        return Path(from_env).resolve()
+    return (base_dir / config.get("data_root", "../shared/data")).resolve()
 
 
 def experiment_kinds(config: Mapping[str, Any]) -> dict[str, str]:

@@ -106,7 +106,8 @@ def fetch(
             recipe = row.source.removeprefix("derived:")
             if recipe not in DERIVATIONS:
                 raise InputError(
-                    f"{row.path} is derived ({recipe}); obtain it with the data folder's README instructions", dest
+                    f"{row.path} is derived ({recipe}); obtain it with the data folder's README instructions",
+                    dest,
                 )
             derive, source = DERIVATIONS[recipe]
             tmp = dest.with_name(dest.name + ".part")
@@ -132,4 +133,6 @@ def verify(manifest: pd.DataFrame, root: Path) -> list[str]:
 
 def default_manifest() -> Path:
     """``data/sources.tsv`` of the repository."""
-    return Path(os.environ.get("MTSIG_MANIFEST", Path(__file__).resolve().parents[2] / "data" / "sources.tsv"))
+    return Path(
+        os.environ.get("MTSIG_MANIFEST", Path(__file__).resolve().parents[2] / "data" / "sources.tsv")
+    )

@@ -50,7 +50,9 @@ def prepare_experiment_texts(
     n_segments = len(reference)
     if "documents" in spec:
         documents = spec["documents"]
-        doc_ids = read_documents(mtsig_config.data_path(data_root, documents["path"]), documents["format"], n_segments)
+        doc_ids = read_documents(
+            mtsig_config.data_path(data_root, documents["path"]), documents["format"], n_segments
+        )
     else:
         doc_ids = np.full(n_segments, "", dtype=object)
     write_text("".join(line + "\n" for line in reference), texts_dir / "reference.txt")
@@ -107,7 +109,9 @@ def corpus_scores_table(stats_paths: Sequence[str | Path]) -> pd.DataFrame:
         metric = metric_name_of(path)
         stats, systems, details = load_stats(path)
         scores = get_metric(metric).score(stats.sum(axis=1))
-        rows += [(system, metric, float(score), details) for system, score in zip(systems, scores, strict=True)]
+        rows += [
+            (system, metric, float(score), details) for system, score in zip(systems, scores, strict=True)
+        ]
     return pd.DataFrame(rows, columns=["system", "metric", "score", "details"])
 
 
@@ -187,8 +191,13 @@ def run_resampling_shard(
     selection_scores = get_metric(metric_name_of(selection_stats_path)).score(selection_stats.sum(axis=1))
     if metric_name_of(selection_stats_path) == "ter":
         selection_scores = -selection_scores
-    keep = distribution_pairs(selection_scores, selection_systems, resampling.get("distribution_pairs", "auto"))
+    keep = distribution_pairs(
+        selection_scores, selection_systems, resampling.get("distribution_pairs", "auto")
+    )
     pairs = shard_pairs(len(systems), shard, n_shards)
+    index = {name: i for i, name in enumerate(systems)}
+    in_shard = set(pairs)
+    keep = [(x, y) for x, y in keep if tuple(sorted((index[x], index[y]))) in in_shard]
     result = pairwise_tests(
         stats,
         scorer.score,
@@ -210,7 +219,15 @@ def run_resampling_shard(
         for test, values in by_test.items():
             arrays[f"{x}__{y}__{test}"] = np.asarray(values)
     save_arrays(distributions_path, **arrays)
-    log.info("%s/%s shard %d/%d: %d pairs, %d rows", experiment, metric, shard, n_shards, len(pairs), len(result.table))
+    log.info(
+        "%s/%s shard %d/%d: %d pairs, %d rows",
+        experiment,
+        metric,
+        shard,
+        n_shards,
+        len(pairs),
+        len(result.table),
+    )
 
 
 def merge_resampling_shards(
@@ -233,3 +250,454 @@ def merge_resampling_shards(
     out.mkdir(parents=True, exist_ok=True)
     for pair, arrays in per_pair.items():
         save_arrays(out / f"{pair}.npz", **arrays)
+
+
+# --- human judgments and the gold standard ----------------------------------------------------------------------
+
+
+def build_human_gold(
+    spec: Mapping[str, Any],
+    data_root: Path,
+    *,
+    texts_dir: Path,
+    alphas: Sequence[float],
+    outputs: Mapping[str, str],
+) -> None:
+    """Standardised ratings, QC, gold p-values and conclusions, human system scores (paper Sec. 4)."""
+    from mtsig.human import build_gold
+
+    reference, systems = read_prepared_texts(texts_dir)
+    result = build_gold(
+        spec["human"],
+        data_root,
+        list(systems),
+        len(reference),
+        alphas,
+        qc=spec.get("qc", {}),
+        standardise_options=spec.get("standardise", {}),
+        gold=spec["gold"],
+    )
+    for annotator, reason in result["dropped"].itertuples(index=False):
+        log.info("dropped annotator %s: %s", annotator, reason)
+    write_tsv(result["z"], outputs["z"])
+    write_tsv(result["qc"], outputs["qc"])
+    write_tsv(result["system_scores"], outputs["system_scores"])
+    write_tsv(result["gold"], outputs["gold"])
+    write_tsv(result["gold_conclusions"], outputs["conclusions"])
+    primary = result["gold_conclusions"]
+    primary = primary[primary["gold"] == primary["gold"].iloc[0]]
+    for alpha in alphas:
+        at = primary[primary["alpha"] == alpha]
+        log.info(
+            "gold %s at %g: %d of %d pairs significant",
+            primary["gold"].iloc[0],
+            alpha,
+            int((at["conclusion"] != "tie").sum()),
+            len(at),
+        )
+
+
+def systems_by_human_score(system_scores: pd.DataFrame) -> list[str]:
+    """Systems ordered best first by the human score of the first criterion (Fig. 7's order)."""
+    first = system_scores[system_scores["criterion"] == system_scores["criterion"].iloc[0]]
+    return list(first.sort_values("mean_z", ascending=False, kind="stable")["system"])
+
+
+# --- evaluation -------------------------------------------------------------------------------------------------
+
+
+def _tests_by_metric(tests_paths: Sequence[str | Path]) -> dict[str, pd.DataFrame]:
+    return {metric_name_of(p): read_tsv(p) for p in tests_paths}
+
+
+def evaluate_experiment(
+    *,
+    tests_paths: Sequence[str | Path],
+    gold_path: str | Path,
+    gold_conclusions_path: str | Path,
+    alphas: Sequence[float],
+    corrections: Sequence[str],
+    outputs: Mapping[str, str],
+) -> None:
+    """Accuracy of every metric x test against every gold (uncorrected, and after each correction applied to the
+    tests alone and to tests and gold alike), the chi-square test between metrics, and agreement between tests."""
+    from mtsig import evaluation
+
+    tests = _tests_by_metric(tests_paths)
+    gold_p = read_tsv(gold_path)
+    gold = read_tsv(gold_conclusions_path)
+    systems = list(dict.fromkeys([*gold["sys_x"], *gold["sys_y"]]))  # the gold's pairs are in system order
+    conclusions = {
+        m: evaluation.test_conclusions(t, alphas, systems, source=p)
+        for (m, t), p in zip(tests.items(), tests_paths, strict=True)
+    }
+    frames = [evaluation.accuracy(conclusions, gold).assign(correction="none")]
+    for method in corrections:
+        corrected = {
+            m: evaluation.corrected_test_conclusions(t, method, alphas, systems) for m, t in tests.items()
+        }
+        corrected_gold = evaluation.corrected_gold_conclusions(gold_p, method, alphas, systems)
+        corrected_gold["gold"] = corrected_gold["gold"] + f"+{method}"
+        frames.append(evaluation.accuracy(corrected, gold).assign(correction=f"{method} (tests)"))
+        frames.append(
+            evaluation.accuracy(corrected, corrected_gold).assign(correction=f"{method} (tests and gold)")
+        )
+    accuracy = pd.concat(frames, ignore_index=True)
+    accuracy = accuracy[["correction", *[c for c in accuracy.columns if c != "correction"]]]
+    write_tsv(accuracy, outputs["accuracy"])
+    uncorrected = accuracy[accuracy["correction"] == "none"]
+    write_tsv(evaluation.metric_chi_square(uncorrected), outputs["chi_square"])
+    write_tsv(evaluation.test_agreement(conclusions), outputs["agreement"])
+    long = pd.concat([c.assign(metric=m) for m, c in conclusions.items()], ignore_index=True)
+    write_tsv(long[["metric", *[c for c in long.columns if c != "metric"]]], outputs["conclusions"])
+
+
+# --- tables -----------------------------------------------------------------------------------------------------
+
+PAPER_TESTS = ("paired_bootstrap", "bootstrap", "approximate_randomization")
+
+
+def write_accuracy_tables(
+    spec: Mapping[str, Any],
+    resampling: Mapping[str, Any],
+    *,
+    accuracy_path: str | Path,
+    chi_square_path: str | Path,
+    agreement_path: str | Path,
+    outputs: Mapping[str, str],
+) -> None:
+    """The paper's Tables 1-2 for every gold of the experiment (Markdown with the extra rows, LaTeX, CSV).
+
+    The primary gold (the first configured method) fills the main table; every other gold, the tests beyond the
+    paper's three, and the corrected conclusions follow in clearly labelled sections of the Markdown file.
+    """
+    from mtsig import tables
+
+    accuracy = read_tsv(accuracy_path)
+    chi_square = read_tsv(chi_square_path)
+    agreement = read_tsv(agreement_path)
+    uncorrected = accuracy[accuracy["correction"] == "none"]
+    golds = list(dict.fromkeys(uncorrected["gold"]))
+    metrics = list(spec["metrics"])
+    n_systems = len(spec["systems"])
+    samples = resampling.get("samples", 10_000)
+    seed = int(resampling["seed"])
+    description = spec.get("description", spec["name"])
+    md, tex, csv = [], [], []
+    for index, gold in enumerate(golds):
+        caption = tables.accuracy_caption(
+            description, gold, n_systems, samples, seed, resampling.get("pvalue", "c/B")
+        )
+        heading = "Primary gold" if index == 0 else "Second gold"
+        md.append(f"## {heading}: {gold}\n")
+        md.append(
+            tables.accuracy_table_markdown(uncorrected, gold, caption, PAPER_TESTS, metrics, chi_square)
+        )
+        tex.append(
+            tables.accuracy_table_latex(
+                uncorrected, gold, caption, f"tab:{spec['name']}:{gold}", PAPER_TESTS, metrics, chi_square
+            )
+        )
+        csv.append(tables.accuracy_table_csv(uncorrected, gold, PAPER_TESTS, metrics) if index == 0 else "")
+        extra = [t for t in dict.fromkeys(uncorrected["test"]) if t not in PAPER_TESTS]
+        if extra:
+            md.append(
+                f"\n### Beyond the paper: two-sided tests, R&M as published, block bootstraps ({gold})\n"
+            )
+            md.append(tables.accuracy_by_test_markdown(uncorrected, gold, caption, extra, metrics))
+    for correction in [c for c in dict.fromkeys(accuracy["correction"]) if c != "none"]:
+        corrected = accuracy[accuracy["correction"] == correction]
+        for gold in dict.fromkeys(corrected["gold"]):
+            tests = [t for t in dict.fromkeys(corrected["test"]) if t.split("+")[0] in PAPER_TESTS]
+            caption = f"Accuracy after {correction} correction over all pairs, against gold {gold}."
+            md.append(f"\n### Multiple comparisons: {correction}, gold {gold}\n")
+            md.append(tables.accuracy_by_test_markdown(corrected, gold, caption, tests, metrics))
+    md.append("\n## Agreement between the three tests\n")
+    md.append(tables.agreement_markdown(agreement))
+    write_text(f"# {description}\n\n" + "\n".join(md), outputs["md"])
+    write_text("\n\n".join(tex), outputs["tex"])
+    write_text(csv[0], outputs["csv"])
+
+
+def write_tables_index(table_paths: Sequence[str | Path], out_path: str | Path) -> None:
+    """``results/tables/README.md``: links to every table, then each table inlined."""
+    from mtsig import tables
+
+    out = Path(out_path)
+    entries = [(Path(p).stem, Path(p).name) for p in table_paths]
+    body = [tables.tables_index_markdown(entries, title="Tables of this run")]
+    for path in table_paths:
+        body.append(f"\n---\n\n<!-- {Path(path).name} -->\n" + Path(path).read_text(encoding="utf-8"))
+    write_text("\n".join(body), out)
+
+
+# --- figures ----------------------------------------------------------------------------------------------------
+
+
+def draw_experiment_figures(
+    *,
+    distributions_dirs: Sequence[str | Path],
+    tests_paths: Sequence[str | Path],
+    gold_path: str | Path,
+    system_scores_path: str | Path,
+    tests: Sequence[str],
+    alpha: float,
+    png_dir: str | Path,
+    pdf_dir: str | Path,
+) -> None:
+    """Figs. 5-6 (pseudo-statistic distributions of the kept pairs), Fig. 7 (human significance heatmaps per
+    criterion and combined, for every gold) and Fig. 8 (every metric x test) as PNG and PDF."""
+    from mtsig import plots
+
+    png_dir, pdf_dir = Path(png_dir), Path(pdf_dir)
+    png_dir.mkdir(parents=True, exist_ok=True)
+    pdf_dir.mkdir(parents=True, exist_ok=True)
+
+    def outs(name: str) -> list[Path]:
+        return [png_dir / f"{name}.png", pdf_dir / f"{name}.pdf"]
+
+    systems = systems_by_human_score(read_tsv(system_scores_path))
+    for directory in map(Path, distributions_dirs):
+        metric = directory.name
+        for path in sorted(directory.glob("*.npz")):
+            arrays = load_arrays(path)
+            x, y = path.stem.split("__")
+            shown = [t for t in tests if t in arrays and t != "actual"]
+            plots.pseudo_statistic_distributions(
+                {t: arrays[t] for t in shown},
+                float(arrays["actual"]),
+                shown,
+                f"{metric.upper()}: {x} vs {y}",
+                outs(f"distributions_{metric}_{x}__{y}"),
+                statistic_label=f"{metric.upper()} difference",
+            )
+    gold_p = read_tsv(gold_path)
+    for gold in dict.fromkeys(gold_p["gold"]):
+        rows = gold_p[gold_p["gold"] == gold]
+        criteria = list(dict.fromkeys(rows["criterion"]))
+        matrices = {c: plots.p_matrix_from_gold(rows, systems, alpha, [c]) for c in criteria}
+        if len(criteria) > 1:
+            matrices["combined"] = plots.p_matrix_from_gold(rows, systems, alpha, criteria)
+        plots.significance_heatmap_grid(
+            matrices, systems, alpha, f"Human gold ({gold})", outs(f"human_{gold}")
+        )
+    for path in tests_paths:
+        metric = metric_name_of(path)
+        table = read_tsv(path)
+        present = [t for t in tests if t in set(table["test"])]
+        matrices = {t: plots.p_matrix_from_tests(table, t, systems) for t in present}
+        plots.significance_heatmap_grid(
+            matrices, systems, alpha, metric.upper(), outs(f"tests_{metric}"), metric
+        )
+
+
+# --- beyond the paper: calibration by simulation, Section 2 in numbers ------------------------------------------
+
+
+def _stats_by_metric(stats_paths: Sequence[str | Path]) -> tuple[dict[str, tuple], list[str]]:
+    """metric -> (stats, score function, higher_is_better), and the system names (equal across metrics)."""
+    from mtsig.metrics import get_metric
+
+    by_metric, systems = {}, None
+    for path in stats_paths:
+        stats, names, _ = load_stats(path)
+        scorer = get_metric(metric_name_of(path))
+        by_metric[metric_name_of(path)] = (stats, scorer.score, scorer.higher_is_better)
+        if systems is not None and names != systems:
+            raise InputError("system order differs between metric statistics files", path)
+        systems = names
+    return by_metric, list(systems or [])
+
+
+def calibration_experiment(
+    *,
+    stats_paths: Sequence[str | Path],
+    gold_conclusions_path: str | Path,
+    documents_path: str | Path,
+    experiment: str,
+    calibration: Mapping[str, Any],
+    resampling: Mapping[str, Any],
+    tests: Sequence[str],
+    outputs: Mapping[str, str],
+) -> None:
+    """Type I error and power of every test and metric (mtsig.calibration), for each configured swap unit.
+
+    The planted pair is the one the primary gold calls significantly different with the largest BLEU (or first
+    metric) difference in the same direction: "X clearly better than Y by human gold and metric".
+    """
+    from mtsig.calibration import calibration_study, choose_planted_pair, gold_better_pairs
+    from mtsig.calibration_plots import plot_calibration
+    from mtsig.plots import save_figure
+
+    by_metric, systems = _stats_by_metric(stats_paths)
+    gold = read_tsv(gold_conclusions_path)
+    gold = gold[gold["gold"] == gold["gold"].iloc[0]]
+    chooser = "bleu" if "bleu" in by_metric else next(iter(by_metric))
+    stats, score, higher = by_metric[chooser]
+    better = gold_better_pairs(gold, 0.05)
+    x, y = choose_planted_pair(stats, score, systems, higher_is_better=higher, gold_better=better)
+    log.info("planted pair: %s better than %s (by gold and %s)", x, y, chooser)
+    documents = read_segment_documents(documents_path)
+    frames = []
+    for unit in calibration.get("swap_units", ["segment"]):
+        if unit == "document" and documents is None:
+            log.info("no document ids: skipping document swaps")
+            continue
+        frames.append(
+            calibration_study(
+                by_metric,
+                systems,
+                x,
+                y,
+                null_pairs=int(calibration["null_pairs"]),
+                q_values=calibration["q"],
+                alternatives_per_q=int(calibration["alternatives_per_q"]),
+                alphas=calibration["alphas"],
+                tests=[t for t in tests if documents is not None or not t.endswith("_documents")],
+                n_samples=int(calibration["samples"]),
+                seed=derive_seed(int(resampling["seed"]), experiment, "calibration", unit),
+                pvalue=resampling.get("pvalue", "c/B"),
+                documents=documents,
+                mean_block_length=float(resampling.get("mean_block_length", 10)),
+                swap_unit=unit,
+                memory_cap_bytes=int(resampling.get("memory_cap_mb", 1024)) * 2**20,
+            ).assign(sys_x=x, sys_y=y)
+        )
+    table = pd.concat(frames, ignore_index=True)
+    write_tsv(table, outputs["table"])
+    figure = plot_calibration(table[table["swap_unit"] == table["swap_unit"].iloc[0]], alpha=0.05)
+    save_figure(figure, [outputs["png"], outputs["pdf"]])
+
+
+def section2_experiment(
+    *,
+    stats_paths: Sequence[str | Path],
+    experiment: str,
+    resampling: Mapping[str, Any],
+    outputs: Mapping[str, str],
+) -> None:
+    """The paper's Section 2 in numbers for every metric: R&M bootstrap vs R&M AR on the closest pairs."""
+    from mtsig.calibration import section2_table
+    from mtsig.tables import frame_to_markdown
+
+    by_metric, systems = _stats_by_metric(stats_paths)
+    frames = []
+    for metric, (stats, score, higher) in by_metric.items():
+        table = section2_table(
+            stats,
+            score,
+            systems,
+            higher_is_better=higher,
+            n_closest=5,
+            n_samples=int(samples_per_test(resampling, ["rm_bootstrap"])["rm_bootstrap"]),
+            seed=derive_seed(int(resampling["seed"]), experiment, metric, "section2"),
+            memory_cap_bytes=int(resampling.get("memory_cap_mb", 1024)) * 2**20,
+        )
+        frames.append(table.assign(metric=metric))
+    table = pd.concat(frames, ignore_index=True)
+    table = table[["metric", *[c for c in table.columns if c != "metric"]]]
+    write_tsv(table, outputs["table"])
+    text = (
+        f"# Section 2 in numbers: {experiment}\n\n"
+        "For the five pairs with the closest scores per metric: p-values of Riezler & Maxwell's bootstrap and "
+        "approximate randomization as published (absolute values, p = (c+1)/(B+1)), the paper's two-sided "
+        "bootstrap (Fig. 1), and the R&M bootstrap doubled. The paper argues the R&M bootstrap is effectively "
+        "one-tailed, i.e. about half the AR p-value: the median ratio here is "
+        f"{table['ratio_rm_bootstrap_to_rm_ar'].median():.2f}.\n\n"
+    )
+    write_text(text + frame_to_markdown(table), outputs["md"])
+
+
+# --- n-best lists -----------------------------------------------------------------------------------------------
+
+
+def nbest_experiment(
+    spec: Mapping[str, Any], data_root: Path, *, seed: int, outputs: Mapping[str, str]
+) -> None:
+    """The n-best experiment (mtsig.nbest) on a STAPLE gold: systems, ablation, BLEU grid, MAP table, figures."""
+    from mtsig.nbest import run_nbest_experiment
+    from mtsig.nbest_plots import plot_all
+    from mtsig.tables import frame_to_markdown
+
+    results = run_nbest_experiment(
+        mtsig_config.data_path(data_root, spec["gold"]),
+        mtsig_config.data_path(data_root, spec["baseline"]),
+        dict(spec.get("parameters", {})),
+        seed,
+        {name: mtsig_config.data_path(data_root, p) for name, p in spec.get("systems", {}).items()},
+    )
+    write_tsv(results["systems"], outputs["systems"])
+    write_tsv(results["ablation"], outputs["ablation"])
+    write_tsv(results["bleu_grid"], outputs["bleu_grid"])
+    systems = results["systems"].sort_values("map", ascending=False, kind="stable")
+    columns = ["system", "simulated", "map", "weighted_f1", "bleu_1best_1ref", "bleu_100best_100ref"]
+    text = [
+        "# n-best lists: STAPLE en-pt (Bremerman et al. 2020)\n",
+        "Every system with `simulated = True` is SIMULATED from the gold (parameters below); `aws_baseline` is the "
+        "organisers' real 1-best baseline.\n",
+        "## MAP and the other measures\n",
+        frame_to_markdown(systems[columns]),
+        "\n## Ablation of the gold: correlation of each step's MAP ranking with the full-gold ranking\n",
+        frame_to_markdown(results["ablation"]),
+        "\n## x-best y-reference BLEU against MAP\n",
+        frame_to_markdown(results["bleu_grid"]),
+        "\n## Simulation parameters\n",
+        frame_to_markdown(results["parameters"]),
+    ]
+    write_text("\n".join(text), outputs["md"])
+    plot_all(results, outputs["figures"])
+
+
+# --- segment level (RankEval) -----------------------------------------------------------------------------------
+
+
+def segment_level_experiment(
+    inputs: Mapping[str, Any],
+    *,
+    spec: Mapping[str, Any] | None,
+    seed: int,
+    bootstrap_samples: int,
+    outputs: Mapping[str, str],
+) -> None:
+    """RankEval measures (Avramidis 2013) for one ranking data set: a WMT experiment's metrics (sentence BLEU
+    from the texts, every other metric from its per-segment statistics), or a JCML set's consensus predictors."""
+    from mtsig import rankeval
+    from mtsig.metrics import get_metric
+    from mtsig.tables import frame_to_markdown
+
+    if "jcml" in inputs:
+        name = Path(inputs["jcml"]).name
+        table = rankeval.jcml_segment_level(inputs["jcml"], n_samples=bootstrap_samples, seed=seed)
+    else:
+        name = spec["name"]
+        reference, outputs_by_system = read_prepared_texts(Path(inputs["texts"]))
+        systems = list(outputs_by_system)
+        scores = {"bleu": rankeval.sentence_bleu_scores(outputs_by_system, reference)}
+        for path in inputs["stats"]:
+            metric = metric_name_of(path)
+            if metric == "bleu":
+                continue
+            stats, names, _ = load_stats(path)
+            if names != systems:
+                raise InputError("system order differs from the prepared texts", path)
+            scorer = get_metric(metric)
+            segment = np.asarray(scorer.score(stats), dtype=float)  # score of each segment's own statistics
+            scores[metric] = segment if scorer.higher_is_better else -segment
+        human = spec["human"]
+        table = rankeval.wmt_segment_level(
+            inputs["rankings"][0],
+            (human["source_language"], human["target_language"]),
+            systems,
+            scores,
+            n_samples=bootstrap_samples,
+            seed=derive_seed(seed, name, "segment_level"),
+        )
+    write_tsv(table, outputs["table"])
+    wide = table.pivot_table(index="predictor", columns="measure", values="value", sort=False)
+    text = (
+        f"# Segment-level meta-evaluation: {name}\n\n"
+        "RankEval measures (Avramidis 2013) of each predictor against the human rankings: Kendall's tau with WMT's "
+        "penalised ties (micro and macro averaged, with its p-value), MRR, NDCG, ERR, average human rank of the "
+        "predicted best. Higher score = better = rank 1; equal scores tie.\n\n"
+    )
+    write_text(text + frame_to_markdown(wide.reset_index()), outputs["md"])

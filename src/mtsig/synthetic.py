@@ -46,7 +46,24 @@ def system_names(spec: SyntheticSpec) -> list[str]:
 
 
 def _vocabulary(rng: np.random.Generator, size: int = 600) -> np.ndarray:
-    syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "be", "da", "fu", "go", "hi", "ja", "ze", "po"]
+    syllables = [
+        "ka",
+        "lo",
+        "mi",
+        "ne",
+        "ru",
+        "sa",
+        "ti",
+        "vo",
+        "be",
+        "da",
+        "fu",
+        "go",
+        "hi",
+        "ja",
+        "ze",
+        "po",
+    ]
     words = {"".join(rng.choice(syllables, size=rng.integers(1, 4))) for _ in range(size * 3)}
     return np.asarray(sorted(words)[:size])
 
@@ -100,8 +117,19 @@ def generate_ratings(spec: SyntheticSpec, quality: np.ndarray) -> pd.DataFrame:
                         score = rng.uniform(0, 100)
                     else:
                         score = 50 + offset + scale * (100 * q - 50) + rng.normal(0, noise_sd)
-                    rows.append((annotator, names[s], int(i), item_type, criterion, int(np.clip(round(score), 0, 100))))
-    return pd.DataFrame(rows, columns=["annotator", "system", "segment", "item_type", "criterion", "raw_score"])
+                    rows.append(
+                        (
+                            annotator,
+                            names[s],
+                            int(i),
+                            item_type,
+                            criterion,
+                            int(np.clip(round(score), 0, 100)),
+                        )
+                    )
+    return pd.DataFrame(
+        rows, columns=["annotator", "system", "segment", "item_type", "criterion", "raw_score"]
+    )
 
 
 def write_synthetic_experiment(spec: SyntheticSpec, out_dir: str | Path) -> None:

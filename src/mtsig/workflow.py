@@ -56,7 +56,9 @@ def write_tsv(frame: pd.DataFrame, path: str | os.PathLike[str]) -> None:
 
 def read_tsv(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a table written by :func:`write_tsv`; name columns stay strings (a system may be called ``1`` or ``NA``)."""
-    names = {c: str for c in ("system", "sys_x", "sys_y", "annotator", "metric", "test", "gold", "conclusion")}
+    names = {
+        c: str for c in ("system", "sys_x", "sys_y", "annotator", "metric", "test", "gold", "conclusion")
+    }
     return pd.read_csv(
         path, sep="\t", keep_default_na=False, na_values=[""], dtype=names, float_precision="round_trip"
     )

@@ -7,7 +7,6 @@ rule evaluate:
         tests=experiment_tests,
         gold=RESULTS / "{experiment}" / "gold.tsv",
         gold_conclusions=RESULTS / "{experiment}" / "gold_conclusions.tsv",
-        system_scores=RESULTS / "{experiment}" / "human" / "system_scores.tsv",
     output:
         accuracy=RESULTS / "{experiment}" / "accuracy.tsv",
         agreement=RESULTS / "{experiment}" / "test_agreement.tsv",

@@ -9,7 +9,6 @@ with logged(snakemake.log[0]):
         tests_paths=list(snakemake.input.tests),
         gold_path=snakemake.input.gold,
         gold_conclusions_path=snakemake.input.gold_conclusions,
-        system_scores_path=snakemake.input.system_scores,
         alphas=snakemake.params.alphas,
         corrections=snakemake.params.corrections,
         outputs=dict(snakemake.output.items()),

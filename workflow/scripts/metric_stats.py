@@ -5,11 +5,12 @@ from pathlib import Path
 from mtsig.pipeline import compute_metric_stats
 from mtsig.workflow import logged
 
-with logged(snakemake.log[0]):
-    compute_metric_stats(
-        snakemake.params.spec,
-        snakemake.wildcards.metric,
-        Path(snakemake.input.texts),
-        Path(snakemake.output.stats),
-        processes=snakemake.threads,
-    )
+if __name__ == "__main__":  # the metric's process pool (spawn) re-imports this module in its workers
+    with logged(snakemake.log[0]):
+        compute_metric_stats(
+            snakemake.params.spec,
+            snakemake.wildcards.metric,
+            Path(snakemake.input.texts),
+            Path(snakemake.output.stats),
+            processes=snakemake.threads,
+        )

@@ -1,0 +1,652 @@
+"""Judging the randomized tests against the human gold standard (Graham, Mathur & Baldwin 2014, Section 4).
+
+Conclusions per unordered system pair, accuracy with exact Clopper-Pearson intervals (Tables 1-2), the chi-square
+test of metric differences (Section 4.1, last paragraph), agreement between the three tests (Section 4.1, the
+paper's central finding), and multiple-testing corrections over the pairs of an experiment (beyond the paper; the
+family-wise error and FDR of the slides, seed 001).
+
+Input shapes (see DESIGN.md, "Data flow"):
+
+* tests table of one metric: ``sys_x, sys_y, test, statistic, p_value``, one row per *ordered* pair and test, the
+  statistic ``S(X) - S(Y)`` oriented so that positive means X better, one-sided p-values for "X better than Y";
+  two-sided tests (:func:`is_two_sided`) carry the same p-value in both orders.
+* gold conclusions: ``[gold,] sys_x, sys_y, alpha, conclusion, decided_by`` for *unordered* pairs, ``sys_x`` before
+  ``sys_y`` in the experiment's system order.
+* gold p-values: ``[gold,] sys_x, sys_y, criterion, unit, n_x, n_y, statistic, p_value`` for ordered pairs.
+
+Frames carry no file name; every public function takes ``source`` (the file they were read from) so that an
+:class:`~mtsig.errors.InputError` names it, and the line of a row is its position + 2 (header line, 1-based) when
+the frame was read with ``pandas.read_csv(..., sep="\\t")`` and kept its default index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from mtsig.conclusions import SYS_X, SYS_Y, TIE, conclude, conclude_two_sided
+from mtsig.errors import InputError
+
+#: The paper's three one-sided tests, in the column order of its Tables 1-2.
+PAPER_TESTS: tuple[str, ...] = ("paired_bootstrap", "bootstrap", "approximate_randomization")
+
+#: Tests whose p-value is two-sided (symmetric in X and Y); their direction comes from the statistic's sign.
+#: Riezler & Maxwell's originals use absolute values, so they are symmetric too (DESIGN.md, "As originally published").
+TWO_SIDED_TESTS: frozenset[str] = frozenset({"rm_bootstrap", "rm_approximate_randomization"})
+
+#: The multiple-testing corrections :func:`adjust_p_values` knows; "none" leaves p-values as they are.
+CORRECTIONS: tuple[str, ...] = ("none", "holm", "benjamini_hochberg")
+
+#: The gold standard's criteria in the paper's priority order (Section 4: adequacy decides, fluency breaks ties).
+PAPER_CRITERIA: tuple[str, ...] = ("adequacy", "fluency")
+
+TESTS_COLUMNS = ("sys_x", "sys_y", "test", "statistic", "p_value")
+CONCLUSION_COLUMNS = ("sys_x", "sys_y", "test", "alpha", "conclusion")
+GOLD_CONCLUSION_COLUMNS = ("sys_x", "sys_y", "alpha", "conclusion")
+GOLD_PVALUE_COLUMNS = ("sys_x", "sys_y", "criterion", "p_value")
+DEFAULT_GOLD = "gold"
+NO_DECISION = "none"  # decided_by of a gold tie
+
+Source = str | Path | None
+
+
+# --------------------------------------------------------------------------------------------------- validation
+
+
+def is_two_sided(test: str) -> bool:
+    """True if ``test`` reports a two-sided p-value (DESIGN.md, "The statistics, exactly")."""
+    return test.endswith("_two_sided") or test in TWO_SIDED_TESTS
+
+
+def _line(frame: pd.DataFrame, label: object) -> int | None:
+    """The file line of row ``label`` if the frame kept read_csv's default index (header is line 1)."""
+    if isinstance(frame.index, pd.RangeIndex) and isinstance(label, int | np.integer):
+        return int(label) + 2
+    return None
+
+
+def _require_columns(frame: pd.DataFrame, columns: Sequence[str], source: Source, what: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(
+            f"{what} lacks column(s) {', '.join(missing)}; it has {', '.join(map(str, frame.columns))}",
+            source,
+            1,
+        )
+
+
+def _check_p_values(frame: pd.DataFrame, source: Source, what: str) -> None:
+    p = pd.to_numeric(frame["p_value"], errors="coerce").to_numpy(dtype=float)
+    bad = ~((p >= 0.0) & (p <= 1.0))  # also catches NaN and non-numbers
+    if bad.any():
+        label = frame.index[int(np.argmax(bad))]
+        raise InputError(
+            f"{what}: p_value {frame.loc[label, 'p_value']!r} is not a probability in [0, 1]",
+            source,
+            _line(frame, label),
+        )
+
+
+def _check_unique(frame: pd.DataFrame, keys: Sequence[str], source: Source, what: str) -> None:
+    duplicated = frame.duplicated(list(keys), keep="first")
+    if duplicated.any():
+        label = frame.index[int(np.argmax(duplicated.to_numpy()))]
+        row = ", ".join(f"{k}={frame.loc[label, k]}" for k in keys)
+        raise InputError(f"{what}: duplicate row for {row}", source, _line(frame, label))
+
+
+def _check_systems(frame: pd.DataFrame, systems: Sequence[str], source: Source, what: str) -> None:
+    if len(set(systems)) != len(systems):
+        raise InputError(f"the system list repeats a name: {list(systems)}")
+    if len(systems) < 2:
+        raise InputError(f"at least two systems are needed to form a pair, got {list(systems)}")
+    known = set(systems)
+    for column in ("sys_x", "sys_y"):
+        unknown = ~frame[column].isin(known)
+        if unknown.any():
+            label = frame.index[int(np.argmax(unknown.to_numpy()))]
+            raise InputError(
+                f"{what}: system {frame.loc[label, column]!r} is not in the experiment's systems {list(systems)}",
+                source,
+                _line(frame, label),
+            )
+
+
+def unordered_pairs(systems: Sequence[str]) -> list[tuple[str, str]]:
+    """All n(n-1)/2 pairs ``(systems[i], systems[j])`` with i < j: the orientation of the gold conclusions."""
+    return list(combinations(systems, 2))
+
+
+def _pair_lookup(
+    frame: pd.DataFrame, pairs: Sequence[tuple[str, str]], value: str, source: Source, what: str
+) -> np.ndarray:
+    """``frame[value]`` for every ordered pair in ``pairs``; a missing pair is an error naming it."""
+    indexed = frame.set_index(["sys_x", "sys_y"])[value]
+    wanted = pd.MultiIndex.from_tuples(pairs, names=["sys_x", "sys_y"])
+    missing = wanted.difference(indexed.index)
+    if len(missing):
+        shown = ", ".join(f"{x} vs {y}" for x, y in list(missing)[:5])
+        raise InputError(f"{what}: no row for {len(missing)} ordered pair(s), e.g. {shown}", source)
+    return indexed.reindex(wanted).to_numpy(dtype=float)
+
+
+# --------------------------------------------------------------------------------------------------- conclusions
+
+
+def test_conclusions(
+    tests: pd.DataFrame, alphas: Sequence[float], systems: Sequence[str], source: Source = None
+) -> pd.DataFrame:
+    """Three-way conclusion of every test for every unordered pair and alpha (DESIGN.md, "Conclusion").
+
+    One-sided tests: "sys_x" if p(X>Y) <= alpha, "sys_y" if p(Y>X) <= alpha, else "tie" — the paper's reading of
+    Figs. 2-4, each direction tested at alpha (:func:`mtsig.conclusions.conclude`). Two-sided tests: significant at
+    alpha in the direction of the statistic's sign (:func:`mtsig.conclusions.conclude_two_sided`).
+
+    Pairs are oriented like the gold: ``(systems[i], systems[j])`` with i < j. Every test in ``tests`` must have
+    both ordered rows of every pair; otherwise an :class:`InputError` names the missing pair.
+
+    Returns a frame with columns ``sys_x, sys_y, test, alpha, conclusion``, ordered by test (first appearance),
+    alpha (as given), then pair.
+    """
+    _require_columns(tests, TESTS_COLUMNS, source, "tests table")
+    _check_systems(tests, systems, source, "tests table")
+    _check_p_values(tests, source, "tests table")
+    _check_unique(tests, ("test", "sys_x", "sys_y"), source, "tests table")
+    pairs = unordered_pairs(systems)
+    reversed_pairs = [(y, x) for x, y in pairs]
+    frames = []
+    for test, rows in tests.groupby("test", sort=False):
+        p_x_better = _pair_lookup(rows, pairs, "p_value", source, f"test {test}")
+        if is_two_sided(str(test)):
+            statistic = _pair_lookup(rows, pairs, "statistic", source, f"test {test}")
+        else:
+            p_y_better = _pair_lookup(rows, reversed_pairs, "p_value", source, f"test {test}")
+        for alpha in alphas:
+            if is_two_sided(str(test)):
+                conclusion = conclude_two_sided(p_x_better, statistic, alpha)
+            else:
+                conclusion = conclude(p_x_better, p_y_better, alpha)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "sys_x": [x for x, _ in pairs],
+                        "sys_y": [y for _, y in pairs],
+                        "test": test,
+                        "alpha": float(alpha),
+                        "conclusion": conclusion,
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+test_conclusions.__test__ = False  # a library function, not a pytest test, wherever it is imported
+
+
+# --------------------------------------------------------------------------------------------------- accuracy
+
+
+def clopper_pearson(k: int | np.integer, n: int | np.integer, level: float = 0.95) -> tuple[float, float]:
+    """Two-sided exact (Clopper-Pearson) confidence interval for a binomial proportion k/n.
+
+    The interval of the paper's Tables 1-2 ("Acc. (%) [low, high]"): ``low = Beta(a/2; k, n-k+1)``,
+    ``high = Beta(1-a/2; k+1, n-k)`` quantiles with ``a = 1 - level``; ``low = 0`` when k = 0 and ``high = 1``
+    when k = n, where those Beta distributions are undefined (Clopper & Pearson 1934).
+    """
+    if not all(float(v).is_integer() for v in (k, n)):
+        raise InputError(f"clopper_pearson needs integer counts, got k={k!r}, n={n!r}")
+    k, n = int(k), int(n)
+    if n < 1 or not 0 <= k <= n:
+        raise InputError(f"clopper_pearson needs 0 <= k <= n and n >= 1, got k={k}, n={n}")
+    if not 0.0 < level < 1.0:
+        raise InputError(f"confidence level must lie in (0, 1), got {level}")
+    tail = (1.0 - level) / 2.0
+    low = 0.0 if k == 0 else float(stats.beta.ppf(tail, k, n - k + 1))
+    high = 1.0 if k == n else float(stats.beta.ppf(1.0 - tail, k + 1, n - k))
+    return low, high
+
+
+def _with_gold_column(gold: pd.DataFrame) -> pd.DataFrame:
+    return gold if "gold" in gold.columns else gold.assign(gold=DEFAULT_GOLD)
+
+
+def accuracy(
+    conclusions_by_metric: Mapping[str, pd.DataFrame],
+    gold_conclusions: pd.DataFrame,
+    level: float = 0.95,
+    source: Source = None,
+) -> pd.DataFrame:
+    """Accuracy of every metric x test against every gold, per alpha (paper, Tables 1-2).
+
+    ``correct`` counts the unordered pairs whose test conclusion ("sys_x", "sys_y" or "tie") equals the gold's at
+    the same alpha; ``total`` is all n(n-1)/2 pairs — ties count, as in the paper (66 pairs for 12 systems, 55 for
+    11). ``accuracy`` is the proportion in [0, 1] (tables print percent); ``ci_low, ci_high`` its two-sided
+    Clopper-Pearson interval at ``level`` (:func:`clopper_pearson`).
+
+    The test conclusions (from :func:`test_conclusions` or :func:`corrected_test_conclusions`) and the gold must
+    cover exactly the same pairs in the same orientation at every alpha; a mismatch is an :class:`InputError`
+    (``source`` names the gold file). A gold frame without a ``gold`` column is named "gold".
+
+    Returns columns ``gold, alpha, metric, test, correct, total, accuracy, ci_low, ci_high``, ordered by gold
+    (first appearance), alpha (descending, as in the paper), metric (as given), test (first appearance).
+    """
+    gold = _with_gold_column(gold_conclusions)
+    _require_columns(gold, GOLD_CONCLUSION_COLUMNS, source, "gold conclusions")
+    _check_unique(gold, ("gold", "alpha", "sys_x", "sys_y"), source, "gold conclusions")
+    rows = []
+    for gold_name, gold_rows in gold.groupby("gold", sort=False):
+        for metric, conclusions in conclusions_by_metric.items():
+            _require_columns(conclusions, CONCLUSION_COLUMNS, None, f"test conclusions of {metric}")
+            merged = conclusions.merge(
+                gold_rows[["sys_x", "sys_y", "alpha", "conclusion"]],
+                on=["sys_x", "sys_y", "alpha"],
+                how="left",
+                suffixes=("", "_gold"),
+                indicator=True,
+            )
+            unmatched = merged["_merge"] != "both"
+            if unmatched.any():
+                row = merged[unmatched].iloc[0]
+                raise InputError(
+                    f"gold {gold_name} has no conclusion for {row.sys_x} vs {row.sys_y} at alpha {row.alpha} "
+                    f"(needed by {metric}/{row.test}); gold and tests must cover the same pairs in the same order",
+                    source,
+                )
+            for (test, alpha), group in merged.groupby(["test", "alpha"], sort=False):
+                total = len(group)
+                n_gold = int(np.isclose(gold_rows["alpha"].to_numpy(dtype=float), alpha).sum())
+                if total != n_gold:
+                    raise InputError(
+                        f"gold {gold_name} has {n_gold} pairs at alpha {alpha} but {metric}/{test} has {total}",
+                        source,
+                    )
+                correct = int((group["conclusion"] == group["conclusion_gold"]).sum())
+                low, high = clopper_pearson(correct, total, level)
+                rows.append(
+                    {
+                        "gold": gold_name,
+                        "alpha": float(alpha),
+                        "metric": metric,
+                        "test": test,
+                        "correct": correct,
+                        "total": total,
+                        "accuracy": correct / total,
+                        "ci_low": low,
+                        "ci_high": high,
+                    }
+                )
+    table = pd.DataFrame(rows)
+    golds = list(dict.fromkeys(table["gold"]))
+    metrics = list(conclusions_by_metric)
+    tests = list(dict.fromkeys(table["test"]))
+    return (
+        table.assign(
+            _g=table["gold"].map(golds.index),
+            _a=-table["alpha"],
+            _m=table["metric"].map(metrics.index),
+            _t=table["test"].map(tests.index),
+        )
+        .sort_values(["_g", "_a", "_m", "_t"], kind="stable")
+        .drop(columns=["_g", "_a", "_m", "_t"])
+        .reset_index(drop=True)
+    )
+
+
+def metric_chi_square(accuracy_table: pd.DataFrame) -> pd.DataFrame:
+    """Pearson chi-square test that accuracy does not depend on the metric, per (gold, test, alpha).
+
+    The paper's "differences in accuracy for metrics are not significant (Chi-square test)" (Section 4.1): the
+    contingency table is metric x {correct, incorrect}, tested for independence with
+    ``scipy.stats.chi2_contingency(..., correction=False)`` — no Yates correction, which scipy would otherwise
+    apply only when dof = 1 (two metrics), so that the statistic is the plain Pearson X^2 for any number of
+    metrics. The test treats the metrics' conclusions as independent samples; they are conclusions about the same
+    pairs, so the p-value is approximate (conservative for positively correlated metrics).
+
+    ``min_expected`` is the smallest expected cell count, to judge the chi-square approximation (rule of thumb:
+    >= 5). When every metric is right on every pair (or wrong on every pair) the table has an empty column, the
+    test is undefined and statistic and p-value are NaN.
+
+    Returns columns ``gold, test, alpha, metrics, statistic, dof, p_value, min_expected``.
+    """
+    _require_columns(
+        accuracy_table, ("gold", "test", "alpha", "metric", "correct", "total"), None, "accuracy"
+    )
+    rows = []
+    for (gold, test, alpha), group in accuracy_table.groupby(["gold", "test", "alpha"], sort=False):
+        correct = group["correct"].to_numpy(dtype=float)
+        incorrect = group["total"].to_numpy(dtype=float) - correct
+        observed = np.column_stack([correct, incorrect])
+        dof = (observed.shape[0] - 1) * (observed.shape[1] - 1)
+        if observed.shape[0] < 2 or (observed.sum(axis=0) == 0).any():
+            statistic, p_value, min_expected = np.nan, np.nan, np.nan
+        else:
+            result = stats.chi2_contingency(observed, correction=False)
+            statistic, p_value = float(result.statistic), float(result.pvalue)
+            min_expected = float(result.expected_freq.min())
+        rows.append(
+            {
+                "gold": gold,
+                "test": test,
+                "alpha": float(alpha),
+                "metrics": ",".join(map(str, group["metric"])),
+                "statistic": statistic,
+                "dof": dof,
+                "p_value": p_value,
+                "min_expected": min_expected,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------------------- agreement
+
+
+def _conclusions_wide(
+    conclusions_by_metric: Mapping[str, pd.DataFrame], tests: Sequence[str]
+) -> pd.DataFrame:
+    """One row per (metric, alpha, pair), one column per test holding its conclusion."""
+    frames = []
+    for metric, conclusions in conclusions_by_metric.items():
+        _require_columns(conclusions, CONCLUSION_COLUMNS, None, f"test conclusions of {metric}")
+        absent = [t for t in tests if t not in set(conclusions["test"])]
+        if absent:
+            raise InputError(f"test conclusions of {metric} lack test(s) {', '.join(absent)}")
+        wide = (
+            conclusions[conclusions["test"].isin(tests)]
+            .pivot(index=["alpha", "sys_x", "sys_y"], columns="test", values="conclusion")
+            .reindex(columns=list(tests))
+        )
+        wide.columns.name = None
+        frames.append(wide.reset_index().assign(metric=metric))
+    table = pd.concat(frames, ignore_index=True)
+    return table[["metric", "alpha", "sys_x", "sys_y", *tests]]
+
+
+def test_agreement(
+    conclusions_by_metric: Mapping[str, pd.DataFrame], tests: Sequence[str] = PAPER_TESTS
+) -> pd.DataFrame:
+    """The pairs on which the tests reach different conclusions (paper, Section 4.1).
+
+    The paper's central finding is that paired bootstrap, bootstrap and approximate randomization "produce
+    precisely the same set of pairwise conclusions" for most metric/alpha combinations, differing "by at most two
+    conclusions"; this lists every exception. Returns columns ``metric, alpha, sys_x, sys_y`` plus one column per
+    test with its conclusion; empty (with those columns) when the tests agree everywhere.
+    """
+    wide = _conclusions_wide(conclusions_by_metric, tests)
+    differs = wide[list(tests)].nunique(axis=1) > 1
+    return wide[differs].reset_index(drop=True)
+
+
+test_agreement.__test__ = False  # a library function, not a pytest test
+
+
+def agreement_summary(
+    conclusions_by_metric: Mapping[str, pd.DataFrame], tests: Sequence[str] = PAPER_TESTS
+) -> pd.DataFrame:
+    """Per metric and alpha: the number of pairs and of pairs on which ``tests`` disagree (paper, Section 4.1).
+
+    Returns columns ``metric, alpha, pairs, differing``, alpha descending as in the paper's tables.
+    """
+    wide = _conclusions_wide(conclusions_by_metric, tests)
+    wide["differing"] = wide[list(tests)].nunique(axis=1) > 1
+    summary = (
+        wide.groupby(["metric", "alpha"], sort=False)
+        .agg(pairs=("differing", "size"), differing=("differing", "sum"))
+        .reset_index()
+    )
+    metrics = list(conclusions_by_metric)
+    order = summary.assign(_m=summary["metric"].map(metrics.index), _a=-summary["alpha"])
+    return order.sort_values(["_m", "_a"], kind="stable").drop(columns=["_m", "_a"]).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------------- corrections
+
+
+def _as_p_vector(p: Sequence[float] | np.ndarray) -> np.ndarray:
+    values = np.asarray(p, dtype=float)
+    if values.ndim != 1:
+        raise InputError(f"p-values must be a 1-D vector, got shape {values.shape}")
+    if not ((values >= 0.0) & (values <= 1.0)).all():
+        raise InputError("p-values must lie in [0, 1] (no NaN)")
+    return values
+
+
+def holm(p: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Holm (1979) step-down adjusted p-values, controlling the family-wise error rate under any dependence.
+
+    With ascending p_(1) <= ... <= p_(m): ``adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))``; a hypothesis is
+    rejected at level alpha iff its adjusted p-value is <= alpha. Returned in the input order.
+    """
+    values = _as_p_vector(p)
+    m = values.size
+    order = np.argsort(values, kind="stable")
+    stepped = (m - np.arange(m)) * values[order]
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(stepped))
+    return adjusted
+
+
+def benjamini_hochberg(p: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Benjamini & Hochberg (1995) step-up adjusted p-values ("q-values"), controlling the false discovery rate.
+
+    With ascending p_(1) <= ... <= p_(m): ``adj_(i) = min_{j >= i} min(1, m p_(j) / j)``. FDR control holds for
+    independent or positively dependent (PRDS) p-values. Returned in the input order.
+    """
+    values = _as_p_vector(p)
+    m = values.size
+    order = np.argsort(values, kind="stable")
+    stepped = m * values[order] / np.arange(1, m + 1)
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum(1.0, np.minimum.accumulate(stepped[::-1])[::-1])
+    return adjusted
+
+
+def adjust_p_values(p: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
+    """Adjusted p-values by ``method`` in :data:`CORRECTIONS` ("none" returns them unchanged)."""
+    if method == "none":
+        return _as_p_vector(p).copy()
+    if method == "holm":
+        return holm(p)
+    if method == "benjamini_hochberg":
+        return benjamini_hochberg(p)
+    raise InputError(f"unknown multiple-testing correction {method!r}; known: {', '.join(CORRECTIONS)}")
+
+
+def _concluded_p(conclusion: np.ndarray, p_x_better: np.ndarray, p_y_better: np.ndarray) -> np.ndarray:
+    """The p-value of the concluded direction; the smaller of the two for a tie."""
+    return np.select(
+        [conclusion == SYS_X, conclusion == SYS_Y],
+        [p_x_better, p_y_better],
+        np.minimum(p_x_better, p_y_better),
+    )
+
+
+def corrected_test_conclusions(
+    tests: pd.DataFrame,
+    method: str,
+    alphas: Sequence[float],
+    systems: Sequence[str],
+    source: Source = None,
+) -> pd.DataFrame:
+    """Test conclusions after correcting for the multiple pairs of an experiment (beyond the paper).
+
+    The family, per metric and test, is the set of hypotheses the paper's conclusion rule actually tests:
+
+    * one-sided tests: the n(n-1) *ordered* hypotheses "X is not better than Y", each with its one-sided p-value.
+      The paper's rule tests both directions of every pair at alpha, so these are its claims, and ``method="none"``
+      reproduces :func:`test_conclusions` exactly. Holm over them controls the family-wise rate of false
+      directional claims at alpha whatever the dependence (the two directions of a pair are almost perfectly
+      negatively dependent, p(X>Y) ~ 1 - p(Y>X)); its first step multiplies the smallest p by n(n-1), the same as
+      Bonferroni on the per-pair two-sided ``2 min(p(X>Y), p(Y>X))`` over n(n-1)/2 pairs, and Benjamini-Hochberg
+      gives the same rejections as on that doubled per-pair p as long as the rejected directions are the smaller
+      p of their pairs. The wrong-direction p-values are near 1 and only take the last steps.
+    * two-sided tests: the n(n-1)/2 unordered null hypotheses X = Y with their two-sided p-values; a rejection is
+      read in the direction of the statistic's sign, as in :func:`test_conclusions`.
+
+    Benjamini-Hochberg's FDR guarantee assumes independent or positively dependent p-values, which the pairs of
+    one experiment (sharing systems and resamples) only approximately satisfy; Holm needs no assumption.
+
+    Returns :func:`test_conclusions`' columns plus ``p_adjusted`` (of the direction concluded, or the smaller of
+    the two when tie), with ``test`` renamed ``"<test>+<method>"`` so that corrected and uncorrected conclusions
+    can share one accuracy table.
+    """
+    _require_columns(tests, TESTS_COLUMNS, source, "tests table")
+    _check_systems(tests, systems, source, "tests table")
+    _check_p_values(tests, source, "tests table")
+    _check_unique(tests, ("test", "sys_x", "sys_y"), source, "tests table")
+    if method not in CORRECTIONS:
+        raise InputError(f"unknown multiple-testing correction {method!r}; known: {', '.join(CORRECTIONS)}")
+    pairs = unordered_pairs(systems)
+    reversed_pairs = [(y, x) for x, y in pairs]
+    m = len(pairs)
+    frames = []
+    for test, rows in tests.groupby("test", sort=False):
+        p_x_better = _pair_lookup(rows, pairs, "p_value", source, f"test {test}")
+        if is_two_sided(str(test)):
+            statistic = _pair_lookup(rows, pairs, "statistic", source, f"test {test}")
+            adjusted = adjust_p_values(p_x_better, method)
+        else:
+            p_y_better = _pair_lookup(rows, reversed_pairs, "p_value", source, f"test {test}")
+            both = adjust_p_values(np.concatenate([p_x_better, p_y_better]), method)
+            adjusted_x, adjusted_y = both[:m], both[m:]
+        for alpha in alphas:
+            if is_two_sided(str(test)):
+                conclusion = conclude_two_sided(adjusted, statistic, alpha)
+                p_adjusted = adjusted
+            else:
+                conclusion = conclude(adjusted_x, adjusted_y, alpha)
+                p_adjusted = _concluded_p(conclusion, adjusted_x, adjusted_y)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "sys_x": [x for x, _ in pairs],
+                        "sys_y": [y for _, y in pairs],
+                        "test": f"{test}+{method}",
+                        "alpha": float(alpha),
+                        "conclusion": conclusion,
+                        "p_adjusted": p_adjusted,
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+def _criteria_order(present: Sequence[str], criteria: Sequence[str] | None, source: Source) -> list[str]:
+    if criteria is None:
+        if len(present) == 1:
+            return list(present)
+        if set(present) <= set(PAPER_CRITERIA):
+            return [c for c in PAPER_CRITERIA if c in present]
+        raise InputError(
+            f"gold p-values have criteria {', '.join(present)}: give their priority order explicitly", source
+        )
+    unknown = [c for c in present if c not in criteria]
+    if unknown:
+        raise InputError(
+            f"gold p-values have criteria {', '.join(unknown)} not in the priority order {criteria}"
+        )
+    return [c for c in criteria if c in present]
+
+
+def corrected_gold_conclusions(
+    gold_p_values: pd.DataFrame,
+    method: str,
+    alphas: Sequence[float],
+    systems: Sequence[str],
+    criteria: Sequence[str] | None = None,
+    source: Source = None,
+) -> pd.DataFrame:
+    """Gold conclusions after correcting each criterion's p-values for the multiple pairs (beyond the paper).
+
+    Within each gold method and criterion the family is the n(n-1) ordered one-sided hypotheses, as in
+    :func:`corrected_test_conclusions`, so ``method="none"`` gives the paper's gold. The criteria are then combined
+    by the paper's priority rule (Section 4): the first criterion in ``criteria`` (default: adequacy, then fluency,
+    or the only criterion) whose corrected conclusion is not a tie decides, else the pair is a tie. Correcting
+    within each criterion, not across them, bounds the combined rule's family-wise error by (number of
+    criteria) x alpha at worst (Bonferroni over the criteria); the paper's own rule has the same structure.
+
+    A gold with several ``unit`` values is ambiguous (which unit's p-values?) and an :class:`InputError`.
+
+    Returns columns ``gold, sys_x, sys_y, alpha, conclusion, decided_by, p_adjusted``; ``decided_by`` is the
+    deciding criterion and ``p_adjusted`` its corrected p-value; "none" and NaN for ties (as
+    :func:`mtsig.human.gold_conclusions`).
+    """
+    frame = _with_gold_column(gold_p_values)
+    _require_columns(frame, GOLD_PVALUE_COLUMNS, source, "gold p-values")
+    _check_systems(frame, systems, source, "gold p-values")
+    _check_p_values(frame, source, "gold p-values")
+    _check_unique(frame, ("gold", "criterion", "sys_x", "sys_y"), source, "gold p-values")
+    if method not in CORRECTIONS:
+        raise InputError(f"unknown multiple-testing correction {method!r}; known: {', '.join(CORRECTIONS)}")
+    pairs = unordered_pairs(systems)
+    reversed_pairs = [(y, x) for x, y in pairs]
+    m = len(pairs)
+    frames = []
+    for gold_name, gold_rows in frame.groupby("gold", sort=False):
+        if "unit" in gold_rows.columns and gold_rows["unit"].nunique() > 1:
+            raise InputError(
+                f"gold {gold_name} mixes units {sorted(gold_rows['unit'].unique())}; give one unit per gold",
+                source,
+            )
+        order = _criteria_order(list(dict.fromkeys(gold_rows["criterion"])), criteria, source)
+        adjusted_by_criterion = {}
+        for criterion in order:
+            rows = gold_rows[gold_rows["criterion"] == criterion]
+            what = f"gold {gold_name}, criterion {criterion}"
+            p_forward = _pair_lookup(rows, pairs, "p_value", source, what)
+            p_backward = _pair_lookup(rows, reversed_pairs, "p_value", source, what)
+            both = adjust_p_values(np.concatenate([p_forward, p_backward]), method)
+            adjusted_by_criterion[criterion] = (both[:m], both[m:])
+        for alpha in alphas:
+            conclusion = np.full(m, TIE, dtype=object)
+            decided_by = np.full(m, NO_DECISION, dtype=object)
+            p_adjusted = np.full(m, np.nan)
+            for criterion in order:
+                adjusted_x, adjusted_y = adjusted_by_criterion[criterion]
+                this = conclude(adjusted_x, adjusted_y, alpha)
+                takes_over = (conclusion == TIE) & (this != TIE)
+                conclusion[takes_over] = this[takes_over]
+                decided_by[takes_over] = criterion
+                p_adjusted[takes_over] = _concluded_p(this, adjusted_x, adjusted_y)[takes_over]
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "gold": gold_name,
+                        "sys_x": [x for x, _ in pairs],
+                        "sys_y": [y for _, y in pairs],
+                        "alpha": float(alpha),
+                        "conclusion": conclusion,
+                        "decided_by": decided_by,
+                        "p_adjusted": p_adjusted,
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+__all__ = [
+    "CORRECTIONS",
+    "PAPER_CRITERIA",
+    "PAPER_TESTS",
+    "SYS_X",
+    "SYS_Y",
+    "TIE",
+    "accuracy",
+    "adjust_p_values",
+    "agreement_summary",
+    "benjamini_hochberg",
+    "clopper_pearson",
+    "corrected_gold_conclusions",
+    "corrected_test_conclusions",
+    "holm",
+    "is_two_sided",
+    "metric_chi_square",
+    "test_agreement",
+    "test_conclusions",
+    "unordered_pairs",
+]

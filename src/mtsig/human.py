@@ -1,0 +1,574 @@
+"""The human gold standard: per-annotator standardisation, quality control and pairwise significance.
+
+Paper: Graham, Mathur & Baldwin (2014), Sec. 4. Every annotator's scores are standardised with that annotator's
+mean and sd; for each pair of systems and each criterion a Wilcoxon rank-sum (Mann-Whitney U) test is run on the
+standardised scores; adequacy decides and fluency breaks adequacy ties (Fig. 7). Quality control follows Graham et al.
+(2013) as in WMT DA: an annotator is kept only if their degraded ("bad reference") items score significantly lower
+than the matching originals. For relative rankings (WMT12 RNK, no 0-100 scores) DESIGN.md defines two golds: the
+head-to-head sign test and the paper's machinery applied to item scores (beats - beaten) standardised per judge.
+
+Inputs are the tidy ratings table of :mod:`mtsig.io.human` and the judgments table of :mod:`mtsig.io.rankings`
+(columns judgment, annotator, segment, system, rank; rank -1 = blank). Gold tables have one row per ORDERED pair
+(sys_x, sys_y) and criterion with the one-sided p-value of "sys_x better than sys_y".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from mtsig.conclusions import TIE, conclude
+from mtsig.errors import InputError
+
+GOLD_COLUMNS = ["sys_x", "sys_y", "criterion", "unit", "n_x", "n_y", "statistic", "p_value"]
+QC_COLUMNS = ["annotator", "n_pairs", "statistic", "p_value", "kept"]
+RANKING_CRITERION = "ranking"
+# z-scores are rounded to this many decimals before rank tests, so that values equal in exact arithmetic (e.g.
+# the same item score of two judges with equal moments) tie whatever the floating-point summation order.
+Z_DECIMALS = 12
+
+
+# --------------------------------------------------------------------------------------------- standardisation
+
+
+def standardise(ratings: pd.DataFrame, ddof: int = 1) -> tuple[pd.DataFrame, list[str]]:
+    """Add ``z`` = (raw_score - mean) / sd per annotator AND criterion, over all of that annotator's ratings of
+    that criterion (every item type, as the WMT DA scripts do). Paper Sec. 4: "scores provided by each human
+    assessor were standardized according to the mean and standard deviation of all scores provided by that
+    individual".
+
+    ``ddof=1`` is the sample sd (R's ``sd()``, used by the WMT scripts); ``ddof=0`` the population sd.
+    An (annotator, criterion) group whose sd is 0 (every score equal) or undefined (one rating with ddof=1) has
+    no z-scores: its ratings are dropped and the annotator is listed in the returned (sorted) list, for the caller
+    to log. Returns (ratings with ``z``, dropped annotators).
+    """
+    groups = ratings.groupby(["annotator", "criterion"], sort=False)["raw_score"]
+    mean = groups.transform("mean")
+    sd = groups.transform("std", ddof=ddof)
+    degenerate = ~(sd > 0)
+    dropped = sorted(set(ratings.loc[degenerate, "annotator"]))
+    out = ratings.loc[~degenerate].copy()
+    out["z"] = (out["raw_score"] - mean[~degenerate]) / sd[~degenerate]
+    return out.reset_index(drop=True), dropped
+
+
+def standardise_with(ratings: pd.DataFrame, moments: pd.DataFrame) -> pd.DataFrame:
+    """Add ``z`` from given per-annotator moments (DataFrame annotator, mean, sd), e.g. the organisers' printed
+    means and sds (:func:`mtsig.io.human.load_r_mean_sd`), which were computed over ratings not in the file.
+    An annotator without moments, or with sd 0, is an error."""
+    table = moments.set_index("annotator")
+    missing = sorted(set(ratings["annotator"]) - set(table.index))
+    if missing:
+        raise InputError(f"no mean/sd for annotator(s) {', '.join(missing[:10])}")
+    mean = ratings["annotator"].map(table["mean"]).to_numpy(dtype=float)
+    sd = ratings["annotator"].map(table["sd"]).to_numpy(dtype=float)
+    if not np.all(sd > 0):
+        bad = sorted(set(ratings.loc[~(sd > 0), "annotator"]))
+        raise InputError(f"sd is 0 or missing for annotator(s) {', '.join(bad[:10])}")
+    out = ratings.copy()
+    out["z"] = (out["raw_score"].to_numpy(dtype=float) - mean) / sd
+    return out
+
+
+# --------------------------------------------------------------------------------------------- quality control
+
+
+def reference_pseudo_systems(ratings: pd.DataFrame) -> set[str]:
+    """Systems that are the human reference rated blind as a system (Appraise en-liv's ``ref.A``): every one of
+    their ratings other than ``bad_ref`` has item type ``ref``. (In WMT MTurk DA a REF item carries the name of
+    the MT system whose slot it used; such systems also have ``system`` items and are not pseudo-systems.)"""
+    non_qc = ratings.loc[ratings["item_type"] != "bad_ref"]
+    only_ref = non_qc.groupby("system")["item_type"].agg(lambda types: bool((types == "ref").all()))
+    return set(only_ref.index[only_ref])
+
+
+def rated_systems(ratings: pd.DataFrame) -> list[str]:
+    """The MT systems with ratings (the reference pseudo-system excluded), sorted; for
+    :func:`mtsig.io.human.check_systems`."""
+    return sorted(set(ratings["system"]) - reference_pseudo_systems(ratings))
+
+
+def bad_reference_pairs(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Pair each ``bad_ref`` rating with the same annotator's rating of the original (Graham et al. 2013).
+
+    The original is the annotator's rating(s) of the same system and segment and criterion with item type
+    ``system`` or ``repeat`` (``ref`` for a reference pseudo-system), inside the same ``hit`` when the table has a
+    ``hit`` column. If there are several (an item and its repeat) their mean is the original; a bad_ref item
+    without an original is left out. Returns DataFrame(annotator, criterion, system, segment, degraded, original).
+    On WMT22 ja-en and en-liv every bad_ref item has exactly one original.
+    """
+    keys = ["annotator", "criterion", "system", "segment"]
+    if "hit" in ratings.columns:
+        keys.append("hit")
+    pseudo = reference_pseudo_systems(ratings)
+    is_original = ratings["item_type"].isin(["system", "repeat"]) | (
+        (ratings["item_type"] == "ref") & ratings["system"].isin(pseudo)
+    )
+    originals = ratings.loc[is_original].groupby(keys, sort=False)["raw_score"].mean().rename("original")
+    degraded = ratings.loc[ratings["item_type"] == "bad_ref", [*keys, "raw_score"]]
+    pairs = degraded.rename(columns={"raw_score": "degraded"}).merge(
+        originals.reset_index(), on=keys, how="inner"
+    )
+    return pairs[["annotator", "criterion", "system", "segment", "degraded", "original"]].reset_index(
+        drop=True
+    )
+
+
+def quality_control(ratings: pd.DataFrame, method: str = "t", alpha: float = 0.05) -> pd.DataFrame:
+    """Per-annotator QC (Graham et al. 2013; WMT DA): one-sided paired test that degraded items score lower than
+    their originals, over the pairs of :func:`bad_reference_pairs` (all criteria together).
+
+    ``method="t"``: ``scipy.stats.ttest_rel(degraded, original, alternative="less")`` (the WMT scripts' test);
+    ``"wilcoxon"``: ``scipy.stats.wilcoxon(degraded, original, alternative="less")`` (signed-rank, zero
+    differences dropped by scipy's default ``zero_method="wilcox"``). An annotator is kept iff p <= alpha.
+    Annotators with fewer than 2 pairs (or whose differences are all zero) cannot be tested: p is NaN and they
+    are NOT kept, because QC is meant to remove unverified raters; switch QC off (config ``qc.enabled: false``)
+    for data without bad_ref items or already filtered by the organisers.
+    Returns DataFrame(annotator, n_pairs, statistic, p_value, kept), one row per annotator of ``ratings``.
+    """
+    if method not in ("t", "wilcoxon"):
+        raise InputError(f"unknown QC method {method!r} (t or wilcoxon)")
+    pairs = bad_reference_pairs(ratings)
+    grouped = dict(tuple(pairs.groupby("annotator", sort=False)))
+    records = []
+    for annotator in pd.unique(ratings["annotator"]):
+        group = grouped.get(annotator)
+        n_pairs = 0 if group is None else len(group)
+        statistic = p_value = float("nan")
+        if n_pairs >= 2:
+            difference = group["degraded"].to_numpy() - group["original"].to_numpy()
+            if np.any(difference != 0):
+                if method == "t":
+                    result = stats.ttest_rel(group["degraded"], group["original"], alternative="less")
+                else:
+                    result = stats.wilcoxon(group["degraded"], group["original"], alternative="less")
+                statistic, p_value = float(result.statistic), float(result.pvalue)
+        records.append((annotator, n_pairs, statistic, p_value, bool(p_value <= alpha)))
+    return pd.DataFrame(records, columns=QC_COLUMNS)
+
+
+# --------------------------------------------------------------------------------------------- gold standard
+
+
+def segment_mean_scores(
+    z_ratings: pd.DataFrame, item_types: Sequence[str] = ("system", "repeat")
+) -> pd.DataFrame:
+    """Per-(system, segment, criterion) means of z (and raw) over ratings of ``item_types``: WMT's official DA
+    unit (a REPEAT is averaged with its original). Returns DataFrame(system, segment, criterion, z, raw_score, n)."""
+    chosen = z_ratings.loc[z_ratings["item_type"].isin(item_types)]
+    grouped = chosen.groupby(["system", "segment", "criterion"], sort=True)
+    out = grouped.agg(z=("z", "mean"), raw_score=("raw_score", "mean"), n=("z", "size"))
+    return out.reset_index()
+
+
+def _pairwise_mann_whitney(
+    samples: Mapping[tuple[str, str], np.ndarray], systems: Sequence[str], criteria: Sequence[str], unit: str
+) -> pd.DataFrame:
+    """One-sided Mann-Whitney U (x greater than y) for every ordered pair and criterion."""
+    records = []
+    for criterion in criteria:
+        for x in systems:
+            for y in systems:
+                if x == y:
+                    continue
+                sample_x = np.round(samples[(x, criterion)], Z_DECIMALS)
+                sample_y = np.round(samples[(y, criterion)], Z_DECIMALS)
+                result = stats.mannwhitneyu(sample_x, sample_y, alternative="greater")
+                records.append(
+                    (
+                        x,
+                        y,
+                        criterion,
+                        unit,
+                        len(sample_x),
+                        len(sample_y),
+                        float(result.statistic),
+                        float(result.pvalue),
+                    )
+                )
+    return pd.DataFrame(records, columns=GOLD_COLUMNS)
+
+
+def wilcoxon_gold(
+    z_ratings: pd.DataFrame,
+    *,
+    unit: str = "rating",
+    item_types: Sequence[str] = ("system", "repeat"),
+    systems: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """The paper's gold (Sec. 4): for every ORDERED pair (x, y) and criterion, a one-sided Wilcoxon rank-sum
+    (``scipy.stats.mannwhitneyu(z_x, z_y, alternative="greater")``, scipy's default ``method="auto"``: exact
+    for small samples without ties, else the normal approximation with tie correction and continuity correction,
+    as R's ``wilcox.test``) on the standardised scores of ratings of ``item_types`` (rounded to ``Z_DECIMALS``).
+
+    ``unit="rating"``: every rating is an observation (the paper). ``unit="segment_mean"``: the per-(system,
+    segment) mean z is one observation (WMT's official DA practice; :func:`segment_mean_scores`).
+    ``systems`` (default: sorted systems with ratings of ``item_types``) fixes the pair order; a listed system
+    without ratings of some criterion is an error.
+    Returns DataFrame(sys_x, sys_y, criterion, unit, n_x, n_y, statistic=U of x, p_value).
+    """
+    if unit == "rating":
+        chosen = z_ratings.loc[z_ratings["item_type"].isin(item_types)]
+    elif unit == "segment_mean":
+        chosen = segment_mean_scores(z_ratings, item_types)
+    else:
+        raise InputError(f"unknown gold unit {unit!r} (rating or segment_mean)")
+    systems = sorted(set(chosen["system"])) if systems is None else list(systems)
+    criteria = sorted(set(chosen["criterion"]))
+    samples = {
+        key: group.to_numpy(dtype=float) for key, group in chosen.groupby(["system", "criterion"])["z"]
+    }
+    for criterion in criteria:
+        missing = [s for s in systems if (s, criterion) not in samples]
+        if missing:
+            raise InputError(
+                f"no {criterion} ratings of type {', '.join(item_types)} for {', '.join(missing)}"
+            )
+    return _pairwise_mann_whitney(samples, systems, criteria, unit)
+
+
+def gold_conclusions(
+    gold: pd.DataFrame,
+    alphas: Iterable[float],
+    criteria_priority: Sequence[str] = ("adequacy", "fluency"),
+    systems: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Three-way gold conclusion for every UNORDERED pair (sys_x listed before sys_y in ``systems``) and alpha.
+
+    Paper Sec. 4 / Fig. 7: "if a system's adequacy score is significantly greater than that of another, the
+    combined conclusion is that it is significantly better ... Only when a tie in adequacy scores occurs are
+    fluency judgments used". Criteria are tried in ``criteria_priority`` order (those absent from ``gold`` are
+    skipped; a gold with only ``ranking`` uses it); the first giving a non-tie :func:`mtsig.conclusions.conclude`
+    decides, else the pair is a tie and ``decided_by`` is ``"none"``.
+    Returns DataFrame(sys_x, sys_y, alpha, conclusion, decided_by).
+    """
+    present = list(dict.fromkeys(gold["criterion"]))
+    criteria = [c for c in criteria_priority if c in present] or (present if len(present) == 1 else [])
+    if not criteria:
+        raise InputError(
+            f"gold has criteria {', '.join(present)}; none is in the priority list {', '.join(criteria_priority)}"
+        )
+    p_value = gold.set_index(["sys_x", "sys_y", "criterion"])["p_value"]
+    systems = list(dict.fromkeys([*gold["sys_x"], *gold["sys_y"]])) if systems is None else list(systems)
+    records = []
+    for alpha in alphas:
+        for x, y in combinations(systems, 2):
+            conclusion, decided_by = TIE, "none"
+            for criterion in criteria:
+                outcome = conclude(p_value[(x, y, criterion)], p_value[(y, x, criterion)], alpha).item()
+                if outcome != TIE:
+                    conclusion, decided_by = outcome, criterion
+                    break
+            records.append((x, y, float(alpha), conclusion, decided_by))
+    return pd.DataFrame(records, columns=["sys_x", "sys_y", "alpha", "conclusion", "decided_by"])
+
+
+# --------------------------------------------------------------------------------------------- relative rankings
+
+
+def _ranked(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Judgment rows with a rank (blanks, rank -1, removed: a blank is no judgment of that system)."""
+    return judgments.loc[judgments["rank"] != -1, ["judgment", "annotator", "segment", "system", "rank"]]
+
+
+def _within_judgment_pairs(ranked: pd.DataFrame) -> pd.DataFrame:
+    """All ordered pairs of distinct ranked systems inside each judgment (columns system_a, rank_a, ...)."""
+    left = ranked[["judgment", "system", "rank"]].rename(columns={"system": "system_a", "rank": "rank_a"})
+    right = ranked[["judgment", "system", "rank"]].rename(columns={"system": "system_b", "rank": "rank_b"})
+    pairs = left.merge(right, on="judgment")
+    return pairs.loc[pairs["system_a"] != pairs["system_b"]]
+
+
+def head_to_head_gold(judgments: pd.DataFrame, systems: Sequence[str] | None = None) -> pd.DataFrame:
+    """Head-to-head sign test (DESIGN.md "Relative rankings", the default gold for ranking data).
+
+    Every judgment ranking both x and y (blanks excluded) is a win of x (rank_x < rank_y: lower is better), a
+    loss, or a tie (dropped). p = ``scipy.stats.binomtest(wins, wins + losses, 0.5, alternative="greater")``
+    (exact one-sided sign test); with no decisive judgment p = 1.
+    Returns the :func:`wilcoxon_gold` shape with criterion "ranking", unit "judgment", n_x = wins of x over y,
+    n_y = wins of y over x, statistic = wins.
+    """
+    pairs = _within_judgment_pairs(_ranked(judgments))
+    wins = pairs.loc[pairs["rank_a"] < pairs["rank_b"]].groupby(["system_a", "system_b"]).size().to_dict()
+    systems = sorted(set(_ranked(judgments)["system"])) if systems is None else list(systems)
+    records = []
+    for x in systems:
+        for y in systems:
+            if x == y:
+                continue
+            n_x, n_y = int(wins.get((x, y), 0)), int(wins.get((y, x), 0))
+            p = stats.binomtest(n_x, n_x + n_y, 0.5, alternative="greater").pvalue if n_x + n_y else 1.0
+            records.append((x, y, RANKING_CRITERION, "judgment", n_x, n_y, float(n_x), float(p)))
+    return pd.DataFrame(records, columns=GOLD_COLUMNS)
+
+
+def item_scores(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Item score of each ranked system in each judgment = (systems it beats) - (systems that beat it) within
+    that judgment (DESIGN.md "Relative rankings"; ties count as neither). Blank systems are excluded from the
+    judgment entirely (neither scored nor counted for the others); a system ranked alone scores 0.
+    Returns DataFrame(judgment, annotator, segment, system, item_score)."""
+    ranked = _ranked(judgments)
+    pairs = _within_judgment_pairs(ranked)
+    sign = np.sign(pairs["rank_b"].to_numpy() - pairs["rank_a"].to_numpy())  # +1: a beats b
+    score = pd.Series(sign, index=pairs.index).groupby([pairs["judgment"], pairs["system_a"]]).sum()
+    score.index.names = ["judgment", "system"]
+    out = ranked.merge(score.rename("item_score").reset_index(), on=["judgment", "system"], how="left")
+    out["item_score"] = out["item_score"].fillna(0).astype(np.int64)
+    return out[["judgment", "annotator", "segment", "system", "item_score"]].reset_index(drop=True)
+
+
+def standardised_item_scores(judgments: pd.DataFrame, ddof: int = 1) -> tuple[pd.DataFrame, list[str]]:
+    """Item scores standardised per judge (annotator) as the paper standardises DA scores (Sec. 4): adds ``z``.
+    Judges whose item scores have zero variance are dropped and returned (sorted) for the caller to log."""
+    scores = item_scores(judgments)
+    as_ratings = scores.rename(columns={"item_score": "raw_score"}).assign(criterion=RANKING_CRITERION)
+    z, dropped = standardise(as_ratings, ddof=ddof)
+    z = z.rename(columns={"raw_score": "item_score"}).drop(columns="criterion")
+    z["item_score"] = z["item_score"].astype(np.int64)
+    return z, dropped
+
+
+def item_score_wilcoxon_gold(
+    judgments: pd.DataFrame,
+    systems: Sequence[str] | None = None,
+    ddof: int = 1,
+    *,
+    exclude_shared: bool = True,
+) -> pd.DataFrame:
+    """The paper's machinery on relative rankings (DESIGN.md "Relative rankings", second gold): item scores
+    standardised per judge, then for every ordered pair a one-sided Mann-Whitney U test (x greater than y).
+
+    With ``exclude_shared`` (default) the pair's samples come only from judgments that contain exactly one of the
+    two systems: a judgment ranking both makes the two item scores negatively correlated (x beating y raises
+    one and lowers the other), which the rank-sum test does not allow for. Returns the :func:`wilcoxon_gold`
+    shape with criterion "ranking", unit "item_score".
+    """
+    z, _ = standardised_item_scores(judgments, ddof=ddof)
+    systems = sorted(set(z["system"])) if systems is None else list(systems)
+    judgments_of = {s: set(g) for s, g in z.groupby("system")["judgment"]}
+    scores_of = {s: g.set_index("judgment")["z"] for s, g in z.groupby("system")}
+    missing = [s for s in systems if s not in scores_of]
+    if missing:
+        raise InputError(f"no ranked judgments for system(s) {', '.join(missing)}")
+    records = []
+    for x in systems:
+        for y in systems:
+            if x == y:
+                continue
+            sample_x, sample_y = scores_of[x], scores_of[y]
+            if exclude_shared:
+                shared = judgments_of[x] & judgments_of[y]
+                sample_x = sample_x[~sample_x.index.isin(shared)]
+                sample_y = sample_y[~sample_y.index.isin(shared)]
+            result = stats.mannwhitneyu(
+                np.round(sample_x.to_numpy(), Z_DECIMALS),
+                np.round(sample_y.to_numpy(), Z_DECIMALS),
+                alternative="greater",
+            )
+            records.append(
+                (
+                    x,
+                    y,
+                    RANKING_CRITERION,
+                    "item_score",
+                    len(sample_x),
+                    len(sample_y),
+                    float(result.statistic),
+                    float(result.pvalue),
+                )
+            )
+    return pd.DataFrame(records, columns=GOLD_COLUMNS)
+
+
+# --------------------------------------------------------------------------------------------- system scores
+
+
+def system_scores(
+    z_ratings: pd.DataFrame,
+    item_types: Sequence[str] = ("system", "repeat"),
+    systems: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Human system score: mean z and mean raw score over ratings of ``item_types`` (WMT's "Ave z" / "Ave %",
+    here at the rating level), per system and criterion, in ``systems`` order (default sorted).
+    For ranking data pass :func:`standardised_item_scores` renamed (item_score -> raw_score, criterion
+    "ranking"): mean_z is then the mean standardised item score and mean_raw the mean item score (see
+    :func:`ranking_system_scores`). Returns DataFrame(system, criterion, mean_z, mean_raw, n)."""
+    chosen = z_ratings.loc[z_ratings["item_type"].isin(item_types)]
+    out = (
+        chosen.groupby(["system", "criterion"])
+        .agg(mean_z=("z", "mean"), mean_raw=("raw_score", "mean"), n=("z", "size"))
+        .reset_index()
+    )
+    if systems is not None:
+        order = {s: i for i, s in enumerate(systems)}
+        out = out.loc[out["system"].isin(order)]
+        out = out.iloc[np.lexsort((out["criterion"].to_numpy(), out["system"].map(order).to_numpy()))]
+    return out.reset_index(drop=True)
+
+
+def ranking_system_scores(judgments: pd.DataFrame, systems: Sequence[str] | None = None, ddof: int = 1):
+    """System scores from relative rankings: mean standardised item score (mean_z), mean raw item score
+    (mean_raw) and the number of ranked items (n), criterion "ranking"."""
+    z, _ = standardised_item_scores(judgments, ddof=ddof)
+    as_ratings = z.rename(columns={"item_score": "raw_score"}).assign(
+        criterion=RANKING_CRITERION, item_type="system"
+    )
+    return system_scores(as_ratings, ("system",), systems)
+
+
+# --------------------------------------------------------------------------------------------- pipeline step
+
+
+def _load_human(human: Mapping[str, Any], data_root: Path, n_segments: int) -> pd.DataFrame:
+    """Dispatch on ``human["format"]``; paths are relative to ``data_root``."""
+    from mtsig.io import human as human_io
+
+    def resolve(relative: str) -> Path:
+        path = Path(relative)
+        return path if path.is_absolute() else data_root / path
+
+    fmt = human["format"]
+    if fmt == "wmt_mturk_da":
+        return human_io.load_wmt_mturk_da(resolve(human["path"]), resolve(human["sid2line"]), n_segments)
+    if fmt == "appraise_da":
+        return human_io.load_appraise_da(
+            resolve(human["path"]),
+            resolve(human["header"]),
+            n_segments,
+            human.get("source_language", "eng"),
+            human.get("target_language", "liv"),
+            human.get("reference_systems"),
+        )
+    if fmt == "mturk_batch":
+        paths = human["path"] if isinstance(human["path"], list) else [human["path"]]
+        return human_io.load_mturk_batch([resolve(p) for p in paths], n_segments=n_segments)
+    if fmt == "tidy":
+        return human_io.load_tidy(
+            resolve(human["path"]),
+            standardised=bool(human.get("standardised", False)),
+            segment_means=bool(human.get("segment_means", False)),
+            n_segments=n_segments,
+        )
+    raise InputError(f"unknown human format {fmt!r}")
+
+
+def build_gold(
+    human: Mapping[str, Any],
+    data_root: Path,
+    systems: Sequence[str],
+    n_segments: int,
+    alphas: Iterable[float],
+    *,
+    qc: Mapping[str, Any] | None = None,
+    standardise_options: Mapping[str, Any] | None = None,
+    gold: Mapping[str, Any] | None = None,
+) -> dict[str, pd.DataFrame]:
+    """The whole human step of one experiment: load, check systems, QC, standardise, gold, conclusions, scores.
+
+    ``human`` is the experiment's ``human:`` config (format, path, format options). ``qc``, ``standardise_options``
+    and ``gold`` are the experiment's ``qc:``, ``standardise:`` and ``gold:`` blocks; when omitted they are read
+    from ``human`` itself (``human["qc"]`` etc.), so one nested dict works too. Defaults: QC on (t-test, 0.05) for
+    DA and off for rankings; ddof 1; gold methods ``[wilcoxon]`` for DA and ``[head_to_head,
+    item_score_wilcoxon]`` for rankings, unit ``rating``, item types ``[system, repeat]``, criteria ``[adequacy,
+    fluency]``.
+
+    Returns DataFrames: ``z`` (standardised ratings, or standardised item scores for rankings), ``qc``,
+    ``dropped`` (annotator, reason), ``gold`` and ``gold_conclusions`` (both with a leading ``gold`` column naming
+    the method; the first listed is the primary gold), ``system_scores``.
+    """
+    qc = dict(human.get("qc", {}) if qc is None else qc)
+    standardise_options = dict(
+        human.get("standardise", {}) if standardise_options is None else standardise_options
+    )
+    gold = dict(human.get("gold", {}) if gold is None else gold)
+    ddof = int(standardise_options.get("ddof", 1))
+    alphas = list(alphas)
+    data_root = Path(data_root)
+    path = data_root / human["path"] if isinstance(human["path"], str) else data_root
+    if human["format"] == "wmt_rankings":
+        return _build_ranking_gold(human, data_root, path, systems, alphas, ddof, gold)
+
+    from mtsig.io.human import check_systems
+
+    ratings = _load_human(human, data_root, n_segments)
+    check_systems(rated_systems(ratings), systems, path)
+    dropped: list[tuple[str, str]] = []
+    qc_table = pd.DataFrame(columns=QC_COLUMNS)
+    already_standardised = "z" in ratings.columns
+    if qc.get("enabled", True) and not already_standardised:
+        qc_table = quality_control(ratings, qc.get("method", "t"), float(qc.get("alpha", 0.05)))
+        failed = qc_table.loc[~qc_table["kept"], "annotator"]
+        dropped += [(a, f"failed quality control ({qc.get('method', 't')})") for a in failed]
+        ratings = ratings.loc[~ratings["annotator"].isin(set(failed))]
+    if already_standardised:
+        z = ratings
+    else:
+        z, zero_variance = standardise(ratings, ddof=ddof)
+        dropped += [(a, "zero variance") for a in zero_variance]
+    item_types = tuple(gold.get("item_types", ("system", "repeat")))
+    methods = list(gold.get("methods", ["wilcoxon"]))
+    if methods != ["wilcoxon"]:
+        raise InputError(f"gold methods {methods} do not apply to DA ratings (use [wilcoxon])")
+    table = wilcoxon_gold(z, unit=gold.get("unit", "rating"), item_types=item_types, systems=systems)
+    criteria = tuple(gold.get("criteria", ("adequacy", "fluency")))
+    conclusions = gold_conclusions(table, alphas, criteria, systems)
+    return {
+        "z": z.reset_index(drop=True),
+        "qc": qc_table,
+        "dropped": pd.DataFrame(dropped, columns=["annotator", "reason"]),
+        "gold": table.assign(gold="wilcoxon")[["gold", *GOLD_COLUMNS]],
+        "gold_conclusions": conclusions.assign(gold="wilcoxon")[["gold", *conclusions.columns]],
+        "system_scores": system_scores(z, item_types, systems),
+    }
+
+
+def _build_ranking_gold(
+    human: Mapping[str, Any],
+    data_root: Path,
+    path: Path,
+    systems: Sequence[str],
+    alphas: list[float],
+    ddof: int,
+    gold: Mapping[str, Any],
+) -> dict[str, pd.DataFrame]:
+    """:func:`build_gold` for relative rankings (WMT RNK csv)."""
+    from mtsig.io.human import check_systems
+    from mtsig.io.rankings import load_wmt_rankings
+
+    judgments = load_wmt_rankings(
+        path,
+        source_language=human.get("source_language", "Spanish"),
+        target_language=human.get("target_language", "English"),
+    )
+    check_systems(sorted(set(_ranked(judgments)["system"])), systems, path)
+    methods = list(gold.get("methods", ["head_to_head", "item_score_wilcoxon"]))
+    builders = {
+        "head_to_head": lambda: head_to_head_gold(judgments, systems),
+        "item_score_wilcoxon": lambda: item_score_wilcoxon_gold(judgments, systems, ddof),
+    }
+    unknown = [m for m in methods if m not in builders]
+    if unknown:
+        raise InputError(f"gold methods {unknown} do not apply to rankings (use {', '.join(builders)})")
+    tables, conclusions = [], []
+    for method in methods:
+        table = builders[method]()
+        tables.append(table.assign(gold=method)[["gold", *GOLD_COLUMNS]])
+        concluded = gold_conclusions(table, alphas, (RANKING_CRITERION,), systems)
+        conclusions.append(concluded.assign(gold=method)[["gold", *concluded.columns]])
+    z, zero_variance = standardised_item_scores(judgments, ddof=ddof)
+    return {
+        "z": z,
+        "qc": pd.DataFrame(columns=QC_COLUMNS),
+        "dropped": pd.DataFrame(
+            [(a, "zero variance") for a in zero_variance], columns=["annotator", "reason"]
+        ),
+        "gold": pd.concat(tables, ignore_index=True),
+        "gold_conclusions": pd.concat(conclusions, ignore_index=True),
+        "system_scores": ranking_system_scores(judgments, systems, ddof),
+    }

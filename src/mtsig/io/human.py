@@ -1,0 +1,572 @@
+"""Loaders for human judgments on an absolute scale (Direct Assessment, DA) into one tidy ratings table.
+
+The tidy ratings table (a pandas DataFrame, one row per rating) is what :mod:`mtsig.human` works on:
+
+============ =========================================================================================
+column       meaning
+============ =========================================================================================
+annotator    the rater (worker id, Appraise user name, ...); standardisation is per annotator
+system       the system whose output was rated, named like the experiment's output files
+segment      0-based line of the segment in the test set (source, reference and every output)
+item_type    ``system`` (a real item), ``repeat`` (a second rating of a system item, QC),
+             ``bad_ref`` (a degraded candidate, QC) or ``ref`` (the human reference rated as a candidate)
+criterion    ``adequacy``, ``fluency``, ... (standardisation and the gold are per criterion)
+raw_score    the score as given (0-100 for DA)
+hit          optional: the HIT / task the rating belongs to; quality control pairs a ``bad_ref`` item with
+             its original inside the same (annotator, hit) when this column is present
+============ =========================================================================================
+
+Paper: Graham, Mathur & Baldwin (2014), Sec. 4 (crowd-sourced adequacy and fluency scores with QC items, as in
+Graham et al. 2013). Every loader validates every row and raises :class:`mtsig.errors.InputError` naming the file,
+the line and the problem; nothing partial is returned.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mtsig.errors import InputError
+
+ITEM_TYPES = ("system", "repeat", "bad_ref", "ref")
+TIDY_COLUMNS = ("annotator", "system", "segment", "item_type", "criterion", "raw_score")
+DA_SCORE_RANGE = (0.0, 100.0)
+# MTurk "Input.item" codes used by the WMT / Graham et al. HIT templates.
+CRITERION_CODES = {"ad": "adequacy", "fl": "fluency"}
+_NUMERIC_SUFFIX = re.compile(r"\.\d+$")
+# A reconstructed raw score (z * sd + mean) is an integer up to floating-point error (README: <= 2.2e-13).
+_INTEGER_TOLERANCE = 1e-6
+
+
+def _fail_first(bad: np.ndarray, lines: np.ndarray, path: Path, problem: Sequence[str] | str) -> None:
+    """Raise an InputError at the first row flagged in ``bad`` (``problem`` is one string or one per row)."""
+    bad = np.asarray(bad, dtype=bool)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        text = problem if isinstance(problem, str) else problem[first]
+        raise InputError(text, path, int(lines[first]))
+
+
+def _parse_scores(
+    values: pd.Series,
+    lines: np.ndarray,
+    path: Path,
+    score_range: tuple[float, float] | None,
+    integer: bool = False,
+) -> np.ndarray:
+    """Scores as floats; a non-numeric, non-finite, out-of-range (or, if ``integer``, non-integral) value is an
+    error at its line. Integral scores within 1e-6 of an integer are rounded to it."""
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    not_numeric = ~np.isfinite(numbers)
+    _fail_first(not_numeric, lines, path, [f"score {v!r} is not a finite number" for v in values])
+    if integer:
+        rounded = np.round(numbers)
+        _fail_first(
+            np.abs(numbers - rounded) > _INTEGER_TOLERANCE,
+            lines,
+            path,
+            [f"score {v!r} is not an integer" for v in values],
+        )
+        numbers = rounded
+    if score_range is not None:
+        low, high = score_range
+        _fail_first(
+            (numbers < low) | (numbers > high),
+            lines,
+            path,
+            [f"score {v!r} is outside {low:g}..{high:g}" for v in values],
+        )
+    return numbers
+
+
+def _parse_lines_1based(
+    values: pd.Series, lines: np.ndarray, path: Path, n_segments: int | None, what: str
+) -> np.ndarray:
+    """1-based test-set line numbers -> 0-based segments; non-integers and lines outside 1..n are errors."""
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(numbers) | (numbers != np.round(numbers))
+    _fail_first(bad, lines, path, [f"{what} {v!r} is not an integer" for v in values])
+    numbers = numbers.astype(np.int64)
+    if n_segments is not None:
+        outside = (numbers < 1) | (numbers > n_segments)
+        _fail_first(
+            outside, lines, path, [f"{what} {v} is outside the test set (1..{n_segments})" for v in numbers]
+        )
+    return numbers - 1
+
+
+def _parse_segments_0based(
+    values: pd.Series, lines: np.ndarray, path: Path, n_segments: int | None
+) -> np.ndarray:
+    """0-based segment numbers; non-integers, negatives and segments >= n are errors."""
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(numbers) | (numbers != np.round(numbers))
+    _fail_first(bad, lines, path, [f"segment {v!r} is not an integer" for v in values])
+    upper = np.inf if n_segments is None else n_segments
+    outside = (numbers < 0) | (numbers >= upper)
+    _fail_first(
+        outside,
+        lines,
+        path,
+        [f"segment {v} is outside the test set (0..{upper - 1:g}, 0-based)" for v in values],
+    )
+    return numbers.astype(np.int64)
+
+
+def _check_known_systems(
+    names: pd.Series, lines: np.ndarray, path: Path, systems: Iterable[str] | None, allowed_extra: set[str]
+) -> None:
+    """A system not among ``systems`` (when given) is an error at its first line."""
+    if systems is None:
+        return
+    known = set(systems) | allowed_extra
+    unknown = ~names.isin(known).to_numpy()
+    _fail_first(
+        unknown,
+        lines,
+        path,
+        [f"unknown system {n!r} (known: {', '.join(sorted(known))})" for n in names],
+    )
+
+
+def _require_columns(frame: pd.DataFrame, required: Iterable[str], path: Path, line: int = 1) -> None:
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        raise InputError(
+            f"missing column(s) {', '.join(missing)}; found {', '.join(map(str, frame.columns))}", path, line
+        )
+
+
+def strip_numeric_suffix(system_id: str) -> str:
+    """WMT DA system id -> output name: drop a trailing ``.<digits>`` (``DLUT.6`` -> ``DLUT``; WMT22 README)."""
+    return _NUMERIC_SUFFIX.sub("", system_id)
+
+
+def load_sid2line(path: str | Path, n_segments: int) -> dict[int, int]:
+    """Read a DA sid -> text line map (TSV with header; columns ``da_sid`` and ``txt_line``, 1-based line).
+
+    Returns ``{sid: 0-based segment}``. Used for WMT22 ja-en, whose DA sid is not the line number (README of
+    ``wmt22-ja-en``: documents sorted by id, segments numbered from 1 in that order).
+    """
+    path = Path(path)
+    frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    _require_columns(frame, ("da_sid", "txt_line"), path)
+    lines = np.arange(len(frame)) + 2
+    sids = pd.to_numeric(frame["da_sid"], errors="coerce").to_numpy(dtype=float)
+    _fail_first(~np.isfinite(sids), lines, path, [f"da_sid {v!r} is not an integer" for v in frame["da_sid"]])
+    segments = _parse_lines_1based(frame["txt_line"], lines, path, n_segments, "txt_line")
+    duplicated = pd.Series(sids).duplicated().to_numpy()
+    _fail_first(duplicated, lines, path, [f"da_sid {int(s)} is listed twice" for s in sids])
+    return dict(zip(sids.astype(np.int64).tolist(), segments.tolist(), strict=True))
+
+
+def load_wmt_mturk_da(
+    path: str | Path,
+    sid2line_path: str | Path,
+    n_segments: int,
+    *,
+    systems: Iterable[str] | None = None,
+) -> pd.DataFrame:
+    """Read a WMT MTurk DA per-rating file (e.g. WMT22 ``ad-jaen-good-raw.RECONSTRUCTED.tsv``) as tidy ratings.
+
+    Format: TAB-separated with a header naming at least ``HITId WorkerId Input.item sys_id type sid score``.
+    Mapping: ``WorkerId`` -> annotator; ``sys_id`` minus its ``.<digits>`` suffix -> system; ``sid`` through the
+    sid2line map -> segment; ``type`` SYSTEM/REPEAT/BAD_REF/REF -> system/repeat/bad_ref/ref; ``Input.item``
+    (``ad``/``fl``) -> criterion; ``HITId`` -> hit. Scores must be 0..100 and integral: the ja-en raw scores are
+    reconstructed as ``z * sd + mean`` (floats within 2.2e-13 of an integer), so values within 1e-6 of an integer
+    are rounded to it and anything else is an error.
+    On REF/BAD_REF/REPEAT rows ``sys_id`` names the system whose slot was used; it is kept as the system.
+    """
+    path = Path(path)
+    frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    _require_columns(frame, ("HITId", "WorkerId", "Input.item", "sys_id", "type", "sid", "score"), path)
+    lines = np.arange(len(frame)) + 2
+    type_map = {"SYSTEM": "system", "REPEAT": "repeat", "BAD_REF": "bad_ref", "REF": "ref"}
+    item_type = frame["type"].map(type_map)
+    _fail_first(item_type.isna().to_numpy(), lines, path, [f"unknown item type {t!r}" for t in frame["type"]])
+    criterion = frame["Input.item"].map(CRITERION_CODES)
+    _fail_first(
+        criterion.isna().to_numpy(), lines, path, [f"unknown Input.item {c!r}" for c in frame["Input.item"]]
+    )
+    sid2line = load_sid2line(sid2line_path, n_segments)
+    sid_numbers = pd.to_numeric(frame["sid"], errors="coerce")
+    segment = sid_numbers.map(sid2line)
+    _fail_first(
+        segment.isna().to_numpy(),
+        lines,
+        path,
+        [f"DA sid {s!r} is not in the sid2line map {sid2line_path}" for s in frame["sid"]],
+    )
+    system = frame["sys_id"].map(strip_numeric_suffix)
+    _check_known_systems(system, lines, path, systems, set())
+    _fail_first((frame["WorkerId"] == "").to_numpy(), lines, path, "empty WorkerId")
+    scores = _parse_scores(frame["score"], lines, path, DA_SCORE_RANGE, integer=True)
+    return pd.DataFrame(
+        {
+            "annotator": frame["WorkerId"].to_numpy(),
+            "system": system.to_numpy(),
+            "segment": segment.to_numpy(dtype=np.int64),
+            "item_type": item_type.to_numpy(),
+            "criterion": criterion.to_numpy(),
+            "raw_score": scores,
+            "hit": frame["HITId"].to_numpy(),
+        }
+    )
+
+
+_APPRAISE_HYP = re.compile(r"\.hyp\.(?P<name>.+)\.[^.]+$")
+_APPRAISE_REF = re.compile(r"\.ref\.(?P<name>[^.]+)\.[^.]+$")
+
+
+def appraise_system_name(
+    file_name: str, reference_systems: Mapping[str, str] | None = None
+) -> tuple[str, bool]:
+    """Appraise ``system`` value (an output file name) -> (system name, is the human reference).
+
+    ``generaltest2022.en-liv.hyp.TartuNLP.liv.txt`` -> ``("TartuNLP", False)``. A name listed in
+    ``reference_systems`` (file name -> pseudo-system name) is a reference; otherwise a ``.ref.<id>.`` file is the
+    reference pseudo-system ``ref.<id>`` (``...ref.A.liv.txt`` -> ``("ref.A", True)``). Returns ``("", False)``
+    when neither pattern applies.
+    """
+    if reference_systems and file_name in reference_systems:
+        return reference_systems[file_name], True
+    stem = file_name[: -len(".txt")] if file_name.endswith(".txt") else file_name
+    match = _APPRAISE_REF.search(stem)
+    if match:
+        return f"ref.{match['name']}", True
+    match = _APPRAISE_HYP.search(stem)
+    return (match["name"], False) if match else ("", False)
+
+
+def load_appraise_da(
+    path: str | Path,
+    header_path: str | Path,
+    n_segments: int,
+    source_language: str = "eng",
+    target_language: str = "liv",
+    reference_systems: Mapping[str, str] | None = None,
+    *,
+    criterion: str = "adequacy",
+    systems: Iterable[str] | None = None,
+) -> pd.DataFrame:
+    """Read an Appraise segment-level DA export (WMT22 ``*.SegLvl*.csv``) as tidy ratings.
+
+    The file has no header; its column names are the single line of ``header_path``
+    (``username,system,itemId,itemType,srcLang,trgLang,score,...``). Only rows of the language pair
+    ``source_language -> target_language`` are kept (the en-liv file also holds liv-eng rows). ``itemId`` is the
+    1-based line of the segment. ``itemType`` TGT -> ``system`` (``ref`` for the human reference rated blind as a
+    system, so it stays apart from MT systems), BAD -> ``bad_ref``, REF -> ``ref``. System names come from
+    :func:`appraise_system_name`. Source-based DA is an adequacy judgment, hence ``criterion="adequacy"``.
+    Appraise has no HIT column here, so quality control pairs within the annotator.
+    """
+    path, header_path = Path(path), Path(header_path)
+    header_text = header_path.read_text(encoding="utf-8").strip().splitlines()
+    if not header_text:
+        raise InputError("empty header file", header_path, 1)
+    names = [c.strip() for c in header_text[0].split(",")]
+    try:
+        frame = pd.read_csv(path, header=None, names=names, dtype=str, keep_default_na=False)
+    except pd.errors.ParserError as error:
+        raise InputError(f"not a {len(names)}-column CSV: {error}", path) from error
+    _require_columns(
+        frame, ("username", "system", "itemId", "itemType", "srcLang", "trgLang", "score"), header_path
+    )
+    lines = np.arange(len(frame)) + 1
+    keep = ((frame["srcLang"] == source_language) & (frame["trgLang"] == target_language)).to_numpy()
+    if not keep.any():
+        raise InputError(f"no {source_language}-{target_language} rows", path)
+    frame, lines = frame.loc[keep].reset_index(drop=True), lines[keep]
+    parsed = [appraise_system_name(name, reference_systems) for name in frame["system"]]
+    system = pd.Series([p[0] for p in parsed])
+    is_reference = np.array([p[1] for p in parsed], dtype=bool)
+    _fail_first(
+        (system == "").to_numpy(),
+        lines,
+        path,
+        [
+            f"cannot derive a system name from {n!r} (expected *.hyp.<system>.<lang>.txt)"
+            for n in frame["system"]
+        ],
+    )
+    _check_known_systems(system, lines, path, systems, set(system[is_reference]))
+    type_map = {"TGT": "system", "BAD": "bad_ref", "REF": "ref"}
+    item_type = frame["itemType"].map(type_map)
+    _fail_first(
+        item_type.isna().to_numpy(), lines, path, [f"unknown itemType {t!r}" for t in frame["itemType"]]
+    )
+    item_type = item_type.to_numpy(dtype=object)
+    item_type[is_reference & (item_type == "system")] = "ref"
+    _fail_first((frame["username"] == "").to_numpy(), lines, path, "empty username")
+    segment = _parse_lines_1based(frame["itemId"], lines, path, n_segments, "itemId")
+    scores = _parse_scores(frame["score"], lines, path, DA_SCORE_RANGE, integer=True)
+    return pd.DataFrame(
+        {
+            "annotator": frame["username"].to_numpy(),
+            "system": system.to_numpy(),
+            "segment": segment,
+            "item_type": item_type,
+            "criterion": criterion,
+            "raw_score": scores,
+        }
+    )
+
+
+# WMT13 HIT templates: "cal" items are the degraded candidates (Graham et al. 2013's "bad reference"):
+# in the sample batches they score 26.9 on average against 55.9 for system items, and each matches a system
+# item of the same system and segment in the same HIT.
+MTURK_ITEM_TYPES = {
+    "system": "system",
+    "repeat": "repeat",
+    "ref": "ref",
+    "bad_ref": "bad_ref",
+    "cal": "bad_ref",
+}
+
+
+def load_mturk_batch(
+    paths: Sequence[str | Path] | str | Path,
+    *,
+    n_segments: int | None = None,
+    systems: Iterable[str] | None = None,
+    drop_rejected: bool = False,
+    strip_suffix: bool = True,
+) -> pd.DataFrame:
+    """Read raw MTurk batch result CSVs of a DA campaign (one row per assignment) as tidy ratings.
+
+    Item ``i`` (0-based) of a HIT is described by ``Input.sys_id_i``, ``Input.sid_i``, ``Input.tst_i`` and
+    ``Input.rid_i``; the answers are ``Answer.Q1 = "p_k_s|p_k_s|..."``. Pairing (worked out on the WMT13 cs-en
+    sample batches, 2,900 answers): ``p`` is the item position ``i`` and ``k`` is that item's ``Input.rid_i``
+    (they agree on every answer), ``s`` the 0-100 score. A key that disagrees with ``Input.rid_p`` is an error, as
+    is a repeated position. ``Input.sid_i`` is taken as the 1-based line of the test set; ``Input.item``
+    (ad/fl) gives the criterion; ``Input.tst_i`` cal -> bad_ref (see ``MTURK_ITEM_TYPES``). ``hit`` is the
+    HITId. Assignments with an empty ``Answer.Q1`` give no ratings and are skipped; rejected assignments are kept
+    unless ``drop_rejected`` (quality control is then left to :func:`mtsig.human.quality_control`).
+    The line reported in errors is the CSV line where the assignment's record starts.
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    rows: list[tuple] = []
+    for path in map(Path, paths):
+        with path.open(encoding="utf-8", newline="") as handle:
+            reader = csv.reader(handle)
+            try:
+                header = next(reader)
+            except StopIteration:
+                raise InputError("empty file", path) from None
+            column = {name: index for index, name in enumerate(header)}
+            for required in ("WorkerId", "HITId", "Answer.Q1", "Input.item"):
+                if required not in column:
+                    raise InputError(f"missing column {required}", path, 1)
+            start = reader.line_num + 1
+            for record in reader:
+                rows.extend(
+                    _mturk_assignment_ratings(
+                        record, column, path, start, n_segments, drop_rejected, strip_suffix
+                    )
+                )
+                start = reader.line_num + 1
+    ratings = pd.DataFrame(rows, columns=[*TIDY_COLUMNS, "hit", "_path", "_line"])
+    if systems is not None and len(ratings):
+        known = set(systems)
+        unknown = ~ratings["system"].isin(known)
+        if unknown.any():
+            first = ratings.loc[unknown].iloc[0]
+            raise InputError(f"unknown system {first['system']!r}", first["_path"], int(first["_line"]))
+    ratings["segment"] = ratings["segment"].astype(np.int64)
+    ratings["raw_score"] = ratings["raw_score"].astype(float)
+    return ratings.drop(columns=["_path", "_line"])
+
+
+def _mturk_assignment_ratings(
+    record: list[str],
+    column: Mapping[str, int],
+    path: Path,
+    line: int,
+    n_segments: int | None,
+    drop_rejected: bool,
+    strip_suffix: bool,
+) -> list[tuple]:
+    """The tidy rows of one assignment (see :func:`load_mturk_batch`)."""
+    if len(record) > len(column):
+        raise InputError(f"{len(record)} fields, header has {len(column)}", path, line)
+    # MTurk leaves out trailing empty fields (Approve, Reject) of unreviewed assignments.
+    record = record + [""] * (len(column) - len(record))
+
+    def field(name: str) -> str:
+        if name not in column:
+            raise InputError(f"missing column {name}", path, 1)
+        return record[column[name]]
+
+    answer = field("Answer.Q1").strip()
+    if not answer or (
+        drop_rejected and "AssignmentStatus" in column and field("AssignmentStatus") == "Rejected"
+    ):
+        return []
+    criterion = CRITERION_CODES.get(field("Input.item"))
+    if criterion is None:
+        raise InputError(f"unknown Input.item {field('Input.item')!r}", path, line)
+    annotator, hit = field("WorkerId"), field("HITId")
+    seen: set[int] = set()
+    out = []
+    for token in answer.split("|"):
+        parts = token.split("_")
+        if len(parts) != 3 or not all(p.lstrip("-").isdigit() for p in parts):
+            raise InputError(f"answer {token!r} is not position_key_score", path, line)
+        position, key, score = (int(p) for p in parts)
+        if position in seen:
+            raise InputError(f"answer position {position} given twice", path, line)
+        seen.add(position)
+        if f"Input.rid_{position}" not in column:
+            raise InputError(f"answer position {position} has no Input.rid_{position} column", path, line)
+        if int(field(f"Input.rid_{position}")) != key:
+            raise InputError(f"answer key {key} does not match Input.rid_{position}", path, line)
+        if not 0 <= score <= 100:
+            raise InputError(f"score {score} of answer {token!r} is outside 0..100", path, line)
+        item_type = MTURK_ITEM_TYPES.get(field(f"Input.tst_{position}"))
+        if item_type is None:
+            raise InputError(f"unknown item type {field(f'Input.tst_{position}')!r}", path, line)
+        sid_text = field(f"Input.sid_{position}")
+        if not sid_text.isdigit():
+            raise InputError(f"Input.sid_{position} {sid_text!r} is not a positive integer", path, line)
+        sid = int(sid_text)
+        if sid < 1 or (n_segments is not None and sid > n_segments):
+            raise InputError(
+                f"Input.sid_{position} {sid} is outside the test set (1..{n_segments})", path, line
+            )
+        system = field(f"Input.sys_id_{position}")
+        if strip_suffix:
+            system = strip_numeric_suffix(system)
+        out.append((annotator, system, sid - 1, item_type, criterion, float(score), hit, str(path), line))
+    return out
+
+
+def load_tidy(
+    path: str | Path,
+    *,
+    standardised: bool = False,
+    segment_means: bool = False,
+    n_segments: int | None = None,
+    systems: Iterable[str] | None = None,
+    score_range: tuple[float, float] | None = DA_SCORE_RANGE,
+) -> pd.DataFrame:
+    """Read the tidy ratings TSV (UTF-8, TAB-separated, one header line, one rating per line).
+
+    Columns: ``annotator system segment item_type criterion raw_score`` (see the module docstring; ``segment``
+    is the 0-based line, ``item_type`` one of system/repeat/bad_ref/ref) and optionally ``hit`` (pairing group for
+    QC). Extra columns are kept.
+
+    - ``standardised=True``: the file carries a ``z`` column of scores already standardised per annotator;
+      ``raw_score`` may then be absent (filled with NaN) and is not range-checked.
+    - ``segment_means=True`` (implies standardised): one row per (system, segment, criterion) holding the
+      mean z of that segment's ratings; ``annotator`` and ``item_type`` may be absent (filled with ``""`` and
+      ``system``); an optional ``n`` column counts the ratings averaged. Duplicate (system, segment, criterion)
+      rows are an error.
+
+    ``score_range`` (default 0..100) bounds ``raw_score``; pass ``None`` for other scales.
+    """
+    path = Path(path)
+    standardised = standardised or segment_means
+    frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    required = ["system", "segment", "criterion"]
+    if not segment_means:
+        required += ["annotator", "item_type"]
+    required += ["z"] if standardised else ["raw_score"]
+    _require_columns(frame, required, path)
+    lines = np.arange(len(frame)) + 2
+    if segment_means:
+        frame["annotator"] = frame.get("annotator", "")
+        frame["item_type"] = frame.get("item_type", "system")
+    bad_type = ~frame["item_type"].isin(ITEM_TYPES).to_numpy()
+    _fail_first(
+        bad_type,
+        lines,
+        path,
+        [f"item_type {t!r} is not one of {', '.join(ITEM_TYPES)}" for t in frame["item_type"]],
+    )
+    _fail_first((frame["system"] == "").to_numpy(), lines, path, "empty system")
+    _fail_first((frame["criterion"] == "").to_numpy(), lines, path, "empty criterion")
+    if not segment_means:
+        _fail_first((frame["annotator"] == "").to_numpy(), lines, path, "empty annotator")
+    _check_known_systems(
+        frame["system"], lines, path, systems, set(frame.loc[frame["item_type"] == "ref", "system"])
+    )
+    segment = _parse_segments_0based(frame["segment"], lines, path, n_segments)
+    out = frame.copy()
+    out["segment"] = segment
+    if "raw_score" in frame.columns and frame["raw_score"].ne("").any():
+        out["raw_score"] = _parse_scores(
+            frame["raw_score"], lines, path, None if standardised else score_range
+        )
+    else:
+        out["raw_score"] = np.nan
+    if standardised:
+        out["z"] = _parse_scores(frame["z"], lines, path, None)
+    if segment_means:
+        if "n" in frame.columns:
+            out["n"] = _parse_lines_1based(frame["n"], lines, path, None, "n") + 1
+        duplicated = out.duplicated(["system", "segment", "criterion"]).to_numpy()
+        _fail_first(duplicated, lines, path, "segment_means: (system, segment, criterion) listed twice")
+    ordered = [*TIDY_COLUMNS, *[c for c in out.columns if c not in TIDY_COLUMNS]]
+    return out[ordered].reset_index(drop=True)
+
+
+def load_r_mean_sd(path: str | Path) -> pd.DataFrame:
+    """Parse the R print output of per-annotator means and sds (WMT22 ``ad-*-trk-mean-sd.txt``).
+
+    Blocks of three lines per annotator: ``[1] "M0867"``, ``[1] 68.63918``, ``[1] 21.14148``. Returns
+    DataFrame(annotator, mean, sd). R's ``NA`` becomes NaN; anything else unparsable is an error at its line.
+    """
+    path = Path(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    prefix = "[1] "
+    values: list[str] = []
+    for number, text in enumerate(lines, start=1):
+        text = text.strip()
+        if not text:
+            continue
+        if not text.startswith(prefix):
+            raise InputError("expected an R print line starting with '[1] '", path, number)
+        values.append((text[len(prefix) :].strip(), number))
+    if len(values) % 3:
+        raise InputError(f"{len(values)} values is not a multiple of 3 (worker, mean, sd)", path)
+    records = []
+    for start in range(0, len(values), 3):
+        (name, name_line), (mean, mean_line), (sd, sd_line) = values[start : start + 3]
+        if not (name.startswith('"') and name.endswith('"') and len(name) >= 2):
+            raise InputError(f"expected a quoted annotator id, got {name}", path, name_line)
+        records.append((name[1:-1], _r_number(mean, path, mean_line), _r_number(sd, path, sd_line)))
+    frame = pd.DataFrame(records, columns=["annotator", "mean", "sd"])
+    if frame["annotator"].duplicated().any():
+        duplicate = frame.loc[frame["annotator"].duplicated(), "annotator"].iloc[0]
+        raise InputError(f"annotator {duplicate!r} is listed twice", path)
+    return frame
+
+
+def _r_number(text: str, path: Path, line: int) -> float:
+    if text == "NA":
+        return float("nan")
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"expected a number, got {text!r}", path, line) from None
+
+
+def check_systems(human_systems: Iterable[str], output_systems: Iterable[str], path: str | Path) -> None:
+    """Raise ONE InputError listing systems rated in ``path`` without an output file and output systems
+    without ratings. Pass the rated MT systems only (the reference pseudo-system excluded, see
+    :func:`mtsig.human.rated_systems`)."""
+    human, outputs = set(human_systems), set(output_systems)
+    no_output = sorted(human - outputs)
+    no_ratings = sorted(outputs - human)
+    problems = []
+    if no_output:
+        problems.append(f"systems with human judgments but no output file: {', '.join(no_output)}")
+    if no_ratings:
+        problems.append(f"systems with an output file but no human judgments: {', '.join(no_ratings)}")
+    if problems:
+        raise InputError("; ".join(problems), path)

@@ -1,0 +1,117 @@
+"""Plain-text system outputs and references: one segment per line, UTF-8.
+
+WMT releases such as WMT12 ship system outputs with HTML entities left in (``&#39;``, ``&quot;``, and some lines
+escaped several times over, e.g. ``&amp;amp;amp;`` in WMT12 onlineA) while the references have none. String-based
+metrics would penalise those systems for an artefact of the release, so :func:`load_texts` can undo the escaping
+before any metric sees the text.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from pathlib import Path
+
+from mtsig.errors import InputError
+
+
+def read_lines(path: str | Path) -> list[str]:
+    """Read a UTF-8 file as a list of segments, one per line, stripping only the line terminator.
+
+    Lines are split on ``\\n`` alone (a trailing ``\\r`` of a CRLF file is dropped too): Python's
+    ``str.splitlines`` would also split on characters such as U+2028 or U+0085 that can occur *inside* a
+    segment and would silently shift every following segment. A final line without a terminator is kept; a
+    file that ends with a newline does not gain an empty last segment. A UTF-8 byte-order mark is ignored.
+
+    Raises:
+        InputError: the file is missing or unreadable, or a line is not valid UTF-8 (the message gives that
+            line's number, counted from 1).
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a text file", path) from None
+    except OSError as error:
+        raise InputError(f"cannot read file: {error.strerror}", path) from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    raw_lines = data.split(b"\n")
+    if raw_lines and raw_lines[-1] == b"":
+        raw_lines.pop()
+    lines = []
+    for number, raw in enumerate(raw_lines, start=1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(
+                f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})", path, number
+            ) from None
+        lines.append(text.removesuffix("\r"))
+    return lines
+
+
+def unescape_html(text: str) -> str:
+    """Undo HTML escaping, repeatedly, until the text no longer changes.
+
+    One pass of :func:`html.unescape` turns ``&amp;amp;quot;`` into ``&amp;quot;``; repeating it reaches the
+    intended ``"``. The repetition terminates because every change shortens the text. Like a browser,
+    :func:`html.unescape` also decodes the HTML5 legacy entities that lack a semicolon (``&amp`` -> ``&``);
+    on WMT12 this affects only four onlineF lines of the form ``S&amp\\;P``.
+    """
+    while True:
+        unescaped = html.unescape(text)
+        if unescaped == text:
+            return text
+        text = unescaped
+
+
+def load_texts(
+    reference: str | Path, systems: Mapping[str, str | Path], *, unescape: bool
+) -> tuple[list[str], dict[str, list[str]]]:
+    """Load a reference and the named system outputs, validated to be parallel.
+
+    Args:
+        reference: the reference file (one segment per line).
+        systems: system name -> output file, in the order the caller wants the systems kept.
+        unescape: apply :func:`unescape_html` to every line. It is applied to the reference as well as to the
+            system outputs so that both sides of every comparison are in the same (unescaped) form; a
+            reference with no entities, as in WMT12, is unchanged by it.
+
+    Returns:
+        ``(reference_lines, {system name: output lines})`` with the systems in the mapping's order.
+
+    Raises:
+        InputError: a file is missing or not UTF-8, there are no systems, a system name is empty or is
+            repeated after stripping whitespace, or a system output's line count differs from the
+            reference's (the message names the file and both counts). Nothing is returned on error.
+    """
+    if not systems:
+        raise InputError("no system outputs given", reference)
+    seen: dict[str, str] = {}
+    for name, path in systems.items():
+        stripped = name.strip()
+        if not stripped:
+            raise InputError(f"empty system name for output file {str(path)!r}", path)
+        if stripped in seen:
+            raise InputError(f"duplicate system name {stripped!r} (also used for {seen[stripped]!r})", path)
+        seen[stripped] = str(path)
+
+    reference_lines = read_lines(reference)
+    outputs: dict[str, list[str]] = {}
+    for name, path in systems.items():
+        lines = read_lines(path)
+        if len(lines) != len(reference_lines):
+            raise InputError(
+                f"system {name!r} has {len(lines)} lines but the reference {str(reference)!r} has "
+                f"{len(reference_lines)}",
+                path,
+            )
+        outputs[name] = lines
+
+    if unescape:
+        reference_lines = [unescape_html(line) for line in reference_lines]
+        outputs = {name: [unescape_html(line) for line in lines] for name, lines in outputs.items()}
+    return reference_lines, outputs

@@ -1,0 +1,110 @@
+"""The interface every metric implements: per-segment sufficient statistics and the score of their sum.
+
+The randomized tests of Graham, Mathur & Baldwin (2014, Sec. 2, Figs. 1-4) recompute a *corpus-level* metric on
+thousands of resampled or shuffled test sets. For BLEU-like metrics that score is not a mean of segment scores,
+so each metric here splits into (Koehn 2004, Sec. 4; sacrebleu's design):
+
+- ``stats(hyps, refs) -> [N, k]``: the additive sufficient statistics of each segment, and
+- ``score(stats[..., k]) -> [...]``: the corpus score of statistics already *summed* over segments,
+  vectorised over any leading batch shape so that a resampled set is one matrix product away.
+
+The contract, tested for every metric: ``score(stats(hyps, refs).sum(0))`` is the metric's corpus score.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mtsig.errors import InputError
+
+
+class Metric(ABC):
+    """A corpus-level MT metric decomposed into additive per-segment statistics.
+
+    Subclasses set ``name``, ``higher_is_better`` and ``stat_names`` (the ``k`` columns), keep every
+    constructor argument in ``self.options`` (so a worker process can rebuild the metric with
+    :func:`mtsig.metrics.get_metric`), and implement :meth:`stats`, :meth:`score` and :meth:`details`.
+    """
+
+    name: ClassVar[str]
+    higher_is_better: ClassVar[bool] = True
+
+    def __init__(self, **options: Any) -> None:
+        self.options: dict[str, Any] = dict(options)
+
+    @property
+    @abstractmethod
+    def stat_names(self) -> tuple[str, ...]:
+        """Names of the ``k`` statistics columns, in order (recorded next to saved statistics)."""
+
+    @abstractmethod
+    def stats(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
+        """Per-segment sufficient statistics, float64 of shape ``[N, k]`` (one reference per segment)."""
+
+    @abstractmethod
+    def score(self, stats: np.ndarray) -> np.ndarray:
+        """Corpus score of summed statistics ``[..., k]``, vectorised over the leading shape ``[...]``."""
+
+    @abstractmethod
+    def details(self) -> str:
+        """Every setting that changes a number (a signature in the spirit of sacrebleu's)."""
+
+    def stats_many(
+        self, systems: Mapping[str, Sequence[str]], refs: Sequence[str], processes: int = 1
+    ) -> np.ndarray:
+        """Statistics of several systems against the same references: ``[S, N, k]`` in mapping order.
+
+        With ``processes > 1`` the systems are spread over a pool of worker processes (``spawn`` start
+        method, safe under threads and on every platform); each worker rebuilds this metric from its name
+        and options, so the result is identical to the sequential one.
+        """
+        check_parallel(systems, refs)
+        names = list(systems)
+        if processes <= 1 or len(names) <= 1:
+            arrays = [self.stats(systems[name], refs) for name in names]
+        else:
+            context = multiprocessing.get_context("spawn")
+            workers = min(processes, len(names))
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                futures = [
+                    pool.submit(_stats_in_worker, self.name, self.options, list(systems[name]), list(refs))
+                    for name in names
+                ]
+                arrays = [future.result() for future in futures]
+        return np.stack(arrays) if arrays else np.zeros((0, len(refs), len(self.stat_names)))
+
+
+def _stats_in_worker(name: str, options: dict[str, Any], hyps: list[str], refs: list[str]) -> np.ndarray:
+    """Rebuild a metric in a worker process and compute one system's statistics."""
+    from mtsig.metrics import get_metric
+
+    return get_metric(name, **options).stats(hyps, refs)
+
+
+def check_parallel(systems: Mapping[str, Sequence[str]], refs: Sequence[str]) -> None:
+    """Raise :class:`InputError` unless every system has exactly one segment per reference segment."""
+    for name, hyps in systems.items():
+        if len(hyps) != len(refs):
+            raise InputError(f"system {name!r} has {len(hyps)} segments but there are {len(refs)} references")
+
+
+def check_pair(hyps: Sequence[str], refs: Sequence[str]) -> None:
+    """Raise :class:`InputError` unless hypotheses and references are parallel lists of strings."""
+    if isinstance(hyps, str) or isinstance(refs, str):
+        raise InputError("hypotheses and references must be sequences of segments, not one string")
+    if len(hyps) != len(refs):
+        raise InputError(f"{len(hyps)} hypotheses but {len(refs)} references")
+
+
+def check_stats_width(stats: np.ndarray, width: int, metric: str) -> np.ndarray:
+    """Return ``stats`` as float64, raising :class:`InputError` if its last axis is not ``width`` long."""
+    array = np.asarray(stats, dtype=np.float64)
+    if array.ndim == 0 or array.shape[-1] != width:
+        raise InputError(f"{metric} statistics must have last axis {width}, got shape {array.shape}")
+    return array

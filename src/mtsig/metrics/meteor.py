@@ -1,0 +1,287 @@
+"""METEOR (Denkowski & Lavie 2014) via the Meteor 1.5 jar shipped in pycocoevalcap, aggregated in Python.
+
+The jar aligns every (hypothesis, reference) pair and prints its sufficient statistics (``-ssOut``); the
+corpus score is then Meteor's own ``MeteorScorer.computeMetrics`` applied to the summed statistics, transcribed
+in :func:`meteor_score`, so ``score(stats.sum(0))`` equals the jar's own "Final score" for the same input.
+Meteor's ``MeteorStats.addStats`` does not add the chunk count of a segment that is matched perfectly
+(all words matched in one chunk); :func:`parse_meteor_statistics` zeroes those chunk counts so that plain
+summation reproduces the jar's aggregation.
+
+Languages (``language`` option, the jar's codes):
+
+- ``en``: the jar's defaults, modules exact, stem, synonym (WordNet) and paraphrase (pycocoevalcap ships
+  ``paraphrase-en.gz``), input normalised and lowercased by the jar (``-norm``);
+- ``es``, ``de``, ``fr``: modules exact and stem only, since pycocoevalcap ships no paraphrase table for
+  them (the jar's default for these languages includes paraphrase) and WordNet synonyms are English-only;
+  ``-norm``;
+- any other code (e.g. Livonian ``liv``): ``-l other`` with exact matching only. The jar's ``-norm`` fails
+  for ``other``, so segments are tokenised with sacrebleu's 13a tokenizer here and only lowercased by the
+  jar (``-lower``).
+
+Parameters (alpha, beta, gamma, delta) and module weights are the jar's defaults for the language and the
+ranking task (read from Meteor 1.5 and checked against the jar by the tests); they are passed to the jar
+explicitly with ``-p``/``-w`` so that the numbers used in Python are the numbers the jar used.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+from mtsig.metrics.base import Metric, check_pair, check_parallel, check_stats_width
+
+METEOR_VERSION = "1.5"
+METEOR_MAX_MODULES = 4  # Meteor's Constants.MAX_MODULES: exact, stem, synonym, paraphrase
+METEOR_STATS_WIDTH = 4 + 4 * METEOR_MAX_MODULES + 3  # 23, Meteor's MeteorStats.STATS_LENGTH
+METEOR_JVM_MEMORY = "-Xmx2G"
+
+
+class JavaNotFoundError(RuntimeError):
+    """METEOR needs a Java runtime (``java`` on PATH) to run the Meteor jar."""
+
+
+@dataclass(frozen=True)
+class MeteorSettings:
+    """What the jar runs with for one language: its language code, modules, weights and parameters."""
+
+    jar_language: str
+    modules: tuple[str, ...]
+    weights: tuple[float, ...]  # one per module, in module order
+    alpha: float
+    beta: float
+    gamma: float
+    delta: float
+    jar_normalises: bool  # True: jar's -norm; False: 13a tokens from sacrebleu and the jar's -lower
+
+
+# Meteor 1.5 Constants.PARAM_RANK / WEIGHT_RANK (the default "rank" task) for the languages it supports,
+# restricted to the modules whose resources pycocoevalcap ships; "other" is Constants.PARAM_I / WEIGHT_I.
+_SETTINGS: dict[str, MeteorSettings] = {
+    "en": MeteorSettings(
+        "en", ("exact", "stem", "synonym", "paraphrase"), (1.0, 0.6, 0.8, 0.6), 0.85, 0.2, 0.6, 0.75, True
+    ),
+    "es": MeteorSettings("es", ("exact", "stem"), (1.0, 0.8), 0.65, 1.3, 0.5, 0.8, True),
+    "de": MeteorSettings("de", ("exact", "stem"), (1.0, 0.8), 0.95, 1.0, 0.55, 0.55, True),
+    "fr": MeteorSettings("fr", ("exact", "stem"), (1.0, 0.2), 0.9, 1.4, 0.6, 0.65, True),
+}
+_OTHER = MeteorSettings("other", ("exact",), (1.0,), 0.75, 1.4, 0.7, 0.5, False)
+
+
+def meteor_settings(language: str) -> MeteorSettings:
+    """The jar settings for a target-language code; unknown codes get the language-independent ``other``."""
+    return _SETTINGS.get(language.lower(), _OTHER)
+
+
+def meteor_jar() -> Path:
+    """Path of ``meteor-1.5.jar`` inside the installed pycocoevalcap package."""
+    jar = Path(str(resources.files("pycocoevalcap") / "meteor" / "meteor-1.5.jar"))
+    if not jar.is_file():
+        raise FileNotFoundError(f"the Meteor 1.5 jar is missing from pycocoevalcap (expected {jar})")
+    return jar
+
+
+def java_executable() -> str:
+    """The ``java`` executable on PATH, or :class:`JavaNotFoundError` saying what is missing."""
+    java = shutil.which("java")
+    if java is None:
+        raise JavaNotFoundError(
+            "METEOR needs Java: no `java` executable was found on PATH (install a Java runtime, 8 or newer, "
+            "to run the Meteor 1.5 jar)"
+        )
+    return java
+
+
+def meteor_command(
+    java: str, jar: Path, hyp_file: Path, ref_file: Path, settings: MeteorSettings
+) -> list[str]:
+    """The jar's command line for sufficient-statistics output of plain-text files."""
+    command = [
+        java,
+        METEOR_JVM_MEMORY,
+        "-Duser.language=en",  # Java's toLowerCase is locale-dependent (e.g. Turkish dotless i)
+        "-Duser.country=US",
+        "-jar",
+        str(jar),
+        str(hyp_file),
+        str(ref_file),
+        "-l",
+        settings.jar_language,
+        "-m",
+        " ".join(settings.modules),
+        "-w",
+        " ".join(str(w) for w in settings.weights),
+        "-p",
+        f"{settings.alpha} {settings.beta} {settings.gamma} {settings.delta}",
+        "-ssOut",
+    ]
+    command.append("-norm" if settings.jar_normalises else "-lower")
+    return command
+
+
+def parse_meteor_statistics(lines: Sequence[str]) -> np.ndarray:
+    """Parse the jar's ``-ssOut`` lines into ``[N, 23]`` and zero the chunks of perfectly matched segments.
+
+    Columns (Meteor's ``MeteorStats.toString``): test length, reference length, test function words,
+    reference function words, then per module (exact, stem, synonym, paraphrase) test content matches,
+    reference content matches, test function matches, reference function matches, then chunks, test word
+    matches, reference word matches. ``MeteorStats.addStats`` skips the chunks of a segment whose every test
+    and reference word is matched in exactly one chunk; zeroing them here makes plain sums equal the jar's.
+    """
+    stats = np.array([[float(field) for field in line.split()] for line in lines], dtype=np.float64)
+    stats = stats.reshape(len(lines), -1) if len(lines) else np.zeros((0, METEOR_STATS_WIDTH))
+    if stats.shape[1] != METEOR_STATS_WIDTH:
+        raise RuntimeError(
+            f"Meteor printed {stats.shape[1]} statistics per segment, expected {METEOR_STATS_WIDTH}"
+        )
+    test_matches, ref_matches = _total_matches(stats)
+    perfect = (test_matches == stats[:, 0]) & (ref_matches == stats[:, 1]) & (stats[:, 20] == 1)
+    stats[perfect, 20] = 0.0
+    return stats
+
+
+def _total_matches(stats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unweighted test and reference matches over all modules (Meteor's testTotalMatches, ...)."""
+    modules = stats[..., 4 : 4 + 4 * METEOR_MAX_MODULES].reshape(*stats.shape[:-1], METEOR_MAX_MODULES, 4)
+    test = modules[..., 0] + modules[..., 2]
+    ref = modules[..., 1] + modules[..., 3]
+    return test.sum(axis=-1), ref.sum(axis=-1)
+
+
+def meteor_score(stats: np.ndarray, settings: MeteorSettings) -> np.ndarray:
+    """Meteor's ``MeteorScorer.computeMetrics`` on summed statistics ``[..., 23]``, vectorised (0-1 scale).
+
+    ``P`` and ``R`` are module-weighted matches over lengths, content words weighted by delta and function
+    words by 1 - delta; ``Fmean = 1 / ((1 - alpha)/P + alpha/R)``; fragmentation ``chunks / mean matched
+    words`` (0 if everything is matched in one chunk); score ``Fmean * (1 - gamma * frag^beta)``, clipped
+    at 0, and 0 where it is undefined (empty input), as in the jar. Operations follow the jar's order.
+    """
+    stats = check_stats_width(stats, METEOR_STATS_WIDTH, "METEOR")
+    alpha, beta, gamma, delta = settings.alpha, settings.beta, settings.gamma, settings.delta
+    test_len, ref_len, test_function, ref_function = (stats[..., i] for i in range(4))
+    test_weighted_len = (delta * (test_len - test_function)) + ((1.0 - delta) * test_function)
+    ref_weighted_len = (delta * (ref_len - ref_function)) + ((1.0 - delta) * ref_function)
+    test_weighted = np.zeros(stats.shape[:-1])
+    ref_weighted = np.zeros(stats.shape[:-1])
+    for i, weight in enumerate(settings.weights):
+        test_weighted = test_weighted + stats[..., 4 + 4 * i] * weight * delta
+    for i, weight in enumerate(settings.weights):
+        ref_weighted = ref_weighted + stats[..., 5 + 4 * i] * weight * delta
+    for i, weight in enumerate(settings.weights):
+        test_weighted = test_weighted + stats[..., 6 + 4 * i] * weight * (1.0 - delta)
+    for i, weight in enumerate(settings.weights):
+        ref_weighted = ref_weighted + stats[..., 7 + 4 * i] * weight * (1.0 - delta)
+    chunks, test_words, ref_words = stats[..., 20], stats[..., 21], stats[..., 22]
+    test_matches, ref_matches = _total_matches(stats)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = test_weighted / test_weighted_len
+        recall = ref_weighted / ref_weighted_len
+        f_mean = 1.0 / (((1.0 - alpha) / precision) + (alpha / recall))
+        perfect = (test_matches == test_len) & (ref_matches == ref_len) & (chunks == 1)
+        frag = np.where(perfect, 0.0, chunks / ((test_words + ref_words) / 2))
+        score = f_mean * (1.0 - gamma * np.power(frag, beta))
+    return np.where(np.isnan(score), 0.0, np.maximum(score, 0.0))
+
+
+def _jar_line(segment: str) -> str:
+    """A segment as one line for the jar: Java's readLine would also split at a carriage return."""
+    return segment.replace("\r", " ").replace("\n", " ")
+
+
+class METEOR(Metric):
+    """METEOR 1.5 through the jar (module docstring); 0-1 scale, higher is better.
+
+    Statistics per segment (``k = 23``): Meteor's own sufficient statistics, chunk counts of perfectly
+    matched segments zeroed. Options: ``language="en"`` (target language, jar code; unknown codes use the
+    language-independent mode). :meth:`stats_many` runs one JVM over all systems.
+    """
+
+    name = "meteor"
+    higher_is_better = True
+
+    def __init__(self, language: str = "en") -> None:
+        super().__init__(language=language)
+        self.settings = meteor_settings(language)
+        self._tokenizer = Tokenizer13a()
+
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        per_module = [
+            f"{module}_{kind}"
+            for module in ("exact", "stem", "synonym", "paraphrase")
+            for kind in ("test_content", "ref_content", "test_function", "ref_function")
+        ]
+        return ("test_len", "ref_len", "test_function_words", "ref_function_words", *per_module, "chunks",
+                "test_word_matches", "ref_word_matches")  # fmt: skip
+
+    def _prepare(self, segment: str) -> str:
+        """Tokenise with 13a where the jar cannot normalise (language ``other``); always one line."""
+        if not self.settings.jar_normalises:
+            segment = self._tokenizer(segment.rstrip())
+        return _jar_line(segment)
+
+    def stats(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
+        """Per-segment Meteor statistics ``[N, 23]`` (one JVM)."""
+        check_pair(hyps, refs)
+        return self.stats_many({"system": hyps}, refs)[0]
+
+    def stats_many(
+        self, systems: Mapping[str, Sequence[str]], refs: Sequence[str], processes: int = 1
+    ) -> np.ndarray:
+        """Statistics ``[S, N, 23]`` for all systems from ONE JVM (the jar's start-up, loading the paraphrase
+        table, costs seconds): the systems' outputs are concatenated against the reference repeated S times.
+        ``processes`` is accepted for the common interface and not used.
+
+        Raises:
+            JavaNotFoundError: ``java`` is not on PATH (checked before anything runs).
+            RuntimeError: the jar failed or printed an unexpected number of lines.
+        """
+        java = java_executable()
+        jar = meteor_jar()
+        check_parallel(systems, refs)
+        names = list(systems)
+        n_segments = len(refs)
+        if not names or n_segments == 0:
+            return np.zeros((len(names), n_segments, METEOR_STATS_WIDTH))
+        prepared_refs = [self._prepare(ref) for ref in refs]
+        with tempfile.TemporaryDirectory(prefix="mtsig-meteor-") as workdir:
+            hyp_file, ref_file = Path(workdir) / "hyp.txt", Path(workdir) / "ref.txt"
+            with hyp_file.open("w", encoding="utf-8", newline="\n") as hyp_out:
+                for name in names:
+                    hyp_out.writelines(self._prepare(hyp) + "\n" for hyp in systems[name])
+            with ref_file.open("w", encoding="utf-8", newline="\n") as ref_out:
+                for _ in names:
+                    ref_out.writelines(ref + "\n" for ref in prepared_refs)
+            command = meteor_command(java, jar, hyp_file, ref_file, self.settings)
+            completed = subprocess.run(command, capture_output=True, text=True, encoding="utf-8", cwd=workdir)
+        if completed.returncode != 0:
+            raise RuntimeError(
+                f"Meteor failed (exit {completed.returncode}): {' '.join(command)}\n{completed.stderr[-2000:]}"
+            )
+        lines = [line for line in completed.stdout.splitlines() if line.strip()]
+        if len(lines) != len(names) * n_segments:
+            raise RuntimeError(
+                f"Meteor printed {len(lines)} statistics lines for {len(names) * n_segments} segments\n"
+                f"{completed.stderr[-2000:]}"
+            )
+        return parse_meteor_statistics(lines).reshape(len(names), n_segments, METEOR_STATS_WIDTH)
+
+    def score(self, stats: np.ndarray) -> np.ndarray:
+        """Corpus METEOR (0-1) of summed statistics: :func:`meteor_score` with this language's settings."""
+        return meteor_score(stats, self.settings)
+
+    def details(self) -> str:
+        s = self.settings
+        norm = "jar-norm" if s.jar_normalises else "13a+lower"
+        return (
+            f"METEOR|version:{METEOR_VERSION}|lang:{s.jar_language}|modules:{'+'.join(s.modules)}|"
+            f"weights:{' '.join(str(w) for w in s.weights)}|params:{s.alpha} {s.beta} {s.gamma} {s.delta}|"
+            f"task:rank|norm:{norm}|nrefs:1"
+        )

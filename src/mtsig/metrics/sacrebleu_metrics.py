@@ -1,0 +1,278 @@
+"""BLEU, chrF and TER from sacrebleu 2.6.0's own per-segment statistics, scored by vectorised transcriptions.
+
+The statistics come from sacrebleu's (private, hence the pinned version) ``_extract_corpus_statistics``, so
+tokenisation, n-gram matching and TER's shift search are sacrebleu's own. The ``score`` methods transcribe
+sacrebleu's ``compute_bleu``, ``CHRF._compute_f_score`` and ``TER._compute_score_from_stats`` operation by
+operation in NumPy, on sacrebleu's 0-100 scale:
+
+- chrF and TER use only ``+ - * /`` in sacrebleu's order, so ``score(stats.sum(0))`` equals sacrebleu's
+  ``corpus_score`` bit for bit (the summed statistics are integers, exact in float64).
+- BLEU needs ``log`` and ``exp``. NumPy's SIMD ``np.log``/``np.exp`` may differ from the C library's
+  ``math.log``/``math.exp`` in the last unit in the last place, so BLEU agrees with sacrebleu to about
+  1e-15 relative, not always bit for bit. Within mtsig every score goes through the same NumPy functions,
+  whose result for an element does not depend on the array's shape, so resampled and observed statistics
+  are always scored identically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from sacrebleu.metrics.bleu import BLEU as SacreBLEU
+from sacrebleu.metrics.chrf import CHRF as SacreCHRF
+from sacrebleu.metrics.ter import TER as SacreTER
+
+from mtsig.errors import InputError
+from mtsig.metrics.base import Metric, check_pair, check_stats_width
+
+# sacrebleu's floor for log(0) (sacrebleu.utils.my_log): a zero precision makes BLEU exactly 0.
+_SACREBLEU_LOG_ZERO = -9999999999.0
+
+
+def _sacrebleu_statistics(metric: Any, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
+    """Per-segment statistics from a sacrebleu metric object against a single reference stream."""
+    check_pair(hyps, refs)
+    rows = metric._extract_corpus_statistics(list(hyps), [list(refs)])
+    width = len(rows[0]) if rows else 0
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), width)
+
+
+def _signature(metric: Any) -> str:
+    """sacrebleu's signature string for a single-reference run (``nrefs:1|...|version:2.6.0``)."""
+    return metric._SIGNATURE_TYPE({**vars(metric), "num_refs": 1}).format()
+
+
+class BLEU(Metric):
+    """BLEU (Papineni et al. 2002) exactly as sacrebleu computes it; the paper's first metric (Sec. 5, Table 2).
+
+    Statistics per segment (``k = 2 + 2 * max_ngram_order``): hypothesis length, reference length, the
+    clipped n-gram matches for n = 1..4, and the hypothesis n-gram counts for n = 1..4 (sacrebleu's order).
+
+    Options (sacrebleu's names and defaults): ``lowercase=False``, ``tokenize="13a"``,
+    ``smooth_method="exp"`` (mteval-v13a's smoothing; ``"none"`` and ``"floor"`` are also supported),
+    ``smooth_value=None``, ``max_ngram_order=4``. Effective order is off, as for corpus-level BLEU.
+    """
+
+    name = "bleu"
+    higher_is_better = True
+    _SMOOTHINGS = ("exp", "none", "floor")
+
+    def __init__(
+        self,
+        lowercase: bool = False,
+        tokenize: str = "13a",
+        smooth_method: str = "exp",
+        smooth_value: float | None = None,
+        max_ngram_order: int = 4,
+    ) -> None:
+        super().__init__(
+            lowercase=lowercase,
+            tokenize=tokenize,
+            smooth_method=smooth_method,
+            smooth_value=smooth_value,
+            max_ngram_order=max_ngram_order,
+        )
+        if smooth_method not in self._SMOOTHINGS:
+            raise InputError(
+                f"BLEU smooth_method must be one of {', '.join(self._SMOOTHINGS)}, got {smooth_method!r}"
+            )
+        self._sacrebleu = SacreBLEU(
+            lowercase=lowercase,
+            tokenize=tokenize,
+            smooth_method=smooth_method,
+            smooth_value=smooth_value,
+            max_ngram_order=max_ngram_order,
+            force=True,  # the warning about tokenised input is irrelevant to the statistics
+        )
+        self.max_ngram_order = max_ngram_order
+        default_floor = SacreBLEU.SMOOTH_DEFAULTS["floor"]
+        self._floor_value = default_floor if smooth_value is None else smooth_value
+
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        orders = range(1, self.max_ngram_order + 1)
+        return ("hyp_len", "ref_len", *(f"match_{n}" for n in orders), *(f"hyp_{n}grams" for n in orders))
+
+    def stats(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
+        """sacrebleu's per-segment BLEU statistics, ``[N, 2 + 2 * max_ngram_order]``."""
+        return _sacrebleu_statistics(self._sacrebleu, hyps, refs)
+
+    def score(self, stats: np.ndarray) -> np.ndarray:
+        """Corpus BLEU (0-100) of summed statistics: sacrebleu's ``BLEU.compute_bleu``, vectorised.
+
+        Brevity penalty ``exp(1 - r/c)`` if ``c < r`` (0 if ``c == 0``); precision ``100 m_n / t_n``; a zero
+        match count is smoothed (``exp``: ``100 / (2^k t_n)`` for the k-th zero, as mteval-v13a); a zero
+        n-gram count ``t_n`` or no match at all gives BLEU 0, as in sacrebleu.
+        """
+        order = self.max_ngram_order
+        stats = check_stats_width(stats, 2 + 2 * order, "BLEU")
+        sys_len, ref_len = stats[..., 0], stats[..., 1]
+        correct = stats[..., 2 : 2 + order]
+        total = stats[..., 2 + order : 2 + 2 * order]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            brevity = np.where(
+                sys_len >= ref_len, 1.0, np.where(sys_len > 0, np.exp(1.0 - ref_len / sys_len), 0.0)
+            )
+            log_sum = np.zeros(sys_len.shape)
+            smooth = np.ones(sys_len.shape)
+            # sacrebleu stops at the first order with no hypothesis n-grams; later precisions stay 0.
+            alive = np.ones(sys_len.shape, dtype=bool)
+            for n in range(order):
+                alive &= total[..., n] != 0
+                zero_match = correct[..., n] == 0
+                if self.options["smooth_method"] == "exp":
+                    smooth = np.where(alive & zero_match, smooth * 2.0, smooth)
+                    smoothed = 100.0 / (smooth * total[..., n])
+                elif self.options["smooth_method"] == "floor":
+                    smoothed = 100.0 * self._floor_value / total[..., n]
+                else:
+                    smoothed = np.zeros(sys_len.shape)
+                precision = np.where(zero_match, smoothed, 100.0 * correct[..., n] / total[..., n])
+                precision = np.where(alive, precision, 0.0)
+                log_sum = log_sum + np.where(precision > 0, np.log(precision), _SACREBLEU_LOG_ZERO)
+            bleu = brevity * np.exp(log_sum / order)
+        return np.where(np.any(correct != 0, axis=-1), bleu, 0.0)
+
+    def details(self) -> str:
+        return f"BLEU|{_signature(self._sacrebleu)}"
+
+
+class CHRF(Metric):
+    """chrF (Popović 2015) exactly as sacrebleu computes it (character 6-grams, beta 2, whitespace ignored).
+
+    Statistics per segment (``k = 3 * (char_order + word_order)``): for each n-gram order, the hypothesis
+    n-gram count, the reference n-gram count and the clipped matches (sacrebleu's order). Options are
+    sacrebleu's: ``char_order=6``, ``word_order=0`` (2 gives chrF++), ``beta=2``, ``lowercase=False``,
+    ``whitespace=False``, ``eps_smoothing=False``.
+    """
+
+    name = "chrf"
+    higher_is_better = True
+
+    def __init__(
+        self,
+        char_order: int = 6,
+        word_order: int = 0,
+        beta: int = 2,
+        lowercase: bool = False,
+        whitespace: bool = False,
+        eps_smoothing: bool = False,
+    ) -> None:
+        super().__init__(
+            char_order=char_order,
+            word_order=word_order,
+            beta=beta,
+            lowercase=lowercase,
+            whitespace=whitespace,
+            eps_smoothing=eps_smoothing,
+        )
+        self._sacrebleu = SacreCHRF(
+            char_order=char_order,
+            word_order=word_order,
+            beta=beta,
+            lowercase=lowercase,
+            whitespace=whitespace,
+            eps_smoothing=eps_smoothing,
+        )
+        self.order = char_order + word_order
+
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        names = [f"char{n}" for n in range(1, self.options["char_order"] + 1)]
+        names += [f"word{n}" for n in range(1, self.options["word_order"] + 1)]
+        return tuple(f"{kind}_{gram}" for gram in names for kind in ("hyp", "ref", "match"))
+
+    def stats(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
+        """sacrebleu's per-segment chrF statistics, ``[N, 3 * (char_order + word_order)]``."""
+        return _sacrebleu_statistics(self._sacrebleu, hyps, refs)
+
+    def score(self, stats: np.ndarray) -> np.ndarray:
+        """Corpus chrF (0-100) of summed statistics: sacrebleu's ``CHRF._compute_f_score``, vectorised.
+
+        Default (effective-order) mode: precision and recall are averaged over the orders where both the
+        hypothesis and the reference have n-grams, then ``F_beta = (1 + b^2) P R / (b^2 P + R)``. With
+        ``eps_smoothing`` the per-order F scores are averaged instead, with 1e-16 for empty orders.
+        """
+        stats = check_stats_width(stats, 3 * self.order, "chrF")
+        factor = float(self.options["beta"] ** 2)
+        eps = 1e-16
+        shape = stats.shape[:-1]
+        avg_prec, avg_rec = np.zeros(shape), np.zeros(shape)
+        effective_order = np.zeros(shape)
+        eps_score = np.zeros(shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for i in range(self.order):
+                n_hyp, n_ref, n_match = stats[..., 3 * i], stats[..., 3 * i + 1], stats[..., 3 * i + 2]
+                prec = np.where(n_hyp > 0, n_match / n_hyp, eps)
+                rec = np.where(n_ref > 0, n_match / n_ref, eps)
+                denom = factor * prec + rec
+                eps_score = eps_score + np.where(denom > 0, (1 + factor) * prec * rec / denom, eps)
+                both = (n_hyp > 0) & (n_ref > 0)
+                avg_prec = avg_prec + np.where(both, prec, 0.0)
+                avg_rec = avg_rec + np.where(both, rec, 0.0)
+                effective_order = effective_order + both
+            if self.options["eps_smoothing"]:
+                return 100 * eps_score / self.order
+            avg_prec = np.where(effective_order > 0, avg_prec / effective_order, 0.0)
+            avg_rec = np.where(effective_order > 0, avg_rec / effective_order, 0.0)
+            f_score = (1 + factor) * avg_prec * avg_rec
+            f_score = f_score / ((factor * avg_prec) + avg_rec)
+        return np.where(avg_prec + avg_rec != 0, 100 * f_score, 0.0)
+
+    def details(self) -> str:
+        return f"chrF{self.options['beta']}|{_signature(self._sacrebleu)}"
+
+
+class TER(Metric):
+    """TER (Snover et al. 2006), sacrebleu's Tercom reimplementation; lower is better.
+
+    Statistics per segment (``k = 2``): the number of edits (shifts included) and the reference length.
+    Options are sacrebleu's: ``normalized=False``, ``no_punct=False``, ``asian_support=False``,
+    ``case_sensitive=False`` (Tercom's default lowercases). sacrebleu's TER is pure Python (about 10 s per
+    3000-segment system), so use ``stats_many(..., processes=n)`` to spread systems over processes.
+    """
+
+    name = "ter"
+    higher_is_better: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        normalized: bool = False,
+        no_punct: bool = False,
+        asian_support: bool = False,
+        case_sensitive: bool = False,
+    ) -> None:
+        super().__init__(
+            normalized=normalized,
+            no_punct=no_punct,
+            asian_support=asian_support,
+            case_sensitive=case_sensitive,
+        )
+        self._sacrebleu = SacreTER(
+            normalized=normalized,
+            no_punct=no_punct,
+            asian_support=asian_support,
+            case_sensitive=case_sensitive,
+        )
+
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        return ("edits", "ref_len")
+
+    def stats(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
+        """sacrebleu's per-segment TER statistics, ``[N, 2]``."""
+        return _sacrebleu_statistics(self._sacrebleu, hyps, refs)
+
+    def score(self, stats: np.ndarray) -> np.ndarray:
+        """Corpus TER (0-100, lower is better) = 100 * edits / reference words; sacrebleu's conventions for
+        an empty reference (100 if there are edits, else 0)."""
+        stats = check_stats_width(stats, 2, "TER")
+        edits, ref_len = stats[..., 0], stats[..., 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = np.where(ref_len > 0, edits / ref_len, np.where(edits > 0, 1.0, 0.0))
+        return 100 * rate
+
+    def details(self) -> str:
+        return f"TER|{_signature(self._sacrebleu)}"

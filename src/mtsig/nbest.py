@@ -1,0 +1,682 @@
+"""Evaluation of MT n-best lists (Bremerman, Khayrallah, Oard & Post 2020, "On the Evaluation of MT n-best Lists").
+
+The paper asks three questions of an n-best list and answers each with a measure, all implemented here:
+
+1. Head-weighted precision (Sec. 3): uninterpolated average precision of the list against the set of valid
+   translations (eq. 1), averaged over prompts (MAP); and the ablation of incomplete gold (Sec. 3.2, Fig. 1):
+   drop the least frequent valid translations and correlate the ablated MAP system ranking with the full one.
+   STAPLE's own weighted macro F1 (Sec. 3.3, Fig. 2) is computed next to it.
+2. Preference correlation (Sec. 4, Fig. 3): Spearman's rho and Pearson's r (log space) between a system's model
+   scores for its translations and the gold learner frequencies.
+3. Unweighted partial match (Sec. 5, Figs. 4-5): x-best y-reference BLEU over a pseudo-corpus.
+
+System rankings are compared with Spearman's rho and with Pearson Rank (Gao, Bagdouri & Oard 2016).
+
+Matching. A hypothesis is valid when its normalised form is a normalised gold translation. The normalisation is
+the official STAPLE scorer's (duolingo-sharedtask-2020, ``utils.read_transfile``): strip, lowercase, delete
+ASCII punctuation (``string.punctuation``). When two gold translations normalise to the same string, the
+official reader keeps the weight of the later line (a dict overwrite); we do the same so that our weighted F1
+equals the official scorer's (7 of the 500 en-pt dev prompts are affected).
+
+Real n-best lists of STAPLE systems are not public, so :func:`run_nbest_experiment` evaluates a family of
+*simulated* systems generated from the gold (:func:`simulate_system`) plus the organisers' real AWS 1-best
+baseline and any user-supplied system files.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import string
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sacrebleu.metrics.bleu import BLEU
+from sacrebleu.metrics.helpers import extract_all_word_ngrams
+from scipy.stats import rankdata
+
+from mtsig.errors import InputError
+from mtsig.io.staple import GoldPrompt, NBestList, read_staple_gold, read_system_file
+from mtsig.seeding import rng_for
+
+_PUNCTUATION_TABLE = str.maketrans(dict.fromkeys(string.punctuation))
+
+ALL = "all"
+"""Grid label for "every hypothesis" (x) or "every reference" (y)."""
+
+Depth = int | str  # a positive int or ALL
+
+
+# --------------------------------------------------------------------------------------------------- matching
+
+
+def normalize_staple(text: str) -> str:
+    """The official STAPLE matching form: strip, lowercase, delete ASCII punctuation (``utils.read_transfile``)."""
+    return text.strip().lower().translate(_PUNCTUATION_TABLE)
+
+
+def gold_weights(prompt: GoldPrompt) -> dict[str, float]:
+    """Normalised translation -> weight; on normalisation collisions the later line wins, as in the official reader."""
+    return {normalize_staple(t): w for t, w in zip(prompt.translations, prompt.weights, strict=True)}
+
+
+def normalized_lists(system: Mapping[str, NBestList]) -> dict[str, list[str]]:
+    """Each prompt's ranked hypotheses in normalised form (order kept, repeats kept)."""
+    return {prompt_id: [normalize_staple(t) for t in nbest.texts] for prompt_id, nbest in system.items()}
+
+
+# ------------------------------------------------------------------------------------------- Q1: MAP and F1
+
+
+def average_precision(ranked: Sequence[str], valid: Collection[str]) -> float:
+    """Uninterpolated average precision, Bremerman et al. (2020) eq. 1: ``AP = (1/N) sum_i (T_i / i) s_i``.
+
+    ``N`` is the number of valid items, ``s_i`` is 1 when the item at rank ``i`` is valid and ``T_i`` the number
+    of valid items at or above rank ``i``. A valid item repeated in the list counts only at its first rank (a
+    repeat adds no new valid translation; this also keeps AP <= 1), so later copies are scored as invalid.
+    """
+    if len(valid) == 0:
+        raise ValueError("average precision needs at least one valid item")
+    found: set[str] = set()
+    precision_sum = 0.0
+    for rank, item in enumerate(ranked, start=1):
+        if item in valid and item not in found:
+            found.add(item)
+            precision_sum += len(found) / rank
+    return precision_sum / len(valid)
+
+
+def mean_average_precision(
+    system_lists: Mapping[str, Sequence[str]], valid_sets: Mapping[str, Collection[str]]
+) -> float:
+    """MAP over the gold prompts (Sec. 3.1): the mean of :func:`average_precision` over every prompt in
+    ``valid_sets``. A prompt the system did not translate scores AP 0 (as ``trec_eval -c``); lists are expected
+    in normalised form (:func:`normalized_lists`)."""
+    return float(
+        np.mean([average_precision(system_lists.get(p, ()), valid) for p, valid in valid_sets.items()])
+    )
+
+
+def weighted_f1(predicted: Iterable[str], weights: Mapping[str, float]) -> float:
+    """STAPLE's per-prompt weighted F1 (Mayhew et al. 2020; ``staple_2020_scorer.py``; Bremerman et al. Sec. 3.3).
+
+    The prediction is a set. Precision is unweighted, ``TP / (TP + FP)``; recall is weighted by the gold
+    frequencies, ``WTP / (WTP + WFN)`` (sum of the weights of the found / missed gold translations); F1 is
+    their harmonic mean, and 0 when both are 0, as in the official scorer.
+    """
+    predicted_set = set(predicted)
+    true_positives = predicted_set & weights.keys()
+    precision = len(true_positives) / len(predicted_set) if predicted_set else 0.0
+    total_weight = sum(weights.values())
+    weighted_recall = sum(weights[t] for t in true_positives) / total_weight if total_weight > 0 else 0.0
+    if precision == 0 and weighted_recall == 0:
+        return 0.0
+    return 2 * precision * weighted_recall / (precision + weighted_recall)
+
+
+def weighted_macro_f1(
+    system_lists: Mapping[str, Sequence[str]],
+    weights_by_prompt: Mapping[str, Mapping[str, float]],
+    depth: int | None,
+) -> float:
+    """STAPLE's official measure, weighted macro F1: :func:`weighted_f1` per gold prompt, averaged over prompts.
+
+    Each list is truncated at ``depth`` hypotheses (None: the whole list) before it is read as a set. The paper
+    truncated at a tuned fraction of the top hypothesis' probability; a fixed depth is the choice here because
+    the simulated systems and the 1-best baseline have no comparable probabilities. A prompt the system did not
+    translate scores 0.
+    """
+    scores = []
+    for prompt_id, weights in weights_by_prompt.items():
+        ranked = system_lists.get(prompt_id, ())
+        scores.append(weighted_f1(ranked[:depth] if depth is not None else ranked, weights))
+    return float(np.mean(scores))
+
+
+# ---------------------------------------------------------------------------------- Q2: preference correlation
+
+
+def pearson_r(x: Sequence[float], y: Sequence[float]) -> float:
+    """Pearson's product-moment r; NaN when either input is constant or has fewer than two values."""
+    x_arr, y_arr = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x_arr.size < 2:
+        return math.nan
+    x_dev, y_dev = x_arr - x_arr.mean(), y_arr - y_arr.mean()
+    denominator = math.sqrt(float(x_dev @ x_dev) * float(y_dev @ y_dev))
+    # A relative threshold: deviations of a constant vector are rounding noise, not variance.
+    scale = max(float(np.abs(x_arr).max()), float(np.abs(y_arr).max()), 1.0)
+    if denominator <= 1e-12 * scale**2:
+        return math.nan
+    return float(x_dev @ y_dev) / denominator
+
+
+def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rho: Pearson's r of the average ranks (ties share their mean rank); NaN when undefined."""
+    return pearson_r(rankdata(x), rankdata(y))
+
+
+def preference_correlation(
+    nbest: NBestList, weights: Mapping[str, float], min_matched: int = 3
+) -> tuple[float, float, int]:
+    """Preference correlation of one prompt's list (Sec. 4): (Spearman's rho, Pearson's r, matched count).
+
+    Only hypotheses that are gold translations take part (the paper's footnote 3: "excluding system
+    translations not in the STAPLE references"), each at its first occurrence. Rho correlates the model scores
+    with the gold weights; r correlates the model scores with the log gold weights, the model scores being
+    taken as log-probabilities already ("Pearson's r in log space"). NaN for an unscored list, for fewer than
+    ``min_matched`` matched translations (a correlation of two points is always +-1), or for constant input.
+    """
+    if nbest.scores is None:
+        return math.nan, math.nan, 0
+    model_scores: list[float] = []
+    gold_frequencies: list[float] = []
+    seen: set[str] = set()
+    for text, score in zip(nbest.texts, nbest.scores, strict=True):
+        key = normalize_staple(text)
+        if key in weights and key not in seen:
+            seen.add(key)
+            model_scores.append(score)
+            gold_frequencies.append(weights[key])
+    if len(model_scores) < min_matched:
+        return math.nan, math.nan, len(model_scores)
+    rho = spearman_rho(model_scores, gold_frequencies)
+    r = pearson_r(model_scores, np.log(gold_frequencies))
+    return rho, r, len(model_scores)
+
+
+def system_preference_correlation(
+    system: Mapping[str, NBestList],
+    weights_by_prompt: Mapping[str, Mapping[str, float]],
+    min_matched: int = 3,
+) -> tuple[float, float, int]:
+    """A system's preference correlation: the mean over prompts of :func:`preference_correlation`.
+
+    The paper does not say whether it pools translations over prompts or averages per prompt; model scores and
+    gold weights are both per-prompt quantities (weights sum to one per prompt), so we correlate within each
+    prompt and average over the prompts where the correlation is defined. Returns (mean rho, mean r, number
+    of prompts averaged); NaNs and 0 when no prompt qualifies (e.g. a 1-best or unscored system).
+    """
+    rhos, rs = [], []
+    for prompt_id, weights in weights_by_prompt.items():
+        if prompt_id in system:
+            rho, r, _ = preference_correlation(system[prompt_id], weights, min_matched)
+            if not (math.isnan(rho) or math.isnan(r)):
+                rhos.append(rho)
+                rs.append(r)
+    if not rhos:
+        return math.nan, math.nan, 0
+    return float(np.mean(rhos)), float(np.mean(rs)), len(rhos)
+
+
+# ------------------------------------------------------------------------------- comparing system rankings
+
+
+def pearson_rank(reference: Sequence[float], other: Sequence[float]) -> float:
+    """Pearson Rank (Gao, Bagdouri & Oard 2016, "Pearson Rank: a head-weighted gap-sensitive score-based
+    correlation coefficient", SIGIR 2016, pp. 941-944), as used by Bremerman et al. (2020) Sec. 3.2 / Fig. 1.
+
+    The published formula could not be retrieved for this implementation; this is the definition reconstructed
+    from the paper's description (a head-weighted, gap-sensitive, score-based coefficient built like Yilmaz et
+    al.'s AP correlation): order the items by ``reference`` (best first; ties by input order), compute Pearson's
+    r between the two score vectors restricted to the top ``i`` items for every cut-off ``i = 2..n``, and
+    average::
+
+        PR = 1/(n-1) * sum_{i=2..n} r(reference[top i], other[top i])
+
+    The top items enter every prefix, so disagreements among them weigh most (head-weighted); each prefix is a
+    Pearson r on the scores, so large score gaps matter more than small ones (gap-sensitive). The full-list term
+    is ordinary Pearson's r, and PR = 1 when ``other`` is a positive linear function of ``reference``.
+    Prefixes whose r is undefined (a constant vector, e.g. tied top scores) are left out of the average; NaN if
+    none is defined.
+    """
+    ref = np.asarray(reference, dtype=float)
+    oth = np.asarray(other, dtype=float)
+    if ref.shape != oth.shape or ref.ndim != 1:
+        raise ValueError("pearson_rank needs two score vectors of equal length")
+    order = np.argsort(-ref, kind="stable")
+    ref, oth = ref[order], oth[order]
+    prefix_rs = [pearson_r(ref[:i], oth[:i]) for i in range(2, ref.size + 1)]
+    defined = [r for r in prefix_rs if not math.isnan(r)]
+    return float(np.mean(defined)) if defined else math.nan
+
+
+# ------------------------------------------------------------------------------------ ablation (Sec. 3.2)
+
+
+def ablate_gold(gold: Mapping[str, GoldPrompt], kept_fraction: float) -> dict[str, frozenset[str]]:
+    """The valid sets after removing each prompt's least frequent translations (Sec. 3.2, after Zobel 1998).
+
+    Per prompt, translations are ordered by weight (descending) and the first ``ceil(kept_fraction * n)`` are
+    kept, at least one (the most frequent). Ties in weight are broken by file order (the released files list
+    translations by decreasing weight), so the kept count is exact even inside the long runs of equal low
+    weights; keeping whole tie groups instead would make the smaller fractions meaningless. Returned in
+    normalised form.
+    """
+    if not 0 < kept_fraction <= 1:
+        raise ValueError(f"kept_fraction must be in (0, 1], got {kept_fraction}")
+    valid_sets = {}
+    for prompt_id, prompt in gold.items():
+        order = sorted(range(len(prompt.weights)), key=lambda i: -prompt.weights[i])  # stable: file order
+        # The epsilon keeps exact products such as 0.3 * 10 from rounding up to 4.
+        kept = max(1, math.ceil(kept_fraction * len(order) - 1e-9))
+        valid_sets[prompt_id] = frozenset(normalize_staple(prompt.translations[i]) for i in order[:kept])
+    return valid_sets
+
+
+def ablation_study(
+    lists_by_system: Mapping[str, Mapping[str, Sequence[str]]],
+    gold: Mapping[str, GoldPrompt],
+    kept_fractions: Sequence[float],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fig. 1: correlation of each ablated-gold MAP system ranking with the full-gold MAP ranking.
+
+    Returns (correlations with columns kept_fraction, valid_translations, spearman, pearson_rank; and the
+    long table system, kept_fraction, map). Pearson Rank takes the full-gold MAP as its reference ordering.
+    """
+    systems = list(lists_by_system)
+    full_valid = ablate_gold(gold, 1.0)
+    full_map = np.array([mean_average_precision(lists_by_system[s], full_valid) for s in systems])
+    rows, map_rows = [], []
+    for fraction in sorted(kept_fractions):
+        valid = full_valid if fraction == 1.0 else ablate_gold(gold, fraction)
+        ablated_map = np.array([mean_average_precision(lists_by_system[s], valid) for s in systems])
+        rows.append(
+            {
+                "kept_fraction": fraction,
+                "valid_translations": sum(len(v) for v in valid.values()),
+                "spearman": spearman_rho(full_map, ablated_map),
+                "pearson_rank": pearson_rank(full_map, ablated_map),
+            }
+        )
+        map_rows += [
+            {"system": s, "kept_fraction": fraction, "map": m}
+            for s, m in zip(systems, ablated_map, strict=True)
+        ]
+    return pd.DataFrame(rows), pd.DataFrame(map_rows)
+
+
+# ------------------------------------------------------------------------- Q3: x-best y-reference BLEU
+
+
+def top_references(prompt: GoldPrompt, count: Depth) -> list[str]:
+    """The ``count`` most frequent gold translations (ALL: every one), ties broken by file order."""
+    order = sorted(range(len(prompt.weights)), key=lambda i: -prompt.weights[i])
+    if count != ALL:
+        order = order[: int(count)]
+    return [prompt.translations[i] for i in order]
+
+
+def pseudo_corpus(
+    system: Mapping[str, NBestList], gold: Mapping[str, GoldPrompt], depth: Depth, references: Depth
+) -> tuple[list[str], list[list[str]]]:
+    """The x-best y-reference pseudo-corpus of Sec. 5: (hypothesis lines, per-line reference lists).
+
+    Prompts are taken in gold order. Each of the top ``depth`` hypotheses of a prompt (fewer if the list is
+    shorter; ALL: the whole list) becomes its own corpus line, paired with the same ``references`` most frequent
+    gold translations of that prompt ("we simply treat them as independent translations in a larger
+    pseudo-corpus, pairing each with the relevant reference(s)"). A prompt with fewer gold translations than
+    ``references`` uses all it has, so lines have a variable number of references. A prompt the system did not
+    translate contributes no line.
+    """
+    hypotheses: list[str] = []
+    line_refs: list[list[str]] = []
+    for prompt_id, prompt in gold.items():
+        if prompt_id not in system:
+            continue
+        texts = system[prompt_id].texts
+        chosen = texts if depth == ALL else texts[: int(depth)]
+        refs = top_references(prompt, references)
+        for text in chosen:
+            hypotheses.append(text)
+            line_refs.append(refs)
+    return hypotheses, line_refs
+
+
+def _closest_length(hypothesis_length: int, sorted_lengths: Sequence[int]) -> int:
+    """sacrebleu's effective reference length: the closest reference length, the shorter one on a tie."""
+    position = bisect.bisect_left(sorted_lengths, hypothesis_length)
+    candidates = sorted_lengths[max(position - 1, 0) : position + 1]
+    return min(candidates, key=lambda length: (abs(length - hypothesis_length), length))
+
+
+def bleu_grid(
+    systems: Mapping[str, Mapping[str, NBestList]],
+    gold: Mapping[str, GoldPrompt],
+    depths: Sequence[Depth],
+    references: Sequence[Depth],
+) -> pd.DataFrame:
+    """x-best y-reference BLEU (Sec. 5, Fig. 4) of every system for every x in ``depths`` and y in ``references``.
+
+    Each cell is sacrebleu's corpus BLEU of :func:`pseudo_corpus` (default BLEU: 13a tokenizer, exp smoothing),
+    lowercased because the STAPLE gold is all lowercase (the cased 1-best baseline would otherwise lose every
+    sentence-initial word). The computation is reorganised for speed, not changed: it runs prompt by prompt,
+    scores each distinct hypothesis of a prompt once per y with sacrebleu's own n-gram extraction and
+    preprocessing (systems share many hypotheses), and sums the line statistics of each system's top-x lines;
+    ``BLEU.compute_bleu`` of those sums equals ``corpus_bleu`` on the pseudo-corpus (checked in the tests).
+    Returns columns system, x, y, bleu (x and y as strings: "1", ..., "all").
+    """
+    metric = BLEU(lowercase=True)
+    order = metric.max_ngram_order
+    names = list(systems)
+    totals = np.zeros((len(names), len(depths), len(references), 2 + 2 * order), dtype=np.int64)
+    for prompt_id, prompt in gold.items():
+        texts = list(
+            dict.fromkeys(
+                t for name in names if prompt_id in systems[name] for t in systems[name][prompt_id].texts
+            )
+        )
+        if not texts:
+            continue
+        index = {text: i for i, text in enumerate(texts)}
+        hypotheses = [extract_all_word_ngrams(metric._preprocess_segment(t), 1, order) for t in texts]
+        # stats[y, hypothesis] = [hyp_len, ref_len, correct_1..4, total_1..4], as sacrebleu's segment statistics
+        stats = np.zeros((len(references), len(texts), 2 + 2 * order), dtype=np.int64)
+        for h, (ngrams, length) in enumerate(hypotheses):
+            stats[:, h, 0] = length
+            for ngram, count in ngrams.items():
+                stats[:, h, 2 + order + len(ngram) - 1] += count
+        for r, count in enumerate(references):
+            refs = [metric._preprocess_segment(t) for t in top_references(prompt, count)]
+            info = metric._extract_reference_info(refs)
+            ref_ngrams, ref_lengths = info["ref_ngrams"], sorted(info["ref_lens"])
+            for h, (ngrams, length) in enumerate(hypotheses):
+                stats[r, h, 1] = _closest_length(length, ref_lengths)
+                for ngram, hyp_count in ngrams.items():
+                    ref_count = ref_ngrams.get(ngram)
+                    if ref_count:
+                        stats[r, h, 2 + len(ngram) - 1] += min(hyp_count, ref_count)
+        for s, name in enumerate(names):
+            if prompt_id not in systems[name]:
+                continue
+            rows = [index[t] for t in systems[name][prompt_id].texts]
+            cumulative = np.cumsum(stats[:, rows], axis=1)  # (y, rank, k): sums of the top-(rank+1) lines
+            for d, depth in enumerate(depths):
+                last = len(rows) if depth == ALL else min(int(depth), len(rows))
+                totals[s, d] += cumulative[:, last - 1]
+    records = []
+    for s, name in enumerate(names):
+        for d, depth in enumerate(depths):
+            for r, count in enumerate(references):
+                score = metric._compute_score_from_stats([int(v) for v in totals[s, d, r]]).score
+                records.append({"system": name, "x": str(depth), "y": str(count), "bleu": float(score)})
+    return pd.DataFrame(records)
+
+
+# --------------------------------------------------------------------------------------- simulated systems
+
+
+@dataclass(frozen=True)
+class SimulatedSystem:
+    """Parameters of one simulated n-best system (see :func:`simulate_system`)."""
+
+    name: str
+    p_valid_head: float
+    p_valid_tail: float
+    drift: float
+
+
+def simulation_parameters(params: Mapping[str, Any], seed: int) -> list[SimulatedSystem]:
+    """Draw each simulated system's parameters independently and uniformly from the configured ranges.
+
+    Drawing validity and ordering quality independently (rather than one "quality" knob) gives systems that
+    are good at one thing and poor at another, which is what makes the measures disagree in the paper.
+    """
+    rng = rng_for(seed, "nbest", "simulation-parameters")
+    systems = []
+    for index in range(int(params["n_systems"])):
+        head = rng.uniform(*params["p_valid_head"])
+        tail = rng.uniform(*params["p_valid_tail"])
+        drift = rng.uniform(*params["drift"])
+        systems.append(SimulatedSystem(f"sim{index + 1:02d}", float(head), float(tail), float(drift)))
+    return systems
+
+
+def perturb(words: Sequence[str], vocabulary: Sequence[str], rng: np.random.Generator, edits: int) -> str:
+    """Apply ``edits`` random edits to a tokenised translation: drop a word, swap two adjacent words, or
+    substitute a word with one drawn from ``vocabulary`` (words of other translations). Drop and swap need two
+    words or more; a one-word sentence is substituted."""
+    tokens = list(words)
+    for _ in range(edits):
+        operation = int(rng.integers(3)) if len(tokens) >= 2 else 2
+        position = int(rng.integers(len(tokens)))
+        if operation == 0:
+            del tokens[position]
+        elif operation == 1:
+            position = min(position, len(tokens) - 2)
+            tokens[position], tokens[position + 1] = tokens[position + 1], tokens[position]
+        else:
+            tokens[position] = vocabulary[int(rng.integers(len(vocabulary)))]
+    return " ".join(tokens)
+
+
+def simulate_system(
+    gold: Mapping[str, GoldPrompt],
+    system: SimulatedSystem,
+    list_length: int,
+    head_length: float,
+    max_edits: int,
+    vocabulary: Sequence[str],
+    seed: int,
+) -> dict[str, NBestList]:
+    """A simulated n-best system built from the gold: for each prompt, a ranked list of ``list_length``.
+
+    - Position ``k`` (1-based) holds a valid translation with probability
+      ``p_tail + (p_head - p_tail) * exp(-(k - 1) / head_length)`` while valid translations remain, so a system
+      can be strong at the head and weak deeper in the list (the pattern behind the paper's Fig. 5).
+    - Valid translations are taken in the order of ``log(weight) + drift * G`` (G standard Gumbel noise),
+      descending: drift 0 is exact frequency order, large drift a random order.
+    - Otherwise the position holds an invalid candidate: a random gold translation of the prompt with 1 to
+      ``max_edits`` :func:`perturb` edits, redrawn (up to 20 times, else the slot is left out) until its
+      normalised form is neither a gold translation nor already in the list.
+    - Model scores are log-probability-like and strictly decreasing down the list: minus the cumulative sum
+      of Exponential(0.5) gaps.
+
+    Randomness comes from ``rng_for(seed, "nbest", system.name)`` only.
+    """
+    rng = rng_for(seed, "nbest", system.name)
+    lists: dict[str, NBestList] = {}
+    for prompt_id, prompt in gold.items():
+        weights = np.asarray(prompt.weights, dtype=float)
+        keys = np.log(weights) + system.drift * rng.gumbel(size=weights.size)
+        valid_order = [prompt.translations[i] for i in np.argsort(-keys, kind="stable")]
+        valid_keys = set(gold_weights(prompt))
+        tokenised = [t.split() for t in prompt.translations]
+        ranks = np.arange(list_length)
+        p_valid = system.p_valid_tail + (system.p_valid_head - system.p_valid_tail) * np.exp(
+            -ranks / head_length
+        )
+        draws = rng.random(list_length)
+        texts: list[str] = []
+        used: set[str] = set()
+        next_valid = 0
+        for k in range(list_length):
+            if draws[k] < p_valid[k] and next_valid < len(valid_order):
+                candidate = valid_order[next_valid]
+                next_valid += 1
+                if normalize_staple(candidate) in used:  # two gold lines that normalise alike
+                    continue
+            else:
+                candidate = None
+                for _ in range(20):
+                    source = tokenised[int(rng.integers(len(tokenised)))]
+                    attempt = perturb(source, vocabulary, rng, int(rng.integers(1, max_edits + 1)))
+                    key = normalize_staple(attempt)
+                    if key and key not in valid_keys and key not in used:
+                        candidate = attempt
+                        break
+                if candidate is None:
+                    continue
+            used.add(normalize_staple(candidate))
+            texts.append(candidate)
+        scores = -np.cumsum(rng.exponential(0.5, size=len(texts)))
+        lists[prompt_id] = NBestList(tuple(texts), tuple(float(s) for s in scores))
+    return lists
+
+
+def gold_vocabulary(gold: Mapping[str, GoldPrompt]) -> list[str]:
+    """Every whitespace token of every gold translation, sorted (a deterministic substitution vocabulary)."""
+    return sorted({word for prompt in gold.values() for t in prompt.translations for word in t.split()})
+
+
+# ------------------------------------------------------------------------------------------- the experiment
+
+DEFAULT_PARAMETERS: dict[str, Any] = {
+    "n_systems": 20,
+    "list_length": 100,
+    "p_valid_head": [0.5, 0.98],
+    "p_valid_tail": [0.05, 0.8],
+    "head_length": 10.0,
+    "drift": [0.0, 3.0],
+    "max_edits": 2,
+    "f1_depth": 10,
+    "min_matched": 3,
+    "kept_fractions": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
+    "bleu_depths": [1, 5, 10, 100, ALL],
+    "bleu_references": [1, 5, 10, 100, ALL],
+}
+"""Defaults of :func:`run_nbest_experiment`; ranges are [low, high] of a uniform draw per simulated system."""
+
+
+def _check_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(params) - set(DEFAULT_PARAMETERS))
+    if unknown:
+        raise InputError(f"unknown n-best parameter(s) {unknown}; known: {sorted(DEFAULT_PARAMETERS)}")
+    merged = {**DEFAULT_PARAMETERS, **params}
+    for key in ("p_valid_head", "p_valid_tail"):
+        low, high = merged[key]
+        if not 0 <= low <= high <= 1:
+            raise InputError(f"{key} must be a range [low, high] within [0, 1], got {merged[key]}")
+    for key in ("bleu_depths", "bleu_references"):
+        for value in merged[key]:
+            if value != ALL and not (isinstance(value, int) and value >= 1):
+                raise InputError(f"{key} entries must be positive integers or {ALL!r}, got {value!r}")
+    if 1.0 not in [float(f) for f in merged["kept_fractions"]]:
+        raise InputError("kept_fractions must include 1.0 (the full gold every step is compared with)")
+    return merged
+
+
+def _check_prompts(system: Mapping[str, NBestList], gold: Mapping[str, GoldPrompt], path: Path) -> None:
+    unknown = sorted(set(system) - set(gold))
+    if unknown:
+        raise InputError(f"{len(unknown)} prompt id(s) not in the gold, e.g. {unknown[0]!r}", path)
+
+
+def run_nbest_experiment(
+    gold_path: str | Path,
+    baseline_path: str | Path,
+    params: Mapping[str, Any],
+    seed: int,
+    extra_systems: Mapping[str, str | Path] | None = None,
+) -> dict[str, pd.DataFrame]:
+    """The n-best experiment of Bremerman et al. (2020) on a STAPLE gold file, one call for the pipeline step.
+
+    Systems: ``params["n_systems"]`` simulated systems (:func:`simulate_system`, labelled ``simulated``), the
+    real baseline read from ``baseline_path`` (STAPLE prediction format), and ``extra_systems`` (name -> file in
+    either format, :func:`mtsig.io.staple.read_system_file`). Returns DataFrames:
+
+    - ``systems``: system, simulated, the simulation parameters (NaN for real systems), list_length (mean),
+      map, weighted_f1, bleu_1best_1ref, bleu_100best_100ref, preference_spearman, preference_pearson,
+      preference_prompts;
+    - ``ablation``: kept_fraction, valid_translations, spearman, pearson_rank (Fig. 1);
+      ``ablation_map``: system, kept_fraction, map;
+    - ``bleu_scores``: system, x, y, bleu; ``bleu_grid``: x, y, spearman, pearson_rank of the BLEU system
+      ranking against the MAP ranking (Fig. 4 plots the Spearman column);
+    - ``parameters``: the parameters used, one row per key, for the record.
+    """
+    merged = _check_parameters(params)
+    gold_path, baseline_path = Path(gold_path), Path(baseline_path)
+    gold = read_staple_gold(gold_path)
+
+    systems: dict[str, dict[str, NBestList]] = {}
+    simulated: dict[str, SimulatedSystem] = {}
+    vocabulary = gold_vocabulary(gold)
+    for spec in simulation_parameters(merged, seed):
+        simulated[spec.name] = spec
+        systems[spec.name] = simulate_system(
+            gold, spec, int(merged["list_length"]), float(merged["head_length"]), int(merged["max_edits"]),
+            vocabulary, seed,
+        )  # fmt: skip
+    real_paths = {"aws_baseline": baseline_path, **{k: Path(v) for k, v in (extra_systems or {}).items()}}
+    for name, path in real_paths.items():
+        if name in systems:
+            raise InputError(f"system name {name!r} is used twice", path)
+        system = read_system_file(path)
+        _check_prompts(system, gold, path)
+        systems[name] = system
+
+    weights_by_prompt = {p: gold_weights(prompt) for p, prompt in gold.items()}
+    valid_sets = {p: frozenset(w) for p, w in weights_by_prompt.items()}
+    lists = {name: normalized_lists(system) for name, system in systems.items()}
+
+    depths, references = list(merged["bleu_depths"]), list(merged["bleu_references"])
+    # 1-best 1-ref and 100-best 100-ref are always computed: the systems table and Fig. 5 report them.
+    bleu_scores = bleu_grid(
+        systems, gold, list(dict.fromkeys([*depths, 1, 100])), list(dict.fromkeys([*references, 1, 100]))
+    )
+    bleu_lookup = bleu_scores.set_index(["system", "x", "y"])["bleu"]
+    system_rows = []
+    for name, system in systems.items():
+        rho, r, n_prompts = system_preference_correlation(
+            system, weights_by_prompt, int(merged["min_matched"])
+        )
+        spec = simulated.get(name)
+        mean_length = float(np.mean([len(v.texts) for v in system.values()]))
+        system_rows.append(
+            {
+                "system": name,
+                "simulated": spec is not None,
+                "in_rankings": mean_length > 1,
+                "p_valid_head": spec.p_valid_head if spec else math.nan,
+                "p_valid_tail": spec.p_valid_tail if spec else math.nan,
+                "drift": spec.drift if spec else math.nan,
+                "list_length": mean_length,
+                "map": mean_average_precision(lists[name], valid_sets),
+                "weighted_f1": weighted_macro_f1(lists[name], weights_by_prompt, int(merged["f1_depth"])),
+                "bleu_1best_1ref": bleu_lookup[(name, "1", "1")],
+                "bleu_100best_100ref": bleu_lookup[(name, "100", "100")],
+                "preference_spearman": rho,
+                "preference_pearson": r,
+                "preference_prompts": n_prompts,
+            }
+        )
+    systems_table = pd.DataFrame(system_rows)
+    bleu_scores = bleu_scores[bleu_scores["x"].isin([str(d) for d in depths])]
+    bleu_scores = bleu_scores[bleu_scores["y"].isin([str(c) for c in references])].reset_index(drop=True)
+
+    # System rankings are compared over the n-best systems only: a 1-best list has AP <= 1/N whatever its
+    # quality and contributes one line per prompt where an n-best system contributes x, so ranking it with
+    # them would measure list length, not quality. 1-best systems stay in the systems table and the figures.
+    ranked = systems_table.loc[systems_table["in_rankings"], "system"].tolist()
+    map_scores = systems_table.set_index("system").loc[ranked, "map"].to_numpy()
+    grid_rows = []
+    for x in depths:
+        for y in references:
+            values = bleu_lookup.loc[[(name, str(x), str(y)) for name in ranked]].to_numpy()
+            grid_rows.append(
+                {
+                    "x": str(x),
+                    "y": str(y),
+                    "spearman": spearman_rho(map_scores, values),
+                    "pearson_rank": pearson_rank(map_scores, values),
+                }
+            )
+
+    ablation, ablation_map = ablation_study(
+        {name: lists[name] for name in ranked}, gold, [float(f) for f in merged["kept_fractions"]]
+    )
+    parameters = pd.DataFrame(
+        [{"parameter": k, "value": str(v)} for k, v in sorted({**merged, "seed": seed}.items())]
+        + [{"parameter": f"system.{s.name}", "value": str(asdict(s))} for s in simulated.values()]
+    )
+    return {
+        "systems": systems_table,
+        "ablation": ablation,
+        "ablation_map": ablation_map,
+        "bleu_scores": bleu_scores,
+        "bleu_grid": pd.DataFrame(grid_rows),
+        "parameters": parameters,
+    }

@@ -1,0 +1,605 @@
+"""Randomized significance tests for every pair of systems at once, on sufficient statistics only.
+
+Implements the tests of Graham, Mathur & Baldwin (2014), Figures 1-4 (seeds/000), the Riezler & Maxwell (2005)
+originals as published (seeds/001), and two dependence-aware bootstraps (issue 6): whole-document resampling and the
+stationary block bootstrap of Politis & Romano (1994). DESIGN.md, "The statistics, exactly", defines each one.
+
+The engine is metric-agnostic. A metric contributes per-segment sufficient statistics ``stats[S, N, k]`` and a
+vectorised ``score(totals[..., k]) -> [...]``; a corpus score is the score of the summed statistics.
+
+*Vectorisation.* A bootstrap sample is a row of a count matrix ``C[B, N]`` (how often each segment was drawn), shared by
+every system, so one matrix product ``C @ stats`` gives every system's resampled totals. Approximate randomization uses
+one 0/1 swap mask ``M[R, N]`` for every pair: ``X_r = T_x - M s_x + M s_y`` and ``Y_r = T_y - M s_y + M s_x``, with
+``M @ stats`` for all systems in one product. Work is chunked over samples and pairs so that memory stays under a cap.
+
+*Determinism and sharing of draws.* Draws are generated in fixed blocks of :data:`DRAW_BLOCK_SIZE` samples, block ``j``
+from ``rng_for(seed, "mtsig.resampling", scheme, <size>, j)``. They therefore depend only on the seed, the scheme and
+the test-set shape: not on the chunk size, the memory cap or which pairs are computed, so a shard of pairs gives rows
+byte-identical to the full run. A run with fewer samples uses a prefix of the same draws. Tests of one scheme share
+draws (the four i.i.d. bootstraps; both AR tests; each block bootstrap with its own paired and shift-to-zero forms),
+so differences between the tests' conclusions come from the tests and not from Monte-Carlo noise.
+
+*BLAS threads.* The products run in the BLAS library's threads; set ``OPENBLAS_NUM_THREADS`` (or Snakemake's
+``threads:``) to share cores. Integer-valued statistics (BLEU, chrF, TER, NIST and METEOR counts) sum exactly in
+float64, so results do not depend on the BLAS blocking or thread count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from mtsig.seeding import rng_for
+
+Score = Callable[[np.ndarray], np.ndarray]
+PValueConvention = Literal["c/B", "(c+1)/(B+1)"]
+
+#: Samples per block of draws. Block ``j`` holds samples ``j*DRAW_BLOCK_SIZE ...`` of a scheme's stream.
+DRAW_BLOCK_SIZE = 256
+
+#: Working memory a score function is assumed to need, in multiples of the size of its input.
+SCORE_WORKSPACE_FACTOR = 8
+
+IID_BOOTSTRAP = "iid_bootstrap"
+RANDOMIZATION = "randomization"
+DOCUMENT_BOOTSTRAP = "document_bootstrap"
+STATIONARY_BOOTSTRAP = "stationary_bootstrap"
+SCHEMES = (IID_BOOTSTRAP, RANDOMIZATION, DOCUMENT_BOOTSTRAP, STATIONARY_BOOTSTRAP)
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    """How a test draws its pseudo-samples and turns them into a p-value.
+
+    ``scheme``: which draws (shared by all tests of one scheme). ``rule``: the counting rule of
+    :func:`exceedance_counts`. ``sided``: "one-sided" (p for "X better than Y") or "two-sided".
+    ``plus_one``: always ``p = (c + 1) / (B + 1)`` (R&M as published) instead of the configured convention.
+    """
+
+    scheme: str
+    rule: str
+    sided: Literal["one-sided", "two-sided"]
+    plus_one: bool
+    source: str
+
+
+#: Every test, in output order. Family (scheme) and sidedness of each.
+TESTS: dict[str, TestSpec] = {
+    "paired_bootstrap": TestSpec(IID_BOOTSTRAP, "paired", "one-sided", False, "Koehn (2004); paper Fig. 4"),
+    "bootstrap": TestSpec(IID_BOOTSTRAP, "shift", "one-sided", False, "paper Fig. 3"),
+    "bootstrap_two_sided": TestSpec(IID_BOOTSTRAP, "shift_two_sided", "two-sided", False, "paper Fig. 1"),
+    "approximate_randomization": TestSpec(RANDOMIZATION, "at_least", "one-sided", False, "paper Fig. 2"),
+    "approximate_randomization_two_sided": TestSpec(
+        RANDOMIZATION, "absolute", "two-sided", False, "paper Fig. 2 with |d_r| >= |d|"
+    ),
+    "rm_bootstrap": TestSpec(
+        IID_BOOTSTRAP, "rm_shift", "two-sided", True, "Riezler & Maxwell (2005); seeds/001"
+    ),
+    "rm_approximate_randomization": TestSpec(
+        RANDOMIZATION, "absolute", "two-sided", True, "Riezler & Maxwell (2005); seeds/001"
+    ),
+    "paired_bootstrap_documents": TestSpec(
+        DOCUMENT_BOOTSTRAP, "paired", "one-sided", False, "Fig. 4, documents"
+    ),
+    "bootstrap_documents": TestSpec(DOCUMENT_BOOTSTRAP, "shift", "one-sided", False, "Fig. 3, documents"),
+    "paired_bootstrap_stationary": TestSpec(
+        STATIONARY_BOOTSTRAP, "paired", "one-sided", False, "Fig. 4, Politis & Romano (1994)"
+    ),
+    "bootstrap_stationary": TestSpec(
+        STATIONARY_BOOTSTRAP, "shift", "one-sided", False, "Fig. 3, Politis & Romano (1994)"
+    ),
+}
+ALL_TESTS: tuple[str, ...] = tuple(TESTS)
+#: The three tests compared by the paper (Tables 1-2), all one-sided.
+PAPER_TESTS: tuple[str, ...] = ("paired_bootstrap", "bootstrap", "approximate_randomization")
+
+
+# --------------------------------------------------------------------------------------------------- the draws
+
+
+def _block_rng(seed: int, scheme: str, size_key: object, block_index: int) -> np.random.Generator:
+    return rng_for(seed, "mtsig.resampling", scheme, size_key, block_index)
+
+
+def bootstrap_indices(seed: int, n_segments: int, block_index: int) -> np.ndarray:
+    """Block ``block_index`` of the i.i.d. bootstrap draws: ``int64[DRAW_BLOCK_SIZE, n_segments]``, each row the
+    segment indices of one pseudo-test-set drawn uniformly with replacement (paper Figs. 1, 3, 4)."""
+    rng = _block_rng(seed, IID_BOOTSTRAP, n_segments, block_index)
+    return rng.integers(0, n_segments, size=(DRAW_BLOCK_SIZE, n_segments), dtype=np.int64)
+
+
+def swap_masks(seed: int, n_segments: int, block_index: int) -> np.ndarray:
+    """Block ``block_index`` of the approximate-randomization draws: ``bool[DRAW_BLOCK_SIZE, n_segments]``, True
+    where segment i's statistics are swapped between the two systems, each with probability 0.5 (paper Fig. 2)."""
+    rng = _block_rng(seed, RANDOMIZATION, n_segments, block_index)
+    return rng.integers(0, 2, size=(DRAW_BLOCK_SIZE, n_segments), dtype=np.int8).astype(bool)
+
+
+def document_draws(seed: int, n_documents: int, block_index: int) -> np.ndarray:
+    """Block ``block_index`` of the document bootstrap draws: ``int64[DRAW_BLOCK_SIZE, n_documents]``, each row
+    ``n_documents`` document indices drawn uniformly with replacement (whole documents are resampled)."""
+    rng = _block_rng(seed, DOCUMENT_BOOTSTRAP, n_documents, block_index)
+    return rng.integers(0, n_documents, size=(DRAW_BLOCK_SIZE, n_documents), dtype=np.int64)
+
+
+def stationary_draws(
+    seed: int, n_segments: int, mean_block_length: float, block_index: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Block ``block_index`` of the stationary bootstrap draws (Politis & Romano 1994, steps 2-3 in seeds/001).
+
+    Returns ``(starts, lengths)``, both ``int64[DRAW_BLOCK_SIZE, n_segments]``: per pseudo-sample, block start
+    points uniform on ``{0, ..., N-1}`` and block lengths geometric on ``{1, 2, ...}`` with mean
+    ``mean_block_length`` (``p = 1 / b``). N blocks always suffice for N points because every length is >= 1.
+    """
+    if not mean_block_length >= 1.0:
+        raise ValueError(f"mean_block_length must be >= 1, got {mean_block_length}")
+    rng = _block_rng(seed, STATIONARY_BOOTSTRAP, f"{n_segments}:{float(mean_block_length)!r}", block_index)
+    starts = rng.integers(0, n_segments, size=(DRAW_BLOCK_SIZE, n_segments), dtype=np.int64)
+    lengths = rng.geometric(1.0 / mean_block_length, size=(DRAW_BLOCK_SIZE, n_segments)).astype(np.int64)
+    return starts, lengths
+
+
+def stationary_indices(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Segment indices of stationary-bootstrap pseudo-series (Politis & Romano 1994, steps 1, 4, 5 in seeds/001).
+
+    The series is wrapped around a circle; block m copies ``lengths[m]`` consecutive points from ``starts[m]``;
+    the first N points are kept. Vectorised: position t belongs to the block whose cumulative end first exceeds t.
+    """
+    n_rows, n = starts.shape
+    ends = np.cumsum(lengths, axis=1)
+    begins = np.zeros_like(ends)
+    begins[:, 1:] = ends[:, :-1]
+    # Mark the series positions where block 1, 2, ... begins; the running count is each position's block.
+    new_block = np.zeros((n_rows, n), dtype=np.int64)
+    rows, blocks = np.nonzero(begins[:, 1:] < n)
+    new_block[rows, begins[rows, blocks + 1]] = 1
+    block_of = np.cumsum(new_block, axis=1)
+    offset = np.arange(n, dtype=np.int64) - np.take_along_axis(begins, block_of, axis=1)
+    return (np.take_along_axis(starts, block_of, axis=1) + offset) % n
+
+
+def counts_from_indices(indices: np.ndarray, n: int) -> np.ndarray:
+    """Count matrix ``float64[rows, n]``: how often each of ``n`` items occurs in each row of ``indices``."""
+    n_rows = indices.shape[0]
+    flat = (indices + n * np.arange(n_rows, dtype=np.int64)[:, None]).ravel()
+    return np.bincount(flat, minlength=n_rows * n).reshape(n_rows, n).astype(np.float64)
+
+
+def document_codes(documents: Sequence[object] | np.ndarray) -> np.ndarray:
+    """Each segment's document as an integer ``0 .. D-1``, documents numbered in order of first appearance."""
+    _, first, inverse = np.unique(np.asarray(documents), return_index=True, return_inverse=True)
+    rank_of_sorted = np.empty(len(first), dtype=np.int64)
+    rank_of_sorted[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank_of_sorted[inverse.ravel()]
+
+
+def scheme_counts(
+    scheme: str,
+    seed: int,
+    n_segments: int,
+    block_index: int,
+    *,
+    document_of_segment: np.ndarray | None = None,
+    mean_block_length: float | None = None,
+) -> np.ndarray:
+    """Count matrix ``float64[DRAW_BLOCK_SIZE, n_segments]`` of one block of a bootstrap scheme's draws.
+
+    Document bootstrap: a segment is drawn as often as its document is (the pseudo-test-set has whole documents and
+    a random number of segments).
+    """
+    if scheme == IID_BOOTSTRAP:
+        return counts_from_indices(bootstrap_indices(seed, n_segments, block_index), n_segments)
+    if scheme == DOCUMENT_BOOTSTRAP:
+        assert document_of_segment is not None
+        n_documents = int(document_of_segment.max()) + 1
+        per_document = counts_from_indices(document_draws(seed, n_documents, block_index), n_documents)
+        return per_document[:, document_of_segment]
+    if scheme == STATIONARY_BOOTSTRAP:
+        assert mean_block_length is not None
+        starts, lengths = stationary_draws(seed, n_segments, mean_block_length, block_index)
+        return counts_from_indices(stationary_indices(starts, lengths), n_segments)
+    raise ValueError(f"not a bootstrap scheme: {scheme!r}")
+
+
+def default_mean_block_length(n_segments: int) -> float:
+    """``N ** (1/3)``, the rate-optimal order of the mean block length for variance estimation (Politis & White
+    2004); used when no mean block length is configured. Never below 1."""
+    return max(1.0, float(n_segments) ** (1.0 / 3.0))
+
+
+# ------------------------------------------------------------------------------------------ counts and p-values
+
+
+def exceedance_counts(rule: str, pseudo: np.ndarray, actual: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The counts ``c`` of a test for both orders of each pair.
+
+    ``pseudo[P, B]``: pseudo-statistics oriented for "X better than Y" (``d_b = S(X_b) - S(Y_b)`` or
+    ``d_r = S(X_r) - S(Y_r)``); ``actual[P]``: ``d = S(X) - S(Y)``. Returns ``(c_xy, c_yx)``, the counts for
+    (X, Y) and for (Y, X). The reversed pair has pseudo-statistics ``-pseudo`` and actual ``-d`` (negation is exact
+    in floating point), so its count is derived without recomputation. Rules:
+
+    - ``paired`` (Fig. 4): ``#{d_b < 0}``.
+    - ``shift`` (Fig. 3): ``tau = mean d_b``; ``#{d_b - tau >= d}``.
+    - ``shift_two_sided`` (Fig. 1): ``#{|d_b - tau| >= |d|}``.
+    - ``at_least`` (Fig. 2): ``#{d_r >= d}``.
+    - ``absolute`` (AR two-sided; R&M's AR): ``#{|d_r| >= |d|}``.
+    - ``rm_shift`` (R&M's bootstrap as published): ``tau = mean |d_b|``; ``#{|d_b| - tau >= |d|}``.
+
+    ``tau`` is a row-wise mean, so it does not depend on which other pairs are in ``pseudo``.
+    """
+    d = actual[:, None]
+    if rule == "paired":
+        return (pseudo < 0).sum(axis=1), (pseudo > 0).sum(axis=1)
+    if rule == "shift":
+        centred = pseudo - pseudo.mean(axis=1, keepdims=True)
+        return (centred >= d).sum(axis=1), (centred <= d).sum(axis=1)
+    if rule == "shift_two_sided":
+        count = (np.abs(pseudo - pseudo.mean(axis=1, keepdims=True)) >= np.abs(d)).sum(axis=1)
+        return count, count
+    if rule == "at_least":
+        return (pseudo >= d).sum(axis=1), (pseudo <= d).sum(axis=1)
+    if rule == "absolute":
+        count = (np.abs(pseudo) >= np.abs(d)).sum(axis=1)
+        return count, count
+    if rule == "rm_shift":
+        magnitude = np.abs(pseudo)
+        count = (magnitude - magnitude.mean(axis=1, keepdims=True) >= np.abs(d)).sum(axis=1)
+        return count, count
+    raise ValueError(f"unknown counting rule {rule!r}")
+
+
+def p_value(count: np.ndarray, n_samples: int, convention: PValueConvention) -> np.ndarray:
+    """``c / B`` (the paper's Figs. 1-4) or ``(c + 1) / (B + 1)`` (R&M; never 0, valid at any B)."""
+    count = np.asarray(count, dtype=np.float64)
+    if convention == "c/B":
+        return count / n_samples
+    if convention == "(c+1)/(B+1)":
+        return (count + 1.0) / (n_samples + 1.0)
+    raise ValueError(f"unknown p-value convention {convention!r}; use 'c/B' or '(c+1)/(B+1)'")
+
+
+# ----------------------------------------------------------------------------------------------- the engine
+
+
+@dataclass
+class PairwiseResult:
+    """Results of :func:`pairwise_tests`.
+
+    ``table``: columns ``sys_x, sys_y, test, statistic, p_value``, one row per ordered pair (both orders) and test.
+    ``statistic = S(X) - S(Y)`` oriented so that positive means X is better; one-sided p-values are for "X better than
+    Y"; two-sided p-values are equal for both orders. ``system_scores``: corpus score of each system, as the metric
+    reports it (not negated). ``distributions[(sys_x, sys_y)][test]``: the pseudo-statistics of the paper's Figs. 5-6
+    (``d_b`` for bootstraps, ``d_r`` for AR), oriented for (sys_x, sys_y), plus ``"actual"``: ``d``.
+    ``settings``: every setting that changes a number (for the result's signature).
+    """
+
+    table: pd.DataFrame
+    system_scores: dict[str, float]
+    distributions: dict[tuple[str, str], dict[str, np.ndarray | float]] = field(default_factory=dict)
+    settings: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    stats_matrix: np.ndarray  # [N, S*k], float64
+    totals: np.ndarray  # [S, k]
+    score: Score  # oriented: higher is better
+    x: np.ndarray  # [P] first system of each unordered pair
+    y: np.ndarray  # [P]
+    actual: np.ndarray  # [P] d = S(X) - S(Y), oriented
+    n_samples: dict[str, int]
+    memory_cap_bytes: int
+
+
+def _canonical_pairs(pairs: Sequence[tuple[int, int]] | None, n_systems: int) -> list[tuple[int, int]]:
+    if pairs is None:
+        return [(i, j) for i in range(n_systems) for j in range(i + 1, n_systems)]
+    seen: dict[tuple[int, int], None] = {}
+    for i, j in pairs:
+        if not (0 <= i < n_systems and 0 <= j < n_systems) or i == j:
+            raise ValueError(f"invalid system pair ({i}, {j}) for {n_systems} systems")
+        seen.setdefault((min(i, j), max(i, j)), None)
+    return list(seen)
+
+
+def _samples_per_test(n_samples: int | Mapping[str, int], tests: Sequence[str]) -> dict[str, int]:
+    per_test = {t: n_samples for t in tests} if isinstance(n_samples, int) else dict(n_samples)
+    missing = [t for t in tests if t not in per_test]
+    if missing:
+        raise ValueError(f"n_samples gives no sample count for test(s) {', '.join(missing)}")
+    bad = {t: per_test[t] for t in tests if int(per_test[t]) < 1}
+    if bad:
+        raise ValueError(f"n_samples must be >= 1: {bad}")
+    return {t: int(per_test[t]) for t in tests}
+
+
+def _available(plan: _Plan, fixed_bytes: int, floor_bytes: int) -> int:
+    """Bytes left for chunk workspace after ``fixed_bytes``; an error if not even ``floor_bytes`` fit."""
+    available = plan.memory_cap_bytes - fixed_bytes
+    if available < floor_bytes:
+        raise ValueError(
+            f"memory_cap_bytes={plan.memory_cap_bytes} is too small for this problem: it needs at least "
+            f"{fixed_bytes + floor_bytes} bytes"
+        )
+    return available
+
+
+def _bootstrap_system_scores(
+    plan: _Plan, n_total: int, block_counts: Callable[[int], np.ndarray]
+) -> np.ndarray:
+    """Oriented corpus score of every system on each of the first ``n_total`` pseudo-samples: ``[S, n_total]``.
+
+    One product per block of draws: ``C[b, N] @ stats[N, S*k]`` gives every system's resampled totals.
+    """
+    n_segments, width = plan.stats_matrix.shape
+    n_systems = plan.totals.shape[0]
+    k = width // n_systems
+    scores = np.empty((n_systems, n_total), dtype=np.float64)
+    for block_index in range(-(-n_total // DRAW_BLOCK_SIZE)):
+        first = block_index * DRAW_BLOCK_SIZE
+        rows = min(DRAW_BLOCK_SIZE, n_total - first)
+        counts = block_counts(block_index)[:rows]
+        resampled_totals = (counts @ plan.stats_matrix).reshape(rows, n_systems, k)
+        scores[:, first : first + rows] = plan.score(resampled_totals).T
+    return scores
+
+
+def _bootstrap_tests(
+    plan: _Plan,
+    tests: Sequence[str],
+    block_counts: Callable[[int], np.ndarray],
+    keep: Sequence[int],
+    convention: PValueConvention,
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[int, np.ndarray]]:
+    """p-values of the bootstrap ``tests`` (one scheme) for every pair, and ``d_b`` of the pairs in ``keep``."""
+    n_total = max(plan.n_samples[t] for t in tests)
+    n_segments, width = plan.stats_matrix.shape
+    n_systems = plan.totals.shape[0]
+    fixed = plan.stats_matrix.nbytes + n_systems * n_total * 8
+    per_block = DRAW_BLOCK_SIZE * n_segments * 8 * 6 + DRAW_BLOCK_SIZE * width * 8 * SCORE_WORKSPACE_FACTOR
+    per_pair = n_total * 8 * 4  # d_b, a centred copy, its magnitude and boolean masks
+    available = _available(plan, fixed, max(per_block, per_pair))
+    system_scores = _bootstrap_system_scores(plan, n_total, block_counts)
+
+    n_pairs = len(plan.x)
+    counts = {t: (np.empty(n_pairs, np.int64), np.empty(n_pairs, np.int64)) for t in tests}
+    kept: dict[int, np.ndarray] = {}
+    pairs_per_chunk = max(1, available // per_pair)
+    for start in range(0, n_pairs, pairs_per_chunk):
+        chunk = slice(start, min(start + pairs_per_chunk, n_pairs))
+        pseudo = system_scores[plan.x[chunk]] - system_scores[plan.y[chunk]]  # d_b, [P_chunk, B]
+        for test in tests:
+            c_xy, c_yx = exceedance_counts(
+                TESTS[test].rule, pseudo[:, : plan.n_samples[test]], plan.actual[chunk]
+            )
+            counts[test][0][chunk], counts[test][1][chunk] = c_xy, c_yx
+        for pair in keep:
+            if chunk.start <= pair < chunk.stop:
+                kept[pair] = pseudo[pair - chunk.start].copy()
+    return _p_values(plan, tests, counts, convention), kept
+
+
+def _randomization_tests(
+    plan: _Plan, tests: Sequence[str], seed: int, keep: Sequence[int], convention: PValueConvention
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[int, np.ndarray]]:
+    """p-values of the approximate randomization ``tests`` for every pair, and ``d_r`` of the pairs in ``keep``.
+
+    One swap mask per shuffle serves every pair; counts accumulate over blocks of shuffles, so no ``[P, R]`` array
+    is ever held (AR needs no mean over shuffles, unlike the shift-to-zero bootstrap).
+    """
+    n_total = max(plan.n_samples[t] for t in tests)
+    n_segments, width = plan.stats_matrix.shape
+    n_systems, k = plan.totals.shape
+    n_pairs = len(plan.x)
+    fixed = plan.stats_matrix.nbytes + 2 * n_pairs * 8 * len(tests) + len(keep) * n_total * 8
+    per_block = DRAW_BLOCK_SIZE * (n_segments * 9 + width * 8)  # mask (bool + float64) and M @ stats
+    per_pair = (
+        DRAW_BLOCK_SIZE * 8 * (2 * k * (1 + SCORE_WORKSPACE_FACTOR) + 8)
+    )  # X_r, Y_r, scores, d_r, masks
+    available = _available(plan, fixed + per_block, per_pair)
+    pairs_per_chunk = max(1, available // per_pair)
+
+    counts = {t: (np.zeros(n_pairs, np.int64), np.zeros(n_pairs, np.int64)) for t in tests}
+    kept: dict[int, list[np.ndarray]] = {pair: [] for pair in keep}
+    for block_index in range(-(-n_total // DRAW_BLOCK_SIZE)):
+        first = block_index * DRAW_BLOCK_SIZE
+        rows = min(DRAW_BLOCK_SIZE, n_total - first)
+        mask = swap_masks(seed, n_segments, block_index)[:rows].astype(np.float64)
+        swapped = (mask @ plan.stats_matrix).reshape(rows, n_systems, k)  # M @ s for every system at once
+        for start in range(0, n_pairs, pairs_per_chunk):
+            chunk = slice(start, min(start + pairs_per_chunk, n_pairs))
+            x, y = plan.x[chunk], plan.y[chunk]
+            delta = swapped[:, y] - swapped[:, x]  # M s_y - M s_x, [rows, P_chunk, k]
+            pseudo = (plan.score(plan.totals[x] + delta) - plan.score(plan.totals[y] - delta)).T  # d_r
+            for test in tests:
+                usable = max(0, min(rows, plan.n_samples[test] - first))
+                if usable:
+                    c_xy, c_yx = exceedance_counts(TESTS[test].rule, pseudo[:, :usable], plan.actual[chunk])
+                    counts[test][0][chunk] += c_xy
+                    counts[test][1][chunk] += c_yx
+            for pair in keep:
+                if chunk.start <= pair < chunk.stop:
+                    kept[pair].append(pseudo[pair - chunk.start].copy())
+    distributions = {pair: np.concatenate(parts) for pair, parts in kept.items()}
+    return _p_values(plan, tests, counts, convention), distributions
+
+
+def _p_values(
+    plan: _Plan,
+    tests: Sequence[str],
+    counts: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    convention: PValueConvention,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    out = {}
+    for test in tests:
+        rule_convention: PValueConvention = "(c+1)/(B+1)" if TESTS[test].plus_one else convention
+        n = plan.n_samples[test]
+        out[test] = (
+            p_value(counts[test][0], n, rule_convention),
+            p_value(counts[test][1], n, rule_convention),
+        )
+    return out
+
+
+def pairwise_tests(
+    stats: np.ndarray,
+    score: Score,
+    systems: Sequence[str],
+    *,
+    higher_is_better: bool = True,
+    tests: Sequence[str] = ALL_TESTS,
+    n_samples: int | Mapping[str, int] = 10_000,
+    seed: int,
+    pvalue: PValueConvention = "c/B",
+    memory_cap_bytes: int = 1 << 30,
+    pairs: Sequence[tuple[int, int]] | None = None,
+    keep_distributions: Collection[tuple[str, str]] = (),
+    documents: Sequence[object] | np.ndarray | None = None,
+    mean_block_length: float | None = None,
+) -> PairwiseResult:
+    """Run the randomized ``tests`` for every pair of ``systems`` (or the unordered ``pairs`` given).
+
+    ``stats[S, N, k]``: per-segment sufficient statistics of S systems on N segments; ``score`` maps summed
+    statistics ``[..., k]`` to corpus scores ``[...]``. With ``higher_is_better=False`` (TER) scores are negated for
+    the comparison, so ``statistic = TER_y - TER_x`` and "X better" still means a positive statistic.
+
+    ``n_samples``: B (or R) for all tests, or per test name; tests of one scheme share draws and a smaller B uses a
+    prefix of them (see the module docstring). ``pvalue``: the convention of the paper's tests; the R&M variants
+    always use ``(c+1)/(B+1)`` as published. ``documents[N]``: each segment's document id, required by the document
+    bootstrap. ``mean_block_length``: of the stationary bootstrap; default :func:`default_mean_block_length`.
+    ``memory_cap_bytes`` bounds the memory this function allocates beyond its inputs (an error if the problem cannot
+    fit); it never changes a number. ``pairs`` only selects which rows are computed; it never changes a number either.
+    """
+    stats = np.asarray(stats)
+    if stats.ndim != 3:
+        raise ValueError(f"stats must have shape [systems, segments, k], got {stats.shape}")
+    n_systems, n_segments, k = stats.shape
+    if len(systems) != n_systems or len(set(systems)) != n_systems:
+        raise ValueError(f"need {n_systems} distinct system names, got {list(systems)}")
+    if n_systems < 2 or n_segments < 1:
+        raise ValueError(f"need at least 2 systems and 1 segment, got stats of shape {stats.shape}")
+    unknown = [t for t in tests if t not in TESTS]
+    if unknown:
+        raise ValueError(f"unknown test(s) {', '.join(unknown)}; known: {', '.join(ALL_TESTS)}")
+    tests = [t for t in ALL_TESTS if t in set(tests)]
+    p_convention: PValueConvention = pvalue
+    p_value(np.zeros(1), 1, p_convention)  # validates the convention before any work
+
+    schemes = {TESTS[t].scheme for t in tests}
+    document_of_segment = None
+    if DOCUMENT_BOOTSTRAP in schemes:
+        if documents is None or len(documents) != n_segments:
+            raise ValueError(f"the document bootstrap needs one document id per segment ({n_segments})")
+        document_of_segment = document_codes(documents)
+    block_length = (
+        default_mean_block_length(n_segments) if mean_block_length is None else float(mean_block_length)
+    )
+
+    oriented: Score = score if higher_is_better else (lambda totals: -np.asarray(score(totals)))
+    stats = stats.astype(np.float64, copy=False)
+    totals = stats.sum(axis=1)
+    corpus = np.asarray(oriented(totals), dtype=np.float64)
+    unordered = _canonical_pairs(pairs, n_systems)
+    x = np.array([i for i, _ in unordered], dtype=np.int64)
+    y = np.array([j for _, j in unordered], dtype=np.int64)
+    plan = _Plan(
+        stats_matrix=np.ascontiguousarray(stats.transpose(1, 0, 2)).reshape(n_segments, n_systems * k),
+        totals=totals,
+        score=oriented,
+        x=x,
+        y=y,
+        actual=corpus[x] - corpus[y],
+        n_samples=_samples_per_test(n_samples, tests),
+        memory_cap_bytes=int(memory_cap_bytes),
+    )
+
+    index_of_pair = {pair: n for n, pair in enumerate(unordered)}
+    name_index = {name: n for n, name in enumerate(systems)}
+    keep_requests: list[tuple[str, str, int, bool]] = []  # (sys_x, sys_y, pair number, reversed)
+    for sys_x, sys_y in keep_distributions:
+        i, j = name_index.get(sys_x), name_index.get(sys_y)
+        if i is None or j is None or (min(i, j), max(i, j)) not in index_of_pair:
+            raise ValueError(f"cannot keep distributions of ({sys_x}, {sys_y}): not a computed pair")
+        keep_requests.append((sys_x, sys_y, index_of_pair[(min(i, j), max(i, j))], i > j))
+    keep = sorted({request[2] for request in keep_requests})
+
+    p_values: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    pseudo_of: dict[str, dict[int, np.ndarray]] = {}
+    for scheme in SCHEMES:
+        scheme_tests = [t for t in tests if TESTS[t].scheme == scheme]
+        if not scheme_tests:
+            continue
+        if scheme == RANDOMIZATION:
+            result, kept = _randomization_tests(plan, scheme_tests, seed, keep, p_convention)
+        else:
+
+            def block_counts(block_index: int, scheme: str = scheme) -> np.ndarray:
+                return scheme_counts(
+                    scheme,
+                    seed,
+                    n_segments,
+                    block_index,
+                    document_of_segment=document_of_segment,
+                    mean_block_length=block_length,
+                )
+
+            result, kept = _bootstrap_tests(plan, scheme_tests, block_counts, keep, p_convention)
+        p_values.update(result)
+        for test in scheme_tests:
+            pseudo_of[test] = {pair: kept[pair][: plan.n_samples[test]] for pair in keep}
+
+    table = _result_table(systems, plan, tests, p_values)
+    distributions: dict[tuple[str, str], dict[str, np.ndarray | float]] = {}
+    for sys_x, sys_y, pair, flipped in keep_requests:
+        sign = -1.0 if flipped else 1.0
+        entry: dict[str, np.ndarray | float] = {t: sign * pseudo_of[t][pair] for t in tests}
+        entry["actual"] = float(sign * plan.actual[pair])
+        distributions[(sys_x, sys_y)] = entry
+    raw_scores = corpus if higher_is_better else -corpus
+    settings: dict[str, object] = {
+        "seed": int(seed),
+        "n_samples": dict(plan.n_samples),
+        "pvalue": p_convention,
+        "draw_block_size": DRAW_BLOCK_SIZE,
+    }
+    if STATIONARY_BOOTSTRAP in schemes:
+        settings["mean_block_length"] = block_length
+    if DOCUMENT_BOOTSTRAP in schemes:
+        settings["n_documents"] = int(document_of_segment.max()) + 1
+    return PairwiseResult(
+        table=table,
+        system_scores={name: float(s) for name, s in zip(systems, raw_scores, strict=True)},
+        distributions=distributions,
+        settings=settings,
+    )
+
+
+def _result_table(
+    systems: Sequence[str],
+    plan: _Plan,
+    tests: Sequence[str],
+    p_values: Mapping[str, tuple[np.ndarray, np.ndarray]],
+) -> pd.DataFrame:
+    """Rows in the order: pair (as given), then (X, Y) before (Y, X), then test in :data:`ALL_TESTS` order."""
+    n_pairs, n_tests = len(plan.x), len(tests)
+    names = np.asarray(systems, dtype=object)
+    # Axis order [pair, orientation, test], flattened row-major.
+    shape = (n_pairs, 2, n_tests)
+    sys_x = np.broadcast_to(np.stack([names[plan.x], names[plan.y]], axis=1)[:, :, None], shape)
+    sys_y = np.broadcast_to(np.stack([names[plan.y], names[plan.x]], axis=1)[:, :, None], shape)
+    statistic = np.broadcast_to(np.stack([plan.actual, -plan.actual], axis=1)[:, :, None], shape)
+    test_names = np.broadcast_to(np.asarray(tests, dtype=object)[None, None, :], shape)
+    p = np.stack([np.stack(p_values[t], axis=1) for t in tests], axis=2) if tests else np.empty(shape)
+    return pd.DataFrame(
+        {
+            "sys_x": sys_x.ravel(),
+            "sys_y": sys_y.ravel(),
+            "test": test_names.ravel(),
+            "statistic": statistic.ravel(),
+            "p_value": p.ravel(),
+        }
+    )

@@ -1,0 +1,149 @@
+"""The ``mtsig compare`` command, run as a subprocess on small files; numbers checked against sacrebleu."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import sacrebleu
+
+from mtsig.resampling import PAPER_TESTS
+
+REFS = [
+    "the cat sat on the mat",
+    "a quick brown fox jumps over the lazy dog",
+    "we may find ourselves there once again",
+    "but if the ceo is not accountable , who is ?",
+    "all for the good",
+    "this does not matter at all",
+]
+SYSTEMS = {
+    "alpha.txt": [
+        "the cat sat on a mat",
+        "a quick brown fox jumped over the lazy dog",
+        "we may find ourselves there again",
+        "but if the ceo is not responsible , who is ?",
+        "all for good",
+        "this does not matter",
+    ],
+    "beta.txt": [
+        "cat sat mat",
+        "the fast brown fox jumps over a lazy dog",
+        "we could be there once more",
+        "if the boss is not accountable who is",
+        "all is for the good",
+        "it does not matter at all",
+    ],
+    "gamma.txt": [
+        "the cat is on the mat",
+        "quick brown fox jumps over lazy dog",
+        "we may find ourselves there once again",
+        "but if the ceo is not accountable , who will be ?",
+        "everything for the good",
+        "this does not matter at all",
+    ],
+}
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    paths = {"ref": tmp_path / "ref.txt"}
+    paths["ref"].write_text("\n".join(REFS) + "\n", encoding="utf-8")
+    for name, lines in SYSTEMS.items():
+        paths[name] = tmp_path / name
+        paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return paths
+
+
+def run(*args: object) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "mtsig.cli", "compare", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def systems(files: dict[str, Path]) -> list[Path]:
+    return [files[name] for name in SYSTEMS]
+
+
+def test_tsv_has_every_ordered_pair_and_sacrebleu_differences(files) -> None:
+    done = run(
+        "--ref",
+        files["ref"],
+        "--metrics",
+        "bleu",
+        "--samples",
+        "200",
+        "--seed",
+        "7",
+        "--tsv",
+        *systems(files),
+    )
+    assert done.returncode == 0, done.stderr
+    table = pd.read_csv(io.StringIO(done.stdout), sep="\t")
+    assert len(table) == 6 * len(PAPER_TESTS)  # 3 systems: 6 ordered pairs
+    assert set(table["test"]) == set(PAPER_TESTS)
+    assert (table["seed"] == 7).all() and (table["samples"] == 200).all()
+    bleu = {name: sacrebleu.corpus_bleu(lines, [REFS]).score for name, lines in SYSTEMS.items()}
+    for row in table.itertuples():
+        assert row.statistic == pytest.approx(bleu[row.sys_x] - bleu[row.sys_y], abs=1e-8)
+        assert 0.0 <= row.p_value <= 1.0
+
+
+def test_json_reports_scores_seed_and_ter_orientation(files) -> None:
+    done = run("--ref", files["ref"], "--metrics", "bleu,ter", "--samples", "100", "--json", *systems(files))
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["seed"] == 12345
+    ter = {name: sacrebleu.corpus_ter(lines, [REFS]).score for name, lines in SYSTEMS.items()}
+    assert document["metrics"]["ter"]["scores"] == pytest.approx(ter)
+    assert document["metrics"]["ter"]["higher_is_better"] is False
+    for row in document["results"]:
+        if row["metric"] == "ter":  # positive statistic = X better = lower TER
+            assert row["statistic"] == pytest.approx(ter[row["sys_y"]] - ter[row["sys_x"]], abs=1e-8)
+
+
+def test_readable_table_shows_seed_scores_and_each_pair_once(files) -> None:
+    first = run("--ref", files["ref"], "--samples", "100", "--seed", "3", *systems(files))
+    second = run("--ref", files["ref"], "--samples", "100", "--seed", "3", *systems(files))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout  # same seed, same bytes
+    assert "seed=3" in first.stdout
+    rows = [
+        line.split() for line in first.stdout.splitlines() if line.split()[:1] and line.split()[0] in SYSTEMS
+    ]
+    score_rows = [row for row in rows if not row[1].endswith(".txt")]
+    pair_rows = [row for row in rows if row[1].endswith(".txt")]
+    assert [row[0] for row in score_rows] == list(SYSTEMS)
+    # Each unordered pair once, the better system first (statistic >= 0), one p-value per test.
+    expected_pairs = {
+        frozenset(p)
+        for p in (("alpha.txt", "beta.txt"), ("alpha.txt", "gamma.txt"), ("beta.txt", "gamma.txt"))
+    }
+    assert len(pair_rows) == 3 and {frozenset(row[:2]) for row in pair_rows} == expected_pairs
+    for row in pair_rows:
+        assert float(row[2]) >= 0 and len(row) == 3 + len(PAPER_TESTS)
+
+
+def test_mismatched_line_counts_exit_2_naming_the_file(files, tmp_path) -> None:
+    short = tmp_path / "short.txt"
+    short.write_text("only one line\n", encoding="utf-8")
+    done = run("--ref", files["ref"], files["alpha.txt"], short)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "short.txt" in done.stderr and "1 lines" in done.stderr and "6" in done.stderr
+
+
+def test_unknown_metric_and_test_exit_2(files) -> None:
+    done = run("--ref", files["ref"], "--metrics", "bleu,rouge", *systems(files))
+    assert done.returncode == 2 and "unknown metric 'rouge'" in done.stderr
+    done = run("--ref", files["ref"], "--tests", "t_test", *systems(files))
+    assert done.returncode == 2 and "unknown test" in done.stderr
+
+
+def test_one_system_is_an_error(files) -> None:
+    done = run("--ref", files["ref"], files["alpha.txt"])
+    assert done.returncode == 2 and "at least two" in done.stderr

@@ -1,0 +1,406 @@
+"""Standardisation, quality control and the gold standards (mtsig.human) against independent oracles."""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from mtsig import human
+from mtsig.io.human import load_r_mean_sd, load_wmt_mturk_da
+from mtsig.seeding import rng_for
+
+SEED = 20140626
+
+
+def _ratings(rows: list[tuple]) -> pd.DataFrame:
+    return pd.DataFrame(
+        rows, columns=["annotator", "system", "segment", "item_type", "criterion", "raw_score"]
+    )
+
+
+# ------------------------------------------------------------------------------------------------ standardisation
+
+
+def test_standardise_hand_calculation() -> None:
+    # Annotator a: 10, 20, 30 -> mean 20, sample sd sqrt((100 + 0 + 100) / 2) = 10 -> z = -1, 0, 1.
+    # Population sd (ddof=0): sqrt(200 / 3) = 8.16497 -> z = -1.224745, 0, 1.224745.
+    # Annotator b: always 70 -> sd 0 -> dropped. Annotator c: fluency only, 0 and 50 -> z = -0.7071, 0.7071.
+    rows = [("a", "S", i, "system", "adequacy", s) for i, s in enumerate([10, 20, 30])]
+    rows += [("b", "S", i, "system", "adequacy", 70) for i in range(3)]
+    rows += [("c", "S", 0, "system", "fluency", 0), ("c", "S", 1, "bad_ref", "fluency", 50)]
+    z, dropped = human.standardise(_ratings(rows))
+    assert dropped == ["b"]
+    assert z["z"].tolist() == pytest.approx([-1, 0, 1, -1 / math.sqrt(2), 1 / math.sqrt(2)])
+    z0, _ = human.standardise(_ratings(rows), ddof=0)
+    assert z0["z"].iloc[:3].tolist() == pytest.approx([-10 / math.sqrt(200 / 3), 0, 10 / math.sqrt(200 / 3)])
+
+
+def test_standardisation_removes_annotator_offset_and_scale() -> None:
+    # Every annotator sees the same items of latent quality q; annotator k reports offset_k + scale_k * q.
+    # Standardising per annotator must give the same z for every annotator (exactly, up to rounding).
+    rng = rng_for(SEED, "test_human", "bias")
+    latent = rng.normal(size=60)
+    offsets, scales = [-20.0, 0.0, 35.0], [0.5, 1.0, 3.0]
+    rows = [
+        (f"a{k}", f"S{i % 3}", i, "system", "adequacy", offsets[k] + scales[k] * q)
+        for k in range(3)
+        for i, q in enumerate(latent)
+    ]
+    z, _ = human.standardise(_ratings(rows))
+    by_annotator = z.pivot(index="segment", columns="annotator", values="z")
+    np.testing.assert_allclose(by_annotator["a0"], by_annotator["a1"], atol=1e-12)
+    np.testing.assert_allclose(by_annotator["a2"], by_annotator["a1"], atol=1e-12)
+    raw = pd.DataFrame(
+        {k: np.array(offsets[i]) + scales[i] * latent for i, k in enumerate(["a0", "a1", "a2"])}
+    )
+    assert not np.allclose(raw["a0"], raw["a2"])  # the biases were there
+
+
+def test_organisers_z_reproduced_on_jaen(data_root: Path) -> None:
+    da = data_root / "wmt22-ja-en/da"
+    ratings = load_wmt_mturk_da(da / "ad-jaen-good-raw.RECONSTRUCTED.tsv", da / "ja-en.sid2line.tsv", 2008)
+    organisers = pd.read_csv(da / "ad-jaen-good-stnd.csv", sep="\t", skiprows=1, header=None)[10].to_numpy()
+    moments = load_r_mean_sd(da / "ad-jaen-trk-mean-sd.txt")
+    # Their printed mean/sd reproduce their z (the raw file was reconstructed from them).
+    with_theirs = human.standardise_with(ratings, moments)
+    assert np.max(np.abs(with_theirs["z"].to_numpy() - organisers)) < 1e-6
+    # From this file alone: the file holds all of each kept worker's ja-en ratings (our mean/sd equal the printed
+    # ones to their 7 digits), so z differs only by that rounding, amplified where sd is small (M0612: sd 0.25).
+    ours, dropped = human.standardise(ratings)
+    assert dropped == [] and len(ours) == len(ratings)
+    difference = np.abs(ours["z"].to_numpy() - organisers)
+    assert difference.max() < 1e-4
+    assert ours.loc[np.argmax(difference), "annotator"] == "M0612"
+
+
+# ------------------------------------------------------------------------------------------------ quality control
+
+
+def test_quality_control_hand_case_against_scipy() -> None:
+    # Annotator a: degraded 10, 20, 30 vs originals 20, 25, 45 -> differences -10, -5, -15:
+    # mean -10, sd 5, t = -10 / (5 / sqrt(3)) = -3.4641 with 2 df; one-sided p = t.cdf(-3.4641, 2).
+    # Annotator b: degraded above originals -> not kept. Annotator c: no bad_ref item -> untestable, not kept.
+    rows = []
+    for i, (bad, orig) in enumerate([(10, 20), (20, 25), (30, 45)]):
+        rows += [("a", "S", i, "system", "adequacy", orig), ("a", "S", i, "bad_ref", "adequacy", bad)]
+    for i, (bad, orig) in enumerate([(60, 50), (70, 40), (50, 55)]):
+        rows += [("b", "S", i, "system", "adequacy", orig), ("b", "S", i, "bad_ref", "adequacy", bad)]
+    rows += [("c", "S", 0, "system", "adequacy", 5)]
+    qc = human.quality_control(_ratings(rows)).set_index("annotator")
+    t = -10 / (5 / math.sqrt(3))
+    assert qc.loc["a", "statistic"] == pytest.approx(t)
+    assert qc.loc["a", "p_value"] == pytest.approx(stats.t.cdf(t, 2))
+    assert qc.loc["a", "n_pairs"] == 3 and bool(qc.loc["a", "kept"]) and not bool(qc.loc["b", "kept"])
+    assert qc.loc["c", "n_pairs"] == 0 and np.isnan(qc.loc["c", "p_value"]) and not bool(qc.loc["c", "kept"])
+    # Signed-rank: differences -10, -5, -15 all negative -> W+ = 0, exact one-sided p = 1 / 2^3.
+    qc_w = human.quality_control(_ratings(rows), method="wilcoxon").set_index("annotator")
+    assert qc_w.loc["a", "statistic"] == 0 and qc_w.loc["a", "p_value"] == pytest.approx(1 / 8)
+
+
+def test_bad_reference_pairing_respects_hit_and_pseudo_reference() -> None:
+    ratings = _ratings(
+        [
+            ("a", "S", 0, "system", "adequacy", 80),
+            ("a", "S", 0, "repeat", "adequacy", 70),  # averaged with its original: 75
+            ("a", "S", 0, "bad_ref", "adequacy", 30),
+            ("a", "T", 1, "system", "adequacy", 60),
+            ("a", "T", 1, "bad_ref", "adequacy", 20),  # its original is in another HIT: not paired
+            ("a", "ref.A", 2, "ref", "adequacy", 90),  # reference pseudo-system: the ref item is the original
+            ("a", "ref.A", 2, "bad_ref", "adequacy", 40),
+            ("a", "S", 3, "ref", "adequacy", 95),  # WMT REF item in S's slot: not an original of S
+            ("a", "S", 3, "bad_ref", "adequacy", 10),
+        ]
+    )
+    ratings["hit"] = ["h1", "h1", "h1", "h1", "h2", "h1", "h1", "h1", "h1"]
+    pairs = human.bad_reference_pairs(ratings)
+    assert pairs[["system", "segment", "degraded", "original"]].values.tolist() == [
+        ["S", 0, 30, 75],
+        ["ref.A", 2, 40, 90],
+    ]
+    assert human.reference_pseudo_systems(ratings) == {"ref.A"}
+    assert human.rated_systems(ratings) == ["S", "T"]
+
+
+# ------------------------------------------------------------------------------------------------ DA gold
+
+
+def test_mann_whitney_hand_case() -> None:
+    # x = 3, 4 vs y = 1, 2: U_x = 4 (every x above every y); exact one-sided p = 1 / C(4, 2) = 1/6.
+    rows = [("a", "X", i, "system", "adequacy", s) for i, s in enumerate([3, 4])]
+    rows += [("a", "Y", i, "system", "adequacy", s) for i, s in enumerate([1, 2])]
+    z, _ = human.standardise(_ratings(rows))
+    gold = human.wilcoxon_gold(z, systems=["X", "Y"]).set_index(["sys_x", "sys_y"])
+    assert gold.loc[("X", "Y"), "statistic"] == 4 and gold.loc[("X", "Y"), "p_value"] == pytest.approx(1 / 6)
+    assert gold.loc[("Y", "X"), "statistic"] == 0 and gold.loc[("Y", "X"), "p_value"] == pytest.approx(1.0)
+
+
+def _synthetic_da(quality: dict[str, float], n_annotators: int = 12, per_system: int = 300) -> pd.DataFrame:
+    """Ratings with planted system quality and annotator offset/scale biases, balanced over systems."""
+    rng = rng_for(SEED, "test_human", "synthetic_da")
+    offsets = rng.uniform(-25, 25, n_annotators)
+    scales = rng.uniform(0.4, 2.5, n_annotators)
+    rows = []
+    for system, q in quality.items():
+        for index in range(per_system):
+            annotator = index % n_annotators
+            for criterion in ("adequacy", "fluency"):
+                latent = q + rng.normal()
+                score = float(np.clip(50 + offsets[annotator] + 12 * scales[annotator] * latent, 0, 100))
+                rows.append((f"w{annotator}", system, index, "system", criterion, score))
+    return _ratings(rows)
+
+
+def test_wilcoxon_gold_finds_planted_differences_only() -> None:
+    quality = {"A": 0.0, "B": 0.0, "C": 0.6, "D": 1.2}
+    z, dropped = human.standardise(_synthetic_da(quality))
+    assert dropped == []
+    systems = list(quality)
+    gold = human.wilcoxon_gold(z, systems=systems)
+    assert len(gold) == 4 * 3 * 2  # ordered pairs x criteria
+    # Oracle: scipy on the samples selected by hand.
+    row = gold.set_index(["sys_x", "sys_y", "criterion"]).loc[("C", "A", "fluency")]
+    sample = {s: z.loc[(z["system"] == s) & (z["criterion"] == "fluency"), "z"] for s in ("A", "C")}
+    assert row["p_value"] == pytest.approx(
+        stats.mannwhitneyu(sample["C"], sample["A"], alternative="greater").pvalue, rel=1e-12
+    )
+    conclusions = human.gold_conclusions(gold, [0.05], systems=systems)
+    got = {(x, y): c for x, y, c in conclusions[["sys_x", "sys_y", "conclusion"]].itertuples(index=False)}
+    expected = {
+        (x, y): "tie" if quality[x] == quality[y] else "sys_x" if quality[x] > quality[y] else "sys_y"
+        for x, y in combinations(systems, 2)
+    }
+    assert got == expected
+
+
+def test_segment_mean_unit_matches_groupby_oracle() -> None:
+    z, _ = human.standardise(_synthetic_da({"A": 0.0, "B": 0.5}, per_system=40))
+    z = pd.concat(
+        [z, z.assign(item_type="repeat", z=z["z"] + 1.0)], ignore_index=True
+    )  # two ratings per segment
+    gold = human.wilcoxon_gold(z, unit="segment_mean", systems=["A", "B"]).set_index(
+        ["sys_x", "sys_y", "criterion"]
+    )
+    a = z[(z.system == "A") & (z.criterion == "adequacy")].groupby("segment")["z"].mean()
+    b = z[(z.system == "B") & (z.criterion == "adequacy")].groupby("segment")["z"].mean()
+    row = gold.loc[("B", "A", "adequacy")]
+    assert (row["n_x"], row["n_y"]) == (40, 40)
+    assert row["p_value"] == pytest.approx(stats.mannwhitneyu(b, a, alternative="greater").pvalue, rel=1e-12)
+
+
+def test_priority_rule_hand_cases() -> None:
+    # (A, B): adequacy ties (0.2 / 0.3), fluency p(A>B) = 0.01 -> A at 0.05 decided by fluency; tie at 0.001.
+    # (A, C): adequacy p(C>A) = 0.03 decides for C at 0.05 although fluency favours A (p = 0.001).
+    # (B, C): nothing significant -> tie, decided by none.
+    p = {
+        ("A", "B", "adequacy"): 0.2, ("B", "A", "adequacy"): 0.3, ("A", "B", "fluency"): 0.01, ("B", "A", "fluency"): 0.9,
+        ("A", "C", "adequacy"): 0.9, ("C", "A", "adequacy"): 0.03, ("A", "C", "fluency"): 0.001, ("C", "A", "fluency"): 0.99,
+        ("B", "C", "adequacy"): 0.5, ("C", "B", "adequacy"): 0.5, ("B", "C", "fluency"): 0.5, ("C", "B", "fluency"): 0.5,
+    }  # fmt: skip
+    gold = pd.DataFrame(
+        [(x, y, c, v) for (x, y, c), v in p.items()], columns=["sys_x", "sys_y", "criterion", "p_value"]
+    )
+    out = human.gold_conclusions(gold, [0.05, 0.001], systems=["A", "B", "C"])
+    table = {(r.sys_x, r.sys_y, r.alpha): (r.conclusion, r.decided_by) for r in out.itertuples()}
+    assert table[("A", "B", 0.05)] == ("sys_x", "fluency")
+    assert table[("A", "B", 0.001)] == ("tie", "none")
+    assert table[("A", "C", 0.05)] == ("sys_y", "adequacy")
+    assert table[("A", "C", 0.001)] == (
+        "sys_x",
+        "fluency",
+    )  # adequacy ties at 0.001, fluency p = 0.001 <= 0.001
+    assert table[("B", "C", 0.05)] == ("tie", "none")
+
+
+# ------------------------------------------------------------------------------------------------ rankings
+
+
+def _judgments(rows: list[tuple]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["judgment", "annotator", "segment", "system", "rank"])
+
+
+HAND_JUDGMENTS = [
+    (0, "j1", 0, "A", 1), (0, "j1", 0, "B", 2), (0, "j1", 0, "C", 2), (0, "j1", 0, "D", -1),
+    (1, "j1", 1, "A", 3), (1, "j1", 1, "B", 1), (1, "j1", 1, "C", -1),
+    (2, "j2", 2, "A", 1), (2, "j2", 2, "B", 1),
+]  # fmt: skip
+
+
+def test_item_scores_hand_case_with_ties_and_blanks() -> None:
+    # Judgment 0: A beats B and C (+2); B and C tie with each other and lose to A (-1 each); D is blank (absent).
+    # Judgment 1: B beats A: B +1, A -1; C blank. Judgment 2: A and B tie: 0 each.
+    scores = human.item_scores(_judgments(HAND_JUDGMENTS))
+    got = {(r.judgment, r.system): r.item_score for r in scores.itertuples()}
+    assert got == {
+        (0, "A"): 2,
+        (0, "B"): -1,
+        (0, "C"): -1,
+        (1, "A"): -1,
+        (1, "B"): 1,
+        (2, "A"): 0,
+        (2, "B"): 0,
+    }
+
+
+def test_head_to_head_hand_case() -> None:
+    # A vs B: A wins in judgment 0, loses in 1, ties in 2 (dropped): 1 win, 1 loss -> p = P(Bin(2, .5) >= 1) = 3/4.
+    # A vs C: 1 win, 0 losses -> p = 1/2; C vs A: 0 wins of 1 -> p = P(Bin(1, .5) >= 0) = 1. B vs C: tie only -> p = 1.
+    gold = human.head_to_head_gold(_judgments(HAND_JUDGMENTS), ["A", "B", "C"]).set_index(["sys_x", "sys_y"])
+    assert gold.loc[("A", "B"), ["n_x", "n_y"]].tolist() == [1, 1] and gold.loc[
+        ("A", "B"), "p_value"
+    ] == pytest.approx(0.75)
+    assert gold.loc[("A", "C"), "p_value"] == pytest.approx(0.5) and gold.loc[
+        ("C", "A"), "p_value"
+    ] == pytest.approx(1.0)
+    assert gold.loc[("B", "C"), ["n_x", "n_y", "p_value"]].tolist() == [0, 0, 1.0]
+    assert set(gold["criterion"]) == {"ranking"} and set(gold["unit"]) == {"judgment"}
+
+
+def _rnk(data_root: Path, source: str, target: str) -> pd.DataFrame:
+    """The WMT12 RNK judgments read with a tiny local pandas read (independent of mtsig.io.rankings)."""
+    raw = pd.read_csv(data_root / "wmt12/manual-evaluation/wmt12.RNK_results.csv")
+    raw = raw.loc[(raw["srclang"] == source) & (raw["trglang"] == target)].reset_index(drop=True)
+    parts = [
+        pd.DataFrame(
+            {"judgment": raw.index, "annotator": raw["judgeId"], "segment": raw["srcIndex"] - 1,
+             "system": raw[f"system{i}Id"], "rank": raw[f"system{i}rank"]}
+        )
+        for i in range(1, 6)
+    ]  # fmt: skip
+    return pd.concat(parts, ignore_index=True)
+
+
+def _loop_item_score_gold(judgments: pd.DataFrame, x: str, y: str, exclude_shared: bool) -> float:
+    """Literal transcription: item scores by loops, z per judge (sample sd), rank-sum on the chosen judgments."""
+    items = []  # (judgment, judge, system, score)
+    for judgment, group in judgments.groupby("judgment"):
+        ranked = [(s, r) for s, r in zip(group["system"], group["rank"], strict=True) if r != -1]
+        for s, r in ranked:
+            score = sum(1 for _, other in ranked if r < other) - sum(1 for _, other in ranked if other < r)
+            items.append((judgment, group["annotator"].iloc[0], s, score))
+    by_judge: dict[str, list[int]] = {}
+    for _, judge, _, score in items:
+        by_judge.setdefault(judge, []).append(score)
+    moments = {j: (np.mean(v), np.std(v, ddof=1)) for j, v in by_judge.items()}
+    z = [
+        (jd, s, (score - moments[judge][0]) / moments[judge][1])
+        for jd, judge, s, score in items
+        if moments[judge][1] > 0
+    ]
+    has = {s: {jd for jd, s2, _ in z if s2 == s} for s in (x, y)}
+    shared = has[x] & has[y] if exclude_shared else set()
+    sample_x = [v for jd, s, v in z if s == x and jd not in shared]
+    sample_y = [v for jd, s, v in z if s == y and jd not in shared]
+    # z rounded to 12 decimals as mtsig.human documents (ties in exact arithmetic stay ties).
+    return stats.mannwhitneyu(np.round(sample_x, 12), np.round(sample_y, 12), alternative="greater").pvalue
+
+
+def test_item_score_gold_on_wmt12_es_en(data_root: Path) -> None:
+    judgments = _rnk(data_root, "Spanish", "English")
+    systems = sorted(set(judgments["system"]))
+    assert len(systems) == 12
+    gold = human.item_score_wilcoxon_gold(judgments, systems)
+    indexed = gold.set_index(["sys_x", "sys_y"])["p_value"]
+    for x, y in [("onlineA", "onlineB"), ("UPC", "jhu-hiero")]:
+        assert indexed[(x, y)] == pytest.approx(_loop_item_score_gold(judgments, x, y, True), rel=1e-9)
+    shared_gold = human.item_score_wilcoxon_gold(judgments, systems, exclude_shared=False)
+    assert shared_gold.set_index(["sys_x", "sys_y"])["p_value"][("onlineA", "onlineB")] == pytest.approx(
+        _loop_item_score_gold(judgments, "onlineA", "onlineB", False), rel=1e-9
+    )
+
+    def significant(table: pd.DataFrame) -> int:
+        conclusions = human.gold_conclusions(table, [0.05], ("ranking",), systems)
+        return int((conclusions["conclusion"] != "tie").sum())
+
+    # The figures stated in the task brief (computed independently by the lead).
+    assert significant(gold) == 48 and significant(shared_gold) == 54
+
+
+def test_ranking_gold_rejection_rate_under_the_null() -> None:
+    # Latent-quality model: 6 systems, A and B of equal quality; each judgment ranks 5 of them by quality + noise,
+    # rounded to give ties. The rate of p(A > B) <= 0.05 must lie in the 99% binomial interval of 0.05.
+    n_sets, alpha = 400, 0.05
+    quality = {"A": 0.0, "B": 0.0, "C": 0.5, "D": -0.5, "E": 1.0, "F": -1.0}
+    names = np.array(list(quality))
+    rng = rng_for(SEED, "test_human", "null_rankings")
+    rejections = {"head_to_head": 0, "item_score_wilcoxon": 0}
+    for _ in range(n_sets):
+        n_judgments = 150
+        shown = np.array([rng.choice(6, 5, replace=False) for _ in range(n_judgments)])
+        latent = np.array([quality[n] for n in names])[shown] + rng.normal(size=shown.shape)
+        level = np.round(latent * 1.5)  # coarse levels give tied ranks, as judges give them
+        ranks = 1 + (level[:, None, :] > level[:, :, None]).sum(axis=2)  # 1 + number shown that are better
+        judgments = pd.DataFrame(
+            {
+                "judgment": np.repeat(np.arange(n_judgments), 5),
+                "annotator": np.repeat(rng.integers(0, 10, n_judgments), 5).astype(str),
+                "segment": np.repeat(np.arange(n_judgments), 5),
+                "system": names[shown].ravel(),
+                "rank": ranks.ravel(),
+            }
+        )
+        h2h = human.head_to_head_gold(judgments, ["A", "B"]).set_index(["sys_x", "sys_y"])["p_value"]
+        isw = human.item_score_wilcoxon_gold(judgments, ["A", "B"]).set_index(["sys_x", "sys_y"])["p_value"]
+        rejections["head_to_head"] += h2h[("A", "B")] <= alpha
+        rejections["item_score_wilcoxon"] += isw[("A", "B")] <= alpha
+    low, high = stats.binom.interval(0.99, n_sets, alpha)
+    for method, count in rejections.items():
+        assert low <= count <= high, (method, count, (low, high))
+
+
+# ------------------------------------------------------------------------------------------------ pipeline step
+
+
+def test_build_gold_tidy_with_quality_control(tmp_path: Path) -> None:
+    ratings = _synthetic_da({"A": 0.0, "B": 1.0}, n_annotators=4, per_system=80)
+    ratings = ratings.loc[ratings["criterion"] == "adequacy"]
+    rng = rng_for(SEED, "test_human", "random_rater")
+    # bad_ref items 20-40 points below the original for the 4 honest annotators; a random rater w9 scores anything.
+    bad = ratings.loc[ratings["segment"] % 5 == 0]
+    bad = bad.assign(
+        item_type="bad_ref", raw_score=(bad["raw_score"] - rng.uniform(20, 40, len(bad))).clip(0, 100)
+    )
+    random_rater = ratings.iloc[rng.choice(len(ratings), 60, replace=False)]
+    random_rater = random_rater.assign(annotator="w9", raw_score=rng.integers(0, 101, 60).astype(float))
+    random_bad = random_rater.assign(
+        item_type="bad_ref", raw_score=rng.integers(0, 101, len(random_rater)).astype(float)
+    )
+    table = pd.concat([ratings, bad, random_rater, random_bad], ignore_index=True)
+    table.to_csv(tmp_path / "ratings.tsv", sep="\t", index=False)
+    out = human.build_gold(
+        {"format": "tidy", "path": "ratings.tsv"},
+        tmp_path,
+        ["A", "B"],
+        80,
+        [0.05, 0.01],
+        qc={"enabled": True, "method": "t", "alpha": 0.05},
+        gold={"methods": ["wilcoxon"], "unit": "rating", "criteria": ["adequacy", "fluency"]},
+    )
+    assert set(out) == {"z", "qc", "dropped", "gold", "gold_conclusions", "system_scores"}
+    qc = out["qc"].set_index("annotator")
+    assert qc["kept"].to_dict() == {"w0": True, "w1": True, "w2": True, "w3": True, "w9": False}
+    assert out["dropped"]["annotator"].tolist() == ["w9"] and "w9" not in set(out["z"]["annotator"])
+    assert out["gold"].columns[0] == "gold" and set(out["gold"]["gold"]) == {"wilcoxon"}
+    assert (
+        out["gold_conclusions"][["sys_x", "sys_y", "conclusion"]].values.tolist() == [["A", "B", "sys_y"]] * 2
+    )
+    scores = out["system_scores"].set_index("system")
+    kept = out["z"].loc[out["z"]["item_type"] == "system"]
+    assert scores.loc["B", "mean_z"] == pytest.approx(kept.loc[kept["system"] == "B", "z"].mean())
+    assert scores.loc["A", "n"] == (kept["system"] == "A").sum()
+
+
+def test_build_gold_reports_system_mismatch(tmp_path: Path) -> None:
+    pd.DataFrame(
+        [("a", "A", 0, "system", "adequacy", 10.0), ("a", "C", 0, "system", "adequacy", 20.0)],
+        columns=["annotator", "system", "segment", "item_type", "criterion", "raw_score"],
+    ).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    with pytest.raises(Exception, match="no output file: C; .*no human judgments: B"):
+        human.build_gold(
+            {"format": "tidy", "path": "r.tsv", "qc": {"enabled": False}}, tmp_path, ["A", "B"], 5, [0.05]
+        )

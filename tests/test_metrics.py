@@ -1,0 +1,225 @@
+"""Tests of BLEU, chrF, TER (oracle: sacrebleu's API and command line) and NIST (oracle: NLTK, hand arithmetic).
+
+Real data: WMT12 newstest2012 es-en, HTML entities undone (mtsig.io.text.load_texts(unescape=True)).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sacrebleu
+from nltk.translate.nist_score import corpus_nist
+from sacrebleu.metrics.bleu import BLEU as SacreBLEU
+from sacrebleu.metrics.chrf import CHRF as SacreCHRF
+from sacrebleu.metrics.ter import TER as SacreTER
+
+from mtsig.errors import InputError
+from mtsig.io.text import load_texts
+from mtsig.metrics import METRICS, get_metric
+from mtsig.metrics.nist import NIST_BETA, information_weights
+
+SYSTEMS = ("onlineB", "UPC")
+
+
+@pytest.fixture(scope="module")
+def wmt12(data_root: Path) -> tuple[list[str], dict[str, list[str]]]:
+    folder = data_root / "wmt12"
+    outputs = {name: folder / "system-outputs" / "es-en" / f"newstest2012.es-en.{name}" for name in SYSTEMS}
+    return load_texts(folder / "plain" / "newstest2012-ref.en", outputs, unescape=True)
+
+
+def write_lines(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def sacrebleu_cli(ref: Path, hyp: Path, metrics: list[str], width: int) -> list[float]:
+    """Scores printed by sacrebleu's own command line (``-b``: score only, ``-w``: decimals)."""
+    command = [
+        sys.executable,
+        "-m",
+        "sacrebleu",
+        str(ref),
+        "-i",
+        str(hyp),
+        "-m",
+        *metrics,
+        "-b",
+        "-w",
+        str(width),
+    ]
+    completed = subprocess.run(command, capture_output=True, text=True, check=True)
+    printed = json.loads(completed.stdout)  # one number, or a JSON list of numbers for several metrics
+    return [float(value) for value in (printed if isinstance(printed, list) else [printed])]
+
+
+def test_bleu_chrf_equal_sacrebleu_on_wmt12(wmt12, tmp_path: Path) -> None:
+    refs, outputs = wmt12
+    bleu, chrf = get_metric("bleu"), get_metric("chrf")
+    bleu_stats = bleu.stats_many(outputs, refs)
+    chrf_stats = chrf.stats_many(outputs, refs)
+    assert bleu_stats.shape == (len(SYSTEMS), 3003, 10) and chrf_stats.shape == (len(SYSTEMS), 3003, 18)
+    bleu_scores = bleu.score(bleu_stats.sum(axis=1))
+    chrf_scores = chrf.score(chrf_stats.sum(axis=1))
+    ref_file = write_lines(tmp_path / "ref.en", refs)
+    for i, (name, hyps) in enumerate(outputs.items()):
+        # API oracle. chrF uses only + - * / in sacrebleu's order: bit-for-bit equal. BLEU takes log/exp, and
+        # NumPy's SIMD log/exp may differ from libm's math.log/math.exp in the last ulp.
+        assert chrf_scores[i] == SacreCHRF().corpus_score(hyps, [refs]).score
+        assert bleu_scores[i] == pytest.approx(SacreBLEU().corpus_score(hyps, [refs]).score, rel=1e-13, abs=0)
+        # Command-line oracle on the same prepared (unescaped) files, printed with 8 decimals.
+        cli_bleu, cli_chrf = sacrebleu_cli(ref_file, write_lines(tmp_path / name, hyps), ["bleu", "chrf"], 8)
+        assert bleu_scores[i] == pytest.approx(cli_bleu, abs=5e-9)
+        assert chrf_scores[i] == pytest.approx(cli_chrf, abs=5e-9)
+
+
+def test_ter_equals_sacrebleu_on_wmt12_subset(wmt12, tmp_path: Path) -> None:
+    refs, outputs = wmt12
+    n = 150  # sacrebleu's TER is pure Python: a subset keeps the test fast
+    refs = refs[:n]
+    subset = {name: hyps[:n] for name, hyps in list(outputs.items())[:2]}
+    ter = get_metric("ter")
+    assert ter.higher_is_better is False
+    stats = ter.stats_many(subset, refs, processes=2)
+    assert np.array_equal(stats, ter.stats_many(subset, refs, processes=1))  # the pool changes nothing
+    scores = ter.score(stats.sum(axis=1))
+    ref_file = write_lines(tmp_path / "ref.en", refs)
+    for i, (name, hyps) in enumerate(subset.items()):
+        assert scores[i] == SacreTER().corpus_score(hyps, [refs]).score
+        (cli_ter,) = sacrebleu_cli(ref_file, write_lines(tmp_path / name, hyps), ["ter"], 8)
+        assert scores[i] == pytest.approx(cli_ter, abs=5e-9)
+
+
+def random_bleu_like_stats(rng: np.random.Generator, rows: int, order: int) -> np.ndarray:
+    """Integer statistics with many zeros: empty hypotheses, zero matches, orders with no n-grams."""
+    hyp_len = rng.integers(0, 6, rows)
+    ref_len = rng.integers(0, 8, rows)
+    totals = np.maximum(hyp_len[:, None] - np.arange(order)[None, :], 0)
+    matches = np.floor(totals * rng.uniform(0, 1.2, (rows, order))).clip(0, totals)
+    matches[rng.uniform(size=(rows, order)) < 0.3] = 0
+    return np.column_stack([hyp_len, ref_len, matches, totals]).astype(np.float64)
+
+
+@pytest.mark.parametrize("smooth_method", ["exp", "none", "floor"])
+def test_bleu_score_matches_sacrebleu_formula_on_edge_cases(smooth_method: str) -> None:
+    rng = np.random.default_rng(7)
+    stats = random_bleu_like_stats(rng, 400, 4)
+    ours = get_metric("bleu", smooth_method=smooth_method).score(stats)
+    oracle = SacreBLEU(smooth_method=smooth_method)
+    expected = [oracle._compute_score_from_stats([int(v) for v in row]).score for row in stats]
+    np.testing.assert_allclose(ours, expected, rtol=1e-13, atol=0)
+    assert (ours == 0).sum() == sum(e == 0 for e in expected) > 0
+
+
+@pytest.mark.parametrize("eps_smoothing", [False, True])
+def test_chrf_score_matches_sacrebleu_formula_on_edge_cases(eps_smoothing: bool) -> None:
+    rng = np.random.default_rng(11)
+    hyp = rng.integers(0, 5, (400, 6))
+    ref = rng.integers(0, 5, (400, 6))
+    match = np.floor(np.minimum(hyp, ref) * rng.uniform(0, 1, (400, 6)))
+    stats = np.stack([hyp, ref, match], axis=-1).reshape(400, 18).astype(np.float64)
+    ours = get_metric("chrf", eps_smoothing=eps_smoothing).score(stats)
+    oracle = SacreCHRF(eps_smoothing=eps_smoothing)
+    expected = [oracle._compute_f_score([int(v) for v in row]) for row in stats]
+    assert ours.tolist() == expected
+
+
+def test_ter_score_edge_cases_by_hand() -> None:
+    ter = get_metric("ter")
+    stats = np.array([[3.0, 12.0], [2.0, 0.0], [0.0, 0.0]])
+    # 100 * 3/12 = 25; empty reference with edits = 100; nothing at all = 0 (sacrebleu's conventions).
+    assert ter.score(stats).tolist() == [25.0, 100.0, 0.0]
+
+
+def test_nist_hand_calculation() -> None:
+    """Reference "a b a", hypothesis "a b"; every number below is worked out by hand."""
+    nist = get_metric("nist")
+    stats = nist.stats(["a b"], ["a b a"])
+    # Reference words 3; counts a:2, b:1, "a b":1, "b a":1, "a b a":1.
+    info_a, info_b, info_ab = math.log2(3 / 2), math.log2(3 / 1), math.log2(2 / 1)
+    expected = [info_a + info_b, info_ab, 0, 0, 0, 2, 1, 0, 0, 0, 2, 3]
+    np.testing.assert_allclose(stats[0], expected, rtol=1e-15)
+    # Length ratio 2/3 = 1/1.5: NIST's penalty was designed to be exactly 0.5 there.
+    precision_sum = (info_a + info_b) / 2 + info_ab / 1
+    assert nist.score(stats.sum(0)) == pytest.approx(0.5 * precision_sum, rel=1e-14)
+    assert math.exp(-NIST_BETA * math.log(2 / 3) ** 2) == pytest.approx(0.5, rel=1e-15)
+
+
+def test_nist_information_weights_use_the_whole_reference_set() -> None:
+    weights = information_weights([["x", "y"], ["x", "z"]], max_order=2)
+    assert weights[("x",)] == pytest.approx(math.log2(4 / 2))
+    assert weights[("x", "y")] == pytest.approx(math.log2(2 / 1))  # prefix "x" occurs twice in the set
+
+
+def test_nist_equals_nltk_on_wmt12(wmt12) -> None:
+    refs, outputs = wmt12
+    nist = get_metric("nist")
+    stats = nist.stats_many(outputs, refs)
+    scores = nist.score(stats.sum(axis=1))
+    ref_tokens = [[nist.tokenize(ref)] for ref in refs]
+    for (_, hyps), ours in zip(outputs.items(), scores, strict=True):
+        expected = corpus_nist(ref_tokens, [nist.tokenize(hyp) for hyp in hyps], n=5)
+        # Equal up to float summation order (NLTK sums n-gram information in Counter order).
+        assert ours == pytest.approx(expected, rel=1e-12, abs=0)
+
+
+def test_nist_lowercase_option_changes_tokens() -> None:
+    assert get_metric("nist", lowercase=True).tokenize("The Cat.") == ["the", "cat", "."]
+    assert get_metric("nist").tokenize("The Cat.") == ["The", "Cat", "."]
+    assert "case:lc" in get_metric("nist", lowercase=True).details()
+
+
+@pytest.mark.parametrize("name", ["bleu", "chrf", "ter", "nist"])
+def test_score_is_vectorised_over_batch_shapes(name: str) -> None:
+    metric = get_metric(name)
+    hyps = ["the cat sat on the mat .", "a dog", "", "it is raining today"]
+    refs = ["the cat is on the mat .", "the dog barks", "nothing", "it rains today"]
+    stats = metric.stats(hyps, refs)
+    assert stats.dtype == np.float64 and stats.shape == (4, len(metric.stat_names))
+    per_segment = metric.score(stats)
+    assert per_segment.shape == (4,)
+    assert metric.score(stats[None, None]).shape == (1, 1, 4)
+    np.testing.assert_array_equal(metric.score(stats[None, None])[0, 0], per_segment)
+    batch = np.stack([stats.sum(0), stats[:2].sum(0), stats[2:].sum(0)])  # [B=3, k]
+    expected = [metric.score(row) for row in batch]
+    np.testing.assert_array_equal(metric.score(batch), expected)
+    assert np.ndim(metric.score(stats.sum(0))) == 0
+
+
+def test_sacrebleu_sentence_level_agrees_for_a_single_segment() -> None:
+    hyp, ref = "the cat sat on the mat .", "the cat is on the mat ."
+    stats = get_metric("chrf").stats([hyp], [ref])
+    assert get_metric("chrf").score(stats[0]) == sacrebleu.sentence_chrf(hyp, [ref]).score
+
+
+def test_details_record_settings() -> None:
+    assert get_metric("bleu").details() == "BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
+    assert "nc:6" in get_metric("chrf").details()
+    assert "case:lc" in get_metric("ter").details()
+    assert "ngram:5" in get_metric("nist").details()
+
+
+def test_registry_and_bad_inputs() -> None:
+    assert set(METRICS) == {"bleu", "nist", "meteor", "ter", "chrf"}
+    assert get_metric("BLEU").name == "bleu"
+    with pytest.raises(
+        InputError, match=r"unknown metric 'rouge'; known metrics: bleu, nist, meteor, ter, chrf"
+    ):
+        get_metric("rouge")
+    with pytest.raises(InputError, match="bad option"):
+        get_metric("bleu", colour="red")
+    with pytest.raises(InputError, match="smooth_method"):
+        get_metric("bleu", smooth_method="add-k")
+    bleu = get_metric("bleu")
+    with pytest.raises(InputError, match="2 hypotheses but 1 references"):
+        bleu.stats(["a", "b"], ["a"])
+    with pytest.raises(InputError, match="system 'S' has 1 segments but there are 2 references"):
+        bleu.stats_many({"S": ["a"]}, ["a", "b"])
+    with pytest.raises(InputError, match="last axis 10"):
+        bleu.score(np.zeros((3, 4)))

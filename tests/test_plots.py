@@ -1,0 +1,190 @@
+"""mtsig.plots: files written, byte-identical reruns, and the drawn data checked against the paper's algorithms."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtsig import plots
+from mtsig.errors import InputError
+
+WMT22_JA_EN = [
+    "JDExploreAcademy",
+    "Online-B",
+    "Online-W",
+    "NAIST-NICT-TIT",
+    "Online-A",
+    "DLUT",
+    "LanguageX",
+    "Lan-Bridge",
+    "Online-Y",
+    "AISP-SJTU",
+    "NT5",
+    "Online-G",
+    "KYB",
+    "AIST",
+]
+
+
+# ----------------------------------------------------------------------------------------- Figs. 5-6
+
+
+def count_by_paper_loop(test: str, pseudo: np.ndarray, actual: float) -> int:
+    """Literal transcription of the paper's counting loops (Figs. 1-4) and R&M's originals (seed 001)."""
+    c = 0
+    tau = sum(pseudo) / len(pseudo)
+    tau_abs = sum(abs(v) for v in pseudo) / len(pseudo)
+    for v in pseudo:
+        if test == "paired_bootstrap" and v < 0:  # Fig. 4: S_Xb < S_Yb
+            c += 1
+        elif test == "bootstrap" and v - tau >= actual:  # Fig. 3
+            c += 1
+        elif test == "bootstrap_two_sided" and abs(v - tau) >= abs(actual):  # Fig. 1
+            c += 1
+        elif test == "approximate_randomization" and v >= actual:  # Fig. 2
+            c += 1
+        elif test == "approximate_randomization_two_sided" and abs(v) >= abs(actual):
+            c += 1
+        elif test == "rm_bootstrap" and abs(v) - tau_abs >= abs(actual):
+            c += 1
+        elif test == "rm_approximate_randomization" and abs(v) >= abs(actual):
+            c += 1
+    return c
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "paired_bootstrap",
+        "bootstrap",
+        "bootstrap_two_sided",
+        "approximate_randomization",
+        "approximate_randomization_two_sided",
+        "rm_bootstrap",
+        "rm_approximate_randomization",
+    ],
+)
+def test_null_view_counts_like_the_paper_loops(test):
+    rng = np.random.default_rng(5)
+    pseudo = rng.normal(0.002, 0.003, 500)
+    for actual in (0.004, -0.001):
+        assert plots.null_view(test, pseudo, actual)["tail"] == count_by_paper_loop(test, pseudo, actual)
+
+
+def test_distribution_figure_is_written_and_deterministic(tmp_path):
+    rng = np.random.default_rng(1)
+    d_b = rng.normal(0.004, 0.0025, 2000)
+    d_r = rng.normal(0.0, 0.0025, 2000)
+    distributions = {"paired_bootstrap": d_b, "bootstrap": d_b, "approximate_randomization": d_r}
+    outputs = []
+    for run in ("a", "b"):
+        paths = [tmp_path / run / "dist.pdf", tmp_path / run / "dist.png"]
+        views = plots.pseudo_statistic_distributions(
+            distributions, 0.004, list(distributions), "BLEU: onlineA vs uedin-wmt12", paths
+        )
+        outputs.append([p.read_bytes() for p in paths])
+    assert outputs[0] == outputs[1]
+    assert outputs[0][0].startswith(b"%PDF") and outputs[0][1].startswith(b"\x89PNG")
+    assert b"CreationDate" not in outputs[0][0]
+    # the bootstrap panel shows d_b shifted to mean zero (Fig. 3's shift-to-zero)
+    assert views["bootstrap"]["values"].mean() == pytest.approx(0.0, abs=1e-12)
+    assert views["bootstrap"]["shift"] == pytest.approx(d_b.mean())
+    assert views["paired_bootstrap"]["cutoffs"] == [0.0]
+
+
+def test_missing_distribution_is_an_error(tmp_path):
+    with pytest.raises(InputError, match="bootstrap"):
+        plots.pseudo_statistic_distributions({}, 0.1, ["bootstrap"], "t", [tmp_path / "x.png"])
+    assert not list(tmp_path.iterdir())
+
+
+# ----------------------------------------------------------------------------------------- Figs. 7-8
+
+
+def test_heatmap_colours_exactly_the_significant_cells(tmp_path):
+    systems = ["A", "B", "C"]
+    p = pd.DataFrame(
+        [[np.nan, 0.03, 0.0004], [0.97, np.nan, 0.2], [0.9996, 0.8, np.nan]], index=systems, columns=systems
+    )
+    coloured = plots.significance_heatmap(p, systems, 0.05, "t", [tmp_path / "h.png"])
+    # by hand: only A>B (0.03) and A>C (0.0004) are <= 0.05
+    assert coloured.to_numpy().tolist() == [[False, True, True], [False, False, False], [False, False, False]]
+    coloured_001 = plots.significance_heatmap(p, systems, 0.001, "t", [tmp_path / "h.png"])
+    assert coloured_001.to_numpy().sum() == 1
+
+
+def test_p_values_are_printed_compactly():
+    assert [plots._format_p(x) for x in (0.0, 0.0004, 0.012, 0.05, 0.9996)] == [
+        "<.001",
+        "<.001",
+        ".012",
+        ".050",
+        "1",
+    ]
+
+
+def test_two_sided_p_goes_in_the_cell_the_statistic_favours():
+    rows = [
+        ("A", "B", "bootstrap_two_sided", -0.5, 0.01),
+        ("B", "A", "bootstrap_two_sided", 0.5, 0.01),
+    ]
+    tests = pd.DataFrame(rows, columns=["sys_x", "sys_y", "test", "statistic", "p_value"])
+    matrix = plots.p_matrix_from_tests(tests, "bootstrap_two_sided", ["A", "B"])
+    assert matrix.loc["B", "A"] == 0.01
+    assert np.isnan(matrix.loc["A", "B"])
+
+
+def test_gold_matrix_combines_criteria_like_the_paper():
+    # A-B differs on adequacy -> adequacy p-values; A-C ties on adequacy -> fluency p-values (paper, Sec. 4).
+    rows = []
+    for criterion, p_ab, p_ac in (("adequacy", 0.01, 0.4), ("fluency", 0.6, 0.02)):
+        for x, y, p in (("A", "B", p_ab), ("A", "C", p_ac), ("B", "C", 0.5)):
+            rows += [(criterion, x, y, p), (criterion, y, x, 1 - p)]
+    gold = pd.DataFrame(rows, columns=["criterion", "sys_x", "sys_y", "p_value"])
+    matrix = plots.p_matrix_from_gold(gold, ["A", "B", "C"], 0.05, ["adequacy", "fluency"])
+    assert matrix.loc["A", "B"] == 0.01 and matrix.loc["B", "A"] == pytest.approx(0.99)
+    assert matrix.loc["A", "C"] == 0.02 and matrix.loc["C", "A"] == pytest.approx(0.98)
+    assert matrix.loc["B", "C"] == 0.5  # ties on both: the last criterion's p
+    assert np.isnan(matrix.loc["A", "A"])
+
+
+def realistic_p_matrix(systems: list[str], seed: int) -> pd.DataFrame:
+    """One-sided p(row > column) for systems of decreasing quality: p = Phi(-(q_row - q_col) / sd)."""
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(seed)
+    quality = np.sort(rng.normal(0, 1, len(systems)))[::-1]
+    p = norm.sf((quality[:, None] - quality[None, :]) / 0.4)
+    np.fill_diagonal(p, np.nan)
+    return pd.DataFrame(p, index=systems, columns=systems)
+
+
+def test_grid_for_fourteen_long_names_is_deterministic(tmp_path):
+    matrices = {
+        t: realistic_p_matrix(WMT22_JA_EN, i) for i, t in enumerate(["paired_bootstrap", "bootstrap"])
+    }
+    outputs = []
+    for run in ("a", "b"):
+        paths = [tmp_path / run / "grid.png", tmp_path / run / "grid.pdf"]
+        coloured = plots.significance_heatmap_grid(
+            matrices, WMT22_JA_EN, 0.05, "WMT22 ja-en", paths, metric="bleu"
+        )
+        outputs.append([p.read_bytes() for p in paths])
+    assert outputs[0] == outputs[1]
+    for test, matrix in matrices.items():
+        expected = (matrix <= 0.05).to_numpy()
+        assert (coloured[test].to_numpy() == expected).all()
+
+
+def test_unknown_format_is_refused_and_nothing_written(tmp_path):
+    p = realistic_p_matrix(["A", "B"], 0)
+    with pytest.raises(InputError, match=r"\.svg"):
+        plots.significance_heatmap(p, ["A", "B"], 0.05, "t", [tmp_path / "h.svg"])
+    assert not list(tmp_path.iterdir())
+
+
+def test_matrix_missing_a_system_is_an_error(tmp_path):
+    p = realistic_p_matrix(["A", "B"], 0)
+    with pytest.raises(InputError, match="C"):
+        plots.significance_heatmap(p, ["A", "B", "C"], 0.05, "t", [tmp_path / "h.png"])

@@ -1,0 +1,487 @@
+"""Tests of mtsig.resampling against independent oracles.
+
+1. Literal loop-per-sample transcriptions of the paper's Figures 1-4, of Riezler & Maxwell's pseudo-code (seeds/001)
+   and of the block bootstraps, fed the same draws: p-values must be identical.
+2. sacrebleu 2.6.0's PairedTest on real WMT12 es-en outputs: its AR and its (R&M-form) bootstrap against ours.
+3. Calibration with known truth: exchangeable pairs give rejection rates inside a 99% binomial interval.
+Plus invariances (memory cap, shards), TER orientation and the two p-value conventions.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sacrebleu.metrics import BLEU
+from sacrebleu.significance import PairedTest
+from scipy import stats as scipy_stats
+
+from mtsig import resampling as rs
+from mtsig.seeding import rng_for
+
+SEED = 20140601
+
+
+# ----------------------------------------------------------------------------------------------- fixtures
+
+
+def bleu_score(totals: np.ndarray) -> np.ndarray:
+    """BLEU (0-100) from summed sacrebleu statistics ``[sys_len, ref_len, correct_1..4, total_1..4]``.
+
+    sacrebleu's ``BLEU.compute_bleu`` without smoothing, vectorised; checked against ``corpus_score`` below.
+    """
+    totals = np.asarray(totals, dtype=np.float64)
+    sys_len, ref_len = totals[..., 0], totals[..., 1]
+    with np.errstate(divide="ignore"):
+        log_precision = np.log(totals[..., 2:6] / totals[..., 6:10]).mean(axis=-1)
+    log_brevity = np.minimum(0.0, 1.0 - ref_len / sys_len)
+    return 100.0 * np.exp(log_precision + log_brevity)
+
+
+def error_rate(totals: np.ndarray) -> np.ndarray:
+    """TER-like score: errors / reference words (lower is better)."""
+    totals = np.asarray(totals, dtype=np.float64)
+    return totals[..., 0] / totals[..., 1]
+
+
+def small_bleu_stats(n_systems: int = 4, n_segments: int = 40, seed: int = 7) -> np.ndarray:
+    """Integer BLEU-like statistics; all sums of them are exact in float64, so the engine's matrix products and the
+    oracle's loops give bit-identical totals."""
+    rng = np.random.default_rng(seed)
+    quality = np.linspace(0.5, 0.53, n_systems)[:, None]
+    hyp_len = rng.integers(8, 30, size=(n_systems, n_segments))
+    ref_len = rng.integers(8, 30, size=n_segments)
+    total = np.stack([np.maximum(hyp_len - n, 1) for n in range(4)], axis=-1)
+    correct = np.stack(
+        [rng.binomial(total[..., n], np.clip(quality - 0.12 * n, 0.05, 1)) for n in range(4)], axis=-1
+    )
+    ref = np.broadcast_to(ref_len[None, :, None], (n_systems, n_segments, 1))
+    return np.concatenate([hyp_len[..., None], ref, correct, total], axis=-1).astype(np.float64)
+
+
+def unescape(text: str) -> str:
+    while (unescaped := html.unescape(text)) != text:
+        text = unescaped
+    return text
+
+
+def read_segments(path: Path) -> list[str]:
+    with path.open(encoding="utf-8") as handle:
+        return [unescape(line.rstrip("\n")) for line in handle]
+
+
+ES_EN = ("jhu-hiero", "GTH-UPM", "onlineA", "QCRI--primary", "UPC")
+
+
+@pytest.fixture(scope="module")
+def es_en(data_root: Path) -> dict[str, object]:
+    """Texts and sacrebleu BLEU statistics of a few WMT12 es-en systems (HTML entities undone to a fixed point)."""
+    refs = read_segments(data_root / "wmt12" / "plain" / "newstest2012-ref.en")
+    outputs = data_root / "wmt12" / "system-outputs" / "es-en"
+    hyps = {name: read_segments(outputs / f"newstest2012.es-en.{name}") for name in ES_EN}
+    bleu = BLEU()
+    stats = np.array(
+        [bleu._extract_corpus_statistics(hyps[name], [refs]) for name in ES_EN], dtype=np.float64
+    )
+    return {"refs": refs, "hyps": hyps, "stats": stats}
+
+
+# ------------------------------------------------------------------------------------- oracle 1: loops
+
+
+def concatenated_draws(draw, n_samples: int) -> np.ndarray:
+    """The first ``n_samples`` rows of a scheme's stream of blocks."""
+    blocks = [draw(j) for j in range(-(-n_samples // rs.DRAW_BLOCK_SIZE))]
+    return np.concatenate(blocks)[:n_samples]
+
+
+def loop_total(stats: np.ndarray, segment_indices) -> np.ndarray:
+    total = np.zeros(stats.shape[1])
+    for i in segment_indices:
+        total = total + stats[i]
+    return total
+
+
+def loop_stationary_series(starts: np.ndarray, lengths: np.ndarray, n: int) -> list[int]:
+    """Politis & Romano (1994) as in seeds/001: wrap around a circle, concatenate blocks, keep the first N points."""
+    series: list[int] = []
+    m = 0
+    while len(series) < n:
+        for j in range(lengths[m]):
+            series.append((starts[m] + j) % n)
+        m += 1
+    return series[:n]
+
+
+def loop_pseudo_bootstrap(stats_x, stats_y, score, pseudo_test_sets) -> list[float]:
+    """``S_{X_b} - S_{Y_b}`` for each pseudo-test-set (a list of segment indices), one sample at a time."""
+    pseudo = []
+    for segments in pseudo_test_sets:
+        pseudo.append(float(score(loop_total(stats_x, segments)) - score(loop_total(stats_y, segments))))
+    return pseudo
+
+
+def loop_pseudo_randomization(stats_x, stats_y, score, masks) -> list[float]:
+    """Fig. 2: for each shuffle, for each sentence, swap the tuples with the drawn coin; ``S_{X_r} - S_{Y_r}``."""
+    pseudo = []
+    for mask in masks:
+        total_x = np.zeros(stats_x.shape[1])
+        total_y = np.zeros(stats_x.shape[1])
+        for i, swap in enumerate(mask):
+            if swap:
+                total_x, total_y = total_x + stats_y[i], total_y + stats_x[i]
+            else:
+                total_x, total_y = total_x + stats_x[i], total_y + stats_y[i]
+        pseudo.append(float(score(total_x) - score(total_y)))
+    return pseudo
+
+
+def loop_p_value(test: str, pseudo: list[float], actual: float, convention: str) -> float:
+    """The counting of Figs. 1-4 and of R&M's slides, one pseudo-statistic at a time."""
+    n = len(pseudo)
+    c = 0
+    if test.startswith("paired_bootstrap"):  # Fig. 4
+        for value in pseudo:
+            if value < 0:
+                c += 1
+    elif test in ("bootstrap", "bootstrap_documents", "bootstrap_stationary"):  # Fig. 3
+        tau = sum(pseudo) / n
+        for value in pseudo:
+            if value - tau >= actual:
+                c += 1
+    elif test == "bootstrap_two_sided":  # Fig. 1
+        tau = sum(pseudo) / n
+        for value in pseudo:
+            if abs(value - tau) >= abs(actual):
+                c += 1
+    elif test == "approximate_randomization":  # Fig. 2
+        for value in pseudo:
+            if value >= actual:
+                c += 1
+    elif test in ("approximate_randomization_two_sided", "rm_approximate_randomization"):
+        for value in pseudo:
+            if abs(value) >= abs(actual):
+                c += 1
+    elif test == "rm_bootstrap":  # R&M: tau = mean |d_b|; |d_b| - tau >= |d|
+        tau = sum(abs(value) for value in pseudo) / n
+        for value in pseudo:
+            if abs(value) - tau >= abs(actual):
+                c += 1
+    else:
+        raise AssertionError(test)
+    if test.startswith("rm_") or convention == "(c+1)/(B+1)":
+        return (c + 1) / (n + 1)
+    return c / n
+
+
+def oracle_table(stats, score, systems, tests, n_samples, seed, convention, documents, mean_block_length):
+    """Every ordered pair and test, by the loop oracles, fed the engine's published draws."""
+    n_segments = stats.shape[1]
+    iid = concatenated_draws(lambda j: rs.bootstrap_indices(seed, n_segments, j), n_samples)
+    masks = concatenated_draws(lambda j: rs.swap_masks(seed, n_segments, j), n_samples)
+    codes = rs.document_codes(documents)
+    doc_draws = concatenated_draws(lambda j: rs.document_draws(seed, codes.max() + 1, j), n_samples)
+    stationary = [
+        rs.stationary_draws(seed, n_segments, mean_block_length, j) for j in range(-(-n_samples // 256))
+    ]
+    starts = np.concatenate([s for s, _ in stationary])[:n_samples]
+    lengths = np.concatenate([length for _, length in stationary])[:n_samples]
+    test_sets = {
+        "iid": [list(row) for row in iid],
+        "documents": [[i for d in row for i in np.flatnonzero(codes == d)] for row in doc_draws],
+        "stationary": [
+            loop_stationary_series(s, b, n_segments) for s, b in zip(starts, lengths, strict=True)
+        ],
+    }
+    rows = []
+    for x in range(len(systems)):
+        for y in range(len(systems)):
+            if x == y:
+                continue
+            actual = float(
+                score(loop_total(stats[x], range(n_segments)))
+                - score(loop_total(stats[y], range(n_segments)))
+            )
+            for test in tests:
+                if "randomization" in test:
+                    pseudo = loop_pseudo_randomization(stats[x], stats[y], score, masks)
+                else:
+                    kind = (
+                        "documents"
+                        if "documents" in test
+                        else "stationary"
+                        if "stationary" in test
+                        else "iid"
+                    )
+                    pseudo = loop_pseudo_bootstrap(stats[x], stats[y], score, test_sets[kind])
+                p = loop_p_value(test, pseudo, actual, convention)
+                rows.append((systems[x], systems[y], test, actual, p, pseudo))
+    return rows
+
+
+@pytest.mark.parametrize("convention", ["c/B", "(c+1)/(B+1)"])
+def test_engine_equals_loop_transcription_of_the_figures(convention: str) -> None:
+    stats = small_bleu_stats()
+    systems = ["A", "B", "C", "D"]
+    documents = np.repeat(
+        [f"doc{d}" for d in (3, 1, 4, 1, 5, 9, 2, 6)], 5
+    )  # 8 blocks of 5; doc1 appears twice
+    n_samples = 300  # crosses a block boundary (256)
+    result = rs.pairwise_tests(
+        stats,
+        bleu_score,
+        systems,
+        tests=rs.ALL_TESTS,
+        n_samples=n_samples,
+        seed=SEED,
+        pvalue=convention,
+        documents=documents,
+        mean_block_length=3.5,
+        keep_distributions=[("A", "B"), ("D", "C")],
+    )
+    expected = oracle_table(
+        stats, bleu_score, systems, rs.ALL_TESTS, n_samples, SEED, convention, documents, 3.5
+    )
+    table = result.table.set_index(["sys_x", "sys_y", "test"])
+    assert len(table) == len(expected) == 12 * len(rs.ALL_TESTS)
+    for sys_x, sys_y, test, actual, p, pseudo in expected:
+        row = table.loc[(sys_x, sys_y, test)]
+        assert row["statistic"] == actual
+        assert row["p_value"] == p, (sys_x, sys_y, test)
+        if (sys_x, sys_y) in result.distributions:
+            np.testing.assert_array_equal(result.distributions[(sys_x, sys_y)][test], pseudo)
+            assert result.distributions[(sys_x, sys_y)]["actual"] == actual
+    # The case is not degenerate: p-values spread over (0, 1).
+    assert 0.05 < table["p_value"].median() < 0.95 and table["p_value"].nunique() > 50
+
+
+def test_stationary_indices_equal_loop_and_block_lengths_have_the_requested_mean() -> None:
+    starts, lengths = rs.stationary_draws(SEED, 50, 4.0, 0)
+    indices = rs.stationary_indices(starts, lengths)
+    for row in range(starts.shape[0]):
+        assert list(indices[row]) == loop_stationary_series(starts[row], lengths[row], 50)
+    # Geometric on {1, 2, ...} with p = 1/b has mean b: 256*50 draws, SE = sqrt((1-p)/p^2 / n) ~ 0.031.
+    assert abs(lengths.mean() - 4.0) < 5 * math.sqrt(0.75 * 16 / lengths.size)
+    assert lengths.min() >= 1
+
+
+def test_count_matrices_equal_bincount_by_hand() -> None:
+    indices = np.array([[0, 0, 2], [1, 2, 2]])
+    np.testing.assert_array_equal(rs.counts_from_indices(indices, 3), [[2, 0, 1], [0, 1, 2]])
+    # Documents numbered by first appearance: "b" -> 0, "a" -> 1.
+    np.testing.assert_array_equal(rs.document_codes(["b", "b", "a", "b"]), [0, 0, 1, 0])
+
+
+# --------------------------------------------------------------------------- oracle 2: sacrebleu PairedTest
+
+
+def test_bleu_helper_equals_sacrebleu_corpus_score(es_en) -> None:
+    bleu = BLEU()
+    for name, stats in zip(ES_EN, es_en["stats"], strict=True):
+        expected = bleu.corpus_score(es_en["hyps"][name], [es_en["refs"]]).score
+        assert bleu_score(stats.sum(axis=0)) == pytest.approx(expected, rel=1e-12)
+
+
+def test_rm_tests_agree_with_sacrebleu_paired_test(es_en, monkeypatch) -> None:
+    """sacrebleu's AR counts |d_r| > |d| and its bootstrap counts |d_b| - mean|d_b| > |d|, both with
+    p = (c+1)/(B+1): R&M's forms, so they estimate the same p-values as our rm_* tests (strict vs non-strict
+    inequality differs only on exact ties, which have probability ~0 for corpus BLEU on 3003 segments).
+
+    The two estimates use independent draws, so each is Binomial(B, p)/B and their difference has standard error
+    sqrt(p(1-p)(1/B1 + 1/B2)); we allow 4 standard errors (a false alarm has probability ~6e-5 per comparison)
+    plus 2/(B+1) for the +1 terms.
+    """
+    monkeypatch.setenv("SACREBLEU_SEED", "12345")
+    n_samples = 2000
+    names = list(ES_EN)  # baseline first, as PairedTest expects
+    named = [(name, es_en["hyps"][name]) for name in names]
+    ours = rs.pairwise_tests(
+        es_en["stats"],
+        bleu_score,
+        names,
+        tests=("rm_bootstrap", "rm_approximate_randomization"),
+        n_samples=n_samples,
+        seed=SEED,
+        pairs=[(0, j) for j in range(1, len(names))],
+    ).table.set_index(["sys_x", "sys_y", "test"])["p_value"]
+    for test_type, ours_test in (("ar", "rm_approximate_randomization"), ("bs", "rm_bootstrap")):
+        metric = BLEU(references=[es_en["refs"]])
+        _, scores = PairedTest(named, {"BLEU": metric}, None, test_type=test_type, n_samples=n_samples)()
+        for name, result in zip(names[1:], scores["BLEU"][1:], strict=True):
+            p_theirs, p_ours = result.p_value, ours[(names[0], name, ours_test)]
+            p = (p_theirs + p_ours) / 2
+            tolerance = 4 * math.sqrt(p * (1 - p) * 2 / n_samples) + 2 / (n_samples + 1)
+            assert abs(p_ours - p_theirs) <= tolerance, (test_type, name, p_ours, p_theirs)
+    # The comparison has teeth: some p-values are far from both 0 and 1.
+    assert ((ours > 0.02) & (ours < 0.9)).sum() >= 2
+
+
+# --------------------------------------------------------------------------- oracle 3: calibration
+
+
+@pytest.mark.slow
+def test_one_sided_tests_are_calibrated_on_exchangeable_real_pairs(es_en) -> None:
+    """Known truth: swapping each segment's statistics between two real systems with probability 0.5 makes the
+    pair exchangeable (H0 holds exactly), so each one-sided test should reject "X better" at alpha = 0.05 at a rate
+    within the 99% binomial interval around 0.05. Each pair gets its own seed so rejections are independent.
+    For AR with c/R the exact rate is (floor(alpha R) + 1)/(R + 1) = 0.0519 here, inside the interval too."""
+    alpha, n_pairs, n_samples = 0.05, 200, 500
+    base = es_en["stats"][[0, 1]]  # jhu-hiero, GTH-UPM: BLEU 29.2 vs 28.9
+    tests = ("paired_bootstrap", "bootstrap", "approximate_randomization")
+    rejections = dict.fromkeys(tests, 0)
+    for pair in range(n_pairs):
+        swap = rng_for(SEED, "calibration", pair).integers(0, 2, size=base.shape[1]).astype(bool)
+        stats = base.copy()
+        stats[0, swap], stats[1, swap] = base[1, swap], base[0, swap]
+        table = rs.pairwise_tests(
+            stats,
+            bleu_score,
+            ["x", "y"],
+            tests=tests,
+            n_samples=n_samples,
+            seed=pair,
+            memory_cap_bytes=1 << 28,
+        ).table
+        one_way = table[table["sys_x"] == "x"].set_index("test")["p_value"]
+        for test in tests:
+            rejections[test] += bool(one_way[test] <= alpha)
+    low, high = scipy_stats.binom.interval(0.99, n_pairs, alpha)
+    for test in tests:
+        assert low <= rejections[test] <= high, (test, rejections[test], (low, high))
+
+
+# ------------------------------------------------------------------------------------------ invariances
+
+
+def _run(stats, **kwargs) -> rs.PairwiseResult:
+    n_systems, n_segments, _ = stats.shape
+    options = {
+        "tests": rs.ALL_TESTS,
+        "n_samples": 300,
+        "seed": SEED,
+        "documents": np.arange(n_segments) // 7,
+        "mean_block_length": 5.0,
+    }
+    options.update(kwargs)
+    return rs.pairwise_tests(stats, bleu_score, [f"s{i}" for i in range(n_systems)], **options)
+
+
+def test_memory_cap_changes_no_number_and_bounds_peak_memory() -> None:
+    stats = small_bleu_stats(n_systems=6, n_segments=120, seed=3)
+    full = _run(stats).table
+    cap = 3 << 20  # forces one-pair chunks for AR (each pair needs ~0.4 MB per block of 256 shuffles)
+    tracemalloc.start()
+    try:
+        small = _run(stats, memory_cap_bytes=cap).table
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    pd.testing.assert_frame_equal(small, full, check_exact=True)
+    assert peak <= cap, peak
+    with pytest.raises(ValueError, match="memory_cap_bytes"):
+        _run(stats, memory_cap_bytes=1 << 16)
+
+
+def test_shards_of_pairs_give_the_rows_of_the_full_run() -> None:
+    stats = small_bleu_stats(n_systems=5, n_segments=60, seed=5)
+    full = _run(stats, keep_distributions=[("s3", "s1")])
+    shard = _run(stats, pairs=[(3, 1), (0, 4)], keep_distributions=[("s3", "s1")])
+    keys = ["sys_x", "sys_y", "test"]
+    expected = full.table.set_index(keys).loc[shard.table.set_index(keys).index].reset_index()
+    pd.testing.assert_frame_equal(shard.table, expected, check_exact=True)
+    assert len(shard.table) == 4 * len(rs.ALL_TESTS)
+    for test in rs.ALL_TESTS:
+        np.testing.assert_array_equal(
+            shard.distributions[("s3", "s1")][test], full.distributions[("s3", "s1")][test]
+        )
+
+
+def test_fewer_samples_use_a_prefix_of_the_same_draws() -> None:
+    stats = small_bleu_stats()
+    long = _run(stats, n_samples=600, keep_distributions=[("s0", "s1")]).distributions[("s0", "s1")]
+    short = _run(stats, n_samples=100, keep_distributions=[("s0", "s1")]).distributions[("s0", "s1")]
+    for test in rs.ALL_TESTS:
+        np.testing.assert_array_equal(short[test], long[test][:100])
+
+
+def test_per_test_sample_counts_share_draws() -> None:
+    stats = small_bleu_stats()
+    mixed = _run(
+        stats, tests=("paired_bootstrap", "bootstrap"), n_samples={"paired_bootstrap": 100, "bootstrap": 300}
+    )
+    alone = _run(stats, tests=("paired_bootstrap",), n_samples=100)
+    pd.testing.assert_frame_equal(
+        mixed.table[mixed.table["test"] == "paired_bootstrap"].reset_index(drop=True),
+        alone.table,
+        check_exact=True,
+    )
+
+
+def test_same_seed_same_bytes_other_seed_other_draws() -> None:
+    stats = small_bleu_stats()
+    first, second, other = _run(stats).table, _run(stats).table, _run(stats, seed=SEED + 1).table
+    assert first.to_csv().encode() == second.to_csv().encode()
+    assert not np.array_equal(first["p_value"], other["p_value"])
+
+
+def test_ter_is_oriented_so_that_positive_means_x_better() -> None:
+    # Hand-made: X makes 10 errors on 100 reference words, Y makes 20. TER_x = 0.1, TER_y = 0.2.
+    stats = np.zeros((2, 20, 2))
+    stats[:, :, 1] = 5.0
+    stats[0, :10, 0] = 1.0
+    stats[1, :, 0] = 1.0
+    result = rs.pairwise_tests(
+        stats, error_rate, ["X", "Y"], higher_is_better=False, tests=rs.PAPER_TESTS, n_samples=200, seed=1
+    )
+    table = result.table.set_index(["sys_x", "sys_y", "test"])
+    assert table.loc[("X", "Y", "paired_bootstrap"), "statistic"] == pytest.approx(0.2 - 0.1)
+    assert table.loc[("Y", "X", "paired_bootstrap"), "statistic"] == pytest.approx(0.1 - 0.2)
+    assert result.system_scores == {"X": pytest.approx(0.1), "Y": pytest.approx(0.2)}  # reported as is
+    # 10 of 20 segments differ, all in X's favour: significant for X, not for Y.
+    assert (table.loc[("X", "Y")]["p_value"] <= 0.01).all()
+    assert (table.loc[("Y", "X")]["p_value"] >= 0.99).all()
+    # Same numbers as negating the score by hand.
+    negated = rs.pairwise_tests(
+        stats, lambda t: -error_rate(t), ["X", "Y"], tests=rs.PAPER_TESTS, n_samples=200, seed=1
+    )
+    pd.testing.assert_frame_equal(negated.table, result.table, check_exact=True)
+
+
+def test_p_value_conventions() -> None:
+    stats = small_bleu_stats()
+    n = 300
+    plain = _run(stats, n_samples=n, pvalue="c/B").table
+    plus_one = _run(stats, n_samples=n, pvalue="(c+1)/(B+1)").table
+    is_rm = plain["test"].str.startswith("rm_")
+    counts = np.rint(plain["p_value"] * n)
+    np.testing.assert_allclose(
+        plus_one["p_value"][~is_rm], ((counts + 1) / (n + 1))[~is_rm], rtol=0, atol=1e-15
+    )
+    np.testing.assert_array_equal(plus_one["p_value"][is_rm], plain["p_value"][is_rm])
+    assert (plain["p_value"][is_rm] > 0).all()  # R&M's p is (c+1)/(B+1) under either convention
+
+
+def test_two_sided_p_values_are_equal_for_both_orders() -> None:
+    table = _run(small_bleu_stats()).table.set_index(["sys_x", "sys_y", "test"])["p_value"]
+    for test, spec in rs.TESTS.items():
+        if spec.sided == "two-sided":
+            assert table[("s0", "s2", test)] == table[("s2", "s0", test)]
+
+
+def test_bad_arguments_are_rejected() -> None:
+    stats = small_bleu_stats()
+    with pytest.raises(ValueError, match="unknown test"):
+        _run(stats, tests=("t_test",))
+    with pytest.raises(ValueError, match="document id per segment"):
+        _run(stats, documents=np.arange(3))
+    with pytest.raises(ValueError, match="shape"):
+        rs.pairwise_tests(stats[0], bleu_score, ["a"], seed=1)
+    with pytest.raises(ValueError, match="invalid system pair"):
+        _run(stats, pairs=[(1, 1)])
+    with pytest.raises(ValueError, match="convention"):
+        _run(stats, pvalue="c/(B+1)")

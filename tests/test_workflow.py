@@ -1,0 +1,108 @@
+"""The workflow itself: lint and format checks, config validation, and the README/CI contract."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from mtsig import config as mtsig_config
+from mtsig.errors import InputError
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def _run(args: list[str], data_root: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MTSIG_DATA": str(data_root)}
+    return subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_snakemake_lint_is_clean(data_root: Path) -> None:
+    result = _run([sys.executable, "-m", "snakemake", "--lint"], data_root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Congratulations, your workflow is in a good condition!" in result.stdout + result.stderr
+
+
+def test_snakefmt_formatted(data_root: Path) -> None:
+    result = _run(["snakefmt", "--check", "Snakefile", "workflow/rules"], data_root)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_clean(data_root: Path) -> None:
+    paths = ["src", "tests", "benchmarks", "workflow/scripts"]
+    lint = _run(["ruff", "check", *paths], data_root)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    fmt = _run(["ruff", "format", "--check", *paths], data_root)
+    assert fmt.returncode == 0, fmt.stdout + fmt.stderr
+
+
+def _merged_config(*files: Path) -> dict:
+    config: dict = {}
+    for path in files:
+        loaded = yaml.safe_load(path.read_text())
+        for key, value in loaded.items():
+            if isinstance(value, dict) and isinstance(config.get(key), dict):
+                config[key] = {**config[key], **value}
+            else:
+                config[key] = value
+    mtsig_config.merge_experiment_files(config, REPO)
+    return config
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [None, "config/wmt12-es-en.yaml", "config/wmt22-ja-en.yaml", "tests/configs/tiny.yaml"],
+)
+def test_configs_validate_against_schema(extra: str | None) -> None:
+    files = [REPO / "config" / "config.yaml"] + ([REPO / extra] if extra else [])
+    config = _merged_config(*files)
+    validate(config, str(SCHEMA))
+    grouped = mtsig_config.check_run(config)
+    assert sum(len(v) for v in grouped.values()) == len(config["run"])
+    # defaults are filled in from the schema
+    assert config["resampling"]["pvalue"] in ("c/B", "(c+1)/(B+1)")
+
+
+def test_schema_rejects_unknown_keys_and_bad_values() -> None:
+    config = _merged_config(REPO / "config" / "config.yaml")
+    bad = {**config, "resampling": {**config["resampling"], "pvalue": "c/(B-1)"}}
+    with pytest.raises(Exception, match="pvalue|c/\\(B-1\\)"):
+        validate(bad, str(SCHEMA))
+    with pytest.raises(Exception, match="metricz"):
+        validate({**config, "metricz": ["bleu"]}, str(SCHEMA))
+
+
+def test_run_with_undefined_experiment_names_them() -> None:
+    config = _merged_config(REPO / "config" / "config.yaml")
+    config["run"] = ["wmt12-es-en", "no-such-pair"]
+    with pytest.raises(InputError, match="no-such-pair"):
+        mtsig_config.check_run(config)
+
+
+def test_data_root_env_overrides_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("MTSIG_DATA", str(tmp_path))
+    assert mtsig_config.resolve_data_root({"data_root": "elsewhere"}, REPO) == tmp_path.resolve()
+    monkeypatch.delenv("MTSIG_DATA")
+    assert mtsig_config.resolve_data_root({"data_root": "elsewhere"}, REPO) == (REPO / "elsewhere").resolve()
+
+
+def _quick_start_commands() -> list[str]:
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+
+
+def test_readme_test_command_is_what_ci_runs() -> None:
+    blocks = _quick_start_commands()
+    assert len(blocks) == 2, "the quick start has two commands: run the pipeline, run the tests"
+    test_command = blocks[1].strip().splitlines()[-1]
+    ci_lines = [line.strip() for line in (REPO / ".ci" / "run").read_text().splitlines()]
+    assert test_command in ci_lines, f"README's test command {test_command!r} is not what .ci/run runs"
+    assert "snakemake --cores 8" in blocks[0]
