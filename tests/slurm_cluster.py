@@ -157,7 +157,6 @@ def stop_cluster(cluster: SlurmCluster) -> None:
         _cancel_all_jobs()
     for name in reversed(list(cluster.processes)):
         _stop_process(cluster.processes[name])
-    cluster.processes.clear()
     if cluster.wrote_conf:
         SLURM_CONF.unlink(missing_ok=True)
         cluster.wrote_conf = False

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -20,6 +21,8 @@ import pytest
 import yaml
 from slurm_cluster import (
     MIN_JOB_AGE_SECONDS,
+    SLURM_CONF,
+    SLURM_PORTS,
     SlurmCluster,
     ensure_slurm_installed,
     node_definition,
@@ -93,10 +96,15 @@ rule summary:
 def slurm_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmCluster]:
     """A single-node Slurm cluster for the whole session; an install or start failure is an error, not a skip."""
     install_seconds = ensure_slurm_installed()
+    conf_before = SLURM_CONF.read_bytes() if SLURM_CONF.exists() else None
     cluster = start_cluster(tmp_path_factory.mktemp("slurm-state"))
     print(f"slurm: install {install_seconds:.1f} s, cluster start {cluster.start_seconds:.1f} s")
     yield cluster
     stop_cluster(cluster)
+    assert all(process.poll() is not None for process in cluster.processes.values())
+    assert (SLURM_CONF.read_bytes() if SLURM_CONF.exists() else None) == conf_before, (
+        f"{SLURM_CONF} not restored"
+    )
 
 
 def run_snakemake(arguments: list[str], log_path: Path, timeout: float) -> float:
@@ -168,6 +176,20 @@ def test_rendered_conf_keeps_finished_jobs_visible_to_squeue(tmp_path: Path) -> 
     assert settings["SlurmctldHost"] == "vm(127.0.0.1)"
     assert settings["StateSaveLocation"] == f"{tmp_path}/ctld"
     assert "$" not in conf
+
+
+def test_start_cluster_refuses_a_taken_port(tmp_path: Path) -> None:
+    """A port held by another process (e.g. a daemon left by a killed run) is a clear error, not a hang."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            holder.bind(("127.0.0.1", SLURM_PORTS["slurmctld"]))
+            holder.listen()
+        except OSError:
+            pass  # the session's cluster already holds it, which must be refused just the same
+        with pytest.raises(RuntimeError, match=f"port {SLURM_PORTS['slurmctld']} .*already in use"):
+            start_cluster(tmp_path)
+    assert not (tmp_path / "slurm.conf").exists()
 
 
 def test_slurm_time_limit_matches_squeue_layout() -> None:

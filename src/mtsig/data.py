@@ -77,8 +77,32 @@ def derive_sid2line(xml_path: Path, out: Path) -> None:
     out.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
+def derive_reconstructed_raw(stnd_path: Path, out: Path, mean_sd_path: Path | None = None) -> None:
+    """Rebuild ``ad-jaen-good-raw.RECONSTRUCTED.tsv``: each rating's raw 0-100 score is ``round(z * sd_w +
+    mean_w)`` with worker w's printed mean and sd (the inverse of WMT's standardisation; wmt22-ja-en/README.txt).
+    Same rows in the same order, all tab-separated, the z column replaced by the integer raw score."""
+    from mtsig.io.human import load_r_mean_sd
+
+    mean_sd_path = mean_sd_path or stnd_path.with_name("ad-jaen-trk-mean-sd.txt")
+    table = load_r_mean_sd(mean_sd_path)
+    moments = dict(zip(table["annotator"], zip(table["mean"], table["sd"], strict=True), strict=True))
+    lines = stnd_path.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split()
+    worker, score = header.index("WorkerId"), header.index("score")
+    rows = ["\t".join(header)]
+    for number, line in enumerate(lines[1:], start=2):
+        fields = line.split("\t")
+        if fields[worker] not in moments:
+            raise InputError(f"worker {fields[worker]} has no mean/sd in {mean_sd_path.name}", stnd_path, number)
+        mean, sd = moments[fields[worker]]
+        fields[score] = str(int(round(float(fields[score]) * sd + mean)))
+        rows.append("\t".join(fields))
+    out.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
 DERIVATIONS: dict[str, tuple[Callable[[Path, Path], None], str]] = {
     "sid2line": (derive_sid2line, "text/wmttest2022.ja-en.all.xml"),
+    "reconstructed_raw": (derive_reconstructed_raw, "da/ad-jaen-good-stnd.csv"),
 }
 
 

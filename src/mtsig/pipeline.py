@@ -83,7 +83,7 @@ def metric_options(spec: Mapping[str, Any], metric: str) -> dict[str, Any]:
     """Options of a metric from the experiment's config (METEOR: language and modules)."""
     if metric == "meteor":
         meteor = dict(spec.get("meteor", {}))
-        return {k: v for k, v in meteor.items() if k in ("language", "modules")}
+        return {k: v for k, v in meteor.items() if k == "language"}  # modules follow the language
     return {}
 
 
@@ -462,7 +462,7 @@ def draw_experiment_figures(
         for path in sorted(directory.glob("*.npz")):
             arrays = load_arrays(path)
             x, y = path.stem.split("__")
-            shown = [t for t in tests if t in arrays and t != "actual"]
+            shown = [t for t in PAPER_TESTS if t in arrays]  # Figs. 5-6 show the paper's three tests
             plots.pseudo_statistic_distributions(
                 {t: arrays[t] for t in shown},
                 float(arrays["actual"]),
@@ -486,9 +486,8 @@ def draw_experiment_figures(
         table = read_tsv(path)
         present = [t for t in tests if t in set(table["test"])]
         matrices = {t: plots.p_matrix_from_tests(table, t, systems) for t in present}
-        plots.significance_heatmap_grid(
-            matrices, systems, alpha, metric.upper(), outs(f"tests_{metric}"), metric
-        )
+        title = "Randomized tests: row system significantly better than column system"
+        plots.significance_heatmap_grid(matrices, systems, alpha, title, outs(f"tests_{metric}"), metric)
 
 
 # --- beyond the paper: calibration by simulation, Section 2 in numbers ------------------------------------------

@@ -19,9 +19,16 @@ byte-identical to the full run. A run with fewer samples uses a prefix of the sa
 draws (the four i.i.d. bootstraps; both AR tests; each block bootstrap with its own paired and shift-to-zero forms),
 so differences between the tests' conclusions come from the tests and not from Monte-Carlo noise.
 
+*Exact, fast products.* The weights (bootstrap counts, AR swap masks) are non-negative integers. When the
+statistics are integer-valued too (BLEU, chrF and TER counts) and no partial sum can exceed 2**24, the product is
+computed in float32: every intermediate is then an integer float32 represents exactly, so the result is bit-identical
+to the float64 (and to the exact integer) sum at half the memory traffic (:func:`float32_is_exact`). Identical
+columns of the statistics (a reference length shared by every system) are multiplied once. Either way the numbers
+do not depend on the BLAS blocking or thread count for integer statistics.
+
 *BLAS threads.* The products run in the BLAS library's threads; set ``OPENBLAS_NUM_THREADS`` (or Snakemake's
-``threads:``) to share cores. Integer-valued statistics (BLEU, chrF, TER, NIST and METEOR counts) sum exactly in
-float64, so results do not depend on the BLAS blocking or thread count.
+``threads:``) to share cores. The products here are small (a block of 256 samples at a time), so on a loaded
+machine one thread per process is usually fastest (benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -116,7 +123,9 @@ def swap_masks(seed: int, n_segments: int, block_index: int) -> np.ndarray:
     """Block ``block_index`` of the approximate-randomization draws: ``bool[DRAW_BLOCK_SIZE, n_segments]``, True
     where segment i's statistics are swapped between the two systems, each with probability 0.5 (paper Fig. 2)."""
     rng = _block_rng(seed, RANDOMIZATION, n_segments, block_index)
-    return rng.integers(0, 2, size=(DRAW_BLOCK_SIZE, n_segments), dtype=np.int8).astype(bool)
+    # The 8 bits of a uniform random byte are 8 independent fair coins: 8x fewer draws than one integer per coin.
+    random_bytes = rng.integers(0, 256, size=(DRAW_BLOCK_SIZE, -(-n_segments // 8)), dtype=np.uint8)
+    return np.unpackbits(random_bytes, axis=1, count=n_segments).view(bool)
 
 
 def document_draws(seed: int, n_documents: int, block_index: int) -> np.ndarray:
@@ -162,11 +171,12 @@ def stationary_indices(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return (np.take_along_axis(starts, block_of, axis=1) + offset) % n
 
 
-def counts_from_indices(indices: np.ndarray, n: int) -> np.ndarray:
-    """Count matrix ``float64[rows, n]``: how often each of ``n`` items occurs in each row of ``indices``."""
+def counts_from_indices(indices: np.ndarray, n: int, dtype: type = np.float64) -> np.ndarray:
+    """Count matrix ``dtype[rows, n]`` (float64 by default): how often each of ``n`` items occurs in each row of
+    ``indices``."""
     n_rows = indices.shape[0]
-    flat = (indices + n * np.arange(n_rows, dtype=np.int64)[:, None]).ravel()
-    return np.bincount(flat, minlength=n_rows * n).reshape(n_rows, n).astype(np.float64)
+    flat = indices + n * np.arange(n_rows, dtype=np.int64)[:, None]
+    return np.bincount(flat.ravel(), minlength=n_rows * n).reshape(n_rows, n).astype(dtype, copy=False)
 
 
 def document_codes(documents: Sequence[object] | np.ndarray) -> np.ndarray:
@@ -185,23 +195,25 @@ def scheme_counts(
     *,
     document_of_segment: np.ndarray | None = None,
     mean_block_length: float | None = None,
+    dtype: type = np.float64,
 ) -> np.ndarray:
-    """Count matrix ``float64[DRAW_BLOCK_SIZE, n_segments]`` of one block of a bootstrap scheme's draws.
+    """Count matrix ``dtype[DRAW_BLOCK_SIZE, n_segments]`` (float64 by default) of one block of a bootstrap
+    scheme's draws.
 
     Document bootstrap: a segment is drawn as often as its document is (the pseudo-test-set has whole documents and
     a random number of segments).
     """
     if scheme == IID_BOOTSTRAP:
-        return counts_from_indices(bootstrap_indices(seed, n_segments, block_index), n_segments)
+        return counts_from_indices(bootstrap_indices(seed, n_segments, block_index), n_segments, dtype)
     if scheme == DOCUMENT_BOOTSTRAP:
         assert document_of_segment is not None
         n_documents = int(document_of_segment.max()) + 1
-        per_document = counts_from_indices(document_draws(seed, n_documents, block_index), n_documents)
+        per_document = counts_from_indices(document_draws(seed, n_documents, block_index), n_documents, dtype)
         return per_document[:, document_of_segment]
     if scheme == STATIONARY_BOOTSTRAP:
         assert mean_block_length is not None
         starts, lengths = stationary_draws(seed, n_segments, mean_block_length, block_index)
-        return counts_from_indices(stationary_indices(starts, lengths), n_segments)
+        return counts_from_indices(stationary_indices(starts, lengths), n_segments, dtype)
     raise ValueError(f"not a bootstrap scheme: {scheme!r}")
 
 
@@ -209,6 +221,54 @@ def default_mean_block_length(n_segments: int) -> float:
     """``N ** (1/3)``, the rate-optimal order of the mean block length for variance estimation (Politis & White
     2004); used when no mean block length is configured. Never below 1."""
     return max(1.0, float(n_segments) ** (1.0 / 3.0))
+
+
+# ------------------------------------------------------------------------------------- exact weighted totals
+
+#: float32 has a 24-bit significand: every integer of magnitude <= 2**24 is exactly representable.
+FLOAT32_EXACT_INTEGER_LIMIT = 2**24
+
+
+def float32_is_exact(max_abs_statistic: float, max_weight_row_sum: int) -> bool:
+    """Whether ``W @ stats`` is exact in float32 for integer-valued ``stats`` with ``max|stats| <=
+    max_abs_statistic`` and every non-negative integer weight matrix ``W`` whose rows sum to at most
+    ``max_weight_row_sum``.
+
+    Each term ``W[b, i] * stats[i, j]`` and each partial sum of a row, in any order and with or without fused
+    multiply-add, is an integer of magnitude at most ``sum_i W[b, i] * |stats[i, j]| <= max_weight_row_sum *
+    max_abs_statistic``. If that bound is at most 2**24, float32 represents every intermediate exactly, so the
+    product equals the exact integer sum, which is also what float64 gives.
+    """
+    return max_weight_row_sum * max_abs_statistic <= FLOAT32_EXACT_INTEGER_LIMIT
+
+
+def is_integer_valued(values: np.ndarray) -> bool:
+    """True when every value is a finite integer (NaN and infinity are not)."""
+    return bool(np.all(np.isfinite(values)) and np.all(values == np.rint(values)))
+
+
+def distinct_columns(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct, column_of)`` with ``distinct[:, column_of] == matrix``: each distinct column once, in order of
+    first appearance. A column shared by every system (BLEU's or TER's reference length, chrF's reference n-gram
+    counts) then enters the resampling products once instead of once per system."""
+    _, first, column_of = np.unique(matrix, axis=1, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return np.ascontiguousarray(matrix[:, first[order]]), rank[column_of.ravel()]
+
+
+def max_weight_row_sum(scheme: str, n_segments: int, document_of_segment: np.ndarray | None = None) -> int:
+    """An upper bound on the row sums of a scheme's weight matrices (for :func:`float32_is_exact`).
+
+    i.i.d. and stationary bootstrap: exactly N (N draws per pseudo-test-set); AR: at most N (a 0/1 mask);
+    document bootstrap: D documents drawn, each at most the size of the largest document.
+    """
+    if scheme == DOCUMENT_BOOTSTRAP:
+        assert document_of_segment is not None
+        sizes = np.bincount(document_of_segment)
+        return int(len(sizes) * sizes.max())
+    return int(n_segments)
 
 
 # ------------------------------------------------------------------------------------------ counts and p-values
@@ -285,7 +345,10 @@ class PairwiseResult:
 
 @dataclass(frozen=True)
 class _Plan:
-    stats_matrix: np.ndarray  # [N, S*k], float64
+    distinct: np.ndarray  # [N, U] float64: the distinct columns of the statistics matrix stats[N, S*k]
+    distinct32: np.ndarray | None  # float32 copy when the statistics are integer-valued, else None
+    column_of: np.ndarray  # [S*k]: distinct[:, column_of] is the statistics matrix
+    max_abs_statistic: float
     totals: np.ndarray  # [S, k]
     score: Score  # oriented: higher is better
     x: np.ndarray  # [P] first system of each unordered pair
@@ -293,6 +356,19 @@ class _Plan:
     actual: np.ndarray  # [P] d = S(X) - S(Y), oriented
     n_samples: dict[str, int]
     memory_cap_bytes: int
+
+
+def _weight_dtype(plan: _Plan, max_row_sum: int) -> type:
+    """float32 when products with weights of rows summing to at most ``max_row_sum`` are exact in it."""
+    exact = plan.distinct32 is not None and float32_is_exact(plan.max_abs_statistic, max_row_sum)
+    return np.float32 if exact else np.float64
+
+
+def _weighted_totals(plan: _Plan, weights: np.ndarray) -> np.ndarray:
+    """``weights[rows, N] @ stats[N, S*k]`` as float64, by one product with the distinct columns; float32 weights
+    (chosen by :func:`_weight_dtype` only where exact) use the float32 copy of the statistics."""
+    operand = plan.distinct32 if weights.dtype == np.float32 else plan.distinct
+    return (weights @ operand).astype(np.float64)[:, plan.column_of]
 
 
 def _canonical_pairs(pairs: Sequence[tuple[int, int]] | None, n_systems: int) -> list[tuple[int, int]]:
@@ -328,6 +404,10 @@ def _available(plan: _Plan, fixed_bytes: int, floor_bytes: int) -> int:
     return available
 
 
+def _operand_bytes(plan: _Plan) -> int:
+    return plan.distinct.nbytes + (0 if plan.distinct32 is None else plan.distinct32.nbytes)
+
+
 def _bootstrap_system_scores(
     plan: _Plan, n_total: int, block_counts: Callable[[int], np.ndarray]
 ) -> np.ndarray:
@@ -335,15 +415,13 @@ def _bootstrap_system_scores(
 
     One product per block of draws: ``C[b, N] @ stats[N, S*k]`` gives every system's resampled totals.
     """
-    n_segments, width = plan.stats_matrix.shape
-    n_systems = plan.totals.shape[0]
-    k = width // n_systems
+    n_systems, k = plan.totals.shape
     scores = np.empty((n_systems, n_total), dtype=np.float64)
     for block_index in range(-(-n_total // DRAW_BLOCK_SIZE)):
         first = block_index * DRAW_BLOCK_SIZE
         rows = min(DRAW_BLOCK_SIZE, n_total - first)
         counts = block_counts(block_index)[:rows]
-        resampled_totals = (counts @ plan.stats_matrix).reshape(rows, n_systems, k)
+        resampled_totals = _weighted_totals(plan, counts).reshape(rows, n_systems, k)
         scores[:, first : first + rows] = plan.score(resampled_totals).T
     return scores
 
@@ -357,9 +435,9 @@ def _bootstrap_tests(
 ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[int, np.ndarray]]:
     """p-values of the bootstrap ``tests`` (one scheme) for every pair, and ``d_b`` of the pairs in ``keep``."""
     n_total = max(plan.n_samples[t] for t in tests)
-    n_segments, width = plan.stats_matrix.shape
-    n_systems = plan.totals.shape[0]
-    fixed = plan.stats_matrix.nbytes + n_systems * n_total * 8
+    n_systems, k = plan.totals.shape
+    n_segments, width = plan.distinct.shape[0], n_systems * k
+    fixed = _operand_bytes(plan) + n_systems * n_total * 8
     per_block = DRAW_BLOCK_SIZE * n_segments * 8 * 6 + DRAW_BLOCK_SIZE * width * 8 * SCORE_WORKSPACE_FACTOR
     per_pair = n_total * 8 * 4  # d_b, a centred copy, its magnitude and boolean masks
     available = _available(plan, fixed, max(per_block, per_pair))
@@ -392,10 +470,10 @@ def _randomization_tests(
     is ever held (AR needs no mean over shuffles, unlike the shift-to-zero bootstrap).
     """
     n_total = max(plan.n_samples[t] for t in tests)
-    n_segments, width = plan.stats_matrix.shape
     n_systems, k = plan.totals.shape
+    n_segments, width = plan.distinct.shape[0], n_systems * k
     n_pairs = len(plan.x)
-    fixed = plan.stats_matrix.nbytes + 2 * n_pairs * 8 * len(tests) + len(keep) * n_total * 8
+    fixed = _operand_bytes(plan) + 2 * n_pairs * 8 * len(tests) + len(keep) * n_total * 8
     per_block = DRAW_BLOCK_SIZE * (n_segments * 9 + width * 8)  # mask (bool + float64) and M @ stats
     per_pair = (
         DRAW_BLOCK_SIZE * 8 * (2 * k * (1 + SCORE_WORKSPACE_FACTOR) + 8)
@@ -403,13 +481,14 @@ def _randomization_tests(
     available = _available(plan, fixed + per_block, per_pair)
     pairs_per_chunk = max(1, available // per_pair)
 
+    mask_dtype = _weight_dtype(plan, max_weight_row_sum(RANDOMIZATION, n_segments))
     counts = {t: (np.zeros(n_pairs, np.int64), np.zeros(n_pairs, np.int64)) for t in tests}
     kept: dict[int, list[np.ndarray]] = {pair: [] for pair in keep}
     for block_index in range(-(-n_total // DRAW_BLOCK_SIZE)):
         first = block_index * DRAW_BLOCK_SIZE
         rows = min(DRAW_BLOCK_SIZE, n_total - first)
-        mask = swap_masks(seed, n_segments, block_index)[:rows].astype(np.float64)
-        swapped = (mask @ plan.stats_matrix).reshape(rows, n_systems, k)  # M @ s for every system at once
+        mask = swap_masks(seed, n_segments, block_index)[:rows].astype(mask_dtype)
+        swapped = _weighted_totals(plan, mask).reshape(rows, n_systems, k)  # M @ s for every system at once
         for start in range(0, n_pairs, pairs_per_chunk):
             chunk = slice(start, min(start + pairs_per_chunk, n_pairs))
             x, y = plan.x[chunk], plan.y[chunk]
@@ -506,8 +585,14 @@ def pairwise_tests(
     unordered = _canonical_pairs(pairs, n_systems)
     x = np.array([i for i, _ in unordered], dtype=np.int64)
     y = np.array([j for _, j in unordered], dtype=np.int64)
+    distinct, column_of = distinct_columns(
+        np.ascontiguousarray(stats.transpose(1, 0, 2)).reshape(n_segments, n_systems * k)
+    )
     plan = _Plan(
-        stats_matrix=np.ascontiguousarray(stats.transpose(1, 0, 2)).reshape(n_segments, n_systems * k),
+        distinct=distinct,
+        distinct32=distinct.astype(np.float32) if is_integer_valued(distinct) else None,
+        column_of=column_of,
+        max_abs_statistic=float(np.abs(distinct).max()),
         totals=totals,
         score=oriented,
         x=x,
@@ -536,8 +621,11 @@ def pairwise_tests(
         if scheme == RANDOMIZATION:
             result, kept = _randomization_tests(plan, scheme_tests, seed, keep, p_convention)
         else:
+            weight_dtype = _weight_dtype(plan, max_weight_row_sum(scheme, n_segments, document_of_segment))
 
-            def block_counts(block_index: int, scheme: str = scheme) -> np.ndarray:
+            def block_counts(
+                block_index: int, scheme: str = scheme, dtype: type = weight_dtype
+            ) -> np.ndarray:
                 return scheme_counts(
                     scheme,
                     seed,
@@ -545,6 +633,7 @@ def pairwise_tests(
                     block_index,
                     document_of_segment=document_of_segment,
                     mean_block_length=block_length,
+                    dtype=dtype,
                 )
 
             result, kept = _bootstrap_tests(plan, scheme_tests, block_counts, keep, p_convention)

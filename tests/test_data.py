@@ -1,0 +1,94 @@
+"""The data layer: the sources manifest, verified downloads that leave nothing half-written, derived files."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mtsig.data import (
+    default_manifest,
+    derive_reconstructed_raw,
+    derive_sid2line,
+    fetch,
+    read_manifest,
+    sha256_file,
+    verify,
+)
+from mtsig.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def manifest():
+    return read_manifest(default_manifest())
+
+
+def test_manifest_matches_the_data_roots_own_checksums(manifest, data_root: Path) -> None:
+    """Every data file listed in each folder's SHA256SUMS is in the manifest with the same sha256."""
+    listed = {(row.dataset, row.path): row.sha256 for row in manifest.itertuples()}
+    for sums in sorted(data_root.glob("*/SHA256SUMS")):
+        for line in sums.read_text().splitlines():
+            digest, name = line.split(maxsplit=1)
+            name = name.removeprefix("./")
+            if name in ("README.txt", "PROVENANCE.txt"):
+                continue
+            assert listed.get((sums.parent.name, name)) == digest, (sums.parent.name, name)
+    assert all(s.startswith(("https://", "derived:")) for s in manifest["source"])
+
+
+def test_data_root_verifies(manifest, data_root: Path) -> None:
+    assert verify(manifest, data_root) == []
+
+
+def test_derivations_reproduce_the_shipped_files(tmp_path: Path, data_root: Path, manifest) -> None:
+    ja_en = data_root / "wmt22-ja-en"
+    derive_sid2line(ja_en / "text" / "wmttest2022.ja-en.all.xml", tmp_path / "sid2line.tsv")
+    derive_reconstructed_raw(ja_en / "da" / "ad-jaen-good-stnd.csv", tmp_path / "raw.tsv")
+    assert sha256_file(tmp_path / "sid2line.tsv") == sha256_file(ja_en / "da" / "ja-en.sid2line.tsv")
+    assert sha256_file(tmp_path / "raw.tsv") == sha256_file(ja_en / "da" / "ad-jaen-good-raw.RECONSTRUCTED.tsv")
+
+
+def _copying_downloader(data_root: Path, manifest, corrupt: str | None = None):
+    """A stand-in for the network: serves the data root's files by URL (optionally corrupting one)."""
+    by_url = {row.source: data_root / row.dataset / row.path for row in manifest.itertuples()}
+
+    def download(url: str, dest: Path, sha256: str) -> None:
+        from mtsig.data import _install_verified
+
+        tmp = dest.with_name(dest.name + ".part")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(by_url[url], tmp)
+        if corrupt and url.endswith(corrupt):
+            with tmp.open("ab") as handle:
+                handle.write(b"tampered")
+        _install_verified(tmp, dest, sha256, url)
+
+    return download
+
+
+def test_fetch_downloads_verifies_and_derives(tmp_path: Path, data_root: Path, manifest) -> None:
+    written = fetch(manifest, tmp_path, datasets=["wmt22-ja-en"], downloader=_copying_downloader(data_root, manifest))
+    assert len(written) == (manifest["dataset"] == "wmt22-ja-en").sum()
+    assert verify(manifest[manifest["dataset"] == "wmt22-ja-en"], tmp_path) == []
+    assert fetch(manifest, tmp_path, datasets=["wmt22-ja-en"]) == []  # present and verified: nothing fetched
+
+
+def test_checksum_mismatch_leaves_nothing_half_written(tmp_path: Path, data_root: Path, manifest) -> None:
+    downloader = _copying_downloader(data_root, manifest, corrupt="newstest2012-ref.en")
+    with pytest.raises(InputError, match="checksum mismatch"):
+        fetch(manifest, tmp_path, datasets=["wmt12"], downloader=downloader)
+    target = tmp_path / "wmt12" / "plain"
+    assert not (target / "newstest2012-ref.en").exists()
+    assert not list(tmp_path.rglob("*.part"))
+
+
+def test_verify_reports_missing_and_changed_files(tmp_path: Path, data_root: Path, manifest) -> None:
+    jcml = manifest[manifest["dataset"] == "jcml"]
+    shutil.copytree(data_root / "jcml", tmp_path / "jcml")
+    assert verify(jcml, tmp_path) == []
+    (tmp_path / "jcml" / "wmt08.de-en.jcml").write_text("changed")
+    (tmp_path / "jcml" / "wmt10-test.de-en.jcml").unlink()
+    problems = verify(jcml, tmp_path)
+    assert any("wmt08.de-en.jcml: sha256 differs" in p for p in problems)
+    assert any("wmt10-test.de-en.jcml: missing" in p for p in problems)
