@@ -3,33 +3,47 @@
     python benchmarks/bench_resampling.py sacrebleu   # (a)+(b): mtsig vs sacrebleu PairedTest, WMT12 es-en BLEU
     python benchmarks/bench_resampling.py matrix      # (c): es-en, 5 metrics x all tests, wall time + peak memory
     python benchmarks/bench_resampling.py growth      # (d): synthetic 100 systems x 10 000 segments
-    python benchmarks/bench_resampling.py all
+    python benchmarks/bench_resampling.py all         # (d), (c), then (a)+(b): the speedup is the last line
 
-The data root is ``$MTSIG_DATA`` or ``../shared/data``. See benchmarks/README.md for the targets.
+The data root is ``$MTSIG_DATA`` or ``../shared/data``. See benchmarks/README.md for the targets. Every figure is
+printed with the 1-minute load average at the time, because other processes on the machine slow everything down.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import resource
-import sys
-import time
-import tracemalloc
-from pathlib import Path
 
-import numpy as np
+# The per-block products are small: one BLAS thread per mtsig thread is fastest (README). Must precede numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from mtsig import resampling as rs
-from mtsig.io.documents import read_sgm_documents
-from mtsig.io.text import load_texts
-from mtsig.metrics import get_metric
+import argparse  # noqa: E402
+import resource  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from mtsig import resampling as rs  # noqa: E402
+from mtsig.io.documents import read_sgm_documents  # noqa: E402
+from mtsig.io.text import load_texts  # noqa: E402
+from mtsig.metrics import get_metric  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+METRICS = ("bleu", "nist", "meteor", "ter", "chrf")
 
 
 def data_root() -> Path:
     return Path(os.environ.get("MTSIG_DATA") or REPO.parent / "shared" / "data").resolve()
+
+
+def load() -> str:
+    """The load averages (1, 5, 15 minutes): how busy the machine was while a figure was measured."""
+    one, five, fifteen = os.getloadavg()
+    return f"[load {one:.1f} {five:.1f} {fifteen:.1f}, {os.cpu_count()} CPUs]"
 
 
 def es_en_texts() -> tuple[list[str], dict[str, list[str]]]:
@@ -43,60 +57,43 @@ def es_en_documents() -> np.ndarray:
     return read_sgm_documents(data_root() / "wmt12" / "sgm" / "newstest2012-ref.en.sgm")
 
 
-def timed(function, *args, **kwargs):
+def timed(function: Callable, *args, **kwargs):
     start = time.perf_counter()
     value = function(*args, **kwargs)
     return value, time.perf_counter() - start
 
 
-def bench_sacrebleu(samples: int = 10_000) -> None:
-    """(a) mtsig: all 66 pairs x 3 paper tests x ``samples``; (b) sacrebleu PairedTest: one baseline vs 11 systems,
-    AR with 10 000 trials and paired bootstrap with 1 000 resamples (its defaults), in the same run."""
-    from sacrebleu.metrics import BLEU as SacreBLEU
-    from sacrebleu.significance import PairedTest
+def repeated(function: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """(best, median) wall seconds of ``repeats`` calls."""
+    seconds = [timed(function)[1] for _ in range(repeats)]
+    return min(seconds), statistics.median(seconds)
 
+
+def with_threads(threads: int, function: Callable[[], object]) -> Callable[[], object]:
+    """``function`` run with ``MTSIG_THREADS=threads`` (read by mtsig.resampling at each call)."""
+
+    def run() -> object:
+        previous = os.environ.get("MTSIG_THREADS")
+        os.environ["MTSIG_THREADS"] = str(threads)
+        try:
+            return function()
+        finally:
+            if previous is None:
+                del os.environ["MTSIG_THREADS"]
+            else:
+                os.environ["MTSIG_THREADS"] = previous
+
+    return run
+
+
+def metric_stats(cache: Path | None, names: list[str]) -> dict[str, tuple[np.ndarray, object]]:
+    """Statistics of the 5 metrics on es-en, systems in ``names`` order (cached in ``cache`` as npz: computing
+    METEOR and TER statistics takes minutes and is not part of any timing). A metric whose statistics cannot be
+    computed (e.g. no Java for METEOR) is replaced by BLEU statistics, and said so."""
     refs, outputs = es_en_texts()
-    names = list(outputs)
-    bleu = get_metric("bleu")
-    stats, stats_seconds = timed(bleu.stats_many, outputs, refs)
-    result, mtsig_seconds = timed(
-        rs.pairwise_tests, stats, bleu.score, names, tests=rs.PAPER_TESTS, n_samples=samples, seed=1
-    )
-    n_mtsig = len(result.table) // 2  # unordered pairs x tests
-    print(
-        f"(a) mtsig: {len(names)} systems, {stats.shape[1]} segments, {n_mtsig} comparisons (66 pairs x 3 tests)"
-    )
-    print(f"    statistics {stats_seconds:.2f} s (not in the test time); tests {mtsig_seconds:.2f} s")
-    print(f"    per comparison ({samples} samples): {1e3 * mtsig_seconds / n_mtsig:.2f} ms")
-
-    os.environ.setdefault("SACREBLEU_SEED", "12345")
-    named = [(name, outputs[name]) for name in names]
-    sacre_seconds = {}
-    for test_type, n in (("ar", 10_000), ("bs", 1_000)):
-        metric = SacreBLEU(references=[refs])
-        _, sacre_seconds[test_type] = timed(
-            PairedTest(named, {"BLEU": metric}, None, test_type=test_type, n_samples=n)
-        )
-    metric = SacreBLEU(references=[refs])
-    _, extraction = timed(lambda: [metric._extract_corpus_statistics(outputs[n], None) for n in names])
-    n_sacre = 2 * (len(names) - 1)
-    total = sum(sacre_seconds.values())
-    tests_only = total - 2 * extraction  # PairedTest extracts every system's statistics once per call
-    print(
-        f"(b) sacrebleu PairedTest: AR 10000 {sacre_seconds['ar']:.2f} s, bootstrap 1000 {sacre_seconds['bs']:.2f} s"
-    )
-    print(f"    statistics extraction {extraction:.2f} s per call, subtracted")
-    per_mtsig, per_sacre = mtsig_seconds / n_mtsig, tests_only / n_sacre
-    print(f"    per comparison (AR 10000 or bootstrap 1000): {1e3 * per_sacre:.1f} ms")
-    print(f"speedup_vs_sacrebleu_per_comparison: {per_sacre / per_mtsig:.0f}")
-
-
-def metric_stats(cache: Path | None) -> dict[str, tuple[np.ndarray, object]]:
-    """Stats of the 5 metrics on es-en (cached in ``cache`` as npz); a metric whose statistics cannot be computed
-    (e.g. no Java for METEOR) is replaced by BLEU statistics padded to a synthetic width, and said so."""
-    refs, outputs = es_en_texts()
+    assert list(outputs) == names
     found = {}
-    for name in ("bleu", "nist", "meteor", "ter", "chrf"):
+    for name in METRICS:
         metric = get_metric(name)
         path = None if cache is None else cache / f"{name}.npz"
         if path is not None and path.is_file():
@@ -104,7 +101,7 @@ def metric_stats(cache: Path | None) -> dict[str, tuple[np.ndarray, object]]:
         else:
             try:
                 stats, seconds = timed(metric.stats_many, outputs, refs)
-                print(f"    {name}: statistics {stats.shape} in {seconds:.1f} s")
+                print(f"    {name}: statistics {stats.shape} in {seconds:.1f} s {load()}")
             except Exception as error:  # any failure here means "use a stand-in"
                 print(f"    {name}: statistics unavailable ({error}); using BLEU statistics as a stand-in")
                 metric = get_metric("bleu")
@@ -116,11 +113,64 @@ def metric_stats(cache: Path | None) -> dict[str, tuple[np.ndarray, object]]:
     return found
 
 
-def bench_matrix(samples: int = 10_000, cache: Path | None = None) -> None:
+def bench_sacrebleu(samples: int, threads: int, cache: Path | None, repeats: int = 3) -> None:
+    """(a) mtsig: all 66 pairs x 3 paper tests x ``samples``; (b) sacrebleu PairedTest: one baseline vs 11 systems,
+    AR with 10 000 trials and paired bootstrap with 1 000 resamples (its defaults), in the same run.
+
+    The headline compares one core with one core: mtsig with one thread (median of ``repeats`` runs) against
+    sacrebleu with ``n_jobs=1`` (one run each; its statistics extraction is timed separately and subtracted)."""
+    from sacrebleu.metrics import BLEU as SacreBLEU
+    from sacrebleu.significance import PairedTest
+
+    refs, outputs = es_en_texts()
+    names = list(outputs)
+    bleu = get_metric("bleu")
+    stats = metric_stats(cache, names)["bleu"][0] if cache is not None else bleu.stats_many(outputs, refs)
+
+    def run_mtsig() -> rs.PairwiseResult:
+        return rs.pairwise_tests(stats, bleu.score, names, tests=rs.PAPER_TESTS, n_samples=samples, seed=1)
+
+    n_mtsig = len(run_mtsig().table) // 2  # unordered pairs x tests (also a warm-up)
+    print(
+        f"(a) mtsig: {len(names)} systems, {stats.shape[1]} segments, {n_mtsig} comparisons (pairs x 3 tests)"
+    )
+    per_mtsig = {}
+    for n_threads in sorted({1, threads}):
+        best, median = repeated(with_threads(n_threads, run_mtsig), repeats)
+        per_mtsig[n_threads] = median / n_mtsig
+        print(
+            f"    MTSIG_THREADS={n_threads}: median {median:.3f} s, best {best:.3f} s of {repeats} runs; "
+            f"per comparison ({samples} samples) {1e3 * median / n_mtsig:.2f} ms (median) {load()}"
+        )
+
+    os.environ.setdefault("SACREBLEU_SEED", "12345")
+    named = [(name, outputs[name]) for name in names]
+    sacre_seconds = {}
+    for test_type, n in (("ar", 10_000), ("bs", 1_000)):
+        metric = SacreBLEU(references=[refs])
+        test = PairedTest(named, {"BLEU": metric}, None, test_type=test_type, n_samples=n, n_jobs=1)
+        _, sacre_seconds[test_type] = timed(test)
+    metric = SacreBLEU(references=[refs])
+    _, extraction = timed(lambda: [metric._extract_corpus_statistics(outputs[n], None) for n in names])
+    n_sacre = 2 * (len(names) - 1)
+    tests_only = sum(sacre_seconds.values()) - 2 * extraction  # each call extracts every system's statistics
+    per_sacre = tests_only / n_sacre
+    print(
+        f"(b) sacrebleu {__import__('sacrebleu').__version__} PairedTest, n_jobs=1: AR 10000 "
+        f"{sacre_seconds['ar']:.2f} s, bootstrap 1000 {sacre_seconds['bs']:.2f} s; statistics extraction "
+        f"{extraction:.2f} s per call, subtracted {load()}"
+    )
+    print(f"    per comparison (AR 10000 or bootstrap 1000, {n_sacre} comparisons): {1e3 * per_sacre:.1f} ms")
+    if threads != 1:
+        print(f"speedup with MTSIG_THREADS={threads}: {per_sacre / per_mtsig[threads]:.0f}")
+    print(f"speedup_vs_sacrebleu_per_comparison: {per_sacre / per_mtsig[1]:.0f}")
+
+
+def bench_matrix(samples: int, threads: int, cache: Path | None) -> None:
     """(c) The full es-en matrix: 5 metrics x all tests x all 66 pairs, given precomputed statistics."""
     print("(c) full es-en matrix: computing/reading statistics (not timed)")
-    per_metric = metric_stats(cache)
     names = list(es_en_texts()[1])
+    per_metric = metric_stats(cache, names)
     documents = es_en_documents()
 
     def run_all() -> int:
@@ -139,17 +189,16 @@ def bench_matrix(samples: int = 10_000, cache: Path | None = None) -> None:
             rows += len(result.table)
         return rows
 
-    rows, seconds = timed(run_all)
+    widths = {name: stats.shape[2] for name, (stats, _) in per_metric.items()}
+    print(f"    {len(per_metric)} metrics (k = {widths}), {len(rs.ALL_TESTS)} tests, {samples} samples")
+    for n_threads in sorted({1, threads}):
+        rows, seconds = timed(with_threads(n_threads, run_all))
+        print(f"    MTSIG_THREADS={n_threads}: wall time {seconds:.2f} s for {rows} rows {load()}")
     tracemalloc.start()
-    run_all()
+    with_threads(threads, run_all)()
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    widths = {name: stats.shape[2] for name, (stats, _) in per_metric.items()}
-    print(
-        f"    {len(per_metric)} metrics (k = {widths}), {len(rs.ALL_TESTS)} tests, {samples} samples, {rows} rows"
-    )
-    print(f"    wall time: {seconds:.2f} s (target < 10 s on 2 cores)")
-    print(f"    peak traced allocation during the run: {peak / 2**30:.3f} GiB (target < 2 GiB)")
+    print(f"    peak traced allocation during a run: {peak / 2**30:.3f} GiB (target < 2 GiB)")
     print(f"    process max RSS so far: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.3f} GiB")
 
 
@@ -166,43 +215,50 @@ def synthetic_bleu_stats(n_systems: int, n_segments: int, seed: int = 0) -> np.n
     )
 
 
-def machine_flops() -> float:
-    """FLOP/s of a timed 3000 x 3000 float64 matrix product (best of 3), as a lower-bound reference."""
-    a = np.random.default_rng(0).random((3000, 3000))
+def machine_flops(dtype: type, size: int = 2000) -> float:
+    """FLOP/s of a timed ``size x size`` matrix product in ``dtype`` (best of 3), BLAS threads as configured."""
+    a = np.random.default_rng(0).random((size, size)).astype(dtype)
     best = min(timed(np.matmul, a, a)[1] for _ in range(3))
-    return 2 * 3000**3 / best
+    return 2 * size**3 / best
 
 
-def bench_growth(n_systems: int = 100, n_segments: int = 10_000, samples: int = 10_000) -> None:
-    """(d) Growth with pairs and samples on synthetic BLEU-like statistics; the matmul lower bound."""
+def product_flops(stats: np.ndarray, samples: int) -> float:
+    """FLOPs of the two weight products (bootstrap counts and AR masks) ``[B, N] @ [N, U]`` over all samples,
+    ``U`` the distinct statistic columns the engine multiplies."""
+    n_systems, n_segments, k = stats.shape
+    distinct = rs.distinct_columns(stats.transpose(1, 0, 2).reshape(n_segments, n_systems * k))[0]
+    return 2 * (2 * samples * n_segments * distinct.shape[1])
+
+
+def bench_growth(threads: int, n_systems: int = 100, n_segments: int = 10_000, samples: int = 10_000) -> None:
+    """(d) Growth with systems (pairs) and samples on synthetic BLEU-like statistics; the matmul lower bound."""
     bleu = get_metric("bleu")
-    stats = synthetic_bleu_stats(n_systems, n_segments)
-    names = [f"sys{i:03d}" for i in range(n_systems)]
-    all_pairs = [(i, j) for i in range(n_systems) for j in range(i + 1, n_systems)]
-    rate = machine_flops()
-    print(f"(d) synthetic {n_systems} systems x {n_segments} segments, k = {stats.shape[2]}, 3 paper tests")
-    print(f"    machine: {rate / 1e9:.1f} GFLOP/s (float64 matmul, BLAS threads as configured)")
-    for n_pairs, n in (
-        (len(all_pairs) // 10, samples // 10),
-        (len(all_pairs), samples // 10),
-        (len(all_pairs), samples),
-    ):
-        pairs = all_pairs[:: len(all_pairs) // n_pairs][:n_pairs]
-        _, seconds = timed(
-            rs.pairwise_tests,
-            stats,
-            bleu.score,
-            names,
-            tests=rs.PAPER_TESTS,
-            n_samples=n,
-            seed=1,
-            pairs=pairs,
+    all_stats = synthetic_bleu_stats(n_systems, n_segments)
+    rates = {np.float32: machine_flops(np.float32), np.float64: machine_flops(np.float64)}
+    print(f"(d) synthetic systems x {n_segments} segments, k = {all_stats.shape[2]}, 3 paper tests")
+    print(
+        f"    machine: {rates[np.float32] / 1e9:.1f} GFLOP/s float32, {rates[np.float64] / 1e9:.1f} GFLOP/s float64 "
+        f"(OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}) {load()}"
+    )
+    grid = [(n_systems // 4, samples), (n_systems // 2, samples)]
+    grid += [(n_systems, samples // 10), (n_systems, samples // 2), (n_systems, samples)]
+    for systems, n in grid:
+        stats = all_stats[:systems]
+        names = [f"sys{i:03d}" for i in range(systems)]
+        n_pairs = systems * (systems - 1) // 2
+        run = with_threads(
+            threads,
+            lambda stats=stats, names=names, n=n: rs.pairwise_tests(
+                stats, bleu.score, names, tests=rs.PAPER_TESTS, n_samples=n, seed=1
+            ),
         )
-        # One bootstrap and one AR product per sample over every system, whatever the number of pairs.
-        flops = 2 * (2 * n * n_segments * stats.shape[0] * stats.shape[2])
+        _, seconds = timed(run)
+        dtype = np.float32 if rs.float32_is_exact(np.abs(stats).max(), n_segments) else np.float64
+        bound = product_flops(stats, n) / rates[dtype]
         print(
-            f"    pairs {len(pairs):5d}  samples {n:6d}: {seconds:7.2f} s  "
-            f"({1e3 * seconds / (3 * len(pairs)):.2f} ms per comparison; matmul lower bound {flops / rate:.2f} s)"
+            f"    systems {systems:4d} pairs {n_pairs:5d} samples {n:6d}: {seconds:7.2f} s "
+            f"({1e3 * seconds / (3 * n_pairs):.3f} ms per comparison; {np.dtype(dtype).name} matmul lower bound "
+            f"{bound:.2f} s; MTSIG_THREADS={threads}) {load()}"
         )
 
 
@@ -211,16 +267,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("part", choices=("sacrebleu", "matrix", "growth", "all"))
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument(
-        "--stats-cache", type=Path, default=None, help="directory caching (c)'s metric statistics"
+        "--threads", type=int, default=2, help="MTSIG_THREADS for (c), (d) and a second (a) run"
+    )
+    parser.add_argument(
+        "--stats-cache", type=Path, default=None, help="directory caching the es-en metric statistics"
     )
     args = parser.parse_args(argv)
-    print(f"numpy {np.__version__}; OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}")
+    print(
+        f"numpy {np.__version__}; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}; "
+        f"mtsig threads for (c), (d): {args.threads} {load()}"
+    )
     if args.part in ("growth", "all"):
-        bench_growth(samples=args.samples)
+        bench_growth(args.threads, samples=args.samples)
     if args.part in ("matrix", "all"):
-        bench_matrix(args.samples, args.stats_cache)
+        bench_matrix(args.samples, args.threads, args.stats_cache)
     if args.part in ("sacrebleu", "all"):  # last, so that the speedup is the last line
-        bench_sacrebleu(args.samples)
+        bench_sacrebleu(args.samples, args.threads, args.stats_cache)
     return 0
 
 

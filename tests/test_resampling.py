@@ -485,3 +485,80 @@ def test_bad_arguments_are_rejected() -> None:
         _run(stats, pairs=[(1, 1)])
     with pytest.raises(ValueError, match="convention"):
         _run(stats, pvalue="c/(B+1)")
+
+
+# ------------------------------------------------------------------------- exact fast products, threads
+
+
+def test_float32_exactness_bound_by_hand() -> None:
+    # 2**24 = 16 777 216 is the last integer of an unbroken run that float32 represents: 2**24 + 1 rounds away.
+    assert np.float32(2**24) + np.float32(1) == np.float32(2**24)
+    assert rs.FLOAT32_EXACT_INTEGER_LIMIT == 16_777_216
+    assert rs.float32_is_exact(255.0, 65_793)  # 255 * 65 793 = 16 777 215 <= 2**24
+    assert rs.float32_is_exact(1.0, 2**24)
+    assert not rs.float32_is_exact(1.0, 2**24 + 1)
+    assert not rs.float32_is_exact(256.0, 65_537)  # 16 777 472 > 2**24
+    assert rs.is_integer_valued(np.array([0.0, 3.0, -7.0]))
+    assert not rs.is_integer_valued(np.array([1.0, 2.5]))
+    assert not rs.is_integer_valued(np.array([1.0, np.nan]))
+    assert not rs.is_integer_valued(np.array([np.inf]))
+
+
+def test_distinct_columns_and_weight_row_sum_bounds_by_hand() -> None:
+    matrix = np.array([[1.0, 2.0, 1.0, 3.0, 2.0], [4.0, 5.0, 4.0, 6.0, 5.0]])
+    distinct, column_of = rs.distinct_columns(matrix)
+    np.testing.assert_array_equal(distinct, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])  # order of first appearance
+    np.testing.assert_array_equal(column_of, [0, 1, 0, 2, 1])
+    # Documents of sizes 2, 1, 3: at most 3 documents drawn, each at most 3 segments -> 9.
+    codes = np.array([0, 0, 1, 2, 2, 2])
+    assert rs.max_weight_row_sum(rs.DOCUMENT_BOOTSTRAP, 6, codes) == 9
+    counts = rs.scheme_counts(rs.DOCUMENT_BOOTSTRAP, SEED, 6, 0, document_of_segment=codes)
+    assert counts.sum(axis=1).max() <= 9
+    assert rs.max_weight_row_sum(rs.IID_BOOTSTRAP, 6) == 6
+    assert rs.max_weight_row_sum(rs.RANDOMIZATION, 6) == 6
+    np.testing.assert_array_equal(rs.scheme_counts(rs.IID_BOOTSTRAP, SEED, 6, 0).sum(axis=1), 6)
+
+
+def test_float32_and_float64_products_give_identical_tables() -> None:
+    """BLEU depends on its statistics only through ratios, which scaling by a power of two leaves exactly unchanged.
+    Scaled by 1/2 (not integer-valued) or by 2**16 (integers, but sums could pass 2**24) the engine must use float64
+    products; unscaled, float32 ones. All three tables must be byte-identical."""
+    stats = small_bleu_stats(n_systems=4, n_segments=60, seed=11)
+    n_segments = stats.shape[1]
+    assert rs.is_integer_valued(stats)
+    assert rs.float32_is_exact(np.abs(stats).max(), n_segments)
+    assert not rs.is_integer_valued(stats * 0.5)
+    assert not rs.float32_is_exact(np.abs(stats * 2.0**16).max(), n_segments)
+    reference = _run(stats).table
+    for scaled in (stats * 0.5, stats * 2.0**16):
+        pd.testing.assert_frame_equal(_run(scaled).table, reference, check_exact=True)
+
+
+def test_thread_count_changes_no_number(monkeypatch) -> None:
+    stats = small_bleu_stats(n_systems=5, n_segments=90, seed=13)
+    monkeypatch.setenv("MTSIG_THREADS", "1")
+    serial = _run(stats, n_samples=1100, keep_distributions=[("s1", "s4")])
+    monkeypatch.setenv("MTSIG_THREADS", "3")
+    threaded = _run(stats, n_samples=1100, keep_distributions=[("s1", "s4")])
+    capped = _run(stats, n_samples=1100, memory_cap_bytes=3 << 20)
+    pd.testing.assert_frame_equal(threaded.table, serial.table, check_exact=True)
+    pd.testing.assert_frame_equal(capped.table, serial.table, check_exact=True)
+    for test in rs.ALL_TESTS:
+        np.testing.assert_array_equal(
+            threaded.distributions[("s1", "s4")][test], serial.distributions[("s1", "s4")][test]
+        )
+    monkeypatch.setenv("MTSIG_THREADS", "two")
+    with pytest.raises(ValueError, match="MTSIG_THREADS"):
+        _run(stats)
+
+
+def test_swap_mask_bits_are_independent_fair_coins() -> None:
+    """Known truth: each coin is 1 with probability 1/2, independently. 256 x 1000 coins; the mean and the rate of
+    equal neighbours (within and across the bytes the bits come from) must be within 5 standard errors of 1/2."""
+    masks = rs.swap_masks(SEED, 1000, 0)
+    assert masks.dtype == bool and masks.shape == (rs.DRAW_BLOCK_SIZE, 1000)
+    assert abs(masks.mean() - 0.5) < 5 * math.sqrt(0.25 / masks.size)
+    for lag in (1, 7, 8):  # neighbours in a byte, across bytes, same bit of adjacent bytes
+        equal = masks[:, lag:] == masks[:, :-lag]
+        assert abs(equal.mean() - 0.5) < 5 * math.sqrt(0.25 / equal.size), lag
+    assert not np.array_equal(masks, rs.swap_masks(SEED, 1000, 1))

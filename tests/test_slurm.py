@@ -7,6 +7,7 @@ daemons' logs. Needs root and the Debian mirror (tests/slurm_cluster.py installs
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import signal
@@ -138,6 +139,20 @@ def slurm_time_limit(minutes: int) -> str:
     if days:
         return f"{days}-{hours:02d}:{minutes:02d}:00"
     return f"{hours}:{minutes:02d}:00" if hours else f"{minutes}:00"
+
+
+def source_fingerprint(repo: Path = REPO) -> str:
+    """SHA-256 over the pipeline's code (Snakefile, workflow/, src/), to tell a code edit from nondeterminism."""
+    digest = hashlib.sha256()
+    files = [
+        repo / "Snakefile",
+        *sorted((repo / "workflow").rglob("*")),
+        *sorted((repo / "src").rglob("*.py")),
+    ]
+    for path in files:
+        if path.is_file():
+            digest.update(str(path.relative_to(repo)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def tree_differences(left: Path, right: Path) -> list[str]:
@@ -279,6 +294,7 @@ def test_pipeline_through_slurm_matches_local_run(
     local_dir, slurm_dir = tmp_path / "local", tmp_path / "slurm"
     common = ["--snakefile", str(REPO / "Snakefile"), "--configfile", str(TINY_CONFIG), "--nolock"]
 
+    code_before = source_fingerprint()
     local_seconds = run_snakemake(
         [*common, "--directory", str(local_dir), "--cores", "2"],
         tmp_path / "local.log",
@@ -293,6 +309,7 @@ def test_pipeline_through_slurm_matches_local_run(
         f"slurm: tiny pipeline locally in {local_seconds:.1f} s, through the executor in {slurm_seconds:.1f} s"
     )
 
+    assert source_fingerprint() == code_before, "the pipeline's code changed during the test: rerun it"
     local_files = [p for p in (local_dir / "results").rglob("*") if p.is_file()]
     assert local_files, f"the local run wrote nothing under {local_dir / 'results'}"
     differences = tree_differences(local_dir / "results", slurm_dir / "results")

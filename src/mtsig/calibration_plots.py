@@ -20,6 +20,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from mtsig.calibration import ALTERNATIVE, NULL, TWO_SIDED_TESTS  # noqa: E402
 from mtsig.errors import InputError  # noqa: E402
+from mtsig.plots import save_figure_pair  # noqa: E402
 
 PANEL_WIDTH = 4.2
 PANEL_HEIGHT = 3.6
@@ -182,11 +183,6 @@ def plot_calibration(table: pd.DataFrame, alpha: float = 0.05) -> Figure:
 
 
 def save_figure(fig: Figure, path_stem: str | Path) -> tuple[Path, Path]:
-    """Write ``<stem>.pdf`` and ``<stem>.png`` with no timestamps or version tags, so reruns are byte-identical."""
-    stem = Path(path_stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    pdf, png = stem.with_suffix(".pdf"), stem.with_suffix(".png")
-    fig.savefig(pdf, bbox_inches="tight", metadata={"CreationDate": None, "Producer": None, "Creator": None})
-    fig.savefig(png, bbox_inches="tight", dpi=150, metadata={"Software": None})
-    plt.close(fig)
+    """``<stem>.pdf`` and ``<stem>.png``, byte-identical on rerun (:func:`mtsig.plots.save_figure_pair`)."""
+    pdf, png = save_figure_pair(fig, path_stem, bbox_inches="tight")
     return pdf, png

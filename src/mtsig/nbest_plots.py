@@ -19,19 +19,15 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from mtsig.plots import save_figure_pair  # noqa: E402
+
 SIMULATED_STYLE = {"marker": "o", "facecolors": "none", "edgecolors": "0.35", "s": 36, "linewidths": 1.0}
 REAL_STYLE = {"marker": "*", "color": "tab:red", "s": 140, "zorder": 3}
 
 
 def save_figure(figure: Figure, stem: str | Path) -> list[Path]:
-    """Write ``<stem>.pdf`` and ``<stem>.png`` with metadata that carries no date or version (deterministic)."""
-    stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    pdf, png = stem.with_suffix(".pdf"), stem.with_suffix(".png")
-    figure.savefig(pdf, metadata={"CreationDate": None, "Producer": None, "Creator": None})
-    figure.savefig(png, dpi=150, metadata={"Software": None})
-    plt.close(figure)
-    return [pdf, png]
+    """``<stem>.pdf`` and ``<stem>.png``, byte-identical on rerun (:func:`mtsig.plots.save_figure_pair`)."""
+    return save_figure_pair(figure, stem)
 
 
 def plot_ablation(ablation: pd.DataFrame, stem: str | Path, title: str) -> list[Path]:

@@ -13,6 +13,7 @@ import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -63,8 +64,9 @@ _PAIRED_BOOTSTRAP = frozenset(
 # --------------------------------------------------------------------------------------------------- saving
 
 
-def save_figure(figure: Figure, out_paths: Sequence[str | Path]) -> None:
-    """Write ``figure`` to every path (PDF or PNG by suffix) reproducibly and atomically."""
+def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any) -> None:
+    """Write ``figure`` to every path (PDF or PNG by suffix) reproducibly and atomically: the metadata carries no
+    date or version, so reruns are byte-identical. ``savefig`` options (e.g. ``bbox_inches``) pass through."""
     if not out_paths:
         raise InputError("no output path given for the figure")
     for out in map(Path, out_paths):
@@ -75,11 +77,22 @@ def save_figure(figure: Figure, out_paths: Sequence[str | Path]) -> None:
         handle, temporary = tempfile.mkstemp(suffix=suffix, dir=out.parent, prefix=f".{out.stem}.")
         os.close(handle)
         try:
-            figure.savefig(temporary, format=suffix[1:], metadata=_METADATA[suffix])
+            figure.savefig(temporary, format=suffix[1:], metadata=_METADATA[suffix], **savefig)
             os.replace(temporary, out)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+
+def save_figure_pair(figure: Figure, stem: str | Path, **savefig: Any) -> list[Path]:
+    """Write ``<stem>.pdf`` and ``<stem>.png`` (150 dpi) with :func:`save_figure`, close the figure, return both."""
+    stem = Path(stem)
+    paths = [stem.with_suffix(".pdf"), stem.with_suffix(".png")]
+    save_figure(figure, paths, dpi=150, **savefig)
+    import matplotlib.pyplot as plt  # only to release pyplot-managed figures; plots.py itself avoids pyplot
+
+    plt.close(figure)
+    return paths
 
 
 # --------------------------------------------------------------------------------------------------- Figs. 5-6

@@ -21,6 +21,8 @@ rule calibration:
         pdf=RESULTS / "figures" / "{experiment}" / "calibration.pdf",
     log:
         "logs/{experiment}/calibration.log",
+    benchmark:
+        "logs/{experiment}/calibration.benchmark.tsv"
     conda:
         "../../environment.yml"
     threads: 2
@@ -48,6 +50,8 @@ rule section2:
         ),
     log:
         "logs/{experiment}/section2.log",
+    benchmark:
+        "logs/{experiment}/section2.benchmark.tsv"
     conda:
         "../../environment.yml"
     params:

@@ -14,6 +14,8 @@ rule evaluate:
         conclusions=RESULTS / "{experiment}" / "test_conclusions.tsv",
     log:
         "logs/{experiment}/evaluate.log",
+    benchmark:
+        "logs/{experiment}/evaluate.benchmark.tsv"
     conda:
         "../../environment.yml"
     params:

@@ -24,6 +24,8 @@ rule figures:
         pdf=directory(RESULTS / "figures" / "{experiment}" / "pdf"),
     log:
         "logs/{experiment}/figures.log",
+    benchmark:
+        "logs/{experiment}/figures.benchmark.tsv"
     conda:
         "../../environment.yml"
     params:

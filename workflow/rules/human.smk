@@ -13,6 +13,8 @@ rule human_gold:
         conclusions=RESULTS / "{experiment}" / "gold_conclusions.tsv",
     log:
         "logs/{experiment}/human_gold.log",
+    benchmark:
+        "logs/{experiment}/human_gold.benchmark.tsv"
     conda:
         "../../environment.yml"
     params:

@@ -8,6 +8,8 @@ rule metric_stats:
         stats=RESULTS / "{experiment}" / "stats" / "{metric}.npz",
     log:
         "logs/{experiment}/metric_stats.{metric}.log",
+    benchmark:
+        "logs/{experiment}/metric_stats.{metric}.benchmark.tsv"
     conda:
         "../../environment.yml"
     threads: 2

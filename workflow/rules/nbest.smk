@@ -26,6 +26,8 @@ rule nbest:
         ),
     log:
         "logs/{experiment}/nbest.log",
+    benchmark:
+        "logs/{experiment}/nbest.benchmark.tsv"
     wildcard_constraints:
         experiment=one_of(RUN["nbest"]),
     conda:

@@ -14,6 +14,8 @@ rule segment_level:
         ),
     log:
         "logs/{experiment}/segment_level.log",
+    benchmark:
+        "logs/{experiment}/segment_level.benchmark.tsv"
     wildcard_constraints:
         experiment=one_of(segment_level_names()),
     conda:

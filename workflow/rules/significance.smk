@@ -16,6 +16,8 @@ rule resample_tests:
         ),
     log:
         "logs/{experiment}/resample_tests.{metric}.{shard}.log",
+    benchmark:
+        "logs/{experiment}/resample_tests.{metric}.{shard}.benchmark.tsv"
     conda:
         "../../environment.yml"
     resources:
