@@ -562,3 +562,26 @@ def test_swap_mask_bits_are_independent_fair_coins() -> None:
         equal = masks[:, lag:] == masks[:, :-lag]
         assert abs(equal.mean() - 0.5) < 5 * math.sqrt(0.25 / equal.size), lag
     assert not np.array_equal(masks, rs.swap_masks(SEED, 1000, 1))
+
+
+def test_stationary_draws_cover_the_series_and_indices_equal_the_loop(monkeypatch) -> None:
+    # First round by hand: min(N, ceil(2N/b) + 32): N = 3003, b = 14.42 -> ceil(416.5) + 32 = 449.
+    assert rs.stationary_blocks_first_round(3003, 14.42) == 449
+    assert rs.stationary_blocks_first_round(50, 4.0) == 50
+    cases = [
+        (300, 6.0),
+        (30, 45.0),
+    ]  # short blocks; blocks longer than the series (they wrap around the circle)
+    for n, b in cases:
+        starts, lengths = rs.stationary_draws(SEED, n, b, 0)
+        assert (lengths.sum(axis=1) >= n).all()
+        indices = rs.stationary_indices(starts, lengths, n)
+        for row in range(0, rs.DRAW_BLOCK_SIZE, 17):
+            assert list(indices[row]) == loop_stationary_series(starts[row], lengths[row], n), (n, b, row)
+    # Force the second round (a first round of one block cannot cover 300 points): N pairs, still exact.
+    monkeypatch.setattr(rs, "stationary_blocks_first_round", lambda n_segments, mean_block_length: 1)
+    starts, lengths = rs.stationary_draws(SEED, 300, 6.0, 0)
+    assert starts.shape == lengths.shape == (rs.DRAW_BLOCK_SIZE, 300)
+    indices = rs.stationary_indices(starts, lengths, 300)
+    for row in range(0, rs.DRAW_BLOCK_SIZE, 17):
+        assert list(indices[row]) == loop_stationary_series(starts[row], lengths[row], 300)

@@ -565,7 +565,7 @@ def calibration_experiment(
     table = pd.concat(frames, ignore_index=True)
     write_tsv(table, outputs["table"])
     figure = plot_calibration(table[table["swap_unit"] == table["swap_unit"].iloc[0]], alpha=0.05)
-    save_figure(figure, [outputs["png"], outputs["pdf"]])
+    save_figure(figure, [outputs["png"], outputs["pdf"]], bbox_inches="tight", dpi=150)  # legend right of panels
 
 
 def section2_experiment(
