@@ -63,10 +63,9 @@ def timed(function: Callable, *args, **kwargs):
     return value, time.perf_counter() - start
 
 
-def repeated(function: Callable[[], object], repeats: int) -> tuple[float, float]:
-    """(best, median) wall seconds of ``repeats`` calls."""
-    seconds = [timed(function)[1] for _ in range(repeats)]
-    return min(seconds), statistics.median(seconds)
+def repeated(function: Callable[[], object], repeats: int) -> list[float]:
+    """Wall seconds of each of ``repeats`` calls."""
+    return [timed(function)[1] for _ in range(repeats)]
 
 
 def with_threads(threads: int, function: Callable[[], object]) -> Callable[[], object]:
@@ -115,12 +114,14 @@ def metric_stats(
     return found
 
 
-def bench_sacrebleu(samples: int, threads: int, cache: Path | None, repeats: int = 3) -> None:
+def bench_sacrebleu(samples: int, threads: int, cache: Path | None, repeats: int = 5) -> None:
     """(a) mtsig: all 66 pairs x 3 paper tests x ``samples``; (b) sacrebleu PairedTest: one baseline vs 11 systems,
     AR with 10 000 trials and paired bootstrap with 1 000 resamples (its defaults), in the same run.
 
-    The headline compares one core with one core: mtsig with one thread (median of ``repeats`` runs) against
-    sacrebleu with ``n_jobs=1`` (one run each; its statistics extraction is timed separately and subtracted)."""
+    The headline compares one core with one core: mtsig with one thread (median of ``repeats`` runs before and
+    ``repeats`` after sacrebleu's) against sacrebleu with ``n_jobs=1`` (one run each; its statistics extraction is
+    timed separately and subtracted)."""
+    import sacrebleu
     from sacrebleu.metrics import BLEU as SacreBLEU
     from sacrebleu.significance import PairedTest
 
@@ -140,14 +141,10 @@ def bench_sacrebleu(samples: int, threads: int, cache: Path | None, repeats: int
     print(
         f"(a) mtsig: {len(names)} systems, {stats.shape[1]} segments, {n_mtsig} comparisons (pairs x 3 tests)"
     )
-    per_mtsig = {}
-    for n_threads in sorted({1, threads}):
-        best, median = repeated(with_threads(n_threads, run_mtsig), repeats)
-        per_mtsig[n_threads] = median / n_mtsig
-        print(
-            f"    MTSIG_THREADS={n_threads}: median {median:.3f} s, best {best:.3f} s of {repeats} runs; "
-            f"per comparison ({samples} samples) {1e3 * median / n_mtsig:.2f} ms (median) {load()}"
-        )
+    thread_counts = sorted({1, threads})
+    # mtsig runs take < 1 s and the load drifts: time them both before and after sacrebleu's minute-long run.
+    seconds = {n: repeated(with_threads(n, run_mtsig), repeats) for n in thread_counts}
+    load_before = load()
 
     os.environ.setdefault("SACREBLEU_SEED", "12345")
     named = [(name, outputs[name]) for name in names]
@@ -158,13 +155,25 @@ def bench_sacrebleu(samples: int, threads: int, cache: Path | None, repeats: int
         _, sacre_seconds[test_type] = timed(test)
     metric = SacreBLEU(references=[refs])
     _, extraction = timed(lambda: [metric._extract_corpus_statistics(outputs[n], None) for n in names])
+    load_sacre = load()
+
+    per_mtsig = {}
+    for n_threads in thread_counts:
+        runs = seconds[n_threads] + repeated(with_threads(n_threads, run_mtsig), repeats)
+        median = statistics.median(runs)
+        per_mtsig[n_threads] = median / n_mtsig
+        print(
+            f"    MTSIG_THREADS={n_threads}: median {median:.3f} s, best {min(runs):.3f} s, worst {max(runs):.3f} s "
+            f"of {len(runs)} runs; per comparison ({samples} samples) {1e3 * median / n_mtsig:.2f} ms (median) "
+            f"{load_before} before, {load()} after"
+        )
     n_sacre = 2 * (len(names) - 1)
     tests_only = sum(sacre_seconds.values()) - 2 * extraction  # each call extracts every system's statistics
     per_sacre = tests_only / n_sacre
     print(
-        f"(b) sacrebleu {__import__('sacrebleu').__version__} PairedTest, n_jobs=1: AR 10000 "
+        f"(b) sacrebleu {sacrebleu.__version__} PairedTest, n_jobs=1: AR 10000 "
         f"{sacre_seconds['ar']:.2f} s, bootstrap 1000 {sacre_seconds['bs']:.2f} s; statistics extraction "
-        f"{extraction:.2f} s per call, subtracted {load()}"
+        f"{extraction:.2f} s per call, subtracted {load_sacre}"
     )
     print(f"    per comparison (AR 10000 or bootstrap 1000, {n_sacre} comparisons): {1e3 * per_sacre:.1f} ms")
     if threads != 1:
@@ -241,10 +250,13 @@ def bench_growth(threads: int, n_systems: int = 100, n_segments: int = 10_000, s
     bleu = get_metric("bleu")
     all_stats = synthetic_bleu_stats(n_systems, n_segments)
     rates = {np.float32: machine_flops(np.float32), np.float64: machine_flops(np.float64)}
-    print(f"(d) synthetic systems x {n_segments} segments, k = {all_stats.shape[2]}, 3 paper tests")
+    print(
+        f"(d) synthetic BLEU-like statistics, {n_segments} segments, k = {all_stats.shape[2]}, 3 paper tests"
+    )
     print(
         f"    machine: {rates[np.float32] / 1e9:.1f} GFLOP/s float32, {rates[np.float64] / 1e9:.1f} GFLOP/s float64 "
-        f"(OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}) {load()}"
+        f"(OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}; the bounds below use this rate, i.e. "
+        f"as many cores as BLAS threads) {load()}"
     )
     grid = [(n_systems // 4, samples), (n_systems // 2, samples)]
     grid += [(n_systems, samples // 10), (n_systems, samples // 2), (n_systems, samples)]

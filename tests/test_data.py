@@ -46,7 +46,9 @@ def test_derivations_reproduce_the_shipped_files(tmp_path: Path, data_root: Path
     derive_sid2line(ja_en / "text" / "wmttest2022.ja-en.all.xml", tmp_path / "sid2line.tsv")
     derive_reconstructed_raw(ja_en / "da" / "ad-jaen-good-stnd.csv", tmp_path / "raw.tsv")
     assert sha256_file(tmp_path / "sid2line.tsv") == sha256_file(ja_en / "da" / "ja-en.sid2line.tsv")
-    assert sha256_file(tmp_path / "raw.tsv") == sha256_file(ja_en / "da" / "ad-jaen-good-raw.RECONSTRUCTED.tsv")
+    assert sha256_file(tmp_path / "raw.tsv") == sha256_file(
+        ja_en / "da" / "ad-jaen-good-raw.RECONSTRUCTED.tsv"
+    )
 
 
 def _copying_downloader(data_root: Path, manifest, corrupt: str | None = None):
@@ -68,7 +70,9 @@ def _copying_downloader(data_root: Path, manifest, corrupt: str | None = None):
 
 
 def test_fetch_downloads_verifies_and_derives(tmp_path: Path, data_root: Path, manifest) -> None:
-    written = fetch(manifest, tmp_path, datasets=["wmt22-ja-en"], downloader=_copying_downloader(data_root, manifest))
+    written = fetch(
+        manifest, tmp_path, datasets=["wmt22-ja-en"], downloader=_copying_downloader(data_root, manifest)
+    )
     assert len(written) == (manifest["dataset"] == "wmt22-ja-en").sum()
     assert verify(manifest[manifest["dataset"] == "wmt22-ja-en"], tmp_path) == []
     assert fetch(manifest, tmp_path, datasets=["wmt22-ja-en"]) == []  # present and verified: nothing fetched

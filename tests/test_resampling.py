@@ -585,3 +585,15 @@ def test_stationary_draws_cover_the_series_and_indices_equal_the_loop(monkeypatc
     indices = rs.stationary_indices(starts, lengths, 300)
     for row in range(0, rs.DRAW_BLOCK_SIZE, 17):
         assert list(indices[row]) == loop_stationary_series(starts[row], lengths[row], 300)
+
+
+def test_stationary_counts_equal_counting_the_loop_series() -> None:
+    """The engine counts stationary-bootstrap draws from the blocks directly; the counts must equal those of the
+    literal loop series, including blocks longer than the series (wrapping the circle several times)."""
+    for n, b in ((200, 6.0), (30, 45.0), (7, 3.0), (40, 1.0)):
+        starts, lengths = rs.stationary_draws(SEED, n, b, 1)
+        counts = rs.stationary_counts(starts, lengths, n, dtype=np.float32)
+        assert counts.dtype == np.float32
+        for row in range(0, rs.DRAW_BLOCK_SIZE, 5):
+            series = loop_stationary_series(starts[row], lengths[row], n)
+            assert list(counts[row]) == [series.count(i) for i in range(n)], (n, b, row)

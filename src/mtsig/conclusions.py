@@ -31,7 +31,9 @@ def conclude(p_x_better: np.ndarray | float, p_y_better: np.ndarray | float, alp
     return out
 
 
-def conclude_two_sided(p_two_sided: np.ndarray | float, statistic: np.ndarray | float, alpha: float) -> np.ndarray:
+def conclude_two_sided(
+    p_two_sided: np.ndarray | float, statistic: np.ndarray | float, alpha: float
+) -> np.ndarray:
     """Conclusion from a two-sided p-value: significant at ``alpha`` in the direction of the sign of ``statistic``
     (``statistic`` = S(X) - S(Y), oriented so that higher is better)."""
     p = np.asarray(p_two_sided, dtype=float)

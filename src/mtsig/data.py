@@ -93,7 +93,9 @@ def derive_reconstructed_raw(stnd_path: Path, out: Path, mean_sd_path: Path | No
     for number, line in enumerate(lines[1:], start=2):
         fields = line.split("\t")
         if fields[worker] not in moments:
-            raise InputError(f"worker {fields[worker]} has no mean/sd in {mean_sd_path.name}", stnd_path, number)
+            raise InputError(
+                f"worker {fields[worker]} has no mean/sd in {mean_sd_path.name}", stnd_path, number
+            )
         mean, sd = moments[fields[worker]]
         fields[score] = str(int(round(float(fields[score]) * sd + mean)))
         rows.append("\t".join(fields))

@@ -565,7 +565,8 @@ def calibration_experiment(
     table = pd.concat(frames, ignore_index=True)
     write_tsv(table, outputs["table"])
     figure = plot_calibration(table[table["swap_unit"] == table["swap_unit"].iloc[0]], alpha=0.05)
-    save_figure(figure, [outputs["png"], outputs["pdf"]], bbox_inches="tight", dpi=150)  # legend right of panels
+    # bbox "tight" keeps the legend, which sits to the right of the panels
+    save_figure(figure, [outputs["png"], outputs["pdf"]], bbox_inches="tight", dpi=150)
 
 
 def section2_experiment(

@@ -20,15 +20,18 @@ draws (the four i.i.d. bootstraps; both AR tests; each block bootstrap with its 
 so differences between the tests' conclusions come from the tests and not from Monte-Carlo noise.
 
 *Exact, fast products.* The weights (bootstrap counts, AR swap masks) are non-negative integers. When the
-statistics are integer-valued too (BLEU, chrF and TER counts) and no partial sum can exceed 2**24, the product is
-computed in float32: every intermediate is then an integer float32 represents exactly, so the result is bit-identical
-to the float64 (and to the exact integer) sum at half the memory traffic (:func:`float32_is_exact`). Identical
-columns of the statistics (a reference length shared by every system) are multiplied once. Either way the numbers
-do not depend on the BLAS blocking or thread count for integer statistics.
+statistics are integer-valued too (BLEU, chrF, TER and METEOR counts; not NIST's information-weighted matches) and
+no partial sum can exceed 2**24, the product is computed in float32: every intermediate is then an integer that
+float32 represents exactly, so the result is bit-identical to the float64 (and to the exact integer) sum at half the
+memory traffic (:func:`float32_is_exact`). Identical columns of the statistics (a reference length shared by every
+system) are multiplied once. Either way, for integer statistics the numbers do not depend on the BLAS blocking or
+thread count.
 
-*BLAS threads.* The products run in the BLAS library's threads; set ``OPENBLAS_NUM_THREADS`` (or Snakemake's
-``threads:``) to share cores. The products here are small (a block of 256 samples at a time), so on a loaded
-machine one thread per process is usually fastest (benchmarks/README.md).
+*Threads.* ``MTSIG_THREADS`` (default 1) threads compute blocks of draws concurrently (:func:`resampling_threads`);
+blocks are combined in order, so the thread count never changes a number. The products run in the BLAS library's
+threads (``OPENBLAS_NUM_THREADS``; Snakemake sets it from a rule's ``threads:``). The products are small (a block of
+256 samples at a time), so one BLAS thread is usually fastest, and necessary with ``MTSIG_THREADS > 1``
+(benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -183,7 +186,8 @@ def stationary_indices(starts: np.ndarray, lengths: np.ndarray, n: int | None = 
     The series of ``n`` points (default: as many as there are blocks) is wrapped around a circle; block m copies
     ``lengths[m]`` consecutive points from ``starts[m]``; the first ``n`` points are kept. Vectorised as a cumulative
     sum of steps: +1 within a block, and at the first point of block m a jump from the last point of block m-1
-    (``starts[m-1] + lengths[m-1] - 1``) to ``starts[m]``; the sums are taken modulo ``n``.
+    (``starts[m-1] + lengths[m-1] - 1``) to ``starts[m]``; the sums are taken modulo ``n``. The engine itself
+    only needs how often each point is drawn, which :func:`stationary_counts` computes without the series.
     """
     n_rows, _ = starts.shape
     n = starts.shape[1] if n is None else n
@@ -201,6 +205,44 @@ def stationary_indices(starts: np.ndarray, lengths: np.ndarray, n: int | None = 
     else:
         series %= n
     return series
+
+
+def stationary_counts(
+    starts: np.ndarray, lengths: np.ndarray, n: int, dtype: type = np.float64
+) -> np.ndarray:
+    """Count matrix ``dtype[rows, n]`` of stationary-bootstrap pseudo-series: equal to
+    ``counts_from_indices(stationary_indices(starts, lengths, n), n)``, computed from the blocks without building the
+    series (a few hundred blocks per row instead of N points).
+
+    Block m covers the circular interval of ``min(lengths[m], n - begin_m)`` points from ``starts[m]`` (the last
+    block is cut at n points). An interval of length L adds ``L // n`` to every point and 1 to the ``L % n`` points
+    from its start, wrapping past ``n - 1`` to 0; these are accumulated as +1/-1 at interval ends and summed.
+    """
+    n_rows = starts.shape[0]
+    begins = np.cumsum(lengths, axis=1) - lengths
+    rows, blocks = np.nonzero(begins < n)
+    first = starts[rows, blocks]
+    covered = np.minimum(lengths[rows, blocks], n - begins[rows, blocks])
+    full_turns, rest = np.divmod(covered, n)
+    end = first + rest  # exclusive; past n means the interval wraps to 0
+    wraps = end > n
+    row_offset = rows * (n + 1)
+    edges = np.concatenate(
+        [
+            row_offset + first,
+            row_offset + np.minimum(end, n),
+            row_offset[wraps],
+            (row_offset + end - n)[wraps],
+        ]
+    )
+    signs = np.concatenate(
+        [np.ones(len(first)), -np.ones(len(first)), np.ones(wraps.sum()), -np.ones(wraps.sum())]
+    )
+    # Small integers: exact in any float dtype, so the running sum is taken directly in the requested one.
+    steps = np.bincount(edges, weights=signs, minlength=n_rows * (n + 1)).astype(dtype)
+    counts = np.cumsum(steps.reshape(n_rows, n + 1)[:, :n], axis=1, dtype=dtype)
+    counts += np.bincount(rows, weights=full_turns, minlength=n_rows).astype(dtype)[:, None]
+    return counts
 
 
 def counts_from_indices(indices: np.ndarray, n: int, dtype: type = np.float64) -> np.ndarray:
@@ -245,7 +287,7 @@ def scheme_counts(
     if scheme == STATIONARY_BOOTSTRAP:
         assert mean_block_length is not None
         starts, lengths = stationary_draws(seed, n_segments, mean_block_length, block_index)
-        return counts_from_indices(stationary_indices(starts, lengths, n_segments), n_segments, dtype)
+        return stationary_counts(starts, lengths, n_segments, dtype)
     raise ValueError(f"not a bootstrap scheme: {scheme!r}")
 
 
@@ -571,9 +613,10 @@ def _randomization_tests(
 
     mask_dtype = _weight_dtype(plan, max_weight_row_sum(RANDOMIZATION, n_segments))
 
-    def block_counts(
+    def block_exceedances(
         block_index: int,
     ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[int, np.ndarray]]:
+        """The counts ``c`` of every pair contributed by one block of shuffles, and its ``d_r`` of kept pairs."""
         first = block_index * DRAW_BLOCK_SIZE
         rows = min(DRAW_BLOCK_SIZE, n_total - first)
         mask = swap_masks(seed, n_segments, block_index)[:rows].astype(mask_dtype)
@@ -598,10 +641,11 @@ def _randomization_tests(
 
     counts = {t: (np.zeros(n_pairs, np.int64), np.zeros(n_pairs, np.int64)) for t in tests}
     kept: dict[int, list[np.ndarray]] = {pair: [] for pair in keep}
-    for block_result, block_kept in _in_order(block_counts, -(-n_total // DRAW_BLOCK_SIZE), workers):
+    for block_result, block_kept in _in_order(block_exceedances, -(-n_total // DRAW_BLOCK_SIZE), workers):
         for test in tests:
-            counts[test][0][:] += block_result[test][0]
-            counts[test][1][:] += block_result[test][1]
+            total_xy, total_yx = counts[test]
+            total_xy += block_result[test][0]
+            total_yx += block_result[test][1]
         for pair in keep:
             kept[pair].append(block_kept[pair])
     distributions = {pair: np.concatenate(parts) for pair, parts in kept.items()}

@@ -81,5 +81,7 @@ def read_documents(path: str | Path, fmt: str, n_segments: int) -> np.ndarray:
         raise InputError(f"unknown document format {fmt!r}; known: {', '.join(READERS)}", path)
     doc_ids = READERS[fmt](path)
     if len(doc_ids) != n_segments:
-        raise InputError(f"{len(doc_ids)} segments in the document file but {n_segments} in the test set", path)
+        raise InputError(
+            f"{len(doc_ids)} segments in the document file but {n_segments} in the test set", path
+        )
     return doc_ids
