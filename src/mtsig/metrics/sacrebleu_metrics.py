@@ -168,14 +168,7 @@ class CHRF(Metric):
             whitespace=whitespace,
             eps_smoothing=eps_smoothing,
         )
-        self._sacrebleu = SacreCHRF(
-            char_order=char_order,
-            word_order=word_order,
-            beta=beta,
-            lowercase=lowercase,
-            whitespace=whitespace,
-            eps_smoothing=eps_smoothing,
-        )
+        self._sacrebleu = SacreCHRF(**self.options)
         self.order = char_order + word_order
 
     @property
@@ -250,12 +243,7 @@ class TER(Metric):
             asian_support=asian_support,
             case_sensitive=case_sensitive,
         )
-        self._sacrebleu = SacreTER(
-            normalized=normalized,
-            no_punct=no_punct,
-            asian_support=asian_support,
-            case_sensitive=case_sensitive,
-        )
+        self._sacrebleu = SacreTER(**self.options)
 
     @property
     def stat_names(self) -> tuple[str, ...]:
