@@ -469,3 +469,25 @@ def test_segment_scores_of_statistics_metrics_equal_sacrebleu_sentence_scores(me
         for hyps in outputs.values()
     ]
     np.testing.assert_allclose(scores, expected)
+
+
+def test_predicted_ranking_file_equal_to_the_human_ranking_scores_tau_one(tmp_path, data_root) -> None:
+    """A user-supplied ranking that repeats the human ranks: every pair the human did not tie is concordant and
+    no predicted tie remains among them, so the WMT tau is exactly 1; a reversed ranking gives -1."""
+    from mtsig.io.rankings import load_jcml
+    from mtsig.rankeval import jcml_segment_level
+
+    jcml = data_root / "jcml" / "wmt10-test.de-en.jcml"
+    human = load_jcml(jcml)
+    same, reverse = tmp_path / "same.tsv", tmp_path / "reverse.tsv"
+    for path, sign in ((same, 1), (reverse, -1)):
+        lines = ["judgment\tsystem\tpredicted_rank"]
+        lines += [f"{r.judgment}\t{r.system}\t{sign * float(r.rank)}" for r in human.itertuples()]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = jcml_segment_level(
+        jcml, metrics=("chrf",), n_samples=50, seed=1, predicted_rankings={"same": same, "reverse": reverse}
+    )
+    value = table.set_index(["predictor", "measure"])["value"]
+    assert value[("same", "tau_micro")] == 1.0
+    assert value[("reverse", "tau_micro")] == -1.0
+    assert -1.0 < value[("consensus_chrf", "tau_micro")] < 1.0

@@ -658,16 +658,20 @@ def segment_level_experiment(
     seed: int,
     bootstrap_samples: int,
     outputs: Mapping[str, str],
+    predicted_rankings: Mapping[str, str] | None = None,
 ) -> None:
     """RankEval measures (Avramidis 2013) for one ranking data set: a WMT experiment's metrics (sentence BLEU
-    from the texts, every other metric from its per-segment statistics), or a JCML set's consensus predictors."""
+    from the texts, every other metric from its per-segment statistics), or a JCML set's consensus predictors;
+    plus any user-supplied predicted rankings (name -> file)."""
     from mtsig import rankeval
     from mtsig.metrics import get_metric
     from mtsig.tables import frame_to_markdown
 
     if "jcml" in inputs:
         name = Path(inputs["jcml"]).name
-        table = rankeval.jcml_segment_level(inputs["jcml"], n_samples=bootstrap_samples, seed=seed)
+        table = rankeval.jcml_segment_level(
+            inputs["jcml"], n_samples=bootstrap_samples, seed=seed, predicted_rankings=predicted_rankings
+        )
     else:
         name = spec["name"]
         reference, outputs_by_system = read_prepared_texts(Path(inputs["texts"]))
@@ -691,6 +695,7 @@ def segment_level_experiment(
             scores,
             n_samples=bootstrap_samples,
             seed=derive_seed(seed, name, "segment_level"),
+            predicted_rankings=predicted_rankings,
         )
     write_tsv(table, outputs["table"])
     wide = table.pivot_table(index="predictor", columns="measure", values="value", sort=False)

@@ -577,6 +577,24 @@ def consensus_scores(candidates: pd.DataFrame, metric: str = "bleu") -> pd.DataF
     return pd.DataFrame(rows, columns=["judgment", "system", "score"])
 
 
+def predicted_ranking_scores(paths: Mapping[str, str | Path]) -> dict[str, pd.DataFrame]:
+    """Predictors from user-supplied ranking files (RankEval's own use: evaluating a quality-estimation ranker),
+    read by :func:`mtsig.io.rankings.load_predicted_ranking`; score = -predicted rank, so rank 1 is best."""
+    from mtsig.io.rankings import load_predicted_ranking
+
+    predictions = {}
+    for name, path in paths.items():
+        ranking = load_predicted_ranking(path)
+        predictions[name] = pd.DataFrame(
+            {
+                "judgment": ranking["judgment"],
+                "system": ranking["system"],
+                "score": -ranking["predicted_rank"],
+            }
+        )
+    return predictions
+
+
 def jcml_segment_level(
     jcml_path: str | Path,
     metrics: Sequence[str] = ("bleu", "chrf"),
@@ -584,13 +602,16 @@ def jcml_segment_level(
     n_samples: int = 1000,
     seed: int = 0,
     level: float = 0.95,
+    predicted_rankings: Mapping[str, str | Path] | None = None,
 ) -> pd.DataFrame:
     """Pipeline step: RankEval table of consensus predictors (:func:`consensus_scores`) on one JCML file.
 
-    Predictor names are ``consensus_<metric>``; the bootstrap key is the file's stem.
+    Predictor names are ``consensus_<metric>``; ``predicted_rankings`` adds a predictor per user-supplied ranking
+    file (:func:`predicted_ranking_scores`). The bootstrap key is the file's stem.
     """
     candidates = load_jcml(jcml_path)
     predictions = {f"consensus_{m}": consensus_scores(candidates, m) for m in metrics}
+    predictions.update(predicted_ranking_scores(predicted_rankings or {}))
     return segment_level_table(
         predictions, candidates, ties, n_samples, seed, level, experiment=Path(jcml_path).stem
     )
@@ -669,13 +690,15 @@ def wmt_segment_level(
     n_samples: int = 1000,
     seed: int = 0,
     level: float = 0.95,
+    predicted_rankings: Mapping[str, str | Path] | None = None,
 ) -> pd.DataFrame:
     """Pipeline step: RankEval table of every metric's segment-level scores against WMT relative rankings.
 
     ``languages`` = (source, target) as named in the RNK file (e.g. ``("Spanish", "English")``);
     ``segment_scores`` maps a predictor to ``[S, N]`` scores, higher = better, rows in ``systems`` order
     (:func:`metric_segment_scores`).  Each human judgment's shown systems are ranked by their scores on the judged
-    segment (WMT's segment-level metric evaluation).
+    segment (WMT's segment-level metric evaluation). ``predicted_rankings`` adds a predictor per user-supplied
+    ranking file (:func:`predicted_ranking_scores`).
     """
     source, target = languages
     human = load_wmt_rankings(rankings_path, source, target)
@@ -683,6 +706,7 @@ def wmt_segment_level(
         name: wmt_predictions(human, systems, scores, rankings_path)
         for name, scores in segment_scores.items()
     }
+    predictions.update(predicted_ranking_scores(predicted_rankings or {}))
     return segment_level_table(
         predictions, human, ties, n_samples, seed, level, experiment=f"{source}-{target}"
     )

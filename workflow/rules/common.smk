@@ -149,15 +149,22 @@ def tables_index_inputs(wildcards):
     return [str(t) for t in tables]
 
 
+def predicted_ranking_names(name):
+    return list(config["segment_level"]["predicted_rankings"].get(name, {}))
+
+
 def segment_level_inputs(wildcards):
+    """The ranking data, the metric inputs (WMT) and any user-supplied predicted rankings."""
     name = wildcards.experiment
+    files = config["segment_level"]["predicted_rankings"].get(name, {}).values()
+    predicted = {
+        "predicted": [str(mtsig_config.data_path(DATA_ROOT, p)) for p in files]
+    }
     if name in RUN["jcml"]:
-        return {
-            "jcml": str(
-                mtsig_config.data_path(DATA_ROOT, config["segment_level"]["jcml"][name])
-            )
-        }
+        jcml = config["segment_level"]["jcml"][name]
+        return {"jcml": str(mtsig_config.data_path(DATA_ROOT, jcml)), **predicted}
     return {
+        **predicted,
         "rankings": human_inputs(wildcards),
         "texts": str(RESULTS / name / "texts"),
         "stats": [str(RESULTS / name / "stats" / f"{m}.npz") for m in metrics_of(name)],

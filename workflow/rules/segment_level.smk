@@ -28,5 +28,12 @@ rule segment_level:
         ),
         seed=config["resampling"]["seed"],
         bootstrap_samples=config["segment_level"]["bootstrap_samples"],
+        predicted_rankings=lambda wildcards, input: dict(
+            zip(
+                predicted_ranking_names(wildcards.experiment),
+                input.predicted,
+                strict=True,
+            )
+        ),
     script:
         "../scripts/segment_level.py"

@@ -10,4 +10,5 @@ with logged(snakemake.log[0]):
         seed=snakemake.params.seed,
         bootstrap_samples=snakemake.params.bootstrap_samples,
         outputs=dict(snakemake.output.items()),
+        predicted_rankings=snakemake.params.predicted_rankings,
     )
