@@ -223,3 +223,20 @@ def test_registry_and_bad_inputs() -> None:
         bleu.stats_many({"S": ["a"]}, ["a", "b"])
     with pytest.raises(InputError, match="last axis 10"):
         bleu.score(np.zeros((3, 4)))
+
+
+@pytest.mark.parametrize("name", ["bleu", "chrf", "ter"])
+def test_shared_outputs_are_scored_once_with_identical_statistics(wmt12, name: str) -> None:
+    """Segment-local metrics score each distinct (segment, hypothesis) once; systems that share outputs (here a
+    copy of a system, and one that repeats another's line 0) must get exactly the statistics of scoring each
+    system on its own."""
+    refs, outputs = wmt12
+    n = 40
+    refs = refs[:n]
+    first, second = (hyps[:n] for hyps in list(outputs.values())[:2])
+    systems = {"a": first, "copy_of_a": list(first), "b": [first[0], *second[1:]], "c": second}
+    metric = get_metric(name)
+    assert metric.segment_local
+    expected = np.stack([metric.stats(hyps, refs) for hyps in systems.values()])
+    assert np.array_equal(metric.stats_many(systems, refs, processes=1), expected)
+    assert np.array_equal(metric.stats_many(systems, refs, processes=2), expected)

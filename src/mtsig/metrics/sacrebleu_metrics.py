@@ -57,6 +57,7 @@ class BLEU(Metric):
 
     name = "bleu"
     higher_is_better = True
+    segment_local = True
     _SMOOTHINGS = ("exp", "none", "floor")
 
     def __init__(
@@ -150,6 +151,7 @@ class CHRF(Metric):
 
     name = "chrf"
     higher_is_better = True
+    segment_local = True
 
     def __init__(
         self,
@@ -229,6 +231,7 @@ class TER(Metric):
 
     name = "ter"
     higher_is_better: ClassVar[bool] = False
+    segment_local = True
 
     def __init__(
         self,
