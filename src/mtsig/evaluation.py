@@ -31,9 +31,7 @@ from scipy import stats
 
 from mtsig.conclusions import SYS_X, SYS_Y, TIE, conclude, conclude_two_sided
 from mtsig.errors import InputError
-
-#: The paper's three one-sided tests, in the column order of its Tables 1-2.
-PAPER_TESTS: tuple[str, ...] = ("paired_bootstrap", "bootstrap", "approximate_randomization")
+from mtsig.resampling import PAPER_TESTS  # the paper's three one-sided tests, in its Tables 1-2 column order
 
 #: Tests whose p-value is two-sided (symmetric in X and Y); their direction comes from the statistic's sign.
 #: Riezler & Maxwell's originals use absolute values, so they are symmetric too (DESIGN.md, "As originally published").

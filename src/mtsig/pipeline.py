@@ -18,6 +18,7 @@ from mtsig import config as mtsig_config
 from mtsig.errors import InputError
 from mtsig.io.documents import read_documents
 from mtsig.io.text import load_texts, read_lines
+from mtsig.resampling import PAPER_TESTS
 from mtsig.seeding import derive_seed
 from mtsig.workflow import (
     load_arrays,
@@ -353,8 +354,6 @@ def evaluate_experiment(
 
 
 # --- tables -----------------------------------------------------------------------------------------------------
-
-PAPER_TESTS = ("paired_bootstrap", "bootstrap", "approximate_randomization")
 
 
 def write_accuracy_tables(
