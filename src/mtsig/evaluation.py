@@ -444,15 +444,20 @@ def benjamini_hochberg(p: Sequence[float] | np.ndarray) -> np.ndarray:
     return adjusted
 
 
+def check_correction(method: str) -> None:
+    """Raise :class:`InputError` unless ``method`` is one of :data:`CORRECTIONS` (checked before any work)."""
+    if method not in CORRECTIONS:
+        raise InputError(f"unknown multiple-testing correction {method!r}; known: {', '.join(CORRECTIONS)}")
+
+
 def adjust_p_values(p: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
     """Adjusted p-values by ``method`` in :data:`CORRECTIONS` ("none" returns them unchanged)."""
+    check_correction(method)
     if method == "none":
         return _as_p_vector(p).copy()
     if method == "holm":
         return holm(p)
-    if method == "benjamini_hochberg":
-        return benjamini_hochberg(p)
-    raise InputError(f"unknown multiple-testing correction {method!r}; known: {', '.join(CORRECTIONS)}")
+    return benjamini_hochberg(p)
 
 
 def _concluded_p(conclusion: np.ndarray, p_x_better: np.ndarray, p_y_better: np.ndarray) -> np.ndarray:
@@ -497,8 +502,7 @@ def corrected_test_conclusions(
     _check_systems(tests, systems, source, "tests table")
     _check_p_values(tests, source, "tests table")
     _check_unique(tests, ("test", "sys_x", "sys_y"), source, "tests table")
-    if method not in CORRECTIONS:
-        raise InputError(f"unknown multiple-testing correction {method!r}; known: {', '.join(CORRECTIONS)}")
+    check_correction(method)
     pairs = unordered_pairs(systems)
     reversed_pairs = [(y, x) for x, y in pairs]
     m = len(pairs)
@@ -579,8 +583,7 @@ def corrected_gold_conclusions(
     _check_systems(frame, systems, source, "gold p-values")
     _check_p_values(frame, source, "gold p-values")
     _check_unique(frame, ("gold", "criterion", "sys_x", "sys_y"), source, "gold p-values")
-    if method not in CORRECTIONS:
-        raise InputError(f"unknown multiple-testing correction {method!r}; known: {', '.join(CORRECTIONS)}")
+    check_correction(method)
     pairs = unordered_pairs(systems)
     reversed_pairs = [(y, x) for x, y in pairs]
     m = len(pairs)
