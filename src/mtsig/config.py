@@ -80,15 +80,17 @@ def check_run(config: Mapping[str, Any]) -> dict[str, list[str]]:
 def synthetic_experiment(name: str, spec: Mapping[str, Any], results_dir: Path) -> dict[str, Any]:
     """The experiment definition of a synthetic experiment whose data the pipeline generates under
     ``results/{name}/synthetic/`` (see :mod:`mtsig.synthetic`)."""
+    from mtsig.synthetic import SyntheticSpec, system_names
+
     data = results_dir / name / "synthetic"
-    n_systems = int(spec.get("systems", 6))
+    synthetic = SyntheticSpec(**spec)
     return {
-        "description": f"synthetic: {n_systems} systems of planted quality (seed {spec.get('seed', 1)})",
+        "description": f"synthetic: {synthetic.systems} systems of planted quality (seed {synthetic.seed})",
         "source_language": "xx",
         "target_language": "en",
         "reference": str(data / "reference.txt"),
         "outputs": str(data / "system.{system}.txt"),
-        "systems": [f"sys{i + 1}" for i in range(n_systems)],
+        "systems": system_names(synthetic),
         "unescape_html": False,
         "documents": {"format": "tsv", "path": str(data / "documents.tsv")},
         "meteor": {"language": "other"},
