@@ -101,20 +101,45 @@ def test_pearson_and_spearman_match_scipy() -> None:
 
 
 def test_pearson_rank_by_hand() -> None:
-    # Items ordered by the reference. Top pair swapped: reference (3, 2, 1), other (2, 3, 1).
-    # Top-2 prefix: x = (3, 2), y = (2, 3) -> r = -1.
-    # Top-3: deviations x = (1, 0, -1), y = (0, 1, -1): r = 1 / sqrt(2 * 2) = 1/2.  PR = (-1 + 1/2) / 2 = -1/4.
-    assert pearson_rank([3, 2, 1], [2, 3, 1]) == pytest.approx(-0.25)
-    # Bottom pair swapped: top-2 (3, 2) vs (3, 1): r = 1; top-3: x dev (1, 0, -1), y dev (1, -1, 0): r = 1/2.
-    # PR = (1 + 1/2) / 2 = 3/4: head-weighted, while Spearman's rho is 1/2 for both swaps.
-    assert pearson_rank([3, 2, 1], [3, 1, 2]) == pytest.approx(0.75)
+    # Items ordered by the reference; item i is correlated, in Pearson's pairwise form, with the items above it.
+    # Top pair swapped: reference (3, 2, 1), other (2, 3, 1).
+    #   item 2: (2-3)(3-2) / (1 * 1) = -1.
+    #   item 3: gaps to items 1, 2: x (-2, -1), y (-1, -2): (2 + 2) / sqrt(5 * 5) = 4/5.   PR = (-1 + 4/5) / 2.
+    assert pearson_rank([3, 2, 1], [2, 3, 1]) == pytest.approx(-0.1)
+    # Bottom pair swapped: reference (3, 2, 1), other (3, 1, 2).
+    #   item 2: (2-3)(1-3) / (1 * 2) = 1.
+    #   item 3: x gaps (-2, -1), y gaps (-1, 1): (2 - 1) / sqrt(5 * 2).                  PR = (1 + 1/sqrt(10)) / 2.
+    # Head-weighted: the top swap costs more, while Spearman's rho is 1/2 for both swaps.
+    assert pearson_rank([3, 2, 1], [3, 1, 2]) == pytest.approx((1 + 1 / math.sqrt(10)) / 2)
     assert spearman_rho([3, 2, 1], [2, 3, 1]) == spearman_rho([3, 2, 1], [3, 1, 2]) == pytest.approx(0.5)
-    # Tied top reference scores: the top-2 prefix is undefined and left out. Top-3: x = (2, 2, 1) has deviations
-    # (1/3, 1/3, -2/3), y = (1, 2, 3) has (-1, 0, 1): cov = -1/3 - 2/3 = -1, var x = 6/9, var y = 2,
-    # r = -1 / sqrt(12/9) = -sqrt(3)/2.
-    assert pearson_rank([2, 2, 1], [1, 2, 3]) == pytest.approx(-math.sqrt(3) / 2)
-    # Positive linear transforms give 1; input order does not matter.
+    # Tied top reference scores (2, 2, 1) against (1, 2, 3): item 2's reference gap is 0, its term undefined and
+    # left out. Item 3: x gaps (-1, -1), y gaps (2, 1): (-2 - 1) / sqrt(2 * 5).
+    assert pearson_rank([2, 2, 1], [1, 2, 3]) == pytest.approx(-3 / math.sqrt(10))
+    # Positive linear transforms give 1, negative ones -1; input order does not matter.
     assert pearson_rank([0.1, 0.5, 0.3, 0.9], [1.2, 2.0, 1.6, 2.8]) == pytest.approx(1.0)
+    assert pearson_rank([0.1, 0.5, 0.3, 0.9], [-1.2, -2.0, -1.6, -2.8]) == pytest.approx(-1.0)
+    assert math.isnan(pearson_rank([1.0, 1.0, 1.0], [1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError):
+        pearson_rank([1.0, 2.0], [1.0, 2.0, 3.0])
+
+
+def test_pearson_rank_equals_the_formula_written_as_loops() -> None:
+    # Oracle: the definition transcribed literally (double loop over items and the items above them).
+    rng = np.random.default_rng(5)
+    for n in (2, 5, 20):
+        x = rng.normal(size=n)
+        y = x + rng.normal(scale=0.7, size=n)
+        ordered = sorted(range(n), key=lambda k: -x[k])
+        terms = []
+        for i in range(1, n):
+            below = ordered[i]
+            cross = sum((x[below] - x[a]) * (y[below] - y[a]) for a in ordered[:i])
+            x_ss = sum((x[below] - x[a]) ** 2 for a in ordered[:i])
+            y_ss = sum((y[below] - y[a]) ** 2 for a in ordered[:i])
+            terms.append(cross / math.sqrt(x_ss * y_ss))
+        assert pearson_rank(x, y) == pytest.approx(sum(terms) / (n - 1), abs=1e-12)
+    # Two items: the sign of their agreement, tau_AP's first term.
+    assert pearson_rank([0.3, 0.9], [5.0, 1.0]) == -1.0
 
 
 def test_pearson_rank_is_gap_sensitive() -> None:

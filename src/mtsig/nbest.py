@@ -217,21 +217,30 @@ def system_preference_correlation(
 
 def pearson_rank(reference: Sequence[float], other: Sequence[float]) -> float:
     """Pearson Rank (Gao, Bagdouri & Oard 2016, "Pearson Rank: a head-weighted gap-sensitive score-based
-    correlation coefficient", SIGIR 2016, pp. 941-944), as used by Bremerman et al. (2020) Sec. 3.2 / Fig. 1.
+    correlation coefficient", SIGIR 2016, pp. 941-944, doi:10.1145/2911451.2914728), as used by Bremerman et
+    al. (2020) Sec. 3.2 / Fig. 1 to compare the full-gold and ablated-gold MAP system rankings.
 
-    The published formula could not be retrieved for this implementation; this is the definition reconstructed
-    from the paper's description (a head-weighted, gap-sensitive, score-based coefficient built like Yilmaz et
-    al.'s AP correlation): order the items by ``reference`` (best first; ties by input order), compute Pearson's
-    r between the two score vectors restricted to the top ``i`` items for every cut-off ``i = 2..n``, and
-    average::
+    Pearson Rank is to Pearson's r what Yilmaz et al.'s AP correlation (tau_AP) is to Kendall's tau. Pearson's
+    r has a pairwise form, ``r = sum_{i<j} dx_ij dy_ij / sqrt(sum dx_ij^2 * sum dy_ij^2)`` with ``dx_ij = x_i -
+    x_j``; Pearson Rank orders the items by ``reference`` (best first), correlates each item ``i = 2..n`` in this
+    pairwise form with the items ranked above it only, and averages over the items, as tau_AP averages the
+    per-item fraction of correctly ordered items above::
 
-        PR = 1/(n-1) * sum_{i=2..n} r(reference[top i], other[top i])
+        PR = 1/(n-1) * sum_{i=2..n}  sum_{j<i} dx_ij dy_ij / sqrt(sum_{j<i} dx_ij^2 * sum_{j<i} dy_ij^2)
 
-    The top items enter every prefix, so disagreements among them weigh most (head-weighted); each prefix is a
-    Pearson r on the scores, so large score gaps matter more than small ones (gap-sensitive). The full-list term
-    is ordinary Pearson's r, and PR = 1 when ``other`` is a positive linear function of ``reference``.
-    Prefixes whose r is undefined (a constant vector, e.g. tied top scores) are left out of the average; NaN if
-    none is defined.
+    with ``x = reference`` and ``y = other``. A pair enters the terms of every item below it, so disagreements
+    near the head weigh most (head-weighted; the second item's term is +-1, tau_AP's own); each term weighs a
+    pair by the product of its score gaps, so a swap of far-apart systems costs more than one of close ones
+    (gap-sensitive). PR = 1 when ``other`` is a positive linear function of ``reference`` and -1 for a negative
+    one. Asymmetric, like tau_AP: ``reference`` fixes the order (ties by input order).
+
+    Source: only the paper's abstract could be retrieved where this was written (a head-weighted measure in the
+    manner of tau_AP, for interval-scale scores, where Pearson's r is the gap-sensitive one). The formula is
+    built from that description after tau_AP, and its per-item terms are those of the public implementation in
+    the diffir toolkit (Jose et al. 2021, ``TopkMeasure.pearson_rank``), which weights item ``i``'s term by its
+    min-max-normalised reference score where this averages uniformly, as tau_AP does. Items whose term is
+    undefined (every item above tied with it, in either vector) are left out of the average; NaN if none is
+    defined.
     """
     ref = np.asarray(reference, dtype=float)
     oth = np.asarray(other, dtype=float)
@@ -239,9 +248,15 @@ def pearson_rank(reference: Sequence[float], other: Sequence[float]) -> float:
         raise ValueError("pearson_rank needs two score vectors of equal length")
     order = np.argsort(-ref, kind="stable")
     ref, oth = ref[order], oth[order]
-    prefix_rs = [pearson_r(ref[:i], oth[:i]) for i in range(2, ref.size + 1)]
-    defined = [r for r in prefix_rs if not math.isnan(r)]
-    return float(np.mean(defined)) if defined else math.nan
+    # Row i holds the gaps x_i - x_j to the items j ranked above i (strictly lower triangle); row 0 is empty.
+    above = np.tri(ref.size, k=-1, dtype=bool)
+    ref_gaps = np.where(above, ref[:, None] - ref[None, :], 0.0)[1:]
+    oth_gaps = np.where(above, oth[:, None] - oth[None, :], 0.0)[1:]
+    denominators = np.sqrt((ref_gaps**2).sum(axis=1) * (oth_gaps**2).sum(axis=1))
+    defined = denominators > 0
+    if not defined.any():
+        return math.nan
+    return float(np.mean((ref_gaps * oth_gaps).sum(axis=1)[defined] / denominators[defined]))
 
 
 # ------------------------------------------------------------------------------------ ablation (Sec. 3.2)
