@@ -57,7 +57,8 @@ def test_every_output_exists(tiny_run: Path) -> None:
         assert (exp / "tests" / f"{metric}.tsv").is_file()
     for name in ["synthetic-small.md", "synthetic-small.tex", "synthetic-small.csv", "README.md"]:
         assert (tiny_run / "tables" / name).is_file(), name
-    assert (tiny_run / "jcml-wmt10-de-en" / "segment_level.tsv").is_file()
+    segment_level = _tsv(tiny_run / "jcml-wmt10-de-en" / "segment_level.tsv")
+    assert segment_level["convention"].unique().tolist() == ["paper", "rankeval_tool"]  # the default: both
     assert (tiny_run / "calibration" / "synthetic-small.tsv").is_file()
     assert list((tiny_run / "figures" / "synthetic-small" / "png").glob("*.png"))
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from snakemake.utils import validate
+from snakemake.cli import parse_config
+from snakemake.utils import update_config, validate
 
 from mtsig import config as mtsig_config
 from mtsig.errors import InputError
@@ -77,6 +78,23 @@ def test_schema_rejects_unknown_keys_and_bad_values() -> None:
         validate(bad, str(SCHEMA))
     with pytest.raises(Exception, match="metricz"):
         validate({**config, "metricz": ["bleu"]}, str(SCHEMA))
+
+
+def test_segment_level_convention_default_and_command_line_override() -> None:
+    config = _merged_config(REPO / "config" / "config.yaml")
+    del config["segment_level"]["convention"]
+    validate(config, str(SCHEMA))
+    assert config["segment_level"]["convention"] == "both"  # the schema's default
+    with pytest.raises(Exception, match="tool"):
+        validate({**config, "segment_level": {**config["segment_level"], "convention": "tool"}}, str(SCHEMA))
+    # `--config segment_level='{convention: rankeval_tool}'` (config/README.md): Snakemake reads the value with YAML's
+    # BaseLoader (every scalar a string) and merges it into the config file's mapping, keeping the JCML sets
+    override = parse_config(["segment_level={convention: rankeval_tool}"])
+    assert override == {"segment_level": {"convention": "rankeval_tool"}}
+    update_config(config, override)
+    validate(config, str(SCHEMA))
+    assert config["segment_level"]["convention"] == "rankeval_tool"
+    assert set(config["segment_level"]["jcml"]) == {"jcml-wmt08-de-en", "jcml-wmt10-de-en"}
 
 
 def test_run_with_undefined_experiment_names_them() -> None:

@@ -658,10 +658,13 @@ def segment_level_experiment(
     bootstrap_samples: int,
     outputs: Mapping[str, str],
     predicted_rankings: Mapping[str, str] | None = None,
+    convention: str = "both",
 ) -> None:
     """RankEval measures (Avramidis 2013) for one ranking data set: a WMT experiment's metrics (sentence BLEU
     from the texts, every other metric from its per-segment statistics), or a JCML set's consensus predictors;
-    plus any user-supplied predicted rankings (name -> file)."""
+    plus any user-supplied predicted rankings (name -> file).  ``convention`` (``segment_level.convention``):
+    ``paper``, ``rankeval_tool`` (the RankEval tool's code) or ``both``, one block of rows each, marked in the
+    table's ``convention`` column (:func:`mtsig.rankeval.segment_level_table`)."""
     from mtsig import rankeval
     from mtsig.metrics import get_metric
     from mtsig.tables import frame_to_markdown
@@ -669,7 +672,11 @@ def segment_level_experiment(
     if "jcml" in inputs:
         name = Path(inputs["jcml"]).name
         table = rankeval.jcml_segment_level(
-            inputs["jcml"], n_samples=bootstrap_samples, seed=seed, predicted_rankings=predicted_rankings
+            inputs["jcml"],
+            n_samples=bootstrap_samples,
+            seed=seed,
+            predicted_rankings=predicted_rankings,
+            convention=convention,
         )
     else:
         name = spec["name"]
@@ -695,13 +702,17 @@ def segment_level_experiment(
             n_samples=bootstrap_samples,
             seed=derive_seed(seed, name, "segment_level"),
             predicted_rankings=predicted_rankings,
+            convention=convention,
         )
     write_tsv(table, outputs["table"])
-    wide = table.pivot_table(index="predictor", columns="measure", values="value", sort=False)
+    wide = table.pivot_table(index=["convention", "predictor"], columns="measure", values="value", sort=False)
     text = (
         f"# Segment-level meta-evaluation: {name}\n\n"
         "RankEval measures (Avramidis 2013) of each predictor against the human rankings: Kendall's tau with WMT's "
         "penalised ties (micro and macro averaged, with its p-value), MRR, NDCG, ERR, average human rank of the "
-        "predicted best. Higher score = better = rank 1; equal scores tie.\n\n"
+        "predicted best, and best-predicted-vs-human (bph_<human rank>) in percent of the judgments. Higher score = "
+        "better = rank 1; equal scores tie. Convention `paper` follows the paper's equations; `rankeval_tool` "
+        "reproduces the RankEval tool's code (blank ranks as the best rank, tied predictions overwriting each "
+        "other in NDCG/ERR, ...; see config/README.md).\n\n"
     )
     write_text(text + frame_to_markdown(wide.reset_index()), outputs["md"])

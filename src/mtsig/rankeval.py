@@ -8,23 +8,29 @@ rank normalisations (Sec. 3.6).  On top of the paper: bootstrap confidence inter
 resampling judgments (the per-judgment concordant/discordant counts are sufficient statistics of micro tau).
 
 Data layout.  A set of J human judgments (one ranking list each) is held as two ``float`` arrays ``[J, K]``, human
-ranks and predicted ranks, lower = better, where ``K`` is the largest list and ``NaN`` marks a padding slot or a
-blank human rank (WMT's ``-1``).  Blank items are dropped from every measure, not treated as a rank (the RankEval
-tool only skips them in tau and lets ``-1`` count as the best rank elsewhere).  Judgments with fewer than two ranked
-items are not rankings and are dropped from every measure.
+ranks and predicted ranks, lower = better, where ``K`` is the largest list and ``NaN`` marks a padding slot (and, in
+the ``paper`` convention, a blank human rank, WMT's ``-1``).
 
-Conventions an MT-evaluation reader should know (each repeated where it applies):
+Two conventions (``segment_level.convention``), because the RankEval tool's released code departs from its paper:
 
-* Predictions enter as scores, higher = better; candidates with exactly equal scores are tied.
-* Ties of the predicted ranking are placed at their *normalised* rank (default ``ceiling``), so NDCG, ERR, MRR and
+* ``paper`` (the functions' default): the equations of Avramidis (2013).  Blank items are dropped from every
+  measure, not treated as a rank; judgments with fewer than two ranked items are not rankings and are dropped; ties
+  of the predicted ranking are placed at their *normalised* rank (default ``ceiling``), so NDCG, ERR, MRR and
   average-predicted treat a tie pessimistically, in the spirit of WMT's penalised ties.
-* Where the RankEval tool's code departs from its paper, the paper is followed; the departures are named in the
-  docstrings (macro tau over zero-tau segments, the ``middle`` example, ties in NDCG/ERR, tau's ``n``).
+* ``rankeval_tool``: what the tool's code (``ranking.set.allmetrics``) computes, so that published RankEval numbers
+  can be reproduced; :func:`rankeval_tool_measures` lists every departure (blank ``-1`` as the best rank in every
+  measure including tau, all judgments kept, tied predictions overwriting each other in NDCG/ERR, natural-log DCG,
+  macro tau without zero-tau segments, tau's p-value over pairs, BPH with ``minimize``).
+
+Predictions enter as scores, higher = better; candidates with exactly equal scores are tied.  BPH is reported in
+percent of the judgments in both conventions (the tool's unit; the paper's counts are ``percent * judgments / 100``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +48,19 @@ from mtsig.seeding import derive_seed
 
 #: Rank normalisations of Avramidis (2013, Sec. 3.6); ``ceiling`` is the paper's default.
 TIE_MODES = ("minimize", "floor", "ceiling", "middle")
+
+#: Conventions of the segment-level table: Avramidis (2013)'s equations, or the RankEval tool's released code.
+CONVENTIONS = ("paper", "rankeval_tool")
+
+
+def convention_names(setting: str) -> tuple[str, ...]:
+    """The conventions a ``segment_level.convention`` setting asks for: one of :data:`CONVENTIONS`, or ``both``."""
+    if setting == "both":
+        return CONVENTIONS
+    if setting not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)} or both, got {setting!r}")
+    return (setting,)
+
 
 # --------------------------------------------------------------------------------------------------------------
 # Rank normalisation (Sec. 3.6)
@@ -158,8 +177,8 @@ def macro_tau(counts: np.ndarray) -> float:
     """Macro-averaged tau (Avramidis 2013, Sec. 3.1.3): per-judgment tau averaged over judgments.
 
     Judgments with no comparable pair (all items tied by the human) have no tau and are left out.  The RankEval
-    tool also leaves out judgments whose tau is exactly 0 (it tests ``if segtau``); the paper averages over all
-    sentences, so zeros are kept here.
+    tool also leaves out judgments whose tau is exactly 0 (it tests ``if segtau``; :func:`rankeval_tool_macro_tau`);
+    the paper averages over all sentences, so zeros are kept here.
     """
     per_judgment = kendall_tau(counts)
     defined = ~np.isnan(per_judgment)
@@ -172,9 +191,10 @@ def kendall_tau_p_value(tau: float | np.ndarray, n_items: int | np.ndarray) -> n
     ``z = tau / sqrt((4n + 10) / (9n(n - 1)))`` and ``p = erfc(|z| / sqrt(2))``, with ``n`` the number of ranked
     items, as the paper states.  For a data set, :func:`segment_level_table` passes the number of human-ranked
     items in the judgments that contribute pairs; the RankEval tool passes the number of compared pairs
-    (concordant + discordant) instead.  Neither is the null distribution of a pooled tau: for J untied 5-way
-    rankings the null variance of micro tau is 1/(6J), while eq. 3 gives about 4/(45J) with n = 5J items and
-    2/(45J) with n = 10J pairs, so this p-value is anti-conservative; prefer :func:`tau_confidence_interval`.
+    (concordant + discordant) instead (:func:`rankeval_tool_p_value`).  Neither is the null distribution of a
+    pooled tau: for J untied 5-way rankings the null variance of micro tau is 1/(6J), while eq. 3 gives about
+    4/(45J) with n = 5J items and 2/(45J) with n = 10J pairs, so this p-value is anti-conservative; prefer
+    :func:`tau_confidence_interval`.
     """
     n = np.asarray(n_items, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -243,7 +263,7 @@ def dcg(predicted_ranks: np.ndarray, human_ranks: np.ndarray, ties: str = "ceili
     ``DCG = sum_items (2**rel - 1) / log2(r + 1)`` with ``rel`` from :func:`_relevance` (human ranks normalised
     by ``ties``) and ``r`` the item's normalised predicted rank, so items the predictor ties share the position
     the normalisation gives them.  (The RankEval tool writes tied items into one list slot, losing all but one of
-    their gains, and uses the natural logarithm; NDCG is unaffected by the base.)
+    their gains, and uses the natural logarithm, which NDCG does not see: :func:`rankeval_tool_ndcg_err`.)
     """
     present, predicted, human = _normalised_pair(predicted_ranks, human_ranks, ties)
     relevance, _ = _relevance(human, present)
@@ -321,11 +341,109 @@ def best_predicted_human_rank(
 def best_predicted_vs_human(best_human_ranks: np.ndarray) -> dict[float, int]:
     """How many times the predicted-best item fell into each human rank (Avramidis 2013, Sec. 3.5, BPH).
 
-    Counts, as the paper defines it (the RankEval tool reports percentages); keys are the normalised human ranks
-    that occur, in increasing order.
+    Counts, as the paper defines it (the tables report percentages, :func:`bph_percentages`); keys are the
+    normalised human ranks that occur, in increasing order.
     """
     values, counts = np.unique(np.asarray(best_human_ranks, dtype=float), return_counts=True)
     return {float(v): int(c) for v, c in zip(values, counts, strict=True)}
+
+
+def bph_percentages(best_human_ranks: np.ndarray, n_judgments: int) -> dict[float, float]:
+    """BPH in percent of the judgments, ``100 * count / n_judgments`` per human rank that occurs (Sec. 3.5).
+
+    The unit of both conventions' tables: the RankEval tool reports percentages (``ranking.set.best_predicted_vs_
+    human``), and a percentage compares across data sets; the paper's counts are ``percent * n_judgments / 100``.
+    """
+    return {
+        rank: 100.0 * count / n_judgments for rank, count in best_predicted_vs_human(best_human_ranks).items()
+    }
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The RankEval tool's conventions (its released code, where it departs from the paper)
+# --------------------------------------------------------------------------------------------------------------
+
+#: The tool's stand-in for sqrt(2) in its p-value (``segment.kendall_tau_prob``).
+RANKEVAL_TOOL_SQRT2 = 1.4142136
+
+
+def rankeval_tool_p_value(tau: float | np.ndarray, n_pairs: int | np.ndarray) -> np.ndarray:
+    """The RankEval tool's p-value of tau (``segment.kendall_tau_prob``): Avramidis (2013) eqs. 3-4 with ``n`` = the
+    number of compared pairs (concordant + discordant) and ``sqrt(2)`` written as 1.4142136.
+
+    Where ``9n(n - 1)`` is 0 (a single pair) the tool's ``except`` sets the variance to 1.
+    """
+    n = np.asarray(n_pairs, dtype=float)
+    denominator = 9.0 * n * (n - 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        variance = np.where(
+            denominator != 0, (4.0 * n + 10.0) / np.where(denominator != 0, denominator, 1.0), 1.0
+        )
+        z = np.asarray(tau, dtype=float) / np.sqrt(variance)
+    return special.erfc(np.abs(z) / RANKEVAL_TOOL_SQRT2)
+
+
+def rankeval_tool_macro_tau(counts: np.ndarray) -> float:
+    """The RankEval tool's macro tau (``set.kendall_tau_set``, ``if segtau and segprob``): the mean of the
+    per-judgment taus that are defined, non-zero and whose per-judgment p-value (:func:`rankeval_tool_p_value` over
+    the judgment's pairs) is non-zero; the paper averages over all sentences (:func:`macro_tau`)."""
+    counts = np.asarray(counts, dtype=float)
+    per_judgment = kendall_tau(counts)
+    with np.errstate(invalid="ignore"):
+        p = rankeval_tool_p_value(per_judgment, counts.sum(axis=-1))
+    kept = ~np.isnan(per_judgment) & (per_judgment != 0) & (p != 0)
+    return float(per_judgment[kept].mean()) if kept.any() else float("nan")
+
+
+def rankeval_tool_ndcg_err(
+    predicted_ranks: np.ndarray, human_ranks: np.ndarray, cutoff: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """NDCG and ERR per judgment as the RankEval tool computes them (``segment.ndgc_err``, ``_calculate_gains``).
+
+    Both rankings are ``ceiling``-normalised to integers; an item's gain is ``(2**rel - 1) / 2**n`` with
+    ``rel = n - human_rank + 1`` and ``n`` the list length, and is *written* at list slot ``predicted_rank - 1``, in
+    list order: items the predictor ties share their ceiling slot and the last of them overwrites the others, the
+    slots below stay 0.  ERR is Algorithm 1 over the slots (``ERR += p * g / slot``, ``p *= 1 - g``); DCG is
+    ``sum g / ln(slot + 1)`` over the first ``cutoff`` slots (natural log; the tool's ``k``, by default the list
+    length); IDCG the same sum over the collided gains sorted best first; NDCG = DCG / IDCG (1 if IDCG is 0).
+    The paper's :func:`ndcg` / :func:`expected_reciprocal_rank` keep every tied item's gain instead.
+    """
+    human = np.atleast_2d(np.asarray(human_ranks, dtype=float))
+    predicted = np.atleast_2d(np.asarray(predicted_ranks, dtype=float))
+    present = _present(predicted, human)
+    slots = normalize_ranks(np.where(present, predicted, np.nan), "ceiling")
+    grades = normalize_ranks(human, "ceiling")
+    n = present.sum(axis=-1).astype(float)
+    item_gain = (np.exp2(n[:, None] - grades + 1.0) - 1.0) / np.exp2(n)[:, None]
+    rows, size = human.shape
+    gains = np.zeros((rows, size))
+    row_index = np.arange(rows)
+    for item in range(size):  # list order, so that the last of the tied items wins its slot
+        here = present[:, item]
+        gains[row_index[here], slots[here, item].astype(int) - 1] = item_gain[here, item]
+    err, stay = np.zeros(rows), np.ones(rows)
+    for slot in range(size):
+        err = err + stay * gains[:, slot] / (slot + 1.0)
+        stay = stay * (1.0 - gains[:, slot])
+    k = size if cutoff is None else min(int(cutoff), size)
+    # math.log, the tool's own, one scalar per slot; sums accumulated slot by slot, in the tool's order
+    discounts = [math.log(slot + 2) for slot in range(k)]
+    ideal_gains = -np.sort(-gains, axis=-1)
+    dcg_value, ideal = np.zeros(rows), np.zeros(rows)
+    for slot in range(k):
+        dcg_value = dcg_value + gains[:, slot] / discounts[slot]
+        ideal = ideal + ideal_gains[:, slot] / discounts[slot]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ndcg_value = np.where(ideal != 0, dcg_value / np.where(ideal != 0, ideal, 1.0), 1.0)
+    return ndcg_value, err
+
+
+def round_half_away_from_zero(value: float, decimals: int) -> float:
+    """Python 2's ``round(value, decimals)``, which the RankEval tool ran under: the exact binary value rounded to
+    ``decimals`` places, halves away from zero (Python 3's ``round`` rounds halves to even: 0.125 -> 0.12, not
+    0.13)."""
+    quantum = Decimal(1).scaleb(-decimals)
+    return float(Decimal(value).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -396,15 +514,20 @@ def paired_tau_tests(
 
 
 def judgment_arrays(
-    human: pd.DataFrame, predictions: pd.DataFrame
+    human: pd.DataFrame, predictions: pd.DataFrame, convention: str = "paper"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Align human ranks and predicted scores into ``(judgment ids [J], human ranks [J, K], predicted ranks [J, K])``.
 
     ``human`` has columns ``judgment, system, rank`` (lower = better, ``-1`` = blank); ``predictions`` has
-    ``judgment, system, score`` (higher = better).  Blank human ranks become ``NaN`` (excluded) and their
-    predictions are ignored; judgments with fewer than two ranked items are dropped.  Raises InputError if a
-    ranked item has no prediction or a (judgment, system) is predicted twice.
+    ``judgment, system, score`` (higher = better).  ``paper``: blank human ranks are dropped with their predictions,
+    judgments with fewer than two ranked items are dropped, and items are ordered by system name.
+    ``rankeval_tool``: as the RankEval tool reads a JCML file, every candidate is kept with its rank, a blank as
+    the value ``-1`` (so it normalises to the best rank), every judgment is kept, and items keep the order of the
+    input (the tool's NDCG/ERR depend on it).  Raises InputError if a kept item has no prediction or a
+    (judgment, system) is predicted twice.
     """
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, got {convention!r}")
     for name, frame, columns in (
         ("human rankings", human, ("judgment", "system", "rank")),
         ("predictions", predictions, ("judgment", "system", "score")),
@@ -416,8 +539,10 @@ def judgment_arrays(
     if duplicated.any():
         first = predictions.loc[duplicated].iloc[0]
         raise InputError(f"judgment {first['judgment']}, system {first['system']!r} is predicted twice")
-    ranked = human.loc[human["rank"] != BLANK_RANK, ["judgment", "system", "rank"]]
-    ranked = ranked.loc[ranked.groupby("judgment")["system"].transform("size") >= 2]
+    ranked = human[["judgment", "system", "rank"]].assign(input_order=np.arange(len(human)))
+    if convention == "paper":
+        ranked = ranked.loc[ranked["rank"] != BLANK_RANK]
+        ranked = ranked.loc[ranked.groupby("judgment")["system"].transform("size") >= 2]
     merged = ranked.merge(
         predictions[["judgment", "system", "score"]],
         on=["judgment", "system"],
@@ -427,11 +552,13 @@ def judgment_arrays(
     lacking = merged["score"].isna()
     if lacking.any():
         first = merged.loc[lacking].iloc[0]
+        blank_too = "" if convention == "paper" else " (rankeval_tool evaluates blank-ranked items too)"
         raise InputError(
-            f"{int(lacking.sum())} ranked item(s) have no predicted score, e.g. judgment {first['judgment']}, "
-            f"system {first['system']!r}"
+            f"{int(lacking.sum())} ranked item(s) have no predicted score{blank_too}, e.g. judgment "
+            f"{first['judgment']}, system {first['system']!r}"
         )
-    merged = merged.sort_values(["judgment", "system"], kind="stable")
+    order = ["judgment", "system"] if convention == "paper" else ["judgment", "input_order"]
+    merged = merged.sort_values(order, kind="stable")
     judgment_ids, row = np.unique(merged["judgment"].to_numpy(), return_inverse=True)
     slot = merged.groupby("judgment").cumcount().to_numpy()
     shape = (len(judgment_ids), int(slot.max()) + 1 if len(slot) else 0)
@@ -449,14 +576,25 @@ def segment_level_measures(
     n_samples: int = 1000,
     seed: int = 0,
     level: float = 0.95,
+    convention: str = "paper",
 ) -> dict[str, float]:
     """Every RankEval measure of one predictor on one data set of judgments (Avramidis 2013, Sec. 3; ``ranking.set``).
 
-    Tau uses WMT's penalised ties and is normalisation-free; the others use ``ties`` and are means over judgments.
-    ``tau_p`` is eqs. 3-4 with ``n`` = the human-ranked items of the judgments contributing pairs (see
+    ``paper``: tau uses WMT's penalised ties and is normalisation-free; the others use ``ties`` and are means over
+    judgments.  ``tau_p`` is eqs. 3-4 with ``n`` = the human-ranked items of the judgments contributing pairs (see
     :func:`kendall_tau_p_value`); ``tau_ci_low/high`` the bootstrap percentile interval over judgments
-    (:func:`tau_confidence_interval`); ``bph_<rank>`` the BPH counts.
+    (:func:`tau_confidence_interval`); ``bph_<rank>`` BPH in percent of the judgments (:func:`bph_percentages`).
+    ``rankeval_tool``: the same measures as the tool computes them (:func:`rankeval_tool_measures`); the arrays must
+    then come from ``judgment_arrays(..., convention="rankeval_tool")``.
     """
+    if convention == "rankeval_tool":
+        if ties != "ceiling":
+            raise ValueError(
+                "the rankeval_tool convention fixes its own normalisations; ties must stay 'ceiling'"
+            )
+        return rankeval_tool_measures(predicted_ranks, human_ranks, n_samples, seed, level)
+    if convention != "paper":
+        raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, got {convention!r}")
     counts = pair_counts(predicted_ranks, human_ranks)
     tau = micro_tau(counts)
     contributing = counts.sum(axis=1) > 0
@@ -477,8 +615,64 @@ def segment_level_measures(
         "err": float(expected_reciprocal_rank(predicted_ranks, human_ranks, ties).mean()),
         "avg_predicted": float(best_human.mean()),
     }
-    for rank, count in best_predicted_vs_human(best_human).items():
-        measures[f"bph_{rank:g}"] = float(count)
+    for rank, percent in bph_percentages(best_human, human_ranks.shape[0]).items():
+        measures[f"bph_{rank:g}"] = percent
+    return measures
+
+
+def rankeval_tool_measures(
+    predicted_ranks: np.ndarray,
+    human_ranks: np.ndarray,
+    n_samples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, float]:
+    """The measures of :func:`segment_level_measures` as the RankEval tool's ``ranking.set.allmetrics`` computes them.
+
+    Expects arrays from ``judgment_arrays(..., convention="rankeval_tool")``: every judgment, blank human ranks as
+    ``-1``, items in input order.  Departures from the paper convention, each as in the tool's code:
+
+    * a blank (``-1``) is a rank value like any other, so the normalisations make it the best rank (several blanks
+      in a list tie there) in *every* measure, tau included: the tool normalises before its pair loop, so the
+      loop's ``-1`` check never fires;
+    * judgments with one candidate count in every mean (they add no pair to tau);
+    * tau micro as in the paper; ``tau_macro`` without zero taus (:func:`rankeval_tool_macro_tau`); ``tau_p`` with
+      ``n`` = compared pairs (:func:`rankeval_tool_p_value`);
+    * ``mrr`` and ``avg_predicted`` with ``ceiling`` on both rankings (the paper convention's default too);
+    * ``ndcg`` and ``err`` from :func:`rankeval_tool_ndcg_err` with the cut-off ``k`` = the length of the *first*
+      judgment's list for every list (``kwargs.setdefault('k', len(...))`` inside the loop);
+    * ``bph_<rank>``: the human rank of the predicted best (worst of a tied top) with ``minimize`` on both
+      rankings, ``round(100 * count / judgments, 2)`` per rank that occurs, Python 2's rounding
+      (:func:`round_half_away_from_zero`).
+
+    ``tau_ci_low/high`` (not in the tool) are the bootstrap interval of these counts, as in the paper convention.
+    """
+    human = np.atleast_2d(np.asarray(human_ranks, dtype=float))
+    predicted = np.atleast_2d(np.asarray(predicted_ranks, dtype=float))
+    counts = pair_counts(predicted, human)
+    tau = micro_tau(counts)
+    n_pairs = int(counts.sum())
+    low, high = tau_confidence_interval(counts, n_samples, seed, level)
+    first_list_length = int((~np.isnan(human[0])).sum()) if human.shape[0] else 0
+    ndcg_values, err_values = rankeval_tool_ndcg_err(predicted, human, first_list_length)
+    n_judgments = human.shape[0]
+    measures = {
+        "judgments": float(n_judgments),
+        "concordant": float(counts[:, 0].sum()),
+        "discordant": float(counts[:, 1].sum()),
+        "tau_micro": tau,
+        "tau_ci_low": low,
+        "tau_ci_high": high,
+        "tau_p": float(rankeval_tool_p_value(tau, n_pairs)),
+        "tau_macro": rankeval_tool_macro_tau(counts),
+        "mrr": float(reciprocal_ranks(predicted, human, "ceiling").mean()),
+        "ndcg": float(ndcg_values.mean()),
+        "err": float(err_values.mean()),
+        "avg_predicted": float(best_predicted_human_rank(predicted, human, "ceiling").mean()),
+    }
+    best_minimized = best_predicted_human_rank(predicted, human, "minimize")
+    for rank, percent in bph_percentages(best_minimized, n_judgments).items():
+        measures[f"bph_{rank:g}"] = round_half_away_from_zero(percent, 2)
     return measures
 
 
@@ -495,21 +689,31 @@ def segment_level_table(
     seed: int = 0,
     level: float = 0.95,
     experiment: str = "",
+    convention: str = "paper",
 ) -> pd.DataFrame:
-    """Long table ``(predictor, measure, value)`` of :func:`segment_level_measures` for every predictor.
+    """Long table ``(convention, predictor, measure, value)`` of :func:`segment_level_measures` for every predictor.
 
     ``predictions`` maps a predictor name to its ``judgment, system, score`` table (higher = better); ``human``
-    is a :func:`mtsig.io.rankings.load_wmt_rankings` / :func:`~mtsig.io.rankings.load_jcml` table.  Bootstrap
-    draws come from :func:`experiment_seed` and are shared by all predictors (and by :func:`pairwise_tau_tests`).
+    is a :func:`mtsig.io.rankings.load_wmt_rankings` / :func:`~mtsig.io.rankings.load_jcml` table.  ``convention``
+    is ``paper``, ``rankeval_tool`` or ``both`` (:func:`convention_names`; rows of ``paper`` first).  Bootstrap
+    draws come from :func:`experiment_seed` and are shared by all predictors and conventions (and by
+    :func:`pairwise_tau_tests`).
     """
     rows = []
-    for name, predicted in predictions.items():
-        _, human_ranks, predicted_ranks = judgment_arrays(human, predicted)
-        measures = segment_level_measures(
-            predicted_ranks, human_ranks, ties, n_samples, experiment_seed(seed, experiment), level
-        )
-        rows.extend((name, measure, value) for measure, value in measures.items())
-    return pd.DataFrame(rows, columns=["predictor", "measure", "value"])
+    for name_of_convention in convention_names(convention):
+        for name, predicted in predictions.items():
+            _, human_ranks, predicted_ranks = judgment_arrays(human, predicted, name_of_convention)
+            measures = segment_level_measures(
+                predicted_ranks,
+                human_ranks,
+                ties,
+                n_samples,
+                experiment_seed(seed, experiment),
+                level,
+                name_of_convention,
+            )
+            rows.extend((name_of_convention, name, measure, value) for measure, value in measures.items())
+    return pd.DataFrame(rows, columns=["convention", "predictor", "measure", "value"])
 
 
 def pairwise_tau_tests(
@@ -603,6 +807,7 @@ def jcml_segment_level(
     seed: int = 0,
     level: float = 0.95,
     predicted_rankings: Mapping[str, str | Path] | None = None,
+    convention: str = "paper",
 ) -> pd.DataFrame:
     """Pipeline step: RankEval table of consensus predictors (:func:`consensus_scores`) on one JCML file.
 
@@ -613,7 +818,7 @@ def jcml_segment_level(
     predictions = {f"consensus_{m}": consensus_scores(candidates, m) for m in metrics}
     predictions.update(predicted_ranking_scores(predicted_rankings or {}))
     return segment_level_table(
-        predictions, candidates, ties, n_samples, seed, level, experiment=Path(jcml_path).stem
+        predictions, candidates, ties, n_samples, seed, level, Path(jcml_path).stem, convention
     )
 
 
@@ -691,6 +896,7 @@ def wmt_segment_level(
     seed: int = 0,
     level: float = 0.95,
     predicted_rankings: Mapping[str, str | Path] | None = None,
+    convention: str = "paper",
 ) -> pd.DataFrame:
     """Pipeline step: RankEval table of every metric's segment-level scores against WMT relative rankings.
 
@@ -708,7 +914,7 @@ def wmt_segment_level(
     }
     predictions.update(predicted_ranking_scores(predicted_rankings or {}))
     return segment_level_table(
-        predictions, human, ties, n_samples, seed, level, experiment=f"{source}-{target}"
+        predictions, human, ties, n_samples, seed, level, f"{source}-{target}", convention
     )
 
 
@@ -722,6 +928,7 @@ def wmt_metric_segment_level(
     n_samples: int = 1000,
     seed: int = 0,
     level: float = 0.95,
+    convention: str = "paper",
 ) -> pd.DataFrame:
     """Pipeline step: load outputs and reference (HTML entities undone to a fixed point, as WMT12 outputs need;
     :func:`mtsig.io.text.load_texts`), score every segment with each metric (:func:`metric_segment_scores`) and
@@ -729,4 +936,6 @@ def wmt_metric_segment_level(
     metric names."""
     references, outputs = load_texts(reference_path, system_paths, unescape=True)
     scores = {name: metric_segment_scores(name, outputs, references) for name in metrics}
-    return wmt_segment_level(rankings_path, languages, list(outputs), scores, ties, n_samples, seed, level)
+    return wmt_segment_level(
+        rankings_path, languages, list(outputs), scores, ties, n_samples, seed, level, convention=convention
+    )

@@ -28,6 +28,7 @@ rule segment_level:
         ),
         seed=config["resampling"]["seed"],
         bootstrap_samples=config["segment_level"]["bootstrap_samples"],
+        convention=config["segment_level"]["convention"],
         predicted_rankings=lambda wildcards, input: dict(
             zip(
                 predicted_ranking_names(wildcards.experiment),

@@ -11,4 +11,5 @@ with logged(snakemake.log[0]):
         bootstrap_samples=snakemake.params.bootstrap_samples,
         outputs=dict(snakemake.output.items()),
         predicted_rankings=snakemake.params.predicted_rankings,
+        convention=snakemake.params.convention,
     )
