@@ -21,6 +21,13 @@ Languages (``language`` option, the jar's codes):
 Parameters (alpha, beta, gamma, delta) and module weights are the jar's defaults for the language and the
 ranking task (read from Meteor 1.5 and checked against the jar by the tests); they are passed to the jar
 explicitly with ``-p``/``-w`` so that the numbers used in Python are the numbers the jar used.
+
+The statistics do not say which language they were computed for, so :meth:`METEOR.score` must be called on
+a ``METEOR`` built with the same ``language`` as the one that computed them. The pipeline once broke this:
+its later steps rebuilt the metric from its name alone, i.e. with English parameters and weights, and scored
+the WMT12 en-es statistics with them (PROMT_DeepHybrid 0.2995 instead of the jar's 0.5067; es-en, being
+English, was right). A statistics file now records the metric's options and every step rebuilds the metric
+from them (:func:`mtsig.pipeline.load_scored_stats`).
 """
 
 from __future__ import annotations
