@@ -7,7 +7,9 @@ saved by ``compute_metric_stats``, scored by ``corpus_scores_table``), as ``resu
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -282,3 +284,49 @@ def test_meteor_settings_fall_back_to_other() -> None:
     assert meteor_settings("liv") == meteor_settings("xx")
     assert meteor_settings("liv").modules == ("exact",)
     assert meteor_settings("de").modules == ("exact", "stem")
+
+
+def mqm_ted_zh_en(data_root: Path, systems: list[str]) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
+    """WMT21 TED zh-en (Freitag et al. 2021): two human references ("ref", "refB") and system outputs, each
+    segment's text read from its MQM rows with the error-span tags removed."""
+    path = data_root / "mqm-ted" / "zh-en" / "mqm_ted_zhen.tsv"
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    texts = {(row["system"], int(row["seg_id"])): re.sub(r"</?v>", "", row["target"]) for row in rows}
+    segments = sorted({seg for system, seg in texts if system == "ref"})[:N_SEGMENTS]
+    refs = [(texts["ref", seg], texts["refB", seg]) for seg in segments]
+    return refs, {name: [texts[name, seg] for seg in segments] for name in systems}
+
+
+@pytest.mark.slow
+def test_meteor_two_references_equal_jar_final_score(data_root: Path, tmp_path: Path) -> None:
+    """``refs[i]`` a pair of references is the jar's ``-r 2`` (reference file: two lines per segment)."""
+    refs, outputs = mqm_ted_zh_en(data_root, ["Facebook-AI", "NiuTrans", "Online-W"])
+    assert sum(a != b for a, b in refs) > len(refs) / 2  # two genuinely different human translations
+    meteor = METEOR(language="en")
+    scores = meteor.score(meteor.stats_many(outputs, refs).sum(axis=1))
+    assert "|nrefs:2" in meteor.details()
+    ref_file = write_lines(tmp_path / "references.txt", [line for pair in refs for line in pair])
+    hyp_files = {name: write_lines(tmp_path / f"{name}.txt", hyps) for name, hyps in outputs.items()}
+    expected = jar_final_scores(hyp_files, ref_file, ["-l", "en", "-norm", "-r", "2"])
+    assert dict(zip(outputs, scores, strict=True)) == pytest.approx(expected, abs=1e-9, rel=0)
+
+
+def test_meteor_segments_may_have_different_numbers_of_references(data_root: Path) -> None:
+    """A segment given one reference in a run with two per segment keeps exactly its single-reference
+    statistics (the padding repeats its reference, which a tie never selects); a segment given its own
+    reference and another system's output as a second reference keeps the better of the two."""
+    refs, outputs = wmt12_subset(data_root, "en-es", ["UPC", "onlineB"])
+    refs, hyps, second = refs[:60], outputs["UPC"][:60], outputs["onlineB"][:60]
+    meteor = METEOR(language="es")
+    single = meteor.stats(hyps, refs)
+    pairs = list(zip(refs, second, strict=True))
+    with_second = meteor.stats(hyps, pairs)
+    mixed = meteor.stats(hyps, [pair if i % 2 else pair[0] for i, pair in enumerate(pairs)])
+    np.testing.assert_array_equal(mixed[::2], single[::2])
+    np.testing.assert_array_equal(mixed[1::2], with_second[1::2])
+    settings = meteor_settings("es")
+    assert (meteor_score(with_second, settings) >= meteor_score(single, settings)).all()
+    assert (with_second != single).any()
+    with pytest.raises(InputError, match="segment 2 has no reference"):
+        meteor.stats(["a", "b"], ["a", ()])
