@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -30,6 +30,9 @@ from mtsig.workflow import (
     write_text,
     write_tsv,
 )
+
+if TYPE_CHECKING:
+    from mtsig.metrics.base import Metric
 
 log = logging.getLogger("mtsig")
 
@@ -97,19 +100,27 @@ def compute_metric_stats(
     reference, outputs = read_prepared_texts(texts_dir)
     scorer = get_metric(metric, **metric_options(spec, metric))
     stats = scorer.stats_many(outputs, reference, processes=processes)
-    save_stats(stats_path, stats, list(outputs), scorer.details())
+    save_stats(stats_path, stats, list(outputs), scorer.details(), scorer.options)
     log.info("%s: stats %s; %s", metric, stats.shape, scorer.details())
+
+
+def load_scored_stats(path: str | Path) -> tuple[np.ndarray, list[str], str, Metric]:
+    """A statistics file's (stats, system names, details) and the metric that computed them, rebuilt with the
+    options recorded in the file: a score function depends on them (METEOR's parameters and module weights
+    follow its language), so every step scores statistics with the settings that produced them."""
+    from mtsig.metrics import get_metric
+
+    stats, systems, details, options = load_stats(path)
+    return stats, systems, details, get_metric(metric_name_of(path), **options)
 
 
 def corpus_scores_table(stats_paths: Sequence[str | Path]) -> pd.DataFrame:
     """system, metric, score, details: each system's corpus score from its summed statistics."""
-    from mtsig.metrics import get_metric
-
     rows = []
     for path in stats_paths:
         metric = metric_name_of(path)
-        stats, systems, details = load_stats(path)
-        scores = get_metric(metric).score(stats.sum(axis=1))
+        stats, systems, details, scorer = load_scored_stats(path)
+        scores = scorer.score(stats.sum(axis=1))
         rows += [
             (system, metric, float(score), details) for system, score in zip(systems, scores, strict=True)
         ]
@@ -183,13 +194,11 @@ def run_resampling_shard(
     The seed is derived from the config seed and (experiment, metric), so each metric's draws are independent
     and the same whatever the sharding (the engine's draws do not depend on which pairs are computed).
     """
-    from mtsig.metrics import get_metric
     from mtsig.resampling import pairwise_tests
 
-    stats, systems, _ = load_stats(stats_path)
-    scorer = get_metric(metric)
-    selection_stats, selection_systems, _ = load_stats(selection_stats_path)
-    selection_scores = get_metric(metric_name_of(selection_stats_path)).score(selection_stats.sum(axis=1))
+    stats, systems, _, scorer = load_scored_stats(stats_path)
+    selection_stats, selection_systems, _, selection_scorer = load_scored_stats(selection_stats_path)
+    selection_scores = selection_scorer.score(selection_stats.sum(axis=1))
     if metric_name_of(selection_stats_path) == "ter":
         selection_scores = -selection_scores
     keep = distribution_pairs(
@@ -494,12 +503,9 @@ def draw_experiment_figures(
 
 def _stats_by_metric(stats_paths: Sequence[str | Path]) -> tuple[dict[str, tuple], list[str]]:
     """metric -> (stats, score function, higher_is_better), and the system names (equal across metrics)."""
-    from mtsig.metrics import get_metric
-
     by_metric, systems = {}, None
     for path in stats_paths:
-        stats, names, _ = load_stats(path)
-        scorer = get_metric(metric_name_of(path))
+        stats, names, _, scorer = load_scored_stats(path)
         by_metric[metric_name_of(path)] = (stats, scorer.score, scorer.higher_is_better)
         if systems is not None and names != systems:
             raise InputError("system order differs between metric statistics files", path)
@@ -666,7 +672,6 @@ def segment_level_experiment(
     ``paper``, ``rankeval_tool`` (the RankEval tool's code) or ``both``, one block of rows each, marked in the
     table's ``convention`` column (:func:`mtsig.rankeval.segment_level_table`)."""
     from mtsig import rankeval
-    from mtsig.metrics import get_metric
     from mtsig.tables import frame_to_markdown
 
     if "jcml" in inputs:
@@ -687,10 +692,9 @@ def segment_level_experiment(
             metric = metric_name_of(path)
             if metric == "bleu":
                 continue
-            stats, names, _ = load_stats(path)
+            stats, names, _, scorer = load_scored_stats(path)
             if names != systems:
                 raise InputError("system order differs from the prepared texts", path)
-            scorer = get_metric(metric)
             segment = np.asarray(scorer.score(stats), dtype=float)  # score of each segment's own statistics
             scores[metric] = segment if scorer.higher_is_better else -segment
         human = spec["human"]

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import logging
 import os
 import sys
 import zipfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from mtsig.errors import InputError
 
 _FIXED_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
@@ -94,15 +98,40 @@ def load_arrays(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
         return {name: data[name] for name in data.files}
 
 
-def save_stats(path: str | os.PathLike[str], stats: np.ndarray, systems: list[str], details: str) -> None:
-    """Store a metric's sufficient statistics (systems x segments x k) with the system names and settings."""
-    save_arrays(path, stats=stats, systems=np.asarray(systems, dtype=str), details=np.asarray(details))
+def save_stats(
+    path: str | os.PathLike[str],
+    stats: np.ndarray,
+    systems: list[str],
+    details: str,
+    options: Mapping[str, Any],
+) -> None:
+    """Store a metric's sufficient statistics (systems x segments x k) with the system names, its settings and
+    the options it was built with (JSON), so that later steps score the statistics with the same settings."""
+    save_arrays(
+        path,
+        stats=stats,
+        systems=np.asarray(systems, dtype=str),
+        details=np.asarray(details),
+        options=np.asarray(json.dumps(dict(options), sort_keys=True)),
+    )
 
 
-def load_stats(path: str | os.PathLike[str]) -> tuple[np.ndarray, list[str], str]:
-    """Inverse of :func:`save_stats`: (stats, system names, details)."""
+def load_stats(path: str | os.PathLike[str]) -> tuple[np.ndarray, list[str], str, dict[str, Any]]:
+    """Inverse of :func:`save_stats`: (stats, system names, details, metric options).
+
+    Raises:
+        InputError: the file records no metric options (written by an older mtsig, whose later steps scored
+            every metric with its default options: METEOR with English parameters whatever the language).
+    """
     data = load_arrays(path)
-    return data["stats"], [str(s) for s in data["systems"]], str(data["details"])
+    if "options" not in data:
+        raise InputError(
+            "these statistics record no metric options (written by an older mtsig); delete the file and "
+            "rerun its metric_stats step",
+            path,
+        )
+    options = json.loads(str(data["options"]))
+    return data["stats"], [str(s) for s in data["systems"]], str(data["details"]), options
 
 
 def metric_name_of(path: str | os.PathLike[str]) -> str:

@@ -23,6 +23,9 @@ import numpy as np
 
 from mtsig.errors import InputError
 
+#: One segment's reference (a string) or references (a sequence of strings, for metrics that accept several).
+SegmentReferences = str | Sequence[str]
+
 
 class Metric(ABC):
     """A corpus-level MT metric decomposed into additive per-segment statistics.
@@ -48,8 +51,12 @@ class Metric(ABC):
         """Names of the ``k`` statistics columns, in order (recorded next to saved statistics)."""
 
     @abstractmethod
-    def stats(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
-        """Per-segment sufficient statistics, float64 of shape ``[N, k]`` (one reference per segment)."""
+    def stats(self, hyps: Sequence[str], refs: Sequence[SegmentReferences]) -> np.ndarray:
+        """Per-segment sufficient statistics, float64 of shape ``[N, k]``.
+
+        ``refs[i]`` is segment i's reference, or a sequence of its references for a metric that accepts several
+        (METEOR; the others take one string per segment); :func:`reference_sets` reads both forms.
+        """
 
     @abstractmethod
     def score(self, stats: np.ndarray) -> np.ndarray:
@@ -129,6 +136,26 @@ def check_pair(hyps: Sequence[str], refs: Sequence[str]) -> None:
         raise InputError("hypotheses and references must be sequences of segments, not one string")
     if len(hyps) != len(refs):
         raise InputError(f"{len(hyps)} hypotheses but {len(refs)} references")
+
+
+def reference_sets(refs: Sequence[SegmentReferences]) -> list[tuple[str, ...]]:
+    """Each segment's references as a tuple: a string is one reference, a sequence of strings several
+    (segments may have different numbers of references).
+
+    Raises:
+        InputError: ``refs`` is one string, or a segment has no reference or a reference that is not a string.
+    """
+    if isinstance(refs, str):
+        raise InputError("references must be a sequence of segments, not one string")
+    sets = []
+    for i, segment in enumerate(refs):
+        references = (segment,) if isinstance(segment, str) else tuple(segment)
+        if not references:
+            raise InputError(f"segment {i + 1} has no reference")
+        if not all(isinstance(reference, str) for reference in references):
+            raise InputError(f"segment {i + 1}: every reference must be a string")
+        sets.append(references)
+    return sets
 
 
 def check_stats_width(stats: np.ndarray, width: int, metric: str) -> np.ndarray:

@@ -21,6 +21,13 @@ Languages (``language`` option, the jar's codes):
 Parameters (alpha, beta, gamma, delta) and module weights are the jar's defaults for the language and the
 ranking task (read from Meteor 1.5 and checked against the jar by the tests); they are passed to the jar
 explicitly with ``-p``/``-w`` so that the numbers used in Python are the numbers the jar used.
+
+The statistics do not say which language they were computed for, so :meth:`METEOR.score` must be called on
+a ``METEOR`` built with the same ``language`` as the one that computed them. The pipeline once broke this:
+its later steps rebuilt the metric from its name alone, i.e. with English parameters and weights, and scored
+the WMT12 en-es statistics with them (PROMT_DeepHybrid 0.2995 instead of the jar's 0.5067; es-en, being
+English, was right). A statistics file now records the metric's options and every step rebuilds the metric
+from them (:func:`mtsig.pipeline.load_scored_stats`).
 """
 
 from __future__ import annotations
@@ -36,7 +43,14 @@ from pathlib import Path
 import numpy as np
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from mtsig.metrics.base import Metric, check_pair, check_parallel, check_stats_width
+from mtsig.metrics.base import (
+    Metric,
+    SegmentReferences,
+    check_pair,
+    check_parallel,
+    check_stats_width,
+    reference_sets,
+)
 
 METEOR_VERSION = "1.5"
 METEOR_MAX_MODULES = 4  # Meteor's Constants.MAX_MODULES: exact, stem, synonym, paraphrase
@@ -100,9 +114,10 @@ def java_executable() -> str:
 
 
 def meteor_command(
-    java: str, jar: Path, hyp_file: Path, ref_file: Path, settings: MeteorSettings
+    java: str, jar: Path, hyp_file: Path, ref_file: Path, settings: MeteorSettings, n_references: int = 1
 ) -> list[str]:
-    """The jar's command line for sufficient-statistics output of plain-text files."""
+    """The jar's command line for sufficient-statistics output of plain-text files (``n_references`` lines
+    per segment in ``ref_file``: the jar's ``-r``)."""
     command = [
         java,
         METEOR_JVM_MEMORY,
@@ -122,6 +137,8 @@ def meteor_command(
         f"{settings.alpha} {settings.beta} {settings.gamma} {settings.delta}",
         "-ssOut",
     ]
+    if n_references > 1:
+        command += ["-r", str(n_references)]
     command.append("-norm" if settings.jar_normalises else "-lower")
     return command
 
@@ -201,6 +218,13 @@ class METEOR(Metric):
     Statistics per segment (``k = 23``): Meteor's own sufficient statistics, chunk counts of perfectly
     matched segments zeroed. Options: ``language="en"`` (target language, jar code; unknown codes use the
     language-independent mode). :meth:`stats_many` runs one JVM over all systems.
+
+    Several references per segment (``refs[i]`` a sequence of strings) are the jar's ``-r N``: the jar scores
+    the hypothesis against each reference and keeps the statistics of the best-scoring one (the first on a
+    tie; ``MeteorScorer.getMeteorStats`` with a list of references), so statistics stay additive. Segments
+    with fewer than N references are padded by repeating their first reference, which a tie never selects
+    over the original. :meth:`details` reports the N of the last statistics computed, as sacrebleu's
+    signature does.
     """
 
     name = "meteor"
@@ -210,6 +234,7 @@ class METEOR(Metric):
         super().__init__(language=language)
         self.settings = meteor_settings(language)
         self._tokenizer = Tokenizer13a()
+        self.n_references = 1  # of the last statistics computed, for details()
 
     @property
     def stat_names(self) -> tuple[str, ...]:
@@ -227,13 +252,16 @@ class METEOR(Metric):
             segment = self._tokenizer(segment.rstrip())
         return _jar_line(segment)
 
-    def stats(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
-        """Per-segment Meteor statistics ``[N, 23]`` (one JVM)."""
+    def stats(self, hyps: Sequence[str], refs: Sequence[SegmentReferences]) -> np.ndarray:
+        """Per-segment Meteor statistics ``[N, 23]`` (one JVM); one or several references per segment."""
         check_pair(hyps, refs)
         return self.stats_many({"system": hyps}, refs)[0]
 
     def stats_many(
-        self, systems: Mapping[str, Sequence[str]], refs: Sequence[str], processes: int = 1
+        self,
+        systems: Mapping[str, Sequence[str]],
+        refs: Sequence[SegmentReferences],
+        processes: int = 1,
     ) -> np.ndarray:
         """Statistics ``[S, N, 23]`` for all systems from ONE JVM (the jar's start-up, loading the paraphrase
         table, costs seconds): the systems' outputs are concatenated against the reference repeated S times.
@@ -241,16 +269,25 @@ class METEOR(Metric):
 
         Raises:
             JavaNotFoundError: ``java`` is not on PATH (checked before anything runs).
+            InputError: a system's length differs from the references', or a segment has no reference.
             RuntimeError: the jar failed or printed an unexpected number of lines.
         """
         java = java_executable()
         jar = meteor_jar()
+        ref_sets = reference_sets(refs)
         check_parallel(systems, refs)
         names = list(systems)
-        n_segments = len(refs)
+        n_segments = len(ref_sets)
+        n_references = max((len(references) for references in ref_sets), default=1)
+        self.n_references = n_references
         if not names or n_segments == 0:
             return np.zeros((len(names), n_segments, METEOR_STATS_WIDTH))
-        prepared_refs = [self._prepare(ref) for ref in refs]
+        # The jar reads exactly n_references lines per segment (-r).
+        prepared_refs = [
+            self._prepare(ref)
+            for references in ref_sets
+            for ref in references + (references[0],) * (n_references - len(references))
+        ]
         with tempfile.TemporaryDirectory(prefix="mtsig-meteor-") as workdir:
             hyp_file, ref_file = Path(workdir) / "hyp.txt", Path(workdir) / "ref.txt"
             with hyp_file.open("w", encoding="utf-8", newline="\n") as hyp_out:
@@ -259,7 +296,7 @@ class METEOR(Metric):
             with ref_file.open("w", encoding="utf-8", newline="\n") as ref_out:
                 for _ in names:
                     ref_out.writelines(ref + "\n" for ref in prepared_refs)
-            command = meteor_command(java, jar, hyp_file, ref_file, self.settings)
+            command = meteor_command(java, jar, hyp_file, ref_file, self.settings, n_references)
             completed = subprocess.run(command, capture_output=True, text=True, encoding="utf-8", cwd=workdir)
         if completed.returncode != 0:
             raise RuntimeError(
@@ -283,5 +320,5 @@ class METEOR(Metric):
         return (
             f"METEOR|version:{METEOR_VERSION}|lang:{s.jar_language}|modules:{'+'.join(s.modules)}|"
             f"weights:{' '.join(str(w) for w in s.weights)}|params:{s.alpha} {s.beta} {s.gamma} {s.delta}|"
-            f"task:rank|norm:{norm}|nrefs:1"
+            f"task:rank|norm:{norm}|nrefs:{self.n_references}"
         )
