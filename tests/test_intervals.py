@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import math
+import tracemalloc
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -323,7 +324,14 @@ def test_intervals_change_no_p_value_and_come_from_the_paired_bootstrap_draws() 
 def test_intervals_do_not_depend_on_chunks_shards_threads_or_memory_cap(monkeypatch) -> None:
     stats = small_bleu_stats(n_systems=6, n_segments=120, seed=3)
     full = _run(stats)
-    capped = _run(stats, memory_cap_bytes=3 << 20)
+    cap = 3 << 20
+    tracemalloc.start()
+    try:
+        capped = _run(stats, memory_cap_bytes=cap)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak <= cap, peak
     pd.testing.assert_frame_equal(capped.intervals, full.intervals, check_exact=True)
     pd.testing.assert_frame_equal(capped.system_intervals, full.system_intervals, check_exact=True)
     shard = _run(stats, pairs=[(4, 1), (0, 5)])
@@ -391,7 +399,9 @@ TRIALS, SEGMENTS, DRAWS, CALLS = 1000, 500, 1000, 10
 PER_CALL = TRIALS // CALLS
 
 
-def coverage(generate, score, truth_difference: float, truth_x: float | None) -> dict[str, object]:
+def coverage(
+    label: str, generate, score, truth_difference: float, truth_x: float | None
+) -> dict[str, object]:
     """Share of TRIALS synthetic experiments whose 95% interval covers the true value, per method.
 
     Each call holds PER_CALL independent trials as PER_CALL pairs of systems (system 2t is trial t's X, 2t+1 its
@@ -430,7 +440,9 @@ def coverage(generate, score, truth_difference: float, truth_x: float | None) ->
             continue
         low, high = clopper_pearson(count, TRIALS)
         report[key] = (count / TRIALS, low, high)
-        print(f"coverage {key[0]} {key[1]}: {count}/{TRIALS} = {count / TRIALS:.3f} [{low:.3f}, {high:.3f}]")
+        print(
+            f"coverage {label} {key[0]} {key[1]}: {count}/{TRIALS} = {count / TRIALS:.3f} [{low:.3f}, {high:.3f}]"
+        )
     return report
 
 
@@ -444,7 +456,7 @@ def test_coverage_of_a_mean_difference_with_known_truth() -> None:
         y = difficulty + rng.exponential(3.0, size=(PER_CALL, SEGMENTS))
         return mean_stats(np.stack([x, y], axis=1).reshape(2 * PER_CALL, SEGMENTS))
 
-    report = coverage(generate, mean_score, 2.0, None)
+    report = coverage("mean", generate, mean_score, 2.0, None)
     for (_, method), (share, _, _) in report.items():
         assert 0.93 <= share <= 0.97, (method, share)
 
@@ -481,6 +493,6 @@ def test_coverage_of_a_bleu_difference_with_known_truth() -> None:
     assert truth_x == pytest.approx(
         100 * math.exp(1 - 25 / 21) * math.exp(np.log([0.55, 0.33, 0.22, 0.15]).mean())
     )
-    report = coverage(generate, bleu.score, truth_x - truth_y, truth_x)
+    report = coverage("BLEU", generate, bleu.score, truth_x - truth_y, truth_x)
     for key, (share, _, _) in report.items():
         assert 0.93 <= share <= 0.97, (key, share)

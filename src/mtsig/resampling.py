@@ -19,6 +19,10 @@ byte-identical to the full run. A run with fewer samples uses a prefix of the sa
 draws (the four i.i.d. bootstraps; both AR tests; each block bootstrap with its own paired and shift-to-zero forms),
 so differences between the tests' conclusions come from the tests and not from Monte-Carlo noise.
 
+*Effect sizes.* With ``intervals=`` the i.i.d. bootstrap's draws also give percentile and BCa intervals of every
+pair's difference and every system's score (:mod:`mtsig.intervals`), computed chunk by chunk from the very ``d_b``
+whose counts give the paired bootstrap's p-values, so they share its determinism and memory cap.
+
 *Exact, fast products.* The weights (bootstrap counts, AR swap masks) are non-negative integers. When the
 statistics are integer-valued too (BLEU, chrF, TER and METEOR counts; not NIST's information-weighted matches) and
 no partial sum can exceed 2**24, the product is computed in float32: every intermediate is then an integer that
@@ -581,7 +585,9 @@ def _bootstrap_tests(
     """p-values of the bootstrap ``tests`` (one scheme) for every pair, ``d_b`` of the pairs in ``keep``, and, when
     ``intervals`` is given, the interval bounds of every pair's ``d`` and of every system's score (oriented) from
     the first ``intervals.n_samples`` draws: the very ``d_b`` the p-values count, chunk by chunk."""
-    n_total = max([plan.n_samples[t] for t in tests] + ([intervals.n_samples] if intervals else []))
+    n_total = max(
+        [plan.n_samples[t] for t in tests] + ([intervals.n_samples] if intervals is not None else [])
+    )
     n_systems, k = plan.totals.shape
     n_segments, width = plan.distinct.shape[0], n_systems * k
     fixed = _operand_bytes(plan) + n_systems * n_total * 8
