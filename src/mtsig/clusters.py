@@ -1,10 +1,10 @@
 """Significance clusters: WMT-style tiers of systems from a ranking and pairwise significance (beyond the paper).
 
-The WMT findings papers present each language pair's systems ordered by score, with rank ranges and horizontal
-lines between *clusters*: "systems within a cluster are considered tied" (Barrault et al. 2020, Sec. 3; Akhbardeh
-et al. 2021, Sec. 3; Kocmi et al. 2022). Here the significance comes from any one-sided test of mtsig (a tests
-table) or from a human gold standard (gold p-values), at level ``alpha`` after a multiple-testing correction of
-:mod:`mtsig.evaluation` (none, Holm, Benjamini-Hochberg), read by the same conclusion rule as everywhere in mtsig:
+The WMT findings papers present each language pair's human-evaluation results as systems ordered by score, with
+rank ranges and horizontal lines between *clusters* of systems considered tied (e.g. Barrault et al. 2020, the WMT20
+findings; Akhbardeh et al. 2021, the WMT21 findings). Here the significance comes from any one-sided test of mtsig
+(a tests table) or from a human gold standard (gold p-values), at level ``alpha`` after a multiple-testing correction
+of :mod:`mtsig.evaluation` (none, Holm, Benjamini-Hochberg), read by the same conclusion rule as everywhere in mtsig:
 X is significantly better than Y iff its (adjusted) one-sided p-value is ``<= alpha`` (the WMT scripts use ``<``;
 the two differ only for a p-value exactly equal to alpha).
 

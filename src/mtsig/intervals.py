@@ -6,7 +6,7 @@ pseudo-statistics ``d_b = S(X_b) - S(Y_b)``. The same draws give an interval for
 
 * ``percentile``: the ``a/2`` and ``1 - a/2`` quantiles of the draws (``a = 1 - level``), Efron & Tibshirani
   (1993), Section 13.3.
-* ``bca``: bias-corrected and accelerated, Efron (1987); Efron & Tibshirani (1993), Section 14.3, eqs. 14.9-14.15.
+* ``bca``: bias-corrected and accelerated, Efron (1987); Efron & Tibshirani (1993), Section 14.3.
   The quantiles are taken at ``a1 = Phi(z0 + (z0 + z_{a/2}) / (1 - acc (z0 + z_{a/2})))`` and
   ``a2 = Phi(z0 + (z0 + z_{1-a/2}) / (1 - acc (z0 + z_{1-a/2})))``, with the bias correction
   ``z0 = Phi^-1(share of draws below the estimate)`` and the acceleration ``acc = sum D^3 / (6 (sum D^2)^1.5)``,
@@ -122,7 +122,7 @@ def acceleration(jackknife: np.ndarray) -> np.ndarray:
 def bca_probabilities(
     z0: np.ndarray, acc: np.ndarray, level: float = DEFAULT_LEVEL
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The BCa quantile levels ``(a1, a2)`` (Efron & Tibshirani 1993, eq. 14.10); NaN where ``z0`` is infinite."""
+    """The BCa quantile levels ``(a1, a2)`` (Efron & Tibshirani 1993, Sec. 14.3); NaN where ``z0`` is infinite."""
     low_tail, high_tail = _tail_probabilities(level)
     z0 = np.asarray(z0, dtype=np.float64)
     acc = np.asarray(acc, dtype=np.float64)
