@@ -19,6 +19,10 @@ byte-identical to the full run. A run with fewer samples uses a prefix of the sa
 draws (the four i.i.d. bootstraps; both AR tests; each block bootstrap with its own paired and shift-to-zero forms),
 so differences between the tests' conclusions come from the tests and not from Monte-Carlo noise.
 
+*Effect sizes.* With ``intervals=`` the i.i.d. bootstrap's draws also give percentile and BCa intervals of every
+pair's difference and every system's score (:mod:`mtsig.intervals`), computed chunk by chunk from the very ``d_b``
+whose counts give the paired bootstrap's p-values, so they share its determinism and memory cap.
+
 *Exact, fast products.* The weights (bootstrap counts, AR swap masks) are non-negative integers. When the
 statistics are integer-valued too (BLEU, chrF, TER and METEOR counts; not NIST's information-weighted matches) and
 no partial sum can exceed 2**24, the product is computed in float32: every intermediate is then an integer that
@@ -47,6 +51,7 @@ from typing import Literal, TypeVar
 import numpy as np
 import pandas as pd
 
+from mtsig.intervals import check_interval_request, intervals_from_draws, leave_one_out_scores
 from mtsig.seeding import rng_for
 
 Score = Callable[[np.ndarray], np.ndarray]
@@ -417,12 +422,38 @@ class PairwiseResult:
     reports it (not negated). ``distributions[(sys_x, sys_y)][test]``: the pseudo-statistics of the paper's Figs. 5-6
     (``d_b`` for bootstraps, ``d_r`` for AR), oriented for (sys_x, sys_y), plus ``"actual"``: ``d``.
     ``settings``: every setting that changes a number (for the result's signature).
+
+    ``intervals`` (only when intervals were requested): columns ``sys_x, sys_y, method, level, statistic, ci_low,
+    ci_high``, one row per ordered pair (both orders, in the table's pair order) and method: the interval of
+    ``statistic = S(X) - S(Y)``, oriented like the table (for TER, ``TER_y - TER_x``). The row of (Y, X) is the row
+    of (X, Y) negated and swapped, ``[-ci_high, -ci_low]``: both percentile and BCa intervals are equivariant under
+    negation, so this is what computing them on ``-d_b`` gives, and the two rows can never disagree.
+    ``system_intervals``: columns ``system, method, level, score, ci_low, ci_high``: each system's corpus score and
+    its interval, on the metric's own scale (TER not negated). Both come from the i.i.d. bootstrap draws of the
+    paired bootstrap (the first ``settings["intervals"]["n_samples"]`` of them), with ``method`` in
+    :data:`mtsig.intervals.INTERVAL_METHODS`.
     """
 
     table: pd.DataFrame
     system_scores: dict[str, float]
     distributions: dict[tuple[str, str], dict[str, np.ndarray | float]] = field(default_factory=dict)
     settings: dict[str, object] = field(default_factory=dict)
+    intervals: pd.DataFrame | None = None
+    system_intervals: pd.DataFrame | None = None
+
+
+@dataclass(frozen=True)
+class _IntervalRequest:
+    """Confidence intervals to compute from the i.i.d. bootstrap draws (see :mod:`mtsig.intervals`)."""
+
+    methods: tuple[str, ...]
+    level: float
+    n_samples: int  # B: the paired bootstrap's, so the intervals use the draws of its p-values
+    corpus: np.ndarray  # [S] oriented corpus scores: the estimates of the system intervals
+    jackknife: np.ndarray | None  # [S, N] oriented leave-one-segment-out scores (BCa only)
+
+
+Bounds = dict[str, tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -549,14 +580,24 @@ def _bootstrap_tests(
     block_counts: Callable[[int], np.ndarray],
     keep: Sequence[int],
     convention: PValueConvention,
-) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[int, np.ndarray]]:
-    """p-values of the bootstrap ``tests`` (one scheme) for every pair, and ``d_b`` of the pairs in ``keep``."""
-    n_total = max(plan.n_samples[t] for t in tests)
+    intervals: _IntervalRequest | None = None,
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[int, np.ndarray], Bounds, Bounds]:
+    """p-values of the bootstrap ``tests`` (one scheme) for every pair, ``d_b`` of the pairs in ``keep``, and, when
+    ``intervals`` is given, the interval bounds of every pair's ``d`` and of every system's score (oriented) from
+    the first ``intervals.n_samples`` draws: the very ``d_b`` the p-values count, chunk by chunk."""
+    n_total = max(
+        [plan.n_samples[t] for t in tests] + ([intervals.n_samples] if intervals is not None else [])
+    )
     n_systems, k = plan.totals.shape
     n_segments, width = plan.distinct.shape[0], n_systems * k
     fixed = _operand_bytes(plan) + n_systems * n_total * 8
     per_block = DRAW_BLOCK_SIZE * n_segments * 8 * 6 + DRAW_BLOCK_SIZE * width * 8 * SCORE_WORKSPACE_FACTOR
     per_pair = n_total * 8 * 4  # d_b, a centred copy, its magnitude and boolean masks
+    if intervals is not None:
+        # The jackknife, the system intervals' sorted draws; per pair a sorted copy of d_b and d's jackknife.
+        fixed += 0 if intervals.jackknife is None else intervals.jackknife.nbytes
+        fixed += n_systems * intervals.n_samples * 8
+        per_pair += intervals.n_samples * 8 + (0 if intervals.jackknife is None else n_segments * 8 * 3)
     available = _available(plan, fixed, max(per_block, per_pair))
     # A thread holds one block's workspace and at most one finished block per thread waits to be stored.
     workers = max(1, min(plan.workers, available // (per_block + n_systems * DRAW_BLOCK_SIZE * 8)))
@@ -565,6 +606,17 @@ def _bootstrap_tests(
     n_pairs = len(plan.x)
     counts = {t: (np.empty(n_pairs, np.int64), np.empty(n_pairs, np.int64)) for t in tests}
     kept: dict[int, np.ndarray] = {}
+    pair_bounds: Bounds = {}
+    system_bounds: Bounds = {}
+    if intervals is not None:
+        pair_bounds = {m: (np.empty(n_pairs), np.empty(n_pairs)) for m in intervals.methods}
+        system_bounds = intervals_from_draws(
+            system_scores[:, : intervals.n_samples],
+            intervals.corpus,
+            intervals.methods,
+            intervals.level,
+            intervals.jackknife,
+        )
     pairs_per_chunk = max(1, min(available // per_pair, CACHE_FRIENDLY_BYTES // (n_total * 8)))
     for start in range(0, n_pairs, pairs_per_chunk):
         chunk = slice(start, min(start + pairs_per_chunk, n_pairs))
@@ -574,10 +626,21 @@ def _bootstrap_tests(
                 TESTS[test].rule, pseudo[:, : plan.n_samples[test]], plan.actual[chunk]
             )
             counts[test][0][chunk], counts[test][1][chunk] = c_xy, c_yx
+        if intervals is not None:
+            jackknife = intervals.jackknife
+            bounds = intervals_from_draws(
+                pseudo[:, : intervals.n_samples],
+                plan.actual[chunk],
+                intervals.methods,
+                intervals.level,
+                None if jackknife is None else jackknife[plan.x[chunk]] - jackknife[plan.y[chunk]],
+            )
+            for method, (low, high) in bounds.items():
+                pair_bounds[method][0][chunk], pair_bounds[method][1][chunk] = low, high
         for pair in keep:
             if chunk.start <= pair < chunk.stop:
                 kept[pair] = pseudo[pair - chunk.start].copy()
-    return _p_values(plan, tests, counts, convention), kept
+    return _p_values(plan, tests, counts, convention), kept, pair_bounds, system_bounds
 
 
 def _randomization_tests(
@@ -684,6 +747,8 @@ def pairwise_tests(
     keep_distributions: Collection[tuple[str, str]] = (),
     documents: Sequence[object] | np.ndarray | None = None,
     mean_block_length: float | None = None,
+    intervals: Sequence[str] = (),
+    interval_level: float = 0.95,
 ) -> PairwiseResult:
     """Run the randomized ``tests`` for every pair of ``systems`` (or the unordered ``pairs`` given).
 
@@ -697,6 +762,12 @@ def pairwise_tests(
     bootstrap. ``mean_block_length``: of the stationary bootstrap; default :func:`default_mean_block_length`.
     ``memory_cap_bytes`` bounds the memory this function allocates beyond its inputs (an error if the problem cannot
     fit); it never changes a number. ``pairs`` only selects which rows are computed; it never changes a number either.
+
+    ``intervals``: interval methods of :mod:`mtsig.intervals` (``"percentile"``, ``"bca"``) at confidence
+    ``interval_level``, for every computed pair's difference and every system's score (:class:`PairwiseResult`).
+    They use the i.i.d. bootstrap draws of the paired bootstrap, B = its sample count (``n_samples``, or
+    ``n_samples["paired_bootstrap"]``), whether or not that test is run; BCa adds one jackknife of each system's
+    corpus score (N leave-one-segment-out scores). Neither the p-values nor the draws change.
     """
     stats = np.asarray(stats)
     if stats.ndim != 3:
@@ -722,6 +793,9 @@ def pairwise_tests(
     block_length = (
         default_mean_block_length(n_segments) if mean_block_length is None else float(mean_block_length)
     )
+
+    interval_methods = check_interval_request(intervals, interval_level)
+    interval_samples = _interval_samples(n_samples) if interval_methods else 0
 
     oriented: Score = score if higher_is_better else (lambda totals: -np.asarray(score(totals)))
     stats = stats.astype(np.float64, copy=False)
@@ -757,11 +831,25 @@ def pairwise_tests(
         keep_requests.append((sys_x, sys_y, index_of_pair[(min(i, j), max(i, j))], i > j))
     keep = sorted({request[2] for request in keep_requests})
 
+    interval_request = None
+    if interval_methods:
+        jackknife = None
+        if "bca" in interval_methods:
+            # Leave-one-segment-out corpus scores, in chunks that keep the score's workspace cache-sized.
+            _available(plan, _operand_bytes(plan) + stats[:, :, 0].nbytes, CACHE_FRIENDLY_BYTES)
+            jackknife = leave_one_out_scores(stats, oriented, CACHE_FRIENDLY_BYTES, totals)
+        interval_request = _IntervalRequest(
+            interval_methods, float(interval_level), interval_samples, corpus, jackknife
+        )
+    pair_bounds: Bounds = {}
+    system_bounds: Bounds = {}
+
     p_values: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     pseudo_of: dict[str, dict[int, np.ndarray]] = {}
     for scheme in SCHEMES:
         scheme_tests = [t for t in tests if TESTS[t].scheme == scheme]
-        if not scheme_tests:
+        wants_intervals = scheme == IID_BOOTSTRAP and interval_request is not None
+        if not scheme_tests and not wants_intervals:
             continue
         if scheme == RANDOMIZATION:
             result, kept = _randomization_tests(plan, scheme_tests, seed, keep, p_convention)
@@ -781,7 +869,16 @@ def pairwise_tests(
                     dtype=dtype,
                 )
 
-            result, kept = _bootstrap_tests(plan, scheme_tests, block_counts, keep, p_convention)
+            result, kept, bounds, own_bounds = _bootstrap_tests(
+                plan,
+                scheme_tests,
+                block_counts,
+                keep,
+                p_convention,
+                interval_request if wants_intervals else None,
+            )
+            if wants_intervals:
+                pair_bounds, system_bounds = bounds, own_bounds
         p_values.update(result)
         for test in scheme_tests:
             pseudo_of[test] = {pair: kept[pair][: plan.n_samples[test]] for pair in keep}
@@ -804,12 +901,92 @@ def pairwise_tests(
         settings["mean_block_length"] = block_length
     if DOCUMENT_BOOTSTRAP in schemes:
         settings["n_documents"] = int(document_of_segment.max()) + 1
+    interval_table = system_interval_table = None
+    if interval_request is not None:
+        settings["intervals"] = {
+            "methods": list(interval_methods),
+            "level": float(interval_level),
+            "n_samples": interval_samples,
+            "scheme": IID_BOOTSTRAP,
+        }
+        interval_table = _interval_table(systems, plan, pair_bounds, float(interval_level))
+        system_interval_table = _system_interval_table(
+            systems, raw_scores, system_bounds, float(interval_level), higher_is_better
+        )
     return PairwiseResult(
         table=table,
         system_scores={name: float(s) for name, s in zip(systems, raw_scores, strict=True)},
         distributions=distributions,
         settings=settings,
+        intervals=interval_table,
+        system_intervals=system_interval_table,
     )
+
+
+def _interval_samples(n_samples: int | Mapping[str, int]) -> int:
+    """B of the intervals: the paired bootstrap's sample count, so they come from the draws of its p-values."""
+    if isinstance(n_samples, int):
+        count = n_samples
+    elif "paired_bootstrap" in n_samples:
+        count = n_samples["paired_bootstrap"]
+    else:
+        raise ValueError(
+            "the intervals use the paired bootstrap's draws: give n_samples['paired_bootstrap'] (their B)"
+        )
+    if int(count) < 1:
+        raise ValueError(f"n_samples must be >= 1 for the intervals, got {count}")
+    return int(count)
+
+
+def _interval_table(systems: Sequence[str], plan: _Plan, bounds: Bounds, level: float) -> pd.DataFrame:
+    """Rows in the order: pair (as given), then (X, Y) before (Y, X), then method; (Y, X) is (X, Y) negated."""
+    methods = list(bounds)
+    n_pairs, n_methods = len(plan.x), len(methods)
+    names = np.asarray(systems, dtype=object)
+    shape = (n_pairs, 2, n_methods)
+    sys_x = np.broadcast_to(np.stack([names[plan.x], names[plan.y]], axis=1)[:, :, None], shape)
+    sys_y = np.broadcast_to(np.stack([names[plan.y], names[plan.x]], axis=1)[:, :, None], shape)
+    statistic = np.broadcast_to(np.stack([plan.actual, -plan.actual], axis=1)[:, :, None], shape)
+    method_names = np.broadcast_to(np.asarray(methods, dtype=object)[None, None, :], shape)
+    low = np.stack([np.stack([bounds[m][0], -bounds[m][1]], axis=1) for m in methods], axis=2)
+    high = np.stack([np.stack([bounds[m][1], -bounds[m][0]], axis=1) for m in methods], axis=2)
+    return pd.DataFrame(
+        {
+            "sys_x": sys_x.ravel(),
+            "sys_y": sys_y.ravel(),
+            "method": method_names.ravel(),
+            "level": level,
+            "statistic": statistic.ravel(),
+            "ci_low": low.ravel(),
+            "ci_high": high.ravel(),
+        }
+    )
+
+
+def _system_interval_table(
+    systems: Sequence[str], raw_scores: np.ndarray, bounds: Bounds, level: float, higher_is_better: bool
+) -> pd.DataFrame:
+    """Rows in the order: system (as given), then method; on the metric's scale (the oriented bounds of a
+    lower-is-better metric are negated back and swapped)."""
+    frames = []
+    for method, (low, high) in bounds.items():
+        if not higher_is_better:
+            low, high = -high, -low
+        frames.append(
+            pd.DataFrame(
+                {
+                    "system": list(systems),
+                    "method": method,
+                    "level": level,
+                    "score": raw_scores,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "_order": np.arange(len(systems)),
+                }
+            )
+        )
+    table = pd.concat(frames, ignore_index=True).sort_values("_order", kind="stable")
+    return table.drop(columns="_order").reset_index(drop=True)
 
 
 def _result_table(
