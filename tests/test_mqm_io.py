@@ -225,3 +225,31 @@ def test_header_reference_and_missing_outputs(tmp_path: Path) -> None:
     ):
         mqm.system_outputs()
     assert mqm.system_outputs(["A"]) == {"A": ["a one.", "a two", "a three"]}
+
+
+# System-level MQM (mean over segments of the weight sum) as printed, to two or three decimals, in the TED tables
+# of the README of google/wmt-mqm-human-evaluation; "ref.A"/"ref.B" there are "ref"/"refB" here.
+README_SYSTEM_MQM = {
+    "en-de": {
+        "ref": 0.91, "Facebook-AI": 1.06, "Online-W": 1.12, "VolcTrans-AT": 1.24, "metricsystem3": 1.44,
+        "VolcTrans-GLAT": 1.49, "HuaweiTSC": 1.50, "metricsystem1": 1.63, "metricsystem2": 1.69,
+        "metricsystem5": 1.72, "UEdin": 1.77, "metricsystem4": 1.78, "eTranslation": 1.96, "Nemo": 2.14,
+    },
+    "zh-en": {
+        "refB": 0.42, "DIDI-NLP": 1.65, "metricsystem2": 1.76, "metricsystem1": 1.90, "MiSS": 1.97, "IIE-MT": 1.98,
+        "metricsystem4": 2.05, "metricsystem5": 2.15, "SMU": 2.202, "Borderline": 2.40, "NiuTrans": 2.49,
+        "Facebook-AI": 2.64, "Online-W": 2.93, "metricsystem3": 2.99, "ref": 5.52,
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lp", list(PAIRS))
+def test_system_means_match_the_publishers_readme(data_root: Path, lp: str) -> None:
+    mqm = read_mqm(data_root / "mqm-ted" / lp / PAIRS[lp][0])
+    ours = -mqm.scores.groupby("system")["score"].mean()
+    printed = README_SYSTEM_MQM[lp]
+    assert list(ours.sort_values().index) == list(printed)  # the same ranking, best first
+    # Within 0.01: two values are printed truncated rather than rounded (eTranslation 1.9688 as 1.96, Borderline
+    # 2.4053 as 2.40).
+    for system, value in printed.items():
+        assert abs(ours[system] - value) <= 0.01, system

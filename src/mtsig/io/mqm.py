@@ -26,6 +26,11 @@ so the experiment's test set is the annotated segments, in test-set order; ``seg
 (``doc_id = seg_id - first seg_id of the doc + 1`` on every TED row). Each seg_id must give one ``doc``, one
 ``doc_id`` and one source text (tags removed) over all rows, and each (system, seg_id) one output text.
 
+In the WMT21 TED files ``ref`` is ``ref-A``/``ref.A`` of the publishers' score files and tables and ``refB`` is
+``ref-B``/``ref.B``. On zh-en the two human translations are the best- and the worst-rated translations (mean MQM
+weight 0.42 for refB, 5.52 for ref; the MT systems 1.65-2.99), so a reference-based metric scored against ``ref``
+there uses the weakest translation as its reference.
+
 Per-rater standardisation is left to the gold step: the ``rater`` of each score is kept. When several raters
 rated a (system, segment) there is one score per rater; :func:`rater_means` averages them as the published
 ``avg_seg_scores`` files do.
