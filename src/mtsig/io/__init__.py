@@ -5,4 +5,7 @@
 - :mod:`mtsig.io.rankings`: relative rankings (WMT RNK csv, RankEval's JCML).
 - :mod:`mtsig.io.documents`: document ids of test segments (WMT sgm, WMT22 xml).
 - :mod:`mtsig.io.staple`: STAPLE n-best gold and predictions.
+- :mod:`mtsig.io.segment_scores`: segment scores computed elsewhere (tidy TSV, WMT ``seg.score``, mt-metrics-eval).
+- :mod:`mtsig.io.wmt_da`: the WMT DA segment and system means (``ad-seg-scores``, ``ad-sys-scores``).
+- :mod:`mtsig.io.mqm`: MQM error annotations: segment scores, raters and the rated texts.
 """

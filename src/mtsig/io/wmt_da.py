@@ -1,0 +1,142 @@
+"""WMT Direct Assessment segment and system scores as the WMT20 metrics task released them (``ad-*-scores``).
+
+``ad-seg-scores-<lp>.csv``: space-separated, header ``SYS SID RAW.SCR Z.SCR N``, one row per rated (system,
+segment): the mean raw 0-100 score, the mean of the ratings' per-worker z-scores and the number of ratings ``N``.
+``SID`` is the 1-based line of the test set. The ratings were standardised per worker by the organisers (Mathur et
+al. 2020, WMT20 metrics task; the DA protocol of Graham et al. 2013/2017), so these means feed a gold standard
+directly, with no standardisation step; only the segment means are released, not single ratings.
+
+``ad-sys-scores-<lp>.csv``: header ``RAW.SCR Z.SCR N SYS N.ALL``: per system the mean raw and z scores, ``N`` rated
+segments and ``N.ALL`` ratings. On WMT20 ja-en, each system's ``Z.SCR`` is the unweighted mean of its segments'
+``Z.SCR`` (every rated segment counts once whatever its ``N``; :func:`system_means`), not the mean over ratings.
+
+System names: ``SYS`` is the submission name with the WMT submission id (``OPPO.1529``), spelt exactly as in the
+metrics task's ``*.seg.score`` files, so the mapping between the two is the identity (checked on WMT20 ja-en: the
+10 DA systems are the 10 systems of every metric file; YiSi-2 and parbleu also score ``Human-A.0``, which DA did
+not rate). Output files named without the id map by dropping the final ``.<digits>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mtsig.errors import InputError
+from mtsig.io.segment_scores import (
+    check_no_empty,
+    check_unique,
+    fail_first,
+    parse_finite_numbers,
+    parse_integers,
+    read_data_lines,
+    split_fields,
+)
+
+SEG_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
+SYS_HEADER = ("RAW.SCR", "Z.SCR", "N", "SYS", "N.ALL")
+DA_SCORE_RANGE = (0.0, 100.0)
+
+
+def _read_table(path: Path, header: tuple[str, ...]) -> tuple[dict[str, list[str]], np.ndarray]:
+    """Columns of a whitespace-separated file whose first line names exactly ``header`` (in any order)."""
+    texts, lines = read_data_lines(path)
+    names = texts[0].split()
+    if sorted(names) != sorted(header):
+        raise InputError(
+            f"header {' '.join(names)!r}: expected the columns {' '.join(header)} (space-separated)",
+            path,
+            int(lines[0]),
+        )
+    if len(texts) == 1:
+        raise InputError("no rows after the header", path, int(lines[0]))
+    rows = split_fields(texts[1:], lines[1:], path, len(names), None, "the header's columns, space-separated")
+    return {name: [row[i] for row in rows] for i, name in enumerate(names)}, lines[1:]
+
+
+def read_wmt_da_seg_scores(
+    path: str | Path,
+    *,
+    criterion: str = "adequacy",
+    n_segments: int | None = None,
+    systems: Iterable[str] | None = None,
+) -> pd.DataFrame:
+    """Read ``ad-seg-scores-<lp>.csv`` as a tidy table of segment means.
+
+    Columns: ``system`` (``SYS`` verbatim), ``segment`` (``SID - 1``, 0-based), ``criterion`` (``adequacy``: the
+    file's ``ad-`` prefix), ``raw_score`` (``RAW.SCR``, 0..100), ``z`` (``Z.SCR``), ``n`` (``N`` >= 1 ratings) and
+    ``line`` (the file's line). A (system, segment) given twice, a SID outside ``1..n_segments``, a score that is
+    not a finite number, a raw score outside 0..100, an ``N`` below 1 and (when ``systems`` is given) an unknown
+    system are errors naming the line.
+    """
+    path = Path(path)
+    columns, lines = _read_table(path, SEG_HEADER)
+    check_no_empty(columns["SYS"], lines, path, "SYS")
+    sid = parse_integers(columns["SID"], lines, path, "SID", minimum=1)
+    if n_segments is not None:
+        fail_first(
+            sid > n_segments, lines, path, [f"SID {s} is outside the test set (1..{n_segments})" for s in sid]
+        )
+    raw = parse_finite_numbers(columns["RAW.SCR"], lines, path, "RAW.SCR")
+    low, high = DA_SCORE_RANGE
+    fail_first(
+        (raw < low) | (raw > high), lines, path, [f"RAW.SCR {v} is outside {low:g}..{high:g}" for v in raw]
+    )
+    frame = pd.DataFrame(
+        {
+            "system": columns["SYS"],
+            "segment": sid - 1,
+            "criterion": criterion,
+            "raw_score": raw,
+            "z": parse_finite_numbers(columns["Z.SCR"], lines, path, "Z.SCR"),
+            "n": parse_integers(columns["N"], lines, path, "N", minimum=1),
+            "line": lines,
+        }
+    )
+    if systems is not None:
+        known = set(systems)
+        fail_first(
+            ~frame["system"].isin(known).to_numpy(),
+            lines,
+            path,
+            [f"unknown system {s!r} (known: {', '.join(sorted(known))})" for s in frame["system"]],
+        )
+    check_unique(frame, ("system", "segment"), path, "(SYS, SID)")
+    frame.attrs.update(path=str(path), format="wmt_da_seg_scores")
+    return frame
+
+
+def read_wmt_da_sys_scores(path: str | Path) -> pd.DataFrame:
+    """Read ``ad-sys-scores-<lp>.csv``: columns ``system``, ``raw_score``, ``z``, ``n_segments`` (``N``),
+    ``n_ratings`` (``N.ALL``), ``line``."""
+    path = Path(path)
+    columns, lines = _read_table(path, SYS_HEADER)
+    check_no_empty(columns["SYS"], lines, path, "SYS")
+    frame = pd.DataFrame(
+        {
+            "system": columns["SYS"],
+            "raw_score": parse_finite_numbers(columns["RAW.SCR"], lines, path, "RAW.SCR"),
+            "z": parse_finite_numbers(columns["Z.SCR"], lines, path, "Z.SCR"),
+            "n_segments": parse_integers(columns["N"], lines, path, "N", minimum=1),
+            "n_ratings": parse_integers(columns["N.ALL"], lines, path, "N.ALL", minimum=1),
+            "line": lines,
+        }
+    )
+    check_unique(frame, ("system",), path, "SYS")
+    return frame
+
+
+def system_means(seg_scores: pd.DataFrame) -> pd.DataFrame:
+    """Per system: the unweighted mean over rated segments of ``raw_score`` and ``z``, the number of rated
+    segments and of ratings (``sum n``): the WMT20 organisers' system scores (see the module docstring)."""
+    grouped = seg_scores.groupby("system", sort=True)
+    return pd.DataFrame(
+        {
+            "raw_score": grouped["raw_score"].mean(),
+            "z": grouped["z"].mean(),
+            "n_segments": grouped.size(),
+            "n_ratings": grouped["n"].sum(),
+        }
+    ).reset_index()
