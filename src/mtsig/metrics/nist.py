@@ -1,49 +1,98 @@
-"""NIST (Doddington 2002) as defined by mteval-v13a.pl, on sacrebleu's 13a tokens.
+"""NIST (Doddington 2002) exactly as NIST's own mteval-v13a.pl computes it (``mteval-v13a.pl -c``).
 
-Definition (mteval-v13a ``compute_ngram_info``, ``score_segment``, ``nist_score``, ``nist_length_penalty``):
+Definition (mteval-v13a ``tokenization``, ``compute_ngram_info``, ``Words2Ngrams``, ``score_segment``,
+``nist_score``, ``nist_length_penalty``):
 
-- information weight of an n-gram, from the counts over the whole reference set:
-  ``info(w1..wn) = log2(count(w1..wn-1) / count(w1..wn))``, with ``count()`` of the empty prefix being the
-  total number of reference words (Doddington 2002, Eq. 2);
-- per order n = 1..5: the information of the hypothesis n-grams that match the reference, each counted at most
-  as often as it occurs in the reference (clipped), divided by the number of hypothesis n-grams (at least 1);
-- score = sum over n of those ratios, times the brevity penalty
-  ``exp(-beta * log(c/r)^2)`` for ``c < r`` (1 otherwise), ``beta = -ln(0.5) / ln(1.5)^2``, so that a
-  hypothesis 2/3 the reference length is penalised by a factor 0.5 (Doddington 2002, Eq. 3).
+- tokens: mteval-v13a's default ``tokenization`` (:func:`mteval_tokenize`), words split on Perl's ``\\s``;
+- information weight of an n-gram, from its counts over every segment of the reference set:
+  ``info(w1..wn) = -log(count(w1..wn) / count(w1..wn-1)) / log(2)`` (Doddington 2002, Eq. 2). The prefix
+  count is replaced by the total number of reference words when the prefix, joined with spaces, is false as a
+  Perl string: the empty prefix of a unigram, *and the one-token prefix* ``0`` of a bigram such as ``0 %``
+  (mteval tests ``$mgram ? ... : ...``). That second case is a quirk of the tool, kept here because it is
+  what every published mteval NIST score contains: on WMT12 es-en it raises every system's NIST by 2-3.5e-4
+  relative;
+- per order n = 1..5: the information of the hypothesis n-grams that occur in the reference, each counted at
+  most as often as it occurs there (clipped), divided by ``max(number of hypothesis n-grams, 1)``;
+- score = the sum of those five ratios times the brevity penalty ``exp(-beta * ln(c/r)^2)`` for
+  ``0 < c/r < 1`` (1 for ``c >= r``, 0 for ``c = 0``), ``c`` the hypothesis words, ``r`` the reference words,
+  ``beta = -ln(0.5) / ln(1.5)^2`` so that a length ratio of 2/3 scores 0.5 (Doddington 2002, Eq. 3).
+
+mteval adds the five statistics over segments and documents before scoring, so the corpus score is ``score``
+of the summed per-segment statistics: the document layout of the SGML files does not change it.
 
 The information weights are a property of the reference set and are computed once from all references given
 to :meth:`NIST.stats`. The randomized tests keep them fixed when they resample segments, as every NIST
 bootstrap implementation does (e.g. Koehn 2004; Moses' bootstrap scripts): they are part of the metric's
 definition for this test set, not a statistic of the sample.
 
-Intended differences from mteval-v13a:
+Remaining intended differences from mteval-v13a:
 
-- case-sensitive by default (mteval-v13a lowercases unless run with ``-c``); ``lowercase=True`` lowercases
-  with Python's full Unicode ``str.lower`` where mteval's ``tr/[A-Z]/[a-z]/`` only maps ASCII A-Z;
-- single reference per segment (mteval averages the reference length over references);
-- mteval tests the n-1-gram prefix for Perl truth, so a bigram whose first token is ``0`` gets the unigram
-  weight formula (total words) instead of ``count("0")``; here the true prefix count is always used, as in
-  NLTK's ``corpus_nist``;
-- tokenisation is sacrebleu's 13a tokenizer, the Python transcription of mteval-v13a's ``tokenization``.
+- input is one segment per string (plain text), not SGML: mtsig does not unescape entities beyond mteval's
+  own four (``&quot; &amp; &lt; &gt;``) and cannot misread a segment containing SGML markup such as
+  ``</seg>``; the whitespace runs that mteval's SGML reader joins into one space are joined here too;
+- a corpus with no reference words has no brevity penalty (mteval stops with a division by zero);
+- the floating-point additions run in a different order (about 1e-15 relative);
+- case-sensitive by default, as ``mteval-v13a.pl -c`` (mteval's own default lowercases);
+  ``lowercase=True`` is mteval without ``-c``: ASCII ``A-Z`` only, as its ``tr/[A-Z]/[a-z]/``;
+- ``--international-tokenization`` and ``-e`` (mteval options off by default) are not provided.
+
+Second opinion: NLTK's ``corpus_nist`` uses the true prefix count for a ``0 x`` bigram (so it is 2-3.5e-4
+lower on WMT12 es-en) and otherwise agrees with this definition for one reference per segment, except that it
+divides by zero where a corpus has no hypothesis n-gram of some order (mteval divides by ``max(0, 1)``). For
+several references it also differs: it scores each segment and order against its best single reference.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
-from sacrebleu.version import __version__ as sacrebleu_version
 
 from mtsig.metrics.base import Metric, check_pair, check_stats_width
 
 NIST_MAX_ORDER = 5
-# mteval-v13a nist_length_penalty: a length ratio of 1.5^-1 scores 0.5.
-NIST_BETA = -math.log(0.5) / math.log(1.5) ** 2
+# mteval-v13a nist_length_penalty: a length ratio of 1.5^-1 scores 0.5 (same operation order as the script).
+NIST_BETA = -math.log(0.5) / math.log(1.5) / math.log(1.5)
 
 Ngram = tuple[str, ...]
+
+# Perl's \s on character strings (Unicode White_Space). mteval splits words on it; Python's str.split would
+# also split on U+001C..U+001F, which Perl keeps inside a word.
+_PERL_WHITESPACE = re.compile("[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+# mteval-v13a tokenization converts these four SGML entities, in this order, and no others.
+_MTEVAL_ENTITIES = (("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"))
+# mteval-v13a tokenization, "language-dependent part": separate ASCII punctuation and symbols; period and comma
+# unless between digits; a dash after a digit.
+_MTEVAL_SPLITS = (
+    (re.compile(r"([{-~\[-` -&(-+:-@/])"), r" \1 "),
+    (re.compile(r"([^0-9])([.,])"), r"\1 \2 "),
+    (re.compile(r"([.,])([^0-9])"), r" \1 \2"),
+    (re.compile(r"([0-9])(-)"), r"\1 \2 "),
+)
+_ASCII_LOWERCASE = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def mteval_tokenize(segment: str, preserve_case: bool = True) -> list[str]:
+    """Words of one segment as mteval-v13a reads and tokenises it (its SGML reader, then ``tokenization``).
+
+    Whitespace runs become one space (the SGML reader), ``<skipped>`` is dropped, the four SGML entities are
+    converted, ASCII letters are lowercased unless ``preserve_case`` (``-c``), punctuation is split off by the
+    four rules of ``_MTEVAL_SPLITS``, and words are split on Perl's ``\\s``. sacrebleu's ``13a`` tokenizer
+    transcribes the same rules but splits on Python's whitespace, which differs on U+001C..U+001F.
+    """
+    text = _PERL_WHITESPACE.sub(" ", segment)
+    text = text.replace("<skipped>", "")
+    for entity, character in _MTEVAL_ENTITIES:
+        text = text.replace(entity, character)
+    if not preserve_case:
+        text = text.translate(_ASCII_LOWERCASE)
+    text = f" {text} "
+    for pattern, replacement in _MTEVAL_SPLITS:
+        text = pattern.sub(replacement, text)
+    return [word for word in _PERL_WHITESPACE.split(text) if word]
 
 
 def ngram_counts(tokens: Sequence[str], max_order: int) -> Counter[Ngram]:
@@ -54,18 +103,26 @@ def ngram_counts(tokens: Sequence[str], max_order: int) -> Counter[Ngram]:
     return counts
 
 
+def prefix_is_perl_false(prefix: Ngram) -> bool:
+    """True when mteval's ``$mgram ? ... : ...`` takes the total-words branch: the prefix joined with spaces
+    is ``""`` (a unigram) or ``"0"`` (a bigram whose first word is ``0``), Perl's two false strings."""
+    return len(prefix) == 0 or prefix == ("0",)
+
+
 def information_weights(references: Iterable[Sequence[str]], max_order: int) -> dict[Ngram, float]:
-    """``info(w1..wn) = log2(count(w1..wn-1) / count(w1..wn))`` over the whole reference set (Doddington
-    2002, Eq. 2; mteval-v13a ``compute_ngram_info``); the empty prefix counts all reference words."""
+    """mteval-v13a ``compute_ngram_info``: ``-log(count(w1..wn) / count(w1..wn-1)) / log(2)`` for every
+    n-gram of the reference set (Doddington 2002, Eq. 2), the prefix count being the total number of reference
+    words when :func:`prefix_is_perl_false`."""
     counts: Counter[Ngram] = Counter()
     total_words = 0
     for tokens in references:
         total_words += len(tokens)
         counts.update(ngram_counts(tokens, max_order))
-    return {
-        ngram: math.log2((counts[ngram[:-1]] if len(ngram) > 1 else total_words) / count)
-        for ngram, count in counts.items()
-    }
+    weights = {}
+    for ngram, count in counts.items():
+        prefix_count = total_words if prefix_is_perl_false(ngram[:-1]) else counts[ngram[:-1]]
+        weights[ngram] = -math.log(count / prefix_count) / math.log(2)  # the script's own operations
+    return weights
 
 
 def segment_statistics(
@@ -96,11 +153,11 @@ def nist_brevity_penalty(hyp_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray
 
 
 class NIST(Metric):
-    """NIST with mteval-v13a's definition (module docstring) on sacrebleu 13a tokens; raw scale (about 0-15).
+    """NIST with mteval-v13a's definition (module docstring); raw scale (about 0-15).
 
     Statistics per segment (``k = 2 * max_order + 2``): ``info_1..info_5`` (information-weighted clipped
     matches), ``hyp_1grams..hyp_5grams`` (hypothesis n-gram counts), ``hyp_len``, ``ref_len``.
-    Options: ``lowercase=False``, ``max_order=5``.
+    Options: ``lowercase=False`` (True: mteval without ``-c``), ``max_order=5``.
     """
 
     name = "nist"
@@ -109,7 +166,6 @@ class NIST(Metric):
     def __init__(self, lowercase: bool = False, max_order: int = NIST_MAX_ORDER) -> None:
         super().__init__(lowercase=lowercase, max_order=max_order)
         self.max_order = max_order
-        self._tokenizer = Tokenizer13a()
         self._reference_cache: tuple[list[str], list[list[str]], dict[Ngram, float]] | None = None
 
     @property
@@ -118,13 +174,11 @@ class NIST(Metric):
         return (*(f"info_{n}" for n in orders), *(f"hyp_{n}grams" for n in orders), "hyp_len", "ref_len")
 
     def tokenize(self, segment: str) -> list[str]:
-        """sacrebleu's 13a tokens of a segment (lowercased first if ``lowercase``)."""
-        if self.options["lowercase"]:
-            segment = segment.lower()
-        return self._tokenizer(segment.rstrip()).split()
+        """mteval-v13a's words of a segment (:func:`mteval_tokenize`; ASCII-lowercased if ``lowercase``)."""
+        return mteval_tokenize(segment, preserve_case=not self.options["lowercase"])
 
     def reference_tables(self, refs: Sequence[str]) -> tuple[list[list[str]], dict[Ngram, float]]:
-        """13a tokens of every reference and the information weights of the reference set.
+        """Tokens of every reference and the information weights of the reference set.
 
         The last result is kept, so that scoring several systems against the same references tokenises
         them and counts their n-grams once.
@@ -156,8 +210,7 @@ class NIST(Metric):
         return total * nist_brevity_penalty(stats[..., 2 * order], stats[..., 2 * order + 1])
 
     def details(self) -> str:
-        case = "lc" if self.options["lowercase"] else "mixed"
+        case = "lc-ascii" if self.options["lowercase"] else "mixed"
         return (
-            f"NIST|nrefs:1|case:{case}|tok:13a|ngram:{self.max_order}|info:reference-set|"
-            f"bp:mteval-v13a|sacrebleu:{sacrebleu_version}"
+            f"NIST|mteval-v13a|nrefs:1|case:{case}|tok:mteval-v13a|ngram:{self.max_order}|info:reference-set"
         )
