@@ -22,6 +22,7 @@ from sacrebleu.metrics.ter import TER as SacreTER
 from mtsig.errors import InputError
 from mtsig.io.text import load_texts
 from mtsig.metrics import METRICS, get_metric
+from mtsig.metrics.base import reference_streams
 
 SYSTEMS = ("onlineB", "UPC")
 
@@ -184,6 +185,30 @@ def test_registry_and_bad_inputs() -> None:
         bleu.stats_many({"S": ["a"]}, ["a", "b"])
     with pytest.raises(InputError, match="last axis 10"):
         bleu.score(np.zeros((3, 4)))
+
+
+@pytest.mark.parametrize("name", ["bleu", "chrf", "ter", "meteor"])
+def test_single_reference_metrics_reject_reference_streams(name: str) -> None:
+    """Two streams for two segments have the right length: they must be refused, not read as two references."""
+    metric = get_metric(name)
+    assert metric.multi_reference is False
+    streams = [["a b", "c d"], ["a c", "b d"]]
+    with pytest.raises(InputError, match="one reference string per segment"):
+        metric.stats_many({"S": ["a b", "c d"]}, streams)
+    if name != "meteor":  # METEOR's stats goes through stats_many (the jar), checked above without Java
+        with pytest.raises(InputError, match="one reference string per segment"):
+            metric.stats(["a b", "c d"], streams)
+
+
+def test_reference_streams_layout() -> None:
+    assert reference_streams(["a", "b"]) == [["a", "b"]]
+    assert reference_streams([("a", "b"), ["c", "d"]]) == [["a", "b"], ["c", "d"]]
+    assert reference_streams([]) == [[]]
+    with pytest.raises(InputError, match="not one string"):
+        reference_streams("ab")
+    with pytest.raises(InputError, match="sequence of strings"):
+        reference_streams([["a", 1]])
+    assert get_metric("nist").multi_reference is True
 
 
 @pytest.mark.parametrize("name", ["bleu", "chrf", "ter"])

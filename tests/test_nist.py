@@ -19,6 +19,7 @@ from nltk.translate.nist_score import corpus_nist
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from mtsig import config as mtsig_config
+from mtsig.errors import InputError
 from mtsig.io.text import load_texts
 from mtsig.metrics import get_metric
 from mtsig.metrics.nist import NIST_BETA, information_weights, mteval_tokenize, segment_statistics
@@ -199,8 +200,123 @@ def test_nltk_corpus_nist_differs_only_by_the_zero_prefix_rule(wmt12_es_en) -> N
         hyps_renamed = [renamed(tokens) for tokens in hyp_tokens]
         weights = information_weights(refs_renamed, 5)
         stats = np.array(
-            [segment_statistics(h, r, weights, 5) for h, r in zip(hyps_renamed, refs_renamed, strict=True)]
+            [segment_statistics(h, [r], weights, 5) for h, r in zip(hyps_renamed, refs_renamed, strict=True)]
         )
         expected = corpus_nist([[tokens] for tokens in refs_renamed], hyps_renamed, n=5)
         # Equal up to float summation order (NLTK sums n-gram information in Counter order).
         assert nist.score(stats.sum(0)) == pytest.approx(expected, rel=1e-12, abs=0)
+
+
+# --- several references per segment (reference streams) ---------------------------------------------------------
+
+# mteval-v13a.pl -c with two or three reference sets, on the inputs of the oracle file; the second and third
+# "references" are the outputs of onlineA and uedin-wmt12 (HTML entities undone like every system output).
+MTEVAL_SEVERAL_REFERENCES = {
+    ("onlineA",): {"onlineB": 13.1159980972452, "UPC": 12.6179818018048, "GTH-UPM": 12.0720631483204},
+    ("onlineA", "uedin-wmt12"): {
+        "onlineB": 14.2365638353801,
+        "UPC": 14.7124755686506,
+        "GTH-UPM": 13.6319693312125,
+    },
+}
+
+
+@pytest.mark.parametrize("extra", list(MTEVAL_SEVERAL_REFERENCES))
+def test_several_references_equal_mteval_v13a_on_wmt12(
+    wmt12_es_en, data_root: Path, extra: tuple[str, ...]
+) -> None:
+    spec, refs, outputs = wmt12_es_en
+    _, more = load_texts(
+        mtsig_config.data_path(data_root, spec["reference"]),
+        {name: mtsig_config.output_paths(spec, data_root)[name] for name in extra},
+        unescape=True,
+    )
+    streams = [refs, *(more[name] for name in extra)]
+    expected = MTEVAL_SEVERAL_REFERENCES[extra]
+    nist = get_metric("nist")
+    stats = nist.stats_many({name: outputs[name] for name in expected}, streams)
+    assert nist.details().startswith(f"NIST|mteval-v13a|nrefs:{len(streams)}|")
+    for name, score in zip(expected, nist.score(stats.sum(axis=1)).tolist(), strict=True):
+        assert score == pytest.approx(expected[name], rel=1e-10, abs=0), name
+
+
+def test_several_references_hand_calculation() -> None:
+    """Streams ("a b c", "x") and ("a a d e", "x y"); hypotheses "a a b", "x y y" (mteval-v13a -c prints
+    3.11576716252633).
+
+    Reference words 10 over both streams: a:3, b:1, x:2, y:1, "a a":1, "a b":1, "x y":1, ... Segment 1 clips a to
+    its largest count in one reference (2, in "a a d e"): 2 info(a) + info(b) = 2 log2(10/3) + log2(10); its
+    bigrams "a a" and "a b" match in different references: 2 log2(3/1). Segment 2: info(x) + info(y) (y clipped
+    to 1) = log2(5) + log2(10), bigram "x y": log2(2/1). Hypothesis: 6 unigrams, 4 bigrams, 6 words; mean
+    reference length (3 + 4) / 2 + (1 + 2) / 2 = 5: no penalty.
+    """
+    nist = get_metric("nist")
+    stats = nist.stats(["a a b", "x y y"], [["a b c", "x"], ["a a d e", "x y"]])
+    L = math.log2
+    assert stats[:, 0].tolist() == pytest.approx([2 * L(10 / 3) + L(10), L(5) + L(10)], rel=1e-15)
+    assert stats[:, 1].tolist() == pytest.approx([2 * L(3), 1.0], rel=1e-15)
+    assert stats[:, -1].tolist() == [3.5, 1.5]
+    expected = (2 * L(10 / 3) + 2 * L(10) + L(5)) / 6 + (2 * L(3) + 1) / 4
+    assert nist.score(stats.sum(0)) == pytest.approx(expected, rel=1e-14)
+    assert nist.score(stats.sum(0)) == pytest.approx(3.11576716252633, rel=1e-13)
+    assert nist.details().startswith("NIST|mteval-v13a|nrefs:2|")
+
+
+def test_several_references_length_is_the_mean_not_the_closest() -> None:
+    """References "a b" and "a b c d e f", hypothesis "a b c": mteval's NIST compares 3 words with the mean 4
+    (BLEU's closest length, 2, would give no penalty). Words 8: info a = b = log2(8/2), c = log2(8/1),
+    "a b" = log2(2/2), "b c" = log2(2/1), "a b c" = log2(2/1): (7/3 + 1/2 + 1) * BP(3/4) (mteval-v13a -c prints
+    2.70418374310356). Three references of unequal total: mteval-v13a -c prints 3.28561419113056."""
+    nist = get_metric("nist")
+    stats = nist.stats(["a b c"], [["a b"], ["a b c d e f"]])
+    assert stats[0, -1] == 4.0
+    assert nist.score(stats.sum(0)) == pytest.approx(23 / 6 * bp(3 / 4), rel=1e-14)
+    assert nist.score(stats.sum(0)) == pytest.approx(2.70418374310356, rel=1e-13)
+    three = nist.stats(["a b c", "c"], [["a b", "c"], ["a b c d e f", "c d"], ["b", "c d e"]])
+    assert three[:, -1].tolist() == pytest.approx([3.0, 2.0], rel=1e-15)  # (2 + 6 + 1) / 3, (1 + 2 + 3) / 3
+    assert nist.score(three.sum(0)) == pytest.approx(3.28561419113056, rel=1e-13)
+
+
+def test_nltk_corpus_nist_with_several_references_takes_the_best_single_reference() -> None:
+    """References "a b" and "a a", hypothesis "a a b". mteval clips each n-gram to its largest count in any one
+    reference: (2 info(a) + info(b)) / 3 + ("a a" + "a b") / 2 (mteval-v13a -c prints 2.52832083357372). NLTK
+    scores each order against its single best reference, "a b" for unigrams: (info(a) + info(b)) / 3 + one
+    bigram / 2. Words 4: info(a) = log2(4/3), info(b) = 2, info("a a") = info("a b") = log2(3)."""
+    L = math.log2
+    nist = get_metric("nist")
+    ours = nist.score(nist.stats(["a a b"], [["a b"], ["a a"]]).sum(0))
+    assert ours == pytest.approx((2 * L(4 / 3) + 2) / 3 + 2 * L(3) / 2, rel=1e-14)
+    assert ours == pytest.approx(2.52832083357372, rel=1e-13)
+    nltk = corpus_nist([[["a", "b"], ["a", "a"]]], [["a", "a", "b"]], n=2)
+    assert nltk == pytest.approx((L(4 / 3) + 2) / 3 + L(3) / 2, rel=1e-14)
+
+
+def test_one_stream_equals_the_single_reference_call() -> None:
+    nist = get_metric("nist")
+    hyps, refs = ["the cat sat", "0 % of it", ""], ["the cat sat down", "0 % of them", "nothing"]
+    single = nist.stats(hyps, refs)
+    assert np.array_equal(get_metric("nist").stats(hyps, [refs]), single)
+    assert np.array_equal(get_metric("nist").stats(hyps, (tuple(refs),)), single)
+    assert nist.details().startswith("NIST|mteval-v13a|nrefs:1|")
+
+
+def test_reference_stream_errors() -> None:
+    nist = get_metric("nist")
+    with pytest.raises(InputError, match="differ in length: 1, 2"):
+        nist.stats(["a", "b"], [["a", "b"], ["a"]])
+    with pytest.raises(InputError, match="one string per segment, or reference streams"):
+        nist.stats(["a", "b"], ["a", ["b"]])
+    with pytest.raises(InputError, match="2 hypotheses but 3 references"):
+        nist.stats(["a", "b"], [["a", "b", "c"], ["a", "b", "c"]])
+    with pytest.raises(InputError, match="system 'x' has 1 segments but there are 2 references"):
+        nist.stats_many({"x": ["a"]}, [["a", "b"], ["c", "d"]])
+    with pytest.raises(InputError, match="not one string"):
+        nist.stats(["a"], "a")
+
+
+def test_several_references_in_worker_processes() -> None:
+    systems = {"x": ["a a b", "x y y"], "y": ["a b c", "x"]}
+    streams = [["a b c", "x"], ["a a d e", "x y"]]
+    nist = get_metric("nist")
+    assert np.array_equal(nist.stats_many(systems, streams, processes=2), nist.stats_many(systems, streams))
+    assert nist.details().startswith("NIST|mteval-v13a|nrefs:2|")
