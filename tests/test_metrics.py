@@ -1,4 +1,6 @@
-"""Tests of BLEU, chrF, TER (oracle: sacrebleu's API and command line) and NIST (oracle: NLTK, hand arithmetic).
+"""Tests of BLEU, chrF, TER (oracle: sacrebleu's API and command line) and of every metric's shared contract.
+
+NIST's own tests (oracle: mteval-v13a.pl, hand arithmetic) are in test_nist.py.
 
 Real data: WMT12 newstest2012 es-en, HTML entities undone (mtsig.io.text.load_texts(unescape=True)).
 """
@@ -6,7 +8,6 @@ Real data: WMT12 newstest2012 es-en, HTML entities undone (mtsig.io.text.load_te
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sacrebleu
-from nltk.translate.nist_score import corpus_nist
 from sacrebleu.metrics.bleu import BLEU as SacreBLEU
 from sacrebleu.metrics.chrf import CHRF as SacreCHRF
 from sacrebleu.metrics.ter import TER as SacreTER
@@ -22,7 +22,7 @@ from sacrebleu.metrics.ter import TER as SacreTER
 from mtsig.errors import InputError
 from mtsig.io.text import load_texts
 from mtsig.metrics import METRICS, get_metric
-from mtsig.metrics.nist import NIST_BETA, information_weights
+from mtsig.metrics.base import reference_streams
 
 SYSTEMS = ("onlineB", "UPC")
 
@@ -137,44 +137,6 @@ def test_ter_score_edge_cases_by_hand() -> None:
     assert ter.score(stats).tolist() == [25.0, 100.0, 0.0]
 
 
-def test_nist_hand_calculation() -> None:
-    """Reference "a b a", hypothesis "a b"; every number below is worked out by hand."""
-    nist = get_metric("nist")
-    stats = nist.stats(["a b"], ["a b a"])
-    # Reference words 3; counts a:2, b:1, "a b":1, "b a":1, "a b a":1.
-    info_a, info_b, info_ab = math.log2(3 / 2), math.log2(3 / 1), math.log2(2 / 1)
-    expected = [info_a + info_b, info_ab, 0, 0, 0, 2, 1, 0, 0, 0, 2, 3]
-    np.testing.assert_allclose(stats[0], expected, rtol=1e-15)
-    # Length ratio 2/3 = 1/1.5: NIST's penalty was designed to be exactly 0.5 there.
-    precision_sum = (info_a + info_b) / 2 + info_ab / 1
-    assert nist.score(stats.sum(0)) == pytest.approx(0.5 * precision_sum, rel=1e-14)
-    assert math.exp(-NIST_BETA * math.log(2 / 3) ** 2) == pytest.approx(0.5, rel=1e-15)
-
-
-def test_nist_information_weights_use_the_whole_reference_set() -> None:
-    weights = information_weights([["x", "y"], ["x", "z"]], max_order=2)
-    assert weights[("x",)] == pytest.approx(math.log2(4 / 2))
-    assert weights[("x", "y")] == pytest.approx(math.log2(2 / 1))  # prefix "x" occurs twice in the set
-
-
-def test_nist_equals_nltk_on_wmt12(wmt12) -> None:
-    refs, outputs = wmt12
-    nist = get_metric("nist")
-    stats = nist.stats_many(outputs, refs)
-    scores = nist.score(stats.sum(axis=1))
-    ref_tokens = [[nist.tokenize(ref)] for ref in refs]
-    for (_, hyps), ours in zip(outputs.items(), scores, strict=True):
-        expected = corpus_nist(ref_tokens, [nist.tokenize(hyp) for hyp in hyps], n=5)
-        # Equal up to float summation order (NLTK sums n-gram information in Counter order).
-        assert ours == pytest.approx(expected, rel=1e-12, abs=0)
-
-
-def test_nist_lowercase_option_changes_tokens() -> None:
-    assert get_metric("nist", lowercase=True).tokenize("The Cat.") == ["the", "cat", "."]
-    assert get_metric("nist").tokenize("The Cat.") == ["The", "Cat", "."]
-    assert "case:lc" in get_metric("nist", lowercase=True).details()
-
-
 @pytest.mark.parametrize("name", ["bleu", "chrf", "ter", "nist"])
 def test_score_is_vectorised_over_batch_shapes(name: str) -> None:
     metric = get_metric(name)
@@ -223,6 +185,30 @@ def test_registry_and_bad_inputs() -> None:
         bleu.stats_many({"S": ["a"]}, ["a", "b"])
     with pytest.raises(InputError, match="last axis 10"):
         bleu.score(np.zeros((3, 4)))
+
+
+@pytest.mark.parametrize("name", ["bleu", "chrf", "ter", "meteor"])
+def test_single_reference_metrics_reject_reference_streams(name: str) -> None:
+    """Two streams for two segments have the right length: they must be refused, not read as two references."""
+    metric = get_metric(name)
+    assert metric.multi_reference is False
+    streams = [["a b", "c d"], ["a c", "b d"]]
+    with pytest.raises(InputError, match="one reference string per segment"):
+        metric.stats_many({"S": ["a b", "c d"]}, streams)
+    if name != "meteor":  # METEOR's stats goes through stats_many (the jar), checked above without Java
+        with pytest.raises(InputError, match="one reference string per segment"):
+            metric.stats(["a b", "c d"], streams)
+
+
+def test_reference_streams_layout() -> None:
+    assert reference_streams(["a", "b"]) == [["a", "b"]]
+    assert reference_streams([("a", "b"), ["c", "d"]]) == [["a", "b"], ["c", "d"]]
+    assert reference_streams([]) == [[]]
+    with pytest.raises(InputError, match="not one string"):
+        reference_streams("ab")
+    with pytest.raises(InputError, match="sequence of strings"):
+        reference_streams([["a", 1]])
+    assert get_metric("nist").multi_reference is True
 
 
 @pytest.mark.parametrize("name", ["bleu", "chrf", "ter"])

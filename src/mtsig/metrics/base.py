@@ -9,6 +9,12 @@ so each metric here splits into (Koehn 2004, Sec. 4; sacrebleu's design):
   vectorised over any leading batch shape so that a resampled set is one matrix product away.
 
 The contract, tested for every metric: ``score(stats(hyps, refs).sum(0))`` is the metric's corpus score.
+
+References: ``refs`` is one reference per segment (``N`` strings). A metric with ``multi_reference = True`` also
+takes several references per segment as reference *streams*, sacrebleu's layout: ``R`` sequences of ``N`` strings,
+``refs[r][i]`` being reference ``r`` of segment ``i`` (:func:`reference_streams`). Its statistics keep the same
+columns, so resampling and ``score`` do not depend on ``R``. Every other metric rejects streams with an
+:class:`InputError` rather than misreading them.
 """
 
 from __future__ import annotations
@@ -41,6 +47,9 @@ class Metric(ABC):
     #: whose information weights come from the whole reference set), so that :meth:`stats_many` scores each
     #: distinct (segment, hypothesis) once: systems often share outputs (8% of WMT12 es-en's).
     segment_local: ClassVar[bool] = False
+    #: True when :meth:`stats` and :meth:`stats_many` accept several references per segment as reference streams
+    #: (module docstring); False: exactly one reference string per segment.
+    multi_reference: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         self.options: dict[str, Any] = dict(options)
@@ -54,8 +63,9 @@ class Metric(ABC):
     def stats(self, hyps: Sequence[str], refs: Sequence[SegmentReferences]) -> np.ndarray:
         """Per-segment sufficient statistics, float64 of shape ``[N, k]``.
 
-        ``refs[i]`` is segment i's reference, or a sequence of its references for a metric that accepts several
-        (METEOR; the others take one string per segment); :func:`reference_sets` reads both forms.
+        ``refs``: one reference string per segment. Metrics that accept several references also take them: NIST as
+        reference streams (:attr:`multi_reference`, :func:`reference_streams`), METEOR as a sequence of references
+        per segment (:func:`reference_sets`).
         """
 
     @abstractmethod
@@ -75,7 +85,7 @@ class Metric(ABC):
         method, safe under threads and on every platform); each worker rebuilds this metric from its name
         and options, so the result is identical to the sequential one.
         """
-        check_parallel(systems, refs)
+        n_segments = check_parallel(systems, refs, multi_reference=self.multi_reference)
         names = list(systems)
         if self.segment_local and names:
             return self._distinct_segment_stats(systems, refs, processes)
@@ -90,7 +100,7 @@ class Metric(ABC):
                     for name in names
                 ]
                 arrays = [future.result() for future in futures]
-        return np.stack(arrays) if arrays else np.zeros((0, len(refs), len(self.stat_names)))
+        return np.stack(arrays) if arrays else np.zeros((0, n_segments, len(self.stat_names)))
 
     def _distinct_segment_stats(
         self, systems: Mapping[str, Sequence[str]], refs: Sequence[str], processes: int
@@ -123,17 +133,63 @@ def _stats_in_worker(name: str, options: dict[str, Any], hyps: list[str], refs: 
     return get_metric(name, **options).stats(hyps, refs)
 
 
-def check_parallel(systems: Mapping[str, Sequence[str]], refs: Sequence[str]) -> None:
-    """Raise :class:`InputError` unless every system has exactly one segment per reference segment."""
+def reference_streams(refs: Sequence[str] | Sequence[Sequence[str]]) -> list[list[str]]:
+    """``refs`` as a list of ``R >= 1`` reference streams of equal length (module docstring): ``N`` strings are
+    one stream; ``R`` sequences of strings are ``R`` streams.
+
+    Raises:
+        InputError: ``refs`` is one string, mixes strings and sequences, holds something that is neither, or its
+            streams differ in length. (No references at all is one empty stream.)
+    """
+    if isinstance(refs, str):
+        raise InputError("references must be a sequence of segments, not one string")
+    items = list(refs)
+    if all(isinstance(item, str) for item in items):
+        return [items]
+    if any(isinstance(item, str) or not isinstance(item, Sequence) for item in items):
+        raise InputError(
+            "references must be one string per segment, or reference streams (sequences of strings)"
+        )
+    streams = [list(stream) for stream in items]
+    if any(not isinstance(segment, str) for stream in streams for segment in stream):
+        raise InputError("every reference stream must be a sequence of strings, one per segment")
+    lengths = sorted({len(stream) for stream in streams})
+    if len(lengths) > 1:
+        raise InputError(f"reference streams differ in length: {', '.join(map(str, lengths))} segments")
+    return streams
+
+
+def single_reference(refs: Sequence[str]) -> None:
+    """Raise :class:`InputError` unless ``refs`` holds one reference string per segment."""
+    if isinstance(refs, str):
+        raise InputError("hypotheses and references must be sequences of segments, not one string")
+    if any(not isinstance(ref, str) for ref in refs):
+        raise InputError("this metric takes one reference string per segment, not several reference streams")
+
+
+def check_parallel(
+    systems: Mapping[str, Sequence[str]], refs: Sequence[str], *, multi_reference: bool = False
+) -> int:
+    """The number of segments; raise :class:`InputError` unless every system has exactly one segment per
+    reference segment (and, unless ``multi_reference``, there is one reference string per segment)."""
+    if multi_reference:
+        n_segments = len(reference_streams(refs)[0])
+    else:
+        single_reference(refs)
+        n_segments = len(refs)
     for name, hyps in systems.items():
-        if len(hyps) != len(refs):
-            raise InputError(f"system {name!r} has {len(hyps)} segments but there are {len(refs)} references")
+        if len(hyps) != n_segments:
+            raise InputError(
+                f"system {name!r} has {len(hyps)} segments but there are {n_segments} references"
+            )
+    return n_segments
 
 
 def check_pair(hyps: Sequence[str], refs: Sequence[str]) -> None:
     """Raise :class:`InputError` unless hypotheses and references are parallel lists of strings."""
     if isinstance(hyps, str) or isinstance(refs, str):
         raise InputError("hypotheses and references must be sequences of segments, not one string")
+    single_reference(refs)
     if len(hyps) != len(refs):
         raise InputError(f"{len(hyps)} hypotheses but {len(refs)} references")
 
