@@ -300,11 +300,12 @@ def mqm_ted_zh_en(data_root: Path, systems: list[str]) -> tuple[list[tuple[str, 
 
 @pytest.mark.slow
 def test_meteor_two_references_equal_jar_final_score(data_root: Path, tmp_path: Path) -> None:
-    """``refs[i]`` a pair of references is the jar's ``-r 2`` (reference file: two lines per segment)."""
+    """Two reference streams are the jar's ``-r 2`` (reference file: two lines per segment)."""
     refs, outputs = mqm_ted_zh_en(data_root, ["Facebook-AI", "NiuTrans", "Online-W"])
     assert sum(a != b for a, b in refs) > len(refs) / 2  # two genuinely different human translations
     meteor = METEOR(language="en")
-    scores = meteor.score(meteor.stats_many(outputs, refs).sum(axis=1))
+    streams = [[first for first, _ in refs], [second for _, second in refs]]
+    scores = meteor.score(meteor.stats_many(outputs, streams).sum(axis=1))
     assert "|nrefs:2" in meteor.details()
     ref_file = write_lines(tmp_path / "references.txt", [line for pair in refs for line in pair])
     hyp_files = {name: write_lines(tmp_path / f"{name}.txt", hyps) for name, hyps in outputs.items()}
@@ -313,20 +314,20 @@ def test_meteor_two_references_equal_jar_final_score(data_root: Path, tmp_path: 
 
 
 def test_meteor_segments_may_have_different_numbers_of_references(data_root: Path) -> None:
-    """A segment given one reference in a run with two per segment keeps exactly its single-reference
-    statistics (the padding repeats its reference, which a tie never selects); a segment given its own
-    reference and another system's output as a second reference keeps the better of the two."""
+    """A segment with one reference in a run with two reference streams (an empty string in the second stream,
+    sacrebleu's rule) keeps exactly its single-reference statistics (the padding repeats its reference, which a tie
+    never selects); a segment given its own reference and another system's output as a second reference keeps the
+    better of the two."""
     refs, outputs = wmt12_subset(data_root, "en-es", ["UPC", "onlineB"])
     refs, hyps, second = refs[:60], outputs["UPC"][:60], outputs["onlineB"][:60]
     meteor = METEOR(language="es")
     single = meteor.stats(hyps, refs)
-    pairs = list(zip(refs, second, strict=True))
-    with_second = meteor.stats(hyps, pairs)
-    mixed = meteor.stats(hyps, [pair if i % 2 else pair[0] for i, pair in enumerate(pairs)])
+    with_second = meteor.stats(hyps, [refs, second])
+    mixed = meteor.stats(hyps, [refs, [ref if i % 2 else "" for i, ref in enumerate(second)]])
     np.testing.assert_array_equal(mixed[::2], single[::2])
     np.testing.assert_array_equal(mixed[1::2], with_second[1::2])
     settings = meteor_settings("es")
     assert (meteor_score(with_second, settings) >= meteor_score(single, settings)).all()
     assert (with_second != single).any()
     with pytest.raises(InputError, match="segment 2 has no reference"):
-        meteor.stats(["a", "b"], ["a", ()])
+        meteor.stats(["a", "b"], [["a", ""], ["", ""]])

@@ -13,7 +13,8 @@ The contract, tested for every metric: ``score(stats(hyps, refs).sum(0))`` is th
 References: ``refs`` is one reference per segment (``N`` strings). A metric with ``multi_reference = True`` also
 takes several references per segment as reference *streams*, sacrebleu's layout: ``R`` sequences of ``N`` strings,
 ``refs[r][i]`` being reference ``r`` of segment ``i`` (:func:`reference_streams`). Its statistics keep the same
-columns, so resampling and ``score`` do not depend on ``R``. Every other metric rejects streams with an
+columns, so resampling and ``score`` do not depend on ``R``. An empty string in a stream is no reference
+(sacrebleu's rule), so segments may have different numbers of references. Every other metric rejects streams with an
 :class:`InputError` rather than misreading them.
 """
 
@@ -28,9 +29,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mtsig.errors import InputError
-
-#: One segment's reference (a string) or references (a sequence of strings, for metrics that accept several).
-SegmentReferences = str | Sequence[str]
 
 
 class Metric(ABC):
@@ -60,12 +58,11 @@ class Metric(ABC):
         """Names of the ``k`` statistics columns, in order (recorded next to saved statistics)."""
 
     @abstractmethod
-    def stats(self, hyps: Sequence[str], refs: Sequence[SegmentReferences]) -> np.ndarray:
+    def stats(self, hyps: Sequence[str], refs: Sequence[str] | Sequence[Sequence[str]]) -> np.ndarray:
         """Per-segment sufficient statistics, float64 of shape ``[N, k]``.
 
-        ``refs``: one reference string per segment. Metrics that accept several references also take them: NIST as
-        reference streams (:attr:`multi_reference`, :func:`reference_streams`), METEOR as a sequence of references
-        per segment (:func:`reference_sets`).
+        ``refs``: one reference string per segment, or reference streams for a metric with
+        :attr:`multi_reference` (module docstring).
         """
 
     @abstractmethod
@@ -194,22 +191,19 @@ def check_pair(hyps: Sequence[str], refs: Sequence[str]) -> None:
         raise InputError(f"{len(hyps)} hypotheses but {len(refs)} references")
 
 
-def reference_sets(refs: Sequence[SegmentReferences]) -> list[tuple[str, ...]]:
-    """Each segment's references as a tuple: a string is one reference, a sequence of strings several
-    (segments may have different numbers of references).
+def reference_sets(refs: Sequence[str] | Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+    """Each segment's references as a tuple, from one reference per segment or reference streams
+    (:func:`reference_streams`). An empty string in a stream means that segment has no reference in that stream,
+    as in sacrebleu, so segments may have different numbers of references.
 
     Raises:
-        InputError: ``refs`` is one string, or a segment has no reference or a reference that is not a string.
+        InputError: as :func:`reference_streams`, or a segment has no non-empty reference in any stream.
     """
-    if isinstance(refs, str):
-        raise InputError("references must be a sequence of segments, not one string")
     sets = []
-    for i, segment in enumerate(refs):
-        references = (segment,) if isinstance(segment, str) else tuple(segment)
+    for i, segment in enumerate(zip(*reference_streams(refs), strict=True)):
+        references = tuple(ref for ref in segment if ref != "")
         if not references:
             raise InputError(f"segment {i + 1} has no reference")
-        if not all(isinstance(reference, str) for reference in references):
-            raise InputError(f"segment {i + 1}: every reference must be a string")
         sets.append(references)
     return sets
 

@@ -45,8 +45,6 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from mtsig.metrics.base import (
     Metric,
-    SegmentReferences,
-    check_pair,
     check_parallel,
     check_stats_width,
     reference_sets,
@@ -219,7 +217,8 @@ class METEOR(Metric):
     matched segments zeroed. Options: ``language="en"`` (target language, jar code; unknown codes use the
     language-independent mode). :meth:`stats_many` runs one JVM over all systems.
 
-    Several references per segment (``refs[i]`` a sequence of strings) are the jar's ``-r N``: the jar scores
+    Several references (reference streams, sacrebleu's layout: :mod:`mtsig.metrics.base`) are the jar's ``-r N``,
+    N the largest number of references of a segment: the jar scores
     the hypothesis against each reference and keeps the statistics of the best-scoring one (the first on a
     tie; ``MeteorScorer.getMeteorStats`` with a list of references), so statistics stay additive. Segments
     with fewer than N references are padded by repeating their first reference, which a tie never selects
@@ -229,6 +228,7 @@ class METEOR(Metric):
 
     name = "meteor"
     higher_is_better = True
+    multi_reference = True
 
     def __init__(self, language: str = "en") -> None:
         super().__init__(language=language)
@@ -252,15 +252,14 @@ class METEOR(Metric):
             segment = self._tokenizer(segment.rstrip())
         return _jar_line(segment)
 
-    def stats(self, hyps: Sequence[str], refs: Sequence[SegmentReferences]) -> np.ndarray:
-        """Per-segment Meteor statistics ``[N, 23]`` (one JVM); one or several references per segment."""
-        check_pair(hyps, refs)
+    def stats(self, hyps: Sequence[str], refs: Sequence[str] | Sequence[Sequence[str]]) -> np.ndarray:
+        """Per-segment Meteor statistics ``[N, 23]`` (one JVM); one reference per segment or reference streams."""
         return self.stats_many({"system": hyps}, refs)[0]
 
     def stats_many(
         self,
         systems: Mapping[str, Sequence[str]],
-        refs: Sequence[SegmentReferences],
+        refs: Sequence[str] | Sequence[Sequence[str]],
         processes: int = 1,
     ) -> np.ndarray:
         """Statistics ``[S, N, 23]`` for all systems from ONE JVM (the jar's start-up, loading the paraphrase
@@ -275,7 +274,7 @@ class METEOR(Metric):
         java = java_executable()
         jar = meteor_jar()
         ref_sets = reference_sets(refs)
-        check_parallel(systems, refs)
+        check_parallel(systems, refs, multi_reference=True)
         names = list(systems)
         n_segments = len(ref_sets)
         n_references = max((len(references) for references in ref_sets), default=1)
