@@ -92,9 +92,62 @@ def test_every_wmt12_segment_equals_sacrebleu(data_root: Path, pair: str) -> Non
         assert compiled[s, :, 0].sum() == oracle.num_edits and compiled[s, :, 1].sum() == oracle.ref_length
 
 
+WORDS = [f"u{i}" for i in range(300)]
+
+
+def moved(block: range, rest: range, extra: range = range(0)) -> tuple[str, str]:
+    """A hypothesis with the words ``block`` moved before ``rest`` (all distinct), and the reference in order."""
+    hyp = [WORDS[i] for i in [*block, *rest]]
+    ref = [WORDS[i] for i in sorted([*block, *rest])] + [WORDS[i] for i in extra]
+    return " ".join(hyp), " ".join(ref)
+
+
+def sides(head: int, length: int) -> tuple[str, str]:
+    """``head`` extra words before a shared run in the hypothesis and other ``head`` words after it in the
+    reference: the cheap path (``2 * head`` edits) runs ``head`` columns off the diagonal."""
+    hyp = WORDS[200 : 200 + head] + WORDS[:length]
+    ref = WORDS[:length] + WORDS[250 : 250 + head]
+    return " ".join(hyp), " ".join(ref)
+
+
+# Cases that sit on one of sacrebleu's limits: sacrebleu itself counts differently with that limit one lower or
+# one higher (test_limit_cases_sit_on_sacrebleus_limits checks it).
+LIMIT_CASES = {
+    "max_shift_size": [
+        moved(range(30, 40), range(30)),
+        moved(range(30, 41), range(30)),
+    ],  # 10- and 11-word blocks
+    "max_shift_dist": [
+        moved(range(50, 52), range(50)),
+        moved(range(51, 53), range(51)),
+    ],  # 50 and 51 words away
+    "beam_width": [sides(25, 55), sides(26, 55)],  # 25 and 26 columns off the diagonal
+}
+SACREBLEU_CONSTANTS = {
+    "max_shift_size": "_MAX_SHIFT_SIZE",
+    "max_shift_dist": "_MAX_SHIFT_DIST",
+    "beam_width": "_BEAM_WIDTH",
+    "max_shift_candidates": "_MAX_SHIFT_CANDIDATES",
+}
+
+
+def random_pairs(
+    seed: int, count: int, lengths: tuple[int, int], vocabularies: tuple[int, int]
+) -> list[tuple[str, str]]:
+    """Random (hypothesis, reference) pairs over a few distinct words: many equal runs, many shift candidates."""
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for _ in range(count):
+        vocabulary = int(rng.integers(*vocabularies))
+        n_hyp, n_ref = (int(n) for n in rng.integers(*lengths, 2))
+        hyp = " ".join(f"w{k}" for k in rng.integers(0, vocabulary, n_hyp))
+        ref = " ".join(f"w{k}" for k in rng.integers(0, vocabulary, n_ref))
+        pairs.append((hyp, ref))
+    return pairs
+
+
 def edge_cases() -> list[tuple[str, str]]:
     """(hypothesis, reference) pairs at the edges of sacrebleu's TER, then random ones with few distinct words."""
-    words = [f"u{i}" for i in range(80)]
     cases = [
         ("", "a b c"),  # empty hypothesis: every reference word is an insertion
         ("a b c", ""),  # empty reference: every hypothesis word counts, reference length 0
@@ -107,24 +160,15 @@ def edge_cases() -> list[tuple[str, str]]:
         ("the the cat the the", "the cat the the the"),
         ("c d e a b", "a b c d e"),
         ("x y z", "a b c"),
-        # a 12-word block 60 words from its place: longer than the 10-word shift limit and farther than 50
-        (" ".join(words[60:72] + words[:60]), " ".join(words[:72])),
-        # a 10-word block 55 words away, then 8 words 45 away
-        (" ".join(words[55:65] + words[:55]), " ".join(words[:65])),
-        (" ".join(words[45:53] + words[:45]), " ".join(words[:53])),
         # very unequal lengths: the beam widens beyond 25 columns (ratio / 2 > 25)
-        ("u3", " ".join(words + words)),
-        ("u0 u1", " ".join(words + words[:40])),
-        (" ".join(words + words), "u1 u0"),
+        ("u3", " ".join(WORDS[:160])),
+        ("u0 u1", " ".join(WORDS[:120])),
+        (" ".join(WORDS[:160]), "u1 u0"),
+        moved(range(60, 72), range(60)),  # a 12-word block 60 words from its place
     ]
-    rng = np.random.default_rng(20140626)
-    for _ in range(16):
-        vocabulary = int(rng.integers(2, 6))
-        n_hyp, n_ref = (int(n) for n in rng.integers(25, 46, 2))
-        hyp = " ".join(f"w{k}" for k in rng.integers(0, vocabulary, n_hyp))
-        ref = " ".join(f"w{k}" for k in rng.integers(0, vocabulary, n_ref))
-        cases.append((hyp, ref))
-    return cases
+    cases += [case for pairs in LIMIT_CASES.values() for case in pairs]
+    # long enough to reach the 1000-candidate budget and the 10 000-row cache
+    return cases + random_pairs(20140626, 16, (25, 46), (2, 6))
 
 
 @pytest.fixture
@@ -150,41 +194,67 @@ def sacrebleu_limits(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]
     yield seen
 
 
-def longest_common_run(a: list[str], b: list[str]) -> int:
-    """Length of the longest run of equal words shared by ``a`` and ``b``."""
-    best = 0
-    for i in range(len(a)):
-        for j in range(len(b)):
-            k = 0
-            while i + k < len(a) and j + k < len(b) and a[i + k] == b[j + k]:
-                k += 1
-            best = max(best, k)
-    return best
-
-
 def test_edge_cases_equal_sacrebleu_and_reach_its_limits(sacrebleu_limits: dict[str, int]) -> None:
     cases = edge_cases()
     hyps, refs = [h for h, _ in cases], [r for _, r in cases]
     expected = sacrebleu_stats(hyps, refs)
     compiled = get_metric("ter").stats(hyps, refs)
     assert np.array_equal(compiled, expected), np.argwhere(compiled != expected)
-    assert compiled[:5].tolist() == [[3, 3], [3, 0], [0, 0], [1, 1], [0, 6]]  # by hand
-    assert compiled[5].tolist() == [0, 3]
+    assert compiled[:6].tolist() == [[3, 3], [3, 0], [0, 0], [1, 1], [0, 6], [0, 3]]  # by hand
 
-    # The cases reach every limit: 1000 candidates (and a dropped shift), the 10 000-row cache, the widened beam,
-    # blocks longer than 10 words and matching words more than 50 positions apart.
+    # sacrebleu's own run went through the 1000-candidate budget (dropping an improving shift), filled its
+    # 10 000-row cache and widened its beam.
     assert sacrebleu_limits["max_candidates"] >= sacrebleu_lib_ter._MAX_SHIFT_CANDIDATES
     assert sacrebleu_limits["dropped_shifts"] > 0
     assert sacrebleu_limits["max_cache"] >= sacrebleu_lib_ter._MAX_CACHE_SIZE
-    tokens = [(h.split(), r.split()) for h, r in cases]
-    assert any(h and len(r) / len(h) / 2 > sacrebleu_lib_ter._BEAM_WIDTH for h, r in tokens)
-    assert any(longest_common_run(h, r) > sacrebleu_lib_ter._MAX_SHIFT_SIZE for h, r in tokens[11:14])
-    assert any(
-        abs(i - j) > sacrebleu_lib_ter._MAX_SHIFT_DIST and a == b
-        for h, r in tokens[11:14]
-        for i, a in enumerate(h)
-        for j, b in enumerate(r)
-    )
+    lengths = [(len(h.split()), len(r.split())) for h, r in cases]
+    assert any(n_hyp and n_ref / n_hyp / 2 > sacrebleu_lib_ter._BEAM_WIDTH for n_hyp, n_ref in lengths)
+
+
+@pytest.mark.parametrize("limit", list(LIMIT_CASES))
+def test_limit_cases_sit_on_sacrebleus_limits(monkeypatch: pytest.MonkeyPatch, limit: str) -> None:
+    """Equal to sacrebleu at its limit, while sacrebleu one below and one above counts differently."""
+    hyps, refs = zip(*LIMIT_CASES[limit], strict=True)
+    compiled = get_metric("ter").stats(hyps, refs)
+    assert np.array_equal(compiled, sacrebleu_stats(hyps, refs))
+    constant = SACREBLEU_CONSTANTS[limit]
+    value = getattr(ter_compiled.SACREBLEU_LIMITS, limit)
+    assert getattr(sacrebleu_lib_ter, constant) == value
+    for other in (value - 1, value + 1):
+        with monkeypatch.context() as patch:
+            patch.setattr(sacrebleu_lib_ter, constant, other)
+            assert not np.array_equal(compiled, sacrebleu_stats(hyps, refs)), (limit, other)
+
+
+SWEEPS = {
+    "max_shift_size": range(0, 6),
+    "max_shift_dist": range(0, 6),
+    "beam_width": range(1, 8),
+    "max_shift_candidates": range(0, 60),
+}
+
+
+@pytest.mark.parametrize("limit", list(SWEEPS))
+def test_small_limits_equal_sacrebleu_run_with_the_same_limits(
+    monkeypatch: pytest.MonkeyPatch, limit: str
+) -> None:
+    """Each limit's boundary (``>`` or ``>=``, counted from where) at small values, where short sentences cross
+    it often: compiled with a limit set to ``v`` equals sacrebleu with its constant patched to ``v``."""
+    cases = random_pairs(20140626, 60, (0, 16), (2, 5))
+    hyp_tokens, ref_tokens = [h.split() for h, _ in cases], [r.split() for _, r in cases]
+    by_value = []
+    for value in SWEEPS[limit]:
+        with monkeypatch.context() as patch:
+            patch.setattr(sacrebleu_lib_ter, SACREBLEU_CONSTANTS[limit], value)
+            expected = [
+                sacrebleu_lib_ter.translation_edit_rate(h, r)[0]
+                for h, r in zip(hyp_tokens, ref_tokens, strict=True)
+            ]
+        limits = ter_compiled.SACREBLEU_LIMITS._replace(**{limit: value})
+        assert ter_compiled.corpus_edits(hyp_tokens, ref_tokens, limits).tolist() == expected, value
+        by_value.append(expected)
+    changes = sum(a != b for a, b in zip(by_value[:-1], by_value[1:], strict=True))
+    assert changes >= 3  # the sweep crosses boundaries that change sacrebleu's counts
 
 
 OPTIONS = [

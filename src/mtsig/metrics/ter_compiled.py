@@ -35,15 +35,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-# sacrebleu.metrics.lib_ter's limits (Tercom's and sacrebleu's own).
-MAX_SHIFT_SIZE = 10
-MAX_SHIFT_DIST = 50
-BEAM_WIDTH = 25
-MAX_SHIFT_CANDIDATES = 1000
+
+class TERLimits(NamedTuple):
+    """The limits of sacrebleu's TER search (``sacrebleu.metrics.lib_ter``'s module constants)."""
+
+    max_shift_size: int  # _MAX_SHIFT_SIZE (Tercom's)
+    max_shift_dist: int  # _MAX_SHIFT_DIST (Tercom's)
+    beam_width: int  # _BEAM_WIDTH (Tercom's)
+    max_shift_candidates: int  # _MAX_SHIFT_CANDIDATES (sacrebleu's own)
+
+
+#: sacrebleu 2.6.0's values. Other values exist only so that the tests can check each limit's boundary against
+#: sacrebleu run with the same value; mtsig's TER always uses these.
+SACREBLEU_LIMITS = TERLimits(max_shift_size=10, max_shift_dist=50, beam_width=25, max_shift_candidates=1000)
 INFINITY = 10**16  # sacrebleu's _INT_INFINITY = int(1e16); exact in int64, and so is INFINITY + 1
 
 # Edit operations of the trace (sacrebleu's ' ', 's', 'i', 'd', 'x'), in the hypothesis-rows orientation.
@@ -193,13 +202,13 @@ def _candidate_distance(
 
 @njit(cache=True, nogil=True)
 def _best_shift(
-    words, ref, dist, pre_score: int, align, hyp_err, ref_err, budget: int, ratio, beam_width, out
+    words, ref, dist, pre_score, align, hyp_err, ref_err, ratio, beam_width, max_size, max_dist, budget, out
 ):
     """sacrebleu's ``_shift`` (with ``_find_shifted_pairs`` inlined): the best shift of ``words`` into ``out``.
 
     Returns ``(found, gain, evaluated)``: whether any candidate was evaluated, the best one's edit-distance gain
     and the number of candidates evaluated. The search stops once ``evaluated`` reaches ``budget``, what is left
-    of the segment's 1000 (sacrebleu counts ``checked_candidates`` over the whole segment).
+    of the segment's ``max_shift_candidates`` (sacrebleu counts ``checked_candidates`` over the whole segment).
     """
     n_hyp, n_ref = words.shape[0], ref.shape[0]
     shifted = np.empty_like(words)
@@ -210,11 +219,11 @@ def _best_shift(
     best_gain, best_length, best_start, best_target = 0, 0, 0, 0
     for start_h in range(n_hyp):
         for start_r in range(n_ref):
-            if abs(start_r - start_h) > MAX_SHIFT_DIST:
+            if abs(start_r - start_h) > max_dist:
                 continue
             length = 0
             # every block length 1..10 of an equal run is a candidate block (sacrebleu's generator yields each)
-            while words[start_h + length] == ref[start_r + length] and length < MAX_SHIFT_SIZE:
+            while words[start_h + length] == ref[start_r + length] and length < max_size:
                 length += 1
                 if (
                     hyp_err[start_h : start_h + length].sum() != 0
@@ -260,15 +269,15 @@ def _best_shift(
 
 
 @njit(cache=True, nogil=True)
-def segment_edits(hyp, ref) -> int:
+def segment_edits(hyp, ref, max_size: int, max_dist: int, beam: int, max_candidates: int) -> int:
     """TER edits (shifts + edit distance) of one segment, sacrebleu's ``translation_edit_rate`` on token ids."""
     n_hyp, n_ref = hyp.shape[0], ref.shape[0]
     if n_ref == 0:
         return n_hyp
     ratio = n_ref / n_hyp if n_hyp > 0 else 1.0
-    beam_width = BEAM_WIDTH
-    if BEAM_WIDTH < ratio / 2:
-        beam_width = int(math.ceil(ratio / 2 + BEAM_WIDTH))
+    beam_width = beam
+    if beam < ratio / 2:
+        beam_width = int(math.ceil(ratio / 2 + beam))
 
     dist = np.empty((n_hyp + 1, n_ref + 1), dtype=np.int64)
     ops = np.empty((n_hyp + 1, n_ref + 1), dtype=np.int8)
@@ -287,26 +296,40 @@ def segment_edits(hyp, ref) -> int:
         _fill_matrix(words, ref, dist, ops, ratio, beam_width)
         pre_score = dist[n_hyp, n_ref]
         _alignment(ops, n_hyp, n_ref, align, hyp_err, ref_err)
-        budget = MAX_SHIFT_CANDIDATES - checked
+        budget = max_candidates - checked
         found, gain, evaluated = _best_shift(
-            words, ref, dist, pre_score, align, hyp_err, ref_err, budget, ratio, beam_width, best_words
+            words,
+            ref,
+            dist,
+            pre_score,
+            align,
+            hyp_err,
+            ref_err,
+            ratio,
+            beam_width,
+            max_size,
+            max_dist,
+            budget,
+            best_words,
         )
         checked += evaluated
         # translation_edit_rate's loop: the candidate budget ends the search before the shift is applied
-        if checked >= MAX_SHIFT_CANDIDATES or not found or gain <= 0:
+        if checked >= max_candidates or not found or gain <= 0:
             return shifts + pre_score
         shifts += 1
         words[:] = best_words
 
 
 @njit(cache=True, nogil=True)
-def _corpus_edits_compiled(hyp_ids, hyp_bounds, ref_ids, ref_bounds):
+def _corpus_edits_compiled(
+    hyp_ids, hyp_bounds, ref_ids, ref_bounds, max_size, max_dist, beam, max_candidates
+):
     n = hyp_bounds.shape[0] - 1
     edits = np.empty(n, dtype=np.int64)
     for s in range(n):
         hyp = hyp_ids[hyp_bounds[s] : hyp_bounds[s + 1]]
         ref = ref_ids[ref_bounds[s] : ref_bounds[s + 1]]
-        edits[s] = segment_edits(hyp, ref)
+        edits[s] = segment_edits(hyp, ref, max_size, max_dist, beam, max_candidates)
     return edits
 
 
@@ -324,11 +347,17 @@ def token_ids(
     return flat[0], flat[1], flat[2], flat[3]
 
 
-def corpus_edits(hyp_tokens: Sequence[Sequence[str]], ref_tokens: Sequence[Sequence[str]]) -> np.ndarray:
+def corpus_edits(
+    hyp_tokens: Sequence[Sequence[str]],
+    ref_tokens: Sequence[Sequence[str]],
+    limits: TERLimits = SACREBLEU_LIMITS,
+) -> np.ndarray:
     """TER edits of each (hypothesis, reference) pair of token lists, as sacrebleu counts them (int64 ``[N]``)."""
     if len(hyp_tokens) != len(ref_tokens):
         raise ValueError(f"{len(hyp_tokens)} hypotheses but {len(ref_tokens)} references")
-    return _corpus_edits_compiled(*token_ids(hyp_tokens, ref_tokens))
+    if min(limits) < 0:
+        raise ValueError(f"TER limits must not be negative, got {limits}")
+    return _corpus_edits_compiled(*token_ids(hyp_tokens, ref_tokens), *(int(value) for value in limits))
 
 
 def tokenize_pairs(
