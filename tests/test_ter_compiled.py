@@ -122,6 +122,19 @@ LIMIT_CASES = {
         moved(range(51, 53), range(51)),
     ],  # 50 and 51 words away
     "beam_width": [sides(25, 55), sides(26, 55)],  # 25 and 26 columns off the diagonal
+    # Found by searching random pairs: sacrebleu counts 9 edits for the first with 999 candidates, 8 with 1000
+    # or 1001; 9 for the second with 999 or 1000, 8 with 1001.
+    "max_shift_candidates": [
+        (
+            "w1 w1 w0 w1 w0 w0 w1 w1 w0 w0 w1 w1 w1 w1 w0 w1 w0 w1 w0 w1 w0 w1 w0 w0 w0 w0 w1 w0 w0 w1 w1 w1 w0 w0",
+            "w0 w1 w0 w1 w0 w1 w0 w1 w0 w0 w0 w1 w1 w0 w1 w1 w1 w0 w0 w0 w0 w0 w0 w0 w1 w0 w1 w1 w0 w1",
+        ),
+        (
+            "w1 w0 w0 w0 w1 w1 w0 w1 w1 w0 w1 w1 w1 w0 w0 w0 w1 w0 w0 w0 w1 w1 w1 w1 w1 w0 w1 w1 w1 w0 w1 w0 w1 w1 w0 "
+            "w1 w1",
+            "w1 w0 w0 w1 w1 w0 w0 w0 w1 w1 w0 w1 w0 w0 w1 w0 w0 w1 w0 w1 w0 w1 w1 w1 w0 w0 w0 w1 w0 w1 w0 w1 w0 w0 w1",
+        ),
+    ],
 }
 SACREBLEU_CONSTANTS = {
     "max_shift_size": "_MAX_SHIFT_SIZE",
@@ -159,6 +172,10 @@ def edge_cases() -> list[tuple[str, str]]:
         ("b a b a b a b a", "a b a b a b a b"),
         ("the the cat the the", "the cat the the the"),
         ("c d e a b", "a b c d e"),
+        # _perform_shift's third case at target == start + length (the block moves right by its own length): found
+        # by searching random pairs for counts that change when that target is handled by the second case
+        ("w2 w3 w2 w3 w0", "w3 w1 w3 w1 w0 w3 w1 w3 w2 w1"),
+        ("w0 w1 w0 w1 w3 w2 w1", "w1 w3 w0 w3 w2 w0 w1 w1 w1"),
         ("x y z", "a b c"),
         # very unequal lengths: the beam widens beyond 25 columns (ratio / 2 > 25)
         ("u3", " ".join(WORDS[:160])),
