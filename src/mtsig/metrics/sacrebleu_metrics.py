@@ -231,7 +231,7 @@ class TER(Metric):
 
     - ``"compiled"`` (default): sacrebleu's tokenisation, then its shift search and beam edit distance
       transcribed in :mod:`mtsig.metrics.ter_compiled` (numba); tested bit-identical to sacrebleu on every
-      WMT12 segment. About 0.1 s per 3000-segment system instead of about 10 s.
+      WMT12 segment; about 70 times faster (benchmarks/bench_ter.py).
     - ``"sacrebleu"``: sacrebleu's own ``_extract_corpus_statistics`` (pure Python), to cross-check; use
       ``stats_many(..., processes=n)`` to spread it over processes.
 
