@@ -12,7 +12,6 @@ rule metric_stats:
         "logs/{experiment}/metric_stats.{metric}.benchmark.tsv"
     conda:
         "../../environment.yml"
-    threads: lambda wildcards: 2 if wildcards.metric == "ter" else 1  # only TER is slow enough for a pool
     resources:
         mem_mb=lambda wildcards: 3500 if wildcards.metric == "meteor" else 1000,
     params:
