@@ -187,16 +187,81 @@ def test_registry_and_bad_inputs() -> None:
         bleu.score(np.zeros((3, 4)))
 
 
+@pytest.fixture(scope="module")
+def wmt12_two_references(data_root: Path) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """Reference streams for WMT12 es-en: the official reference and, as a second "reference", the output of
+    onlineA (the data has one human reference); hypotheses of the two test systems."""
+    folder = data_root / "wmt12"
+    refs, outputs = load_texts(
+        folder / "plain" / "newstest2012-ref.en",
+        {
+            name: folder / "system-outputs" / "es-en" / f"newstest2012.es-en.{name}"
+            for name in (*SYSTEMS, "onlineA")
+        },
+        unescape=True,
+    )
+    return [refs, outputs.pop("onlineA")], outputs
+
+
+def test_two_references_equal_sacrebleu_command_line_on_wmt12(wmt12_two_references, tmp_path: Path) -> None:
+    """BLEU and chrF with two reference files equal sacrebleu's own command line (``sacrebleu ref1 ref2 -i hyp``)."""
+    streams, outputs = wmt12_two_references
+    ref_files = [write_lines(tmp_path / f"ref{r}.en", stream) for r, stream in enumerate(streams)]
+    for name in ("bleu", "chrf"):
+        metric = get_metric(name)
+        scores = metric.score(metric.stats_many(outputs, streams).sum(axis=1))
+        assert metric.details().split("|")[1] == "nrefs:2"
+        for i, (system, hyps) in enumerate(outputs.items()):
+            command = [
+                sys.executable,
+                "-m",
+                "sacrebleu",
+                *map(str, ref_files),
+                "-i",
+                str(write_lines(tmp_path / system, hyps)),
+            ]
+            printed = subprocess.run(
+                [*command, "-m", name, "-b", "-w", "8"], capture_output=True, text=True, check=True
+            )
+            assert scores[i] == pytest.approx(float(printed.stdout), abs=5e-9), (name, system)
+
+
+def test_two_references_ter_equals_sacrebleu_on_wmt12_subset(wmt12_two_references) -> None:
+    """Multi-reference TER (fewest edits over the references, mean reference length) of the compiled
+    implementation equals sacrebleu's own per-segment statistics and corpus score bit for bit."""
+    streams, outputs = wmt12_two_references
+    n = 150  # sacrebleu's TER is pure Python
+    streams = [stream[:n] for stream in streams]
+    ter = get_metric("ter")
+    for hyps in outputs.values():
+        stats = ter.stats(hyps[:n], streams)
+        expected = np.asarray(SacreTER()._extract_corpus_statistics(hyps[:n], streams), dtype=np.float64)
+        assert np.array_equal(stats, expected)
+        assert ter.score(stats.sum(axis=0)) == SacreTER().corpus_score(hyps[:n], streams).score
+    assert ter.details().split("|")[1] == "nrefs:2"
+
+
 @pytest.mark.parametrize("name", ["bleu", "chrf", "ter"])
-def test_single_reference_metrics_reject_reference_streams(name: str) -> None:
-    """Two streams for two segments have the right length: they must be refused, not read as two references."""
+def test_variable_number_of_references_equals_sacrebleu_with_none(name: str) -> None:
+    """An empty string in a second stream is no reference for that segment: the statistics equal sacrebleu's
+    with ``None`` there (its documented rule; sacrebleu 2.6.0 itself skips only ``None``), computed alone, in a
+    pool, and from distinct outputs. Hand case: "cat" against "the cat sat" and "" must not pick the empty
+    reference's length 0 as BLEU's closest reference length."""
+    hyps = ["the cat sat on the mat", "a dog", "x y z w", "cat"]
+    first = ["the cat sat on a mat", "the dog", "x y z", "the cat sat"]
+    second = ["a cat sat on the mat", "", "w x y z", ""]
+    oracle = {"bleu": SacreBLEU(), "chrf": SacreCHRF(), "ter": SacreTER()}[name]
+    expected = np.asarray(
+        oracle._extract_corpus_statistics(hyps, [first, [ref or None for ref in second]]), dtype=np.float64
+    )
     metric = get_metric(name)
-    assert metric.multi_reference is False
-    streams = [["a b", "c d"], ["a c", "b d"]]
-    with pytest.raises(InputError, match="one reference string per segment"):
-        metric.stats_many({"S": ["a b", "c d"]}, streams)
-    with pytest.raises(InputError, match="one reference string per segment"):
-        metric.stats(["a b", "c d"], streams)
+    assert np.array_equal(metric.stats(hyps, [first, second]), expected)
+    pooled = metric.stats_many({"a": hyps, "b": hyps[::-1], "c": hyps}, [first, second], processes=2)
+    assert np.array_equal(pooled[0], expected) and np.array_equal(pooled[2], expected)
+    if name == "bleu":
+        assert expected[3, 1] == 3  # reference length of "the cat sat", not 0
+    with pytest.raises(InputError, match="segment 2 has no reference"):
+        metric.stats(hyps, [["a", "", "b", "c"], ["a", "", "b", "c"]])
 
 
 def test_reference_streams_layout() -> None:

@@ -100,19 +100,28 @@ class Metric(ABC):
         return np.stack(arrays) if arrays else np.zeros((0, n_segments, len(self.stat_names)))
 
     def _distinct_segment_stats(
-        self, systems: Mapping[str, Sequence[str]], refs: Sequence[str], processes: int
+        self,
+        systems: Mapping[str, Sequence[str]],
+        refs: Sequence[str] | Sequence[Sequence[str]],
+        processes: int,
     ) -> np.ndarray:
         """:meth:`stats_many` for segment-local metrics: each distinct (segment, hypothesis) is scored once, the
         distinct ones split into ``processes`` contiguous chunks, then scattered back to ``[S, N, k]``."""
+        streams = reference_streams(refs) if self.multi_reference else [list(refs)]
         position: dict[tuple[int, str], int] = {}
-        index = np.empty((len(systems), len(refs)), dtype=np.int64)
+        index = np.empty((len(systems), len(streams[0])), dtype=np.int64)
         for s, hyps in enumerate(systems.values()):
             for i, hyp in enumerate(hyps):
                 index[s, i] = position.setdefault((i, hyp), len(position))
         hyps = [hyp for _, hyp in position]
-        seg_refs = [refs[i] for i, _ in position]
+        seg_streams = [[stream[i] for i, _ in position] for stream in streams]
         bounds = np.linspace(0, len(hyps), max(1, min(processes, len(hyps))) + 1).round().astype(int)
-        chunks = [(hyps[a:b], seg_refs[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+        def chunk_refs(a: int, b: int) -> list[str] | list[list[str]]:
+            # one stream stays one list of strings, so single-reference metrics see their usual input
+            return seg_streams[0][a:b] if len(seg_streams) == 1 else [stream[a:b] for stream in seg_streams]
+
+        chunks = [(hyps[a:b], chunk_refs(a, b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         if len(chunks) == 1:
             parts = [self.stats(*chunks[0])]
         else:
@@ -123,7 +132,9 @@ class Metric(ABC):
         return np.concatenate(parts)[index]
 
 
-def _stats_in_worker(name: str, options: dict[str, Any], hyps: list[str], refs: list[str]) -> np.ndarray:
+def _stats_in_worker(
+    name: str, options: dict[str, Any], hyps: list[str], refs: list[str] | list[list[str]]
+) -> np.ndarray:
     """Rebuild a metric in a worker process and compute one system's statistics."""
     from mtsig.metrics import get_metric
 
@@ -182,13 +193,12 @@ def check_parallel(
     return n_segments
 
 
-def check_pair(hyps: Sequence[str], refs: Sequence[str]) -> None:
-    """Raise :class:`InputError` unless hypotheses and references are parallel lists of strings."""
-    if isinstance(hyps, str) or isinstance(refs, str):
-        raise InputError("hypotheses and references must be sequences of segments, not one string")
-    single_reference(refs)
-    if len(hyps) != len(refs):
-        raise InputError(f"{len(hyps)} hypotheses but {len(refs)} references")
+def check_hypotheses(hyps: Sequence[str], n_segments: int) -> None:
+    """Raise :class:`InputError` unless ``hyps`` is a sequence of ``n_segments`` strings."""
+    if isinstance(hyps, str):
+        raise InputError("hypotheses must be a sequence of segments, not one string")
+    if len(hyps) != n_segments:
+        raise InputError(f"{len(hyps)} hypotheses but {n_segments} references")
 
 
 def reference_sets(refs: Sequence[str] | Sequence[Sequence[str]]) -> list[tuple[str, ...]]:

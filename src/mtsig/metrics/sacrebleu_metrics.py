@@ -5,10 +5,13 @@ tokenisation, n-gram matching and TER's shift search are sacrebleu's own; TER's 
 of a compiled transcription of sacrebleu's (:mod:`mtsig.metrics.ter_compiled`), tested bit-identical to it on
 sacrebleu's own tokens. The ``score`` methods transcribe
 sacrebleu's ``compute_bleu``, ``CHRF._compute_f_score`` and ``TER._compute_score_from_stats`` operation by
-operation in NumPy, on sacrebleu's 0-100 scale:
+operation in NumPy, on sacrebleu's 0-100 scale. Several references per segment (reference streams) follow sacrebleu's
+rules: BLEU clips each n-gram to its largest count in one reference and takes the closest reference length, chrF
+keeps the reference with the best segment F-score, TER the fewest edits with the mean reference length:
 
 - chrF and TER use only ``+ - * /`` in sacrebleu's order, so ``score(stats.sum(0))`` equals sacrebleu's
-  ``corpus_score`` bit for bit (the summed statistics are integers, exact in float64).
+  ``corpus_score`` bit for bit (the summed statistics are integers, exact in float64; with three or more
+  references TER's mean reference lengths are fractions, whose sums agree to rounding).
 - BLEU needs ``log`` and ``exp``. NumPy's SIMD ``np.log``/``np.exp`` may differ from the C library's
   ``math.log``/``math.exp`` in the last unit in the last place, so BLEU agrees with sacrebleu to about
   1e-15 relative, not always bit for bit. Within mtsig every score goes through the same NumPy functions,
@@ -18,7 +21,7 @@ operation in NumPy, on sacrebleu's 0-100 scale:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -27,26 +30,86 @@ from sacrebleu.metrics.chrf import CHRF as SacreCHRF
 from sacrebleu.metrics.ter import TER as SacreTER
 
 from mtsig.errors import InputError
-from mtsig.metrics.base import Metric, check_pair, check_stats_width
+from mtsig.metrics.base import Metric, check_hypotheses, check_stats_width, reference_streams
 
 # sacrebleu's floor for log(0) (sacrebleu.utils.my_log): a zero precision makes BLEU exactly 0.
 _SACREBLEU_LOG_ZERO = -9999999999.0
 
 
-def _sacrebleu_statistics(metric: Any, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
-    """Per-segment statistics from a sacrebleu metric object against a single reference stream."""
-    check_pair(hyps, refs)
-    rows = metric._extract_corpus_statistics(list(hyps), [list(refs)])
+def sacrebleu_reference_streams(refs: Sequence[str] | Sequence[Sequence[str]]) -> list[list[str | None]]:
+    """``refs`` (one reference per segment, or reference streams: :mod:`mtsig.metrics.base`) as sacrebleu's
+    reference streams.
+
+    With several streams an empty string is no reference, as sacrebleu's documentation says; sacrebleu 2.6.0's
+    code skips only ``None`` (an empty string is scored as an empty reference), so empty strings become ``None``
+    and the statistics equal sacrebleu's with ``None``. A single stream is passed as it is, so that an empty
+    reference line stays what it is for sacrebleu.
+
+    Raises:
+        InputError: as :func:`mtsig.metrics.base.reference_streams`, or a segment has no reference in any stream.
+    """
+    streams: list[list[str | None]] = [list(stream) for stream in reference_streams(refs)]
+    if len(streams) == 1:
+        return streams
+    streams = [[ref if ref != "" else None for ref in stream] for stream in streams]
+    for i, segment in enumerate(zip(*streams, strict=True)):
+        if all(ref is None for ref in segment):
+            raise InputError(
+                f"segment {i + 1} has no reference in any of the {len(streams)} reference streams"
+            )
+    return streams
+
+
+def _sacrebleu_statistics(
+    metric: Any, hyps: Sequence[str], refs: Sequence[str] | Sequence[Sequence[str]]
+) -> np.ndarray:
+    """Per-segment statistics from a sacrebleu metric object against one or several reference streams."""
+    streams = sacrebleu_reference_streams(refs)
+    check_hypotheses(hyps, len(streams[0]))
+    rows = metric._extract_corpus_statistics(list(hyps), streams)
     width = len(rows[0]) if rows else 0
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), width)
 
 
-def _signature(metric: Any) -> str:
-    """sacrebleu's signature string for a single-reference run (``nrefs:1|...|version:2.6.0``)."""
-    return metric._SIGNATURE_TYPE({**vars(metric), "num_refs": 1}).format()
+def _signature(metric: Any, n_references: int) -> str:
+    """sacrebleu's signature string for a run with ``n_references`` references (``nrefs:1|...|version:2.6.0``)."""
+    return metric._SIGNATURE_TYPE({**vars(metric), "num_refs": n_references}).format()
 
 
-class BLEU(Metric):
+class SacrebleuMetric(Metric):
+    """What BLEU, chrF and TER share: sacrebleu's reference streams (several references per segment, sacrebleu's
+    multi-reference rules) and its signature, which records the number of references."""
+
+    segment_local = True
+    multi_reference = True
+    _sacrebleu: Any
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._n_references = 1  # of the last statistics computed, for details()
+
+    def stats(self, hyps: Sequence[str], refs: Sequence[str] | Sequence[Sequence[str]]) -> np.ndarray:
+        """sacrebleu's per-segment statistics (``_extract_corpus_statistics``) against one or several references."""
+        self._n_references = len(reference_streams(refs))
+        return _sacrebleu_statistics(self._sacrebleu, hyps, refs)
+
+    def stats_many(
+        self,
+        systems: Mapping[str, Sequence[str]],
+        refs: Sequence[str] | Sequence[Sequence[str]],
+        processes: int = 1,
+    ) -> np.ndarray:
+        """:meth:`Metric.stats_many`, recording the number of references for :meth:`details` (the statistics
+        may be computed in worker processes)."""
+        self._n_references = len(reference_streams(refs))
+        return super().stats_many(systems, refs, processes)
+
+    def signature(self) -> str:
+        """sacrebleu's signature of this metric with the number of references of the last statistics."""
+        return _signature(self._sacrebleu, self._n_references)
+
+
+class BLEU(SacrebleuMetric):
     """BLEU (Papineni et al. 2002) exactly as sacrebleu computes it; the paper's first metric (Sec. 5, Table 2).
 
     Statistics per segment (``k = 2 + 2 * max_ngram_order``): hypothesis length, reference length, the
@@ -59,7 +122,6 @@ class BLEU(Metric):
 
     name = "bleu"
     higher_is_better = True
-    segment_local = True
     _SMOOTHINGS = ("exp", "none", "floor")
 
     def __init__(
@@ -98,10 +160,6 @@ class BLEU(Metric):
         orders = range(1, self.max_ngram_order + 1)
         return ("hyp_len", "ref_len", *(f"match_{n}" for n in orders), *(f"hyp_{n}grams" for n in orders))
 
-    def stats(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
-        """sacrebleu's per-segment BLEU statistics, ``[N, 2 + 2 * max_ngram_order]``."""
-        return _sacrebleu_statistics(self._sacrebleu, hyps, refs)
-
     def score(self, stats: np.ndarray) -> np.ndarray:
         """Corpus BLEU (0-100) of summed statistics: sacrebleu's ``BLEU.compute_bleu``, vectorised.
 
@@ -139,10 +197,10 @@ class BLEU(Metric):
         return np.where(np.any(correct != 0, axis=-1), bleu, 0.0)
 
     def details(self) -> str:
-        return f"BLEU|{_signature(self._sacrebleu)}"
+        return f"BLEU|{self.signature()}"
 
 
-class CHRF(Metric):
+class CHRF(SacrebleuMetric):
     """chrF (Popović 2015) exactly as sacrebleu computes it (character 6-grams, beta 2, whitespace ignored).
 
     Statistics per segment (``k = 3 * (char_order + word_order)``): for each n-gram order, the hypothesis
@@ -153,7 +211,6 @@ class CHRF(Metric):
 
     name = "chrf"
     higher_is_better = True
-    segment_local = True
 
     def __init__(
         self,
@@ -180,10 +237,6 @@ class CHRF(Metric):
         names = [f"char{n}" for n in range(1, self.options["char_order"] + 1)]
         names += [f"word{n}" for n in range(1, self.options["word_order"] + 1)]
         return tuple(f"{kind}_{gram}" for gram in names for kind in ("hyp", "ref", "match"))
-
-    def stats(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
-        """sacrebleu's per-segment chrF statistics, ``[N, 3 * (char_order + word_order)]``."""
-        return _sacrebleu_statistics(self._sacrebleu, hyps, refs)
 
     def score(self, stats: np.ndarray) -> np.ndarray:
         """Corpus chrF (0-100) of summed statistics: sacrebleu's ``CHRF._compute_f_score``, vectorised.
@@ -219,10 +272,10 @@ class CHRF(Metric):
         return np.where(avg_prec + avg_rec != 0, 100 * f_score, 0.0)
 
     def details(self) -> str:
-        return f"chrF{self.options['beta']}|{_signature(self._sacrebleu)}"
+        return f"chrF{self.options['beta']}|{self.signature()}"
 
 
-class TER(Metric):
+class TER(SacrebleuMetric):
     """TER (Snover et al. 2006), sacrebleu's Tercom reimplementation; lower is better.
 
     Statistics per segment (``k = 2``): the number of edits (shifts included) and the reference length.
@@ -240,7 +293,6 @@ class TER(Metric):
 
     name = "ter"
     higher_is_better: ClassVar[bool] = False
-    segment_local = True
     IMPLEMENTATIONS = ("compiled", "sacrebleu")
 
     def __init__(
@@ -273,18 +325,31 @@ class TER(Metric):
     def stat_names(self) -> tuple[str, ...]:
         return ("edits", "ref_len")
 
-    def stats(self, hyps: Sequence[str], refs: Sequence[str]) -> np.ndarray:
-        """sacrebleu's per-segment TER statistics, ``[N, 2]``: edits and reference length."""
+    def stats(self, hyps: Sequence[str], refs: Sequence[str] | Sequence[Sequence[str]]) -> np.ndarray:
+        """sacrebleu's per-segment TER statistics, ``[N, 2]``: edits and reference length.
+
+        With several references, sacrebleu's rule: the fewest edits over the segment's references and the mean
+        of their lengths (``TER._compute_segment_statistics``).
+        """
         if self.options["implementation"] == "sacrebleu":
-            return _sacrebleu_statistics(self._sacrebleu, hyps, refs)
+            return super().stats(hyps, refs)
         from mtsig.metrics.ter_compiled import corpus_edits, tokenize_pairs  # imports numba only when needed
 
-        check_pair(hyps, refs)
-        hyp_tokens, ref_tokens = tokenize_pairs(self._sacrebleu._preprocess_segment, hyps, refs)
-        stats = np.empty((len(hyp_tokens), 2), dtype=np.float64)
-        stats[:, 0] = corpus_edits(hyp_tokens, ref_tokens)
-        stats[:, 1] = [len(tokens) for tokens in ref_tokens]
-        return stats
+        streams = sacrebleu_reference_streams(refs)
+        self._n_references = len(streams)
+        check_hypotheses(hyps, len(streams[0]))
+        best_edits = np.full(len(hyps), np.inf)
+        ref_lengths = np.zeros(len(hyps))
+        n_refs = np.zeros(len(hyps))
+        for stream in streams:
+            present = np.flatnonzero([ref is not None for ref in stream])
+            hyp_tokens, ref_tokens = tokenize_pairs(
+                self._sacrebleu._preprocess_segment, [hyps[i] for i in present], [stream[i] for i in present]
+            )
+            best_edits[present] = np.minimum(best_edits[present], corpus_edits(hyp_tokens, ref_tokens))
+            ref_lengths[present] += [len(tokens) for tokens in ref_tokens]
+            n_refs[present] += 1
+        return np.stack([best_edits, ref_lengths / n_refs], axis=1)
 
     def score(self, stats: np.ndarray) -> np.ndarray:
         """Corpus TER (0-100, lower is better) = 100 * edits / reference words; sacrebleu's conventions for
@@ -296,4 +361,4 @@ class TER(Metric):
         return 100 * rate
 
     def details(self) -> str:
-        return f"TER|{_signature(self._sacrebleu)}"
+        return f"TER|{self.signature()}"
