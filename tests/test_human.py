@@ -9,9 +9,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from scipy import stats
 
 from mtsig import human
+from mtsig.errors import InputError
 from mtsig.io.human import load_r_mean_sd, load_wmt_mturk_da
 from mtsig.seeding import rng_for
 
@@ -65,10 +67,16 @@ def test_standardisation_removes_annotator_offset_and_scale() -> None:
 def test_organisers_z_reproduced_on_jaen(data_root: Path) -> None:
     da = data_root / "wmt22-ja-en/da"
     ratings = load_wmt_mturk_da(da / "ad-jaen-good-raw.RECONSTRUCTED.tsv", da / "ja-en.sid2line.tsv", 2008)
-    organisers = pd.read_csv(da / "ad-jaen-good-stnd.csv", sep="\t", skiprows=1, header=None)[10].to_numpy()
+    stnd = pd.read_csv(da / "ad-jaen-good-stnd.csv", sep="\t", skiprows=1, header=None)
+    organisers = stnd[10].to_numpy()
     moments = load_r_mean_sd(da / "ad-jaen-trk-mean-sd.txt")
-    # Their printed mean/sd reproduce their z (the raw file was reconstructed from them).
-    with_theirs = human.standardise_with(ratings, moments)
+    # Their printed mean/sd reproduce their z (the raw file was reconstructed from them). Their file has no row
+    # of the all-zero worker M0250 (sd 0, no z): compare the other workers' rows, in the file's order.
+    in_their_file = ratings["annotator"].isin(set(stnd[1]))
+    assert set(ratings.loc[~in_their_file, "annotator"]) <= {"M0250"}
+    ratings = ratings.loc[in_their_file].reset_index(drop=True)
+    with_theirs, zero_variance = human.standardise_with(ratings, moments)
+    assert zero_variance == []
     assert np.max(np.abs(with_theirs["z"].to_numpy() - organisers)) < 1e-6
     # From this file alone: the file holds all of each kept worker's ja-en ratings (our mean/sd equal the printed
     # ones to their 7 digits), so z differs only by that rounding, amplified where sd is small (M0612: sd 0.25).
@@ -77,6 +85,213 @@ def test_organisers_z_reproduced_on_jaen(data_root: Path) -> None:
     difference = np.abs(ours["z"].to_numpy() - organisers)
     assert difference.max() < 1e-4
     assert ours.loc[np.argmax(difference), "annotator"] == "M0612"
+
+
+def test_zero_variance_conventions_hand_case() -> None:
+    # Annotator a: 10, 20, 30 -> z = -1, 0, 1 (mean 20, sd 10). Annotator b: always 70 -> sd 0.
+    # Annotator c: one rating -> sd undefined with ddof=1. drop: b and c lose their ratings; zero: they keep them
+    # with z = 0 (each rating equals its annotator's mean). a's z must not depend on the convention.
+    rows = [("a", "S", i, "system", "adequacy", s) for i, s in enumerate([10, 20, 30])]
+    rows += [("b", "S", i, "system", "adequacy", 70) for i in range(3)]
+    rows += [("c", "S", 0, "system", "adequacy", 40)]
+    dropped, dropped_list = human.standardise(_ratings(rows), zero_variance="drop")
+    zeroed, zeroed_list = human.standardise(_ratings(rows), zero_variance="zero")
+    assert dropped_list == zeroed_list == ["b", "c"]
+    assert dropped["annotator"].tolist() == ["a"] * 3 and dropped["z"].tolist() == [-1.0, 0.0, 1.0]
+    assert len(zeroed) == len(rows)
+    assert zeroed["z"].tolist() == [-1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    assert zeroed["raw_score"].tolist() == [10, 20, 30, 70, 70, 70, 40]  # raw scores are kept as they are
+    with pytest.raises(InputError, match="zero_variance"):
+        human.standardise(_ratings(rows), zero_variance="keep")
+
+
+def test_zero_variance_with_given_moments_hand_case() -> None:
+    # Moments as an organiser printed them: a mean 20 sd 10; b mean 0 sd 0 (the WMT22 ja-en worker M0250 case).
+    rows = [("a", "S", 0, "system", "adequacy", 35), ("b", "S", 1, "system", "adequacy", 0)]
+    moments = pd.DataFrame({"annotator": ["a", "b"], "mean": [20.0, 0.0], "sd": [10.0, 0.0]})
+    dropped, dropped_list = human.standardise_with(_ratings(rows), moments, zero_variance="drop")
+    zeroed, zeroed_list = human.standardise_with(_ratings(rows), moments, zero_variance="zero")
+    assert dropped_list == zeroed_list == ["b"]
+    assert dropped["z"].tolist() == [1.5] and zeroed["z"].tolist() == [1.5, 0.0]
+    with pytest.raises(InputError, match="no mean/sd for annotator"):
+        human.standardise_with(_ratings([*rows, ("x", "S", 2, "system", "adequacy", 5)]), moments)
+
+
+def test_round_significant_is_printf_g() -> None:
+    # Oracle: Python's own %-formatting with 15 significant digits, read back (what R's write.csv does).
+    values = np.array(
+        [0.1 + 0.2, 1 / 3, -1.4646037679109682, 6.56976380215858e-305, 0.0, 123456789.123456789]
+    )
+    expected = [float(f"{v:.15g}") for v in values]
+    assert human.round_significant(values, 15).tolist() == expected
+    assert human.round_significant(values, 15)[0] == 0.3  # floating noise removed
+    assert human.round_significant(np.array([]), 15).size == 0
+
+
+def test_r_mean_in_long_double_hand_case() -> None:
+    # R's mean() sums in long double, divides by n and adds the mean residual (also in long double). For
+    # 2^53, 1, 1, -2^53 every step is exact in a 64-bit mantissa: sum 2, mean 0.5, residuals sum to 0 -> 0.5 (the
+    # exact mean). A float64 sum loses both 1s (2^53 + 1 rounds to 2^53) and gives 0. Needs an 80-bit (or wider)
+    # long double, as on x86-64 Linux, where R has one too.
+    assert np.finfo(np.longdouble).nmant >= 63
+    big = float(2**53)
+    values = np.array([big, 1.0, 1.0, -big, 2.0, 4.0])
+    codes = np.array([0, 0, 0, 0, 1, 1])
+    assert np.mean(values[:4]) == 0.0
+    assert human._r_group_means(values, codes, 2).tolist() == [0.5, 3.0]
+
+
+def test_significant_digits_decide_which_scores_tie() -> None:
+    # x = 1e-13 vs y = 0: to 12 decimals both are 0 and tie (U = 0.5); to 15 significant digits they stay
+    # apart (U = 1). Oracle: scipy on the values rounded by hand.
+    rows = [("a", "X", 0, "system", "adequacy", 0.0), ("a", "Y", 0, "system", "adequacy", 0.0)]
+    z = _ratings(rows).assign(z=[1e-13, 0.0])
+    for digits, x, y in [(None, [0.0], [0.0]), (15, [1e-13], [0.0])]:
+        gold = human.wilcoxon_gold(z, systems=["X", "Y"], significant_digits=digits).set_index(
+            ["sys_x", "sys_y"]
+        )
+        oracle = stats.mannwhitneyu(x, y, alternative="greater")
+        assert gold.loc[("X", "Y"), "statistic"] == oracle.statistic
+        assert gold.loc[("X", "Y"), "p_value"] == oracle.pvalue
+    ties = human.wilcoxon_gold(z, systems=["X", "Y"]).set_index(["sys_x", "sys_y"])
+    assert ties.loc[("X", "Y"), "statistic"] == 0.5  # U counts a tie as one half
+
+
+def test_segment_means_with_significant_digits_hand_case() -> None:
+    # Segment 0 of X: z 0.1 and 0.2 -> mean 0.15000000000000002 in float64; 0.15 written with 15 digits.
+    rows = [("a", "X", 0, "system", "adequacy", 0.0), ("a", "X", 0, "repeat", "adequacy", 0.0)]
+    z = _ratings(rows).assign(z=[0.1, 0.2])
+    assert human.segment_mean_scores(z)["z"].tolist() == [(0.1 + 0.2) / 2]
+    assert human.segment_mean_scores(z, significant_digits=15)["z"].tolist() == [0.15]
+
+
+# The WMT22 ja-en organisers' published results (Kocmi et al. 2022; wmt-conference/wmt22-news-systems at commit
+# 20240a2e, humaneval/DA/newstest2022-toen/): per-(system, segment) means and the Wilcoxon p-value matrix.
+JAEN_DA = "wmt22-ja-en/da"
+ORGANISERS_SEGMENT_MEANS = "ad-seg-scores-ja-en.csv"
+ORGANISERS_WILCOXON = "adwilcox-jaen.csv"
+# Their matrix shows 0.12 wherever p >= 0.05 (a fill value of their heat map, not a p-value).
+CENSORED = 0.12
+ZERO_VARIANCE_WORKER = "M0250"  # every ja-en score 0: printed mean 0, sd 0 in ad-jaen-trk-mean-sd.txt
+
+
+def _organisers_file(data_root: Path, name: str) -> Path:
+    path = data_root / JAEN_DA / name
+    if not path.is_file():
+        pytest.fail(
+            f"{path} is missing: the WMT22 organisers' published {name} (wmt-conference/wmt22-news-systems at "
+            f"commit 20240a2e, humaneval/DA/newstest2022-toen/{name}) belongs in the data folder"
+        )
+    return path
+
+
+def _jaen_spec(repo_root: Path) -> dict:
+    config = yaml.safe_load((repo_root / "config" / "wmt22-ja-en.yaml").read_text())
+    return config["experiments"]["wmt22-ja-en"]
+
+
+def _jaen_build(data_root: Path, spec: dict, standardise: dict, gold: dict) -> dict:
+    return human.build_gold(
+        spec["human"],
+        data_root,
+        spec["systems"],
+        2008,
+        [0.05],
+        qc=spec["qc"],
+        standardise_options=standardise,
+        gold=gold,
+    )
+
+
+def _organisers_segment_means(data_root: Path) -> pd.DataFrame:
+    """Their ad-seg-scores-ja-en.csv with our keys: system without its ".<id>", 0-based line through sid2line
+    (its SID is the DA segment id, not the line)."""
+    from mtsig.io.human import load_sid2line
+    from mtsig.io.wmt_da import read_wmt_da_seg_scores
+
+    published = read_wmt_da_seg_scores(_organisers_file(data_root, ORGANISERS_SEGMENT_MEANS))
+    sid2line = load_sid2line(data_root / JAEN_DA / "ja-en.sid2line.tsv", 2008)
+    return published.assign(
+        system=published["system"].str.replace(r"\.\d+$", "", regex=True),
+        segment=(published["segment"] + 1).map(sid2line),
+    )
+
+
+def _require_zero_variance_worker(result: dict, data_root: Path) -> None:
+    if result["zero_z"] != [ZERO_VARIANCE_WORKER]:
+        pytest.fail(
+            f"worker {ZERO_VARIANCE_WORKER} has no ratings in {data_root / JAEN_DA}: the organisers' segment means "
+            "include that worker's 74 ratings (67 system-segment means, every score 0), absent from the public "
+            f"per-rating files; found zero-variance workers {result['zero_z']}"
+        )
+
+
+def test_wmt22_jaen_segment_means_equal_organisers(data_root: Path, repo_root: Path) -> None:
+    spec = _jaen_spec(repo_root)
+    assert spec["standardise"]["zero_variance"] == "zero"  # the organisers' convention is the configured one
+    result = _jaen_build(data_root, spec, spec["standardise"], spec["gold"])
+    _require_zero_variance_worker(result, data_root)
+    ours = human.segment_mean_scores(result["z"], significant_digits=spec["gold"]["significant_digits"])
+    published = _organisers_segment_means(data_root)
+    joined = published.merge(
+        ours, on=["system", "segment"], how="outer", suffixes=("_org", ""), indicator=True
+    )
+    assert len(published) == 23326 and (joined["_merge"] == "both").all()
+    assert (joined["n_org"] == joined["n"]).all()
+    assert np.max(np.abs(joined["z_org"] - joined["z"])) <= 1e-12
+    assert np.max(np.abs(joined["raw_score_org"] - joined["raw_score"])) <= 1e-12
+
+
+def test_wmt22_jaen_gold_equals_organisers_wilcoxon_matrix(data_root: Path, repo_root: Path) -> None:
+    spec = _jaen_spec(repo_root)
+    matrix = pd.read_csv(_organisers_file(data_root, ORGANISERS_WILCOXON), sep=" ", index_col=0)
+    matrix = matrix.loc[:, ~matrix.columns.str.startswith("Unnamed")]  # their rows end with a space
+    short = {name: name.rsplit(".", 1)[0] for name in matrix.index}
+    published = pd.Series(
+        {(short[x], short[y]): float(matrix.loc[x, y]) for x in matrix.index for y in matrix.index if x != y}
+    )
+    shown = published[published != CENSORED]
+    assert len(published) == 182 and len(shown) == 49
+
+    def p_values(standardise: dict, gold: dict) -> pd.Series:
+        result = _jaen_build(data_root, spec, standardise, gold)
+        _require_zero_variance_worker(result, data_root)
+        return result["gold"].set_index(["sys_x", "sys_y"])["p_value"]
+
+    configured = p_values(spec["standardise"], spec["gold"])
+    # scipy on their published means reproduces their matrix to 2.1e-13 relative (R's and scipy's normal tail
+    # differ in the last digits) where p is a normal double; below the smallest one (2.2e-308) R prints 0 where
+    # scipy keeps a subnormal (NT5-AIST: 3.7e-309). Ours from the ratings must be as close.
+    tiny = np.finfo(float).tiny
+    np.testing.assert_allclose(configured[shown.index], shown, rtol=1e-12, atol=tiny)
+    assert (configured[published[published == CENSORED].index] >= 0.05).all()
+    # Each organisers' setting is needed: our own z (15-digit rounding kept) or 12-decimal rounding instead of
+    # their 15 digits (which values tie) moves some p-values by more than 1e-4 relative.
+    no_moments = {k: v for k, v in spec["standardise"].items() if k != "moments"}
+    no_digits = {k: v for k, v in spec["gold"].items() if k != "significant_digits"}
+    for standardise, gold in [(no_moments, spec["gold"]), (spec["standardise"], no_digits)]:
+        other = p_values(standardise, gold)[shown.index]
+        nonzero = shown > 0
+        assert np.max(np.abs(other[nonzero] - shown[nonzero]) / shown[nonzero]) > 1e-4
+
+
+def test_wmt22_jaen_drop_convention_drops_the_zero_variance_worker(data_root: Path, repo_root: Path) -> None:
+    spec = _jaen_spec(repo_root)
+    zero = _jaen_build(data_root, spec, spec["standardise"], spec["gold"])
+    _require_zero_variance_worker(zero, data_root)
+    drop = _jaen_build(data_root, spec, {**spec["standardise"], "zero_variance": "drop"}, spec["gold"])
+    assert drop["zero_z"] == [] and drop["dropped"].values.tolist() == [
+        [ZERO_VARIANCE_WORKER, "zero variance"]
+    ]
+    digits = spec["gold"]["significant_digits"]
+    means_zero = human.segment_mean_scores(zero["z"], significant_digits=digits)
+    means_drop = human.segment_mean_scores(drop["z"], significant_digits=digits)
+    assert len(means_zero) - len(means_drop) == 67
+    # The 67 means only drop loses are the organisers' rows with raw and z means 0.
+    published = _organisers_segment_means(data_root)
+    lost = published.merge(means_drop, on=["system", "segment"], how="left", indicator=True)
+    lost = lost.loc[lost["_merge"] == "left_only"]
+    assert len(lost) == 67 and (lost["raw_score_x"] == 0).all() and (lost["z_x"] == 0).all()
 
 
 # ------------------------------------------------------------------------------------------------ quality control
@@ -381,7 +596,7 @@ def test_build_gold_tidy_with_quality_control(tmp_path: Path) -> None:
         qc={"enabled": True, "method": "t", "alpha": 0.05},
         gold={"methods": ["wilcoxon"], "unit": "rating", "criteria": ["adequacy", "fluency"]},
     )
-    assert set(out) == {"z", "qc", "dropped", "gold", "gold_conclusions", "system_scores"}
+    assert set(out) == {"z", "qc", "dropped", "zero_z", "gold", "gold_conclusions", "system_scores"}
     qc = out["qc"].set_index("annotator")
     assert qc["kept"].to_dict() == {"w0": True, "w1": True, "w2": True, "w3": True, "w9": False}
     assert out["dropped"]["annotator"].tolist() == ["w9"] and "w9" not in set(out["z"]["annotator"])

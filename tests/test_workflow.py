@@ -80,6 +80,22 @@ def test_schema_rejects_unknown_keys_and_bad_values() -> None:
         validate({**config, "metricz": ["bleu"]}, str(SCHEMA))
 
 
+def test_zero_variance_convention_default_and_values() -> None:
+    config = _merged_config(REPO / "config" / "config.yaml")
+    validate(config, str(SCHEMA))
+    experiments = config["experiments"]
+    # WMT22 ja-en follows its MTurk DA organisers (keep an all-equal worker with z = 0); en-liv its Appraise
+    # organisers (make_rankings.py drops zero-sd annotators)
+    assert experiments["wmt22-ja-en"]["standardise"]["zero_variance"] == "zero"
+    assert experiments["wmt22-en-liv"]["standardise"]["zero_variance"] == "drop"
+    liv = {**experiments["wmt22-en-liv"], "standardise": {}}
+    validate({**config, "experiments": {**experiments, "wmt22-en-liv": liv}}, str(SCHEMA))
+    assert liv["standardise"]["zero_variance"] == "drop"  # the schema's default
+    bad = {**experiments["wmt22-en-liv"], "standardise": {"zero_variance": "keep"}}
+    with pytest.raises(Exception, match="keep"):
+        validate({**config, "experiments": {**experiments, "wmt22-en-liv": bad}}, str(SCHEMA))
+
+
 def test_segment_level_convention_default_and_command_line_override() -> None:
     config = _merged_config(REPO / "config" / "config.yaml")
     del config["segment_level"]["convention"]

@@ -32,12 +32,41 @@ RANKING_CRITERION = "ranking"
 # z-scores are rounded to this many decimals before rank tests, so that values equal in exact arithmetic (e.g.
 # the same item score of two judges with equal moments) tie whatever the floating-point summation order.
 Z_DECIMALS = 12
+#: What ``standardise.zero_variance`` may be: drop an annotator whose scores do not vary, or keep them with z = 0.
+ZERO_VARIANCE = ("drop", "zero")
 
 
 # --------------------------------------------------------------------------------------------- standardisation
 
 
-def standardise(ratings: pd.DataFrame, ddof: int = 1) -> tuple[pd.DataFrame, list[str]]:
+def _check_zero_variance(zero_variance: str) -> None:
+    if zero_variance not in ZERO_VARIANCE:
+        raise InputError(
+            f"unknown standardise.zero_variance {zero_variance!r} ({' or '.join(ZERO_VARIANCE)})"
+        )
+
+
+def _apply_moments(
+    ratings: pd.DataFrame, mean: np.ndarray, sd: np.ndarray, zero_variance: str
+) -> tuple[pd.DataFrame, list[str]]:
+    """z = (raw - mean) / sd per rating; rows whose sd is not positive follow ``zero_variance``."""
+    _check_zero_variance(zero_variance)
+    degenerate = ~(sd > 0)
+    annotators = sorted(set(ratings.loc[degenerate, "annotator"]))
+    raw = ratings["raw_score"].to_numpy(dtype=float)
+    if zero_variance == "zero":
+        out = ratings.copy()
+        # Every rating of such an annotator equals the annotator's mean: a deviation of 0, so z = 0.
+        out["z"] = np.where(degenerate, 0.0, (raw - mean) / np.where(degenerate, 1.0, sd))
+    else:
+        out = ratings.loc[~degenerate].copy()
+        out["z"] = (raw[~degenerate] - mean[~degenerate]) / sd[~degenerate]
+    return out.reset_index(drop=True), annotators
+
+
+def standardise(
+    ratings: pd.DataFrame, ddof: int = 1, zero_variance: str = "drop"
+) -> tuple[pd.DataFrame, list[str]]:
     """Add ``z`` = (raw_score - mean) / sd per annotator AND criterion, over all of that annotator's ratings of
     that criterion (every item type, as the WMT DA scripts do). Paper Sec. 4: "scores provided by each human
     assessor were standardized according to the mean and standard deviation of all scores provided by that
@@ -45,35 +74,43 @@ def standardise(ratings: pd.DataFrame, ddof: int = 1) -> tuple[pd.DataFrame, lis
 
     ``ddof=1`` is the sample sd (R's ``sd()``, used by the WMT scripts); ``ddof=0`` the population sd.
     An (annotator, criterion) group whose sd is 0 (every score equal) or undefined (one rating with ddof=1) has
-    no z-scores: its ratings are dropped and the annotator is listed in the returned (sorted) list, for the caller
-    to log. Returns (ratings with ``z``, dropped annotators).
+    no z-scores. ``zero_variance="drop"`` drops its ratings (the paper's standardisation cannot apply to them;
+    the WMT22 Appraise script ``make_rankings.py`` also excludes zero-sd annotators by default);
+    ``zero_variance="zero"`` keeps them with z = 0 (each such rating equals its annotator's mean), as the WMT
+    MTurk DA organisers' per-segment scores do (WMT22 ja-en: worker M0250, every score 0). Returns (ratings with
+    ``z``, the zero-variance annotators, sorted, for the caller to log as dropped or kept with z = 0).
     """
     groups = ratings.groupby(["annotator", "criterion"], sort=False)["raw_score"]
-    mean = groups.transform("mean")
-    sd = groups.transform("std", ddof=ddof)
-    degenerate = ~(sd > 0)
-    dropped = sorted(set(ratings.loc[degenerate, "annotator"]))
-    out = ratings.loc[~degenerate].copy()
-    out["z"] = (out["raw_score"] - mean[~degenerate]) / sd[~degenerate]
-    return out.reset_index(drop=True), dropped
+    mean = groups.transform("mean").to_numpy(dtype=float)
+    sd = groups.transform("std", ddof=ddof).to_numpy(dtype=float)
+    return _apply_moments(ratings, mean, sd, zero_variance)
 
 
-def standardise_with(ratings: pd.DataFrame, moments: pd.DataFrame) -> pd.DataFrame:
+def standardise_with(
+    ratings: pd.DataFrame, moments: pd.DataFrame, zero_variance: str = "drop"
+) -> tuple[pd.DataFrame, list[str]]:
     """Add ``z`` from given per-annotator moments (DataFrame annotator, mean, sd), e.g. the organisers' printed
-    means and sds (:func:`mtsig.io.human.load_r_mean_sd`), which were computed over ratings not in the file.
-    An annotator without moments, or with sd 0, is an error."""
+    means and sds (:func:`mtsig.io.human.load_r_mean_sd`, 7 significant digits: the WMT22 ja-en organisers'
+    z-scores in ``ad-jaen-good-stnd.csv`` are ``(raw - mean) / sd`` with exactly these printed values). The
+    moments are per annotator (one criterion). An annotator without moments is an error; one whose sd is 0 or
+    missing follows ``zero_variance`` as in :func:`standardise`. Returns (ratings with ``z``, those annotators).
+    """
     table = moments.set_index("annotator")
     missing = sorted(set(ratings["annotator"]) - set(table.index))
     if missing:
         raise InputError(f"no mean/sd for annotator(s) {', '.join(missing[:10])}")
     mean = ratings["annotator"].map(table["mean"]).to_numpy(dtype=float)
     sd = ratings["annotator"].map(table["sd"]).to_numpy(dtype=float)
-    if not np.all(sd > 0):
-        bad = sorted(set(ratings.loc[~(sd > 0), "annotator"]))
-        raise InputError(f"sd is 0 or missing for annotator(s) {', '.join(bad[:10])}")
-    out = ratings.copy()
-    out["z"] = (out["raw_score"].to_numpy(dtype=float) - mean) / sd
-    return out
+    return _apply_moments(ratings, mean, sd, zero_variance)
+
+
+def round_significant(values: np.ndarray, digits: int) -> np.ndarray:
+    """``values`` printed with ``digits`` significant digits (C's ``%.{digits}g``) and read back: what R's
+    ``write.table``/``write.csv`` (15 digits) does to numbers a script writes and reads again."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        return values.copy()
+    return np.char.mod(f"%.{int(digits)}g", values).astype(float)
 
 
 # --------------------------------------------------------------------------------------------- quality control
@@ -156,29 +193,65 @@ def quality_control(ratings: pd.DataFrame, method: str = "t", alpha: float = 0.0
 # --------------------------------------------------------------------------------------------- gold standard
 
 
+def _r_group_means(values: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per-group means as R's ``mean()`` computes them: the sum in long double, divided by n, then one
+    correction pass adding the mean residual (also in long double), rounded to double at the end."""
+    count = np.bincount(codes, minlength=n_groups).astype(np.longdouble)
+    wide = values.astype(np.longdouble)
+    total = np.zeros(n_groups, dtype=np.longdouble)
+    np.add.at(total, codes, wide)
+    mean = total / count
+    residual = np.zeros(n_groups, dtype=np.longdouble)
+    np.add.at(residual, codes, wide - mean[codes])
+    return (mean + residual / count).astype(np.float64)
+
+
 def segment_mean_scores(
-    z_ratings: pd.DataFrame, item_types: Sequence[str] = ("system", "repeat")
+    z_ratings: pd.DataFrame,
+    item_types: Sequence[str] = ("system", "repeat"),
+    significant_digits: int | None = None,
 ) -> pd.DataFrame:
     """Per-(system, segment, criterion) means of z (and raw) over ratings of ``item_types``: WMT's official DA
-    unit (a REPEAT is averaged with its original). Returns DataFrame(system, segment, criterion, z, raw_score, n)."""
+    unit (a REPEAT is averaged with its original). Returns DataFrame(system, segment, criterion, z, raw_score, n).
+
+    ``significant_digits`` (e.g. 15) reproduces the WMT MTurk DA organisers' R files: each z is first rounded to
+    that many significant digits (their per-rating file ``ad-*-good-stnd.csv`` as written), the means are taken as
+    R's ``mean()`` does and rounded again (their ``ad-seg-scores-*.csv``). Default: plain float64 means."""
     chosen = z_ratings.loc[z_ratings["item_type"].isin(item_types)]
     grouped = chosen.groupby(["system", "segment", "criterion"], sort=True)
-    out = grouped.agg(z=("z", "mean"), raw_score=("raw_score", "mean"), n=("z", "size"))
-    return out.reset_index()
+    out = grouped.agg(z=("z", "mean"), raw_score=("raw_score", "mean"), n=("z", "size")).reset_index()
+    if significant_digits is not None:
+        codes = grouped.ngroup().to_numpy()
+        z = round_significant(chosen["z"].to_numpy(dtype=float), significant_digits)
+        out["z"] = round_significant(_r_group_means(z, codes, len(out)), significant_digits)
+    return out
+
+
+def _rounded_for_ranks(values: np.ndarray, significant_digits: int | None) -> np.ndarray:
+    """Scores as the rank test sees them: to ``significant_digits`` significant digits when given (the
+    organisers' files), else to ``Z_DECIMALS`` decimals (values equal in exact arithmetic then tie)."""
+    if significant_digits is None:
+        return np.round(values, Z_DECIMALS)
+    return round_significant(values, significant_digits)
 
 
 def _pairwise_mann_whitney(
-    samples: Mapping[tuple[str, str], np.ndarray], systems: Sequence[str], criteria: Sequence[str], unit: str
+    samples: Mapping[tuple[str, str], np.ndarray],
+    systems: Sequence[str],
+    criteria: Sequence[str],
+    unit: str,
+    significant_digits: int | None = None,
 ) -> pd.DataFrame:
     """One-sided Mann-Whitney U (x greater than y) for every ordered pair and criterion."""
+    rounded = {key: _rounded_for_ranks(values, significant_digits) for key, values in samples.items()}
     records = []
     for criterion in criteria:
         for x in systems:
             for y in systems:
                 if x == y:
                     continue
-                sample_x = np.round(samples[(x, criterion)], Z_DECIMALS)
-                sample_y = np.round(samples[(y, criterion)], Z_DECIMALS)
+                sample_x = rounded[(x, criterion)]
+                sample_y = rounded[(y, criterion)]
                 result = stats.mannwhitneyu(sample_x, sample_y, alternative="greater")
                 records.append(
                     (
@@ -201,6 +274,7 @@ def wilcoxon_gold(
     unit: str = "rating",
     item_types: Sequence[str] = ("system", "repeat"),
     systems: Sequence[str] | None = None,
+    significant_digits: int | None = None,
 ) -> pd.DataFrame:
     """The paper's gold (Sec. 4): for every ORDERED pair (x, y) and criterion, a one-sided Wilcoxon rank-sum
     (``scipy.stats.mannwhitneyu(z_x, z_y, alternative="greater")``, scipy's default ``method="auto"``: exact
@@ -209,6 +283,9 @@ def wilcoxon_gold(
 
     ``unit="rating"``: every rating is an observation (the paper). ``unit="segment_mean"``: the per-(system,
     segment) mean z is one observation (WMT's official DA practice; :func:`segment_mean_scores`).
+    ``significant_digits`` (config ``gold.significant_digits``): z and the segment means rounded to that many
+    significant digits as the WMT organisers' R scripts wrote them (15) instead of to ``Z_DECIMALS`` decimals;
+    which values tie, and so the p-values, then follow their files (WMT22 ja-en: their published matrix).
     ``systems`` (default: sorted systems with ratings of ``item_types``) fixes the pair order; a listed system
     without ratings of some criterion is an error.
     Returns DataFrame(sys_x, sys_y, criterion, unit, n_x, n_y, statistic=U of x, p_value).
@@ -216,7 +293,7 @@ def wilcoxon_gold(
     if unit == "rating":
         chosen = z_ratings.loc[z_ratings["item_type"].isin(item_types)]
     elif unit == "segment_mean":
-        chosen = segment_mean_scores(z_ratings, item_types)
+        chosen = segment_mean_scores(z_ratings, item_types, significant_digits)
     else:
         raise InputError(f"unknown gold unit {unit!r} (rating or segment_mean)")
     systems = sorted(set(chosen["system"])) if systems is None else list(systems)
@@ -230,7 +307,7 @@ def wilcoxon_gold(
             raise InputError(
                 f"no {criterion} ratings of type {', '.join(item_types)} for {', '.join(missing)}"
             )
-    return _pairwise_mann_whitney(samples, systems, criteria, unit)
+    return _pairwise_mann_whitney(samples, systems, criteria, unit, significant_digits)
 
 
 def gold_conclusions(
@@ -458,6 +535,21 @@ def _load_human(human: Mapping[str, Any], data_root: Path, n_segments: int) -> p
     raise InputError(f"unknown human format {fmt!r}")
 
 
+def _standardise_configured(
+    ratings: pd.DataFrame, options: Mapping[str, Any], data_root: Path
+) -> tuple[pd.DataFrame, list[str]]:
+    """:func:`standardise` or, with ``options["moments"]`` (a file of printed per-annotator means and sds,
+    relative to ``data_root``), :func:`standardise_with`; ``zero_variance`` and ``ddof`` from ``options``."""
+    from mtsig.io.human import load_r_mean_sd
+
+    zero_variance = str(options.get("zero_variance", "drop"))
+    if options.get("moments"):
+        moments_path = Path(options["moments"])
+        moments_path = moments_path if moments_path.is_absolute() else data_root / moments_path
+        return standardise_with(ratings, load_r_mean_sd(moments_path), zero_variance)
+    return standardise(ratings, ddof=int(options.get("ddof", 1)), zero_variance=zero_variance)
+
+
 def build_gold(
     human: Mapping[str, Any],
     data_root: Path,
@@ -478,9 +570,14 @@ def build_gold(
     item_score_wilcoxon]`` for rankings, unit ``rating``, item types ``[system, repeat]``, criteria ``[adequacy,
     fluency]``.
 
+    Standardisation options: ``ddof``; ``zero_variance`` (``drop`` | ``zero``, :func:`standardise`); ``moments``
+    (the organisers' printed per-annotator mean and sd, :func:`standardise_with`). Gold option
+    ``significant_digits`` (:func:`wilcoxon_gold`).
+
     Returns DataFrames: ``z`` (standardised ratings, or standardised item scores for rankings), ``qc``,
     ``dropped`` (annotator, reason), ``gold`` and ``gold_conclusions`` (both with a leading ``gold`` column naming
-    the method; the first listed is the primary gold), ``system_scores``.
+    the method; the first listed is the primary gold), ``system_scores``; and ``zero_z``, the list of zero-variance
+    annotators kept with z = 0 (``zero_variance: zero``; empty otherwise).
     """
     qc = dict(human.get("qc", {}) if qc is None else qc)
     standardise_options = dict(
@@ -492,6 +589,11 @@ def build_gold(
     data_root = Path(data_root)
     path = data_root / human["path"] if isinstance(human["path"], str) else data_root
     if human["format"] == "wmt_rankings":
+        if standardise_options.get("zero_variance", "drop") != "drop" or standardise_options.get("moments"):
+            raise InputError(
+                "standardise.zero_variance: zero and standardise.moments apply to rated (DA) scores; "
+                "relative rankings standardise item scores per judge and drop zero-variance judges"
+            )
         return _build_ranking_gold(human, data_root, path, systems, alphas, ddof, gold)
 
     from mtsig.io.human import check_systems
@@ -506,22 +608,33 @@ def build_gold(
         failed = qc_table.loc[~qc_table["kept"], "annotator"]
         dropped += [(a, f"failed quality control ({qc.get('method', 't')})") for a in failed]
         ratings = ratings.loc[~ratings["annotator"].isin(set(failed))]
+    zero_z: list[str] = []
     if already_standardised:
         z = ratings
     else:
-        z, zero_variance = standardise(ratings, ddof=ddof)
-        dropped += [(a, "zero variance") for a in zero_variance]
+        z, zero_variance = _standardise_configured(ratings, standardise_options, data_root)
+        if standardise_options.get("zero_variance", "drop") == "zero":
+            zero_z = zero_variance
+        else:
+            dropped += [(a, "zero variance") for a in zero_variance]
     item_types = tuple(gold.get("item_types", ("system", "repeat")))
     methods = list(gold.get("methods", ["wilcoxon"]))
     if methods != ["wilcoxon"]:
         raise InputError(f"gold methods {methods} do not apply to DA ratings (use [wilcoxon])")
-    table = wilcoxon_gold(z, unit=gold.get("unit", "rating"), item_types=item_types, systems=systems)
+    table = wilcoxon_gold(
+        z,
+        unit=gold.get("unit", "rating"),
+        item_types=item_types,
+        systems=systems,
+        significant_digits=gold.get("significant_digits"),
+    )
     criteria = tuple(gold.get("criteria", ("adequacy", "fluency")))
     conclusions = gold_conclusions(table, alphas, criteria, systems)
     return {
         "z": z.reset_index(drop=True),
         "qc": qc_table,
         "dropped": pd.DataFrame(dropped, columns=["annotator", "reason"]),
+        "zero_z": zero_z,
         "gold": table.assign(gold="wilcoxon")[["gold", *GOLD_COLUMNS]],
         "gold_conclusions": conclusions.assign(gold="wilcoxon")[["gold", *conclusions.columns]],
         "system_scores": system_scores(z, item_types, systems),
@@ -568,6 +681,7 @@ def _build_ranking_gold(
         "dropped": pd.DataFrame(
             [(a, "zero variance") for a in zero_variance], columns=["annotator", "reason"]
         ),
+        "zero_z": [],
         "gold": pd.concat(tables, ignore_index=True),
         "gold_conclusions": pd.concat(conclusions, ignore_index=True),
         "system_scores": ranking_system_scores(judgments, systems, ddof),

@@ -289,6 +289,8 @@ def build_human_gold(
     )
     for annotator, reason in result["dropped"].itertuples(index=False):
         log.info("dropped annotator %s: %s", annotator, reason)
+    for annotator in result["zero_z"]:
+        log.info("annotator %s: zero variance, kept with z = 0 (standardise.zero_variance: zero)", annotator)
     write_tsv(result["z"], outputs["z"])
     write_tsv(result["qc"], outputs["qc"])
     write_tsv(result["system_scores"], outputs["system_scores"])

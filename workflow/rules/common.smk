@@ -60,7 +60,10 @@ def human_inputs(wildcards):
         return [RESULTS / wildcards.experiment / "synthetic" / "done.flag"]
     human = spec["human"]
     keys = [k for k in ("path", "sid2line", "header") if k in human]
-    return [str(mtsig_config.data_path(DATA_ROOT, human[k])) for k in keys]
+    files = [human[k] for k in keys]
+    moments = spec["standardise"].get("moments")
+    files += [moments] if moments else []
+    return [str(mtsig_config.data_path(DATA_ROOT, f)) for f in files]
 
 
 def tests_of_experiment(name):
