@@ -320,3 +320,15 @@ def test_several_references_in_worker_processes() -> None:
     nist = get_metric("nist")
     assert np.array_equal(nist.stats_many(systems, streams, processes=2), nist.stats_many(systems, streams))
     assert nist.details().startswith("NIST|mteval-v13a|nrefs:2|")
+
+
+def test_empty_string_in_a_second_stream_is_no_reference() -> None:
+    """Streams ("a b c", "x y") and ("a b d e", ""): segment 2 has one reference, so its reference length is 2
+    (the mean over its one reference), not (2 + 0) / 2 = 1; the statistics equal those of segment 2 scored alone
+    against "x y" with the same information weights (computed from every non-empty reference)."""
+    nist = get_metric("nist")
+    stats = nist.stats(["a b c", "x y"], [["a b c", "x y"], ["a b d e", ""]])
+    assert stats[1, -1] == 2.0
+    assert stats[0, -1] == 3.5
+    with pytest.raises(InputError, match="segment 2 has no reference"):
+        nist.stats(["a", "b"], [["a", ""], ["a", ""]])

@@ -60,7 +60,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.metrics.base import Metric, check_stats_width, reference_streams
+from mtsig.metrics.base import Metric, check_stats_width, reference_sets, reference_streams
 
 NIST_MAX_ORDER = 5
 # mteval-v13a nist_length_penalty: a length ratio of 1.5^-1 scores 0.5 (same operation order as the script).
@@ -229,7 +229,17 @@ class NIST(Metric):
             weights = information_weights(
                 (tokens for stream in stream_tokens for tokens in stream), self.max_order
             )
-            by_segment = [list(segment_refs) for segment_refs in zip(*stream_tokens, strict=True)]
+            # With several streams an empty string is no reference (module docstring of mtsig.metrics.base): it
+            # adds no n-grams to the weights and is left out of the segment's mean reference length.
+            several = len(streams) > 1
+            if several:
+                reference_sets(streams)  # raises for a segment with no reference at all
+            by_segment = [
+                [tokens for tokens, raw in zip(token_lists, raws, strict=True) if raw != "" or not several]
+                for token_lists, raws in zip(
+                    zip(*stream_tokens, strict=True), zip(*streams, strict=True), strict=True
+                )
+            ]
             self._reference_cache = (streams, by_segment, weights)
         return self._reference_cache[1], self._reference_cache[2]
 
