@@ -2,7 +2,7 @@
 import sys
 from pathlib import Path
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("9.0")
 
@@ -16,9 +16,19 @@ BASE_DIR = Path(workflow.basedir)
 RESULTS = Path("results")
 
 mtsig_config.merge_experiment_files(config, BASE_DIR)
-
-
-validate(config, schema="../schemas/config.schema.yaml")
+# A schema error names the config file (or the --config option) that set the key; --config values nested in a
+# mapping arrive as strings and are read as YAML where the schema wants a number, boolean or list.
+mtsig_config.validate_config(
+    config,
+    BASE_DIR / "workflow" / "schemas" / "config.schema.yaml",
+    mtsig_config.config_sources(
+        workflow.configfiles,
+        workflow.config_settings.configfiles,
+        workflow.config_settings.config,
+        workflow.config_settings.config_args or [],
+        [BASE_DIR / f for f in config.get("experiment_files", [])],
+    ),
+)
 
 
 DATA_ROOT = mtsig_config.resolve_data_root(config, BASE_DIR)
