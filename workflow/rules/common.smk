@@ -124,6 +124,24 @@ def calibration_names():
     return [n for n in config["calibration"]["experiments"] if n in OUTPUT_EXPERIMENTS]
 
 
+def manifest(path):
+    """The manifest written beside an intermediate file (its size, sha256, format and settings), which the
+    reading step checks (mtsig.workflow.verify_intermediate). Declared as an output so that Snakemake removes it
+    with the file on failure, and reruns the job when it is missing."""
+    return f"{path}.manifest.json"
+
+
+def shard_manifests(wildcards):
+    """The manifests of one metric's shards: merge_tests reads them with the shards (and so keeps them, like the
+    shards, until the merge is done)."""
+    shards = RESULTS / wildcards.experiment / "tests" / "shards"
+    return [
+        manifest(shards / f"{wildcards.metric}.{shard}.{ext}")
+        for shard in range(SHARDS)
+        for ext in ("tsv", "npz")
+    ]
+
+
 def one_of(names):
     """A wildcard constraint matching exactly these names (and nothing when the list is empty)."""
     import re
