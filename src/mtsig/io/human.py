@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.io.segment_scores import read_data_lines, split_fields
+from mtsig.io.segment_scores import check_exact_repeats, read_data_lines, split_fields
 
 ITEM_TYPES = ("system", "repeat", "bad_ref", "ref")
 TIDY_COLUMNS = ("annotator", "system", "segment", "item_type", "criterion", "raw_score")
@@ -213,26 +213,6 @@ def _read_delimited(
     return pd.DataFrame(rows, columns=header, dtype=str), lines, header_line
 
 
-def _check_exact_repeats(
-    frame: pd.DataFrame, lines: np.ndarray, path: Path, what: str, how_to_tell: str
-) -> None:
-    """A row whose every field repeats an earlier row is an error naming both lines: the same judgment would
-    be counted twice (changing n and every p-value that uses it)."""
-    if frame.empty:
-        return
-    group = frame.groupby(list(frame.columns), sort=False, dropna=False).ngroup().to_numpy()
-    repeated = pd.Series(group).duplicated().to_numpy()
-    if repeated.any():
-        second = int(np.flatnonzero(repeated)[0])
-        first = int(np.flatnonzero(group == group[second])[0])
-        raise InputError(
-            f"exact repeat of line {int(lines[first])}: the same {what} would be counted twice; delete one"
-            + (f", or {how_to_tell}" if how_to_tell else ""),
-            path,
-            int(lines[second]),
-        )
-
-
 def strip_numeric_suffix(system_id: str) -> str:
     """WMT DA system id -> output name: drop a trailing ``.<digits>`` (``DLUT.6`` -> ``DLUT``; WMT22 README)."""
     return _NUMERIC_SUFFIX.sub("", system_id)
@@ -287,7 +267,7 @@ def load_wmt_mturk_da(
     _require_columns(
         frame, ("HITId", "WorkerId", "Input.item", "sys_id", "type", "sid", "score"), path, header_line
     )
-    _check_exact_repeats(frame, lines, path, "rating", "")
+    check_exact_repeats(frame, lines, path, "rating", "")
     type_map = {"SYSTEM": "system", "REPEAT": "repeat", "BAD_REF": "bad_ref", "REF": "ref"}
     item_type = frame["type"].map(type_map)
     _fail_first(item_type.isna().to_numpy(), lines, path, [f"unknown item type {t!r}" for t in frame["type"]])
@@ -379,7 +359,7 @@ def load_appraise_da(
             int(header_lines[0]),
         )
     frame, lines, _ = _read_delimited(path, ",", names=names, quoted_csv=True)
-    _check_exact_repeats(frame, lines, path, "rating", "")
+    check_exact_repeats(frame, lines, path, "rating", "")
     keep = ((frame["srcLang"] == source_language) & (frame["trgLang"] == target_language)).to_numpy()
     if not keep.any():
         raise InputError(f"no {source_language}-{target_language} rows", path)
@@ -604,7 +584,7 @@ def load_tidy(
             "raw scores: rename your score column to z)"
         )
     _require_columns(frame, required, path, header_line, hint)
-    _check_exact_repeats(frame, lines, path, "rating", "give a deliberate second rating item_type repeat")
+    check_exact_repeats(frame, lines, path, "rating", "give a deliberate second rating item_type repeat")
     if segment_means:
         if "annotator" not in frame.columns:
             frame["annotator"] = ""
