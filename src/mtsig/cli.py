@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 import pandas as pd
@@ -94,9 +95,18 @@ def _positive_float(text: str) -> float:
     return value
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit status 2), like every other bad input of the command."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            EXIT_INPUT_ERROR, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n"
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``mtsig`` (sub-command ``compare``)."""
-    parser = argparse.ArgumentParser(prog="mtsig", description=__doc__.splitlines()[0])
+    """The argument parser of ``mtsig``: one sub-parser per entry of :data:`COMMANDS`."""
+    parser = _Parser(prog="mtsig", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"mtsig {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     compare = commands.add_parser(
