@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
+from mtsig import cli
 from mtsig.errors import InputError
 from mtsig.io.text import load_texts
 from mtsig.metrics import METEOR, JavaNotFoundError
@@ -234,7 +235,9 @@ def test_statistics_are_scored_with_their_recorded_options(tmp_path: Path) -> No
     save_stats(path, np.zeros((1, 2, 23)), ["S"], "METEOR|lang:es", {"language": "es"})
     assert load_scored_stats(path)[3].settings == meteor_settings("es")
     arrays = load_arrays(path)
-    save_arrays(path, **{**arrays, "options": np.asarray(json.dumps({"language": "en"}))})  # manifest not updated
+    save_arrays(
+        path, **{**arrays, "options": np.asarray(json.dumps({"language": "en"}))}
+    )  # manifest not updated
     with pytest.raises(InputError, match=r"meteor\.npz: intermediate file is corrupted.*rule metric_stats"):
         load_scored_stats(path)
 
@@ -266,12 +269,20 @@ def test_parse_zeroes_chunks_of_perfect_segments_only() -> None:
 
 
 def test_missing_java_is_reported_before_anything_runs(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH with no java on it
     with pytest.raises(JavaNotFoundError, match="METEOR needs Java: no `java` executable was found on PATH"):
         METEOR().stats_many({"S": ["a b"]}, ["a b"])
-    assert isinstance(JavaNotFoundError("x"), RuntimeError)
+    # `mtsig compare` says so in one line, with exit status 2 and nothing on stdout
+    for name in ("ref.txt", "A.txt", "B.txt"):
+        (tmp_path / name).write_text("a b\n", encoding="utf-8")
+    files = [str(tmp_path / name) for name in ("ref.txt", "A.txt", "B.txt")]
+    status = cli.main(["compare", "--metrics", "meteor", "--ref", *files])
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""
+    assert captured.err.startswith("mtsig: error: METEOR needs Java: no `java` executable was found on PATH")
+    assert len(captured.err.splitlines()) == 1
 
 
 def test_meteor_settings_fall_back_to_other() -> None:

@@ -590,15 +590,19 @@ def write_accuracy_tables(
     write_text(csv[0], outputs["csv"])
 
 
-def write_tables_index(table_paths: Sequence[str | Path], out_path: str | Path) -> None:
-    """``results/tables/README.md``: links to every table, then each table inlined."""
+def write_tables_index(
+    table_paths: Sequence[str | Path], out_path: str | Path, made_by: Sequence[str] | None = None
+) -> None:
+    """``results/tables/README.md``: links to every table, then each table inlined. ``made_by``: the rule that
+    writes each table (named when a table fails its manifest check); default ``tables``."""
     from mtsig import tables
 
     out = Path(out_path)
     entries = [(Path(p).stem, Path(p).name) for p in table_paths]
     body = [tables.tables_index_markdown(entries, title="Tables of this run")]
-    for path in table_paths:
-        body.append(f"\n---\n\n<!-- {Path(path).name} -->\n" + read_intermediate_text(path))
+    rules = list(made_by) if made_by is not None else ["tables"] * len(table_paths)
+    for path, rule in zip(table_paths, rules, strict=True):
+        body.append(f"\n---\n\n<!-- {Path(path).name} -->\n" + read_intermediate_text(path, rule))
     write_text("\n".join(body), out)
 
 

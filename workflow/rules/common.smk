@@ -164,17 +164,23 @@ def experiment_tests(wildcards):
     )
 
 
-def tables_index_inputs(wildcards):
-    tables = [RESULTS / "tables" / f"{name}.md" for name in OUTPUT_EXPERIMENTS]
-    tables += [
-        RESULTS / "tables" / f"{name}.segment_level.md"
+def tables_index_entries():
+    """(table, the rule that writes it) for every table of the run, in the index's order."""
+    tables = RESULTS / "tables"
+    entries = [(tables / f"{name}.md", "tables") for name in OUTPUT_EXPERIMENTS]
+    entries += [
+        (tables / f"{name}.segment_level.md", "segment_level")
         for name in segment_level_names()
     ]
-    tables += [RESULTS / "tables" / f"{name}.md" for name in RUN["nbest"]]
-    tables += [
-        RESULTS / "tables" / f"{name}.section2.md" for name in calibration_names()
+    entries += [(tables / f"{name}.md", "nbest") for name in RUN["nbest"]]
+    entries += [
+        (tables / f"{name}.section2.md", "section2") for name in calibration_names()
     ]
-    return [str(t) for t in tables]
+    return [(str(table), rule) for table, rule in entries]
+
+
+def tables_index_inputs(wildcards):
+    return [table for table, _ in tables_index_entries()]
 
 
 def predicted_ranking_names(name):

@@ -66,5 +66,7 @@ rule tables_index:
         "logs/tables_index.log",
     conda:
         "../../environment.yml"
+    params:
+        rules=[rule for _, rule in tables_index_entries()],
     script:
         "../scripts/tables_index.py"
