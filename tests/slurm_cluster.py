@@ -1,4 +1,4 @@
-"""A throwaway single-node Slurm cluster on this machine, for tests/test_slurm.py (issue 9).
+"""A throwaway single-node Slurm cluster on this machine, for tests/test_slurm.py.
 
 The cluster is Debian's Slurm (slurmctld + slurmd) authenticated by munge, with no accounting database and no
 cgroups, so it starts as root inside a container or a CI runner without systemd. ``start_cluster`` writes

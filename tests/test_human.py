@@ -615,7 +615,17 @@ def test_build_gold_reports_system_mismatch(tmp_path: Path) -> None:
         [("a", "A", 0, "system", "adequacy", 10.0), ("a", "C", 0, "system", "adequacy", 20.0)],
         columns=["annotator", "system", "segment", "item_type", "criterion", "raw_score"],
     ).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
-    with pytest.raises(Exception, match="no output file: C; .*no human judgments: B"):
+    # A rated system without an output file: an error at the line of its first rating (line 3, after the header).
+    with pytest.raises(InputError, match=r"r\.tsv:3: unknown system 'C' \(known: A, B\)"):
         human.build_gold(
             {"format": "tidy", "path": "r.tsv", "qc": {"enabled": False}}, tmp_path, ["A", "B"], 5, [0.05]
+        )
+    # An output system without ratings: no line to point to, the file is named.
+    with pytest.raises(InputError, match=r"r\.tsv: systems with an output file but no human judgments: B, D"):
+        human.build_gold(
+            {"format": "tidy", "path": "r.tsv", "qc": {"enabled": False}},
+            tmp_path,
+            ["A", "B", "C", "D"],
+            5,
+            [0.05],
         )

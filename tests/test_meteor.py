@@ -17,13 +17,14 @@ import numpy as np
 import pytest
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
+from mtsig import cli
 from mtsig.errors import InputError
 from mtsig.io.text import load_texts
 from mtsig.metrics import METEOR, JavaNotFoundError
 from mtsig.metrics import meteor as meteor_module
 from mtsig.metrics.meteor import meteor_jar, meteor_score, meteor_settings, parse_meteor_statistics
-from mtsig.pipeline import compute_metric_stats, corpus_scores_table, load_scored_stats
-from mtsig.workflow import load_arrays, save_arrays
+from mtsig.pipeline import compute_metric_stats, corpus_scores_table, load_scored_stats, write_prepared_texts
+from mtsig.workflow import load_arrays, save_arrays, save_stats
 
 N_SEGMENTS = 150  # WMT12 subsets: a few hundred lines keep the JVM runs short
 
@@ -197,10 +198,7 @@ def test_pipeline_meteor_equals_jar_final_score(
     load, jar_options, details = SETTINGS_CASES[language]
     refs, outputs = load(data_root)
     texts = tmp_path / "texts"
-    write_lines(texts / "reference.txt", refs)
-    write_lines(texts / "systems.txt", list(outputs))
-    for name, hyps in outputs.items():
-        write_lines(texts / "systems" / f"{name}.txt", hyps)
+    write_prepared_texts(refs, outputs, texts)
 
     jar_runs = []
     run = subprocess.run
@@ -230,18 +228,18 @@ def test_pipeline_meteor_equals_jar_final_score(
     assert dict(zip(table["system"], table["score"], strict=True)) == pytest.approx(expected, abs=1e-9, rel=0)
 
 
-def test_statistics_without_recorded_options_are_refused(tmp_path: Path) -> None:
-    """A statistics file from before the options were recorded would be scored with the default (English)
-    METEOR settings whatever its language: it is refused, naming the file."""
+def test_statistics_are_scored_with_their_recorded_options(tmp_path: Path) -> None:
+    """Statistics remember the options that made them: Spanish METEOR statistics are scored with the Spanish
+    parameters, and a file whose recorded options were altered after it was written is refused, naming the file."""
     path = tmp_path / "meteor.npz"
-    save_arrays(
-        path, stats=np.zeros((1, 2, 23)), systems=np.asarray(["S"]), details=np.asarray("METEOR|lang:es")
-    )
-    with pytest.raises(InputError, match=r"meteor\.npz: these statistics record no metric options"):
-        load_scored_stats(path)
-    arrays = load_arrays(path)
-    save_arrays(path, **arrays, options=np.asarray(json.dumps({"language": "es"})))
+    save_stats(path, np.zeros((1, 2, 23)), ["S"], "METEOR|lang:es", {"language": "es"})
     assert load_scored_stats(path)[3].settings == meteor_settings("es")
+    arrays = load_arrays(path)
+    save_arrays(
+        path, **{**arrays, "options": np.asarray(json.dumps({"language": "en"}))}
+    )  # manifest not updated
+    with pytest.raises(InputError, match=r"meteor\.npz: intermediate file is corrupted.*rule metric_stats"):
+        load_scored_stats(path)
 
 
 def test_meteor_score_hand_calculation() -> None:
@@ -271,12 +269,20 @@ def test_parse_zeroes_chunks_of_perfect_segments_only() -> None:
 
 
 def test_missing_java_is_reported_before_anything_runs(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH with no java on it
     with pytest.raises(JavaNotFoundError, match="METEOR needs Java: no `java` executable was found on PATH"):
         METEOR().stats_many({"S": ["a b"]}, ["a b"])
-    assert isinstance(JavaNotFoundError("x"), RuntimeError)
+    # `mtsig compare` says so in one line, with exit status 2 and nothing on stdout
+    for name in ("ref.txt", "A.txt", "B.txt"):
+        (tmp_path / name).write_text("a b\n", encoding="utf-8")
+    files = [str(tmp_path / name) for name in ("ref.txt", "A.txt", "B.txt")]
+    status = cli.main(["compare", "--metrics", "meteor", "--ref", *files])
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""
+    assert captured.err.startswith("mtsig: error: METEOR needs Java: no `java` executable was found on PATH")
+    assert len(captured.err.splitlines()) == 1
 
 
 def test_meteor_settings_fall_back_to_other() -> None:

@@ -63,7 +63,16 @@ def test_synthetic_ratings_are_tidy_with_paired_bad_references() -> None:
     spec = SyntheticSpec(seed=3)
     _, _, quality = generate_texts(spec)
     ratings = generate_ratings(spec, quality)
-    assert list(ratings.columns) == ["annotator", "system", "segment", "item_type", "criterion", "raw_score"]
+    assert list(ratings.columns) == [
+        "annotator",
+        "system",
+        "segment",
+        "item_type",
+        "criterion",
+        "raw_score",
+        "hit",
+    ]
+    assert not ratings.duplicated().any()  # the tidy format refuses a line repeated exactly
     assert ratings["raw_score"].between(0, 100).all()
     bad = ratings[ratings["item_type"] == "bad_ref"]
     originals = ratings[ratings["item_type"] == "system"]

@@ -1,4 +1,4 @@
-"""The Slurm path (issue 9): workflows run through snakemake-executor-plugin-slurm on a single-node cluster started
+"""The Slurm path: workflows run through snakemake-executor-plugin-slurm on a single-node cluster started
 on this machine, and produce the same bytes as a local run.
 
 Nothing here skips: a machine where the cluster cannot be installed or started fails these tests with the

@@ -67,8 +67,54 @@ def test_configs_validate_against_schema(extra: str | None) -> None:
     validate(config, str(SCHEMA))
     grouped = mtsig_config.check_run(config)
     assert sum(len(v) for v in grouped.values()) == len(config["run"])
-    # defaults are filled in from the schema
-    assert config["resampling"]["pvalue"] in ("c/B", "(c+1)/(B+1)")
+
+
+def _documented_defaults() -> dict[str, object]:
+    """key path -> the default config/README.md's table of top-level keys gives (a single literal)."""
+    text = (REPO / "config" / "README.md").read_text(encoding="utf-8")
+    table = text.split("## Top-level keys", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([a-z_.]+)` \| `([^`]+)` \|", table, flags=re.M)
+    return {key: yaml.safe_load(value) for key, value in rows}
+
+
+def _pop(config: dict, key: str) -> None:
+    *parents, last = key.split(".")
+    for part in parents:
+        config = config[part]
+    config.pop(last, None)
+
+
+def _get(config: dict, key: str) -> object:
+    for part in key.split("."):
+        config = config[part]
+    return config
+
+
+#: Keys whose documented default is the default run's choice in config/config.yaml, not the schema's (which
+#: runs nothing extra when a config of one's own leaves the key out).
+RUN_CHOICES = {"segment_level.experiments"}
+
+
+def test_documented_defaults_are_what_a_config_without_the_key_gets() -> None:
+    """Every default in config/README.md is the value the pipeline uses: the default run's, and, with the key
+    left out of the config, the schema's (so a config of one's own gets what the README promises)."""
+    documented = _documented_defaults()
+    assert len(documented) >= 12  # the table is parsed, not skipped
+    run = _merged_config(REPO / "config" / "config.yaml")
+    validate(run, str(SCHEMA))
+    for key, value in documented.items():
+        assert _get(run, key) == value, (
+            f"config/config.yaml sets {key} = {_get(run, key)!r}, README says {value!r}"
+        )
+    for key, value in documented.items():
+        if key in RUN_CHOICES:
+            continue
+        config = _merged_config(REPO / "config" / "config.yaml")
+        _pop(config, key)
+        validate(config, str(SCHEMA))
+        assert _get(config, key) == value, (
+            f"without {key} the schema gives {_get(config, key)!r}, README {value!r}"
+        )
 
 
 def test_schema_rejects_unknown_keys_and_bad_values() -> None:

@@ -5,27 +5,38 @@
 every pair of systems, with the engine of :mod:`mtsig.resampling`.
 
 Output: a readable aligned table (default), ``--tsv`` (one row per metric, ordered pair and test) or ``--json``.
-Bad input (missing file, mismatched line counts, unknown metric) prints ``mtsig: error: ...`` to stderr and exits 2.
+``--docs FILE`` gives each segment's document (one id per line, WMT SGML or WMT22 XML) for the block bootstrap over
+documents (``--tests paired_bootstrap_documents,bootstrap_documents``).
+
+No Python traceback reaches the user: bad input (a missing or unreadable file, mismatched line counts, a file given
+twice, an empty or unknown metric or test list) prints one line ``mtsig: error: ...`` to stderr and exits 2; any
+other failure prints one line ``mtsig: internal error: ...`` with how to get the traceback (``MTSIG_DEBUG=1``) and
+exits 1. Nothing is printed to stdout unless the whole comparison succeeded.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 import pandas as pd
 
 from mtsig import __version__
 from mtsig.errors import InputError
-from mtsig.resampling import ALL_TESTS, PAPER_TESTS, TESTS, PairwiseResult, pairwise_tests
+from mtsig.resampling import ALL_TESTS, PAPER_TESTS, PairwiseResult, pairwise_tests
 
 DEFAULT_SEED = 12345
 EXIT_INPUT_ERROR = 2
+EXIT_INTERNAL_ERROR = 1
+DEBUG_ENV = "MTSIG_DEBUG"
+DOCUMENT_FORMATS = ("auto", "lines", "sgm", "wmt_xml")
 
 
 @dataclass
@@ -38,30 +49,64 @@ class MetricComparison:
     result: PairwiseResult
 
 
-def _comma_list(text: str) -> list[str]:
-    return [item.strip() for item in text.split(",") if item.strip()]
+def _comma_list(text: str, what: str, known: Sequence[str]) -> list[str]:
+    """A non-empty comma-separated list of known, distinct names (case-insensitive)."""
+    items = [item.strip().lower() for item in text.split(",")]
+    if not text.strip() or not all(items):
+        raise argparse.ArgumentTypeError(
+            f"expected a comma-separated list of {what}s with no empty item, got {text!r}; known: {', '.join(known)}"
+        )
+    unknown = [item for item in items if item not in known]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown {what}(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    repeated = sorted({item for item in items if items.count(item) > 1})
+    if repeated:
+        raise argparse.ArgumentTypeError(f"{what} {', '.join(repeated)} given more than once in {text!r}")
+    return items
+
+
+def _metrics(text: str) -> list[str]:
+    from mtsig.metrics import METRICS
+
+    return _comma_list(text, "metric", list(METRICS))
 
 
 def _tests(text: str) -> list[str]:
-    tests = _comma_list(text)
-    unknown = [t for t in tests if t not in TESTS]
-    if unknown or not tests:
-        raise argparse.ArgumentTypeError(
-            f"unknown test(s) {', '.join(unknown)}; known: {', '.join(ALL_TESTS)}"
-        )
-    return tests
+    return _comma_list(text, "test", ALL_TESTS)
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
     return value
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit status 2), like every other bad input of the command."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            EXIT_INPUT_ERROR, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n"
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``mtsig`` (sub-command ``compare``)."""
-    parser = argparse.ArgumentParser(prog="mtsig", description=__doc__.splitlines()[0])
+    """The argument parser of ``mtsig``: one sub-parser per entry of :data:`COMMANDS`."""
+    parser = _Parser(prog="mtsig", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"mtsig {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     compare = commands.add_parser(
@@ -73,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "--metrics",
         default="bleu",
-        type=_comma_list,
+        type=_metrics,
         help="comma-separated: bleu,chrf,ter,nist,meteor (default bleu)",
     )
     compare.add_argument("--samples", default=10_000, type=_positive_int, help="B and R (default 10000)")
@@ -96,6 +141,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="undo HTML escaping (repeatedly) in all files, e.g. for WMT12 outputs that keep &#39;",
     )
     compare.add_argument("--language", default="en", help="target language, used by METEOR (default en)")
+    compare.add_argument(
+        "--docs",
+        type=Path,
+        help="document of each segment, for the *_documents tests: one id per line, or the test set's WMT SGML "
+        "(<doc docid=...>) or WMT22 XML (<doc id=...>)",
+    )
+    compare.add_argument(
+        "--docs-format",
+        default="auto",
+        choices=DOCUMENT_FORMATS,
+        help="format of --docs (default auto: .sgm/.sgml SGML, .xml WMT22 XML, otherwise one id per line)",
+    )
+    compare.add_argument(
+        "--mean-block-length",
+        type=_positive_float,
+        help="mean block length of the *_stationary tests (default: the engine's, from the number of segments)",
+    )
     output = compare.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON")
     output.add_argument(
@@ -108,11 +170,46 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def system_names(paths: Sequence[Path]) -> list[str]:
-    """File names as system names; the full paths where two files share a name."""
+    """File names as system names; the paths as given where two files share a name.
+
+    Raises:
+        InputError: one file is given twice (by the same or another path): comparing a system with itself is
+            never meant, and keying by name would silently drop one of them.
+    """
+    seen: dict[Path, int] = {}
+    for position, path in enumerate(paths, start=1):
+        key = Path(os.path.abspath(path))
+        if key.exists():
+            key = key.resolve()
+        if key in seen:
+            raise InputError(
+                f"system output given twice (as system {seen[key]} and system {position}); give each system once",
+                path,
+            )
+        seen[key] = position
     names = [path.name for path in paths]
     if len(set(names)) == len(names):
         return names
     return [str(path) for path in paths]
+
+
+def document_format(path: Path, requested: str) -> str:
+    """The reader of :mod:`mtsig.io.documents` for ``--docs``: by ``--docs-format``, or by the file's extension."""
+    if requested == "lines":
+        return "tsv"
+    if requested != "auto":
+        return requested
+    suffix = path.suffix.lower()
+    return {".sgm": "sgm", ".sgml": "sgm", ".xml": "wmt_xml"}.get(suffix, "tsv")
+
+
+def _check_document_options(tests: Sequence[str], docs: Path | None) -> None:
+    needing = [t for t in tests if t.endswith("_documents")]
+    if needing and docs is None:
+        raise InputError(
+            f"test(s) {', '.join(needing)} resample whole documents: give each segment's document with --docs FILE "
+            "(one id per line, or the test set's SGML/XML)"
+        )
 
 
 def compare_systems(
@@ -126,17 +223,24 @@ def compare_systems(
     pvalue: str,
     unescape: bool,
     language: str = "en",
+    docs: Path | None = None,
+    docs_format: str = "auto",
+    mean_block_length: float | None = None,
 ) -> list[MetricComparison]:
     """Load the texts, compute each metric's statistics and run the tests for every pair of systems.
 
     All metrics use the same ``seed``: the engine's draws depend only on the seed and the test-set size, so every
     metric sees the same pseudo-samples and the metrics' conclusions differ because of the metrics alone.
     """
+    from mtsig.io.documents import read_documents
     from mtsig.io.text import load_texts
     from mtsig.metrics import get_metric
 
     if len(systems) < 2:
-        raise InputError("need at least two system outputs to compare", reference)
+        raise InputError(f"need at least two system outputs to compare, got {len(systems)}")
+    if not metric_names or not tests:
+        raise InputError("need at least one metric and one test")
+    _check_document_options(tests, docs)
     metrics = [
         get_metric(name, language=language) if name.lower() == "meteor" else get_metric(name)
         for name in metric_names
@@ -144,6 +248,7 @@ def compare_systems(
     refs, outputs = load_texts(reference, systems, unescape=unescape)
     if not refs:
         raise InputError("the reference is empty", reference)
+    documents = None if docs is None else read_documents(docs, document_format(docs, docs_format), len(refs))
     comparisons = []
     for metric in metrics:
         stats = metric.stats_many(outputs, refs)
@@ -156,6 +261,8 @@ def compare_systems(
             n_samples=n_samples,
             seed=seed,
             pvalue=pvalue,  # type: ignore[arg-type]
+            documents=documents,
+            mean_block_length=mean_block_length,
         )
         comparisons.append(MetricComparison(metric.name, metric.details(), metric.higher_is_better, result))
     return comparisons
@@ -260,36 +367,78 @@ def _json_default(value: object) -> object:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``mtsig`` console script; returns the exit status."""
-    args = build_parser().parse_args(argv)
+def run_compare(args: argparse.Namespace) -> int:
+    """``mtsig compare``: everything is computed before anything is printed."""
     systems = dict(zip(system_names(args.systems), args.systems, strict=True))
-    try:
-        comparisons = compare_systems(
-            args.ref,
-            systems,
-            args.metrics,
-            tests=args.tests,
-            n_samples=args.samples,
-            seed=args.seed,
-            pvalue=args.pvalue,
-            unescape=args.unescape_html,
-            language=args.language,
-        )
-    except (InputError, RuntimeError) as error:  # RuntimeError: e.g. Java missing for METEOR
-        print(f"mtsig: error: {error}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
+    comparisons = compare_systems(
+        args.ref,
+        systems,
+        args.metrics,
+        tests=args.tests,
+        n_samples=args.samples,
+        seed=args.seed,
+        pvalue=args.pvalue,
+        unescape=args.unescape_html,
+        language=args.language,
+        docs=args.docs,
+        docs_format=args.docs_format,
+        mean_block_length=args.mean_block_length,
+    )
     if args.tsv:
-        sys.stdout.write(
-            long_table(comparisons, args.seed).to_csv(sep="\t", index=False, float_format="%.10g")
-        )
+        text = long_table(comparisons, args.seed).to_csv(sep="\t", index=False, float_format="%.10g")
     elif args.json:
-        sys.stdout.write(
-            json_report(comparisons, seed=args.seed, pvalue=args.pvalue, reference=args.ref, systems=systems)
+        text = json_report(
+            comparisons, seed=args.seed, pvalue=args.pvalue, reference=args.ref, systems=systems
         )
     else:
-        sys.stdout.write(text_report(comparisons, seed=args.seed, n_samples=args.samples, pvalue=args.pvalue))
+        text = text_report(comparisons, seed=args.seed, n_samples=args.samples, pvalue=args.pvalue)
+    sys.stdout.write(text)
     return 0
+
+
+#: Sub-command name -> the function running it on the parsed arguments (returns the exit status).
+COMMANDS = {"compare": run_compare}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``mtsig`` console script; returns the exit status.
+
+    Bad input (:class:`~mtsig.errors.InputError`, and the ``ValueError``/``OSError``/``RuntimeError`` a library
+    call raises for a bad argument, a missing file or a missing Java) is one line on stderr and exit status 2; an
+    unexpected exception is one line with a hint and exit status 1 (``MTSIG_DEBUG=1`` re-raises it for the
+    traceback). argparse's own usage errors also exit 2.
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        print("mtsig: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `mtsig compare ... | head`: the reader left, nothing to report
+        sys.stderr.close()
+        return 0
+    except (InputError, ValueError, OSError, RuntimeError) as error:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print(f"mtsig: error: {_one_line(error)}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except Exception as error:  # noqa: BLE001 - the last line of defence: never a traceback for a user
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print(
+            f"mtsig: internal error: {type(error).__name__}: {_one_line(error)} (this is a bug in mtsig; rerun "
+            f"with {DEBUG_ENV}=1 for the traceback and report it with the command line)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL_ERROR
+
+
+def _one_line(error: BaseException) -> str:
+    """An exception's message on one line (an OSError without a file name gets its class name)."""
+    text = " ".join(str(error).split())
+    if isinstance(error, OSError) and error.filename is not None and str(error.filename) not in text:
+        text = f"{error.filename}: {text}"
+    return text or type(error).__name__
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ name in ``run`` is defined, and turning an experiment's relative paths into abso
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,147 @@ def merge_experiment_files(config: dict[str, Any], base_dir: Path) -> None:
             raise InputError("an experiment file must define a mapping `experiments:`", path)
         for name, spec in loaded["experiments"].items():
             experiments.setdefault(name, spec)
+
+
+# --- validation -------------------------------------------------------------------------------------------------
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def _resolve(node: Mapping[str, Any], schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Follow a local ``$ref`` (``#/$defs/name``)."""
+    while "$ref" in node:
+        target: Any = schema
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def _fits(value: Any, node: Mapping[str, Any], schema: Mapping[str, Any]) -> bool:
+    """Whether ``value`` has a type (or enum/const value) the schema node allows; constraints are left to the
+    validator."""
+    node = _resolve(node, schema)
+    if "oneOf" in node or "anyOf" in node:
+        return any(_fits(value, alternative, schema) for alternative in node.get("oneOf", node.get("anyOf")))
+    if "const" in node:
+        return value == node["const"] and type(value) is type(node["const"])
+    if "enum" in node:
+        return any(value == option and type(value) is type(option) for option in node["enum"])
+    types = node.get("type")
+    if types is None:
+        return True
+    allowed = [types] if isinstance(types, str) else list(types)
+    if isinstance(value, bool):  # a bool is an int to Python, never to JSON schema
+        return "boolean" in allowed
+    return any(isinstance(value, _JSON_TYPES.get(name, ())) for name in allowed)
+
+
+def coerce_command_line_values(value: Any, node: Mapping[str, Any], schema: Mapping[str, Any]) -> Any:
+    """Read the strings Snakemake's ``--config`` leaves in nested values as YAML, where the schema wants another
+    type.
+
+    ``--config resampling='{pair_shards: 16}'`` reaches the workflow as ``{"pair_shards": "16"}``: Snakemake
+    parses a nested value with YAML's BaseLoader, which keeps every scalar a string. A string stays a string where
+    the schema allows one; elsewhere it is parsed as YAML (``"16"`` -> 16, ``"true"`` -> True, ``"[1, 2]"`` ->
+    [1, 2]) and kept only if the result has a type the schema allows, so a wrong value still fails validation
+    with its own text. Returns the coerced value; mappings and lists are coerced in place as well.
+    """
+    node = _resolve(node, schema)
+    if isinstance(value, str) and not _fits(value, node, schema):
+        try:
+            parsed = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return value
+        if not isinstance(parsed, str) and _fits(parsed, node, schema):
+            value = parsed
+    alternatives = node.get("oneOf", node.get("anyOf"))
+    if alternatives:
+        fitting = [a for a in alternatives if _fits(value, a, schema)]
+        return coerce_command_line_values(value, fitting[0], schema) if fitting else value
+    if isinstance(value, dict):
+        properties = node.get("properties", {})
+        extra = node.get("additionalProperties")
+        for key in list(value):
+            child = properties.get(key, extra if isinstance(extra, Mapping) else None)
+            if child is not None:
+                value[key] = coerce_command_line_values(value[key], child, schema)
+    elif isinstance(value, list) and isinstance(node.get("items"), Mapping):
+        for index, item in enumerate(value):
+            value[index] = coerce_command_line_values(item, node["items"], schema)
+    return value
+
+
+def _defines(data: Any, path: Sequence[Any]) -> bool:
+    """Whether a config source sets the key path (list indices count as set by whoever set the list)."""
+    for part in path:
+        if isinstance(data, Mapping) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
+            return True
+        else:
+            return False
+    return True
+
+
+def validate_config(
+    config: dict[str, Any], schema_path: str | Path, sources: Sequence[tuple[str, Mapping[str, Any]]]
+) -> None:
+    """Validate the merged config against the schema, filling in its defaults (Snakemake's ``validate``).
+
+    ``sources`` are (name, contents) of every place the config came from, lowest precedence first: config files
+    by path, ``--config ...`` for the command line. A schema error names the key path, the problem and the
+    source that set the key (the highest-precedence one that defines it; every source when none does, e.g. a
+    missing required key).
+
+    Raises:
+        InputError: the config breaks the schema.
+    """
+    import jsonschema
+    from snakemake.utils import validate
+
+    with open(schema_path, encoding="utf-8") as handle:
+        schema = yaml.safe_load(handle)
+    coerce_command_line_values(config, schema, schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(config))
+    if error is not None:
+        path = list(error.absolute_path)
+        defining = [name for name, data in sources if _defines(data, path)]
+        where = defining[-1] if defining else ", ".join(name for name, _ in sources)
+        key = ".".join(str(part) for part in path) or "(top level)"
+        raise InputError(f"config key {key}: {error.message}", where)
+    validate(config, str(schema_path))
+
+
+def config_sources(
+    config_files: Sequence[str | Path],
+    command_line_files: Sequence[str | Path],
+    command_line: Mapping[str, Any],
+    command_line_args: Sequence[str],
+    experiment_files: Sequence[str | Path] = (),
+) -> list[tuple[str, Mapping[str, Any]]]:
+    """The config's sources in Snakemake's precedence order, lowest first: the experiment files (an experiment
+    defined elsewhere wins), the workflow's ``configfile:``, each ``--configfile``, then ``--config``."""
+    command_line_files = [Path(f).resolve() for f in command_line_files]
+    directive = [f for f in map(lambda f: Path(f).resolve(), config_files) if f not in command_line_files]
+    sources: list[tuple[str, Mapping[str, Any]]] = []
+    for path in [*map(Path, experiment_files), *directive, *command_line_files]:
+        try:
+            with path.open(encoding="utf-8") as handle:
+                sources.append((str(path), yaml.safe_load(handle) or {}))
+        except (OSError, yaml.YAMLError):
+            sources.append((str(path), {}))
+    if command_line:
+        sources.append(("--config " + " ".join(command_line_args), command_line))
+    return sources
 
 
 def resolve_data_root(config: Mapping[str, Any], base_dir: Path) -> Path:

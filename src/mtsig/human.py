@@ -502,8 +502,11 @@ def ranking_system_scores(judgments: pd.DataFrame, systems: Sequence[str] | None
 # --------------------------------------------------------------------------------------------- pipeline step
 
 
-def _load_human(human: Mapping[str, Any], data_root: Path, n_segments: int) -> pd.DataFrame:
-    """Dispatch on ``human["format"]``; paths are relative to ``data_root``."""
+def _load_human(
+    human: Mapping[str, Any], data_root: Path, n_segments: int, systems: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Dispatch on ``human["format"]``; paths are relative to ``data_root``. With ``systems`` (the experiment's),
+    a rating of any other system is an error at its line (reference pseudo-systems excepted)."""
     from mtsig.io import human as human_io
 
     def resolve(relative: str) -> Path:
@@ -512,7 +515,9 @@ def _load_human(human: Mapping[str, Any], data_root: Path, n_segments: int) -> p
 
     fmt = human["format"]
     if fmt == "wmt_mturk_da":
-        return human_io.load_wmt_mturk_da(resolve(human["path"]), resolve(human["sid2line"]), n_segments)
+        return human_io.load_wmt_mturk_da(
+            resolve(human["path"]), resolve(human["sid2line"]), n_segments, systems=systems
+        )
     if fmt == "appraise_da":
         return human_io.load_appraise_da(
             resolve(human["path"]),
@@ -521,16 +526,18 @@ def _load_human(human: Mapping[str, Any], data_root: Path, n_segments: int) -> p
             human.get("source_language", "eng"),
             human.get("target_language", "liv"),
             human.get("reference_systems"),
+            systems=systems,
         )
     if fmt == "mturk_batch":
         paths = human["path"] if isinstance(human["path"], list) else [human["path"]]
-        return human_io.load_mturk_batch([resolve(p) for p in paths], n_segments=n_segments)
+        return human_io.load_mturk_batch([resolve(p) for p in paths], n_segments=n_segments, systems=systems)
     if fmt == "tidy":
         return human_io.load_tidy(
             resolve(human["path"]),
             standardised=bool(human.get("standardised", False)),
             segment_means=bool(human.get("segment_means", False)),
             n_segments=n_segments,
+            systems=systems,
         )
     raise InputError(f"unknown human format {fmt!r}")
 
@@ -598,7 +605,7 @@ def build_gold(
 
     from mtsig.io.human import check_systems
 
-    ratings = _load_human(human, data_root, n_segments)
+    ratings = _load_human(human, data_root, n_segments, systems)
     check_systems(rated_systems(ratings), systems, path)
     dropped: list[tuple[str, str]] = []
     qc_table = pd.DataFrame(columns=QC_COLUMNS)

@@ -21,12 +21,16 @@ from mtsig.io.text import load_texts, read_lines
 from mtsig.resampling import PAPER_TESTS
 from mtsig.seeding import derive_seed
 from mtsig.workflow import (
-    load_arrays,
+    MANIFEST_SUFFIX,
+    load_intermediate_arrays,
     load_stats,
     metric_name_of,
-    read_tsv,
-    save_arrays,
+    read_intermediate_text,
+    read_intermediate_tsv,
+    regenerate_hint,
+    save_intermediate_arrays,
     save_stats,
+    verify_intermediate,
     write_text,
     write_tsv,
 )
@@ -59,24 +63,73 @@ def prepare_experiment_texts(
         )
     else:
         doc_ids = np.full(n_segments, "", dtype=object)
-    write_text("".join(line + "\n" for line in reference), texts_dir / "reference.txt")
-    for name, lines in outputs.items():
-        write_text("".join(line + "\n" for line in lines), texts_dir / "systems" / f"{name}.txt")
-    write_text("".join(name + "\n" for name in outputs), texts_dir / "systems.txt")
-    write_tsv(pd.DataFrame({"segment": np.arange(n_segments), "doc_id": doc_ids}), documents_path)
+    write_prepared_texts(reference, outputs, texts_dir)
+    write_tsv(
+        pd.DataFrame({"segment": np.arange(n_segments), "doc_id": doc_ids}),
+        documents_path,
+        made_by="prepare_texts",
+        settings={"segments": n_segments},
+    )
     log.info("%d systems x %d segments; %d documents", len(outputs), n_segments, len(set(doc_ids)))
 
 
+def write_prepared_texts(
+    reference: Sequence[str], outputs: Mapping[str, Sequence[str]], texts_dir: Path
+) -> None:
+    """``texts/reference.txt``, ``texts/systems/<name>.txt`` and ``texts/systems.txt`` (the system order), each an
+    intermediate file of rule ``prepare_texts`` with its manifest."""
+    settings = {"systems": len(outputs), "segments": len(reference)}
+
+    def write(lines: Sequence[str], path: Path) -> None:
+        write_text("".join(line + "\n" for line in lines), path, made_by="prepare_texts", settings=settings)
+
+    write(reference, texts_dir / "reference.txt")
+    for name, lines in outputs.items():
+        write(lines, texts_dir / "systems" / f"{name}.txt")
+    write(list(outputs), texts_dir / "systems.txt")
+
+
 def read_prepared_texts(texts_dir: Path) -> tuple[list[str], dict[str, list[str]]]:
-    """The reference and the system outputs written by :func:`prepare_experiment_texts`, in system order."""
-    reference = read_lines(texts_dir / "reference.txt")
-    names = read_lines(texts_dir / "systems.txt")
-    return reference, {name: read_lines(texts_dir / "systems" / f"{name}.txt") for name in names}
+    """The reference and the system outputs written by :func:`prepare_experiment_texts`, in system order.
+
+    Raises:
+        InputError: a file of the directory fails its manifest check, names no or repeated systems, or a system's
+            line count differs from the reference's; the message says how to regenerate the directory.
+    """
+    texts_dir = Path(texts_dir)
+
+    def read(path: Path) -> list[str]:
+        verify_intermediate(path, "prepare_texts", target=texts_dir, expected_format="text")
+        return read_lines(path)
+
+    reference = read(texts_dir / "reference.txt")
+    names = read(texts_dir / "systems.txt")
+    hint = regenerate_hint(texts_dir / "systems.txt", "prepare_texts", texts_dir)
+    if not names or "" in names or len(set(names)) != len(names):
+        raise InputError(
+            f"names no systems, an empty one or a repeated one; {hint}", texts_dir / "systems.txt"
+        )
+    outputs = {name: read(texts_dir / "systems" / f"{name}.txt") for name in names}
+    for name, lines in outputs.items():
+        if len(lines) != len(reference):
+            raise InputError(
+                f"{len(lines)} lines where reference.txt has {len(reference)}; {hint}",
+                texts_dir / "systems" / f"{name}.txt",
+            )
+    return reference, outputs
 
 
-def read_segment_documents(path: str | Path) -> np.ndarray | None:
-    """Document id per segment, or None when the experiment has none."""
-    doc_ids = read_tsv(path)["doc_id"].fillna("").astype(str).to_numpy()
+def read_segment_documents(path: str | Path, n_segments: int | None = None) -> np.ndarray | None:
+    """Document id per segment (``documents.tsv`` of rule ``prepare_texts``), or None when the experiment has
+    none. With ``n_segments`` (the statistics' segment count), a file of another length is an error."""
+    table = read_intermediate_tsv(path, "prepare_texts", columns=("segment", "doc_id"))
+    if n_segments is not None and len(table) != n_segments:
+        raise InputError(
+            f"{len(table)} segments where the metric statistics have {n_segments}: one of them is stale; "
+            + regenerate_hint(path, "prepare_texts", None),
+            path,
+        )
+    doc_ids = table["doc_id"].fillna("").astype(str).to_numpy()
     return None if (doc_ids == "").all() else doc_ids
 
 
@@ -108,10 +161,33 @@ def load_scored_stats(path: str | Path) -> tuple[np.ndarray, list[str], str, Met
     """A statistics file's (stats, system names, details) and the metric that computed them, rebuilt with the
     options recorded in the file: a score function depends on them (METEOR's parameters and module weights
     follow its language), so every step scores statistics with the settings that produced them."""
-    from mtsig.metrics import get_metric
+    from mtsig.metrics import METRICS, get_metric
 
     stats, systems, details, options = load_stats(path)
-    return stats, systems, details, get_metric(metric_name_of(path), **options)
+    metric = metric_name_of(path)
+    if metric not in METRICS:
+        raise InputError(f"{metric!r} is not a metric (expected one of {', '.join(METRICS)})", path)
+    try:
+        scorer = get_metric(metric, **options)
+    except (TypeError, ValueError) as error:
+        raise InputError(
+            f"the recorded options {options} do not fit {metric} ({error}); "
+            + regenerate_hint(path, "metric_stats", None),
+            path,
+        ) from None
+    return stats, systems, details, scorer
+
+
+def _check_same_systems(
+    systems: Sequence[str], other: Sequence[str], path: str | Path, other_path: str | Path, made_by: str
+) -> None:
+    """Two intermediate files of one experiment must list the same systems in the same order."""
+    if list(systems) != list(other):
+        raise InputError(
+            f"systems {list(other)} differ from {list(systems)} in {other_path}: one of them is stale; "
+            + regenerate_hint(path, made_by, None),
+            path,
+        )
 
 
 def corpus_scores_table(stats_paths: Sequence[str | Path]) -> pd.DataFrame:
@@ -198,6 +274,14 @@ def run_resampling_shard(
 
     stats, systems, _, scorer = load_scored_stats(stats_path)
     selection_stats, selection_systems, _, selection_scorer = load_scored_stats(selection_stats_path)
+    _check_same_systems(systems, selection_systems, selection_stats_path, stats_path, "metric_stats")
+    if selection_stats.shape[1] != stats.shape[1]:
+        raise InputError(
+            f"{selection_stats.shape[1]} segments where {stats_path} has {stats.shape[1]}; "
+            + regenerate_hint(selection_stats_path, "metric_stats", None),
+            selection_stats_path,
+        )
+    documents = read_segment_documents(documents_path, stats.shape[1])
     selection_scores = selection_scorer.score(selection_stats.sum(axis=1))
     if metric_name_of(selection_stats_path) == "ter":
         selection_scores = -selection_scores
@@ -220,15 +304,19 @@ def run_resampling_shard(
         memory_cap_bytes=int(resampling.get("memory_cap_mb", 1024)) * 2**20,
         pairs=pairs,
         keep_distributions=keep,
-        documents=read_segment_documents(documents_path),
+        documents=documents,
         mean_block_length=float(resampling.get("mean_block_length", 10)),
     )
-    write_tsv(result.table, tests_path)
+    settings = resampling_settings(experiment, metric, tests, resampling, systems) | {
+        "shard": shard,
+        "n_shards": n_shards,
+    }
+    write_tsv(result.table, tests_path, made_by="resample_tests", settings=settings)
     arrays = {}
     for (x, y), by_test in result.distributions.items():
         for test, values in by_test.items():
             arrays[f"{x}__{y}__{test}"] = np.asarray(values)
-    save_arrays(distributions_path, **arrays)
+    save_intermediate_arrays(distributions_path, arrays, made_by="resample_tests", settings=settings)
     log.info(
         "%s/%s shard %d/%d: %d pairs, %d rows",
         experiment,
@@ -240,6 +328,25 @@ def run_resampling_shard(
     )
 
 
+def resampling_settings(
+    experiment: str,
+    metric: str,
+    tests: Sequence[str],
+    resampling: Mapping[str, Any],
+    systems: Sequence[str],
+) -> dict[str, Any]:
+    """What a tests table was made with, recorded in its manifest: merged shards must agree on all of it."""
+    return {
+        "experiment": experiment,
+        "metric": metric,
+        "systems": list(systems),
+        "tests": list(tests),
+        "samples": samples_per_test(resampling, tests),
+        "seed": int(resampling["seed"]),
+        "pvalue": resampling.get("pvalue", "c/B"),
+    }
+
+
 def merge_resampling_shards(
     tests_paths: Sequence[str | Path],
     distributions_paths: Sequence[str | Path],
@@ -249,17 +356,49 @@ def merge_resampling_shards(
 ) -> None:
     """Concatenate the shards in shard order (= the canonical pair order) and split the kept distributions into
     one ``{sys_x}__{sys_y}.npz`` per pair (arrays named by test, plus ``actual``)."""
-    table = pd.concat([read_tsv(p) for p in tests_paths], ignore_index=True)
-    write_tsv(table, tests_path)
+    from mtsig.evaluation import TESTS_COLUMNS
+
+    shards = [read_intermediate_tsv(p, "resample_tests", columns=TESTS_COLUMNS) for p in tests_paths]
+    common = _check_shard_settings(shards, tests_paths)
+    table = pd.concat(shards, ignore_index=True)
     per_pair: dict[str, dict[str, np.ndarray]] = {}
-    for path in distributions_paths:
-        for key, values in load_arrays(path).items():
+    for index, path in enumerate(distributions_paths):
+        arrays = load_intermediate_arrays(path, "resample_tests")
+        settings = verify_intermediate(path, "resample_tests")["settings"]
+        if settings != shards[index].attrs["settings"]:
+            raise InputError(
+                f"made with other settings than its tests table {tests_paths[index]}; "
+                + regenerate_hint(path, "resample_tests", None),
+                path,
+            )
+        for key, values in arrays.items():
             x, y, test = key.split("__")
             per_pair.setdefault(f"{x}__{y}", {})[test] = values
+    write_tsv(table, tests_path, made_by="merge_tests", settings=common)
     out = Path(distributions_dir)
     out.mkdir(parents=True, exist_ok=True)
     for pair, arrays in per_pair.items():
-        save_arrays(out / f"{pair}.npz", **arrays)
+        save_intermediate_arrays(out / f"{pair}.npz", arrays, made_by="merge_tests", settings=common)
+
+
+def _check_shard_settings(shards: Sequence[pd.DataFrame], paths: Sequence[str | Path]) -> dict[str, Any]:
+    """Shard k of n must say so, and every shard must share the other settings (seed, samples, tests, ...):
+    a shard left from a run with other settings would otherwise be merged silently."""
+    common: dict[str, Any] | None = None
+    for index, (frame, path) in enumerate(zip(shards, paths, strict=True)):
+        settings = dict(frame.attrs["settings"])
+        where = (settings.pop("shard", None), settings.pop("n_shards", None))
+        hint = regenerate_hint(path, "resample_tests", None)
+        if where != (index, len(paths)):
+            raise InputError(
+                f"is shard {where[0]} of {where[1]}, expected shard {index} of {len(paths)}; {hint}", path
+            )
+        if common is None:
+            common = settings
+        elif settings != common:
+            changed = sorted(k for k in set(settings) | set(common) if settings.get(k) != common.get(k))
+            raise InputError(f"made with other {', '.join(changed)} than {paths[0]}; {hint}", path)
+    return common or {}
 
 
 # --- human judgments and the gold standard ----------------------------------------------------------------------
@@ -291,11 +430,12 @@ def build_human_gold(
         log.info("dropped annotator %s: %s", annotator, reason)
     for annotator in result["zero_z"]:
         log.info("annotator %s: zero variance, kept with z = 0 (standardise.zero_variance: zero)", annotator)
+    settings = {"systems": list(systems), "alphas": [float(a) for a in alphas], "gold": spec["gold"]}
     write_tsv(result["z"], outputs["z"])
     write_tsv(result["qc"], outputs["qc"])
-    write_tsv(result["system_scores"], outputs["system_scores"])
-    write_tsv(result["gold"], outputs["gold"])
-    write_tsv(result["gold_conclusions"], outputs["conclusions"])
+    write_tsv(result["system_scores"], outputs["system_scores"], made_by="human_gold", settings=settings)
+    write_tsv(result["gold"], outputs["gold"], made_by="human_gold", settings=settings)
+    write_tsv(result["gold_conclusions"], outputs["conclusions"], made_by="human_gold", settings=settings)
     primary = result["gold_conclusions"]
     primary = primary[primary["gold"] == primary["gold"].iloc[0]]
     for alpha in alphas:
@@ -318,8 +458,20 @@ def systems_by_human_score(system_scores: pd.DataFrame) -> list[str]:
 # --- evaluation -------------------------------------------------------------------------------------------------
 
 
+def read_tests_table(path: str | Path) -> pd.DataFrame:
+    """A merged tests table (``tests/{metric}.tsv`` of rule ``merge_tests``), checked against its manifest."""
+    from mtsig.evaluation import TESTS_COLUMNS
+
+    return read_intermediate_tsv(path, "merge_tests", columns=TESTS_COLUMNS)
+
+
+def read_gold_table(path: str | Path, columns: Sequence[str] = ()) -> pd.DataFrame:
+    """A table of rule ``human_gold`` (gold p-values, gold conclusions, human system scores)."""
+    return read_intermediate_tsv(path, "human_gold", columns=tuple(columns))
+
+
 def _tests_by_metric(tests_paths: Sequence[str | Path]) -> dict[str, pd.DataFrame]:
-    return {metric_name_of(p): read_tsv(p) for p in tests_paths}
+    return {metric_name_of(p): read_tests_table(p) for p in tests_paths}
 
 
 def evaluate_experiment(
@@ -334,10 +486,11 @@ def evaluate_experiment(
     """Accuracy of every metric x test against every gold (uncorrected, and after each correction applied to the
     tests alone and to tests and gold alike), the chi-square test between metrics, and agreement between tests."""
     from mtsig import evaluation
+    from mtsig.evaluation import GOLD_CONCLUSION_COLUMNS, GOLD_PVALUE_COLUMNS
 
     tests = _tests_by_metric(tests_paths)
-    gold_p = read_tsv(gold_path)
-    gold = read_tsv(gold_conclusions_path)
+    gold_p = read_gold_table(gold_path, GOLD_PVALUE_COLUMNS)
+    gold = read_gold_table(gold_conclusions_path, GOLD_CONCLUSION_COLUMNS)
     systems = list(dict.fromkeys([*gold["sys_x"], *gold["sys_y"]]))  # the gold's pairs are in system order
     conclusions = {
         m: evaluation.test_conclusions(t, alphas, systems, source=p)
@@ -356,10 +509,18 @@ def evaluate_experiment(
         )
     accuracy = pd.concat(frames, ignore_index=True)
     accuracy = accuracy[["correction", *[c for c in accuracy.columns if c != "correction"]]]
-    write_tsv(accuracy, outputs["accuracy"])
+    settings = {
+        "alphas": [float(a) for a in alphas],
+        "corrections": list(corrections),
+        "metrics": list(tests),
+    }
+    write_tsv(accuracy, outputs["accuracy"], made_by="evaluate", settings=settings)
     uncorrected = accuracy[accuracy["correction"] == "none"]
-    write_tsv(evaluation.metric_chi_square(uncorrected), outputs["chi_square"])
-    write_tsv(evaluation.test_agreement(conclusions), outputs["agreement"])
+    chi_square = evaluation.metric_chi_square(uncorrected)
+    write_tsv(chi_square, outputs["chi_square"], made_by="evaluate", settings=settings)
+    write_tsv(
+        evaluation.test_agreement(conclusions), outputs["agreement"], made_by="evaluate", settings=settings
+    )
     long = pd.concat([c.assign(metric=m) for m, c in conclusions.items()], ignore_index=True)
     write_tsv(long[["metric", *[c for c in long.columns if c != "metric"]]], outputs["conclusions"])
 
@@ -383,9 +544,11 @@ def write_accuracy_tables(
     """
     from mtsig import tables
 
-    accuracy = read_tsv(accuracy_path)
-    chi_square = read_tsv(chi_square_path)
-    agreement = read_tsv(agreement_path)
+    accuracy = read_intermediate_tsv(
+        accuracy_path, "evaluate", columns=("correction", "gold", "metric", "test")
+    )
+    chi_square = read_intermediate_tsv(chi_square_path, "evaluate")
+    agreement = read_intermediate_tsv(agreement_path, "evaluate")
     uncorrected = accuracy[accuracy["correction"] == "none"]
     golds = list(dict.fromkeys(uncorrected["gold"]))
     metrics = list(spec["metrics"])
@@ -424,20 +587,24 @@ def write_accuracy_tables(
             md.append(tables.accuracy_by_test_markdown(corrected, gold, caption, tests, metrics))
     md.append("\n## Agreement between the three tests\n")
     md.append(tables.agreement_markdown(agreement))
-    write_text(f"# {description}\n\n" + "\n".join(md), outputs["md"])
+    write_text(f"# {description}\n\n" + "\n".join(md), outputs["md"], made_by="tables")
     write_text("\n\n".join(tex), outputs["tex"])
     write_text(csv[0], outputs["csv"])
 
 
-def write_tables_index(table_paths: Sequence[str | Path], out_path: str | Path) -> None:
-    """``results/tables/README.md``: links to every table, then each table inlined."""
+def write_tables_index(
+    table_paths: Sequence[str | Path], out_path: str | Path, made_by: Sequence[str] | None = None
+) -> None:
+    """``results/tables/README.md``: links to every table, then each table inlined. ``made_by``: the rule that
+    writes each table (named when a table fails its manifest check); default ``tables``."""
     from mtsig import tables
 
     out = Path(out_path)
     entries = [(Path(p).stem, Path(p).name) for p in table_paths]
     body = [tables.tables_index_markdown(entries, title="Tables of this run")]
-    for path in table_paths:
-        body.append(f"\n---\n\n<!-- {Path(path).name} -->\n" + Path(path).read_text(encoding="utf-8"))
+    rules = list(made_by) if made_by is not None else ["tables"] * len(table_paths)
+    for path, rule in zip(table_paths, rules, strict=True):
+        body.append(f"\n---\n\n<!-- {Path(path).name} -->\n" + read_intermediate_text(path, rule))
     write_text("\n".join(body), out)
 
 
@@ -466,11 +633,17 @@ def draw_experiment_figures(
     def outs(name: str) -> list[Path]:
         return [png_dir / f"{name}.png", pdf_dir / f"{name}.pdf"]
 
-    systems = systems_by_human_score(read_tsv(system_scores_path))
+    systems = systems_by_human_score(read_gold_table(system_scores_path, ("system", "criterion", "mean_z")))
     for directory in map(Path, distributions_dirs):
         metric = directory.name
+        for manifest in sorted(directory.glob("*.npz" + MANIFEST_SUFFIX)):
+            data = manifest.with_name(manifest.name.removesuffix(MANIFEST_SUFFIX))
+            if not data.is_file():  # a distribution file deleted since: the directory is incomplete
+                raise InputError(
+                    "intermediate file is missing; " + regenerate_hint(data, "merge_tests", directory), data
+                )
         for path in sorted(directory.glob("*.npz")):
-            arrays = load_arrays(path)
+            arrays = load_intermediate_arrays(path, "merge_tests", required=("actual",), target=directory)
             x, y = path.stem.split("__")
             shown = [t for t in PAPER_TESTS if t in arrays]  # Figs. 5-6 show the paper's three tests
             plots.pseudo_statistic_distributions(
@@ -481,7 +654,7 @@ def draw_experiment_figures(
                 outs(f"distributions_{metric}_{x}__{y}"),
                 statistic_label=f"{metric.upper()} difference",
             )
-    gold_p = read_tsv(gold_path)
+    gold_p = read_gold_table(gold_path, ("gold", "criterion", "sys_x", "sys_y", "p_value"))
     for gold in dict.fromkeys(gold_p["gold"]):
         rows = gold_p[gold_p["gold"] == gold]
         criteria = list(dict.fromkeys(rows["criterion"]))
@@ -493,7 +666,7 @@ def draw_experiment_figures(
         )
     for path in tests_paths:
         metric = metric_name_of(path)
-        table = read_tsv(path)
+        table = read_tests_table(path)
         present = [t for t in tests if t in set(table["test"])]
         matrices = {t: plots.p_matrix_from_tests(table, t, systems) for t in present}
         title = "Randomized tests: row system significantly better than column system"
@@ -505,13 +678,20 @@ def draw_experiment_figures(
 
 def _stats_by_metric(stats_paths: Sequence[str | Path]) -> tuple[dict[str, tuple], list[str]]:
     """metric -> (stats, score function, higher_is_better), and the system names (equal across metrics)."""
-    by_metric, systems = {}, None
+    by_metric, systems, first = {}, None, None
     for path in stats_paths:
         stats, names, _, scorer = load_scored_stats(path)
+        if systems is not None:
+            _check_same_systems(systems, names, path, first, "metric_stats")
+            n_segments = next(iter(by_metric.values()))[0].shape[1]
+            if stats.shape[1] != n_segments:
+                raise InputError(
+                    f"{stats.shape[1]} segments where {first} has {n_segments}: one of them is stale; "
+                    + regenerate_hint(path, "metric_stats", None),
+                    path,
+                )
         by_metric[metric_name_of(path)] = (stats, scorer.score, scorer.higher_is_better)
-        if systems is not None and names != systems:
-            raise InputError("system order differs between metric statistics files", path)
-        systems = names
+        systems, first = names, first or path
     return by_metric, list(systems or [])
 
 
@@ -533,17 +713,18 @@ def calibration_experiment(
     """
     from mtsig.calibration import calibration_study, choose_planted_pair, gold_better_pairs
     from mtsig.calibration_plots import plot_calibration
+    from mtsig.evaluation import GOLD_CONCLUSION_COLUMNS
     from mtsig.plots import save_figure
 
     by_metric, systems = _stats_by_metric(stats_paths)
-    gold = read_tsv(gold_conclusions_path)
+    gold = read_gold_table(gold_conclusions_path, ("gold", *GOLD_CONCLUSION_COLUMNS))
     gold = gold[gold["gold"] == gold["gold"].iloc[0]]
     chooser = "bleu" if "bleu" in by_metric else next(iter(by_metric))
     stats, score, higher = by_metric[chooser]
     better = gold_better_pairs(gold, 0.05)
     x, y = choose_planted_pair(stats, score, systems, higher_is_better=higher, gold_better=better)
     log.info("planted pair: %s better than %s (by gold and %s)", x, y, chooser)
-    documents = read_segment_documents(documents_path)
+    documents = read_segment_documents(documents_path, next(iter(by_metric.values()))[0].shape[1])
     frames = []
     for unit in calibration.get("swap_units", ["segment"]):
         if unit == "document" and documents is None:
@@ -612,7 +793,7 @@ def section2_experiment(
         "one-tailed, i.e. about half the AR p-value: the median ratio here is "
         f"{table['ratio_rm_bootstrap_to_rm_ar'].median():.2f}.\n\n"
     )
-    write_text(text + frame_to_markdown(table), outputs["md"])
+    write_text(text + frame_to_markdown(table), outputs["md"], made_by="section2")
 
 
 # --- n-best lists -----------------------------------------------------------------------------------------------
@@ -651,7 +832,7 @@ def nbest_experiment(
         "\n## Simulation parameters\n",
         frame_to_markdown(results["parameters"]),
     ]
-    write_text("\n".join(text), outputs["md"])
+    write_text("\n".join(text), outputs["md"], made_by="nbest")
     plot_all(results, outputs["figures"])
 
 
@@ -695,8 +876,13 @@ def segment_level_experiment(
             if metric == "bleu":
                 continue
             stats, names, _, scorer = load_scored_stats(path)
-            if names != systems:
-                raise InputError("system order differs from the prepared texts", path)
+            _check_same_systems(systems, names, path, Path(inputs["texts"]) / "systems.txt", "metric_stats")
+            if stats.shape[1] != len(reference):
+                raise InputError(
+                    f"{stats.shape[1]} segments where the prepared reference has {len(reference)}; "
+                    + regenerate_hint(path, "metric_stats", None),
+                    path,
+                )
             segment = np.asarray(scorer.score(stats), dtype=float)  # score of each segment's own statistics
             scores[metric] = segment if scorer.higher_is_better else -segment
         human = spec["human"]
@@ -721,4 +907,4 @@ def segment_level_experiment(
         "reproduces the RankEval tool's code (blank ranks as the best rank, tied predictions overwriting each "
         "other in NDCG/ERR, ...; see config/README.md).\n\n"
     )
-    write_text(text + frame_to_markdown(wide.reset_index()), outputs["md"])
+    write_text(text + frame_to_markdown(wide.reset_index()), outputs["md"], made_by="segment_level")

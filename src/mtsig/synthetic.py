@@ -96,7 +96,12 @@ def generate_texts(spec: SyntheticSpec) -> tuple[list[str], dict[str, list[str]]
 
 
 def generate_ratings(spec: SyntheticSpec, quality: np.ndarray) -> pd.DataFrame:
-    """Tidy DA ratings (see :func:`mtsig.io.human.load_tidy`) by biased annotators, with bad-reference items."""
+    """Tidy DA ratings (see :func:`mtsig.io.human.load_tidy`) by biased annotators, with bad-reference items.
+
+    Each draw of an item is its own task, numbered in ``hit`` (``<annotator>-<draw>``): an annotator may draw the
+    same (system, segment) twice and give it the same score, and the tidy format tells two genuine ratings from a
+    repeated line only by such a column; quality control pairs each bad-reference item with the draw it degrades.
+    """
     rng = rng_for(spec.seed, "synthetic", "ratings")
     names = system_names(spec)
     rows = []
@@ -108,7 +113,7 @@ def generate_ratings(spec: SyntheticSpec, quality: np.ndarray) -> pd.DataFrame:
         segments = rng.integers(0, spec.segments, size=spec.ratings_per_annotator)
         bad_ref = rng.random(spec.ratings_per_annotator) < 0.1
         for criterion, noise_sd in (("adequacy", 12.0), ("fluency", 16.0)):
-            for s, i, degraded in zip(systems, segments, bad_ref, strict=True):
+            for draw, (s, i, degraded) in enumerate(zip(systems, segments, bad_ref, strict=True)):
                 items = [("system", quality[s, i])]
                 if degraded:  # a degraded copy of the same item: its true quality is much lower
                     items.append(("bad_ref", quality[s, i] * 0.4))
@@ -125,10 +130,11 @@ def generate_ratings(spec: SyntheticSpec, quality: np.ndarray) -> pd.DataFrame:
                             item_type,
                             criterion,
                             int(np.clip(round(score), 0, 100)),
+                            f"{annotator}-{draw + 1}",
                         )
                     )
     return pd.DataFrame(
-        rows, columns=["annotator", "system", "segment", "item_type", "criterion", "raw_score"]
+        rows, columns=["annotator", "system", "segment", "item_type", "criterion", "raw_score", "hit"]
     )
 
 

@@ -48,6 +48,7 @@ rule section2:
             caption="../report/section2.rst",
             category="Tables",
         ),
+        md_manifest=manifest(RESULTS / "tables" / "{experiment}.section2.md"),
     log:
         "logs/{experiment}/section2.log",
     benchmark:

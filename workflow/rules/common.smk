@@ -2,7 +2,7 @@
 import sys
 from pathlib import Path
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("9.0")
 
@@ -16,9 +16,19 @@ BASE_DIR = Path(workflow.basedir)
 RESULTS = Path("results")
 
 mtsig_config.merge_experiment_files(config, BASE_DIR)
-
-
-validate(config, schema="../schemas/config.schema.yaml")
+# A schema error names the config file (or the --config option) that set the key; --config values nested in a
+# mapping arrive as strings and are read as YAML where the schema wants a number, boolean or list.
+mtsig_config.validate_config(
+    config,
+    BASE_DIR / "workflow" / "schemas" / "config.schema.yaml",
+    mtsig_config.config_sources(
+        workflow.configfiles,
+        workflow.config_settings.configfiles,
+        workflow.config_settings.config,
+        workflow.config_settings.config_args or [],
+        [BASE_DIR / f for f in config.get("experiment_files", [])],
+    ),
+)
 
 
 DATA_ROOT = mtsig_config.resolve_data_root(config, BASE_DIR)
@@ -117,6 +127,24 @@ def calibration_names():
     return [n for n in config["calibration"]["experiments"] if n in OUTPUT_EXPERIMENTS]
 
 
+def manifest(path):
+    """The manifest written beside an intermediate file (its size, sha256, format and settings), which the
+    reading step checks (mtsig.workflow.verify_intermediate). Declared as an output so that Snakemake removes it
+    with the file on failure, and reruns the job when it is missing."""
+    return f"{path}.manifest.json"
+
+
+def shard_manifests(wildcards):
+    """The manifests of one metric's shards: merge_tests reads them with the shards (and so keeps them, like the
+    shards, until the merge is done)."""
+    shards = RESULTS / wildcards.experiment / "tests" / "shards"
+    return [
+        manifest(shards / f"{wildcards.metric}.{shard}.{ext}")
+        for shard in range(SHARDS)
+        for ext in ("tsv", "npz")
+    ]
+
+
 def one_of(names):
     """A wildcard constraint matching exactly these names (and nothing when the list is empty)."""
     import re
@@ -139,17 +167,23 @@ def experiment_tests(wildcards):
     )
 
 
-def tables_index_inputs(wildcards):
-    tables = [RESULTS / "tables" / f"{name}.md" for name in OUTPUT_EXPERIMENTS]
-    tables += [
-        RESULTS / "tables" / f"{name}.segment_level.md"
+def tables_index_entries():
+    """(table, the rule that writes it) for every table of the run, in the index's order."""
+    tables = RESULTS / "tables"
+    entries = [(tables / f"{name}.md", "tables") for name in OUTPUT_EXPERIMENTS]
+    entries += [
+        (tables / f"{name}.segment_level.md", "segment_level")
         for name in segment_level_names()
     ]
-    tables += [RESULTS / "tables" / f"{name}.md" for name in RUN["nbest"]]
-    tables += [
-        RESULTS / "tables" / f"{name}.section2.md" for name in calibration_names()
+    entries += [(tables / f"{name}.md", "nbest") for name in RUN["nbest"]]
+    entries += [
+        (tables / f"{name}.section2.md", "section2") for name in calibration_names()
     ]
-    return [str(t) for t in tables]
+    return [(str(table), rule) for table, rule in entries]
+
+
+def tables_index_inputs(wildcards):
+    return [table for table, _ in tables_index_entries()]
 
 
 def predicted_ranking_names(name):

@@ -21,6 +21,7 @@ rule prepare_texts:
     output:
         texts=directory(RESULTS / "{experiment}" / "texts"),
         documents=RESULTS / "{experiment}" / "documents.tsv",
+        documents_manifest=manifest(RESULTS / "{experiment}" / "documents.tsv"),
     log:
         "logs/{experiment}/prepare_texts.log",
     conda:

@@ -12,6 +12,9 @@ rule evaluate:
         agreement=RESULTS / "{experiment}" / "test_agreement.tsv",
         chi_square=RESULTS / "{experiment}" / "chi_square.tsv",
         conclusions=RESULTS / "{experiment}" / "test_conclusions.tsv",
+        accuracy_manifest=manifest(RESULTS / "{experiment}" / "accuracy.tsv"),
+        agreement_manifest=manifest(RESULTS / "{experiment}" / "test_agreement.tsv"),
+        chi_square_manifest=manifest(RESULTS / "{experiment}" / "chi_square.tsv"),
     log:
         "logs/{experiment}/evaluate.log",
     benchmark:
@@ -40,6 +43,7 @@ rule tables:
         ),
         tex=RESULTS / "tables" / "{experiment}.tex",
         csv=RESULTS / "tables" / "{experiment}.csv",
+        md_manifest=manifest(RESULTS / "tables" / "{experiment}.md"),
     log:
         "logs/{experiment}/tables.log",
     wildcard_constraints:
@@ -62,5 +66,7 @@ rule tables_index:
         "logs/tables_index.log",
     conda:
         "../../environment.yml"
+    params:
+        rules=[rule for _, rule in tables_index_entries()],
     script:
         "../scripts/tables_index.py"

@@ -11,6 +11,11 @@ rule human_gold:
         system_scores=RESULTS / "{experiment}" / "human" / "system_scores.tsv",
         gold=RESULTS / "{experiment}" / "gold.tsv",
         conclusions=RESULTS / "{experiment}" / "gold_conclusions.tsv",
+        system_scores_manifest=manifest(
+            RESULTS / "{experiment}" / "human" / "system_scores.tsv"
+        ),
+        gold_manifest=manifest(RESULTS / "{experiment}" / "gold.tsv"),
+        conclusions_manifest=manifest(RESULTS / "{experiment}" / "gold_conclusions.tsv"),
     log:
         "logs/{experiment}/human_gold.log",
     benchmark:

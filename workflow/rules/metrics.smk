@@ -6,6 +6,7 @@ rule metric_stats:
         texts=RESULTS / "{experiment}" / "texts",
     output:
         stats=RESULTS / "{experiment}" / "stats" / "{metric}.npz",
+        stats_manifest=manifest(RESULTS / "{experiment}" / "stats" / "{metric}.npz"),
     log:
         "logs/{experiment}/metric_stats.{metric}.log",
     benchmark:

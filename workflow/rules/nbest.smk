@@ -18,6 +18,7 @@ rule nbest:
             caption="../report/nbest.rst",
             category="n-best lists",
         ),
+        md_manifest=manifest(RESULTS / "tables" / "{experiment}.md"),
         figures=report(
             directory(RESULTS / "figures" / "{experiment}"),
             patterns=["{name}.png"],

@@ -12,6 +12,7 @@ rule segment_level:
             caption="../report/segment_level.rst",
             category="Segment level",
         ),
+        md_manifest=manifest(RESULTS / "tables" / "{experiment}.segment_level.md"),
     log:
         "logs/{experiment}/segment_level.log",
     benchmark:

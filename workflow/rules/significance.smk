@@ -14,6 +14,16 @@ rule resample_tests:
         distributions=temp(
             RESULTS / "{experiment}" / "tests" / "shards" / "{metric}.{shard}.npz"
         ),
+        tests_manifest=temp(
+            manifest(
+                RESULTS / "{experiment}" / "tests" / "shards" / "{metric}.{shard}.tsv"
+            )
+        ),
+        distributions_manifest=temp(
+            manifest(
+                RESULTS / "{experiment}" / "tests" / "shards" / "{metric}.{shard}.npz"
+            )
+        ),
     log:
         "logs/{experiment}/resample_tests.{metric}.{shard}.log",
     benchmark:
@@ -40,8 +50,10 @@ rule merge_tests:
             RESULTS / "{{experiment}}" / "tests" / "shards" / "{{metric}}.{shard}.npz",
             shard=range(SHARDS),
         ),
+        manifests=shard_manifests,
     output:
         tests=RESULTS / "{experiment}" / "tests" / "{metric}.tsv",
+        tests_manifest=manifest(RESULTS / "{experiment}" / "tests" / "{metric}.tsv"),
         distributions=directory(RESULTS / "{experiment}" / "distributions" / "{metric}"),
     log:
         "logs/{experiment}/merge_tests.{metric}.log",

@@ -1,4 +1,4 @@
-"""Document ids of test segments, for the block bootstrap over documents (issue 6).
+"""Document ids of test segments, for the block bootstrap over documents.
 
 WMT test sets keep segments of one news article together; resampling whole documents keeps their dependence.
 Formats: WMT's SGML (``<doc docid=...>`` with ``<seg>`` lines, as newstest2012), the WMT22 XML (``<doc id=...>``
@@ -24,17 +24,20 @@ def read_sgm_documents(path: str | Path) -> np.ndarray:
     path = Path(path)
     if not path.is_file():
         raise InputError("document file does not exist", path)
+    from mtsig.io.text import read_lines  # line-numbered UTF-8 errors
+
     doc_ids: list[str] = []
     current: str | None = None
-    with path.open(encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            match = _SGM_DOC.search(line)
-            if match:
-                current = match.group(1)
-            for _ in _SGM_SEG.finditer(line):
-                if current is None:
-                    raise InputError("<seg> outside any <doc docid=...>", path, line_number)
-                doc_ids.append(current)
+    for line_number, line in enumerate(read_lines(path), start=1):
+        match = _SGM_DOC.search(line)
+        if match:
+            current = match.group(1)
+        for _ in _SGM_SEG.finditer(line):
+            if current is None:
+                raise InputError("<seg> outside any <doc docid=...>", path, line_number)
+            doc_ids.append(current)
+    if not doc_ids:
+        raise InputError("no <seg> in this SGML file: expected <doc docid=...> blocks of <seg> lines", path)
     return np.asarray(doc_ids, dtype=str)
 
 
@@ -57,15 +60,25 @@ def read_wmt_xml_documents(path: str | Path) -> np.ndarray:
         if src is None:
             raise InputError(f"<doc id={doc.get('id')!r}> has no <src>", path)
         doc_ids.extend(doc.get("id", "") for _ in src.iter("seg"))
+    if not doc_ids:
+        raise InputError("no <doc><src>...<seg> in this XML file", path)
     return np.asarray(doc_ids, dtype=str)
 
 
 def read_tsv_documents(path: str | Path) -> np.ndarray:
-    """One document id per line (line i is segment i)."""
+    """One document id per line (line i is segment i), UTF-8; surrounding whitespace is ignored.
+
+    Raises:
+        InputError: the file is missing, empty, not UTF-8 or has a line with no id (naming the line).
+    """
+    from mtsig.io.text import read_lines
+
     path = Path(path)
     if not path.is_file():
         raise InputError("document file does not exist", path)
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = read_lines(path)
+    if not lines:
+        raise InputError("document file is empty: expected one document id per segment", path)
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             raise InputError("empty document id", path, number)

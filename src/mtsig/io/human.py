@@ -18,7 +18,10 @@ hit          optional: the HIT / task the rating belongs to; quality control pai
 
 Paper: Graham, Mathur & Baldwin (2014), Sec. 4 (crowd-sourced adequacy and fluency scores with QC items, as in
 Graham et al. 2013). Every loader validates every row and raises :class:`mtsig.errors.InputError` naming the file,
-the line and the problem; nothing partial is returned.
+the line and the problem; nothing partial is returned. Line numbers are the file's own physical lines (blank lines,
+and the comment lines the tidy format allows, are counted). A missing, empty, header-only, binary or non-UTF-8 file
+is an error, and so is a rating repeated exactly (every field equal): it would be counted twice, changing n and the
+gold's p-values, so the error names both lines.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.io.segment_scores import check_exact_repeats, read_data_lines, split_fields
 
 ITEM_TYPES = ("system", "repeat", "bad_ref", "ref")
 TIDY_COLUMNS = ("annotator", "system", "segment", "item_type", "criterion", "raw_score")
@@ -134,12 +138,79 @@ def _check_known_systems(
     )
 
 
-def _require_columns(frame: pd.DataFrame, required: Iterable[str], path: Path, line: int = 1) -> None:
+def _require_columns(
+    frame: pd.DataFrame, required: Iterable[str], path: Path, line: int = 1, hint: str = ""
+) -> None:
     missing = [c for c in required if c not in frame.columns]
     if missing:
+        found = ", ".join(map(str, frame.columns))
         raise InputError(
-            f"missing column(s) {', '.join(missing)}; found {', '.join(map(str, frame.columns))}", path, line
+            f"missing column(s) {', '.join(missing)}; found {found[:200]}"
+            + (hint or " (the first line must be the header naming the columns)"),
+            path,
+            line,
         )
+
+
+def _read_delimited(
+    path: Path,
+    sep: str,
+    *,
+    names: Sequence[str] | None = None,
+    comments: bool = False,
+    quoted_csv: bool = False,
+) -> tuple[pd.DataFrame, np.ndarray, int]:
+    """The rows of a delimited UTF-8 file as strings, with each row's physical line number.
+
+    The first non-blank (non-comment) line is the header unless ``names`` are given. Blank lines are skipped and
+    ``#`` lines too when ``comments``, but both are counted, so a line number is the one an editor shows (pandas'
+    ``skip_blank_lines`` would shift every later line). Fields are split on ``sep`` without quoting, or with the
+    ``csv`` module's quoting when ``quoted_csv`` (one record per line). Returns (rows, their lines, the header's
+    line, 0 without a header line).
+
+    Raises:
+        InputError: the file is missing, empty, binary or not UTF-8; the header names a column twice; there are
+            no rows; a row has another number of fields than the header.
+    """
+    texts, lines = read_data_lines(path)
+    if comments:
+        keep = np.fromiter((not t.lstrip().startswith("#") for t in texts), dtype=bool, count=len(texts))
+        texts, lines = [t for t, k in zip(texts, keep, strict=True) if k], lines[keep]
+        if not texts:
+            raise InputError("no header and no rows: only comment lines", path)
+
+    def split(text_lines: Sequence[str]) -> list[list[str]]:
+        if quoted_csv:
+            return list(csv.reader(text_lines))
+        return [text.split(sep) for text in text_lines]
+
+    header_line = 0
+    if names is None:
+        header = [name.strip() for name in split(texts[:1])[0]]
+        header_line = int(lines[0])
+        repeated = sorted({name for name in header if header.count(name) > 1})
+        if repeated:
+            raise InputError(f"the header names column(s) {', '.join(repeated)} twice", path, header_line)
+        texts, lines = texts[1:], lines[1:]
+    else:
+        header = list(names)
+    if not texts:
+        raise InputError(
+            "no rows after the header" if names is None else "no rows", path, header_line or None
+        )
+    layout = f"the header's columns, {'comma' if sep == ',' else 'TAB'}-separated"
+    if quoted_csv:
+        rows = split(texts)
+        counts = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
+        bad = counts != len(header)
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"{counts[first]} fields, expected {len(header)} ({layout})", path, int(lines[first])
+            )
+    else:
+        rows = split_fields(texts, lines, path, len(header), sep, layout)
+    return pd.DataFrame(rows, columns=header, dtype=str), lines, header_line
 
 
 def strip_numeric_suffix(system_id: str) -> str:
@@ -154,14 +225,22 @@ def load_sid2line(path: str | Path, n_segments: int) -> dict[int, int]:
     ``wmt22-ja-en``: documents sorted by id, segments numbered from 1 in that order).
     """
     path = Path(path)
-    frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
-    _require_columns(frame, ("da_sid", "txt_line"), path)
-    lines = np.arange(len(frame)) + 2
+    frame, lines, header_line = _read_delimited(path, "\t")
+    _require_columns(frame, ("da_sid", "txt_line"), path, header_line)
     sids = pd.to_numeric(frame["da_sid"], errors="coerce").to_numpy(dtype=float)
     _fail_first(~np.isfinite(sids), lines, path, [f"da_sid {v!r} is not an integer" for v in frame["da_sid"]])
     segments = _parse_lines_1based(frame["txt_line"], lines, path, n_segments, "txt_line")
+    first_line = pd.Series(lines).groupby(sids).transform("first").to_numpy()
     duplicated = pd.Series(sids).duplicated().to_numpy()
-    _fail_first(duplicated, lines, path, [f"da_sid {int(s)} is listed twice" for s in sids])
+    _fail_first(
+        duplicated,
+        lines,
+        path,
+        [
+            f"da_sid {int(s)} is listed twice (first at line {f})"
+            for s, f in zip(sids, first_line, strict=True)
+        ],
+    )
     return dict(zip(sids.astype(np.int64).tolist(), segments.tolist(), strict=True))
 
 
@@ -179,13 +258,16 @@ def load_wmt_mturk_da(
     sid2line map -> segment; ``type`` SYSTEM/REPEAT/BAD_REF/REF -> system/repeat/bad_ref/ref; ``Input.item``
     (``ad``/``fl``) -> criterion; ``HITId`` -> hit. Scores must be 0..100 and integral: the ja-en raw scores are
     reconstructed as ``z * sd + mean`` (floats within 2.2e-13 of an integer), so values within 1e-6 of an integer
-    are rounded to it and anything else is an error.
+    are rounded to it and anything else is an error. A row repeated exactly (every field, the time included) is an
+    error naming both lines; WMT marks a deliberate second rating as ``REPEAT``.
     On REF/BAD_REF/REPEAT rows ``sys_id`` names the system whose slot was used; it is kept as the system.
     """
     path = Path(path)
-    frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
-    _require_columns(frame, ("HITId", "WorkerId", "Input.item", "sys_id", "type", "sid", "score"), path)
-    lines = np.arange(len(frame)) + 2
+    frame, lines, header_line = _read_delimited(path, "\t")
+    _require_columns(
+        frame, ("HITId", "WorkerId", "Input.item", "sys_id", "type", "sid", "score"), path, header_line
+    )
+    check_exact_repeats(frame, lines, path, "rating", "")
     type_map = {"SYSTEM": "system", "REPEAT": "repeat", "BAD_REF": "bad_ref", "REF": "ref"}
     item_type = frame["type"].map(type_map)
     _fail_first(item_type.isna().to_numpy(), lines, path, [f"unknown item type {t!r}" for t in frame["type"]])
@@ -262,21 +344,22 @@ def load_appraise_da(
     1-based line of the segment. ``itemType`` TGT -> ``system`` (``ref`` for the human reference rated blind as a
     system, so it stays apart from MT systems), BAD -> ``bad_ref``, REF -> ``ref``. System names come from
     :func:`appraise_system_name`. Source-based DA is an adequacy judgment, hence ``criterion="adequacy"``.
-    Appraise has no HIT column here, so quality control pairs within the annotator.
+    Appraise has no HIT column here, so quality control pairs within the annotator. A row repeated exactly
+    (the time stamps included) is an error naming both lines.
     """
     path, header_path = Path(path), Path(header_path)
-    header_text = header_path.read_text(encoding="utf-8").strip().splitlines()
-    if not header_text:
-        raise InputError("empty header file", header_path, 1)
-    names = [c.strip() for c in header_text[0].split(",")]
-    try:
-        frame = pd.read_csv(path, header=None, names=names, dtype=str, keep_default_na=False)
-    except pd.errors.ParserError as error:
-        raise InputError(f"not a {len(names)}-column CSV: {error}", path) from error
-    _require_columns(
-        frame, ("username", "system", "itemId", "itemType", "srcLang", "trgLang", "score"), header_path
-    )
-    lines = np.arange(len(frame)) + 1
+    header_text, header_lines = read_data_lines(header_path)
+    names = [c.strip() for c in next(csv.reader(header_text[:1]))]
+    required = ("username", "system", "itemId", "itemType", "srcLang", "trgLang", "score")
+    missing = [c for c in required if c not in names]
+    if missing:
+        raise InputError(
+            f"missing column name(s) {', '.join(missing)} in the header file; found {', '.join(names)[:200]}",
+            header_path,
+            int(header_lines[0]),
+        )
+    frame, lines, _ = _read_delimited(path, ",", names=names, quoted_csv=True)
+    check_exact_repeats(frame, lines, path, "rating", "")
     keep = ((frame["srcLang"] == source_language) & (frame["trgLang"] == target_language)).to_numpy()
     if not keep.any():
         raise InputError(f"no {source_language}-{target_language} rows", path)
@@ -345,25 +428,39 @@ def load_mturk_batch(
     is a repeated position. ``Input.sid_i`` is taken as the 1-based line of the test set; ``Input.item``
     (ad/fl) gives the criterion; ``Input.tst_i`` cal -> bad_ref (see ``MTURK_ITEM_TYPES``). ``hit`` is the
     HITId. Assignments with an empty ``Answer.Q1`` give no ratings and are skipped; rejected assignments are kept
-    unless ``drop_rejected`` (quality control is then left to :func:`mtsig.human.quality_control`).
+    unless ``drop_rejected`` (quality control is then left to :func:`mtsig.human.quality_control`). An assignment
+    record repeated exactly is an error naming both lines.
     The line reported in errors is the CSV line where the assignment's record starts.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
     rows: list[tuple] = []
     for path in map(Path, paths):
-        with path.open(encoding="utf-8", newline="") as handle:
+        read_data_lines(path)  # a missing, empty, binary or non-UTF-8 file is an error naming its line
+        with path.open(encoding="utf-8-sig", newline="") as handle:
             reader = csv.reader(handle)
-            try:
+            header = next(reader)
+            while not header:  # blank lines before the header
                 header = next(reader)
-            except StopIteration:
-                raise InputError("empty file", path) from None
+            header_line = reader.line_num
             column = {name: index for index, name in enumerate(header)}
             for required in ("WorkerId", "HITId", "Answer.Q1", "Input.item"):
                 if required not in column:
-                    raise InputError(f"missing column {required}", path, 1)
+                    raise InputError(
+                        f"missing column {required} (the first line must be the header)", path, header_line
+                    )
             start = reader.line_num + 1
+            first_line_of: dict[tuple[str, ...], int] = {}
             for record in reader:
+                if record:
+                    if tuple(record) in first_line_of:
+                        raise InputError(
+                            f"exact repeat of the assignment at line {first_line_of[tuple(record)]}: its "
+                            "ratings would be counted twice; delete one",
+                            path,
+                            start,
+                        )
+                    first_line_of[tuple(record)] = start
                 rows.extend(
                     _mturk_assignment_ratings(
                         record, column, path, start, n_segments, drop_rejected, strip_suffix
@@ -458,29 +555,41 @@ def load_tidy(
 
     Columns: ``annotator system segment item_type criterion raw_score`` (see the module docstring; ``segment``
     is the 0-based line, ``item_type`` one of system/repeat/bad_ref/ref) and optionally ``hit`` (pairing group for
-    QC). Extra columns are kept.
+    QC). Extra columns are kept. Blank lines and lines starting with ``#`` are skipped (and counted in line
+    numbers).
 
-    - ``standardised=True``: the file carries a ``z`` column of scores already standardised per annotator;
-      ``raw_score`` may then be absent (filled with NaN) and is not range-checked.
+    - ``standardised=True``: the scores are already standardised per annotator, in a column named ``z``;
+      ``raw_score`` may then be absent (filled with NaN) or hold the raw scores, and is not range-checked.
     - ``segment_means=True`` (implies standardised): one row per (system, segment, criterion) holding the
-      mean z of that segment's ratings; ``annotator`` and ``item_type`` may be absent (filled with ``""`` and
-      ``system``); an optional ``n`` column counts the ratings averaged. Duplicate (system, segment, criterion)
-      rows are an error.
+      mean z of that segment's ratings, in ``z``; ``annotator`` and ``item_type`` may be absent (filled with
+      ``""`` and ``system``); an optional ``n`` column counts the ratings averaged. Duplicate (system, segment,
+      criterion) rows are an error naming both lines.
 
-    ``score_range`` (default 0..100) bounds ``raw_score``; pass ``None`` for other scales.
+    A rating repeated exactly (every column equal) is an error naming both lines: give a deliberate second rating
+    the item type ``repeat``, or a ``hit`` column that tells the two apart. ``score_range`` (default 0..100) bounds
+    ``raw_score``; pass ``None`` for other scales.
     """
     path = Path(path)
     standardised = standardised or segment_means
-    frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    frame, lines, header_line = _read_delimited(path, "\t", comments=True)
     required = ["system", "segment", "criterion"]
     if not segment_means:
         required += ["annotator", "item_type"]
     required += ["z"] if standardised else ["raw_score"]
-    _require_columns(frame, required, path)
-    lines = np.arange(len(frame)) + 2
+    hint = ""
+    if standardised and "z" not in frame.columns:
+        option = "segment_means: true" if segment_means else "standardised: true"
+        hint = (
+            f" ({option} reads the standardised scores from a column named z; raw_score, if present, holds the "
+            "raw scores: rename your score column to z)"
+        )
+    _require_columns(frame, required, path, header_line, hint)
+    check_exact_repeats(frame, lines, path, "rating", "give a deliberate second rating item_type repeat")
     if segment_means:
-        frame["annotator"] = frame.get("annotator", "")
-        frame["item_type"] = frame.get("item_type", "system")
+        if "annotator" not in frame.columns:
+            frame["annotator"] = ""
+        if "item_type" not in frame.columns:
+            frame["item_type"] = "system"
     bad_type = ~frame["item_type"].isin(ITEM_TYPES).to_numpy()
     _fail_first(
         bad_type,
@@ -509,8 +618,16 @@ def load_tidy(
     if segment_means:
         if "n" in frame.columns:
             out["n"] = _parse_lines_1based(frame["n"], lines, path, None, "n") + 1
-        duplicated = out.duplicated(["system", "segment", "criterion"]).to_numpy()
-        _fail_first(duplicated, lines, path, "segment_means: (system, segment, criterion) listed twice")
+        keys = ["system", "segment", "criterion"]
+        group = out.groupby(keys, sort=False).ngroup().to_numpy()
+        first_line = pd.Series(lines).groupby(group).transform("first").to_numpy()
+        duplicated = pd.Series(group).duplicated().to_numpy()
+        _fail_first(
+            duplicated,
+            lines,
+            path,
+            [f"segment_means: (system, segment, criterion) already given at line {f}" for f in first_line],
+        )
     ordered = [*TIDY_COLUMNS, *[c for c in out.columns if c not in TIDY_COLUMNS]]
     return out[ordered].reset_index(drop=True)
 
@@ -522,13 +639,11 @@ def load_r_mean_sd(path: str | Path) -> pd.DataFrame:
     DataFrame(annotator, mean, sd). R's ``NA`` becomes NaN; anything else unparsable is an error at its line.
     """
     path = Path(path)
-    lines = path.read_text(encoding="utf-8").splitlines()
+    texts, numbers = read_data_lines(path)
     prefix = "[1] "
-    values: list[str] = []
-    for number, text in enumerate(lines, start=1):
+    values: list[tuple[str, int]] = []
+    for text, number in zip(texts, numbers.tolist(), strict=True):
         text = text.strip()
-        if not text:
-            continue
         if not text.startswith(prefix):
             raise InputError("expected an R print line starting with '[1] '", path, number)
         values.append((text[len(prefix) :].strip(), number))

@@ -48,7 +48,13 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.io.segment_scores import check_no_empty, fail_first, parse_integers, read_data_lines
+from mtsig.io.segment_scores import (
+    check_exact_repeats,
+    check_no_empty,
+    fail_first,
+    parse_integers,
+    read_data_lines,
+)
 
 REQUIRED_COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
 NO_ERROR = "No-error"
@@ -180,7 +186,8 @@ def read_mqm(
 
     Raises:
         InputError: naming the file and line: a missing column or header, a wrong field count, an empty system or
-            rater, a non-integer ``seg_id``/``doc_id``, an error with no weight, a ``No-error`` row next to error
+            rater, a non-integer ``seg_id``/``doc_id``, a row repeated exactly (its error would count twice; the
+            message names both lines), an error with no weight, a ``No-error`` row next to error
             rows of the same (system, segment, rater), a segment whose rows disagree on document, position or
             source, or a (system, segment) whose rows disagree on the output text; ``reference_system`` absent.
     """
@@ -204,6 +211,7 @@ def read_mqm(
         counts != len(header), lines, path, [f"{n} fields, the header has {len(header)}" for n in counts]
     )
     table = pd.DataFrame(rows, columns=header)
+    check_exact_repeats(table, lines, path, "error annotation", "")
     for column in ("system", "rater", "doc", "severity"):
         check_no_empty(table[column].tolist(), lines, path, column)
     seg_id = parse_integers(table["seg_id"], lines, path, "seg_id", minimum=1)

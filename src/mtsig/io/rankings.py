@@ -47,10 +47,18 @@ def load_wmt_rankings(
     and ``rank`` (int; ``-1`` = blank, kept so the caller decides).  Languages are matched as written in the file
     (English names, e.g. ``"Spanish"``).
 
-    Raises InputError (file:line) for a missing column, a short row, a non-integer or out-of-range index or rank,
-    an empty system name, a system shown twice in one judgment, or when no row has the requested language pair.
+    Raises InputError (file:line) for a missing, empty, binary or non-UTF-8 file, a missing column, a short row,
+    a non-integer or out-of-range index or rank, an empty system name, a system shown twice in one judgment, or
+    when no row has the requested language pair.
+
+    Rows repeated exactly are kept, each a judgment: WMT showed some rankings to the same judge a second time
+    to measure intra-annotator agreement, and the organisers' released file and counts include both (WMT12:
+    17 such rows, 3 of them en-es and none es-en).
     """
+    from mtsig.io.segment_scores import read_data_lines
+
     path = Path(path)
+    read_data_lines(path)  # a missing, empty, binary or non-UTF-8 file is an error naming its line
     rows: list[tuple[int, str, int, str, int]] = []
     pairs_seen: set[tuple[str, str]] = set()
     try:
@@ -60,12 +68,18 @@ def load_wmt_rankings(
     with handle:
         reader = csv.reader(handle)
         header = next(reader, None)
+        while header is not None and not any(field.strip() for field in header):  # blank lines first
+            header = next(reader, None)
         if header is None:
             raise InputError("empty rankings file", path, 1)
         header = [name.strip() for name in header]
         missing = [name for name in _RNK_REQUIRED if name not in header]
         if missing:
-            raise InputError(f"header lacks column(s) {', '.join(missing)}", path, 1)
+            raise InputError(
+                f"header lacks column(s) {', '.join(missing)} (the first line must be the header)",
+                path,
+                reader.line_num,
+            )
         column = {name: header.index(name) for name in _RNK_REQUIRED}
         judgment = 0
         for fields in reader:
@@ -248,21 +262,16 @@ def load_predicted_ranking(path: str | Path) -> pd.DataFrame:
     for a wrong header, a wrong field count, a non-integer judgment, a non-finite rank or a duplicate
     (judgment, system).
     """
+    from mtsig.io.segment_scores import read_data_lines
+
     path = Path(path)
     expected = ["judgment", "system", "predicted_rank"]
     rows: list[tuple[int, str, float]] = []
-    seen: set[tuple[int, str]] = set()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise InputError(f"cannot read predicted ranking: {error.strerror}", path) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", path) from None
-    if not lines or lines[0].strip().split("\t") != expected:
-        raise InputError(f"header must be {'<TAB>'.join(expected)}", path, 1)
-    for line_number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
+    seen: dict[tuple[int, str], int] = {}
+    texts, numbers = read_data_lines(path)  # missing, empty, binary, non-UTF-8: errors naming the line
+    if texts[0].strip().split("\t") != expected:
+        raise InputError(f"header must be {'<TAB>'.join(expected)}", path, int(numbers[0]))
+    for line, line_number in zip(texts[1:], numbers[1:].tolist(), strict=True):
         fields = line.rstrip("\n").split("\t")
         if len(fields) != 3:
             raise InputError(f"expected 3 tab-separated fields, got {len(fields)}", path, line_number)
@@ -280,9 +289,12 @@ def load_predicted_ranking(path: str | Path) -> pd.DataFrame:
             raise InputError(f"predicted_rank must be finite, got {fields[2]!r}", path, line_number)
         if (judgment, system) in seen:
             raise InputError(
-                f"duplicate prediction for judgment {judgment}, system {system!r}", path, line_number
+                f"duplicate prediction for judgment {judgment}, system {system!r} (first at line "
+                f"{seen[judgment, system]})",
+                path,
+                line_number,
             )
-        seen.add((judgment, system))
+        seen[judgment, system] = line_number
         rows.append((judgment, system, predicted))
     if not rows:
         raise InputError("no predictions", path)

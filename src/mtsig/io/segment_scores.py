@@ -179,6 +179,26 @@ def check_unique(frame: pd.DataFrame, keys: Sequence[str], path: Path, what: str
         )
 
 
+def check_exact_repeats(
+    frame: pd.DataFrame, lines: np.ndarray, path: Path, what: str, how_to_tell: str
+) -> None:
+    """A row whose every field repeats an earlier row is an error naming both lines: the same judgment would
+    be counted twice (changing n and every p-value that uses it)."""
+    if frame.empty:
+        return
+    group = frame.groupby(list(frame.columns), sort=False, dropna=False).ngroup().to_numpy()
+    repeated = pd.Series(group).duplicated().to_numpy()
+    if repeated.any():
+        second = int(np.flatnonzero(repeated)[0])
+        first = int(np.flatnonzero(group == group[second])[0])
+        raise InputError(
+            f"exact repeat of line {int(lines[first])}: the same {what} would be counted twice; delete one"
+            + (f", or {how_to_tell}" if how_to_tell else ""),
+            path,
+            int(lines[second]),
+        )
+
+
 def check_complete(frame: pd.DataFrame, path: Path, n_segments: int | None) -> int:
     """Every system must score every segment ``0..n-1`` exactly once; returns ``n``.
 

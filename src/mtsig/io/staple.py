@@ -46,15 +46,22 @@ class NBestList:
 
 
 def _numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, line without its line break), reading UTF-8 strictly."""
+    """Yield (1-based line number, line without its line break), reading UTF-8 strictly: a line that is not
+    UTF-8 or holds a NUL byte (a binary file) is an error naming it."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(f"not valid UTF-8 ({error.reason} at byte {error.start})", path) from error
+        data = path.read_bytes()
     except OSError as error:
         raise InputError(f"cannot read file ({error.strerror})", path) from error
-    for number, line in enumerate(text.split("\n"), start=1):
-        yield number, line.rstrip("\r")
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if b"\x00" in raw:
+            raise InputError("binary file (NUL byte), expected UTF-8 text", path, number)
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(
+                f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})", path, number
+            ) from None
+        yield number, line.removeprefix("\ufeff").rstrip("\r") if number == 1 else line.rstrip("\r")
 
 
 def _blocks(path: Path) -> Iterator[tuple[int, str, list[tuple[int, str]]]]:

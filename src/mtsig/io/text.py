@@ -24,8 +24,8 @@ def read_lines(path: str | Path) -> list[str]:
     file that ends with a newline does not gain an empty last segment. A UTF-8 byte-order mark is ignored.
 
     Raises:
-        InputError: the file is missing or unreadable, or a line is not valid UTF-8 (the message gives that
-            line's number, counted from 1).
+        InputError: the file is missing or unreadable, or a line is not valid UTF-8 or holds a NUL byte (a
+            binary file; the message gives that line's number, counted from 1).
     """
     path = Path(path)
     try:
@@ -43,6 +43,8 @@ def read_lines(path: str | Path) -> list[str]:
         raw_lines.pop()
     lines = []
     for number, raw in enumerate(raw_lines, start=1):
+        if b"\x00" in raw:  # valid UTF-8, but no text file holds it: a binary file given by mistake
+            raise InputError("binary file (NUL byte), expected UTF-8 text", path, number)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -84,7 +86,7 @@ def load_texts(
         ``(reference_lines, {system name: output lines})`` with the systems in the mapping's order.
 
     Raises:
-        InputError: a file is missing or not UTF-8, there are no systems, a system name is empty or is
+        InputError: a file is missing, binary or not UTF-8, the reference is empty, there are no systems, a system name is empty or is
             repeated after stripping whitespace, or a system output's line count differs from the
             reference's (the message names the file and both counts). Nothing is returned on error.
     """
@@ -100,6 +102,8 @@ def load_texts(
         seen[stripped] = str(path)
 
     reference_lines = read_lines(reference)
+    if not reference_lines:
+        raise InputError("empty file: the reference has no segments", reference)
     outputs: dict[str, list[str]] = {}
     for name, path in systems.items():
         lines = read_lines(path)

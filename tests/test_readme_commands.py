@@ -1,0 +1,280 @@
+"""Every shell command printed in the READMEs runs as printed.
+
+The commands are taken from README.md and the READMEs under config/, profiles/, data/ and benchmarks/: every line of
+a fenced block marked ``bash``, ``sh``, ``shell`` or ``console`` (a ``$ `` prompt is dropped), of an unmarked block
+whose lines all start with a command, and every inline code span that starts with ``snakemake``, ``mtsig`` or
+``python``. Each command is run from the repository in a fresh temporary directory, with these rules (a command
+the rules do not cover fails the test, so a new command in a README cannot go untested):
+
+- ``snakemake ...``: run verbatim with ``-n --directory <tmp>`` added (a dry run; the full pipeline takes ten
+  minutes), so nothing is written outside the temporary directory; it must build its DAG and exit 0. The sharding
+  command must plan 16 ``resample_tests`` jobs per (experiment, metric). A command of a block that reads what an
+  earlier command of the block makes (``MTSIG_DATA=data/downloads`` after ``download_data``) is run after the
+  earlier command's product is put in place (the data root, linked where the download puts it).
+- ``mtsig compare ...``: run in full in the temporary directory, on the files it names made from WMT12 es-en
+  (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
+  it must exit 0 and print a result for every pair.
+- ``python -m pytest ...``: run with ``--collect-only`` (running the suite inside itself would recurse); the
+  README's test command must collect no Slurm test, the Slurm command only Slurm tests.
+- ``python benchmarks/<script>.py ...``: run with ``--help`` (each benchmark takes minutes, and its figures are
+  printed, never asserted); the documented sub-command must be one of the script's choices.
+- ``pip install ...``: never run (tests install nothing): the extra it names must exist in pyproject.toml.
+- ``export VAR=value`` applies to the block's later commands; the data root ``../shared/data`` (CI's layout) is
+  replaced by the ``data_root`` fixture's path.
+
+Inline spans with placeholders that do not exist are listed in ``NOT_RUNNABLE`` with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+READMES = [
+    "README.md",
+    "config/README.md",
+    "profiles/slurm/README.md",
+    "data/README.md",
+    "benchmarks/README.md",
+]
+SHELL_FENCES = {"bash", "sh", "shell", "console"}
+COMMAND_WORDS = ("snakemake", "mtsig", "python", "pip", "export", "MTSIG_DATA=")
+README_DATA_ROOT = "../shared/data"
+
+#: Inline commands that name a file or plugin the reader supplies; each is a template, not a command to run.
+NOT_RUNNABLE = {
+    "snakemake --cores 8 --configfile config/my-pair.yaml": "config/my-pair.yaml is the reader's own file",
+    "snakemake --executor kubernetes --default-storage-provider ...": "a plugin the reader installs; '...' elided",
+    "pip install snakemake-executor-plugin-kubernetes": "installs a plugin (tests install nothing)",
+    "snakemake --report results/report.html": "needs a finished run (Snakemake's own report command)",
+    "mtsig compare": "the command's name, not a command line",
+}
+
+WMT12 = {
+    "newstest.ref": "wmt12/plain/newstest2012-ref.en",
+    "newstest.ref.sgm": "wmt12/sgm/newstest2012-ref.en.sgm",
+    "sysA.txt": "wmt12/system-outputs/es-en/newstest2012.es-en.onlineA",
+    "sysB.txt": "wmt12/system-outputs/es-en/newstest2012.es-en.onlineB",
+    "sysC.txt": "wmt12/system-outputs/es-en/newstest2012.es-en.uedin-wmt12",
+}
+
+
+@dataclass(frozen=True)
+class Command:
+    readme: str
+    block: int  # commands of one block share their environment and run in order
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.readme}: {self.text}"
+
+
+def _is_shell_block(info: str, body: str) -> bool:
+    if info.strip() in SHELL_FENCES:
+        return True
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    return not info.strip() and bool(lines) and all(line.startswith(COMMAND_WORDS) for line in lines)
+
+
+def readme_commands() -> list[Command]:
+    """Every command of the READMEs, in order (see the module docstring)."""
+    commands: list[Command] = []
+    block = 0
+    for readme in READMES:
+        text = (REPO / readme).read_text(encoding="utf-8")
+        fenced = list(re.finditer(r"^```([^\n]*)\n(.*?)^```", text, flags=re.S | re.M))
+        for match in fenced:
+            if not _is_shell_block(match.group(1), match.group(2)):
+                continue
+            block += 1
+            for line in match.group(2).splitlines():
+                line = line.strip().removeprefix("$ ")
+                if line and not line.startswith("#"):
+                    commands.append(Command(readme, block, line))
+        prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+        for span in re.findall(r"`([^`]+)`", prose):
+            span = " ".join(span.split())
+            if span.startswith(("snakemake ", "mtsig ", "python ", "pip ")) or span == "mtsig compare":
+                block += 1
+                commands.append(Command(readme, block, span))
+    return commands
+
+
+def _strip_comment(line: str) -> str:
+    """A command without its trailing ``# comment``: a ``#`` after whitespace and outside quotes, as bash reads it."""
+    quote = None
+    for index, char in enumerate(line):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (index == 0 or line[index - 1].isspace()):
+            return line[:index].strip()
+    return line.strip()
+
+
+def _env(data_root: Path, extra: dict[str, str]) -> dict[str, str]:
+    env = {**os.environ, "MTSIG_DATA": str(data_root), **extra}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")])
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
+
+
+def _run(
+    args: list[str], cwd: Path, env: dict[str, str], timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def _run_snakemake(words: list[str], env: dict[str, str], workdir: Path, command: Command) -> str:
+    done = _run([sys.executable, "-m", *words, "-n", "--directory", str(workdir)], REPO, env)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, f"{command}\n{output[-4000:]}"
+    assert "Building DAG of jobs" in output, output[-2000:]
+    if "pair_shards: 16" in command.text:
+        planned = re.search(r"^resample_tests\s+(\d+)$", output, flags=re.M)
+        assert planned is not None, output[-3000:]
+        merges = int(re.search(r"^merge_tests\s+(\d+)$", output, flags=re.M).group(1))
+        assert int(planned.group(1)) == 16 * merges, output[-3000:]
+    return output
+
+
+def _run_mtsig(line: str, env: dict[str, str], workdir: Path, data_root: Path, command: Command) -> None:
+    for name, relative in WMT12.items():
+        target = workdir / name
+        if not target.exists():
+            target.symlink_to(data_root / relative)
+    done = _run(["bash", "-c", line], workdir, env, timeout=900)
+    assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
+    assert "Traceback" not in done.stderr
+    redirect = re.search(r">\s*(\S+)", line)
+    output = (workdir / redirect.group(1)).read_text() if redirect else done.stdout
+    systems = [name for name in ("sysA.txt", "sysB.txt", "sysC.txt") if name in line]
+    for x in systems:
+        for y in systems:
+            if x < y:
+                assert re.search(
+                    rf"{re.escape(x)}\s+{re.escape(y)}|{re.escape(y)}\s+{re.escape(x)}", output
+                ), f"{command}: no result for {x} vs {y}\n{output[:2000]}"
+
+
+def _run_pytest(words: list[str], env: dict[str, str], command: Command) -> None:
+    done = _run([sys.executable, *words[1:], "--collect-only"], REPO, env)
+    assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
+    collected = [line for line in done.stdout.splitlines() if "::" in line]
+    assert collected, done.stdout[-2000:]
+    slurm = [test for test in collected if test.startswith("tests/test_slurm.py")]
+    if "slurm" in words:
+        assert slurm == collected, "the Slurm command collects other tests"
+    else:  # the user's test command must never install system packages or touch /etc
+        assert not slurm, f"{command} collects the Slurm test: {slurm}"
+
+
+def _run_benchmark(words: list[str], env: dict[str, str], command: Command) -> None:
+    """``--help`` only; every option the README gives must be one the script has, every sub-command one of its
+    choices."""
+    done = _run([sys.executable, words[1], "--help"], REPO, env)
+    assert done.returncode == 0, f"{command}\n{done.stderr[-2000:]}"
+    choices = re.search(r"\{([a-z_,]+)\}", done.stdout)
+    arguments = iter(words[2:])
+    for argument in arguments:
+        if argument.startswith("--"):
+            option = re.search(rf"{re.escape(argument)}( [A-Z_]+)?", done.stdout)
+            assert option is not None, f"{command}: no option {argument}\n{done.stdout}"
+            if option.group(1):
+                next(arguments)  # its value
+        else:
+            assert choices is not None and argument in choices.group(1).split(","), (
+                f"{command}: {done.stdout}"
+            )
+
+
+def _run_pip(words: list[str], command: Command) -> None:
+    assert words[:3] == ["pip", "install", "-e"], f"{command}: only `pip install -e .[extra]` is understood"
+    extra = re.fullmatch(r"\.\[(\w+)\]", words[3])
+    assert extra is not None, command
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert extra.group(1) in pyproject["project"]["optional-dependencies"], command
+
+
+def _run_block(commands: list[Command], data_root: Path, workdir: Path) -> None:
+    exported: dict[str, str] = {}
+    for command in commands:
+        for part in _strip_comment(command.text).split("&&"):
+            part = part.strip().replace(README_DATA_ROOT, str(data_root))
+            words = shlex.split(part)
+            prefix = {}
+            while words and re.fullmatch(r"[A-Z_]+=.*", words[0]):
+                key, value = words.pop(0).split("=", 1)
+                prefix[key] = value
+            env = _env(data_root, {**exported, **prefix})
+            if words[0] == "export":
+                key, value = words[1].split("=", 1)
+                exported[key] = value
+            elif words[0] == "snakemake":
+                if env.get("MTSIG_DATA") == "data/downloads":  # made by the block's download_data command
+                    (workdir / "data").mkdir(exist_ok=True)
+                    if not (workdir / "data" / "downloads").exists():
+                        (workdir / "data" / "downloads").symlink_to(data_root)
+                _run_snakemake(["snakemake", *words[1:]], env, workdir, command)
+            elif words[0] == "mtsig":
+                _run_mtsig(part, env, workdir, data_root, command)
+            elif words[:3] == ["python", "-m", "pytest"]:
+                _run_pytest(words, env, command)
+            elif words[0] == "python" and words[1].startswith("benchmarks/"):
+                _run_benchmark(words, env, command)
+            elif words[0] == "pip":
+                _run_pip(words, command)
+            else:
+                pytest.fail(f"no rule to run {command}; extend tests/test_readme_commands.py")
+
+
+def _blocks() -> list[list[Command]]:
+    blocks: dict[int, list[Command]] = {}
+    for command in readme_commands():
+        if command.text not in NOT_RUNNABLE:
+            blocks.setdefault(command.block, []).append(command)
+    return list(blocks.values())
+
+
+def test_the_readmes_print_the_commands_this_test_runs() -> None:
+    commands = readme_commands()
+    texts = [c.text for c in commands]
+    # the commands the issue of a broken sharding command was about, and the quick start, are found
+    assert "snakemake --profile profiles/slurm --config resampling='{pair_shards: 16}'" in [
+        _strip_comment(t) for t in texts
+    ]
+    assert any(t.startswith("mtsig compare --ref newstest.ref --docs") for t in texts)
+    assert any(c.readme == "benchmarks/README.md" for c in commands)
+    assert any(c.readme == "data/README.md" for c in commands)
+    quick_start = (REPO / "README.md").read_text().split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert len(re.findall(r"^```bash$", quick_start, flags=re.M)) == 2, "the quick start stays two commands"
+
+
+@pytest.mark.parametrize("block", _blocks(), ids=lambda block: f"{block[0].readme}:{block[0].text[:50]}")
+def test_readme_command_runs_as_printed(block: list[Command], data_root: Path, tmp_path: Path) -> None:
+    before = {path: path.stat().st_mtime_ns for folder in (REPO, REPO / "data") for path in folder.iterdir()}
+    _run_block(block, data_root, tmp_path)
+    after = {path: path.stat().st_mtime_ns for folder in (REPO, REPO / "data") for path in folder.iterdir()}
+    changed = {path for path in after if before.get(path) != after[path]} - {REPO / ".pytest_cache"}
+    assert not changed, f"written in the repository: {sorted(map(str, changed))}"
+
+
+def test_a_broken_command_is_caught(data_root: Path, tmp_path: Path) -> None:
+    """The runner fails on what the README's sharding command used to do: a value the schema refuses."""
+    bad = Command(
+        "README.md", 0, "snakemake --profile profiles/slurm --config resampling='{pair_shards: zero}'"
+    )
+    with pytest.raises(AssertionError, match="pair_shards: 'zero' is not of type 'integer'"):
+        _run_block([bad], data_root, tmp_path)
