@@ -2,7 +2,8 @@
 
 ``mtsig compare --ref REF --metrics bleu,chrf,ter SYS1 SYS2 ...`` scores every system and runs the randomized tests
 (by default the paper's three: paired bootstrap, Fig. 4; bootstrap, Fig. 3; approximate randomization, Fig. 2) for
-every pair of systems, with the engine of :mod:`mtsig.resampling`.
+every pair of systems, with the engine of :mod:`mtsig.resampling`. ``mtsig power`` simulates a test's power and the
+minimum detectable difference on two systems (:mod:`mtsig.power`).
 
 Output: a readable aligned table (default), ``--tsv`` (one row per metric, ordered pair and test) or ``--json``.
 Bad input (missing file, mismatched line counts, unknown metric) prints ``mtsig: error: ...`` to stderr and exits 2.
@@ -22,6 +23,7 @@ import pandas as pd
 
 from mtsig import __version__
 from mtsig.errors import InputError
+from mtsig.power import add_power_arguments, power_command
 from mtsig.resampling import ALL_TESTS, PAPER_TESTS, TESTS, PairwiseResult, pairwise_tests
 
 DEFAULT_SEED = 12345
@@ -103,6 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument(
         "systems", nargs="+", type=Path, help="system outputs, one segment per line (at least 2)"
+    )
+    add_power_arguments(
+        commands.add_parser("power", help="power and minimum detectable difference of a test, by simulation"),
+        default_seed=DEFAULT_SEED,
     )
     return parser
 
@@ -263,6 +269,15 @@ def _json_default(value: object) -> object:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mtsig`` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
+    extra_command = power_command if args.command == "power" else None
+    if extra_command is not None:  # sub-commands whose whole logic lives in their library module
+        try:
+            text = extra_command(args)
+        except (InputError, OSError, RuntimeError) as error:  # OSError: e.g. --plot where it cannot write
+            print(f"mtsig: error: {error}", file=sys.stderr)
+            return EXIT_INPUT_ERROR
+        sys.stdout.write(text)
+        return 0
     systems = dict(zip(system_names(args.systems), args.systems, strict=True))
     try:
         comparisons = compare_systems(
