@@ -2,8 +2,9 @@
 
 ``mtsig compare --ref REF --metrics bleu,chrf,ter SYS1 SYS2 ...`` scores every system and runs the randomized tests
 (by default the paper's three: paired bootstrap, Fig. 4; bootstrap, Fig. 3; approximate randomization, Fig. 2) for
-every pair of systems, with the engine of :mod:`mtsig.resampling`. ``mtsig power`` simulates a test's power and the
-minimum detectable difference on two systems (:mod:`mtsig.power`).
+every pair of systems, with the engine of :mod:`mtsig.resampling`. Systems given as ``NAME=RUN1,RUN2,...`` (several
+training runs each) get the run-aware comparison of :mod:`mtsig.training_runs` instead. ``mtsig power`` simulates a
+test's power and the minimum detectable difference on two systems (:mod:`mtsig.power`).
 
 Output: a readable aligned table (default), ``--tsv`` (one row per metric, ordered pair and test) or ``--json``.
 Bad input (missing file, mismatched line counts, unknown metric) prints ``mtsig: error: ...`` to stderr and exits 2.
@@ -25,6 +26,7 @@ from mtsig import __version__
 from mtsig.errors import InputError
 from mtsig.power import add_power_arguments, power_command
 from mtsig.resampling import ALL_TESTS, PAPER_TESTS, TESTS, PairwiseResult, pairwise_tests
+from mtsig.training_runs import compare_runs_command, is_run_group
 
 DEFAULT_SEED = 12345
 EXIT_INPUT_ERROR = 2
@@ -104,7 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--tsv", action="store_true", help="print a TSV with one row per metric, ordered pair, test"
     )
     compare.add_argument(
-        "systems", nargs="+", type=Path, help="system outputs, one segment per line (at least 2)"
+        "systems",
+        nargs="+",
+        type=Path,
+        help="system outputs, one segment per line (at least 2); NAME=RUN1,RUN2,... for several training runs of "
+        "one system (run-aware comparison; --tests does not apply)",
     )
     add_power_arguments(
         commands.add_parser("power", help="power and minimum detectable difference of a test, by simulation"),
@@ -270,6 +276,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mtsig`` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
     extra_command = power_command if args.command == "power" else None
+    if args.command == "compare" and any(is_run_group(path) for path in args.systems):
+        extra_command = compare_runs_command
     if extra_command is not None:  # sub-commands whose whole logic lives in their library module
         try:
             text = extra_command(args)
