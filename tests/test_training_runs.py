@@ -366,3 +366,6 @@ def test_compare_with_training_runs_reports_bad_input(run_files, tmp_path, capsy
     assert "mtsig: error:" in capsys.readouterr().err
     assert main([*base, f"sysA={run_files['a0']},{run_files['a1']}"]) == 2
     assert "at least two systems" in capsys.readouterr().err
+    short = write_lines(tmp_path / "short.txt", ["x"] * 59)
+    assert main([*base, f"sysA={run_files['a0']},{short}", f"sysB={run_files['b0']}"]) == 2
+    assert "short.txt: system 'sysA (run 2)' has 59 lines but the reference" in capsys.readouterr().err

@@ -484,7 +484,12 @@ def score_run_files(
         get_metric(name, language=language) if name.lower() == "meteor" else get_metric(name)
         for name in metric_names
     ]
-    flat = {f"{name}\x1f{index}": path for name, paths in groups.items() for index, path in enumerate(paths)}
+    # Run names as error messages show them; unique because system names are.
+    flat = {
+        f"{name} (run {index + 1})": path
+        for name, paths in groups.items()
+        for index, path in enumerate(paths)
+    }
     refs, outputs = load_texts(reference, flat, unescape=unescape)
     if not refs:
         raise InputError("the reference is empty", reference)
