@@ -124,7 +124,7 @@ def test_identical_systems_are_never_significant():
     result = compare_training_runs({"A": runs, "B": runs.copy()}, mean_score, n_samples=300, seed=2)
     pair = result.pairs.iloc[0]
     # Every shuffle of identical outputs gives |d_r| = 0 >= |d| = 0: p = 1 (MultEval counts only '>' and reports
-    # 1/(R+1) here, its issue #5).
+    # 1/(R+1) here, which its users reported as identical systems called significantly different).
     assert pair["p_multeval"] == 1.0
     assert pair["p_value"] == 1.0
 
