@@ -2,7 +2,9 @@
 
 ``mtsig compare --ref REF --metrics bleu,chrf,ter SYS1 SYS2 ...`` scores every system and runs the randomized tests
 (by default the paper's three: paired bootstrap, Fig. 4; bootstrap, Fig. 3; approximate randomization, Fig. 2) for
-every pair of systems, with the engine of :mod:`mtsig.resampling`.
+every pair of systems, with the engine of :mod:`mtsig.resampling`. Systems given as ``NAME=RUN1,RUN2,...`` (several
+training runs each) get the run-aware comparison of :mod:`mtsig.training_runs` instead. ``mtsig power`` simulates a
+test's power and the minimum detectable difference on two systems (:mod:`mtsig.power`).
 
 Output: a readable aligned table (default), ``--tsv`` (one row per metric, ordered pair and test) or ``--json``.
 ``--docs FILE`` gives each segment's document (one id per line, WMT SGML or WMT22 XML) for the block bootstrap over
@@ -20,7 +22,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -30,7 +32,9 @@ import pandas as pd
 
 from mtsig import __version__
 from mtsig.errors import InputError
+from mtsig.power import add_power_arguments, power_command
 from mtsig.resampling import ALL_TESTS, PAPER_TESTS, PairwiseResult, pairwise_tests
+from mtsig.training_runs import compare_runs_command, is_run_group
 
 DEFAULT_SEED = 12345
 EXIT_INPUT_ERROR = 2
@@ -164,7 +168,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--tsv", action="store_true", help="print a TSV with one row per metric, ordered pair, test"
     )
     compare.add_argument(
-        "systems", nargs="+", type=Path, help="system outputs, one segment per line (at least 2)"
+        "systems",
+        nargs="+",
+        type=Path,
+        help="system outputs, one segment per line (at least 2); NAME=RUN1,RUN2,... for several training runs of "
+        "one system (run-aware comparison; --tests does not apply)",
+    )
+    add_power_arguments(
+        commands.add_parser("power", help="power and minimum detectable difference of a test, by simulation"),
+        default_seed=DEFAULT_SEED,
     )
     return parser
 
@@ -367,8 +379,22 @@ def _json_default(value: object) -> object:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+def run_text_command(command: Callable[[argparse.Namespace], str], args: argparse.Namespace) -> int:
+    """A sub-command whose whole logic lives in its library module (``power``, run groups): print its text."""
+    sys.stdout.write(command(args))
+    return 0
+
+
+def run_power(args: argparse.Namespace) -> int:
+    """``mtsig power`` (:func:`mtsig.power.power_command`)."""
+    return run_text_command(power_command, args)
+
+
 def run_compare(args: argparse.Namespace) -> int:
-    """``mtsig compare``: everything is computed before anything is printed."""
+    """``mtsig compare``: everything is computed before anything is printed. Systems given as run groups
+    (``NAME=RUN1,RUN2``) get the run-aware comparison of :func:`mtsig.training_runs.compare_runs_command`."""
+    if any(is_run_group(path) for path in args.systems):
+        return run_text_command(compare_runs_command, args)
     systems = dict(zip(system_names(args.systems), args.systems, strict=True))
     comparisons = compare_systems(
         args.ref,
@@ -397,7 +423,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 #: Sub-command name -> the function running it on the parsed arguments (returns the exit status).
-COMMANDS = {"compare": run_compare}
+COMMANDS = {"compare": run_compare, "power": run_power}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,675 @@
+"""Power and sample size of a randomized test, by simulation on the statistics of two real systems.
+
+How large must a difference be to be found, and how many segments does it take? Graham, Mathur & Baldwin (2014)
+judge the tests by how often their conclusions agree with a human gold standard; here the same tests are asked
+how often they find a difference of known size, planted in real MT statistics.
+
+**The construction** is the planted alternative of the calibration study (:mod:`mtsig.calibration`): from two
+real systems X (the better by the metric) and Y, each segment keeps its labels with probability ``q`` (X' gets X's
+output, Y' gets Y's) and swaps them otherwise. ``q = 0.5`` is the null (X' and Y' are exchangeable), ``q = 1`` the
+real pair. To vary the test-set size, every trial first draws ``n`` of the N segments **without replacement**
+(a smaller test set from the same population of segments) and then plants the difference on them.
+
+**What "difference" means.** For a metric that is a mean of segment scores, the expected corpus-score difference
+of a planted pair is ``(2q - 1) * (S(X) - S(Y))`` exactly (column ``expected_difference``). BLEU, chrF, TER and
+NIST are not means of segment scores, so there the size of a planted difference is measured: the mean over trials
+of ``d = S(X') - S(Y')`` (column ``planted_difference``), in the metric's own units (BLEU points; for TER the
+oriented ``TER(Y') - TER(X')``, positive when X' is better). Both columns are reported; the minimum detectable
+difference and the sample size use the measured one.
+
+**Power** is the rate at which the test rejects at ``alpha`` in the planted direction (one-sided tests: the
+p-value of "X' better than Y'" is ``<= alpha``; two-sided tests: any rejection, which at ``q`` clearly above 0.5
+is a rejection in the planted direction), with a two-sided 95% Clopper-Pearson interval
+(:func:`mtsig.evaluation.clopper_pearson`). At ``q = 0.5`` it is the test's size.
+
+**Vectorisation and seeds.** All trials of one (size, q) are stacked as pseudo-systems ``[X'_0, Y'_0, X'_1, ...]``
+and tested in one call of :func:`mtsig.resampling.pairwise_tests` (split only to respect the memory cap, which
+changes no number). The trials use common random numbers: the subsets of size ``n`` come from
+``rng_for(seed, "power", metric, "subsets", n)`` and the keep decisions from one uniform draw per trial and
+segment, ``rng_for(seed, "power", metric, "keep", n)``, compared with ``q``; so every ``q`` sees the same subsets,
+a larger ``q`` keeps a superset of the segments a smaller one keeps, and the curves are not jagged by independent
+noise. The engine's draws come from ``derive_seed(seed, "power", metric, n, "resampling")``.
+
+**Interpolation.** :func:`minimum_detectable_difference` finds the first ``q`` of the grid whose power reaches the
+target and interpolates linearly between it and the grid point before it, in power, for ``q`` and for the planted
+difference (linear in ``q`` for mean-type metrics). :func:`segments_needed` first interpolates each size's power
+at the requested difference linearly in the planted difference, then the size linearly between the two grid sizes
+whose powers bracket the target. Neither extrapolates: beyond the grid the answer is "not reached", said as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mtsig.calibration import pseudo_system_names, trial_p_values
+from mtsig.errors import InputError
+from mtsig.evaluation import clopper_pearson
+from mtsig.resampling import IID_BOOTSTRAP, RANDOMIZATION, TESTS, pairwise_tests
+from mtsig.seeding import derive_seed, rng_for
+
+ScoreFunction = Callable[[np.ndarray], np.ndarray]
+
+#: Tests whose draws treat segments as i.i.d. (the paper's Figs. 1-4 and R&M's originals). The document and
+#: stationary block bootstraps need the segments' order and documents, which a random subset does not keep.
+POWER_TESTS: tuple[str, ...] = tuple(
+    t for t, spec in TESTS.items() if spec.scheme in (IID_BOOTSTRAP, RANDOMIZATION)
+)
+DEFAULT_Q_GRID: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+DEFAULT_TARGET_POWER = 0.8
+POWER_COLUMNS = [
+    "metric",
+    "test",
+    "alpha",
+    "n_segments",
+    "q",
+    "expected_difference",
+    "planted_difference",
+    "rejections",
+    "trials",
+    "power",
+    "ci_low",
+    "ci_high",
+]
+
+
+def default_sizes(n_segments: int) -> list[int]:
+    """Test-set sizes of a power curve when none are given: 125, 250, 500, ... (doubling) below N, and N."""
+    sizes = [size for size in (125 * 2**k for k in range(20)) if size < n_segments]
+    return sizes + [n_segments]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Simulation
+
+
+def subsample_indices(n_total: int, n_segments: int, trials: int, rng: np.random.Generator) -> np.ndarray:
+    """``int64[trials, n_segments]``: per trial, ``n_segments`` distinct segment indices out of ``n_total``
+    (a uniformly random subset, drawn without replacement), in increasing order.
+
+    Vectorised: the ranks of ``trials x n_total`` uniform keys are independent uniform permutations; the first
+    ``n_segments`` of each are a uniform subset.
+    """
+    if not 1 <= n_segments <= n_total:
+        raise InputError(
+            f"a test-set size must be between 1 and the {n_total} segments available; got {n_segments}"
+        )
+    keys = rng.random((trials, n_total))
+    chosen = np.argsort(keys, axis=1, kind="stable")[:, :n_segments]
+    return np.sort(chosen, axis=1)
+
+
+def planted_pairs(
+    stats_x: np.ndarray, stats_y: np.ndarray, subsets: np.ndarray, keep: np.ndarray
+) -> np.ndarray:
+    """Pseudo-system statistics ``[X'_0, Y'_0, X'_1, Y'_1, ...]`` (``[2T, n, k]``) of T trials.
+
+    Trial t takes the segments ``subsets[t]`` (``[T, n]``) of both systems; on segment j of the subset X'_t has X's
+    statistics where ``keep[t, j]`` and Y's elsewhere, Y'_t the other system's (the calibration study's
+    relabelling, :func:`mtsig.calibration.relabelled_pairs`, on a subset).
+    """
+    sub_x = stats_x[subsets]  # [T, n, k]
+    sub_y = stats_y[subsets]
+    mask = np.asarray(keep, dtype=bool)[:, :, None]
+    pseudo_x = np.where(mask, sub_x, sub_y)
+    pseudo_y = np.where(mask, sub_y, sub_x)
+    trials, n, k = sub_x.shape
+    return np.stack([pseudo_x, pseudo_y], axis=1).reshape(2 * trials, n, k)
+
+
+def _trials_per_call(memory_cap_bytes: int, values_per_system: int) -> int:
+    """Trials per engine call: their stacked statistics take a quarter of the memory cap (as in the calibration
+    study), leaving the engine room for its own copy and workspace."""
+    return max(1, (memory_cap_bytes // 4) // (2 * values_per_system * 8))
+
+
+def simulated_p_values(
+    stats_x: np.ndarray,
+    stats_y: np.ndarray,
+    score: ScoreFunction,
+    *,
+    higher_is_better: bool,
+    test: str,
+    subsets: np.ndarray,
+    keep: np.ndarray,
+    n_samples: int,
+    seed: int,
+    pvalue: str = "c/B",
+    memory_cap_bytes: int = 1 << 30,
+) -> pd.DataFrame:
+    """p-value (for "X' better than Y'", or two-sided) and statistic ``d = S(X') - S(Y')`` of every trial.
+
+    One :func:`mtsig.resampling.pairwise_tests` call for all trials (more only if the memory cap demands it;
+    the engine's draws depend only on its seed and the test-set size, so the split changes no number).
+    Returns columns ``trial, statistic, p_value`` in trial order.
+    """
+    trials, n = subsets.shape
+    per_call = _trials_per_call(memory_cap_bytes, n * stats_x.shape[1])
+    frames = []
+    for first in range(0, trials, per_call):
+        batch = slice(first, min(first + per_call, trials))
+        count = batch.stop - batch.start
+        names = pseudo_system_names(count, "trial")
+        result = pairwise_tests(
+            planted_pairs(stats_x, stats_y, subsets[batch], keep[batch]),
+            score,
+            names,
+            higher_is_better=higher_is_better,
+            tests=(test,),
+            n_samples=n_samples,
+            seed=seed,
+            pvalue=pvalue,  # type: ignore[arg-type]
+            memory_cap_bytes=memory_cap_bytes,
+            pairs=[(2 * p, 2 * p + 1) for p in range(count)],
+        )
+        frame = trial_p_values(result.table, names)
+        frames.append(frame.assign(trial=frame["trial"] + first))
+    return pd.concat(frames, ignore_index=True)[["trial", "statistic", "p_value"]]
+
+
+def power_curve(
+    stats_x: np.ndarray,
+    stats_y: np.ndarray,
+    score: ScoreFunction,
+    higher_is_better: bool = True,
+    *,
+    test: str = "paired_bootstrap",
+    alpha: float = 0.05,
+    q_grid: Sequence[float] = DEFAULT_Q_GRID,
+    n_segments_grid: Sequence[int] | None = None,
+    trials: int = 200,
+    n_samples: int = 1000,
+    seed: int = 20140626,
+    metric: str = "metric",
+    pvalue: str = "c/B",
+    memory_cap_bytes: int = 1 << 30,
+) -> pd.DataFrame:
+    """Power of ``test`` at ``alpha`` for every test-set size in ``n_segments_grid`` and keep probability in
+    ``q_grid``, by simulation on the per-segment statistics ``stats_x, stats_y`` (``[N, k]``) of two real systems.
+
+    X should be the better system by the metric (q > 0.5 plants "X' better than Y'"); a pair in the other order is
+    an error, since its planted direction would be "X' worse". Sizes default to :func:`default_sizes`; every
+    (size, q) gets ``trials`` simulated pairs, each on its own random subset of segments, and the test uses
+    ``n_samples`` bootstrap samples or shuffles (module docstring: construction, seeds, vectorisation).
+
+    Returns one row per (size, q), sizes then q ascending, with columns :data:`POWER_COLUMNS`:
+    ``expected_difference = (2q - 1) * (S(X) - S(Y))`` on the full test set (exact for mean-type metrics),
+    ``planted_difference`` the mean over trials of ``S(X') - S(Y')`` (oriented: positive = X' better),
+    ``power`` = rejections / trials with its 95% Clopper-Pearson interval ``ci_low, ci_high``.
+    """
+    stats_x = np.asarray(stats_x, dtype=float)
+    stats_y = np.asarray(stats_y, dtype=float)
+    if stats_x.ndim != 2 or stats_x.shape != stats_y.shape:
+        raise InputError(f"stats of X and Y must both be [N, k]; got {stats_x.shape} and {stats_y.shape}")
+    if test not in POWER_TESTS:
+        raise InputError(
+            f"power needs a test on i.i.d. segments; got {test!r}; known: {', '.join(POWER_TESTS)}"
+        )
+    if not 0.0 < alpha < 1.0:
+        raise InputError(f"alpha must be in (0, 1); got {alpha}")
+    if trials < 1 or n_samples < 1:
+        raise InputError(f"trials and samples must be at least 1; got {trials} and {n_samples}")
+    q_levels = sorted({float(q) for q in q_grid})
+    if not q_levels or not all(0.5 <= q <= 1.0 for q in q_levels):
+        raise InputError(
+            f"every q must be in [0.5, 1] (0.5 = no difference, 1 = the real pair); got {list(q_grid)}"
+        )
+    n_total = stats_x.shape[0]
+    sizes = default_sizes(n_total) if n_segments_grid is None else sorted({int(n) for n in n_segments_grid})
+    for size in sizes:
+        if not 1 <= size <= n_total:
+            raise InputError(
+                f"test-set sizes must be between 1 and the {n_total} segments available; got {size}"
+            )
+
+    sign = 1.0 if higher_is_better else -1.0
+    real_difference = sign * float(
+        np.asarray(score(stats_x.sum(axis=0))) - np.asarray(score(stats_y.sum(axis=0)))
+    )
+    if real_difference < 0:
+        raise InputError(
+            f"X must be the better system by the metric (the planted direction is 'X better'); S(X) - S(Y) is "
+            f"{real_difference:.6g} in the metric's orientation: swap the two systems"
+        )
+    rows = []
+    for size in sizes:
+        subsets = subsample_indices(n_total, size, trials, rng_for(seed, "power", metric, "subsets", size))
+        uniforms = rng_for(seed, "power", metric, "keep", size).random((trials, size))
+        for q in q_levels:
+            p_values = simulated_p_values(
+                stats_x,
+                stats_y,
+                score,
+                higher_is_better=higher_is_better,
+                test=test,
+                subsets=subsets,
+                keep=uniforms < q,
+                n_samples=n_samples,
+                seed=derive_seed(seed, "power", metric, size, "resampling"),
+                pvalue=pvalue,
+                memory_cap_bytes=memory_cap_bytes,
+            )
+            rejections = int(np.count_nonzero(p_values["p_value"].to_numpy() <= alpha))
+            low, high = clopper_pearson(rejections, trials)
+            rows.append(
+                {
+                    "metric": metric,
+                    "test": test,
+                    "alpha": float(alpha),
+                    "n_segments": size,
+                    "q": q,
+                    "expected_difference": (2.0 * q - 1.0) * real_difference,
+                    "planted_difference": float(p_values["statistic"].mean()),
+                    "rejections": rejections,
+                    "trials": trials,
+                    "power": rejections / trials,
+                    "ci_low": low,
+                    "ci_high": high,
+                }
+            )
+    return pd.DataFrame(rows, columns=POWER_COLUMNS)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Reading the curve
+
+
+@dataclass(frozen=True)
+class DetectableDifference:
+    """The smallest planted difference detected with the target power at one test-set size.
+
+    ``difference`` is in the metric's units (NaN when not reached within the grid, i.e. not even the real
+    pair's difference is detected with the target power); ``q`` the interpolated keep probability; ``note`` says
+    how it was found, in words.
+    """
+
+    n_segments: int
+    target_power: float
+    q: float
+    difference: float
+    reached: bool
+    note: str
+
+
+@dataclass(frozen=True)
+class SegmentsNeeded:
+    """The test-set size at which a planted ``difference`` is detected with the target power.
+
+    ``n_segments`` is NaN when not reached within the grid of sizes; ``powers`` gives the interpolated power at
+    ``difference`` for each size of the grid (NaN where the difference is outside that size's planted range).
+    """
+
+    difference: float
+    target_power: float
+    n_segments: float
+    reached: bool
+    note: str
+    powers: pd.DataFrame
+
+
+def _check_target(power: float) -> None:
+    if not 0.0 < power < 1.0:
+        raise InputError(f"the target power must be in (0, 1); got {power}")
+
+
+def _rows_at_size(table: pd.DataFrame, n_segments: int | None) -> tuple[int, pd.DataFrame]:
+    if table.empty:
+        raise InputError("the power table is empty")
+    size = int(table["n_segments"].max()) if n_segments is None else int(n_segments)
+    rows = table[table["n_segments"] == size].sort_values("q")
+    if rows.empty:
+        sizes = ", ".join(str(s) for s in sorted(table["n_segments"].unique()))
+        raise InputError(f"the power table has no rows for {size} segments; sizes: {sizes}")
+    return size, rows
+
+
+def minimum_detectable_difference(
+    table: pd.DataFrame, *, n_segments: int | None = None, power: float = DEFAULT_TARGET_POWER
+) -> DetectableDifference:
+    """The smallest planted difference detected with probability ``power`` at ``n_segments`` (default: the
+    largest size of the table, normally the whole test set), from a :func:`power_curve` table.
+
+    The q grid is scanned upwards for the first point whose power reaches the target; between it and the point
+    before, ``q`` and the planted difference are interpolated linearly in power (module docstring). The
+    difference is the measured mean planted difference (``planted_difference``), in the metric's units; for a
+    mean-type metric it equals ``(2q - 1) * (S(X) - S(Y))`` up to Monte Carlo error. If even ``q = 1`` (the real
+    pair) falls short, the result is NaN with ``reached=False``: this construction cannot plant a difference larger
+    than the real pair's, so the answer is "larger than the real difference of this pair".
+    """
+    _check_target(power)
+    size, rows = _rows_at_size(table, n_segments)
+    q = rows["q"].to_numpy(dtype=float)
+    rate = rows["power"].to_numpy(dtype=float)
+    planted = rows["planted_difference"].to_numpy(dtype=float)
+    hits = np.flatnonzero(rate >= power)
+    if hits.size == 0:
+        return DetectableDifference(
+            size,
+            power,
+            float("nan"),
+            float("nan"),
+            False,
+            f"not reached: power at q = {q[-1]:g} (planted difference {planted[-1]:.4g}) is {rate[-1]:.3f} < "
+            f"{power:g}; the minimum detectable difference exceeds the largest one planted",
+        )
+    j = int(hits[0])
+    if j == 0:
+        return DetectableDifference(
+            size,
+            power,
+            float(q[0]),
+            float(planted[0]),
+            True,
+            f"the smallest q of the grid ({q[0]:g}) already has power {rate[0]:.3f} >= {power:g}",
+        )
+    weight = (power - rate[j - 1]) / (rate[j] - rate[j - 1])
+    q_star = q[j - 1] + weight * (q[j] - q[j - 1])
+    difference = planted[j - 1] + weight * (planted[j] - planted[j - 1])
+    return DetectableDifference(
+        size,
+        power,
+        float(q_star),
+        float(difference),
+        True,
+        f"linear interpolation in power between q = {q[j - 1]:g} (power {rate[j - 1]:.3f}) and q = {q[j]:g} "
+        f"(power {rate[j]:.3f})",
+    )
+
+
+def power_at_difference(rows: pd.DataFrame, difference: float) -> float:
+    """Power at a planted ``difference``, interpolated linearly in the planted difference between the two rows
+    of one size (any q) that bracket it; NaN outside the range of planted differences of those rows."""
+    ordered = rows.sort_values("planted_difference")
+    planted = ordered["planted_difference"].to_numpy(dtype=float)
+    rate = ordered["power"].to_numpy(dtype=float)
+    if not planted[0] <= difference <= planted[-1]:
+        return float("nan")
+    return float(np.interp(difference, planted, rate))
+
+
+def segments_needed(
+    table: pd.DataFrame, difference: float, *, power: float = DEFAULT_TARGET_POWER
+) -> SegmentsNeeded:
+    """The number of segments at which a planted ``difference`` (metric units, oriented: positive = X better) is
+    detected with probability ``power``, from a :func:`power_curve` table with several sizes.
+
+    Each size's power at ``difference`` is interpolated in the planted difference (:func:`power_at_difference`);
+    then the first size whose power reaches the target is found and the size interpolated linearly between it
+    and the size before (module docstring). The grid bounds the answer: if the smallest size already reaches the
+    target the answer is "at most" that size; if the largest does not, it is NaN ("more segments than
+    simulated", which subsampling a test set cannot go beyond). A difference larger than every planted one (the
+    real pair's) cannot be simulated with this pair and is NaN at every size.
+    """
+    _check_target(power)
+    if not difference > 0:
+        raise InputError(f"the difference must be positive (X better than Y by that much); got {difference}")
+    sizes = sorted(int(s) for s in table["n_segments"].unique())
+    powers = [power_at_difference(table[table["n_segments"] == size], difference) for size in sizes]
+    frame = pd.DataFrame({"n_segments": sizes, "power": powers})
+    valid = [(size, p) for size, p in zip(sizes, powers, strict=True) if np.isfinite(p)]
+    if not valid:
+        return SegmentsNeeded(
+            difference,
+            power,
+            float("nan"),
+            False,
+            "the difference is outside every size's planted range",
+            frame,
+        )
+    for index, (size, p) in enumerate(valid):
+        if p >= power:
+            if index == 0:
+                return SegmentsNeeded(
+                    difference,
+                    power,
+                    float(size),
+                    True,
+                    f"at most {size}: the smallest size simulated has power {p:.3f} >= {power:g}",
+                    frame,
+                )
+            previous_size, previous_p = valid[index - 1]
+            needed = previous_size + (power - previous_p) / (p - previous_p) * (size - previous_size)
+            return SegmentsNeeded(
+                difference,
+                power,
+                float(needed),
+                True,
+                f"linear interpolation between {previous_size} segments (power {previous_p:.3f}) and {size} "
+                f"(power {p:.3f})",
+                frame,
+            )
+    size, p = valid[-1]
+    return SegmentsNeeded(
+        difference,
+        power,
+        float("nan"),
+        False,
+        f"not reached: power at {size} segments is {p:.3f} < {power:g}; more segments than simulated are needed",
+        frame,
+    )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Report and figure
+
+
+def power_table_text(table: pd.DataFrame, *, digits: int = 3) -> str:
+    """The power table as aligned text: one row per test-set size, one column per q (power with its 95% CI), and
+    a header line with each q's mean planted difference at the largest size."""
+    sizes = sorted(int(s) for s in table["n_segments"].unique())
+    q_levels = sorted(float(q) for q in table["q"].unique())
+    largest = table[table["n_segments"] == sizes[-1]].set_index("q")
+    header = ["segments", *(f"q={q:g}" for q in q_levels)]
+    planted = ["difference", *(f"{largest.loc[q, 'planted_difference']:.{digits}f}" for q in q_levels)]
+    rows = [header, planted]
+    indexed = table.set_index(["n_segments", "q"])
+    for size in sizes:
+        cells = [str(size)]
+        for q in q_levels:
+            row = indexed.loc[(size, q)]
+            cells.append(f"{row['power']:.{digits}f} [{row['ci_low']:.2f},{row['ci_high']:.2f}]")
+        rows.append(cells)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return (
+        "\n".join("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows)
+        + "\n"
+    )
+
+
+def plot_power_curve(
+    table: pd.DataFrame, path: str | Path, *, target_power: float = DEFAULT_TARGET_POWER, units: str = ""
+) -> Path:
+    """Figure: power against the number of segments, one line per planted difference (q > 0.5) and the null
+    (q = 0.5, the test's size), each point with its 95% Clopper-Pearson interval; dashed lines at the target
+    power and at alpha. Written reproducibly (no date in the file) by :func:`mtsig.plots.save_figure`."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mtsig.plots import save_figure
+
+    path = Path(path)
+    sizes = sorted(int(s) for s in table["n_segments"].unique())
+    q_levels = sorted(float(q) for q in table["q"].unique())
+    largest = table[table["n_segments"] == sizes[-1]].set_index("q")
+    colours = plt.get_cmap("viridis")(np.linspace(0.0, 0.9, len(q_levels)))
+    figure, axis = plt.subplots(figsize=(5.6, 4.0))
+    for colour, q in zip(colours, q_levels, strict=True):
+        rows = table[table["q"] == q].sort_values("n_segments")
+        power = rows["power"].to_numpy()
+        error = np.vstack([power - rows["ci_low"].to_numpy(), rows["ci_high"].to_numpy() - power])
+        label = (
+            "q = 0.5 (no difference)"
+            if q == 0.5
+            else f"q = {q:g}, difference {largest.loc[q, 'planted_difference']:.2f}{units}"
+        )
+        axis.errorbar(
+            rows["n_segments"],
+            power,
+            yerr=error,
+            color=colour,
+            marker="o",
+            markersize=3.5,
+            linewidth=1.2,
+            capsize=2,
+            elinewidth=0.8,
+            label=label,
+        )
+    alpha = float(table["alpha"].iloc[0])
+    axis.axhline(target_power, color="0.3", linestyle="--", linewidth=0.8)
+    axis.axhline(alpha, color="0.3", linestyle=":", linewidth=0.8)
+    axis.set_xscale("log")
+    axis.set_xticks(sizes)
+    axis.set_xticklabels([str(s) for s in sizes], rotation=45)
+    axis.minorticks_off()
+    axis.set_ylim(0.0, 1.02)
+    axis.set_xlabel("segments in the test set")
+    axis.set_ylabel(f"power at alpha = {alpha:g}")
+    axis.set_title(f"{table['metric'].iloc[0]}, {table['test'].iloc[0]}", fontsize=10)
+    axis.legend(fontsize=7, loc="upper left")
+    figure.tight_layout()
+    save_figure(figure, [path], dpi=150)
+    plt.close(figure)
+    return path
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The command line (`mtsig power`)
+
+
+def _numbers(kind: type) -> Callable[[str], list]:
+    """An argparse type: a non-empty comma-separated list of ``kind`` (int or float)."""
+
+    def parse(text: str) -> list:
+        try:
+            values = [kind(item) for item in text.split(",") if item.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected comma-separated {kind.__name__}s, got {text!r}"
+            ) from None
+        if not values:
+            raise argparse.ArgumentTypeError(f"expected comma-separated {kind.__name__}s, got {text!r}")
+        return values
+
+    return parse
+
+
+def add_power_arguments(parser: argparse.ArgumentParser, *, default_seed: int) -> None:
+    """The arguments of ``mtsig power`` (an ``argparse`` sub-parser); :func:`power_command` runs it."""
+    parser.description = (
+        "Power of a randomized test by test-set size and planted difference, simulated on the segment statistics "
+        "of two systems (segments subsampled without replacement; a difference planted by keeping each segment's "
+        "labels with probability q, q = 0.5 none, q = 1 the real pair), the minimum detectable difference at the "
+        "full size and, with --difference, the segments needed."
+    )
+    add = parser.add_argument
+    add("--ref", required=True, type=Path, help="reference, one segment per line")
+    add("--metric", default="bleu", help="bleu, chrf, ter, nist or meteor (default bleu)")
+    add("--test", default="paired_bootstrap", choices=POWER_TESTS, help="the test (default paired_bootstrap)")
+    add("--alpha", default=0.05, type=float, help="significance level (default 0.05)")
+    add("--trials", default=200, type=int, help="simulated pairs per (size, q) (default 200)")
+    add("--samples", default=1000, type=int, help="B or R of the test (default 1000)")
+    add("--seed", default=default_seed, type=int, help=f"base seed (default {default_seed})")
+    add(
+        "--sizes",
+        type=_numbers(int),
+        help="test-set sizes, e.g. 250,500,1000 (default 125, 250, 500, ... and N)",
+    )
+    add(
+        "--q",
+        type=_numbers(float),
+        default=list(DEFAULT_Q_GRID),
+        help=f"keep probabilities (default {','.join(f'{q:g}' for q in DEFAULT_Q_GRID)})",
+    )
+    add(
+        "--power",
+        default=DEFAULT_TARGET_POWER,
+        type=float,
+        help=f"target power (default {DEFAULT_TARGET_POWER})",
+    )
+    add(
+        "--difference",
+        type=float,
+        help="also report the segments needed to detect this difference (metric units)",
+    )
+    add("--pvalue", default="c/B", choices=("c/B", "(c+1)/(B+1)"), help="p-value convention (default c/B)")
+    add("--plot", type=Path, help="write the figure power vs segments to this .png or .pdf")
+    add("--tsv", action="store_true", help="print the power table as TSV instead of text")
+    add("--unescape-html", action="store_true", help="undo HTML escaping in all files (e.g. WMT12 outputs)")
+    add("--language", default="en", help="target language, used by METEOR (default en)")
+    add("systems", nargs=2, type=Path, help="the two system outputs, one segment per line")
+
+
+def power_command(args: argparse.Namespace) -> str:
+    """Run ``mtsig power`` on parsed arguments (:func:`add_power_arguments`) and return its output text.
+
+    The two systems are scored with the metric; the better one (by the metric) is X. Raises
+    :class:`~mtsig.errors.InputError` for bad input, before anything is written.
+    """
+    from mtsig.io.text import load_texts
+    from mtsig.metrics import get_metric
+
+    a = args
+    paths = list(a.systems)
+    names = [p.name for p in paths] if paths[0].name != paths[1].name else [str(p) for p in paths]
+    if names[0] == names[1]:
+        raise InputError("mtsig power needs two different system outputs", paths[0])
+    options = {"language": a.language} if a.metric.lower() == "meteor" else {}
+    metric = get_metric(a.metric, **options)
+    refs, outputs = load_texts(a.ref, dict(zip(names, paths, strict=True)), unescape=a.unescape_html)
+    if not refs:
+        raise InputError("the reference is empty", a.ref)
+    stats = metric.stats_many(outputs, refs)
+    scores = np.asarray(metric.score(stats.sum(axis=1)), dtype=float)
+    oriented = scores if metric.higher_is_better else -scores
+    x = 0 if oriented[0] >= oriented[1] else 1
+    y = 1 - x
+    table = power_curve(
+        stats[x],
+        stats[y],
+        metric.score,
+        metric.higher_is_better,
+        test=a.test,
+        alpha=a.alpha,
+        q_grid=a.q,
+        n_segments_grid=a.sizes,
+        trials=a.trials,
+        n_samples=a.samples,
+        seed=a.seed,
+        metric=metric.name,
+        pvalue=a.pvalue,
+    )
+    detectable = minimum_detectable_difference(table, power=a.power)
+    needed = None if a.difference is None else segments_needed(table, a.difference, power=a.power)
+    if a.plot is not None:
+        plot_power_curve(table, a.plot, target_power=a.power)
+    if a.tsv:
+        return table.to_csv(sep="\t", index=False, float_format="%.10g")
+    lines = [
+        f"mtsig power: {metric.details()}",
+        f"test={a.test} alpha={a.alpha:g} trials={a.trials} samples={a.samples} seed={a.seed} pvalue={a.pvalue}",
+        f"X = {names[x]} ({scores[x]:.4f}), Y = {names[y]} ({scores[y]:.4f}), {len(refs)} segments",
+        "cells: power [95% CI] at each test-set size (rows) and keep probability q (columns); 'difference' = mean "
+        "planted S(X') - S(Y') at the largest size",
+        "",
+        power_table_text(table).rstrip("\n"),
+        "",
+        f"minimum detectable difference at {detectable.n_segments} segments (power {a.power:g}): "
+        + (f"{detectable.difference:.4f} (q = {detectable.q:.3f}); " if detectable.reached else "")
+        + detectable.note,
+    ]
+    if needed is not None:
+        lines.append(
+            f"segments needed for a difference of {a.difference:g} (power {a.power:g}): "
+            + (f"{int(np.ceil(needed.n_segments))}; " if needed.reached else "")
+            + needed.note
+        )
+    if a.plot is not None:
+        lines.append(f"figure written to {a.plot}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,292 @@
+"""Power and sample size (mtsig.power), by simulation with known truth.
+
+The oracle is a synthetic mean-type metric (segment score and a count of 1; the corpus score is the mean) with
+Gaussian segment scores, where the power of each test has a closed form under the normal approximation. For a
+finite population of per-segment differences D_1..D_N (mean Dbar, mean square m2, variance v), a trial draws n
+segments without replacement and flips each difference's sign with probability 1 - q, so the planted statistic
+d' = mean(s_j D_j) has mean mu = (2q - 1) Dbar and variance (m2 - mu^2)/n - (n-1)/n (2q-1)^2 v/(N-1). The
+one-sided paired bootstrap rejects when d' >= z_{1-alpha} sqrt((m2 - mu^2)/n) (its bootstrap standard error); the
+two-sided approximate randomization when |d'| >= z_{1-alpha/2} sqrt(m2/n) (the sign-flip standard error).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize
+from scipy import stats as scipy_stats
+
+from mtsig import power
+from mtsig.cli import main
+from mtsig.errors import InputError
+from mtsig.power import (
+    DetectableDifference,
+    minimum_detectable_difference,
+    planted_pairs,
+    power_curve,
+    segments_needed,
+    subsample_indices,
+)
+
+N_POPULATION = 4000
+ALPHA = 0.05
+TRIALS = 400
+SIZES = (100, 400, 1600)
+Q_GRID = (0.5, 0.75, 1.0)
+ONE_SIDED = "paired_bootstrap"
+TWO_SIDED = "approximate_randomization_two_sided"
+
+
+def mean_score(totals: np.ndarray) -> np.ndarray:
+    return totals[..., 0] / totals[..., 1]
+
+
+@pytest.fixture(scope="module")
+def population() -> tuple[np.ndarray, np.ndarray]:
+    """Two systems on 4000 segments: a shared segment difficulty, X better by 0.1 on average, noise sd 0.7 each
+    (so the per-segment difference has sd about 1)."""
+    rng = np.random.default_rng(7)
+    difficulty = rng.normal(0.0, 1.0, N_POPULATION)
+    x = difficulty + 0.1 + rng.normal(0.0, 0.7, N_POPULATION)
+    y = difficulty + rng.normal(0.0, 0.7, N_POPULATION)
+    ones = np.ones(N_POPULATION)
+    return np.stack([x, ones], axis=1), np.stack([y, ones], axis=1)
+
+
+def moments(population: tuple[np.ndarray, np.ndarray]) -> tuple[float, float, float]:
+    differences = population[0][:, 0] - population[1][:, 0]
+    return float(differences.mean()), float(np.mean(differences**2)), float(differences.var())
+
+
+def closed_form_power(population, n: float, planted: float, test: str) -> float:
+    """Normal-approximation power at a planted mean difference ``planted`` (module docstring)."""
+    mean, second_moment, variance = moments(population)
+    factor = planted / mean  # 2q - 1
+    sd = np.sqrt((second_moment - planted**2) / n - (n - 1) / n * factor**2 * variance / (N_POPULATION - 1))
+    if test == ONE_SIDED:
+        threshold = scipy_stats.norm.ppf(1 - ALPHA) * np.sqrt((second_moment - planted**2) / n)
+        return float(scipy_stats.norm.cdf((planted - threshold) / sd))
+    threshold = scipy_stats.norm.ppf(1 - ALPHA / 2) * np.sqrt(second_moment / n)
+    return float(
+        scipy_stats.norm.cdf((planted - threshold) / sd) + scipy_stats.norm.cdf((-planted - threshold) / sd)
+    )
+
+
+@pytest.fixture(scope="module")
+def tables(population) -> dict[str, pd.DataFrame]:
+    stats_x, stats_y = population
+    return {
+        test: power_curve(
+            stats_x,
+            stats_y,
+            mean_score,
+            True,
+            test=test,
+            alpha=ALPHA,
+            q_grid=Q_GRID,
+            n_segments_grid=SIZES,
+            trials=TRIALS,
+            n_samples=1000,
+            seed=1,
+            metric="mean",
+        )
+        for test in (ONE_SIDED, TWO_SIDED)
+    }
+
+
+@pytest.mark.parametrize("test", [ONE_SIDED, TWO_SIDED])
+def test_simulated_power_matches_the_normal_approximation(population, tables, test):
+    mean, _, _ = moments(population)
+    table = tables[test]
+    for row in table.itertuples():
+        expected = closed_form_power(population, row.n_segments, (2 * row.q - 1) * mean, test)
+        monte_carlo_sd = np.sqrt(expected * (1 - expected) / TRIALS)
+        # 3.5 Monte Carlo standard deviations plus 0.02 for the normal approximation at n = 100.
+        assert abs(row.power - expected) <= 3.5 * monte_carlo_sd + 0.02, (row.n_segments, row.q, expected)
+
+
+@pytest.mark.parametrize("test", [ONE_SIDED, TWO_SIDED])
+def test_power_without_a_difference_is_the_size_of_the_test(tables, test):
+    null = tables[test][tables[test]["q"] == 0.5]
+    assert len(null) == len(SIZES)
+    for row in null.itertuples():
+        assert row.ci_low <= ALPHA <= row.ci_high, row
+
+
+@pytest.mark.parametrize("test", [ONE_SIDED, TWO_SIDED])
+def test_power_increases_with_the_number_of_segments(tables, test):
+    for q in (0.75, 1.0):
+        power = tables[test][tables[test]["q"] == q].sort_values("n_segments")["power"].to_numpy()
+        assert np.all(np.diff(power) > 0), (q, power)
+
+
+def test_planted_difference_is_linear_in_q_for_a_mean_metric(population, tables):
+    mean, second_moment, _ = moments(population)
+    table = tables[ONE_SIDED]
+    assert np.allclose(table["expected_difference"], (2 * table["q"] - 1) * mean, rtol=0, atol=1e-12)
+    for row in table.itertuples():
+        # The mean of TRIALS planted statistics, each with standard deviation at most sqrt(m2 / n).
+        tolerance = 4 * np.sqrt(second_moment / row.n_segments / TRIALS)
+        assert abs(row.planted_difference - row.expected_difference) <= tolerance, row
+
+
+def test_minimum_detectable_difference_matches_the_closed_form(population):
+    stats_x, stats_y = population
+    n = 1600
+    table = power_curve(
+        stats_x,
+        stats_y,
+        mean_score,
+        True,
+        test=ONE_SIDED,
+        alpha=ALPHA,
+        q_grid=(0.5, 0.8, 0.85, 0.9, 0.95, 1.0),
+        n_segments_grid=(n,),
+        trials=TRIALS,
+        n_samples=1000,
+        seed=2,
+        metric="mean",
+    )
+    found = minimum_detectable_difference(table, power=0.8)
+    mean, _, _ = moments(population)
+    truth = optimize.brentq(lambda d: closed_form_power(population, n, d, ONE_SIDED) - 0.8, 1e-4, mean)
+    assert found.reached and found.n_segments == n
+    assert abs(found.difference - truth) <= 0.1 * truth, (found, truth)
+    assert 0.5 < found.q < 1.0
+
+
+def test_segments_needed_matches_the_closed_form(population):
+    stats_x, stats_y = population
+    difference = 0.07
+    table = power_curve(
+        stats_x,
+        stats_y,
+        mean_score,
+        True,
+        test=ONE_SIDED,
+        alpha=ALPHA,
+        q_grid=(0.85, 0.9, 0.95, 1.0),
+        n_segments_grid=(800, 1200, 1600),
+        trials=300,
+        n_samples=1000,
+        seed=3,
+        metric="mean",
+    )
+    found = segments_needed(table, difference, power=0.8)
+    truth = optimize.brentq(lambda n: closed_form_power(population, n, difference, ONE_SIDED) - 0.8, 50, 3900)
+    assert found.reached
+    assert abs(found.n_segments - truth) <= 0.12 * truth, (found.n_segments, truth, found.powers)
+
+
+def test_interpolation_by_hand():
+    table = pd.DataFrame(
+        {
+            "n_segments": [500] * 3 + [1000] * 3,
+            "q": [0.5, 0.7, 0.9] * 2,
+            "planted_difference": [0.0, 1.0, 2.0, 0.0, 1.0, 2.0],
+            "power": [0.05, 0.6, 0.9, 0.05, 0.85, 0.99],
+        }
+    )
+    at_500 = minimum_detectable_difference(table, n_segments=500)
+    # Between q = 0.7 (power 0.6) and 0.9 (power 0.9): weight (0.8 - 0.6) / 0.3 = 2/3.
+    assert at_500 == DetectableDifference(
+        500, 0.8, pytest.approx(0.7 + 0.2 * 2 / 3), pytest.approx(1 + 2 / 3), True, at_500.note
+    )
+    # Largest size by default; power 0.85 at difference 1 reached between q = 0.5 and 0.7.
+    at_1000 = minimum_detectable_difference(table)
+    assert at_1000.n_segments == 1000
+    assert at_1000.difference == pytest.approx(0.75 / 0.8)
+    not_reached = minimum_detectable_difference(table, n_segments=500, power=0.95)
+    assert not not_reached.reached and np.isnan(not_reached.difference)
+    # Difference 1.5: power 0.75 at 500 and 0.92 at 1000 segments -> 500 + (0.8 - 0.75) / 0.17 * 500.
+    needed = segments_needed(table, 1.5)
+    assert needed.powers["power"].tolist() == pytest.approx([0.75, 0.92])
+    assert needed.n_segments == pytest.approx(500 + 0.05 / 0.17 * 500)
+    assert not segments_needed(table, 1.5, power=0.95).reached
+    assert segments_needed(table, 0.5, power=0.3).n_segments == 500  # reached at the smallest size already
+    assert np.isnan(segments_needed(table, 2.5).n_segments)  # larger than any planted difference
+
+
+def test_subsets_are_distinct_sorted_and_uniform():
+    subsets = subsample_indices(50, 10, 4000, np.random.default_rng(0))
+    assert subsets.shape == (4000, 10)
+    assert np.all(np.diff(subsets, axis=1) > 0)  # sorted and without repeats
+    inclusion = np.bincount(subsets.ravel(), minlength=50) / 4000
+    # Each segment is in a subset with probability 10 / 50; binomial sd sqrt(0.2 * 0.8 / 4000) ~ 0.0063.
+    assert np.all(np.abs(inclusion - 0.2) < 0.03)
+
+
+def test_planted_pairs_by_hand():
+    stats_x = np.array([[1.0], [2.0], [3.0]])
+    stats_y = np.array([[10.0], [20.0], [30.0]])
+    subsets = np.array([[0, 2], [1, 2]])
+    keep = np.array([[True, False], [False, True]])
+    pseudo = planted_pairs(stats_x, stats_y, subsets, keep)
+    assert pseudo[:, :, 0].tolist() == [[1, 30], [10, 3], [20, 3], [2, 30]]
+
+
+def test_power_table_is_deterministic_and_independent_of_the_split_into_engine_calls(population, monkeypatch):
+    stats_x, stats_y = population
+    common = dict(test=ONE_SIDED, q_grid=(0.5, 0.8), n_segments_grid=(200,), trials=40, n_samples=300, seed=9)
+    first = power_curve(stats_x, stats_y, mean_score, True, **common)
+    again = power_curve(stats_x, stats_y, mean_score, True, **common)
+    monkeypatch.setattr(power, "_trials_per_call", lambda memory_cap_bytes, values_per_system: 7)
+    split = power_curve(stats_x, stats_y, mean_score, True, **common)  # six engine calls instead of one
+    assert first.to_csv() == again.to_csv() == split.to_csv()
+
+
+def test_bad_requests_are_input_errors(population):
+    stats_x, stats_y = population
+    with pytest.raises(InputError, match="X must be the better"):
+        power_curve(stats_y, stats_x, mean_score, True, trials=2, n_samples=10, n_segments_grid=(10,))
+    with pytest.raises(InputError, match="i.i.d. segments"):
+        power_curve(stats_x, stats_y, mean_score, True, test="paired_bootstrap_documents")
+    with pytest.raises(InputError, match="q must be in"):
+        power_curve(stats_x, stats_y, mean_score, True, q_grid=(0.3,))
+    with pytest.raises(InputError, match="between 1 and"):
+        power_curve(stats_x, stats_y, mean_score, True, n_segments_grid=(N_POPULATION + 1,))
+
+
+def write_lines(path, lines):
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def texts(tmp_path):
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(30)]
+    ref = [" ".join(rng.choice(words, 8)) for _ in range(120)]
+    good = [" ".join(w if rng.random() < 0.8 else "x" for w in line.split()) for line in ref]
+    bad = [" ".join(w if rng.random() < 0.6 else "x" for w in line.split()) for line in ref]
+    return (
+        write_lines(tmp_path / "ref.txt", ref),
+        write_lines(tmp_path / "good.txt", good),
+        write_lines(tmp_path / "bad.txt", bad),
+    )
+
+
+def test_power_command(texts, tmp_path, capsys):
+    ref, good, bad = texts
+    figure = tmp_path / "power.png"
+    arguments = ["power", "--ref", str(ref), "--trials", "20", "--samples", "100", "--sizes", "30,60,120"]
+    arguments += ["--difference", "5", "--plot", str(figure), str(bad), str(good)]
+    assert main(arguments) == 0
+    out = capsys.readouterr().out
+    assert "X = good.txt" in out  # the better system is X whatever the order given
+    assert "minimum detectable difference at 120 segments" in out
+    assert "segments needed for a difference of 5" in out
+    assert figure.read_bytes().startswith(b"\x89PNG")
+    assert main([*arguments[:-2], "--tsv", str(bad), str(good)]) == 0
+    table = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out), sep="\t")
+    assert sorted(table["n_segments"].unique()) == [30, 60, 120]
+    assert len(table) == 3 * 6
+
+
+def test_power_command_reports_bad_input(texts, tmp_path, capsys):
+    ref, good, _ = texts
+    assert main(["power", "--ref", str(ref), str(good), str(tmp_path / "missing.txt")]) == 2
+    assert "mtsig: error:" in capsys.readouterr().err
+    assert main(["power", "--ref", str(ref), "--sizes", "500", str(good), str(texts[2])]) == 2
+    assert "between 1 and the 120 segments" in capsys.readouterr().err
