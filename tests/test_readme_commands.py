@@ -2,7 +2,7 @@
 
 The commands are taken from README.md and the READMEs under config/, profiles/, data/ and benchmarks/: every line of
 a fenced block marked ``bash``, ``sh``, ``shell`` or ``console`` (a ``$ `` prompt is dropped), of an unmarked block
-whose lines all start with a command, and every inline code span that starts with ``snakemake``, ``mtsig`` or
+whose lines all start with a command (a line ending in a backslash continues on the next), and every inline code span that starts with ``snakemake``, ``mtsig`` or
 ``python``. Each command is run from the repository in a fresh temporary directory, with these rules (a command
 the rules do not cover fails the test, so a new command in a README cannot go untested):
 
@@ -11,7 +11,7 @@ the rules do not cover fails the test, so a new command in a README cannot go un
   command must plan 16 ``resample_tests`` jobs per (experiment, metric). A command of a block that reads what an
   earlier command of the block makes (``MTSIG_DATA=data/downloads`` after ``download_data``) is run after the
   earlier command's product is put in place (the data root, linked where the download puts it).
-- ``mtsig compare ...``: run in full in the temporary directory, on the files it names made from WMT12 es-en
+- ``mtsig compare ...``, ``mtsig power ...``: run in full in the temporary directory, on the files it names made from WMT12 es-en
   (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
   it must exit 0 and print a result for every pair.
 - ``python -m pytest ...``: run with ``--collect-only`` (running the suite inside itself would recurse); the
@@ -19,7 +19,7 @@ the rules do not cover fails the test, so a new command in a README cannot go un
 - ``python benchmarks/<script>.py ...``: run with ``--help`` (each benchmark takes minutes, and its figures are
   printed, never asserted); the documented sub-command must be one of the script's choices.
 - ``pip install ...``: never run (tests install nothing): the extra it names must exist in pyproject.toml.
-- ``export VAR=value`` applies to the block's later commands; the data root ``../shared/data`` (CI's layout) is
+- ``export VAR=value`` and ``VAR=value`` alone apply to the block's later commands; the data root ``../shared/data`` (CI's layout) is
   replaced by the ``data_root`` fixture's path.
 
 Inline spans with placeholders that do not exist are listed in ``NOT_RUNNABLE`` with the reason.
@@ -57,6 +57,7 @@ NOT_RUNNABLE = {
     "pip install snakemake-executor-plugin-kubernetes": "installs a plugin (tests install nothing)",
     "snakemake --report results/report.html": "needs a finished run (Snakemake's own report command)",
     "mtsig compare": "the command's name, not a command line",
+    "mtsig power": "the command's name, not a command line",
 }
 
 WMT12 = {
@@ -96,7 +97,8 @@ def readme_commands() -> list[Command]:
             if not _is_shell_block(match.group(1), match.group(2)):
                 continue
             block += 1
-            for line in match.group(2).splitlines():
+            body = re.sub(r"\\\n\s*", " ", match.group(2))  # a line ending in a backslash continues
+            for line in body.splitlines():
                 line = line.strip().removeprefix("$ ")
                 if line and not line.startswith("#"):
                     commands.append(Command(readme, block, line))
@@ -208,6 +210,11 @@ def _run_pip(words: list[str], command: Command) -> None:
     assert extra.group(1) in pyproject["project"]["optional-dependencies"], command
 
 
+def _expand(value: str, env: dict[str, str]) -> str:
+    """``$NAME`` in ``value`` replaced by its value in ``env`` (empty if unset), as bash expands an assignment."""
+    return re.sub(r"\$(\w+)", lambda match: env.get(match.group(1), ""), value)
+
+
 def _run_block(commands: list[Command], data_root: Path, workdir: Path) -> None:
     exported: dict[str, str] = {}
     for command in commands:
@@ -219,7 +226,9 @@ def _run_block(commands: list[Command], data_root: Path, workdir: Path) -> None:
                 key, value = words.pop(0).split("=", 1)
                 prefix[key] = value
             env = _env(data_root, {**exported, **prefix})
-            if words[0] == "export":
+            if not words:  # ``S=...`` alone: a variable for the block's later commands, expanded as bash does
+                exported.update({key: _expand(value, env) for key, value in prefix.items()})
+            elif words[0] == "export":
                 key, value = words[1].split("=", 1)
                 exported[key] = value
             elif words[0] == "snakemake":
@@ -267,7 +276,11 @@ def test_readme_command_runs_as_printed(block: list[Command], data_root: Path, t
     before = {path: path.stat().st_mtime_ns for folder in (REPO, REPO / "data") for path in folder.iterdir()}
     _run_block(block, data_root, tmp_path)
     after = {path: path.stat().st_mtime_ns for folder in (REPO, REPO / "data") for path in folder.iterdir()}
-    changed = {path for path in after if before.get(path) != after[path]} - {REPO / ".pytest_cache"}
+    # .git changes under any git command in another worktree of the same repository, not by the command run here
+    changed = {path for path in after if before.get(path) != after[path]} - {
+        REPO / ".pytest_cache",
+        REPO / ".git",
+    }
     assert not changed, f"written in the repository: {sorted(map(str, changed))}"
 
 
