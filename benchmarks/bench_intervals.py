@@ -1,8 +1,8 @@
-"""Extra engine cost of confidence intervals (mtsig.intervals): WMT12 es-en BLEU, 66 pairs. Prints; asserts nothing.
+"""Extra engine cost of confidence intervals (mtsig.stats.intervals): WMT12 es-en BLEU, 66 pairs. Prints; asserts nothing.
 
     python benchmarks/bench_intervals.py [--samples 10000] [--repeats 7]
 
-Times :func:`mtsig.resampling.pairwise_tests` with and without ``intervals=("percentile", "bca")`` for (i) the
+Times :func:`mtsig.stats.resampling.pairwise_tests` with and without ``intervals=("percentile", "bca")`` for (i) the
 paired bootstrap alone, where the intervals' share is largest, and (ii) the paper's three tests, as the pipeline runs
 them; medians of ``--repeats`` alternating runs, one mtsig thread. The BLEU statistics are computed once, untimed.
 """
@@ -20,9 +20,9 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from mtsig import resampling as rs  # noqa: E402
-from mtsig.intervals import INTERVAL_METHODS, intervals_from_draws, leave_one_out_scores  # noqa: E402
 from mtsig.metrics import get_metric  # noqa: E402
+from mtsig.stats import resampling as rs  # noqa: E402
+from mtsig.stats.intervals import INTERVAL_METHODS, intervals_from_draws, leave_one_out_scores  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_resampling import es_en_texts, load, timed  # noqa: E402

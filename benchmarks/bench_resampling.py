@@ -1,4 +1,4 @@
-"""Speed benchmarks of mtsig.resampling (issue 3). Prints figures; asserts nothing about time.
+"""Speed benchmarks of mtsig.stats.resampling (issue 3). Prints figures; asserts nothing about time.
 
     python benchmarks/bench_resampling.py sacrebleu   # (a)+(b): mtsig vs sacrebleu PairedTest, WMT12 es-en BLEU
     python benchmarks/bench_resampling.py matrix      # (c): es-en, 5 metrics x all tests, wall time + peak memory
@@ -27,10 +27,10 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from mtsig import resampling as rs  # noqa: E402
 from mtsig.io.documents import read_sgm_documents  # noqa: E402
 from mtsig.io.text import load_texts  # noqa: E402
 from mtsig.metrics import get_metric  # noqa: E402
+from mtsig.stats import resampling as rs  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 METRICS = ("bleu", "nist", "meteor", "ter", "chrf")
@@ -69,7 +69,7 @@ def repeated(function: Callable[[], object], repeats: int) -> list[float]:
 
 
 def with_threads(threads: int, function: Callable[[], object]) -> Callable[[], object]:
-    """``function`` run with ``MTSIG_THREADS=threads`` (read by mtsig.resampling at each call)."""
+    """``function`` run with ``MTSIG_THREADS=threads`` (read by mtsig.stats.resampling at each call)."""
 
     def run() -> object:
         previous = os.environ.get("MTSIG_THREADS")

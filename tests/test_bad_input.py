@@ -24,11 +24,19 @@ import pandas as pd
 import pytest
 import yaml
 
-from mtsig import cli, pipeline
+from mtsig import cli
 from mtsig import config as mtsig_config
 from mtsig.errors import InputError
-from mtsig.synthetic import SyntheticSpec, write_synthetic_experiment
-from mtsig.workflow import manifest_path, save_stats, write_tsv
+from mtsig.steps import evaluation as evaluation_step
+from mtsig.steps import figures as figures_step
+from mtsig.steps import human as human_step
+from mtsig.steps.common import read_prepared_texts
+from mtsig.steps.data import prepare_texts, write_prepared_texts
+from mtsig.steps.evaluation import tables_index
+from mtsig.steps.files import load_stats, manifest_path, save_stats, write_tsv
+from mtsig.steps.metrics import corpus_scores_table, metric_stats
+from mtsig.steps.significance import merge_tests, resample_tests
+from mtsig.studies.synthetic import SyntheticSpec, write_synthetic_experiment
 
 REPO = Path(__file__).resolve().parents[1]
 NAME = "synth"
@@ -235,7 +243,7 @@ class Experiment:
 
 
 def run_shard(exp: Experiment, out: Path, k: int, *, stats: Path | None = None, documents: Path | None = None, seed: int = 11, selection: Path | None = None) -> None:  # fmt: skip
-    pipeline.run_resampling_shard(
+    resample_tests(
         stats_path=stats or exp.stats(),
         selection_stats_path=selection or exp.stats(),
         documents_path=documents or exp.path("documents.tsv"),
@@ -251,7 +259,7 @@ def run_shard(exp: Experiment, out: Path, k: int, *, stats: Path | None = None, 
 
 
 def merge(exp: Experiment, out: Path, shards: list[int] = (0, 1)) -> None:  # type: ignore[assignment]
-    pipeline.merge_resampling_shards(
+    merge_tests(
         [exp.shard(k, "tsv") for k in shards],
         [exp.shard(k, "npz") for k in shards],
         tests_path=out / "bleu.tsv",
@@ -275,7 +283,7 @@ HUMAN_OUTPUTS = {
 
 
 def evaluate(exp: Experiment, out: Path) -> None:
-    pipeline.evaluate_experiment(
+    evaluation_step.evaluate(
         tests_paths=[exp.path("tests/bleu.tsv")],
         gold_path=exp.path("gold.tsv"),
         gold_conclusions_path=exp.path("gold_conclusions.tsv"),
@@ -286,7 +294,7 @@ def evaluate(exp: Experiment, out: Path) -> None:
 
 
 def tables(exp: Experiment, out: Path) -> None:
-    pipeline.write_accuracy_tables(
+    evaluation_step.tables(
         exp.spec,
         RESAMPLING,
         accuracy_path=exp.path("accuracy.tsv"),
@@ -297,7 +305,7 @@ def tables(exp: Experiment, out: Path) -> None:
 
 
 def figures(exp: Experiment, out: Path) -> None:
-    pipeline.draw_experiment_figures(
+    figures_step.figures(
         distributions_dirs=[exp.path("distributions/bleu")],
         tests_paths=[exp.path("tests/bleu.tsv")],
         gold_path=exp.path("gold.tsv"),
@@ -312,7 +320,7 @@ def figures(exp: Experiment, out: Path) -> None:
 def human_gold(exp: Experiment, out: Path, human: dict | None = None, texts: Path | None = None) -> None:
     spec = {**exp.spec, "human": human or exp.spec["human"]}
     outputs = {name: str(out / file) for name, file in HUMAN_OUTPUTS.items()}
-    pipeline.build_human_gold(spec, exp.root, texts_dir=texts or exp.texts, alphas=[0.05], outputs=outputs)
+    human_step.human_gold(spec, exp.root, texts_dir=texts or exp.texts, alphas=[0.05], outputs=outputs)
 
 
 @pytest.fixture(scope="module")
@@ -324,14 +332,12 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> Experiment:
     spec = mtsig_config.experiment(config, NAME, results)
     write_synthetic_experiment(SyntheticSpec(**SPEC), results / NAME / "synthetic")
     exp = Experiment(root, results, spec)
-    pipeline.prepare_experiment_texts(
-        spec, root, texts_dir=exp.texts, documents_path=exp.path("documents.tsv")
-    )
+    prepare_texts(spec, root, texts_dir=exp.texts, documents_path=exp.path("documents.tsv"))
     for metric in ("bleu", "chrf"):
-        pipeline.compute_metric_stats(spec, metric, exp.texts, exp.stats(metric))
+        metric_stats(spec, metric, exp.texts, exp.stats(metric))
     for k in (0, 1):
         run_shard(exp, exp.path("tests/shards"), k)
-    pipeline.merge_resampling_shards(
+    merge_tests(
         [exp.shard(k, "tsv") for k in (0, 1)],
         [exp.shard(k, "npz") for k in (0, 1)],
         tests_path=exp.path("tests/bleu.tsv"),
@@ -385,8 +391,8 @@ def _first_distribution(exp: Experiment) -> Path:
 
 
 INTERMEDIATES = [
-    Intermediate("texts/reference.txt", lambda e: e.texts / "reference.txt", "prepare_texts", lambda e: e.texts, lambda e, out: pipeline.compute_metric_stats(e.spec, "bleu", e.texts, out / "bleu.npz")),
-    Intermediate("texts/systems.txt", lambda e: e.texts / "systems.txt", "prepare_texts", lambda e: e.texts, lambda e, out: pipeline.compute_metric_stats(e.spec, "chrf", e.texts, out / "chrf.npz")),
+    Intermediate("texts/reference.txt", lambda e: e.texts / "reference.txt", "prepare_texts", lambda e: e.texts, lambda e, out: metric_stats(e.spec, "bleu", e.texts, out / "bleu.npz")),
+    Intermediate("texts/systems.txt", lambda e: e.texts / "systems.txt", "prepare_texts", lambda e: e.texts, lambda e, out: metric_stats(e.spec, "chrf", e.texts, out / "chrf.npz")),
     Intermediate("texts/systems/sys2.txt", lambda e: e.texts / "systems" / "sys2.txt", "prepare_texts", lambda e: e.texts, lambda e, out: human_gold(e, out)),
     Intermediate("documents.tsv", lambda e: e.path("documents.tsv"), "prepare_texts", lambda e: e.path("documents.tsv"), lambda e, out: run_shard(e, out, 0)),
     Intermediate("stats/bleu.npz", lambda e: e.stats(), "metric_stats", lambda e: e.stats(), lambda e, out: run_shard(e, out, 1)),
@@ -400,7 +406,7 @@ INTERMEDIATES = [
     Intermediate("accuracy.tsv", lambda e: e.path("accuracy.tsv"), "evaluate", lambda e: e.path("accuracy.tsv"), tables),
     Intermediate("chi_square.tsv", lambda e: e.path("chi_square.tsv"), "evaluate", lambda e: e.path("chi_square.tsv"), tables),
     Intermediate("test_agreement.tsv", lambda e: e.path("test_agreement.tsv"), "evaluate", lambda e: e.path("test_agreement.tsv"), tables),
-    Intermediate(f"tables/{NAME}.md", lambda e: e.results / "tables" / f"{NAME}.md", "tables", lambda e: e.results / "tables" / f"{NAME}.md", lambda e, out: pipeline.write_tables_index([e.results / "tables" / f"{NAME}.md"], out / "README.md")),
+    Intermediate(f"tables/{NAME}.md", lambda e: e.results / "tables" / f"{NAME}.md", "tables", lambda e: e.results / "tables" / f"{NAME}.md", lambda e, out: tables_index([e.results / "tables" / f"{NAME}.md"], out / "README.md")),
 ]  # fmt: skip
 
 
@@ -470,7 +476,7 @@ def test_truncated_statistics_a_zip_reader_would_crash_on(experiment: Experiment
     try:
         path.write_bytes(saved[:100])
         with pytest.raises(InputError, match=r"bleu\.npz: intermediate file is truncated or changed"):
-            pipeline.corpus_scores_table([path])
+            corpus_scores_table([path])
     finally:
         path.write_bytes(saved)
 
@@ -488,7 +494,7 @@ def test_documents_of_another_test_set_are_refused(experiment: Experiment, tmp_p
 
 
 def test_statistics_of_other_systems_are_refused(experiment: Experiment, tmp_path: Path) -> None:
-    stats, systems, details, options = pipeline.load_stats(experiment.stats("chrf"))
+    stats, systems, details, options = load_stats(experiment.stats("chrf"))
     stale = tmp_path / "stats" / "chrf.npz"
     save_stats(stale, stats[::-1], systems[::-1], details, options)
     with pytest.raises(InputError) as caught:
@@ -501,7 +507,7 @@ def test_shard_of_another_seed_is_refused(experiment: Experiment, tmp_path: Path
     run_shard(experiment, tmp_path / "shards", 1, seed=12)
     exp = Experiment(experiment.root, experiment.results, experiment.spec)
     with pytest.raises(InputError) as caught:
-        pipeline.merge_resampling_shards(
+        merge_tests(
             [exp.shard(0, "tsv"), tmp_path / "shards" / "bleu.1.tsv"],
             [exp.shard(0, "npz"), tmp_path / "shards" / "bleu.1.npz"],
             tests_path=tmp_path / "results" / "bleu.tsv",
@@ -585,7 +591,7 @@ def test_bad_human_judgments(experiment: Experiment, case: RawCase, tmp_path: Pa
     out = tmp_path / "results"
     with pytest.raises(InputError) as caught:
         outputs = {name: str(out / file) for name, file in HUMAN_OUTPUTS.items()}
-        pipeline.build_human_gold(spec, data, texts_dir=experiment.texts, alphas=[0.05], outputs=outputs)
+        human_step.human_gold(spec, data, texts_dir=experiment.texts, alphas=[0.05], outputs=outputs)
     assert_input_error(caught.value, "ratings.tsv", case.error, case.line)
     assert not out.exists()
 
@@ -593,7 +599,7 @@ def test_bad_human_judgments(experiment: Experiment, case: RawCase, tmp_path: Pa
 def test_the_repeated_rating_would_have_changed_the_gold(experiment: Experiment, tmp_path: Path) -> None:
     """Why a repeat is an error: counted twice, it changes n and the gold's p-values (here, every rating of the
     file once more: the Wilcoxon p-values all fall)."""
-    from mtsig import human
+    from mtsig.stats import human
 
     ratings = pd.read_csv(experiment.path("synthetic/ratings.tsv"), sep="\t")
     once = human.wilcoxon_gold(human.standardise(ratings)[0], unit="rating", item_types=("system",), systems=["sys1", "sys2", "sys3", "sys4"])  # fmt: skip
@@ -645,9 +651,7 @@ def test_bad_texts(experiment: Experiment, case: tuple, tmp_path: Path) -> None:
     }
     out = tmp_path / "results"
     with pytest.raises(InputError) as caught:
-        pipeline.prepare_experiment_texts(
-            spec, data, texts_dir=out / "texts", documents_path=out / "documents.tsv"
-        )
+        prepare_texts(spec, data, texts_dir=out / "texts", documents_path=out / "documents.tsv")
     assert_input_error(caught.value, name, error, line)
     assert not out.exists()
 
@@ -666,10 +670,10 @@ def test_documented_tidy_examples_are_accepted(experiment: Experiment, tmp_path:
         out = tmp_path / "results"
         spec = {**experiment.spec, "human": human, "qc": {"enabled": False}, "systems": ["sys1", "sys2"]}
         texts = tmp_path / "texts"
-        reference, outputs = pipeline.read_prepared_texts(experiment.texts)
-        pipeline.write_prepared_texts(reference, {s: outputs[s] for s in spec["systems"]}, texts)
+        reference, outputs = read_prepared_texts(experiment.texts)
+        write_prepared_texts(reference, {s: outputs[s] for s in spec["systems"]}, texts)
         outputs = {name: str(out / file) for name, file in HUMAN_OUTPUTS.items()}
-        pipeline.build_human_gold(spec, tmp_path, texts_dir=texts, alphas=[0.05], outputs=outputs)
+        human_step.human_gold(spec, tmp_path, texts_dir=texts, alphas=[0.05], outputs=outputs)
         gold = pd.read_csv(out / "gold.tsv", sep="\t")
         assert set(zip(gold["sys_x"], gold["sys_y"], strict=True)) == {("sys1", "sys2"), ("sys2", "sys1")}
         shutil.rmtree(out)

@@ -1,4 +1,4 @@
-"""Tests of mtsig.calibration (Type I error and power with known truth; Section 2 in numbers) and its figures.
+"""Tests of mtsig.studies.calibration (Type I error and power with known truth; Section 2 in numbers) and its figures.
 
 Oracles: the defining property of the null construction (each segment's pair of outputs is preserved), binomial
 intervals around a known rejection probability (approximate randomization is exact under the null-pair
@@ -14,8 +14,10 @@ import pytest
 from scipy import stats as scipy_stats
 from statsmodels.stats.proportion import proportion_confint
 
-from mtsig import calibration
-from mtsig.calibration import (
+from mtsig.errors import InputError
+from mtsig.report.calibration_plots import plot_calibration, save_figure
+from mtsig.studies import calibration
+from mtsig.studies.calibration import (
     ALTERNATIVE,
     BLOCK_TESTS,
     NULL,
@@ -32,8 +34,6 @@ from mtsig.calibration import (
     section2_table,
     trial_p_values,
 )
-from mtsig.calibration_plots import plot_calibration, save_figure
-from mtsig.errors import InputError
 
 
 def sum_score(totals: np.ndarray) -> np.ndarray:

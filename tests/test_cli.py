@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import sacrebleu
 
-from mtsig.resampling import PAPER_TESTS
+from mtsig.stats.resampling import PAPER_TESTS
 
 REFS = [
     "the cat sat on the mat",

@@ -1,4 +1,4 @@
-"""Significance clusters (mtsig.clusters).
+"""Significance clusters (mtsig.stats.clusters).
 
 Oracles: hand-worked significance patterns (including non-transitive ones where the rules differ), brute-force
 checks of the definitions on random patterns, hand-adjusted p-values for the corrections, and the clusters the WMT21
@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtsig import resampling as rs
-from mtsig.clusters import (
+from mtsig.errors import InputError
+from mtsig.stats import resampling as rs
+from mtsig.stats.clusters import (
     CLUSTER_COLUMNS,
     CLUSTER_RULES,
     beats_matrix,
@@ -27,7 +28,6 @@ from mtsig.clusters import (
     clusters_latex,
     significance_clusters,
 )
-from mtsig.errors import InputError
 
 # ------------------------------------------------------------------------------------------ WMT21 oracles
 

@@ -8,8 +8,8 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from mtsig import evaluation as ev
 from mtsig.errors import InputError
+from mtsig.stats import evaluation as ev
 
 SYSTEMS = ["A", "B", "C"]
 
@@ -368,7 +368,7 @@ def test_holm_controls_familywise_error_by_simulation():
 
 def test_uncorrected_gold_agrees_with_the_human_module():
     # Two independent implementations of the paper's priority rule (Sec. 4) must agree on random p-values.
-    from mtsig.human import gold_conclusions
+    from mtsig.stats.human import gold_conclusions
 
     rng = np.random.default_rng(7)
     systems = [f"s{i}" for i in range(7)]

@@ -1,4 +1,4 @@
-"""Standardisation, quality control and the gold standards (mtsig.human) against independent oracles."""
+"""Standardisation, quality control and the gold standards (mtsig.stats.human) against independent oracles."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import pytest
 import yaml
 from scipy import stats
 
-from mtsig import human
 from mtsig.errors import InputError
 from mtsig.io.human import load_r_mean_sd, load_wmt_mturk_da
-from mtsig.seeding import rng_for
+from mtsig.stats import human
+from mtsig.stats.seeding import rng_for
 
 SEED = 20140626
 
@@ -517,7 +517,7 @@ def _loop_item_score_gold(judgments: pd.DataFrame, x: str, y: str, exclude_share
     shared = has[x] & has[y] if exclude_shared else set()
     sample_x = [v for jd, s, v in z if s == x and jd not in shared]
     sample_y = [v for jd, s, v in z if s == y and jd not in shared]
-    # z rounded to 12 decimals as mtsig.human documents (ties in exact arithmetic stay ties).
+    # z rounded to 12 decimals as mtsig.stats.human documents (ties in exact arithmetic stay ties).
     return stats.mannwhitneyu(np.round(sample_x, 12), np.round(sample_y, 12), alternative="greater").pvalue
 
 

@@ -1,4 +1,4 @@
-"""Confidence intervals of corpus scores and differences (mtsig.intervals and their hook in mtsig.resampling).
+"""Confidence intervals of corpus scores and differences (mtsig.stats.intervals and their hook in mtsig.stats.resampling).
 
 Oracles: ``scipy.stats.bootstrap`` (BCa and percentile, fed mtsig's own bootstrap draws through ``bootstrap_result``
 so that both sides use the same bootstrap distribution; scipy then computes its own bias correction, its own
@@ -22,10 +22,10 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 from scipy import stats as scipy_stats
 from scipy.special import ndtri
 
-from mtsig import intervals as iv
-from mtsig import resampling as rs
-from mtsig.evaluation import clopper_pearson
 from mtsig.metrics import BLEU
+from mtsig.stats import intervals as iv
+from mtsig.stats import resampling as rs
+from mtsig.stats.evaluation import clopper_pearson
 
 SEED = 20140601
 bleu = BLEU()

@@ -23,8 +23,10 @@ from mtsig.io.text import load_texts
 from mtsig.metrics import METEOR, JavaNotFoundError
 from mtsig.metrics import meteor as meteor_module
 from mtsig.metrics.meteor import meteor_jar, meteor_score, meteor_settings, parse_meteor_statistics
-from mtsig.pipeline import compute_metric_stats, corpus_scores_table, load_scored_stats, write_prepared_texts
-from mtsig.workflow import load_arrays, save_arrays, save_stats
+from mtsig.steps.common import load_scored_stats
+from mtsig.steps.data import write_prepared_texts
+from mtsig.steps.files import load_arrays, save_arrays, save_stats
+from mtsig.steps.metrics import corpus_scores_table, metric_stats
 
 N_SEGMENTS = 150  # WMT12 subsets: a few hundred lines keep the JVM runs short
 
@@ -209,7 +211,7 @@ def test_pipeline_meteor_equals_jar_final_score(
 
     monkeypatch.setattr(meteor_module.subprocess, "run", counting_run)
     stats_path = tmp_path / "stats" / "meteor.npz"
-    compute_metric_stats({"meteor": {"language": language}}, "meteor", texts, stats_path)
+    metric_stats({"meteor": {"language": language}}, "meteor", texts, stats_path)
     monkeypatch.undo()
     assert len(jar_runs) == 1  # one JVM per experiment, all systems in it
     table = corpus_scores_table([stats_path])

@@ -13,7 +13,8 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.io.staple import GoldPrompt, NBestList, read_staple_gold, read_system_file
-from mtsig.nbest import (
+from mtsig.report.nbest_plots import plot_ablation, plot_all
+from mtsig.studies.nbest import (
     ALL,
     SimulatedSystem,
     ablate_gold,
@@ -35,7 +36,6 @@ from mtsig.nbest import (
     weighted_f1,
     weighted_macro_f1,
 )
-from mtsig.nbest_plots import plot_ablation, plot_all
 
 # ------------------------------------------------------------------------------------------------ AP / MAP
 

@@ -23,7 +23,7 @@ from mtsig.errors import InputError
 from mtsig.io.text import load_texts
 from mtsig.metrics import get_metric
 from mtsig.metrics.nist import NIST_BETA, information_weights, mteval_tokenize, segment_statistics
-from mtsig.pipeline import metric_options
+from mtsig.steps.metrics import metric_options
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """End to end: the whole DAG on a synthetic experiment with planted truth (tests/configs/tiny.yaml).
 
-The synthetic experiment (mtsig.synthetic) has 6 systems whose corruption rates are planted: sys1 = sys2 < sys3 <
+The synthetic experiment (mtsig.studies.synthetic) has 6 systems whose corruption rates are planted: sys1 = sys2 < sys3 <
 sys4 = sys5 < sys6, rated by biased annotators two of whom answer at random. The run must find the planted
 differences in the human gold and in the tests, and produce every table and figure.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mtsig.synthetic import SyntheticSpec, planted_conclusion, system_names
+from mtsig.studies.synthetic import SyntheticSpec, planted_conclusion, system_names
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = REPO / "tests" / "configs" / "tiny.yaml"

@@ -1,4 +1,4 @@
-"""Unit tests of the pipeline's own helpers (mtsig.pipeline, mtsig.synthetic) that the rules rely on."""
+"""Unit tests of the pipeline's own helpers (mtsig.steps, mtsig.studies.synthetic) that the rules rely on."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from mtsig.errors import InputError
-from mtsig.pipeline import distribution_pairs, shard_pairs, unordered_pairs
-from mtsig.synthetic import SyntheticSpec, generate_ratings, generate_texts, planted_conclusion
+from mtsig.steps.significance import distribution_pairs, shard_pairs, unordered_pairs
+from mtsig.studies.synthetic import SyntheticSpec, generate_ratings, generate_texts, planted_conclusion
 
 
 @pytest.mark.parametrize("n_systems, n_shards", [(2, 1), (12, 1), (12, 5), (12, 66), (100, 10), (7, 30)])

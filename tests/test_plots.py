@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtsig import plots
 from mtsig.errors import InputError
+from mtsig.report import plots
 
 WMT22_JA_EN = [
     "JDExploreAcademy",

@@ -1,4 +1,4 @@
-"""Power and sample size (mtsig.power), by simulation with known truth.
+"""Power and sample size (mtsig.stats.power), by simulation with known truth.
 
 The oracle is a synthetic mean-type metric (segment score and a count of 1; the corpus score is the mean) with
 Gaussian segment scores, where the power of each test has a closed form under the normal approximation. For a
@@ -17,10 +17,10 @@ import pytest
 from scipy import optimize
 from scipy import stats as scipy_stats
 
-from mtsig import power
 from mtsig.cli import main
 from mtsig.errors import InputError
-from mtsig.power import (
+from mtsig.stats import power
+from mtsig.stats.power import (
     DetectableDifference,
     minimum_detectable_difference,
     planted_pairs,

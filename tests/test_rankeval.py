@@ -1,4 +1,4 @@
-"""Tests of mtsig.rankeval against independent oracles: hand arithmetic, SciPy, sacrebleu, literal loop transcriptions
+"""Tests of mtsig.studies.rankeval against independent oracles: hand arithmetic, SciPy, sacrebleu, literal loop transcriptions
 of Avramidis (2013)'s equations / Algorithm 1 and of the RankEval tool's pair loop, and simulation with known truth."""
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.io.rankings import load_jcml, load_wmt_rankings
-from mtsig.rankeval import (
+from mtsig.stats.resampling import bootstrap_indices
+from mtsig.stats.seeding import rng_for
+from mtsig.studies.rankeval import (
     TIE_MODES,
     best_predicted_human_rank,
     best_predicted_vs_human,
@@ -48,8 +50,6 @@ from mtsig.rankeval import (
     wmt_predictions,
     wmt_segment_level,
 )
-from mtsig.resampling import bootstrap_indices
-from mtsig.seeding import rng_for
 
 NAN = np.nan
 
@@ -767,7 +767,7 @@ def test_predicted_ranking_file_equal_to_the_human_ranking_scores_tau_one(tmp_pa
     """A user-supplied ranking that repeats the human ranks: every pair the human did not tie is concordant and
     no predicted tie remains among them, so the WMT tau is exactly 1; a reversed ranking gives -1."""
     from mtsig.io.rankings import load_jcml
-    from mtsig.rankeval import jcml_segment_level
+    from mtsig.studies.rankeval import jcml_segment_level
 
     jcml = data_root / "jcml" / "wmt10-test.de-en.jcml"
     human = load_jcml(jcml)

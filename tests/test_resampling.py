@@ -1,4 +1,4 @@
-"""Tests of mtsig.resampling against independent oracles.
+"""Tests of mtsig.stats.resampling against independent oracles.
 
 1. Literal loop-per-sample transcriptions of the paper's Figures 1-4, of Riezler & Maxwell's pseudo-code (seeds/001)
    and of the block bootstraps, fed the same draws: p-values must be identical.
@@ -21,8 +21,8 @@ from sacrebleu.metrics import BLEU
 from sacrebleu.significance import PairedTest
 from scipy import stats as scipy_stats
 
-from mtsig import resampling as rs
-from mtsig.seeding import rng_for
+from mtsig.stats import resampling as rs
+from mtsig.stats.seeding import rng_for
 
 SEED = 20140601
 

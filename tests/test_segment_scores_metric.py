@@ -21,7 +21,7 @@ from mtsig.io.documents import read_sgm_documents
 from mtsig.io.segment_scores import read_segment_scores
 from mtsig.io.text import load_texts
 from mtsig.metrics.segment_scores import SegmentScores
-from mtsig.resampling import ALL_TESTS, TESTS, PairwiseResult, pairwise_tests
+from mtsig.stats.resampling import ALL_TESTS, TESTS, PairwiseResult, pairwise_tests
 
 SYSTEMS = ("onlineB", "uedin-wmt12", "UPC")
 N_SAMPLES = 1000

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mtsig import evaluation as ev
-from mtsig import tables as tb
 from mtsig.errors import InputError
+from mtsig.report import tables as tb
+from mtsig.stats import evaluation as ev
 
 # The paper's Table 2 (English-to-Spanish, 55 pairs) as printed: alpha, metric, then "Conc." and "Acc. (%)" for
 # paired bootstrap, bootstrap and approximate randomization. Typed from the paper, bold marks included.

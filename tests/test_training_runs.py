@@ -1,4 +1,4 @@
-"""Several training runs per system (mtsig.training_runs).
+"""Several training runs per system (mtsig.stats.training_runs).
 
 Oracles: MultEval 0.5.1 (Clark et al. 2011's tool; numbers recorded below from a local run), hand calculation,
 exact enumeration of the stratified permutation distribution, closed forms of bootstrap variances for a mean-type
@@ -16,11 +16,11 @@ import pytest
 
 from mtsig.cli import main
 from mtsig.errors import InputError
-from mtsig.evaluation import clopper_pearson
 from mtsig.io.text import read_lines
 from mtsig.metrics import get_metric
-from mtsig.resampling import pairwise_tests
-from mtsig.training_runs import (
+from mtsig.stats.evaluation import clopper_pearson
+from mtsig.stats.resampling import pairwise_tests
+from mtsig.stats.training_runs import (
     bootstrap_run_scores,
     compare_training_runs,
     is_run_group,

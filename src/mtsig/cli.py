@@ -2,9 +2,9 @@
 
 ``mtsig compare --ref REF --metrics bleu,chrf,ter SYS1 SYS2 ...`` scores every system and runs the randomized tests
 (by default the paper's three: paired bootstrap, Fig. 4; bootstrap, Fig. 3; approximate randomization, Fig. 2) for
-every pair of systems, with the engine of :mod:`mtsig.resampling`. Systems given as ``NAME=RUN1,RUN2,...`` (several
-training runs each) get the run-aware comparison of :mod:`mtsig.training_runs` instead. ``mtsig power`` simulates a
-test's power and the minimum detectable difference on two systems (:mod:`mtsig.power`).
+every pair of systems, with the engine of :mod:`mtsig.stats.resampling`. Systems given as ``NAME=RUN1,RUN2,...`` (several
+training runs each) get the run-aware comparison of :mod:`mtsig.stats.training_runs` instead. ``mtsig power`` simulates a
+test's power and the minimum detectable difference on two systems (:mod:`mtsig.stats.power`).
 
 Output: a readable aligned table (default), ``--tsv`` (one row per metric, ordered pair and test) or ``--json``.
 ``--docs FILE`` gives each segment's document (one id per line, WMT SGML or WMT22 XML) for the block bootstrap over
@@ -32,9 +32,9 @@ import pandas as pd
 
 from mtsig import __version__
 from mtsig.errors import InputError
-from mtsig.power import add_power_arguments, power_command
-from mtsig.resampling import ALL_TESTS, PAPER_TESTS, PairwiseResult, pairwise_tests
-from mtsig.training_runs import compare_runs_command, is_run_group
+from mtsig.stats.power import add_power_arguments, power_command
+from mtsig.stats.resampling import ALL_TESTS, PAPER_TESTS, PairwiseResult, pairwise_tests
+from mtsig.stats.training_runs import compare_runs_command, is_run_group
 
 DEFAULT_SEED = 12345
 EXIT_INPUT_ERROR = 2
@@ -386,13 +386,13 @@ def run_text_command(command: Callable[[argparse.Namespace], str], args: argpars
 
 
 def run_power(args: argparse.Namespace) -> int:
-    """``mtsig power`` (:func:`mtsig.power.power_command`)."""
+    """``mtsig power`` (:func:`mtsig.stats.power.power_command`)."""
     return run_text_command(power_command, args)
 
 
 def run_compare(args: argparse.Namespace) -> int:
     """``mtsig compare``: everything is computed before anything is printed. Systems given as run groups
-    (``NAME=RUN1,RUN2``) get the run-aware comparison of :func:`mtsig.training_runs.compare_runs_command`."""
+    (``NAME=RUN1,RUN2``) get the run-aware comparison of :func:`mtsig.stats.training_runs.compare_runs_command`."""
     if any(is_run_group(path) for path in args.systems):
         return run_text_command(compare_runs_command, args)
     systems = dict(zip(system_names(args.systems), args.systems, strict=True))

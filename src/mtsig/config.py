@@ -220,8 +220,8 @@ def check_run(config: Mapping[str, Any]) -> dict[str, list[str]]:
 
 def synthetic_experiment(name: str, spec: Mapping[str, Any], results_dir: Path) -> dict[str, Any]:
     """The experiment definition of a synthetic experiment whose data the pipeline generates under
-    ``results/{name}/synthetic/`` (see :mod:`mtsig.synthetic`)."""
-    from mtsig.synthetic import SyntheticSpec, system_names
+    ``results/{name}/synthetic/`` (see :mod:`mtsig.studies.synthetic`)."""
+    from mtsig.studies.synthetic import SyntheticSpec, system_names
 
     data = results_dir / name / "synthetic"
     synthetic = SyntheticSpec(**spec)

@@ -129,7 +129,7 @@ def calibration_names():
 
 def manifest(path):
     """The manifest written beside an intermediate file (its size, sha256, format and settings), which the
-    reading step checks (mtsig.workflow.verify_intermediate). Declared as an output so that Snakemake removes it
+    reading step checks (mtsig.steps.files.verify_intermediate). Declared as an output so that Snakemake removes it
     with the file on failure, and reruns the job when it is missing."""
     return f"{path}.manifest.json"
 

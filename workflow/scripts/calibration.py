@@ -1,10 +1,10 @@
 """Type I error and power of every test and metric by simulation with known truth."""
 
-from mtsig.pipeline import calibration_experiment
-from mtsig.workflow import logged
+from mtsig.steps.calibration import calibration
+from mtsig.steps.files import logged
 
 with logged(snakemake.log[0]):
-    calibration_experiment(
+    calibration(
         stats_paths=list(snakemake.input.stats),
         gold_conclusions_path=snakemake.input.gold_conclusions,
         documents_path=snakemake.input.documents,

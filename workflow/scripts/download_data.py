@@ -1,10 +1,7 @@
 """Download (and derive) every file of data/sources.tsv into data/downloads/, each verified by its sha256."""
 
-from pathlib import Path
+from mtsig.steps.data import download_data
+from mtsig.steps.files import logged
 
-from mtsig.data import fetch, read_manifest
-from mtsig.workflow import logged
-
-with logged(snakemake.log[0]) as log:
-    written = fetch(read_manifest(snakemake.params.manifest), Path(snakemake.params.root))
-    log.info("%d files obtained and verified", len(written))
+with logged(snakemake.log[0]):
+    download_data(snakemake.params.manifest, snakemake.params.root)

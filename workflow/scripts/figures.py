@@ -1,10 +1,10 @@
 """The paper's figures for one experiment (Figs. 5-8), as PNG and PDF."""
 
-from mtsig.pipeline import draw_experiment_figures
-from mtsig.workflow import logged
+from mtsig.steps.figures import figures
+from mtsig.steps.files import logged
 
 with logged(snakemake.log[0]):
-    draw_experiment_figures(
+    figures(
         distributions_dirs=list(snakemake.input.distributions),
         tests_paths=list(snakemake.input.tests),
         gold_path=snakemake.input.gold,

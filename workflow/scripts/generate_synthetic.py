@@ -1,11 +1,9 @@
-"""Generate a synthetic experiment with planted system quality and biased annotators (mtsig.synthetic)."""
+"""Generate a synthetic experiment with planted system quality and biased annotators (mtsig.studies.synthetic)."""
 
 from pathlib import Path
 
-from mtsig.synthetic import SyntheticSpec, write_synthetic_experiment
-from mtsig.workflow import logged
+from mtsig.steps.data import generate_synthetic
+from mtsig.steps.files import logged
 
-with logged(snakemake.log[0]) as log:
-    spec = SyntheticSpec(**snakemake.params.spec)
-    write_synthetic_experiment(spec, Path(snakemake.output.flag).parent)
-    log.info("synthetic experiment: %s", spec)
+with logged(snakemake.log[0]):
+    generate_synthetic(snakemake.params.spec, Path(snakemake.output.flag).parent)

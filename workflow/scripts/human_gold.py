@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-from mtsig.pipeline import build_human_gold
-from mtsig.workflow import logged
+from mtsig.steps.files import logged
+from mtsig.steps.human import human_gold
 
 with logged(snakemake.log[0]):
-    build_human_gold(
+    human_gold(
         snakemake.params.spec,
         Path(snakemake.params.data_root),
         texts_dir=Path(snakemake.input.texts),

@@ -2,12 +2,12 @@
 
 from pathlib import Path
 
-from mtsig.pipeline import compute_metric_stats
-from mtsig.workflow import logged
+from mtsig.steps.files import logged
+from mtsig.steps.metrics import metric_stats
 
 if __name__ == "__main__":  # the metric's process pool (spawn) re-imports this module in its workers
     with logged(snakemake.log[0]):
-        compute_metric_stats(
+        metric_stats(
             snakemake.params.spec,
             snakemake.wildcards.metric,
             Path(snakemake.input.texts),

@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-from mtsig.pipeline import nbest_experiment
-from mtsig.workflow import logged
+from mtsig.steps.files import logged
+from mtsig.steps.nbest import nbest
 
 with logged(snakemake.log[0]):
-    nbest_experiment(
+    nbest(
         snakemake.params.spec,
         Path(snakemake.params.data_root),
         seed=snakemake.params.seed,

@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-from mtsig.pipeline import prepare_experiment_texts
-from mtsig.workflow import logged
+from mtsig.steps.data import prepare_texts
+from mtsig.steps.files import logged
 
 with logged(snakemake.log[0]):
-    prepare_experiment_texts(
+    prepare_texts(
         snakemake.params.spec,
         Path(snakemake.params.data_root),
         texts_dir=Path(snakemake.output.texts),

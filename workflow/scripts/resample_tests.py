@@ -1,10 +1,10 @@
 """The randomized tests for one shard of an experiment's pairs and one metric."""
 
-from mtsig.pipeline import run_resampling_shard
-from mtsig.workflow import logged
+from mtsig.steps.files import logged
+from mtsig.steps.significance import resample_tests
 
 with logged(snakemake.log[0]):
-    run_resampling_shard(
+    resample_tests(
         stats_path=snakemake.input.stats,
         selection_stats_path=snakemake.input.selection,
         documents_path=snakemake.input.documents,

@@ -1,10 +1,10 @@
 """Segment-level RankEval measures of every predictor against the human rankings of one data set."""
 
-from mtsig.pipeline import segment_level_experiment
-from mtsig.workflow import logged
+from mtsig.steps.files import logged
+from mtsig.steps.segment_level import segment_level
 
 with logged(snakemake.log[0]):
-    segment_level_experiment(
+    segment_level(
         dict(snakemake.input.items()),
         spec=snakemake.params.spec,
         seed=snakemake.params.seed,

@@ -1,10 +1,10 @@
 """The paper-layout accuracy tables (Tables 1-2) of one experiment, in Markdown, LaTeX and CSV."""
 
-from mtsig.pipeline import write_accuracy_tables
-from mtsig.workflow import logged
+from mtsig.steps.evaluation import tables
+from mtsig.steps.files import logged
 
 with logged(snakemake.log[0]):
-    write_accuracy_tables(
+    tables(
         snakemake.params.spec,
         snakemake.params.resampling,
         accuracy_path=snakemake.input.accuracy,

@@ -1,7 +1,7 @@
 """results/tables/README.md: every table of the run, linked and inlined."""
 
-from mtsig.pipeline import write_tables_index
-from mtsig.workflow import logged
+from mtsig.steps.evaluation import tables_index
+from mtsig.steps.files import logged
 
 with logged(snakemake.log[0]):
-    write_tables_index(list(snakemake.input), snakemake.output[0], made_by=snakemake.params.rules)
+    tables_index(list(snakemake.input), snakemake.output[0], made_by=snakemake.params.rules)

@@ -1,6 +1,6 @@
 """Loaders for human judgments on an absolute scale (Direct Assessment, DA) into one tidy ratings table.
 
-The tidy ratings table (a pandas DataFrame, one row per rating) is what :mod:`mtsig.human` works on:
+The tidy ratings table (a pandas DataFrame, one row per rating) is what :mod:`mtsig.stats.human` works on:
 
 ============ =========================================================================================
 column       meaning
@@ -428,7 +428,7 @@ def load_mturk_batch(
     is a repeated position. ``Input.sid_i`` is taken as the 1-based line of the test set; ``Input.item``
     (ad/fl) gives the criterion; ``Input.tst_i`` cal -> bad_ref (see ``MTURK_ITEM_TYPES``). ``hit`` is the
     HITId. Assignments with an empty ``Answer.Q1`` give no ratings and are skipped; rejected assignments are kept
-    unless ``drop_rejected`` (quality control is then left to :func:`mtsig.human.quality_control`). An assignment
+    unless ``drop_rejected`` (quality control is then left to :func:`mtsig.stats.human.quality_control`). An assignment
     record repeated exactly is an error naming both lines.
     The line reported in errors is the CSV line where the assignment's record starts.
     """
@@ -674,7 +674,7 @@ def _r_number(text: str, path: Path, line: int) -> float:
 def check_systems(human_systems: Iterable[str], output_systems: Iterable[str], path: str | Path) -> None:
     """Raise ONE InputError listing systems rated in ``path`` without an output file and output systems
     without ratings. Pass the rated MT systems only (the reference pseudo-system excluded, see
-    :func:`mtsig.human.rated_systems`)."""
+    :func:`mtsig.stats.human.rated_systems`)."""
     human, outputs = set(human_systems), set(output_systems)
     no_output = sorted(human - outputs)
     no_ratings = sorted(outputs - human)

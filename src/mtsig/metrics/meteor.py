@@ -27,7 +27,7 @@ a ``METEOR`` built with the same ``language`` as the one that computed them. The
 its later steps rebuilt the metric from its name alone, i.e. with English parameters and weights, and scored
 the WMT12 en-es statistics with them (PROMT_DeepHybrid 0.2995 instead of the jar's 0.5067; es-en, being
 English, was right). A statistics file now records the metric's options and every step rebuilds the metric
-from them (:func:`mtsig.pipeline.load_scored_stats`).
+from them (:func:`mtsig.steps.common.load_scored_stats`).
 """
 
 from __future__ import annotations

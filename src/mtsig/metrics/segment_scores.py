@@ -5,7 +5,7 @@ statistics and a score of their sum. For a metric whose corpus score is the mean
 system-level score of COMET, BLEURT, YiSi, sentence-level chrF averaged, and of MQM in Freitag et al. 2021) the
 statistics of a segment are ``[score, 1]`` and the corpus score of summed statistics is ``sum / count``. A
 resampled test set then scores ``sum_i c_i x_i / sum_i c_i`` with the draw counts ``c_i``, which is the mean of the
-pseudo-test-set's segment scores, so :func:`mtsig.resampling.pairwise_tests` runs unchanged (the count column
+pseudo-test-set's segment scores, so :func:`mtsig.stats.resampling.pairwise_tests` runs unchanged (the count column
 matters for the document bootstrap, whose pseudo-sets vary in size).
 
 The metric cannot compute anything from text: it is built from stored scores (a file, a tidy table from

@@ -20,7 +20,7 @@ draws (the four i.i.d. bootstraps; both AR tests; each block bootstrap with its 
 so differences between the tests' conclusions come from the tests and not from Monte-Carlo noise.
 
 *Effect sizes.* With ``intervals=`` the i.i.d. bootstrap's draws also give percentile and BCa intervals of every
-pair's difference and every system's score (:mod:`mtsig.intervals`), computed chunk by chunk from the very ``d_b``
+pair's difference and every system's score (:mod:`mtsig.stats.intervals`), computed chunk by chunk from the very ``d_b``
 whose counts give the paired bootstrap's p-values, so they share its determinism and memory cap.
 
 *Exact, fast products.* The weights (bootstrap counts, AR swap masks) are non-negative integers. When the
@@ -51,8 +51,8 @@ from typing import Literal, TypeVar
 import numpy as np
 import pandas as pd
 
-from mtsig.intervals import check_interval_request, intervals_from_draws, leave_one_out_scores
-from mtsig.seeding import rng_for
+from mtsig.stats.intervals import check_interval_request, intervals_from_draws, leave_one_out_scores
+from mtsig.stats.seeding import rng_for
 
 Score = Callable[[np.ndarray], np.ndarray]
 PValueConvention = Literal["c/B", "(c+1)/(B+1)"]
@@ -431,7 +431,7 @@ class PairwiseResult:
     ``system_intervals``: columns ``system, method, level, score, ci_low, ci_high``: each system's corpus score and
     its interval, on the metric's own scale (TER not negated). Both come from the i.i.d. bootstrap draws of the
     paired bootstrap (the first ``settings["intervals"]["n_samples"]`` of them), with ``method`` in
-    :data:`mtsig.intervals.INTERVAL_METHODS`.
+    :data:`mtsig.stats.intervals.INTERVAL_METHODS`.
     """
 
     table: pd.DataFrame
@@ -444,7 +444,7 @@ class PairwiseResult:
 
 @dataclass(frozen=True)
 class _IntervalRequest:
-    """Confidence intervals to compute from the i.i.d. bootstrap draws (see :mod:`mtsig.intervals`)."""
+    """Confidence intervals to compute from the i.i.d. bootstrap draws (see :mod:`mtsig.stats.intervals`)."""
 
     methods: tuple[str, ...]
     level: float
@@ -763,7 +763,7 @@ def pairwise_tests(
     ``memory_cap_bytes`` bounds the memory this function allocates beyond its inputs (an error if the problem cannot
     fit); it never changes a number. ``pairs`` only selects which rows are computed; it never changes a number either.
 
-    ``intervals``: interval methods of :mod:`mtsig.intervals` (``"percentile"``, ``"bca"``) at confidence
+    ``intervals``: interval methods of :mod:`mtsig.stats.intervals` (``"percentile"``, ``"bca"``) at confidence
     ``interval_level``, for every computed pair's difference and every system's score (:class:`PairwiseResult`).
     They use the i.i.d. bootstrap draws of the paired bootstrap, B = its sample count (``n_samples``, or
     ``n_samples["paired_bootstrap"]``), whether or not that test is run; BCa adds one jackknife of each system's

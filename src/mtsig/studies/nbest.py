@@ -41,7 +41,7 @@ from scipy.stats import rankdata
 
 from mtsig.errors import InputError
 from mtsig.io.staple import GoldPrompt, NBestList, read_staple_gold, read_system_file
-from mtsig.seeding import rng_for
+from mtsig.stats.seeding import rng_for
 
 _PUNCTUATION_TABLE = str.maketrans(dict.fromkeys(string.punctuation))
 

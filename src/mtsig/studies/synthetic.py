@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mtsig.seeding import rng_for
-from mtsig.workflow import write_text, write_tsv
+from mtsig.stats.seeding import rng_for
+from mtsig.steps.files import write_text, write_tsv
 
 DEFAULT_CORRUPTION = (0.05, 0.05, 0.20, 0.35, 0.35, 0.55)
 

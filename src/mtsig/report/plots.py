@@ -23,8 +23,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from mtsig.errors import InputError
-from mtsig.evaluation import is_two_sided
-from mtsig.tables import metric_label, test_label
+from mtsig.report.tables import metric_label, test_label
+from mtsig.stats.evaluation import is_two_sided
 
 #: Fixed style so figures do not depend on a user's matplotlibrc.
 STYLE: dict[str, object] = {

@@ -4,7 +4,7 @@ The WMT findings papers present each language pair's human-evaluation results as
 rank ranges and horizontal lines between *clusters* of systems considered tied (e.g. Barrault et al. 2020, the WMT20
 findings; Akhbardeh et al. 2021, the WMT21 findings). Here the significance comes from any one-sided test of mtsig
 (a tests table) or from a human gold standard (gold p-values), at level ``alpha`` after a multiple-testing correction
-of :mod:`mtsig.evaluation` (none, Holm, Benjamini-Hochberg), read by the same conclusion rule as everywhere in mtsig:
+of :mod:`mtsig.stats.evaluation` (none, Holm, Benjamini-Hochberg), read by the same conclusion rule as everywhere in mtsig:
 X is significantly better than Y iff its (adjusted) one-sided p-value is ``<= alpha`` (the WMT scripts use ``<``;
 the two differ only for a p-value exactly equal to alpha).
 
@@ -43,10 +43,10 @@ from collections.abc import Collection, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from mtsig.conclusions import SYS_X, SYS_Y
 from mtsig.errors import InputError
-from mtsig.evaluation import Source, corrected_gold_conclusions, corrected_test_conclusions
-from mtsig.tables import latex_escape
+from mtsig.report.tables import latex_escape
+from mtsig.stats.conclusions import SYS_X, SYS_Y
+from mtsig.stats.evaluation import Source, corrected_gold_conclusions, corrected_test_conclusions
 
 ALL_PAIRS = "all_pairs"
 WMT_MIN_WINS = "wmt_min_wins"
@@ -145,7 +145,7 @@ def significance_clusters(
 
 def significant_pairs(conclusions: pd.DataFrame, source: Source = None) -> list[tuple[str, str]]:
     """``(winner, loser)`` of every pair concluded "sys_x" or "sys_y" in a conclusions table (columns ``sys_x,
-    sys_y, conclusion``, as :func:`mtsig.evaluation.test_conclusions` and the gold conclusions write them) of ONE
+    sys_y, conclusion``, as :func:`mtsig.stats.evaluation.test_conclusions` and the gold conclusions write them) of ONE
     test and alpha."""
     missing = [c for c in ("sys_x", "sys_y", "conclusion") if c not in conclusions.columns]
     if missing:
@@ -182,10 +182,10 @@ def clusters_from_tests(
     """Clusters from a tests table of ONE test (``sys_x, sys_y, test, statistic, p_value``, both orders of every
     pair of the systems of ``scores``) at level ``alpha`` after ``correction`` over the experiment's pairs.
 
-    The significance is :func:`mtsig.evaluation.corrected_test_conclusions`' (one-sided tests: the n(n-1) ordered
+    The significance is :func:`mtsig.stats.evaluation.corrected_test_conclusions`' (one-sided tests: the n(n-1) ordered
     p-values form the family; two-sided tests: the n(n-1)/2 pairs, read in the direction of the statistic), so
     ``correction="none"`` is the paper's conclusion rule. ``scores``: each system's corpus score (e.g.
-    :attr:`mtsig.resampling.PairwiseResult.system_scores`), its order breaking ties.
+    :attr:`mtsig.stats.resampling.PairwiseResult.system_scores`), its order breaking ties.
     """
     check_cluster_rule(rule)
     alpha = _check_alpha(alpha)
@@ -209,7 +209,7 @@ def clusters_from_gold(
     source: Source = None,
 ) -> pd.DataFrame:
     """Clusters from a human gold standard's p-values (``[gold,] sys_x, sys_y, criterion, p_value``, ordered pairs)
-    of ONE gold, by :func:`mtsig.evaluation.corrected_gold_conclusions` (criteria combined by the paper's priority
+    of ONE gold, by :func:`mtsig.stats.evaluation.corrected_gold_conclusions` (criteria combined by the paper's priority
     rule), ordered by ``scores`` (e.g. the human system means; higher is better)."""
     check_cluster_rule(rule)
     alpha = _check_alpha(alpha)

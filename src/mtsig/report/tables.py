@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.evaluation import PAPER_TESTS
+from mtsig.stats.evaluation import PAPER_TESTS
 
 #: Column headings of the paper's Tables 1-2, and labels for the tests beyond it.
 TEST_LABELS: dict[str, str] = {

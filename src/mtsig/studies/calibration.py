@@ -19,7 +19,7 @@ which keeps the within-document dependence of the differences (the case the docu
 bootstraps are for; segment-level swaps make the differences independent, so there the block tests match i.i.d.).
 
 Every construction is a relabelling of the two systems' outputs per segment, so it is a swap of rows of sufficient
-statistics: no metric is recomputed. All resampling is done by the shared engine :func:`mtsig.resampling.pairwise_tests`,
+statistics: no metric is recomputed. All resampling is done by the shared engine :func:`mtsig.stats.resampling.pairwise_tests`,
 called once per (metric, null or q) with every simulated pair stacked as pseudo-systems ``[X'_0, Y'_0, X'_1, ...]``
 and ``pairs=[(0, 1), (2, 3), ...]``.
 
@@ -43,11 +43,18 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from mtsig.conclusions import SYS_X, SYS_Y
 from mtsig.errors import InputError
-from mtsig.evaluation import clopper_pearson
-from mtsig.resampling import ALL_TESTS, IID_BOOTSTRAP, RANDOMIZATION, TESTS, document_codes, pairwise_tests
-from mtsig.seeding import derive_seed, rng_for
+from mtsig.stats.conclusions import SYS_X, SYS_Y
+from mtsig.stats.evaluation import clopper_pearson
+from mtsig.stats.resampling import (
+    ALL_TESTS,
+    IID_BOOTSTRAP,
+    RANDOMIZATION,
+    TESTS,
+    document_codes,
+    pairwise_tests,
+)
+from mtsig.stats.seeding import derive_seed, rng_for
 
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
 
@@ -141,7 +148,7 @@ def document_keep_mask(
     """A ``[n_pairs, N]`` keep mask constant within each document: whole documents keep or swap their labels.
 
     ``documents[N]`` is each segment's document id. One coin per document (documents numbered in order of first
-    appearance, :func:`mtsig.resampling.document_codes`), expanded to the document's segments.
+    appearance, :func:`mtsig.stats.resampling.document_codes`), expanded to the document's segments.
     """
     codes = document_codes(documents)
     return keep_mask(n_pairs, int(codes.max()) + 1, keep_probability, rng)[:, codes]
@@ -189,7 +196,7 @@ def rejection_rates(
     two-sided) is ``<= alpha``, the paper's rule "if c/B <= alpha, reject" (Figs. 1-4). Two-sided tests count every
     rejection, so at q = 0.5 they estimate the size of the two-sided test; under a planted alternative a
     wrong-direction rejection is possible in principle but negligible once q is clearly above 0.5. The interval is
-    :func:`mtsig.evaluation.clopper_pearson` (two-sided 95%, as in the paper's Tables 1-2). ``mean_statistic`` is
+    :func:`mtsig.stats.evaluation.clopper_pearson` (two-sided 95%, as in the paper's Tables 1-2). ``mean_statistic`` is
     the mean over trials of ``d = S(X') - S(Y')``: the size of the planted difference in the metric's own units.
     """
     rows = []

@@ -11,7 +11,7 @@ Here, every system is a stack of runs ``stats[R, N, k]`` (per-segment sufficient
 same N segments), scored by the metric's ``score`` of summed statistics as everywhere in mtsig.
 
 **Shared draws.** One i.i.d. bootstrap serves every run of every system: pseudo-test-set b uses the same segment
-indices for all runs (the draws of :func:`mtsig.resampling.scheme_counts` with the given seed, i.e. the paired
+indices for all runs (the draws of :func:`mtsig.stats.resampling.scheme_counts` with the given seed, i.e. the paired
 bootstrap's draws of ``mtsig compare`` with that seed), so one product per block gives every run's resampled
 score. (MultEval draws each run's bootstrap independently; s_sel is an average of per-run variances, which sharing
 does not change in expectation.)
@@ -70,8 +70,8 @@ from scipy import stats as scipy_stats
 
 from mtsig.errors import InputError
 from mtsig.metrics.base import Metric
-from mtsig.resampling import DRAW_BLOCK_SIZE, IID_BOOTSTRAP, scheme_counts
-from mtsig.seeding import rng_for
+from mtsig.stats.resampling import DRAW_BLOCK_SIZE, IID_BOOTSTRAP, scheme_counts
+from mtsig.stats.seeding import rng_for
 
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
 
@@ -203,7 +203,7 @@ def bootstrap_run_scores(
     """Each system's run scores on B shared pseudo-test-sets: name -> ``[R, B]``.
 
     Pseudo-test-set b draws N segment indices with replacement, the same for every run of every system (module
-    docstring), taken from :func:`mtsig.resampling.scheme_counts` (i.i.d. scheme, ``seed``), block by block. One
+    docstring), taken from :func:`mtsig.stats.resampling.scheme_counts` (i.i.d. scheme, ``seed``), block by block. One
     product per block, counts ``[block, N]`` times all runs' statistics ``[N, R_total * k]``, gives every run's
     resampled totals.
     """

@@ -29,9 +29,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mtsig.conclusions import SYS_X, SYS_Y, TIE, conclude, conclude_two_sided
 from mtsig.errors import InputError
-from mtsig.resampling import PAPER_TESTS  # the paper's three one-sided tests, in its Tables 1-2 column order
+from mtsig.stats.conclusions import SYS_X, SYS_Y, TIE, conclude, conclude_two_sided
+from mtsig.stats.resampling import (
+    PAPER_TESTS,  # the paper's three one-sided tests, in its Tables 1-2 column order
+)
 
 #: Tests whose p-value is two-sided (symmetric in X and Y); their direction comes from the statistic's sign.
 #: Riezler & Maxwell's originals use absolute values, so they are symmetric too (DESIGN.md, "As originally published").
@@ -142,8 +144,8 @@ def test_conclusions(
     """Three-way conclusion of every test for every unordered pair and alpha (DESIGN.md, "Conclusion").
 
     One-sided tests: "sys_x" if p(X>Y) <= alpha, "sys_y" if p(Y>X) <= alpha, else "tie" — the paper's reading of
-    Figs. 2-4, each direction tested at alpha (:func:`mtsig.conclusions.conclude`). Two-sided tests: significant at
-    alpha in the direction of the statistic's sign (:func:`mtsig.conclusions.conclude_two_sided`).
+    Figs. 2-4, each direction tested at alpha (:func:`mtsig.stats.conclusions.conclude`). Two-sided tests: significant at
+    alpha in the direction of the statistic's sign (:func:`mtsig.stats.conclusions.conclude_two_sided`).
 
     Pairs are oriented like the gold: ``(systems[i], systems[j])`` with i < j. Every test in ``tests`` must have
     both ordered rows of every pair; otherwise an :class:`InputError` names the missing pair.
@@ -576,7 +578,7 @@ def corrected_gold_conclusions(
 
     Returns columns ``gold, sys_x, sys_y, alpha, conclusion, decided_by, p_adjusted``; ``decided_by`` is the
     deciding criterion and ``p_adjusted`` its corrected p-value; "none" and NaN for ties (as
-    :func:`mtsig.human.gold_conclusions`).
+    :func:`mtsig.stats.human.gold_conclusions`).
     """
     frame = _with_gold_column(gold_p_values)
     _require_columns(frame, GOLD_PVALUE_COLUMNS, source, "gold p-values")

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mtsig.conclusions import TIE, conclude
 from mtsig.errors import InputError
+from mtsig.stats.conclusions import TIE, conclude
 
 GOLD_COLUMNS = ["sys_x", "sys_y", "criterion", "unit", "n_x", "n_y", "statistic", "p_value"]
 QC_COLUMNS = ["annotator", "n_pairs", "statistic", "p_value", "kept"]
@@ -321,7 +321,7 @@ def gold_conclusions(
     Paper Sec. 4 / Fig. 7: "if a system's adequacy score is significantly greater than that of another, the
     combined conclusion is that it is significantly better ... Only when a tie in adequacy scores occurs are
     fluency judgments used". Criteria are tried in ``criteria_priority`` order (those absent from ``gold`` are
-    skipped; a gold with only ``ranking`` uses it); the first giving a non-tie :func:`mtsig.conclusions.conclude`
+    skipped; a gold with only ``ranking`` uses it); the first giving a non-tie :func:`mtsig.stats.conclusions.conclude`
     decides, else the pair is a tie and ``decided_by`` is ``"none"``.
     Returns DataFrame(sys_x, sys_y, alpha, conclusion, decided_by).
     """

@@ -38,13 +38,13 @@ import pandas as pd
 import sacrebleu
 from scipy import special
 
-from mtsig.conclusions import conclude
 from mtsig.errors import InputError
 from mtsig.io.rankings import BLANK_RANK, load_jcml, load_wmt_rankings
 from mtsig.io.text import load_texts
 from mtsig.metrics import get_metric
-from mtsig.resampling import DRAW_BLOCK_SIZE, bootstrap_indices, counts_from_indices, pairwise_tests
-from mtsig.seeding import derive_seed
+from mtsig.stats.conclusions import conclude
+from mtsig.stats.resampling import DRAW_BLOCK_SIZE, bootstrap_indices, counts_from_indices, pairwise_tests
+from mtsig.stats.seeding import derive_seed
 
 #: Rank normalisations of Avramidis (2013, Sec. 3.6); ``ceiling`` is the paper's default.
 TIE_MODES = ("minimize", "floor", "ceiling", "middle")
@@ -456,8 +456,8 @@ def bootstrap_micro_taus(counts: np.ndarray, n_samples: int, seed: int) -> np.nd
 
     ``counts[M, J, 2]`` are the per-judgment (concordant, discordant) counts of M predictors.  Each resample draws
     J judgments with replacement, the same draws for every predictor, taken from the shared resampling engine
-    (:func:`mtsig.resampling.bootstrap_indices`, blocks of :data:`~mtsig.resampling.DRAW_BLOCK_SIZE`), so they are
-    the very draws :func:`mtsig.resampling.pairwise_tests` uses with the same seed; a ``B x J`` count matrix times
+    (:func:`mtsig.stats.resampling.bootstrap_indices`, blocks of :data:`~mtsig.stats.resampling.DRAW_BLOCK_SIZE`), so they are
+    the very draws :func:`mtsig.stats.resampling.pairwise_tests` uses with the same seed; a ``B x J`` count matrix times
     each predictor's counts gives the resampled totals (DESIGN.md, "Scale").
     """
     counts = np.asarray(counts, dtype=float)
@@ -490,7 +490,7 @@ def paired_tau_tests(
 ) -> pd.DataFrame:
     """Paired bootstrap tests of "predictor X has a higher micro tau than Y" for every pair (Koehn 2004; Fig. 4).
 
-    Runs :func:`mtsig.resampling.pairwise_tests` with ``stats = counts[M, J, 2]`` (predictors as "systems",
+    Runs :func:`mtsig.stats.resampling.pairwise_tests` with ``stats = counts[M, J, 2]`` (predictors as "systems",
     judgments as "segments") and ``score = (c - d) / (c + d)``: ``d_b = tau_X(b) - tau_Y(b)`` on shared resamples
     of judgments and ``p(X better) = #{b: d_b < 0} / B`` (the engine's rule, shared with every metric; micro tau
     is a ratio of integer counts, so ``d_b = 0`` happens when two predictors disagree on few judgments, and such
@@ -727,7 +727,7 @@ def pairwise_tau_tests(
     """Paired bootstrap tests of micro tau for every unordered pair of predictors (:func:`paired_tau_tests`).
 
     Columns ``predictor_x, predictor_y, tau_x, tau_y, p_x_better, p_y_better, conclusion`` (``sys_x`` /
-    ``sys_y`` / ``tie`` at ``alpha`` by :func:`mtsig.conclusions.conclude`), one row per unordered pair.
+    ``sys_y`` / ``tie`` at ``alpha`` by :func:`mtsig.stats.conclusions.conclude`), one row per unordered pair.
     """
     names = list(predictions)
     if len(names) < 2:

@@ -4,7 +4,7 @@ How large must a difference be to be found, and how many segments does it take? 
 judge the tests by how often their conclusions agree with a human gold standard; here the same tests are asked
 how often they find a difference of known size, planted in real MT statistics.
 
-**The construction** is the planted alternative of the calibration study (:mod:`mtsig.calibration`): from two
+**The construction** is the planted alternative of the calibration study (:mod:`mtsig.studies.calibration`): from two
 real systems X (the better by the metric) and Y, each segment keeps its labels with probability ``q`` (X' gets X's
 output, Y' gets Y's) and swaps them otherwise. ``q = 0.5`` is the null (X' and Y' are exchangeable), ``q = 1`` the
 real pair. To vary the test-set size, every trial first draws ``n`` of the N segments **without replacement**
@@ -20,10 +20,10 @@ difference and the sample size use the measured one.
 **Power** is the rate at which the test rejects at ``alpha`` in the planted direction (one-sided tests: the
 p-value of "X' better than Y'" is ``<= alpha``; two-sided tests: any rejection, which at ``q`` clearly above 0.5
 is a rejection in the planted direction), with a two-sided 95% Clopper-Pearson interval
-(:func:`mtsig.evaluation.clopper_pearson`). At ``q = 0.5`` it is the test's size.
+(:func:`mtsig.stats.evaluation.clopper_pearson`). At ``q = 0.5`` it is the test's size.
 
 **Vectorisation and seeds.** All trials of one (size, q) are stacked as pseudo-systems ``[X'_0, Y'_0, X'_1, ...]``
-and tested in one call of :func:`mtsig.resampling.pairwise_tests` (split only to respect the memory cap, which
+and tested in one call of :func:`mtsig.stats.resampling.pairwise_tests` (split only to respect the memory cap, which
 changes no number). The trials use common random numbers: the subsets of size ``n`` come from
 ``rng_for(seed, "power", metric, "subsets", n)`` and the keep decisions from one uniform draw per trial and
 segment, ``rng_for(seed, "power", metric, "keep", n)``, compared with ``q``; so every ``q`` sees the same subsets,
@@ -47,11 +47,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mtsig.calibration import pseudo_system_names, trial_p_values
 from mtsig.errors import InputError
-from mtsig.evaluation import clopper_pearson
-from mtsig.resampling import IID_BOOTSTRAP, RANDOMIZATION, TESTS, pairwise_tests
-from mtsig.seeding import derive_seed, rng_for
+from mtsig.stats.evaluation import clopper_pearson
+from mtsig.stats.resampling import IID_BOOTSTRAP, RANDOMIZATION, TESTS, pairwise_tests
+from mtsig.stats.seeding import derive_seed, rng_for
+from mtsig.studies.calibration import pseudo_system_names, trial_p_values
 
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
 
@@ -111,7 +111,7 @@ def planted_pairs(
 
     Trial t takes the segments ``subsets[t]`` (``[T, n]``) of both systems; on segment j of the subset X'_t has X's
     statistics where ``keep[t, j]`` and Y's elsewhere, Y'_t the other system's (the calibration study's
-    relabelling, :func:`mtsig.calibration.relabelled_pairs`, on a subset).
+    relabelling, :func:`mtsig.studies.calibration.relabelled_pairs`, on a subset).
     """
     sub_x = stats_x[subsets]  # [T, n, k]
     sub_y = stats_y[subsets]
@@ -144,7 +144,7 @@ def simulated_p_values(
 ) -> pd.DataFrame:
     """p-value (for "X' better than Y'", or two-sided) and statistic ``d = S(X') - S(Y')`` of every trial.
 
-    One :func:`mtsig.resampling.pairwise_tests` call for all trials (more only if the memory cap demands it;
+    One :func:`mtsig.stats.resampling.pairwise_tests` call for all trials (more only if the memory cap demands it;
     the engine's draws depend only on its seed and the test-set size, so the split changes no number).
     Returns columns ``trial, statistic, p_value`` in trial order.
     """
@@ -486,13 +486,13 @@ def plot_power_curve(
 ) -> Path:
     """Figure: power against the number of segments, one line per planted difference (q > 0.5) and the null
     (q = 0.5, the test's size), each point with its 95% Clopper-Pearson interval; dashed lines at the target
-    power and at alpha. Written reproducibly (no date in the file) by :func:`mtsig.plots.save_figure`."""
+    power and at alpha. Written reproducibly (no date in the file) by :func:`mtsig.report.plots.save_figure`."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from mtsig.plots import save_figure
+    from mtsig.report.plots import save_figure
 
     path = Path(path)
     sizes = sorted(int(s) for s in table["n_segments"].unique())

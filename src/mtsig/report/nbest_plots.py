@@ -19,14 +19,14 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from mtsig.plots import save_figure_pair  # noqa: E402
+from mtsig.report.plots import save_figure_pair  # noqa: E402
 
 SIMULATED_STYLE = {"marker": "o", "facecolors": "none", "edgecolors": "0.35", "s": 36, "linewidths": 1.0}
 REAL_STYLE = {"marker": "*", "color": "tab:red", "s": 140, "zorder": 3}
 
 
 def save_figure(figure: Figure, stem: str | Path) -> list[Path]:
-    """``<stem>.pdf`` and ``<stem>.png``, byte-identical on rerun (:func:`mtsig.plots.save_figure_pair`)."""
+    """``<stem>.pdf`` and ``<stem>.png``, byte-identical on rerun (:func:`mtsig.report.plots.save_figure_pair`)."""
     return save_figure_pair(figure, stem)
 
 
@@ -139,7 +139,7 @@ def plot_map_scatter(
 def plot_all(
     results: dict[str, pd.DataFrame], directory: str | Path, language_pair: str = "en-pt"
 ) -> list[Path]:
-    """Every n-best figure from :func:`mtsig.nbest.run_nbest_experiment`'s results, into ``directory``."""
+    """Every n-best figure from :func:`mtsig.studies.nbest.run_nbest_experiment`'s results, into ``directory``."""
     directory = Path(directory)
     systems = results["systems"]
     n_simulated = int(systems["simulated"].sum())

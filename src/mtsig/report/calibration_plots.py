@@ -1,4 +1,4 @@
-"""Figures of the calibration study (:mod:`mtsig.calibration`): Type I error against nominal alpha, and power.
+"""Figures of the calibration study (:mod:`mtsig.studies.calibration`): Type I error against nominal alpha, and power.
 
 Both take the study's table (columns ``metric, test, alpha, kind, q, rejections, trials, rate, ci_low, ci_high``)
 and draw one panel per metric, one line per test, with the 95% Clopper-Pearson interval of every rate as an error
@@ -18,9 +18,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from mtsig.calibration import ALTERNATIVE, NULL, TWO_SIDED_TESTS  # noqa: E402
 from mtsig.errors import InputError  # noqa: E402
-from mtsig.plots import save_figure_pair  # noqa: E402
+from mtsig.report.plots import save_figure_pair  # noqa: E402
+from mtsig.studies.calibration import ALTERNATIVE, NULL, TWO_SIDED_TESTS  # noqa: E402
 
 PANEL_WIDTH = 4.2
 PANEL_HEIGHT = 3.6
@@ -183,6 +183,6 @@ def plot_calibration(table: pd.DataFrame, alpha: float = 0.05) -> Figure:
 
 
 def save_figure(fig: Figure, path_stem: str | Path) -> tuple[Path, Path]:
-    """``<stem>.pdf`` and ``<stem>.png``, byte-identical on rerun (:func:`mtsig.plots.save_figure_pair`)."""
+    """``<stem>.pdf`` and ``<stem>.png``, byte-identical on rerun (:func:`mtsig.report.plots.save_figure_pair`)."""
     pdf, png = save_figure_pair(fig, path_stem, bbox_inches="tight")
     return pdf, png

@@ -1,0 +1,13 @@
+"""The statistics of Graham, Mathur & Baldwin (2014) and what extends them directly.
+
+- :mod:`mtsig.stats.resampling`: the randomized tests (paper Figs. 1-4, Riezler & Maxwell 2005, block bootstraps)
+  and their registry ``TESTS``.
+- :mod:`mtsig.stats.conclusions`: three-way conclusions of a pair from one-sided p-values.
+- :mod:`mtsig.stats.evaluation`: conclusions of the tests against the gold, accuracy (paper Tables 1-2),
+  chi-square, agreement, multiple-testing corrections.
+- :mod:`mtsig.stats.human`: the gold standard from human judgments (paper Sec. 4).
+- :mod:`mtsig.stats.seeding`: stable seeds, so results do not depend on cores or sharding.
+- :mod:`mtsig.stats.intervals`, :mod:`mtsig.stats.clusters`, :mod:`mtsig.stats.power`,
+  :mod:`mtsig.stats.training_runs`: confidence intervals, significance clusters, power and sample size, and
+  comparisons over several training runs.
+"""

@@ -1,0 +1,117 @@
+"""Readers shared by several steps (the step-side twin of ``workflow/rules/common.smk``): prepared texts, document
+ids, metric statistics with their scorer, tests tables and gold tables."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from mtsig.errors import InputError
+from mtsig.io.text import read_lines
+from mtsig.steps.files import (
+    load_stats,
+    metric_name_of,
+    read_intermediate_tsv,
+    regenerate_hint,
+    verify_intermediate,
+)
+
+if TYPE_CHECKING:
+    from mtsig.metrics.base import Metric
+
+
+log = logging.getLogger("mtsig")
+
+
+def read_prepared_texts(texts_dir: Path) -> tuple[list[str], dict[str, list[str]]]:
+    """The reference and the system outputs written by :func:`prepare_texts`, in system order.
+
+    Raises:
+        InputError: a file of the directory fails its manifest check, names no or repeated systems, or a system's
+            line count differs from the reference's; the message says how to regenerate the directory.
+    """
+    texts_dir = Path(texts_dir)
+
+    def read(path: Path) -> list[str]:
+        verify_intermediate(path, "prepare_texts", target=texts_dir, expected_format="text")
+        return read_lines(path)
+
+    reference = read(texts_dir / "reference.txt")
+    names = read(texts_dir / "systems.txt")
+    hint = regenerate_hint(texts_dir / "systems.txt", "prepare_texts", texts_dir)
+    if not names or "" in names or len(set(names)) != len(names):
+        raise InputError(
+            f"names no systems, an empty one or a repeated one; {hint}", texts_dir / "systems.txt"
+        )
+    outputs = {name: read(texts_dir / "systems" / f"{name}.txt") for name in names}
+    for name, lines in outputs.items():
+        if len(lines) != len(reference):
+            raise InputError(
+                f"{len(lines)} lines where reference.txt has {len(reference)}; {hint}",
+                texts_dir / "systems" / f"{name}.txt",
+            )
+    return reference, outputs
+
+
+def read_segment_documents(path: str | Path, n_segments: int | None = None) -> np.ndarray | None:
+    """Document id per segment (``documents.tsv`` of rule ``prepare_texts``), or None when the experiment has
+    none. With ``n_segments`` (the statistics' segment count), a file of another length is an error."""
+    table = read_intermediate_tsv(path, "prepare_texts", columns=("segment", "doc_id"))
+    if n_segments is not None and len(table) != n_segments:
+        raise InputError(
+            f"{len(table)} segments where the metric statistics have {n_segments}: one of them is stale; "
+            + regenerate_hint(path, "prepare_texts", None),
+            path,
+        )
+    doc_ids = table["doc_id"].fillna("").astype(str).to_numpy()
+    return None if (doc_ids == "").all() else doc_ids
+
+
+def load_scored_stats(path: str | Path) -> tuple[np.ndarray, list[str], str, Metric]:
+    """A statistics file's (stats, system names, details) and the metric that computed them, rebuilt with the
+    options recorded in the file: a score function depends on them (METEOR's parameters and module weights
+    follow its language), so every step scores statistics with the settings that produced them."""
+    from mtsig.metrics import METRICS, get_metric
+
+    stats, systems, details, options = load_stats(path)
+    metric = metric_name_of(path)
+    if metric not in METRICS:
+        raise InputError(f"{metric!r} is not a metric (expected one of {', '.join(METRICS)})", path)
+    try:
+        scorer = get_metric(metric, **options)
+    except (TypeError, ValueError) as error:
+        raise InputError(
+            f"the recorded options {options} do not fit {metric} ({error}); "
+            + regenerate_hint(path, "metric_stats", None),
+            path,
+        ) from None
+    return stats, systems, details, scorer
+
+
+def check_same_systems(
+    systems: Sequence[str], other: Sequence[str], path: str | Path, other_path: str | Path, made_by: str
+) -> None:
+    """Two intermediate files of one experiment must list the same systems in the same order."""
+    if list(systems) != list(other):
+        raise InputError(
+            f"systems {list(other)} differ from {list(systems)} in {other_path}: one of them is stale; "
+            + regenerate_hint(path, made_by, None),
+            path,
+        )
+
+
+def read_tests_table(path: str | Path) -> pd.DataFrame:
+    """A merged tests table (``tests/{metric}.tsv`` of rule ``merge_tests``), checked against its manifest."""
+    from mtsig.stats.evaluation import TESTS_COLUMNS
+
+    return read_intermediate_tsv(path, "merge_tests", columns=TESTS_COLUMNS)
+
+
+def read_gold_table(path: str | Path, columns: Sequence[str] = ()) -> pd.DataFrame:
+    """A table of rule ``human_gold`` (gold p-values, gold conclusions, human system scores)."""
+    return read_intermediate_tsv(path, "human_gold", columns=tuple(columns))

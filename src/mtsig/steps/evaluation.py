@@ -1,0 +1,159 @@
+"""Steps of ``workflow/rules/evaluation.smk``: conclusions against the gold, the paper-layout tables and the index
+of every table."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from mtsig.report import tables as paper_tables
+from mtsig.stats.resampling import PAPER_TESTS
+from mtsig.steps.common import read_gold_table, read_tests_table
+from mtsig.steps.files import (
+    metric_name_of,
+    read_intermediate_text,
+    read_intermediate_tsv,
+    write_text,
+    write_tsv,
+)
+
+log = logging.getLogger("mtsig")
+
+
+def tests_by_metric(tests_paths: Sequence[str | Path]) -> dict[str, pd.DataFrame]:
+    return {metric_name_of(p): read_tests_table(p) for p in tests_paths}
+
+
+def evaluate(
+    *,
+    tests_paths: Sequence[str | Path],
+    gold_path: str | Path,
+    gold_conclusions_path: str | Path,
+    alphas: Sequence[float],
+    corrections: Sequence[str],
+    outputs: Mapping[str, str],
+) -> None:
+    """Accuracy of every metric x test against every gold (uncorrected, and after each correction applied to the
+    tests alone and to tests and gold alike), the chi-square test between metrics, and agreement between tests."""
+    from mtsig.stats import evaluation
+    from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS, GOLD_PVALUE_COLUMNS
+
+    tests = tests_by_metric(tests_paths)
+    gold_p = read_gold_table(gold_path, GOLD_PVALUE_COLUMNS)
+    gold = read_gold_table(gold_conclusions_path, GOLD_CONCLUSION_COLUMNS)
+    systems = list(dict.fromkeys([*gold["sys_x"], *gold["sys_y"]]))  # the gold's pairs are in system order
+    conclusions = {
+        m: evaluation.test_conclusions(t, alphas, systems, source=p)
+        for (m, t), p in zip(tests.items(), tests_paths, strict=True)
+    }
+    frames = [evaluation.accuracy(conclusions, gold).assign(correction="none")]
+    for method in corrections:
+        corrected = {
+            m: evaluation.corrected_test_conclusions(t, method, alphas, systems) for m, t in tests.items()
+        }
+        corrected_gold = evaluation.corrected_gold_conclusions(gold_p, method, alphas, systems)
+        corrected_gold["gold"] = corrected_gold["gold"] + f"+{method}"
+        frames.append(evaluation.accuracy(corrected, gold).assign(correction=f"{method} (tests)"))
+        frames.append(
+            evaluation.accuracy(corrected, corrected_gold).assign(correction=f"{method} (tests and gold)")
+        )
+    accuracy = pd.concat(frames, ignore_index=True)
+    accuracy = accuracy[["correction", *[c for c in accuracy.columns if c != "correction"]]]
+    settings = {
+        "alphas": [float(a) for a in alphas],
+        "corrections": list(corrections),
+        "metrics": list(tests),
+    }
+    write_tsv(accuracy, outputs["accuracy"], made_by="evaluate", settings=settings)
+    uncorrected = accuracy[accuracy["correction"] == "none"]
+    chi_square = evaluation.metric_chi_square(uncorrected)
+    write_tsv(chi_square, outputs["chi_square"], made_by="evaluate", settings=settings)
+    write_tsv(
+        evaluation.test_agreement(conclusions), outputs["agreement"], made_by="evaluate", settings=settings
+    )
+    long = pd.concat([c.assign(metric=m) for m, c in conclusions.items()], ignore_index=True)
+    write_tsv(long[["metric", *[c for c in long.columns if c != "metric"]]], outputs["conclusions"])
+
+
+def tables(
+    spec: Mapping[str, Any],
+    resampling: Mapping[str, Any],
+    *,
+    accuracy_path: str | Path,
+    chi_square_path: str | Path,
+    agreement_path: str | Path,
+    outputs: Mapping[str, str],
+) -> None:
+    """The paper's Tables 1-2 for every gold of the experiment (Markdown with the extra rows, LaTeX, CSV).
+
+    The primary gold (the first configured method) fills the main table; every other gold, the tests beyond the
+    paper's three, and the corrected conclusions follow in clearly labelled sections of the Markdown file.
+    """
+
+    accuracy = read_intermediate_tsv(
+        accuracy_path, "evaluate", columns=("correction", "gold", "metric", "test")
+    )
+    chi_square = read_intermediate_tsv(chi_square_path, "evaluate")
+    agreement = read_intermediate_tsv(agreement_path, "evaluate")
+    uncorrected = accuracy[accuracy["correction"] == "none"]
+    golds = list(dict.fromkeys(uncorrected["gold"]))
+    metrics = list(spec["metrics"])
+    n_systems = len(spec["systems"])
+    samples = resampling.get("samples", 10_000)
+    seed = int(resampling["seed"])
+    description = spec.get("description", spec["name"])
+    md, tex, csv = [], [], []
+    for index, gold in enumerate(golds):
+        caption = paper_tables.accuracy_caption(
+            description, gold, n_systems, samples, seed, resampling.get("pvalue", "c/B")
+        )
+        heading = "Primary gold" if index == 0 else "Second gold"
+        md.append(f"## {heading}: {gold}\n")
+        md.append(
+            paper_tables.accuracy_table_markdown(uncorrected, gold, caption, PAPER_TESTS, metrics, chi_square)
+        )
+        tex.append(
+            paper_tables.accuracy_table_latex(
+                uncorrected, gold, caption, f"tab:{spec['name']}:{gold}", PAPER_TESTS, metrics, chi_square
+            )
+        )
+        csv.append(
+            paper_tables.accuracy_table_csv(uncorrected, gold, PAPER_TESTS, metrics) if index == 0 else ""
+        )
+        extra = [t for t in dict.fromkeys(uncorrected["test"]) if t not in PAPER_TESTS]
+        if extra:
+            md.append(
+                f"\n### Beyond the paper: two-sided tests, R&M as published, block bootstraps ({gold})\n"
+            )
+            md.append(paper_tables.accuracy_by_test_markdown(uncorrected, gold, caption, extra, metrics))
+    for correction in [c for c in dict.fromkeys(accuracy["correction"]) if c != "none"]:
+        corrected = accuracy[accuracy["correction"] == correction]
+        for gold in dict.fromkeys(corrected["gold"]):
+            tests = [t for t in dict.fromkeys(corrected["test"]) if t.split("+")[0] in PAPER_TESTS]
+            caption = f"Accuracy after {correction} correction over all pairs, against gold {gold}."
+            md.append(f"\n### Multiple comparisons: {correction}, gold {gold}\n")
+            md.append(paper_tables.accuracy_by_test_markdown(corrected, gold, caption, tests, metrics))
+    md.append("\n## Agreement between the three tests\n")
+    md.append(paper_tables.agreement_markdown(agreement))
+    write_text(f"# {description}\n\n" + "\n".join(md), outputs["md"], made_by="tables")
+    write_text("\n\n".join(tex), outputs["tex"])
+    write_text(csv[0], outputs["csv"])
+
+
+def tables_index(
+    table_paths: Sequence[str | Path], out_path: str | Path, made_by: Sequence[str] | None = None
+) -> None:
+    """``results/tables/README.md``: links to every table, then each table inlined. ``made_by``: the rule that
+    writes each table (named when a table fails its manifest check); default ``tables``."""
+
+    out = Path(out_path)
+    entries = [(Path(p).stem, Path(p).name) for p in table_paths]
+    body = [paper_tables.tables_index_markdown(entries, title="Tables of this run")]
+    rules = list(made_by) if made_by is not None else ["tables"] * len(table_paths)
+    for path, rule in zip(table_paths, rules, strict=True):
+        body.append(f"\n---\n\n<!-- {Path(path).name} -->\n" + read_intermediate_text(path, rule))
+    write_text("\n".join(body), out)

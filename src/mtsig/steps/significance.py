@@ -1,0 +1,222 @@
+"""Steps of ``workflow/rules/significance.smk``: the randomized tests of one shard of an experiment's pairs, and the
+merge of the shards."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mtsig.errors import InputError
+from mtsig.stats.seeding import derive_seed
+from mtsig.steps.common import check_same_systems, load_scored_stats, read_segment_documents
+from mtsig.steps.files import (
+    load_intermediate_arrays,
+    metric_name_of,
+    read_intermediate_tsv,
+    regenerate_hint,
+    save_intermediate_arrays,
+    verify_intermediate,
+    write_tsv,
+)
+
+log = logging.getLogger("mtsig")
+
+
+def unordered_pairs(n_systems: int) -> list[tuple[int, int]]:
+    """All unordered pairs (i < j) in system order: the canonical pair order of every table."""
+    return [(i, j) for i in range(n_systems) for j in range(i + 1, n_systems)]
+
+
+def shard_pairs(n_systems: int, shard: int, n_shards: int) -> list[tuple[int, int]]:
+    """The pairs of one shard: contiguous blocks of the canonical order (shards differ by at most one pair)."""
+    pairs = unordered_pairs(n_systems)
+    bounds = np.linspace(0, len(pairs), n_shards + 1).round().astype(int)
+    return pairs[bounds[shard] : bounds[shard + 1]]
+
+
+def distribution_pairs(
+    selection_scores: np.ndarray, systems: Sequence[str], requested: str | Sequence[Sequence[str]]
+) -> list[tuple[str, str]]:
+    """Pairs whose pseudo-statistics are kept for the figures (paper Figs. 5-6).
+
+    ``"auto"``: the two systems closest in the selection metric (BLEU; the paper's Fig. 5 shows "a typical pair of
+    systems with close BLEU scores") and one clearly different pair, the pair whose score gap is the 75th
+    percentile of all gaps. Each pair is oriented with the higher-scoring system first.
+    """
+    if requested != "auto":
+        unknown = sorted({s for pair in requested for s in pair} - set(systems))
+        if unknown:
+            raise InputError(f"distribution_pairs names unknown systems: {', '.join(unknown)}")
+        return [(str(x), str(y)) for x, y in requested]
+    pairs = unordered_pairs(len(systems))
+    gaps = np.array([abs(selection_scores[i] - selection_scores[j]) for i, j in pairs])
+    closest = pairs[int(np.argmin(gaps))]
+    target = np.quantile(gaps, 0.75)
+    different = pairs[int(np.argmin(np.abs(gaps - target)))]
+    chosen = []
+    for i, j in dict.fromkeys([closest, different]):
+        hi, lo = (i, j) if selection_scores[i] >= selection_scores[j] else (j, i)
+        chosen.append((systems[hi], systems[lo]))
+    return chosen
+
+
+def samples_per_test(resampling: Mapping[str, Any], tests: Sequence[str]) -> dict[str, int]:
+    samples = resampling.get("samples", 10_000)
+    if isinstance(samples, Mapping):
+        return {t: int(samples.get(t, 10_000)) for t in tests}
+    return {t: int(samples) for t in tests}
+
+
+def resample_tests(
+    *,
+    stats_path: str | Path,
+    selection_stats_path: str | Path,
+    documents_path: str | Path,
+    experiment: str,
+    metric: str,
+    shard: int,
+    n_shards: int,
+    tests: Sequence[str],
+    resampling: Mapping[str, Any],
+    tests_path: str | Path,
+    distributions_path: str | Path,
+) -> None:
+    """Every configured test for one shard of the pairs of one (experiment, metric).
+
+    The seed is derived from the config seed and (experiment, metric), so each metric's draws are independent
+    and the same whatever the sharding (the engine's draws do not depend on which pairs are computed).
+    """
+    from mtsig.stats.resampling import pairwise_tests
+
+    stats, systems, _, scorer = load_scored_stats(stats_path)
+    selection_stats, selection_systems, _, selection_scorer = load_scored_stats(selection_stats_path)
+    check_same_systems(systems, selection_systems, selection_stats_path, stats_path, "metric_stats")
+    if selection_stats.shape[1] != stats.shape[1]:
+        raise InputError(
+            f"{selection_stats.shape[1]} segments where {stats_path} has {stats.shape[1]}; "
+            + regenerate_hint(selection_stats_path, "metric_stats", None),
+            selection_stats_path,
+        )
+    documents = read_segment_documents(documents_path, stats.shape[1])
+    selection_scores = selection_scorer.score(selection_stats.sum(axis=1))
+    if metric_name_of(selection_stats_path) == "ter":
+        selection_scores = -selection_scores
+    keep = distribution_pairs(
+        selection_scores, selection_systems, resampling.get("distribution_pairs", "auto")
+    )
+    pairs = shard_pairs(len(systems), shard, n_shards)
+    index = {name: i for i, name in enumerate(systems)}
+    in_shard = set(pairs)
+    keep = [(x, y) for x, y in keep if tuple(sorted((index[x], index[y]))) in in_shard]
+    result = pairwise_tests(
+        stats,
+        scorer.score,
+        systems,
+        higher_is_better=scorer.higher_is_better,
+        tests=list(tests),
+        n_samples=samples_per_test(resampling, tests),
+        seed=derive_seed(int(resampling["seed"]), experiment, metric),
+        pvalue=resampling.get("pvalue", "c/B"),
+        memory_cap_bytes=int(resampling.get("memory_cap_mb", 1024)) * 2**20,
+        pairs=pairs,
+        keep_distributions=keep,
+        documents=documents,
+        mean_block_length=float(resampling.get("mean_block_length", 10)),
+    )
+    settings = resampling_settings(experiment, metric, tests, resampling, systems) | {
+        "shard": shard,
+        "n_shards": n_shards,
+    }
+    write_tsv(result.table, tests_path, made_by="resample_tests", settings=settings)
+    arrays = {}
+    for (x, y), by_test in result.distributions.items():
+        for test, values in by_test.items():
+            arrays[f"{x}__{y}__{test}"] = np.asarray(values)
+    save_intermediate_arrays(distributions_path, arrays, made_by="resample_tests", settings=settings)
+    log.info(
+        "%s/%s shard %d/%d: %d pairs, %d rows",
+        experiment,
+        metric,
+        shard,
+        n_shards,
+        len(pairs),
+        len(result.table),
+    )
+
+
+def resampling_settings(
+    experiment: str,
+    metric: str,
+    tests: Sequence[str],
+    resampling: Mapping[str, Any],
+    systems: Sequence[str],
+) -> dict[str, Any]:
+    """What a tests table was made with, recorded in its manifest: merged shards must agree on all of it."""
+    return {
+        "experiment": experiment,
+        "metric": metric,
+        "systems": list(systems),
+        "tests": list(tests),
+        "samples": samples_per_test(resampling, tests),
+        "seed": int(resampling["seed"]),
+        "pvalue": resampling.get("pvalue", "c/B"),
+    }
+
+
+def merge_tests(
+    tests_paths: Sequence[str | Path],
+    distributions_paths: Sequence[str | Path],
+    *,
+    tests_path: str | Path,
+    distributions_dir: str | Path,
+) -> None:
+    """Concatenate the shards in shard order (= the canonical pair order) and split the kept distributions into
+    one ``{sys_x}__{sys_y}.npz`` per pair (arrays named by test, plus ``actual``)."""
+    from mtsig.stats.evaluation import TESTS_COLUMNS
+
+    shards = [read_intermediate_tsv(p, "resample_tests", columns=TESTS_COLUMNS) for p in tests_paths]
+    common = _check_shard_settings(shards, tests_paths)
+    table = pd.concat(shards, ignore_index=True)
+    per_pair: dict[str, dict[str, np.ndarray]] = {}
+    for index, path in enumerate(distributions_paths):
+        arrays = load_intermediate_arrays(path, "resample_tests")
+        settings = verify_intermediate(path, "resample_tests")["settings"]
+        if settings != shards[index].attrs["settings"]:
+            raise InputError(
+                f"made with other settings than its tests table {tests_paths[index]}; "
+                + regenerate_hint(path, "resample_tests", None),
+                path,
+            )
+        for key, values in arrays.items():
+            x, y, test = key.split("__")
+            per_pair.setdefault(f"{x}__{y}", {})[test] = values
+    write_tsv(table, tests_path, made_by="merge_tests", settings=common)
+    out = Path(distributions_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    for pair, arrays in per_pair.items():
+        save_intermediate_arrays(out / f"{pair}.npz", arrays, made_by="merge_tests", settings=common)
+
+
+def _check_shard_settings(shards: Sequence[pd.DataFrame], paths: Sequence[str | Path]) -> dict[str, Any]:
+    """Shard k of n must say so, and every shard must share the other settings (seed, samples, tests, ...):
+    a shard left from a run with other settings would otherwise be merged silently."""
+    common: dict[str, Any] | None = None
+    for index, (frame, path) in enumerate(zip(shards, paths, strict=True)):
+        settings = dict(frame.attrs["settings"])
+        where = (settings.pop("shard", None), settings.pop("n_shards", None))
+        hint = regenerate_hint(path, "resample_tests", None)
+        if where != (index, len(paths)):
+            raise InputError(
+                f"is shard {where[0]} of {where[1]}, expected shard {index} of {len(paths)}; {hint}", path
+            )
+        if common is None:
+            common = settings
+        elif settings != common:
+            changed = sorted(k for k in set(settings) | set(common) if settings.get(k) != common.get(k))
+            raise InputError(f"made with other {', '.join(changed)} than {paths[0]}; {hint}", path)
+    return common or {}
