@@ -42,7 +42,15 @@ REPO = Path(__file__).resolve().parents[1]
 NAME = "synth"
 SPEC = {"seed": 3, "systems": 4, "segments": 60, "annotators": 6}
 TESTS = ["paired_bootstrap", "bootstrap", "approximate_randomization", "paired_bootstrap_documents"]
-RESAMPLING = {"seed": 11, "samples": 100, "distribution_pairs": "auto"}
+# the step functions take the validated config section, every key present (the schema fills the defaults)
+RESAMPLING = {
+    "seed": 11,
+    "samples": 100,
+    "distribution_pairs": "auto",
+    "pvalue": "c/B",
+    "memory_cap_mb": 1024,
+    "mean_block_length": 10,
+}
 
 
 def files_under(directory: Path) -> list[str]:

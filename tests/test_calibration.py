@@ -15,7 +15,8 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.proportion import proportion_confint
 
 from mtsig.errors import InputError
-from mtsig.report.calibration_plots import plot_calibration, save_figure
+from mtsig.report.calibration_plots import plot_calibration
+from mtsig.report.plots import pdf_and_png, save_figure
 from mtsig.studies import calibration
 from mtsig.studies.calibration import (
     ALTERNATIVE,
@@ -314,8 +315,8 @@ def test_calibration_figure_is_byte_identical_across_runs(tmp_path) -> None:
         seed=1,
         tests=("paired_bootstrap", "approximate_randomization"),
     )
-    pdf1, png1 = save_figure(plot_calibration(table), tmp_path / "one" / "calibration")
-    pdf2, png2 = save_figure(plot_calibration(table), tmp_path / "two" / "calibration")
+    pdf1, png1 = save_figure(plot_calibration(table), pdf_and_png(tmp_path / "one" / "calibration"), dpi=150)
+    pdf2, png2 = save_figure(plot_calibration(table), pdf_and_png(tmp_path / "two" / "calibration"), dpi=150)
     assert pdf1.read_bytes() == pdf2.read_bytes()
     assert png1.read_bytes() == png2.read_bytes()
     assert png1.stat().st_size > 10_000

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from mtsig.errors import InputError
-from mtsig.steps.significance import distribution_pairs, shard_pairs, unordered_pairs
+from mtsig.stats.conclusions import unordered_pairs
+from mtsig.steps.significance import distribution_pairs, shard_pairs
 from mtsig.studies.synthetic import SyntheticSpec, generate_ratings, generate_texts, planted_conclusion
 
 
@@ -42,7 +43,7 @@ def test_configured_distribution_pairs_must_name_known_systems() -> None:
 
 
 def test_unordered_pairs_count() -> None:
-    assert len(unordered_pairs(12)) == 66
+    assert len(unordered_pairs(range(12))) == 66
 
 
 def test_synthetic_truth_is_what_the_generator_planted() -> None:

@@ -8,7 +8,8 @@ name in ``run`` is defined, and turning an experiment's relative paths into abso
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -185,7 +186,7 @@ def resolve_data_root(config: Mapping[str, Any], base_dir: Path) -> Path:
     from_env = os.environ.get(DATA_ROOT_ENV)
     if from_env:
         return Path(from_env).resolve()
-    return (base_dir / config.get("data_root", "../shared/data")).resolve()
+    return (base_dir / config["data_root"]).resolve()
 
 
 def experiment_kinds(config: Mapping[str, Any]) -> dict[str, str]:
@@ -247,7 +248,7 @@ def experiment(config: Mapping[str, Any], name: str, results_dir: Path = Path("r
         spec = synthetic_experiment(name, config["synthetic"][name], results_dir.resolve())
     else:
         spec = dict(config["experiments"][name])
-    spec.setdefault("metrics", list(config.get("metrics", ["bleu", "nist", "meteor", "ter", "chrf"])))
+    spec.setdefault("metrics", list(config["metrics"]))
     spec.setdefault("unescape_html", False)
     spec.setdefault("meteor", {})
     spec.setdefault("qc", {})
@@ -265,3 +266,17 @@ def data_path(data_root: Path, relative: str) -> Path:
 def output_paths(spec: Mapping[str, Any], data_root: Path) -> dict[str, Path]:
     """System name -> output file, from the experiment's ``outputs`` pattern."""
     return {system: data_path(data_root, spec["outputs"].format(system=system)) for system in spec["systems"]}
+
+
+def one_of(names: Iterable[str]) -> str:
+    """A wildcard constraint (regular expression) matching exactly these names, and nothing when there are none."""
+    return "|".join(re.escape(n) for n in names) or r"(?!x)x"
+
+
+def wildcard_constraints(config: Mapping[str, Any]) -> dict[str, str]:
+    """The rules' global wildcard constraints. ``metric`` is derived from the config (the run's ``metrics`` and
+    every experiment's own ``metrics``), so that it names exactly the metrics the schema admitted."""
+    metrics = dict.fromkeys(config["metrics"])
+    for spec in config.get("experiments", {}).values():
+        metrics.update(dict.fromkeys(spec.get("metrics", [])))
+    return {"experiment": r"[A-Za-z0-9_+-]+", "metric": one_of(metrics), "shard": r"\d+"}

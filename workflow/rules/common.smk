@@ -39,9 +39,7 @@ SHARDS = config["resampling"]["pair_shards"]
 
 
 wildcard_constraints:
-    experiment=r"[A-Za-z0-9_+-]+",
-    metric="bleu|nist|meteor|ter|chrf",
-    shard=r"\d+",
+    **mtsig_config.wildcard_constraints(config),
 
 
 def experiment_spec(name):
@@ -143,13 +141,6 @@ def shard_manifests(wildcards):
         for shard in range(SHARDS)
         for ext in ("tsv", "npz")
     ]
-
-
-def one_of(names):
-    """A wildcard constraint matching exactly these names (and nothing when the list is empty)."""
-    import re
-
-    return "|".join(re.escape(n) for n in names) or r"(?!x)x"
 
 
 def selection_metric(wildcards):

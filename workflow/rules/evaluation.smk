@@ -47,7 +47,7 @@ rule tables:
     log:
         "logs/{experiment}/tables.log",
     wildcard_constraints:
-        experiment=one_of(OUTPUT_EXPERIMENTS),
+        experiment=mtsig_config.one_of(OUTPUT_EXPERIMENTS),
     conda:
         "../../environment.yml"
     params:

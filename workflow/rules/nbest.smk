@@ -30,7 +30,7 @@ rule nbest:
     benchmark:
         "logs/{experiment}/nbest.benchmark.tsv"
     wildcard_constraints:
-        experiment=one_of(RUN["nbest"]),
+        experiment=mtsig_config.one_of(RUN["nbest"]),
     conda:
         "../../environment.yml"
     params:

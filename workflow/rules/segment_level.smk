@@ -18,7 +18,7 @@ rule segment_level:
     benchmark:
         "logs/{experiment}/segment_level.benchmark.tsv"
     wildcard_constraints:
-        experiment=one_of(segment_level_names()),
+        experiment=mtsig_config.one_of(segment_level_names()),
     conda:
         "../../environment.yml"
     params:

@@ -7,8 +7,6 @@ bar. Output is byte-identical for identical input: the PDF carries no creation d
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -19,8 +17,8 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from mtsig.errors import InputError  # noqa: E402
-from mtsig.report.plots import save_figure_pair  # noqa: E402
-from mtsig.studies.calibration import ALTERNATIVE, NULL, TWO_SIDED_TESTS  # noqa: E402
+from mtsig.stats.evaluation import is_two_sided  # noqa: E402
+from mtsig.studies.calibration import ALTERNATIVE, NULL  # noqa: E402
 
 PANEL_WIDTH = 4.2
 PANEL_HEIGHT = 3.6
@@ -43,7 +41,7 @@ _TEST_COLOURS = {
 def _style(test: str) -> dict[str, object]:
     return {
         "color": _TEST_COLOURS.get(test, "tab:gray"),
-        "linestyle": "--" if test in TWO_SIDED_TESTS else "-",
+        "linestyle": "--" if is_two_sided(test) else "-",
         "marker": "o",
         "markersize": 3.5,
         "linewidth": 1.2,
@@ -180,9 +178,3 @@ def plot_calibration(table: pd.DataFrame, alpha: float = 0.05) -> Figure:
         _draw_power(axes[1, column], power[power["metric"] == metric], alpha)
     _legend_right(fig, axes[0, 0])
     return fig
-
-
-def save_figure(fig: Figure, path_stem: str | Path) -> tuple[Path, Path]:
-    """``<stem>.pdf`` and ``<stem>.png``, byte-identical on rerun (:func:`mtsig.report.plots.save_figure_pair`)."""
-    pdf, png = save_figure_pair(fig, path_stem, bbox_inches="tight")
-    return pdf, png

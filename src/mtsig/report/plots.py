@@ -64,12 +64,14 @@ _PAIRED_BOOTSTRAP = frozenset(
 # --------------------------------------------------------------------------------------------------- saving
 
 
-def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any) -> None:
-    """Write ``figure`` to every path (PDF or PNG by suffix) reproducibly and atomically: the metadata carries no
-    date or version, so reruns are byte-identical. ``savefig`` options (e.g. ``bbox_inches``) pass through."""
+def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any) -> list[Path]:
+    """Write ``figure`` to every path (PDF or PNG by suffix) reproducibly and atomically, then close it: the
+    metadata carries no date or version, so reruns are byte-identical. ``savefig`` options (e.g. ``dpi``,
+    ``bbox_inches``) pass through. Returns the paths. The one figure writer of the project."""
     if not out_paths:
         raise InputError("no output path given for the figure")
-    for out in map(Path, out_paths):
+    paths = [Path(p) for p in out_paths]
+    for out in paths:
         suffix = out.suffix.lower()
         if suffix not in _METADATA:
             raise InputError(f"figure format {suffix or '(none)'} not supported; use .pdf or .png", out)
@@ -82,17 +84,16 @@ def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-
-
-def save_figure_pair(figure: Figure, stem: str | Path, **savefig: Any) -> list[Path]:
-    """Write ``<stem>.pdf`` and ``<stem>.png`` (150 dpi) with :func:`save_figure`, close the figure, return both."""
-    stem = Path(stem)
-    paths = [stem.with_suffix(".pdf"), stem.with_suffix(".png")]
-    save_figure(figure, paths, dpi=150, **savefig)
     import matplotlib.pyplot as plt  # only to release pyplot-managed figures; plots.py itself avoids pyplot
 
     plt.close(figure)
     return paths
+
+
+def pdf_and_png(stem: str | Path) -> list[Path]:
+    """``<stem>.pdf`` and ``<stem>.png``: where :func:`save_figure` writes a figure known by its stem."""
+    stem = Path(stem)
+    return [stem.with_suffix(".pdf"), stem.with_suffix(".png")]
 
 
 # --------------------------------------------------------------------------------------------------- Figs. 5-6

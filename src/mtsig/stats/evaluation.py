@@ -22,7 +22,6 @@ the frame was read with ``pandas.read_csv(..., sep="\\t")`` and kept its default
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import combinations
 from pathlib import Path
 
 import numpy as np
@@ -30,14 +29,19 @@ import pandas as pd
 from scipy import stats
 
 from mtsig.errors import InputError
-from mtsig.stats.conclusions import SYS_X, SYS_Y, TIE, conclude, conclude_two_sided
+from mtsig.stats.conclusions import (
+    SYS_X,
+    SYS_Y,
+    TIE,
+    by_priority,
+    conclude,
+    conclude_two_sided,
+    unordered_pairs,
+)
 from mtsig.stats.resampling import (
     PAPER_TESTS,  # the paper's three one-sided tests, in its Tables 1-2 column order
+    TESTS,
 )
-
-#: Tests whose p-value is two-sided (symmetric in X and Y); their direction comes from the statistic's sign.
-#: Riezler & Maxwell's originals use absolute values, so they are symmetric too (DESIGN.md, "As originally published").
-TWO_SIDED_TESTS: frozenset[str] = frozenset({"rm_bootstrap", "rm_approximate_randomization"})
 
 #: The multiple-testing corrections :func:`adjust_p_values` knows; "none" leaves p-values as they are.
 CORRECTIONS: tuple[str, ...] = ("none", "holm", "benjamini_hochberg")
@@ -50,7 +54,6 @@ CONCLUSION_COLUMNS = ("sys_x", "sys_y", "test", "alpha", "conclusion")
 GOLD_CONCLUSION_COLUMNS = ("sys_x", "sys_y", "alpha", "conclusion")
 GOLD_PVALUE_COLUMNS = ("sys_x", "sys_y", "criterion", "p_value")
 DEFAULT_GOLD = "gold"
-NO_DECISION = "none"  # decided_by of a gold tie
 
 Source = str | Path | None
 
@@ -59,8 +62,11 @@ Source = str | Path | None
 
 
 def is_two_sided(test: str) -> bool:
-    """True if ``test`` reports a two-sided p-value (DESIGN.md, "The statistics, exactly")."""
-    return test.endswith("_two_sided") or test in TWO_SIDED_TESTS
+    """True if ``test`` reports a two-sided p-value (symmetric in X and Y; its direction comes from the statistic's
+    sign), as its entry in the test registry :data:`mtsig.stats.resampling.TESTS` says. Riezler & Maxwell's
+    originals use absolute values, so they are two-sided too (docs/statistics.md, "Conclusions"). A test outside
+    the registry (e.g. the one-sided Wilcoxon rank-sum of the WMT findings' clusters) is read as one-sided."""
+    return test in TESTS and TESTS[test].sided == "two-sided"
 
 
 def _line(frame: pd.DataFrame, label: object) -> int | None:
@@ -117,11 +123,6 @@ def _check_systems(frame: pd.DataFrame, systems: Sequence[str], source: Source, 
             )
 
 
-def unordered_pairs(systems: Sequence[str]) -> list[tuple[str, str]]:
-    """All n(n-1)/2 pairs ``(systems[i], systems[j])`` with i < j: the orientation of the gold conclusions."""
-    return list(combinations(systems, 2))
-
-
 def _pair_lookup(
     frame: pd.DataFrame, pairs: Sequence[tuple[str, str]], value: str, source: Source, what: str
 ) -> np.ndarray:
@@ -141,7 +142,7 @@ def _pair_lookup(
 def test_conclusions(
     tests: pd.DataFrame, alphas: Sequence[float], systems: Sequence[str], source: Source = None
 ) -> pd.DataFrame:
-    """Three-way conclusion of every test for every unordered pair and alpha (DESIGN.md, "Conclusion").
+    """Three-way conclusion of every test for every unordered pair and alpha (docs/statistics.md, "Conclusions").
 
     One-sided tests: "sys_x" if p(X>Y) <= alpha, "sys_y" if p(Y>X) <= alpha, else "tie" — the paper's reading of
     Figs. 2-4, each direction tested at alpha (:func:`mtsig.stats.conclusions.conclude`). Two-sided tests: significant at
@@ -606,16 +607,12 @@ def corrected_gold_conclusions(
             both = adjust_p_values(np.concatenate([p_forward, p_backward]), method)
             adjusted_by_criterion[criterion] = (both[:m], both[m:])
         for alpha in alphas:
-            conclusion = np.full(m, TIE, dtype=object)
-            decided_by = np.full(m, NO_DECISION, dtype=object)
+            by_criterion = {c: conclude(*adjusted_by_criterion[c], alpha) for c in order}
+            conclusion, decided_by = by_priority(by_criterion)
             p_adjusted = np.full(m, np.nan)
-            for criterion in order:
-                adjusted_x, adjusted_y = adjusted_by_criterion[criterion]
-                this = conclude(adjusted_x, adjusted_y, alpha)
-                takes_over = (conclusion == TIE) & (this != TIE)
-                conclusion[takes_over] = this[takes_over]
-                decided_by[takes_over] = criterion
-                p_adjusted[takes_over] = _concluded_p(this, adjusted_x, adjusted_y)[takes_over]
+            for criterion, this in by_criterion.items():
+                decided = decided_by == criterion
+                p_adjusted[decided] = _concluded_p(this, *adjusted_by_criterion[criterion])[decided]
             frames.append(
                 pd.DataFrame(
                     {

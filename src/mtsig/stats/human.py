@@ -15,7 +15,6 @@ Inputs are the tidy ratings table of :mod:`mtsig.io.human` and the judgments tab
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from mtsig.errors import InputError
-from mtsig.stats.conclusions import TIE, conclude
+from mtsig.stats.conclusions import by_priority, conclude, unordered_pairs
 
 GOLD_COLUMNS = ["sys_x", "sys_y", "criterion", "unit", "n_x", "n_y", "statistic", "p_value"]
 QC_COLUMNS = ["annotator", "n_pairs", "statistic", "p_value", "kept"]
@@ -333,17 +332,29 @@ def gold_conclusions(
         )
     p_value = gold.set_index(["sys_x", "sys_y", "criterion"])["p_value"]
     systems = list(dict.fromkeys([*gold["sys_x"], *gold["sys_y"]])) if systems is None else list(systems)
-    records = []
+    pairs = unordered_pairs(systems)
+
+    def p_of(criterion: str, reverse: bool) -> np.ndarray:
+        keys = [((y, x) if reverse else (x, y)) + (criterion,) for x, y in pairs]
+        return p_value.loc[keys].to_numpy(dtype=float)
+
+    frames = []
     for alpha in alphas:
-        for x, y in combinations(systems, 2):
-            conclusion, decided_by = TIE, "none"
-            for criterion in criteria:
-                outcome = conclude(p_value[(x, y, criterion)], p_value[(y, x, criterion)], alpha).item()
-                if outcome != TIE:
-                    conclusion, decided_by = outcome, criterion
-                    break
-            records.append((x, y, float(alpha), conclusion, decided_by))
-    return pd.DataFrame(records, columns=["sys_x", "sys_y", "alpha", "conclusion", "decided_by"])
+        by_criterion = {c: conclude(p_of(c, False), p_of(c, True), alpha) for c in criteria}
+        conclusion, decided_by = by_priority(by_criterion)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "sys_x": [x for x, _ in pairs],
+                    "sys_y": [y for _, y in pairs],
+                    "alpha": float(alpha),
+                    "conclusion": conclusion,
+                    "decided_by": decided_by,
+                }
+            )
+        )
+    columns = ["sys_x", "sys_y", "alpha", "conclusion", "decided_by"]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
 # --------------------------------------------------------------------------------------------- relative rankings

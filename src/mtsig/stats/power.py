@@ -535,7 +535,6 @@ def plot_power_curve(
     axis.legend(fontsize=7, loc="upper left")
     figure.tight_layout()
     save_figure(figure, [path], dpi=150)
-    plt.close(figure)
     return path
 
 

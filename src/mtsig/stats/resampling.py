@@ -51,6 +51,8 @@ from typing import Literal, TypeVar
 import numpy as np
 import pandas as pd
 
+from mtsig.errors import InputError
+from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.intervals import check_interval_request, intervals_from_draws, leave_one_out_scores
 from mtsig.stats.seeding import rng_for
 
@@ -516,7 +518,7 @@ def _in_order(function: Callable[[int], T], n_items: int, workers: int) -> Itera
 
 def _canonical_pairs(pairs: Sequence[tuple[int, int]] | None, n_systems: int) -> list[tuple[int, int]]:
     if pairs is None:
-        return [(i, j) for i in range(n_systems) for j in range(i + 1, n_systems)]
+        return unordered_pairs(range(n_systems))
     seen: dict[tuple[int, int], None] = {}
     for i, j in pairs:
         if not (0 <= i < n_systems and 0 <= j < n_systems) or i == j:
@@ -525,14 +527,17 @@ def _canonical_pairs(pairs: Sequence[tuple[int, int]] | None, n_systems: int) ->
     return list(seen)
 
 
-def _samples_per_test(n_samples: int | Mapping[str, int], tests: Sequence[str]) -> dict[str, int]:
+def samples_per_test(n_samples: int | Mapping[str, int], tests: Sequence[str]) -> dict[str, int]:
+    """B (or R) of every test: one number for all, or a mapping test -> number naming every test."""
     per_test = {t: n_samples for t in tests} if isinstance(n_samples, int) else dict(n_samples)
     missing = [t for t in tests if t not in per_test]
     if missing:
-        raise ValueError(f"n_samples gives no sample count for test(s) {', '.join(missing)}")
+        raise InputError(
+            f"n_samples (resampling.samples) gives no sample count for test(s) {', '.join(missing)}"
+        )
     bad = {t: per_test[t] for t in tests if int(per_test[t]) < 1}
     if bad:
-        raise ValueError(f"n_samples must be >= 1: {bad}")
+        raise InputError(f"n_samples (resampling.samples) must be >= 1: {bad}")
     return {t: int(per_test[t]) for t in tests}
 
 
@@ -816,7 +821,7 @@ def pairwise_tests(
         x=x,
         y=y,
         actual=corpus[x] - corpus[y],
-        n_samples=_samples_per_test(n_samples, tests),
+        n_samples=samples_per_test(n_samples, tests),
         memory_cap_bytes=int(memory_cap_bytes),
         workers=resampling_threads(),
     )

@@ -70,6 +70,7 @@ from scipy import stats as scipy_stats
 
 from mtsig.errors import InputError
 from mtsig.metrics.base import Metric
+from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.resampling import DRAW_BLOCK_SIZE, IID_BOOTSTRAP, scheme_counts
 from mtsig.stats.seeding import rng_for
 
@@ -391,7 +392,7 @@ def compare_training_runs(
         raise InputError(f"the bootstrap needs at least 2 samples for a variance; got {n_samples}")
     names = list(checked)
     if pairs is None:
-        pairs = list(combinations(names, 2))
+        pairs = unordered_pairs(names)
     for a, b in pairs:
         for name in (a, b):
             if name not in checked:

@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.stats.resampling import samples_per_test
 from mtsig.stats.seeding import derive_seed
 from mtsig.steps.common import check_same_systems, load_scored_stats, read_gold_table, read_segment_documents
 from mtsig.steps.files import (
@@ -19,7 +20,6 @@ from mtsig.steps.files import (
     write_text,
     write_tsv,
 )
-from mtsig.steps.significance import samples_per_test
 
 log = logging.getLogger("mtsig")
 
@@ -74,7 +74,7 @@ def calibration(
     log.info("planted pair: %s better than %s (by gold and %s)", x, y, chooser)
     documents = read_segment_documents(documents_path, next(iter(by_metric.values()))[0].shape[1])
     frames = []
-    for unit in calibration.get("swap_units", ["segment"]):
+    for unit in calibration["swap_units"]:
         if unit == "document" and documents is None:
             log.info("no document ids: skipping document swaps")
             continue
@@ -91,11 +91,11 @@ def calibration(
                 tests=[t for t in tests if documents is not None or not t.endswith("_documents")],
                 n_samples=int(calibration["samples"]),
                 seed=derive_seed(int(resampling["seed"]), experiment, "calibration", unit),
-                pvalue=resampling.get("pvalue", "c/B"),
+                pvalue=resampling["pvalue"],
                 documents=documents,
-                mean_block_length=float(resampling.get("mean_block_length", 10)),
+                mean_block_length=float(resampling["mean_block_length"]),
                 swap_unit=unit,
-                memory_cap_bytes=int(resampling.get("memory_cap_mb", 1024)) * 2**20,
+                memory_cap_bytes=int(resampling["memory_cap_mb"]) * 2**20,
             ).assign(sys_x=x, sys_y=y)
         )
     table = pd.concat(frames, ignore_index=True)
@@ -125,9 +125,9 @@ def section2(
             systems,
             higher_is_better=higher,
             n_closest=5,
-            n_samples=int(samples_per_test(resampling, ["rm_bootstrap"])["rm_bootstrap"]),
+            n_samples=int(samples_per_test(resampling["samples"], ["rm_bootstrap"])["rm_bootstrap"]),
             seed=derive_seed(int(resampling["seed"]), experiment, metric, "section2"),
-            memory_cap_bytes=int(resampling.get("memory_cap_mb", 1024)) * 2**20,
+            memory_cap_bytes=int(resampling["memory_cap_mb"]) * 2**20,
         )
         frames.append(table.assign(metric=metric))
     table = pd.concat(frames, ignore_index=True)

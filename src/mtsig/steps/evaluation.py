@@ -103,13 +103,13 @@ def tables(
     golds = list(dict.fromkeys(uncorrected["gold"]))
     metrics = list(spec["metrics"])
     n_systems = len(spec["systems"])
-    samples = resampling.get("samples", 10_000)
+    samples = resampling["samples"]
     seed = int(resampling["seed"])
     description = spec.get("description", spec["name"])
     md, tex, csv = [], [], []
     for index, gold in enumerate(golds):
         caption = paper_tables.accuracy_caption(
-            description, gold, n_systems, samples, seed, resampling.get("pvalue", "c/B")
+            description, gold, n_systems, samples, seed, resampling["pvalue"]
         )
         heading = "Primary gold" if index == 0 else "Second gold"
         md.append(f"## {heading}: {gold}\n")

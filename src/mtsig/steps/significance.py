@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.stats.conclusions import unordered_pairs
+from mtsig.stats.resampling import samples_per_test
 from mtsig.stats.seeding import derive_seed
 from mtsig.steps.common import check_same_systems, load_scored_stats, read_segment_documents
 from mtsig.steps.files import (
@@ -27,14 +29,9 @@ from mtsig.steps.files import (
 log = logging.getLogger("mtsig")
 
 
-def unordered_pairs(n_systems: int) -> list[tuple[int, int]]:
-    """All unordered pairs (i < j) in system order: the canonical pair order of every table."""
-    return [(i, j) for i in range(n_systems) for j in range(i + 1, n_systems)]
-
-
 def shard_pairs(n_systems: int, shard: int, n_shards: int) -> list[tuple[int, int]]:
     """The pairs of one shard: contiguous blocks of the canonical order (shards differ by at most one pair)."""
-    pairs = unordered_pairs(n_systems)
+    pairs = unordered_pairs(range(n_systems))
     bounds = np.linspace(0, len(pairs), n_shards + 1).round().astype(int)
     return pairs[bounds[shard] : bounds[shard + 1]]
 
@@ -53,7 +50,7 @@ def distribution_pairs(
         if unknown:
             raise InputError(f"distribution_pairs names unknown systems: {', '.join(unknown)}")
         return [(str(x), str(y)) for x, y in requested]
-    pairs = unordered_pairs(len(systems))
+    pairs = unordered_pairs(range(len(systems)))
     gaps = np.array([abs(selection_scores[i] - selection_scores[j]) for i, j in pairs])
     closest = pairs[int(np.argmin(gaps))]
     target = np.quantile(gaps, 0.75)
@@ -63,13 +60,6 @@ def distribution_pairs(
         hi, lo = (i, j) if selection_scores[i] >= selection_scores[j] else (j, i)
         chosen.append((systems[hi], systems[lo]))
     return chosen
-
-
-def samples_per_test(resampling: Mapping[str, Any], tests: Sequence[str]) -> dict[str, int]:
-    samples = resampling.get("samples", 10_000)
-    if isinstance(samples, Mapping):
-        return {t: int(samples.get(t, 10_000)) for t in tests}
-    return {t: int(samples) for t in tests}
 
 
 def resample_tests(
@@ -106,9 +96,7 @@ def resample_tests(
     selection_scores = selection_scorer.score(selection_stats.sum(axis=1))
     if metric_name_of(selection_stats_path) == "ter":
         selection_scores = -selection_scores
-    keep = distribution_pairs(
-        selection_scores, selection_systems, resampling.get("distribution_pairs", "auto")
-    )
+    keep = distribution_pairs(selection_scores, selection_systems, resampling["distribution_pairs"])
     pairs = shard_pairs(len(systems), shard, n_shards)
     index = {name: i for i, name in enumerate(systems)}
     in_shard = set(pairs)
@@ -119,14 +107,14 @@ def resample_tests(
         systems,
         higher_is_better=scorer.higher_is_better,
         tests=list(tests),
-        n_samples=samples_per_test(resampling, tests),
+        n_samples=samples_per_test(resampling["samples"], tests),
         seed=derive_seed(int(resampling["seed"]), experiment, metric),
-        pvalue=resampling.get("pvalue", "c/B"),
-        memory_cap_bytes=int(resampling.get("memory_cap_mb", 1024)) * 2**20,
+        pvalue=resampling["pvalue"],
+        memory_cap_bytes=int(resampling["memory_cap_mb"]) * 2**20,
         pairs=pairs,
         keep_distributions=keep,
         documents=documents,
-        mean_block_length=float(resampling.get("mean_block_length", 10)),
+        mean_block_length=float(resampling["mean_block_length"]),
     )
     settings = resampling_settings(experiment, metric, tests, resampling, systems) | {
         "shard": shard,
@@ -162,9 +150,9 @@ def resampling_settings(
         "metric": metric,
         "systems": list(systems),
         "tests": list(tests),
-        "samples": samples_per_test(resampling, tests),
+        "samples": samples_per_test(resampling["samples"], tests),
         "seed": int(resampling["seed"]),
-        "pvalue": resampling.get("pvalue", "c/B"),
+        "pvalue": resampling["pvalue"],
     }
 
 

@@ -37,14 +37,13 @@ R&M bootstrap is effectively one-tailed, its p-value is about half of AR's and d
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import combinations
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.stats.conclusions import SYS_X, SYS_Y
+from mtsig.stats.conclusions import SYS_X, SYS_Y, unordered_pairs
 from mtsig.stats.evaluation import clopper_pearson
 from mtsig.stats.resampling import (
     ALL_TESTS,
@@ -68,7 +67,6 @@ SEGMENT_TESTS: tuple[str, ...] = tuple(
     t for t, spec in TESTS.items() if spec.scheme in (IID_BOOTSTRAP, RANDOMIZATION)
 )
 BLOCK_TESTS: tuple[str, ...] = tuple(t for t in ALL_TESTS if t not in SEGMENT_TESTS)
-TWO_SIDED_TESTS = frozenset(t for t, spec in TESTS.items() if spec.sided == "two-sided")
 RESULT_COLUMNS = [
     "metric",
     "test",
@@ -440,7 +438,7 @@ def calibration_study(
 def closest_pairs(scores: np.ndarray, n_closest: int) -> list[tuple[int, int]]:
     """The ``n_closest`` unordered pairs with the smallest ``|score_i - score_j|``, closest first; each pair is
     ordered (better, worse) by ``scores`` (ties in score keep the systems' order; ties in distance the pairs')."""
-    pairs = list(combinations(range(len(scores)), 2))
+    pairs = unordered_pairs(range(len(scores)))
     distances = np.array([abs(scores[i] - scores[j]) for i, j in pairs])
     chosen = [pairs[k] for k in np.argsort(distances, kind="stable")[:n_closest]]
     return [(i, j) if scores[i] >= scores[j] else (j, i) for i, j in chosen]

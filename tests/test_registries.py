@@ -1,0 +1,46 @@
+"""Each definition is stated once: the config schema's test and metric lists, the rules' wildcard constraints and the
+step functions agree with the registries (mtsig.stats.resampling.TESTS, mtsig.metrics.METRICS) and the rules."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from mtsig import config as mtsig_config
+from mtsig.metrics import METRICS
+from mtsig.stats.resampling import TESTS
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+
+
+def test_schema_test_enum_is_the_test_registry() -> None:
+    assert SCHEMA["$defs"]["test"]["enum"] == list(TESTS)
+
+
+def test_schema_metric_enum_is_the_metric_registry() -> None:
+    assert sorted(SCHEMA["$defs"]["metric"]["enum"]) == sorted(METRICS)
+
+
+def test_metric_wildcard_matches_exactly_the_configured_metrics() -> None:
+    config = {"metrics": ["bleu", "chrf"], "experiments": {"x": {"metrics": ["ter"]}}}
+    pattern = mtsig_config.wildcard_constraints(config)["metric"]
+    for metric in ("bleu", "chrf", "ter"):
+        assert re.fullmatch(pattern, metric), metric
+    for other in ("nist", "bleu2", "x", ""):
+        assert not re.fullmatch(pattern, other), other
+
+
+def test_default_metric_wildcard_covers_the_registry() -> None:
+    defaults = {"metrics": SCHEMA["properties"]["metrics"]["default"], "experiments": {}}
+    pattern = mtsig_config.wildcard_constraints(defaults)["metric"]
+    assert all(re.fullmatch(pattern, m) for m in METRICS)
+
+
+def test_rules_take_their_wildcard_constraints_from_the_config_module() -> None:
+    common = (REPO / "workflow" / "rules" / "common.smk").read_text()
+    assert "mtsig_config.wildcard_constraints(config)" in common
+    for name in list(METRICS) + list(TESTS):
+        assert not re.search(rf"\b{name}\|", common), f"{name} hard-coded in a constraint of common.smk"
