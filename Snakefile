@@ -26,3 +26,8 @@ rule all:
     default_target: True
     input:
         all_targets(),
+
+
+# Every rule's named inputs, outputs, params and wildcards against the arguments of the step named after it
+# (mtsig.steps.check_rules): a name changed on one side only fails here, before any job runs.
+mtsig_steps.check_rules(workflow.rules)

@@ -1,4 +1,4 @@
-"""Speed benchmarks of mtsig.stats.resampling (issue 3). Prints figures; asserts nothing about time.
+"""Speed benchmarks of mtsig.stats.resampling. Prints figures; asserts nothing about time.
 
     python benchmarks/bench_resampling.py sacrebleu   # (a)+(b): mtsig vs sacrebleu PairedTest, WMT12 es-en BLEU
     python benchmarks/bench_resampling.py matrix      # (c): es-en, 5 metrics x all tests, wall time + peak memory

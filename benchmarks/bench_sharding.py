@@ -1,4 +1,4 @@
-"""Sharded randomized tests at scale (issue 9): 100 synthetic systems x 10 000 segments (4 950 pairs), 3 paper tests.
+"""Sharded randomized tests at scale: 100 synthetic systems x 10 000 segments (4 950 pairs), 3 paper tests.
 
     python benchmarks/bench_sharding.py [--systems 100] [--segments 10000] [--samples 10000] [--shards 10]
 

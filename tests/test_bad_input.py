@@ -50,6 +50,7 @@ RESAMPLING = {
     "pvalue": "c/B",
     "memory_cap_mb": 1024,
     "mean_block_length": 10,
+    "distribution_gap_quantile": 0.75,
 }
 
 
@@ -252,17 +253,17 @@ class Experiment:
 
 def run_shard(exp: Experiment, out: Path, k: int, *, stats: Path | None = None, documents: Path | None = None, seed: int = 11, selection: Path | None = None) -> None:  # fmt: skip
     resample_tests(
-        stats_path=stats or exp.stats(),
-        selection_stats_path=selection or exp.stats(),
-        documents_path=documents or exp.path("documents.tsv"),
+        stats=stats or exp.stats(),
+        selection=selection or exp.stats(),
+        documents=documents or exp.path("documents.tsv"),
         experiment=NAME,
         metric="bleu",
         shard=k,
-        n_shards=2,
+        shards=2,
         tests=TESTS,
         resampling={**RESAMPLING, "seed": seed},
-        tests_path=out / f"bleu.{k}.tsv",
-        distributions_path=out / f"bleu.{k}.npz",
+        shard_tests=out / f"bleu.{k}.tsv",
+        shard_distributions=out / f"bleu.{k}.npz",
     )
 
 
@@ -270,8 +271,8 @@ def merge(exp: Experiment, out: Path, shards: list[int] = (0, 1)) -> None:  # ty
     merge_tests(
         [exp.shard(k, "tsv") for k in shards],
         [exp.shard(k, "npz") for k in shards],
-        tests_path=out / "bleu.tsv",
-        distributions_dir=out / "distributions",
+        tests=out / "bleu.tsv",
+        distributions=out / "distributions",
     )
 
 
@@ -292,12 +293,12 @@ HUMAN_OUTPUTS = {
 
 def evaluate(exp: Experiment, out: Path) -> None:
     evaluation_step.evaluate(
-        tests_paths=[exp.path("tests/bleu.tsv")],
-        gold_path=exp.path("gold.tsv"),
-        gold_conclusions_path=exp.path("gold_conclusions.tsv"),
+        tests=[exp.path("tests/bleu.tsv")],
+        gold=exp.path("gold.tsv"),
+        gold_conclusions=exp.path("gold_conclusions.tsv"),
         alphas=[0.05],
         corrections=["holm"],
-        outputs={name: str(out / file) for name, file in EVALUATE_OUTPUTS.items()},
+        **{name: str(out / file) for name, file in EVALUATE_OUTPUTS.items()},
     )
 
 
@@ -305,30 +306,32 @@ def tables(exp: Experiment, out: Path) -> None:
     evaluation_step.tables(
         exp.spec,
         RESAMPLING,
-        accuracy_path=exp.path("accuracy.tsv"),
-        chi_square_path=exp.path("chi_square.tsv"),
-        agreement_path=exp.path("test_agreement.tsv"),
-        outputs={"md": str(out / f"{NAME}.md"), "tex": str(out / "t.tex"), "csv": str(out / "t.csv")},
+        accuracy=exp.path("accuracy.tsv"),
+        chi_square=exp.path("chi_square.tsv"),
+        agreement=exp.path("test_agreement.tsv"),
+        md=str(out / f"{NAME}.md"),
+        tex=str(out / "t.tex"),
+        csv=str(out / "t.csv"),
     )
 
 
 def figures(exp: Experiment, out: Path) -> None:
     figures_step.figures(
-        distributions_dirs=[exp.path("distributions/bleu")],
-        tests_paths=[exp.path("tests/bleu.tsv")],
-        gold_path=exp.path("gold.tsv"),
-        system_scores_path=exp.path("human/system_scores.tsv"),
-        tests=TESTS,
+        distributions=[exp.path("distributions/bleu")],
+        tests=[exp.path("tests/bleu.tsv")],
+        gold=exp.path("gold.tsv"),
+        system_scores=exp.path("human/system_scores.tsv"),
+        test_names=TESTS,
         alpha=0.05,
-        png_dir=out / "png",
-        pdf_dir=out / "pdf",
+        png=out / "png",
+        pdf=out / "pdf",
     )
 
 
 def human_gold(exp: Experiment, out: Path, human: dict | None = None, texts: Path | None = None) -> None:
     spec = {**exp.spec, "human": human or exp.spec["human"]}
     outputs = {name: str(out / file) for name, file in HUMAN_OUTPUTS.items()}
-    human_step.human_gold(spec, exp.root, texts_dir=texts or exp.texts, alphas=[0.05], outputs=outputs)
+    human_step.human_gold(spec, exp.root, texts=texts or exp.texts, alphas=[0.05], **outputs)
 
 
 @pytest.fixture(scope="module")
@@ -340,7 +343,7 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> Experiment:
     spec = mtsig_config.experiment(config, NAME, results)
     write_synthetic_experiment(SyntheticSpec(**SPEC), results / NAME / "synthetic")
     exp = Experiment(root, results, spec)
-    prepare_texts(spec, root, texts_dir=exp.texts, documents_path=exp.path("documents.tsv"))
+    prepare_texts(spec, root, texts=exp.texts, documents=exp.path("documents.tsv"))
     for metric in ("bleu", "chrf"):
         metric_stats(spec, metric, exp.texts, exp.stats(metric))
     for k in (0, 1):
@@ -348,8 +351,8 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> Experiment:
     merge_tests(
         [exp.shard(k, "tsv") for k in (0, 1)],
         [exp.shard(k, "npz") for k in (0, 1)],
-        tests_path=exp.path("tests/bleu.tsv"),
-        distributions_dir=exp.path("distributions/bleu"),
+        tests=exp.path("tests/bleu.tsv"),
+        distributions=exp.path("distributions/bleu"),
     )
     human_gold(exp, exp.path(""))
     evaluate(exp, exp.path(""))
@@ -518,8 +521,8 @@ def test_shard_of_another_seed_is_refused(experiment: Experiment, tmp_path: Path
         merge_tests(
             [exp.shard(0, "tsv"), tmp_path / "shards" / "bleu.1.tsv"],
             [exp.shard(0, "npz"), tmp_path / "shards" / "bleu.1.npz"],
-            tests_path=tmp_path / "results" / "bleu.tsv",
-            distributions_dir=tmp_path / "results" / "distributions",
+            tests=tmp_path / "results" / "bleu.tsv",
+            distributions=tmp_path / "results" / "distributions",
         )
     assert_input_error(caught.value, "bleu.1.tsv", r"made with other seed than \S+bleu\.0\.tsv", None)
     assert not (tmp_path / "results").exists()
@@ -599,7 +602,7 @@ def test_bad_human_judgments(experiment: Experiment, case: RawCase, tmp_path: Pa
     out = tmp_path / "results"
     with pytest.raises(InputError) as caught:
         outputs = {name: str(out / file) for name, file in HUMAN_OUTPUTS.items()}
-        human_step.human_gold(spec, data, texts_dir=experiment.texts, alphas=[0.05], outputs=outputs)
+        human_step.human_gold(spec, data, texts=experiment.texts, alphas=[0.05], **outputs)
     assert_input_error(caught.value, "ratings.tsv", case.error, case.line)
     assert not out.exists()
 
@@ -659,7 +662,7 @@ def test_bad_texts(experiment: Experiment, case: tuple, tmp_path: Path) -> None:
     }
     out = tmp_path / "results"
     with pytest.raises(InputError) as caught:
-        prepare_texts(spec, data, texts_dir=out / "texts", documents_path=out / "documents.tsv")
+        prepare_texts(spec, data, texts=out / "texts", documents=out / "documents.tsv")
     assert_input_error(caught.value, name, error, line)
     assert not out.exists()
 
@@ -681,7 +684,7 @@ def test_documented_tidy_examples_are_accepted(experiment: Experiment, tmp_path:
         reference, outputs = read_prepared_texts(experiment.texts)
         write_prepared_texts(reference, {s: outputs[s] for s in spec["systems"]}, texts)
         outputs = {name: str(out / file) for name, file in HUMAN_OUTPUTS.items()}
-        human_step.human_gold(spec, tmp_path, texts_dir=texts, alphas=[0.05], outputs=outputs)
+        human_step.human_gold(spec, tmp_path, texts=texts, alphas=[0.05], **outputs)
         gold = pd.read_csv(out / "gold.tsv", sep="\t")
         assert set(zip(gold["sys_x"], gold["sys_y"], strict=True)) == {("sys1", "sys2"), ("sys2", "sys1")}
         shutil.rmtree(out)

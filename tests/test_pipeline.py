@@ -16,12 +16,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from mtsig.studies.synthetic import SyntheticSpec, planted_conclusion, system_names
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = REPO / "tests" / "configs" / "tiny.yaml"
-SPEC = SyntheticSpec(seed=7, systems=6, segments=300, annotators=12)
+# the planted truth the assertions check is the one the config generates
+SPEC = SyntheticSpec(**yaml.safe_load(CONFIG.read_text(encoding="utf-8"))["synthetic"]["synthetic-small"])
 
 
 def run_pipeline(workdir: Path, data_root: Path, *extra: str, timeout: float = 900) -> float:

@@ -27,7 +27,7 @@ def test_auto_distribution_pairs_closest_and_clearly_different() -> None:
         [30.0, 20.0, 30.5, 10.0]
     )  # closest: 0 and 2 (gap 0.5); gaps 10, 0.5, 20, 10.5, 10, 20.5
     systems = ["A", "B", "C", "D"]
-    pairs = distribution_pairs(scores, systems, "auto")
+    pairs = distribution_pairs(scores, systems, "auto", 0.75)
     assert pairs[0] == ("C", "A")  # oriented higher score first
     gaps = sorted(abs(a - b) for a, b in itertools.combinations(scores, 2))
     x, y = pairs[1]
@@ -38,8 +38,8 @@ def test_auto_distribution_pairs_closest_and_clearly_different() -> None:
 
 def test_configured_distribution_pairs_must_name_known_systems() -> None:
     with pytest.raises(InputError, match="Z"):
-        distribution_pairs(np.zeros(2), ["A", "B"], [["A", "Z"]])
-    assert distribution_pairs(np.zeros(2), ["A", "B"], [["B", "A"]]) == [("B", "A")]
+        distribution_pairs(np.zeros(2), ["A", "B"], [["A", "Z"]], 0.75)
+    assert distribution_pairs(np.zeros(2), ["A", "B"], [["B", "A"]], 0.75) == [("B", "A")]
 
 
 def test_unordered_pairs_count() -> None:

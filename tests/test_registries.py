@@ -11,6 +11,7 @@ import yaml
 from mtsig import config as mtsig_config
 from mtsig.metrics import METRICS
 from mtsig.stats.resampling import TESTS
+from mtsig.steps import check_rule, step_function
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
@@ -44,3 +45,36 @@ def test_rules_take_their_wildcard_constraints_from_the_config_module() -> None:
     assert "mtsig_config.wildcard_constraints(config)" in common
     for name in list(METRICS) + list(TESTS):
         assert not re.search(rf"\b{name}\|", common), f"{name} hard-coded in a constraint of common.smk"
+
+
+def test_a_renamed_output_or_input_is_caught_before_any_job_runs() -> None:
+    fits = check_rule(
+        "merge_tests",
+        inputs=["shard_tests", "shard_distributions", "manifests"],
+        outputs=["tests", "tests_manifest", "distributions"],
+        params=[],
+        wildcards=["experiment", "metric"],
+    )
+    assert fits == []
+    renamed_output = check_rule(
+        "merge_tests",
+        inputs=["shard_tests", "shard_distributions"],
+        outputs=["tables", "distributions"],
+        params=[],
+        wildcards=["experiment", "metric"],
+    )
+    assert any("needs 'tests'" in p for p in renamed_output)
+    assert any("output 'tables'" in p for p in renamed_output)
+    renamed_input = check_rule(
+        "merge_tests", ["shards", "shard_distributions"], ["tests", "distributions"], [], ["experiment"]
+    )
+    assert any("needs 'shard_tests'" in p for p in renamed_input)
+
+
+def test_every_rule_has_exactly_one_step() -> None:
+    rules = set()
+    for path in (REPO / "workflow" / "rules").glob("*.smk"):
+        rules |= set(re.findall(r"^rule (\w+):", path.read_text(), flags=re.M))
+    assert len(rules) == 16
+    for rule in rules:
+        assert step_function(rule).__name__ == rule

@@ -1,6 +1,6 @@
 """Tests of mtsig.stats.resampling against independent oracles.
 
-1. Literal loop-per-sample transcriptions of the paper's Figures 1-4, of Riezler & Maxwell's pseudo-code (seeds/001)
+1. Literal loop-per-sample transcriptions of the paper's Figures 1-4, of Riezler & Maxwell's (2005) pseudo-code
    and of the block bootstraps, fed the same draws: p-values must be identical.
 2. sacrebleu 2.6.0's PairedTest on real WMT12 es-en outputs: its AR and its (R&M-form) bootstrap against ours.
 3. Calibration with known truth: exchangeable pairs give rejection rates inside a 99% binomial interval.
@@ -108,7 +108,7 @@ def loop_total(stats: np.ndarray, segment_indices) -> np.ndarray:
 
 
 def loop_stationary_series(starts: np.ndarray, lengths: np.ndarray, n: int) -> list[int]:
-    """Politis & Romano (1994) as in seeds/001: wrap around a circle, concatenate blocks, keep the first N points."""
+    """Politis & Romano (1994): wrap around a circle, concatenate blocks, keep the first N points."""
     series: list[int] = []
     m = 0
     while len(series) < n:

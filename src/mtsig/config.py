@@ -257,13 +257,13 @@ def experiment(config: Mapping[str, Any], name: str, results_dir: Path = Path("r
     return spec
 
 
-def data_path(data_root: Path, relative: str) -> Path:
+def data_path(data_root: str | Path, relative: str) -> Path:
     """An experiment path: absolute paths are kept, relative ones are taken from the data root."""
     path = Path(relative)
-    return path if path.is_absolute() else data_root / path
+    return path if path.is_absolute() else Path(data_root) / path
 
 
-def output_paths(spec: Mapping[str, Any], data_root: Path) -> dict[str, Path]:
+def output_paths(spec: Mapping[str, Any], data_root: str | Path) -> dict[str, Path]:
     """System name -> output file, from the experiment's ``outputs`` pattern."""
     return {system: data_path(data_root, spec["outputs"].format(system=system)) for system in spec["systems"]}
 

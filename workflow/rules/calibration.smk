@@ -4,13 +4,9 @@
 
 rule calibration:
     input:
-        stats=lambda wildcards: expand(
-            RESULTS / "{experiment}" / "stats" / "{metric}.npz",
-            experiment=wildcards.experiment,
-            metric=metrics_of(wildcards.experiment),
-        ),
-        gold_conclusions=RESULTS / "{experiment}" / "gold_conclusions.tsv",
-        documents=RESULTS / "{experiment}" / "documents.tsv",
+        stats=stats_of,
+        gold_conclusions=rules.human_gold.output.conclusions,
+        documents=rules.prepare_texts.output.documents,
     output:
         table=RESULTS / "calibration" / "{experiment}.tsv",
         png=report(
@@ -24,23 +20,21 @@ rule calibration:
     benchmark:
         "logs/{experiment}/calibration.benchmark.tsv"
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
     threads: 2
+    resources:
+        mem_mb=ENGINE_MEM_MB,
     params:
         calibration=config["calibration"],
         resampling=config["resampling"],
         tests=lambda wildcards: tests_of_experiment(wildcards.experiment),
     script:
-        "../scripts/calibration.py"
+        "../scripts/step.py"
 
 
 rule section2:
     input:
-        stats=lambda wildcards: expand(
-            RESULTS / "{experiment}" / "stats" / "{metric}.npz",
-            experiment=wildcards.experiment,
-            metric=metrics_of(wildcards.experiment),
-        ),
+        stats=stats_of,
     output:
         table=RESULTS / "{experiment}" / "section2.tsv",
         md=report(
@@ -54,8 +48,11 @@ rule section2:
     benchmark:
         "logs/{experiment}/section2.benchmark.tsv"
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
+    resources:
+        mem_mb=ENGINE_MEM_MB,
     params:
+        calibration=config["calibration"],
         resampling=config["resampling"],
     script:
-        "../scripts/section2.py"
+        "../scripts/step.py"

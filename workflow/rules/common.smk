@@ -1,6 +1,7 @@
 # Configuration, validation and the input functions shared by every rule.
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from snakemake.utils import min_version
 
@@ -11,6 +12,7 @@ sys.path.insert(
 )  # a checkout works without `pip install -e .`
 
 from mtsig import config as mtsig_config  # noqa: E402
+from mtsig import steps as mtsig_steps  # noqa: E402
 
 BASE_DIR = Path(workflow.basedir)
 RESULTS = Path("results")
@@ -36,6 +38,8 @@ RUN = mtsig_config.check_run(config)
 OUTPUT_EXPERIMENTS = RUN["outputs"] + RUN["synthetic"]
 ALPHAS = config["evaluation"]["alphas"]
 SHARDS = config["resampling"]["pair_shards"]
+# Jobs running the resampling engine: its memory cap plus headroom for the statistics and the interpreter.
+ENGINE_MEM_MB = config["resampling"]["memory_cap_mb"] + 1024
 
 
 wildcard_constraints:
@@ -50,11 +54,23 @@ def metrics_of(name):
     return experiment_spec(name)["metrics"]
 
 
+def outputs_of(pattern, **wildcards):
+    """A rule's output pattern (``rules.X.output.name``) with some wildcards filled in and the others kept."""
+    return expand(pattern, **wildcards, allow_missing=True)
+
+
+def generated_data(wildcards):
+    """The data directory that rule generate_synthetic writes for a synthetic experiment."""
+    return outputs_of(
+        rules.generate_synthetic.output.synthetic, experiment=wildcards.experiment
+    )
+
+
 def raw_inputs(wildcards):
     """The experiment's data files (or, for a synthetic experiment, the generated ones)."""
-    spec = experiment_spec(wildcards.experiment)
     if wildcards.experiment in RUN["synthetic"]:
-        return [RESULTS / wildcards.experiment / "synthetic" / "done.flag"]
+        return generated_data(wildcards)
+    spec = experiment_spec(wildcards.experiment)
     paths = [mtsig_config.data_path(DATA_ROOT, spec["reference"])]
     paths += list(mtsig_config.output_paths(spec, DATA_ROOT).values())
     if "documents" in spec:
@@ -63,9 +79,10 @@ def raw_inputs(wildcards):
 
 
 def human_inputs(wildcards):
-    spec = experiment_spec(wildcards.experiment)
+    """The experiment's human judgment files (or, for a synthetic experiment, the generated ones)."""
     if wildcards.experiment in RUN["synthetic"]:
-        return [RESULTS / wildcards.experiment / "synthetic" / "done.flag"]
+        return generated_data(wildcards)
+    spec = experiment_spec(wildcards.experiment)
     human = spec["human"]
     keys = [k for k in ("path", "sid2line", "header") if k in human]
     files = [human[k] for k in keys]
@@ -82,20 +99,36 @@ def tests_of_experiment(name):
     return tests
 
 
+def stats_of(wildcards):
+    """Every metric's statistics of the experiment."""
+    return outputs_of(
+        rules.metric_stats.output.stats,
+        experiment=wildcards.experiment,
+        metric=metrics_of(wildcards.experiment),
+    )
+
+
+def experiment_tests(wildcards):
+    """Every metric's merged tests table of the experiment."""
+    return outputs_of(
+        rules.merge_tests.output.tests,
+        experiment=wildcards.experiment,
+        metric=metrics_of(wildcards.experiment),
+    )
+
+
 def output_experiment_targets(name):
-    exp = RESULTS / name
-    targets = [
-        exp / "scores.tsv",
-        exp / "gold.tsv",
-        exp / "accuracy.tsv",
-        exp / "test_agreement.tsv",
+    """What a system-output experiment produces: scores, gold, accuracy, tests, tables and figures."""
+    produced = [
+        rules.corpus_scores.output.scores,
+        rules.human_gold.output.gold,
+        rules.evaluate.output.accuracy,
+        rules.evaluate.output.agreement,
+        rules.tables.output.md,
+        rules.figures.output.png,
     ]
-    targets += [exp / "tests" / f"{m}.tsv" for m in metrics_of(name)]
-    targets += [
-        RESULTS / "tables" / f"{name}.md",
-        RESULTS / "figures" / name / "done.flag",
-    ]
-    return targets
+    targets = outputs_of(produced, experiment=name)
+    return targets + experiment_tests(SimpleNamespace(experiment=name))
 
 
 def all_targets():
@@ -103,15 +136,14 @@ def all_targets():
     for name in OUTPUT_EXPERIMENTS:
         targets += output_experiment_targets(name)
     for name in segment_level_names():
-        targets.append(RESULTS / name / "segment_level.tsv")
+        targets += outputs_of(rules.segment_level.output.table, experiment=name)
     for name in calibration_names():
-        targets += [
-            RESULTS / "calibration" / f"{name}.tsv",
-            RESULTS / name / "section2.tsv",
-        ]
+        produced = [rules.calibration.output.table, rules.section2.output.table]
+        targets += outputs_of(produced, experiment=name)
     for name in RUN["nbest"]:
-        targets += [RESULTS / name / "systems.tsv", RESULTS / name / "ablation.tsv"]
-    targets.append(RESULTS / "tables" / "README.md")
+        produced = [rules.nbest.output.systems, rules.nbest.output.ablation]
+        targets += outputs_of(produced, experiment=name)
+    targets += list(rules.tables_index.output)
     return [str(t) for t in targets]
 
 
@@ -127,50 +159,44 @@ def calibration_names():
 
 def manifest(path):
     """The manifest written beside an intermediate file (its size, sha256, format and settings), which the
-    reading step checks (mtsig.steps.files.verify_intermediate). Declared as an output so that Snakemake removes it
-    with the file on failure, and reruns the job when it is missing."""
+    reading step checks (mtsig.steps.files.verify_intermediate). Declared as an output so that Snakemake removes
+    it with the file on failure, and reruns the job when it is missing."""
     return f"{path}.manifest.json"
 
 
 def shard_manifests(wildcards):
     """The manifests of one metric's shards: merge_tests reads them with the shards (and so keeps them, like the
     shards, until the merge is done)."""
-    shards = RESULTS / wildcards.experiment / "tests" / "shards"
-    return [
-        manifest(shards / f"{wildcards.metric}.{shard}.{ext}")
-        for shard in range(SHARDS)
-        for ext in ("tsv", "npz")
+    shards = range(SHARDS)
+    produced = [
+        rules.resample_tests.output.shard_tests_manifest,
+        rules.resample_tests.output.shard_distributions_manifest,
     ]
+    return outputs_of(
+        produced, shard=shards, experiment=wildcards.experiment, metric=wildcards.metric
+    )
 
 
 def selection_metric(wildcards):
     """Distribution pairs are chosen by BLEU (the paper's Fig. 5), or by the first metric when BLEU is not run."""
     metrics = metrics_of(wildcards.experiment)
     chosen = "bleu" if "bleu" in metrics else metrics[0]
-    return RESULTS / wildcards.experiment / "stats" / f"{chosen}.npz"
-
-
-def experiment_tests(wildcards):
-    return expand(
-        RESULTS / "{experiment}" / "tests" / "{metric}.tsv",
-        experiment=wildcards.experiment,
-        metric=metrics_of(wildcards.experiment),
-    )
+    return outputs_of(
+        rules.metric_stats.output.stats, experiment=wildcards.experiment, metric=chosen
+    )[0]
 
 
 def tables_index_entries():
     """(table, the rule that writes it) for every table of the run, in the index's order."""
-    tables = RESULTS / "tables"
-    entries = [(tables / f"{name}.md", "tables") for name in OUTPUT_EXPERIMENTS]
-    entries += [
-        (tables / f"{name}.segment_level.md", "segment_level")
-        for name in segment_level_names()
+    entries = [(rules.tables.output.md, "tables", OUTPUT_EXPERIMENTS)]
+    entries += [(rules.segment_level.output.md, "segment_level", segment_level_names())]
+    entries += [(rules.nbest.output.md, "nbest", RUN["nbest"])]
+    entries += [(rules.section2.output.md, "section2", calibration_names())]
+    return [
+        (table, rule)
+        for pattern, rule, names in entries
+        for table in outputs_of(pattern, experiment=names)
     ]
-    entries += [(tables / f"{name}.md", "nbest") for name in RUN["nbest"]]
-    entries += [
-        (tables / f"{name}.section2.md", "section2") for name in calibration_names()
-    ]
-    return [(str(table), rule) for table, rule in entries]
 
 
 def tables_index_inputs(wildcards):
@@ -181,19 +207,21 @@ def predicted_ranking_names(name):
     return list(config["segment_level"]["predicted_rankings"].get(name, {}))
 
 
-def segment_level_inputs(wildcards):
-    """The ranking data, the metric inputs (WMT) and any user-supplied predicted rankings."""
-    name = wildcards.experiment
-    files = config["segment_level"]["predicted_rankings"].get(name, {}).values()
-    predicted = {
-        "predicted": [str(mtsig_config.data_path(DATA_ROOT, p)) for p in files]
-    }
-    if name in RUN["jcml"]:
-        jcml = config["segment_level"]["jcml"][name]
-        return {"jcml": str(mtsig_config.data_path(DATA_ROOT, jcml)), **predicted}
-    return {
-        **predicted,
-        "rankings": human_inputs(wildcards),
-        "texts": str(RESULTS / name / "texts"),
-        "stats": [str(RESULTS / name / "stats" / f"{m}.npz") for m in metrics_of(name)],
-    }
+def predicted_inputs(wildcards):
+    files = config["segment_level"]["predicted_rankings"].get(wildcards.experiment, {})
+    return [str(mtsig_config.data_path(DATA_ROOT, p)) for p in files.values()]
+
+
+def jcml_input(wildcards):
+    """A JCML set's file (none for a WMT experiment)."""
+    if wildcards.experiment not in RUN["jcml"]:
+        return []
+    jcml = config["segment_level"]["jcml"][wildcards.experiment]
+    return str(mtsig_config.data_path(DATA_ROOT, jcml))
+
+
+def wmt_only(function):
+    """An input function that gives nothing for a JCML set (segment_level's WMT inputs)."""
+    return lambda wildcards: (
+        [] if wildcards.experiment in RUN["jcml"] else function(wildcards)
+    )

@@ -4,20 +4,20 @@
 
 rule generate_synthetic:
     output:
-        flag=touch(RESULTS / "{experiment}" / "synthetic" / "done.flag"),
+        synthetic=directory(RESULTS / "{experiment}" / "synthetic"),
     log:
         "logs/{experiment}/generate_synthetic.log",
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
     params:
         spec=lambda wildcards: config["synthetic"][wildcards.experiment],
     script:
-        "../scripts/generate_synthetic.py"
+        "../scripts/step.py"
 
 
 rule prepare_texts:
     input:
-        raw_inputs,
+        data=raw_inputs,
     output:
         texts=directory(RESULTS / "{experiment}" / "texts"),
         documents=RESULTS / "{experiment}" / "documents.tsv",
@@ -25,12 +25,12 @@ rule prepare_texts:
     log:
         "logs/{experiment}/prepare_texts.log",
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
     params:
         spec=lambda wildcards: experiment_spec(wildcards.experiment),
         data_root=DATA_ROOT,
     script:
-        "../scripts/prepare_texts.py"
+        "../scripts/step.py"
 
 
 rule download_data:
@@ -39,9 +39,9 @@ rule download_data:
     log:
         "logs/download_data.log",
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
     params:
         manifest="data/sources.tsv",
         root=lambda wildcards, output: Path(output[0]).parent,
     script:
-        "../scripts/download_data.py"
+        "../scripts/step.py"

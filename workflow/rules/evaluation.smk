@@ -5,8 +5,8 @@
 rule evaluate:
     input:
         tests=experiment_tests,
-        gold=RESULTS / "{experiment}" / "gold.tsv",
-        gold_conclusions=RESULTS / "{experiment}" / "gold_conclusions.tsv",
+        gold=rules.human_gold.output.gold,
+        gold_conclusions=rules.human_gold.output.conclusions,
     output:
         accuracy=RESULTS / "{experiment}" / "accuracy.tsv",
         agreement=RESULTS / "{experiment}" / "test_agreement.tsv",
@@ -20,20 +20,19 @@ rule evaluate:
     benchmark:
         "logs/{experiment}/evaluate.benchmark.tsv"
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
     params:
-        metrics=lambda wildcards: metrics_of(wildcards.experiment),
         alphas=ALPHAS,
         corrections=config["evaluation"]["corrections"],
     script:
-        "../scripts/evaluate.py"
+        "../scripts/step.py"
 
 
 rule tables:
     input:
-        accuracy=RESULTS / "{experiment}" / "accuracy.tsv",
-        chi_square=RESULTS / "{experiment}" / "chi_square.tsv",
-        agreement=RESULTS / "{experiment}" / "test_agreement.tsv",
+        accuracy=rules.evaluate.output.accuracy,
+        chi_square=rules.evaluate.output.chi_square,
+        agreement=rules.evaluate.output.agreement,
     output:
         md=report(
             RESULTS / "tables" / "{experiment}.md",
@@ -49,24 +48,24 @@ rule tables:
     wildcard_constraints:
         experiment=mtsig_config.one_of(OUTPUT_EXPERIMENTS),
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
     params:
         spec=lambda wildcards: experiment_spec(wildcards.experiment),
         resampling=config["resampling"],
     script:
-        "../scripts/tables.py"
+        "../scripts/step.py"
 
 
 rule tables_index:
     input:
-        tables_index_inputs,
+        tables=tables_index_inputs,
     output:
-        RESULTS / "tables" / "README.md",
+        index=RESULTS / "tables" / "README.md",
     log:
         "logs/tables_index.log",
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
     params:
-        rules=[rule for _, rule in tables_index_entries()],
+        rules=lambda wildcards: [rule for _, rule in tables_index_entries()],
     script:
-        "../scripts/tables_index.py"
+        "../scripts/step.py"

@@ -4,17 +4,16 @@
 
 rule figures:
     input:
-        distributions=lambda wildcards: expand(
-            RESULTS / "{experiment}" / "distributions" / "{metric}",
+        distributions=lambda wildcards: outputs_of(
+            rules.merge_tests.output.distributions,
             experiment=wildcards.experiment,
             metric=metrics_of(wildcards.experiment),
         ),
         tests=experiment_tests,
-        gold=RESULTS / "{experiment}" / "gold.tsv",
-        system_scores=RESULTS / "{experiment}" / "human" / "system_scores.tsv",
+        gold=rules.human_gold.output.gold,
+        system_scores=rules.human_gold.output.system_scores,
     output:
-        flag=touch(RESULTS / "figures" / "{experiment}" / "done.flag"),
-        figures=report(
+        png=report(
             directory(RESULTS / "figures" / "{experiment}" / "png"),
             patterns=["{name}.png"],
             caption="../report/figure.rst",
@@ -27,10 +26,11 @@ rule figures:
     benchmark:
         "logs/{experiment}/figures.benchmark.tsv"
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
+    resources:
+        mem_mb=2000,
     params:
-        metrics=lambda wildcards: metrics_of(wildcards.experiment),
-        tests=lambda wildcards: tests_of_experiment(wildcards.experiment),
+        test_names=lambda wildcards: tests_of_experiment(wildcards.experiment),
         alpha=ALPHAS[0],
     script:
-        "../scripts/figures.py"
+        "../scripts/step.py"

@@ -4,7 +4,7 @@
 rule human_gold:
     input:
         human=human_inputs,
-        texts=RESULTS / "{experiment}" / "texts",
+        texts=rules.prepare_texts.output.texts,
     output:
         z=RESULTS / "{experiment}" / "human" / "z.tsv",
         qc=RESULTS / "{experiment}" / "human" / "qc.tsv",
@@ -21,10 +21,12 @@ rule human_gold:
     benchmark:
         "logs/{experiment}/human_gold.benchmark.tsv"
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
+    resources:
+        mem_mb=2000,
     params:
         spec=lambda wildcards: experiment_spec(wildcards.experiment),
         data_root=DATA_ROOT,
         alphas=ALPHAS,
     script:
-        "../scripts/human_gold.py"
+        "../scripts/step.py"

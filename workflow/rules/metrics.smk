@@ -3,7 +3,7 @@
 
 rule metric_stats:
     input:
-        texts=RESULTS / "{experiment}" / "texts",
+        texts=rules.prepare_texts.output.texts,
     output:
         stats=RESULTS / "{experiment}" / "stats" / "{metric}.npz",
         stats_manifest=manifest(RESULTS / "{experiment}" / "stats" / "{metric}.npz"),
@@ -12,21 +12,18 @@ rule metric_stats:
     benchmark:
         "logs/{experiment}/metric_stats.{metric}.benchmark.tsv"
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
     resources:
         mem_mb=lambda wildcards: 3500 if wildcards.metric == "meteor" else 1000,
     params:
         spec=lambda wildcards: experiment_spec(wildcards.experiment),
     script:
-        "../scripts/metric_stats.py"
+        "../scripts/step.py"
 
 
 rule corpus_scores:
     input:
-        stats=lambda wildcards: expand(
-            RESULTS / "{{experiment}}" / "stats" / "{metric}.npz",
-            metric=metrics_of(wildcards.experiment),
-        ),
+        stats=stats_of,
     output:
         scores=report(
             RESULTS / "{experiment}" / "scores.tsv",
@@ -37,6 +34,6 @@ rule corpus_scores:
     log:
         "logs/{experiment}/corpus_scores.log",
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
     script:
-        "../scripts/corpus_scores.py"
+        "../scripts/step.py"

@@ -32,10 +32,12 @@ rule nbest:
     wildcard_constraints:
         experiment=mtsig_config.one_of(RUN["nbest"]),
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
+    resources:
+        mem_mb=2000,
     params:
         spec=lambda wildcards: config["nbest"][wildcards.experiment],
         data_root=DATA_ROOT,
         seed=config["resampling"]["seed"],
     script:
-        "../scripts/nbest.py"
+        "../scripts/step.py"

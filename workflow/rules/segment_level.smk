@@ -4,7 +4,15 @@
 
 rule segment_level:
     input:
-        unpack(segment_level_inputs),
+        jcml=jcml_input,
+        rankings=wmt_only(human_inputs),
+        texts=wmt_only(
+            lambda wildcards: outputs_of(
+                rules.prepare_texts.output.texts, experiment=wildcards.experiment
+            )[0]
+        ),
+        stats=wmt_only(stats_of),
+        predicted=predicted_inputs,
     output:
         table=RESULTS / "{experiment}" / "segment_level.tsv",
         md=report(
@@ -20,7 +28,9 @@ rule segment_level:
     wildcard_constraints:
         experiment=mtsig_config.one_of(segment_level_names()),
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
+    resources:
+        mem_mb=2000,
     params:
         spec=lambda wildcards: (
             None
@@ -38,4 +48,4 @@ rule segment_level:
             )
         ),
     script:
-        "../scripts/segment_level.py"
+        "../scripts/step.py"

@@ -4,22 +4,22 @@
 
 rule resample_tests:
     input:
-        stats=RESULTS / "{experiment}" / "stats" / "{metric}.npz",
+        stats=rules.metric_stats.output.stats,
         selection=selection_metric,
-        documents=RESULTS / "{experiment}" / "documents.tsv",
+        documents=rules.prepare_texts.output.documents,
     output:
-        tests=temp(
+        shard_tests=temp(
             RESULTS / "{experiment}" / "tests" / "shards" / "{metric}.{shard}.tsv"
         ),
-        distributions=temp(
+        shard_distributions=temp(
             RESULTS / "{experiment}" / "tests" / "shards" / "{metric}.{shard}.npz"
         ),
-        tests_manifest=temp(
+        shard_tests_manifest=temp(
             manifest(
                 RESULTS / "{experiment}" / "tests" / "shards" / "{metric}.{shard}.tsv"
             )
         ),
-        distributions_manifest=temp(
+        shard_distributions_manifest=temp(
             manifest(
                 RESULTS / "{experiment}" / "tests" / "shards" / "{metric}.{shard}.npz"
             )
@@ -29,26 +29,24 @@ rule resample_tests:
     benchmark:
         "logs/{experiment}/resample_tests.{metric}.{shard}.benchmark.tsv"
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
     resources:
-        mem_mb=config["resampling"]["memory_cap_mb"] + 1024,
+        mem_mb=ENGINE_MEM_MB,
     params:
         resampling=config["resampling"],
         tests=lambda wildcards: tests_of_experiment(wildcards.experiment),
         shards=SHARDS,
     script:
-        "../scripts/resample_tests.py"
+        "../scripts/step.py"
 
 
 rule merge_tests:
     input:
-        tests=expand(
-            RESULTS / "{{experiment}}" / "tests" / "shards" / "{{metric}}.{shard}.tsv",
-            shard=range(SHARDS),
+        shard_tests=outputs_of(
+            rules.resample_tests.output.shard_tests, shard=range(SHARDS)
         ),
-        distributions=expand(
-            RESULTS / "{{experiment}}" / "tests" / "shards" / "{{metric}}.{shard}.npz",
-            shard=range(SHARDS),
+        shard_distributions=outputs_of(
+            rules.resample_tests.output.shard_distributions, shard=range(SHARDS)
         ),
         manifests=shard_manifests,
     output:
@@ -58,6 +56,6 @@ rule merge_tests:
     log:
         "logs/{experiment}/merge_tests.{metric}.log",
     conda:
-        "../../environment.yml"
+        "../envs/mtsig.yaml"
     script:
-        "../scripts/merge_tests.py"
+        "../scripts/step.py"

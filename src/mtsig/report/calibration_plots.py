@@ -140,32 +140,6 @@ def _type1_limit(null: pd.DataFrame) -> float:
     return float(max(null["alpha"].max(), null["ci_high"].max())) * 1.05
 
 
-def plot_type1_error(table: pd.DataFrame) -> Figure:
-    """Rejection rate of every test under the null against the nominal alpha, one panel per metric.
-
-    A calibrated test lies on the diagonal; above it, the test rejects true nulls too often (anti-conservative).
-    The small x offsets between tests are for legibility only; every point belongs to the alpha on the axis.
-    """
-    null = _null_rows(table)
-    metrics = list(dict.fromkeys(null["metric"]))
-    fig, axes = _grid(1, len(metrics))
-    for ax, metric in zip(axes[0], metrics, strict=True):
-        _draw_type1(ax, null[null["metric"] == metric], _type1_limit(null))
-    _legend_right(fig, axes[0, 0])
-    return fig
-
-
-def plot_power(table: pd.DataFrame, alpha: float = 0.05) -> Figure:
-    """Power of every test at ``alpha`` against the planted keep probability q, one panel per metric."""
-    rows = _power_rows(table, alpha)
-    metrics = list(dict.fromkeys(rows["metric"]))
-    fig, axes = _grid(1, len(metrics))
-    for ax, metric in zip(axes[0], metrics, strict=True):
-        _draw_power(ax, rows[rows["metric"] == metric], alpha)
-    _legend_right(fig, axes[0, 0])
-    return fig
-
-
 def plot_calibration(table: pd.DataFrame, alpha: float = 0.05) -> Figure:
     """The study in one figure: Type I error against alpha (top row) and power against q (bottom row), one
     column per metric. This is the pipeline's ``calibration.{pdf,png}``."""

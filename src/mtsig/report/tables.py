@@ -437,3 +437,55 @@ def tables_index_markdown(
         text = _markdown_cell(name).replace("[", r"\[").replace("]", r"\]")
         lines.append(f"- [{text}]({path.replace(' ', '%20')})")
     return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------------------- studies' tables
+
+
+def section2_markdown(experiment: str, table: pd.DataFrame, n_pairs: int) -> str:
+    """The paper's Section 2 in numbers (R&M bootstrap against R&M AR on the closest pairs), with its prose."""
+    text = (
+        f"# Section 2 in numbers: {experiment}\n\n"
+        f"For the {n_pairs} pairs with the closest scores per metric: p-values of Riezler & Maxwell's bootstrap and "
+        "approximate randomization as published (absolute values, p = (c+1)/(B+1)), the paper's two-sided "
+        "bootstrap (Fig. 1), and the R&M bootstrap doubled. The paper argues the R&M bootstrap is effectively "
+        "one-tailed, i.e. about half the AR p-value: the median ratio here is "
+        f"{table['ratio_rm_bootstrap_to_rm_ar'].median():.2f}.\n\n"
+    )
+    return text + frame_to_markdown(table)
+
+
+def nbest_markdown(results: Mapping[str, pd.DataFrame]) -> str:
+    """The n-best experiment's tables (Bremerman et al. 2020): MAP and the other measures, the gold ablation,
+    x-best y-reference BLEU and the simulation parameters."""
+    ranked = results["systems"].sort_values("map", ascending=False, kind="stable")
+    columns = ["system", "simulated", "map", "weighted_f1", "bleu_1best_1ref", "bleu_100best_100ref"]
+    text = [
+        "# n-best lists: STAPLE en-pt (Bremerman et al. 2020)\n",
+        "Every system with `simulated = True` is SIMULATED from the gold (parameters below); `aws_baseline` is the "
+        "organisers' real 1-best baseline.\n",
+        "## MAP and the other measures\n",
+        frame_to_markdown(ranked[columns]),
+        "\n## Ablation of the gold: correlation of each step's MAP ranking with the full-gold ranking\n",
+        frame_to_markdown(results["ablation"]),
+        "\n## x-best y-reference BLEU against MAP\n",
+        frame_to_markdown(results["bleu_grid"]),
+        "\n## Simulation parameters\n",
+        frame_to_markdown(results["parameters"]),
+    ]
+    return "\n".join(text)
+
+
+def segment_level_markdown(name: str, table: pd.DataFrame) -> str:
+    """The RankEval measures (Avramidis 2013) of one ranking data set, one row per convention and predictor."""
+    wide = table.pivot_table(index=["convention", "predictor"], columns="measure", values="value", sort=False)
+    text = (
+        f"# Segment-level meta-evaluation: {name}\n\n"
+        "RankEval measures (Avramidis 2013) of each predictor against the human rankings: Kendall's tau with WMT's "
+        "penalised ties (micro and macro averaged, with its p-value), MRR, NDCG, ERR, average human rank of the "
+        "predicted best, and best-predicted-vs-human (bph_<human rank>) in percent of the judgments. Higher score = "
+        "better = rank 1; equal scores tie. Convention `paper` follows the paper's equations; `rankeval_tool` "
+        "reproduces the RankEval tool's code (blank ranks as the best rank, tied predictions overwriting each "
+        "other in NDCG/ERR, ...; see config/README.md).\n\n"
+    )
+    return text + frame_to_markdown(wide.reset_index())

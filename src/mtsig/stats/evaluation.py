@@ -5,7 +5,7 @@ test of metric differences (Section 4.1, last paragraph), agreement between the 
 paper's central finding), and multiple-testing corrections over the pairs of an experiment (beyond the paper; the
 family-wise error and FDR of the slides, seed 001).
 
-Input shapes (see DESIGN.md, "Data flow"):
+Input shapes (see docs/design.md, "Data flow"):
 
 * tests table of one metric: ``sys_x, sys_y, test, statistic, p_value``, one row per *ordered* pair and test, the
   statistic ``S(X) - S(Y)`` oriented so that positive means X better, one-sided p-values for "X better than Y";

@@ -4,7 +4,7 @@ Paper: Graham, Mathur & Baldwin (2014), Sec. 4. Every annotator's scores are sta
 mean and sd; for each pair of systems and each criterion a Wilcoxon rank-sum (Mann-Whitney U) test is run on the
 standardised scores; adequacy decides and fluency breaks adequacy ties (Fig. 7). Quality control follows Graham et al.
 (2013) as in WMT DA: an annotator is kept only if their degraded ("bad reference") items score significantly lower
-than the matching originals. For relative rankings (WMT12 RNK, no 0-100 scores) DESIGN.md defines two golds: the
+than the matching originals. For relative rankings (WMT12 RNK, no 0-100 scores) docs/statistics.md ("Relative rankings") defines two golds: the
 head-to-head sign test and the paper's machinery applied to item scores (beats - beaten) standardised per judge.
 
 Inputs are the tidy ratings table of :mod:`mtsig.io.human` and the judgments table of :mod:`mtsig.io.rankings`
@@ -374,7 +374,7 @@ def _within_judgment_pairs(ranked: pd.DataFrame) -> pd.DataFrame:
 
 
 def head_to_head_gold(judgments: pd.DataFrame, systems: Sequence[str] | None = None) -> pd.DataFrame:
-    """Head-to-head sign test (DESIGN.md "Relative rankings", the default gold for ranking data).
+    """Head-to-head sign test (docs/statistics.md, "Relative rankings"; the default gold for ranking data).
 
     Every judgment ranking both x and y (blanks excluded) is a win of x (rank_x < rank_y: lower is better), a
     loss, or a tie (dropped). p = ``scipy.stats.binomtest(wins, wins + losses, 0.5, alternative="greater")``
@@ -398,7 +398,7 @@ def head_to_head_gold(judgments: pd.DataFrame, systems: Sequence[str] | None = N
 
 def item_scores(judgments: pd.DataFrame) -> pd.DataFrame:
     """Item score of each ranked system in each judgment = (systems it beats) - (systems that beat it) within
-    that judgment (DESIGN.md "Relative rankings"; ties count as neither). Blank systems are excluded from the
+    that judgment (docs/statistics.md, "Relative rankings"; ties count as neither). Blank systems are excluded from the
     judgment entirely (neither scored nor counted for the others); a system ranked alone scores 0.
     Returns DataFrame(judgment, annotator, segment, system, item_score)."""
     ranked = _ranked(judgments)
@@ -429,7 +429,7 @@ def item_score_wilcoxon_gold(
     *,
     exclude_shared: bool = True,
 ) -> pd.DataFrame:
-    """The paper's machinery on relative rankings (DESIGN.md "Relative rankings", second gold): item scores
+    """The paper's machinery on relative rankings (docs/statistics.md, "Relative rankings", second gold): item scores
     standardised per judge, then for every ordered pair a one-sided Mann-Whitney U test (x greater than y).
 
     With ``exclude_shared`` (default) the pair's samples come only from judgments that contain exactly one of the

@@ -1,8 +1,8 @@
 """Randomized significance tests for every pair of systems at once, on sufficient statistics only.
 
-Implements the tests of Graham, Mathur & Baldwin (2014), Figures 1-4 (seeds/000), the Riezler & Maxwell (2005)
-originals as published (seeds/001), and two dependence-aware bootstraps (issue 6): whole-document resampling and the
-stationary block bootstrap of Politis & Romano (1994). DESIGN.md, "The statistics, exactly", defines each one.
+Implements the tests of Graham, Mathur & Baldwin (2014), Figures 1-4, the Riezler & Maxwell (2005)
+originals as published, and two dependence-aware bootstraps: whole-document resampling and the
+stationary block bootstrap of Politis & Romano (1994). docs/statistics.md, "The randomized tests", defines each one.
 
 The engine is metric-agnostic. A metric contributes per-segment sufficient statistics ``stats[S, N, k]`` and a
 vectorised ``score(totals[..., k]) -> [...]``; a corpus score is the score of the summed statistics.
@@ -103,11 +103,9 @@ TESTS: dict[str, TestSpec] = {
     "approximate_randomization_two_sided": TestSpec(
         RANDOMIZATION, "absolute", "two-sided", False, "paper Fig. 2 with |d_r| >= |d|"
     ),
-    "rm_bootstrap": TestSpec(
-        IID_BOOTSTRAP, "rm_shift", "two-sided", True, "Riezler & Maxwell (2005); seeds/001"
-    ),
+    "rm_bootstrap": TestSpec(IID_BOOTSTRAP, "rm_shift", "two-sided", True, "Riezler & Maxwell (2005)"),
     "rm_approximate_randomization": TestSpec(
-        RANDOMIZATION, "absolute", "two-sided", True, "Riezler & Maxwell (2005); seeds/001"
+        RANDOMIZATION, "absolute", "two-sided", True, "Riezler & Maxwell (2005)"
     ),
     "paired_bootstrap_documents": TestSpec(
         DOCUMENT_BOOTSTRAP, "paired", "one-sided", False, "Fig. 4, documents"
@@ -165,7 +163,7 @@ def stationary_blocks_first_round(n_segments: int, mean_block_length: float) -> 
 def stationary_draws(
     seed: int, n_segments: int, mean_block_length: float, block_index: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Block ``block_index`` of the stationary bootstrap draws (Politis & Romano 1994, steps 2-3 in seeds/001).
+    """Block ``block_index`` of the stationary bootstrap draws (Politis & Romano 1994, steps 2-3 of the algorithm).
 
     Returns ``(starts, lengths)``, both ``int64[DRAW_BLOCK_SIZE, M]``: per pseudo-sample, M block start points
     uniform on ``{0, ..., N-1}`` and M block lengths geometric on ``{1, 2, ...}`` with mean ``mean_block_length``
@@ -188,7 +186,7 @@ def stationary_draws(
 
 
 def stationary_indices(starts: np.ndarray, lengths: np.ndarray, n: int | None = None) -> np.ndarray:
-    """Segment indices of stationary-bootstrap pseudo-series (Politis & Romano 1994, steps 1, 4, 5 in seeds/001).
+    """Segment indices of stationary-bootstrap pseudo-series (Politis & Romano 1994, steps 1, 4, 5 of the algorithm).
 
     The series of ``n`` points (default: as many as there are blocks) is wrapped around a circle; block m copies
     ``lengths[m]`` consecutive points from ``starts[m]``; the first ``n`` points are kept. Vectorised as a cumulative

@@ -3,4 +3,140 @@
 A step reads the rule's input files, calls the library (which takes data, not paths) and writes the rule's outputs;
 steps are the only code that reads and writes pipeline files (through :mod:`mtsig.steps.files`, which adds the
 manifests). Every step can also be run, and tested, from Python without Snakemake.
+
+Rules are wired to steps by name: ``workflow/scripts/step.py`` calls the step named after the rule with the rule's
+named inputs, outputs, params and wildcards as keyword arguments (:func:`run_step`), and the Snakefile checks every
+rule against its step when it is parsed (:func:`check_rules`), so renaming an input, output or param on one side
+only fails before any job runs.
 """
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+#: The step modules, one per ``workflow/rules/*.smk`` file that has rules (``common.smk`` has none).
+STEP_MODULES = (
+    "data",
+    "metrics",
+    "significance",
+    "human",
+    "evaluation",
+    "figures",
+    "segment_level",
+    "calibration",
+    "nbest",
+)
+
+#: Named outputs that a step does not write itself: the manifests, which :mod:`mtsig.steps.files` writes beside
+#: each intermediate file.
+MANIFEST_OUTPUT_SUFFIX = "_manifest"
+
+#: Arguments a step may take besides the rule's named items.
+EXTRA_ARGUMENTS = ("threads",)
+
+
+def step_function(rule: str) -> Callable[..., None]:
+    """The function named after ``rule`` in the one step module that defines it."""
+    found = []
+    for name in STEP_MODULES:
+        module = importlib.import_module(f"mtsig.steps.{name}")
+        function = getattr(module, rule, None)
+        if callable(function) and getattr(function, "__module__", None) == module.__name__:
+            found.append(function)
+    if len(found) != 1:
+        raise LookupError(f"rule {rule}: {len(found)} step functions named after it in mtsig.steps")
+    return found[0]
+
+
+def _parameters(function: Callable[..., None]) -> dict[str, inspect.Parameter]:
+    return dict(inspect.signature(function).parameters)
+
+
+def check_rule(
+    rule: str,
+    inputs: Iterable[str],
+    outputs: Iterable[str],
+    params: Iterable[str],
+    wildcards: Iterable[str],
+) -> list[str]:
+    """Problems wiring ``rule`` to its step (empty when it fits): every argument of the step without a default
+    must be one named input, output, param or wildcard of the rule, no name may be two of them, and every named
+    output except the manifests must be an argument (a step writes each output it declares)."""
+    parameters = _parameters(step_function(rule))
+    kinds = {
+        "input": list(inputs),
+        "output": list(outputs),
+        "params": list(params),
+        "wildcards": list(wildcards),
+    }
+    problems = []
+    seen: dict[str, str] = {}
+    for kind, names in kinds.items():
+        for name in names:
+            if name in seen and name in parameters:
+                problems.append(f"{name!r} is both a named {seen[name]} and a named {kind}")
+            seen.setdefault(name, kind)
+    for name, parameter in parameters.items():
+        required = parameter.default is inspect.Parameter.empty
+        if name not in seen and name not in EXTRA_ARGUMENTS and required:
+            problems.append(f"the step needs {name!r}, which the rule does not name")
+    for name in kinds["output"]:
+        if not name.endswith(MANIFEST_OUTPUT_SUFFIX) and name not in parameters:
+            problems.append(f"output {name!r} is not an argument of the step, which would not write it")
+    return [f"rule {rule}: {p}" for p in problems]
+
+
+def check_rules(rules: Iterable[Any], script_name: str = "step.py") -> None:
+    """Check every Snakemake rule whose script is ``step.py`` against its step (:func:`check_rule`); called by the
+    Snakefile once all rules are defined. Raises ValueError listing every problem."""
+    problems = []
+    for rule in rules:
+        if not str(getattr(rule, "script", "") or "").endswith(script_name):
+            continue
+        problems += check_rule(
+            rule.name,
+            rule.input._names,
+            rule.output._names,
+            rule.params._names,
+            rule.wildcard_names,
+        )
+    if problems:
+        raise ValueError("rules and steps disagree:\n" + "\n".join(problems))
+
+
+def _value(value: Any) -> Any:
+    """A named item as the step sees it: a path string, or a list of them for a list of files."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple):  # Snakemake's Namedlist is a list
+        return [_value(v) for v in value]
+    return value
+
+
+def step_arguments(
+    rule: str, named: Mapping[str, Mapping[str, Any]], threads: int = 1
+) -> tuple[Callable[..., None], dict[str, Any]]:
+    """The step of ``rule`` and its keyword arguments, taken by name from ``named`` (kind -> name -> value)."""
+    function = step_function(rule)
+    available = {name: value for items in named.values() for name, value in items.items()}
+    available["threads"] = threads
+    arguments = {n: _value(available[n]) for n in _parameters(function) if n in available}
+    return function, arguments
+
+
+def run_step(snakemake: Any) -> None:
+    """Run the step named after ``snakemake.rule`` with the rule's named items, logging to the rule's log."""
+    from mtsig.steps.files import logged
+
+    named = {
+        "input": dict(snakemake.input.items()),
+        "output": dict(snakemake.output.items()),
+        "params": dict(snakemake.params.items()),
+        "wildcards": dict(snakemake.wildcards.items()),
+    }
+    function, arguments = step_arguments(snakemake.rule, named, threads=snakemake.threads)
+    with logged(snakemake.log[0] if snakemake.log else None):
+        function(**arguments)

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
@@ -45,14 +46,16 @@ def stats_by_metric(stats_paths: Sequence[str | Path]) -> tuple[dict[str, tuple]
 
 def calibration(
     *,
-    stats_paths: Sequence[str | Path],
-    gold_conclusions_path: str | Path,
-    documents_path: str | Path,
+    stats: Sequence[str | Path],
+    gold_conclusions: str | Path,
+    documents: str | Path,
     experiment: str,
     calibration: Mapping[str, Any],
     resampling: Mapping[str, Any],
     tests: Sequence[str],
-    outputs: Mapping[str, str],
+    table: str | Path,
+    png: str | Path,
+    pdf: str | Path,
 ) -> None:
     """Type I error and power of every test and metric (mtsig.studies.calibration), for each configured swap unit.
 
@@ -64,12 +67,19 @@ def calibration(
     from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
     from mtsig.studies.calibration import calibration_study, choose_planted_pair, gold_better_pairs
 
+    stats_paths, gold_conclusions_path, documents_path, table_path = stats, gold_conclusions, documents, table
+
+    if not any(np.isclose(float(calibration["figure_alpha"]), calibration["alphas"])):
+        raise InputError(
+            f"calibration.figure_alpha {calibration['figure_alpha']} is not one of calibration.alphas "
+            f"{calibration['alphas']}"
+        )
     by_metric, systems = stats_by_metric(stats_paths)
     gold = read_gold_table(gold_conclusions_path, ("gold", *GOLD_CONCLUSION_COLUMNS))
     gold = gold[gold["gold"] == gold["gold"].iloc[0]]
     chooser = "bleu" if "bleu" in by_metric else next(iter(by_metric))
     stats, score, higher = by_metric[chooser]
-    better = gold_better_pairs(gold, 0.05)
+    better = gold_better_pairs(gold, float(calibration["planted_alpha"]))
     x, y = choose_planted_pair(stats, score, systems, higher_is_better=higher, gold_better=better)
     log.info("planted pair: %s better than %s (by gold and %s)", x, y, chooser)
     documents = read_segment_documents(documents_path, next(iter(by_metric.values()))[0].shape[1])
@@ -99,23 +109,28 @@ def calibration(
             ).assign(sys_x=x, sys_y=y)
         )
     table = pd.concat(frames, ignore_index=True)
-    write_tsv(table, outputs["table"])
-    figure = plot_calibration(table[table["swap_unit"] == table["swap_unit"].iloc[0]], alpha=0.05)
+    write_tsv(table, table_path)
+    figure = plot_calibration(
+        table[table["swap_unit"] == table["swap_unit"].iloc[0]], alpha=float(calibration["figure_alpha"])
+    )
     # bbox "tight" keeps the legend, which sits to the right of the panels
-    save_figure(figure, [outputs["png"], outputs["pdf"]], bbox_inches="tight", dpi=150)
+    save_figure(figure, [png, pdf], bbox_inches="tight", dpi=150)
 
 
 def section2(
     *,
-    stats_paths: Sequence[str | Path],
+    stats: Sequence[str | Path],
     experiment: str,
+    calibration: Mapping[str, Any],
     resampling: Mapping[str, Any],
-    outputs: Mapping[str, str],
+    table: str | Path,
+    md: str | Path,
 ) -> None:
     """The paper's Section 2 in numbers for every metric: R&M bootstrap vs R&M AR on the closest pairs."""
-    from mtsig.report.tables import frame_to_markdown
+    from mtsig.report.tables import section2_markdown
     from mtsig.studies.calibration import section2_table
 
+    stats_paths, table_path = stats, table
     by_metric, systems = stats_by_metric(stats_paths)
     frames = []
     for metric, (stats, score, higher) in by_metric.items():
@@ -124,7 +139,7 @@ def section2(
             score,
             systems,
             higher_is_better=higher,
-            n_closest=5,
+            n_closest=int(calibration["section2_pairs"]),
             n_samples=int(samples_per_test(resampling["samples"], ["rm_bootstrap"])["rm_bootstrap"]),
             seed=derive_seed(int(resampling["seed"]), experiment, metric, "section2"),
             memory_cap_bytes=int(resampling["memory_cap_mb"]) * 2**20,
@@ -132,13 +147,7 @@ def section2(
         frames.append(table.assign(metric=metric))
     table = pd.concat(frames, ignore_index=True)
     table = table[["metric", *[c for c in table.columns if c != "metric"]]]
-    write_tsv(table, outputs["table"])
-    text = (
-        f"# Section 2 in numbers: {experiment}\n\n"
-        "For the five pairs with the closest scores per metric: p-values of Riezler & Maxwell's bootstrap and "
-        "approximate randomization as published (absolute values, p = (c+1)/(B+1)), the paper's two-sided "
-        "bootstrap (Fig. 1), and the R&M bootstrap doubled. The paper argues the R&M bootstrap is effectively "
-        "one-tailed, i.e. about half the AR p-value: the median ratio here is "
-        f"{table['ratio_rm_bootstrap_to_rm_ar'].median():.2f}.\n\n"
+    write_tsv(table, table_path)
+    write_text(
+        section2_markdown(experiment, table, int(calibration["section2_pairs"])), md, made_by="section2"
     )
-    write_text(text + frame_to_markdown(table), outputs["md"], made_by="section2")

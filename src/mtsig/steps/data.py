@@ -22,7 +22,9 @@ from mtsig.steps.files import (
 log = logging.getLogger("mtsig")
 
 
-def prepare_texts(spec: Mapping[str, Any], data_root: Path, *, texts_dir: Path, documents_path: Path) -> None:
+def prepare_texts(
+    spec: Mapping[str, Any], data_root: str | Path, *, texts: str | Path, documents: str | Path
+) -> None:
     """Validate and prepare an experiment's texts: ``texts/reference.txt``, ``texts/systems/<name>.txt`` (HTML
     entities unescaped if ``unescape_html``), ``texts/systems.txt`` (the system order) and ``documents.tsv``
     (segment, doc_id; empty doc ids when the experiment names no document file)."""
@@ -33,16 +35,17 @@ def prepare_texts(spec: Mapping[str, Any], data_root: Path, *, texts_dir: Path, 
     )
     n_segments = len(reference)
     if "documents" in spec:
-        documents = spec["documents"]
         doc_ids = read_documents(
-            mtsig_config.data_path(data_root, documents["path"]), documents["format"], n_segments
+            mtsig_config.data_path(data_root, spec["documents"]["path"]),
+            spec["documents"]["format"],
+            n_segments,
         )
     else:
         doc_ids = np.full(n_segments, "", dtype=object)
-    write_prepared_texts(reference, outputs, texts_dir)
+    write_prepared_texts(reference, outputs, Path(texts))
     write_tsv(
         pd.DataFrame({"segment": np.arange(n_segments), "doc_id": doc_ids}),
-        documents_path,
+        documents,
         made_by="prepare_texts",
         settings={"segments": n_segments},
     )
@@ -65,14 +68,14 @@ def write_prepared_texts(
     write(list(outputs), texts_dir / "systems.txt")
 
 
-def generate_synthetic(spec: Mapping[str, Any], out_dir: Path) -> None:
+def generate_synthetic(spec: Mapping[str, Any], synthetic: str | Path) -> None:
     """A synthetic experiment with planted system quality and biased annotators (:mod:`mtsig.studies.synthetic`),
-    written into ``out_dir``."""
+    written into the directory ``synthetic``."""
     from mtsig.studies.synthetic import SyntheticSpec, write_synthetic_experiment
 
-    synthetic = SyntheticSpec(**spec)
-    write_synthetic_experiment(synthetic, Path(out_dir))
-    log.info("synthetic experiment: %s", synthetic)
+    planted = SyntheticSpec(**spec)
+    write_synthetic_experiment(planted, Path(synthetic))
+    log.info("synthetic experiment: %s", planted)
 
 
 def download_data(manifest: str | Path, root: str | Path) -> None:

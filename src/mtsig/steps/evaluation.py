@@ -30,18 +30,24 @@ def tests_by_metric(tests_paths: Sequence[str | Path]) -> dict[str, pd.DataFrame
 
 def evaluate(
     *,
-    tests_paths: Sequence[str | Path],
-    gold_path: str | Path,
-    gold_conclusions_path: str | Path,
+    tests: Sequence[str | Path],
+    gold: str | Path,
+    gold_conclusions: str | Path,
     alphas: Sequence[float],
     corrections: Sequence[str],
-    outputs: Mapping[str, str],
+    accuracy: str | Path,
+    agreement: str | Path,
+    chi_square: str | Path,
+    conclusions: str | Path,
 ) -> None:
     """Accuracy of every metric x test against every gold (uncorrected, and after each correction applied to the
     tests alone and to tests and gold alike), the chi-square test between metrics, and agreement between tests."""
     from mtsig.stats import evaluation
     from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS, GOLD_PVALUE_COLUMNS
 
+    tests_paths, gold_path, gold_conclusions_path = tests, gold, gold_conclusions  # the tables take the names
+    accuracy_path, agreement_path, chi_square_path = accuracy, agreement, chi_square
+    conclusions_path = conclusions
     tests = tests_by_metric(tests_paths)
     gold_p = read_gold_table(gold_path, GOLD_PVALUE_COLUMNS)
     gold = read_gold_table(gold_conclusions_path, GOLD_CONCLUSION_COLUMNS)
@@ -68,31 +74,37 @@ def evaluate(
         "corrections": list(corrections),
         "metrics": list(tests),
     }
-    write_tsv(accuracy, outputs["accuracy"], made_by="evaluate", settings=settings)
+    write_tsv(accuracy, accuracy_path, made_by="evaluate", settings=settings)
     uncorrected = accuracy[accuracy["correction"] == "none"]
     chi_square = evaluation.metric_chi_square(uncorrected)
-    write_tsv(chi_square, outputs["chi_square"], made_by="evaluate", settings=settings)
-    write_tsv(
-        evaluation.test_agreement(conclusions), outputs["agreement"], made_by="evaluate", settings=settings
-    )
+    write_tsv(chi_square, chi_square_path, made_by="evaluate", settings=settings)
+    write_tsv(evaluation.test_agreement(conclusions), agreement_path, made_by="evaluate", settings=settings)
     long = pd.concat([c.assign(metric=m) for m, c in conclusions.items()], ignore_index=True)
-    write_tsv(long[["metric", *[c for c in long.columns if c != "metric"]]], outputs["conclusions"])
+    write_tsv(long[["metric", *[c for c in long.columns if c != "metric"]]], conclusions_path)
 
 
 def tables(
     spec: Mapping[str, Any],
     resampling: Mapping[str, Any],
     *,
-    accuracy_path: str | Path,
-    chi_square_path: str | Path,
-    agreement_path: str | Path,
-    outputs: Mapping[str, str],
+    accuracy: str | Path,
+    chi_square: str | Path,
+    agreement: str | Path,
+    md: str | Path,
+    tex: str | Path,
+    csv: str | Path,
 ) -> None:
     """The paper's Tables 1-2 for every gold of the experiment (Markdown with the extra rows, LaTeX, CSV).
 
     The primary gold (the first configured method) fills the main table; every other gold, the tests beyond the
     paper's three, and the corrected conclusions follow in clearly labelled sections of the Markdown file.
     """
+    accuracy_path, chi_square_path, agreement_path = (
+        accuracy,
+        chi_square,
+        agreement,
+    )  # the tables take the names
+    md_path, tex_path, csv_path = md, tex, csv
 
     accuracy = read_intermediate_tsv(
         accuracy_path, "evaluate", columns=("correction", "gold", "metric", "test")
@@ -139,16 +151,15 @@ def tables(
             md.append(paper_tables.accuracy_by_test_markdown(corrected, gold, caption, tests, metrics))
     md.append("\n## Agreement between the three tests\n")
     md.append(paper_tables.agreement_markdown(agreement))
-    write_text(f"# {description}\n\n" + "\n".join(md), outputs["md"], made_by="tables")
-    write_text("\n\n".join(tex), outputs["tex"])
-    write_text(csv[0], outputs["csv"])
+    write_text(f"# {description}\n\n" + "\n".join(md), md_path, made_by="tables")
+    write_text("\n\n".join(tex), tex_path)
+    write_text(csv[0], csv_path)
 
 
-def tables_index(
-    table_paths: Sequence[str | Path], out_path: str | Path, made_by: Sequence[str] | None = None
-) -> None:
-    """``results/tables/README.md``: links to every table, then each table inlined. ``made_by``: the rule that
-    writes each table (named when a table fails its manifest check); default ``tables``."""
+def tables_index(tables: Sequence[str | Path], index: str | Path, rules: Sequence[str] | None = None) -> None:
+    """``results/tables/README.md`` (``index``): links to every table, then each table inlined. ``rules``: the rule
+    that writes each table (named when a table fails its manifest check); default ``tables``."""
+    table_paths, out_path, made_by = tables, index, rules
 
     out = Path(out_path)
     entries = [(Path(p).stem, Path(p).name) for p in table_paths]

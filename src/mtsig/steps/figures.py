@@ -29,20 +29,22 @@ def systems_by_human_score(system_scores: pd.DataFrame) -> list[str]:
 
 def figures(
     *,
-    distributions_dirs: Sequence[str | Path],
-    tests_paths: Sequence[str | Path],
-    gold_path: str | Path,
-    system_scores_path: str | Path,
-    tests: Sequence[str],
+    distributions: Sequence[str | Path],
+    tests: Sequence[str | Path],
+    gold: str | Path,
+    system_scores: str | Path,
+    test_names: Sequence[str],
     alpha: float,
-    png_dir: str | Path,
-    pdf_dir: str | Path,
+    png: str | Path,
+    pdf: str | Path,
 ) -> None:
     """Figs. 5-6 (pseudo-statistic distributions of the kept pairs), Fig. 7 (human significance heatmaps per
     criterion and combined, for every gold) and Fig. 8 (every metric x test) as PNG and PDF."""
     from mtsig.report import plots
 
-    png_dir, pdf_dir = Path(png_dir), Path(pdf_dir)
+    distributions_dirs, tests_paths, gold_path, system_scores_path = distributions, tests, gold, system_scores
+    tests = list(test_names)
+    png_dir, pdf_dir = Path(png), Path(pdf)
     png_dir.mkdir(parents=True, exist_ok=True)
     pdf_dir.mkdir(parents=True, exist_ok=True)
 

@@ -414,8 +414,3 @@ def load_stats(path: str | os.PathLike[str]) -> tuple[np.ndarray, list[str], str
 def metric_name_of(path: str | os.PathLike[str]) -> str:
     """``results/x/stats/bleu.npz`` -> ``bleu``."""
     return Path(path).stem
-
-
-def by_metric(paths: list[str]) -> Mapping[str, str]:
-    """Map metric name -> path for a rule's list of per-metric inputs."""
-    return {metric_name_of(p): p for p in paths}

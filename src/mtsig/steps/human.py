@@ -17,19 +17,23 @@ log = logging.getLogger("mtsig")
 
 def human_gold(
     spec: Mapping[str, Any],
-    data_root: Path,
+    data_root: str | Path,
     *,
-    texts_dir: Path,
+    texts: str | Path,
     alphas: Sequence[float],
-    outputs: Mapping[str, str],
+    z: str | Path,
+    qc: str | Path,
+    system_scores: str | Path,
+    gold: str | Path,
+    conclusions: str | Path,
 ) -> None:
     """Standardised ratings, QC, gold p-values and conclusions, human system scores (paper Sec. 4)."""
     from mtsig.stats.human import build_gold
 
-    reference, systems = read_prepared_texts(texts_dir)
+    reference, systems = read_prepared_texts(Path(texts))
     result = build_gold(
         spec["human"],
-        data_root,
+        Path(data_root),
         list(systems),
         len(reference),
         alphas,
@@ -42,11 +46,11 @@ def human_gold(
     for annotator in result["zero_z"]:
         log.info("annotator %s: zero variance, kept with z = 0 (standardise.zero_variance: zero)", annotator)
     settings = {"systems": list(systems), "alphas": [float(a) for a in alphas], "gold": spec["gold"]}
-    write_tsv(result["z"], outputs["z"])
-    write_tsv(result["qc"], outputs["qc"])
-    write_tsv(result["system_scores"], outputs["system_scores"], made_by="human_gold", settings=settings)
-    write_tsv(result["gold"], outputs["gold"], made_by="human_gold", settings=settings)
-    write_tsv(result["gold_conclusions"], outputs["conclusions"], made_by="human_gold", settings=settings)
+    write_tsv(result["z"], z)
+    write_tsv(result["qc"], qc)
+    write_tsv(result["system_scores"], system_scores, made_by="human_gold", settings=settings)
+    write_tsv(result["gold"], gold, made_by="human_gold", settings=settings)
+    write_tsv(result["gold_conclusions"], conclusions, made_by="human_gold", settings=settings)
     primary = result["gold_conclusions"]
     primary = primary[primary["gold"] == primary["gold"].iloc[0]]
     for alpha in alphas:

@@ -28,16 +28,16 @@ def metric_options(spec: Mapping[str, Any], metric: str) -> dict[str, Any]:
 
 
 def metric_stats(
-    spec: Mapping[str, Any], metric: str, texts_dir: Path, stats_path: Path, *, processes: int = 1
+    spec: Mapping[str, Any], metric: str, texts: str | Path, stats: str | Path, *, threads: int = 1
 ) -> None:
     """Per-segment sufficient statistics of ``metric`` for every system (systems x segments x k)."""
     from mtsig.metrics import get_metric
 
-    reference, outputs = read_prepared_texts(texts_dir)
+    reference, outputs = read_prepared_texts(Path(texts))
     scorer = get_metric(metric, **metric_options(spec, metric))
-    stats = scorer.stats_many(outputs, reference, processes=processes)
-    save_stats(stats_path, stats, list(outputs), scorer.details(), scorer.options)
-    log.info("%s: stats %s; %s", metric, stats.shape, scorer.details())
+    statistics = scorer.stats_many(outputs, reference, processes=threads)
+    save_stats(stats, statistics, list(outputs), scorer.details(), scorer.options)
+    log.info("%s: stats %s; %s", metric, statistics.shape, scorer.details())
 
 
 def corpus_scores_table(stats_paths: Sequence[str | Path]) -> pd.DataFrame:
@@ -53,6 +53,6 @@ def corpus_scores_table(stats_paths: Sequence[str | Path]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["system", "metric", "score", "details"])
 
 
-def corpus_scores(stats_paths: Sequence[str | Path], scores_path: str | Path) -> None:
+def corpus_scores(stats: Sequence[str | Path], scores: str | Path) -> None:
     """``scores.tsv``: every system's corpus score per metric (:func:`corpus_scores_table`)."""
-    write_tsv(corpus_scores_table(stats_paths), scores_path)
+    write_tsv(corpus_scores_table(stats), scores)

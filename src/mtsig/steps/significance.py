@@ -37,13 +37,16 @@ def shard_pairs(n_systems: int, shard: int, n_shards: int) -> list[tuple[int, in
 
 
 def distribution_pairs(
-    selection_scores: np.ndarray, systems: Sequence[str], requested: str | Sequence[Sequence[str]]
+    selection_scores: np.ndarray,
+    systems: Sequence[str],
+    requested: str | Sequence[Sequence[str]],
+    gap_quantile: float,
 ) -> list[tuple[str, str]]:
     """Pairs whose pseudo-statistics are kept for the figures (paper Figs. 5-6).
 
     ``"auto"``: the two systems closest in the selection metric (BLEU; the paper's Fig. 5 shows "a typical pair of
-    systems with close BLEU scores") and one clearly different pair, the pair whose score gap is the 75th
-    percentile of all gaps. Each pair is oriented with the higher-scoring system first.
+    systems with close BLEU scores") and one clearly different pair, the pair whose score gap is nearest the
+    ``gap_quantile`` quantile of all gaps (``resampling.distribution_gap_quantile``, default the 75th percentile). Each pair is oriented with the higher-scoring system first.
     """
     if requested != "auto":
         unknown = sorted({s for pair in requested for s in pair} - set(systems))
@@ -53,7 +56,7 @@ def distribution_pairs(
     pairs = unordered_pairs(range(len(systems)))
     gaps = np.array([abs(selection_scores[i] - selection_scores[j]) for i, j in pairs])
     closest = pairs[int(np.argmin(gaps))]
-    target = np.quantile(gaps, 0.75)
+    target = np.quantile(gaps, gap_quantile)
     different = pairs[int(np.argmin(np.abs(gaps - target)))]
     chosen = []
     for i, j in dict.fromkeys([closest, different]):
@@ -64,17 +67,17 @@ def distribution_pairs(
 
 def resample_tests(
     *,
-    stats_path: str | Path,
-    selection_stats_path: str | Path,
-    documents_path: str | Path,
+    stats: str | Path,
+    selection: str | Path,
+    documents: str | Path,
     experiment: str,
     metric: str,
-    shard: int,
-    n_shards: int,
+    shard: int | str,
+    shards: int,
     tests: Sequence[str],
     resampling: Mapping[str, Any],
-    tests_path: str | Path,
-    distributions_path: str | Path,
+    shard_tests: str | Path,
+    shard_distributions: str | Path,
 ) -> None:
     """Every configured test for one shard of the pairs of one (experiment, metric).
 
@@ -83,6 +86,12 @@ def resample_tests(
     """
     from mtsig.stats.resampling import pairwise_tests
 
+    stats_path, selection_stats_path, documents_path = (
+        stats,
+        selection,
+        documents,
+    )  # names kept for the arrays
+    shard, n_shards = int(shard), int(shards)
     stats, systems, _, scorer = load_scored_stats(stats_path)
     selection_stats, selection_systems, _, selection_scorer = load_scored_stats(selection_stats_path)
     check_same_systems(systems, selection_systems, selection_stats_path, stats_path, "metric_stats")
@@ -96,7 +105,12 @@ def resample_tests(
     selection_scores = selection_scorer.score(selection_stats.sum(axis=1))
     if metric_name_of(selection_stats_path) == "ter":
         selection_scores = -selection_scores
-    keep = distribution_pairs(selection_scores, selection_systems, resampling["distribution_pairs"])
+    keep = distribution_pairs(
+        selection_scores,
+        selection_systems,
+        resampling["distribution_pairs"],
+        float(resampling["distribution_gap_quantile"]),
+    )
     pairs = shard_pairs(len(systems), shard, n_shards)
     index = {name: i for i, name in enumerate(systems)}
     in_shard = set(pairs)
@@ -120,12 +134,12 @@ def resample_tests(
         "shard": shard,
         "n_shards": n_shards,
     }
-    write_tsv(result.table, tests_path, made_by="resample_tests", settings=settings)
+    write_tsv(result.table, shard_tests, made_by="resample_tests", settings=settings)
     arrays = {}
     for (x, y), by_test in result.distributions.items():
         for test, values in by_test.items():
             arrays[f"{x}__{y}__{test}"] = np.asarray(values)
-    save_intermediate_arrays(distributions_path, arrays, made_by="resample_tests", settings=settings)
+    save_intermediate_arrays(shard_distributions, arrays, made_by="resample_tests", settings=settings)
     log.info(
         "%s/%s shard %d/%d: %d pairs, %d rows",
         experiment,
@@ -157,34 +171,34 @@ def resampling_settings(
 
 
 def merge_tests(
-    tests_paths: Sequence[str | Path],
-    distributions_paths: Sequence[str | Path],
+    shard_tests: Sequence[str | Path],
+    shard_distributions: Sequence[str | Path],
     *,
-    tests_path: str | Path,
-    distributions_dir: str | Path,
+    tests: str | Path,
+    distributions: str | Path,
 ) -> None:
     """Concatenate the shards in shard order (= the canonical pair order) and split the kept distributions into
     one ``{sys_x}__{sys_y}.npz`` per pair (arrays named by test, plus ``actual``)."""
     from mtsig.stats.evaluation import TESTS_COLUMNS
 
-    shards = [read_intermediate_tsv(p, "resample_tests", columns=TESTS_COLUMNS) for p in tests_paths]
-    common = _check_shard_settings(shards, tests_paths)
+    shards = [read_intermediate_tsv(p, "resample_tests", columns=TESTS_COLUMNS) for p in shard_tests]
+    common = _check_shard_settings(shards, shard_tests)
     table = pd.concat(shards, ignore_index=True)
     per_pair: dict[str, dict[str, np.ndarray]] = {}
-    for index, path in enumerate(distributions_paths):
+    for index, path in enumerate(shard_distributions):
         arrays = load_intermediate_arrays(path, "resample_tests")
         settings = verify_intermediate(path, "resample_tests")["settings"]
         if settings != shards[index].attrs["settings"]:
             raise InputError(
-                f"made with other settings than its tests table {tests_paths[index]}; "
+                f"made with other settings than its tests table {shard_tests[index]}; "
                 + regenerate_hint(path, "resample_tests", None),
                 path,
             )
         for key, values in arrays.items():
             x, y, test = key.split("__")
             per_pair.setdefault(f"{x}__{y}", {})[test] = values
-    write_tsv(table, tests_path, made_by="merge_tests", settings=common)
-    out = Path(distributions_dir)
+    write_tsv(table, tests, made_by="merge_tests", settings=common)
+    out = Path(distributions)
     out.mkdir(parents=True, exist_ok=True)
     for pair, arrays in per_pair.items():
         save_intermediate_arrays(out / f"{pair}.npz", arrays, made_by="merge_tests", settings=common)

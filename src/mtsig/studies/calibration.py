@@ -230,7 +230,7 @@ def rejection_rates(
 
 def oriented_corpus_scores(stats: np.ndarray, score: ScoreFunction, higher_is_better: bool) -> np.ndarray:
     """Corpus score of every system from summed statistics, negated when lower is better (TER), so that a larger
-    value always means a better system (DESIGN.md, "The statistics, exactly")."""
+    value always means a better system (docs/statistics.md, "The randomized tests")."""
     scores = np.asarray(score(stats.sum(axis=1)), dtype=float)
     return scores if higher_is_better else -scores
 

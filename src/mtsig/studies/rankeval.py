@@ -40,7 +40,6 @@ from scipy import special
 
 from mtsig.errors import InputError
 from mtsig.io.rankings import BLANK_RANK, load_jcml, load_wmt_rankings
-from mtsig.io.text import load_texts
 from mtsig.metrics import get_metric
 from mtsig.stats.conclusions import conclude
 from mtsig.stats.resampling import DRAW_BLOCK_SIZE, bootstrap_indices, counts_from_indices, pairwise_tests
@@ -458,7 +457,7 @@ def bootstrap_micro_taus(counts: np.ndarray, n_samples: int, seed: int) -> np.nd
     J judgments with replacement, the same draws for every predictor, taken from the shared resampling engine
     (:func:`mtsig.stats.resampling.bootstrap_indices`, blocks of :data:`~mtsig.stats.resampling.DRAW_BLOCK_SIZE`), so they are
     the very draws :func:`mtsig.stats.resampling.pairwise_tests` uses with the same seed; a ``B x J`` count matrix times
-    each predictor's counts gives the resampled totals (DESIGN.md, "Scale").
+    each predictor's counts gives the resampled totals (docs/statistics.md, "Segment-level measures: RankEval").
     """
     counts = np.asarray(counts, dtype=float)
     if counts.ndim != 3 or counts.shape[-1] != 2:
@@ -915,27 +914,4 @@ def wmt_segment_level(
     predictions.update(predicted_ranking_scores(predicted_rankings or {}))
     return segment_level_table(
         predictions, human, ties, n_samples, seed, level, f"{source}-{target}", convention
-    )
-
-
-def wmt_metric_segment_level(
-    rankings_path: str | Path,
-    languages: tuple[str, str],
-    reference_path: str | Path,
-    system_paths: Mapping[str, str | Path],
-    metrics: Sequence[str] = ("bleu", "chrf", "ter", "nist", "meteor"),
-    ties: str = "ceiling",
-    n_samples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-    convention: str = "paper",
-) -> pd.DataFrame:
-    """Pipeline step: load outputs and reference (HTML entities undone to a fixed point, as WMT12 outputs need;
-    :func:`mtsig.io.text.load_texts`), score every segment with each metric (:func:`metric_segment_scores`) and
-    tabulate the RankEval measures against the WMT rankings (:func:`wmt_segment_level`).  Predictor names are the
-    metric names."""
-    references, outputs = load_texts(reference_path, system_paths, unescape=True)
-    scores = {name: metric_segment_scores(name, outputs, references) for name in metrics}
-    return wmt_segment_level(
-        rankings_path, languages, list(outputs), scores, ties, n_samples, seed, level, convention=convention
     )
