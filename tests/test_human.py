@@ -16,6 +16,7 @@ from mtsig.errors import InputError
 from mtsig.io.human import load_r_mean_sd, load_wmt_mturk_da
 from mtsig.stats import human
 from mtsig.stats.seeding import rng_for
+from mtsig.steps.human import judgments_source, load_judgments, load_moments
 
 SEED = 20140626
 
@@ -193,8 +194,24 @@ def _jaen_spec(repo_root: Path) -> dict:
     return config["experiments"]["wmt22-ja-en"]
 
 
-def _jaen_build(data_root: Path, spec: dict, standardise: dict, gold: dict) -> dict:
+def build_from_files(
+    human_config: dict, data_root: Path, systems: list, n_segments: int, alphas: list, **options
+):
+    """build_gold on the files of ``human_config``, read as the pipeline step reads them."""
+    standardise = options.get("standardise_options") or human_config.get("standardise", {})
     return human.build_gold(
+        human_config,
+        load_judgments(human_config, data_root, n_segments, systems),
+        systems,
+        alphas,
+        source=judgments_source(human_config, data_root),
+        moments=load_moments(standardise, data_root),
+        **options,
+    )
+
+
+def _jaen_build(data_root: Path, spec: dict, standardise: dict, gold: dict) -> dict:
+    return build_from_files(
         spec["human"],
         data_root,
         spec["systems"],
@@ -593,7 +610,7 @@ def test_build_gold_tidy_with_quality_control(tmp_path: Path) -> None:
     )
     table = pd.concat([ratings, bad, random_rater, random_bad], ignore_index=True)
     table.to_csv(tmp_path / "ratings.tsv", sep="\t", index=False)
-    out = human.build_gold(
+    out = build_from_files(
         {"format": "tidy", "path": "ratings.tsv"},
         tmp_path,
         ["A", "B"],
@@ -623,12 +640,12 @@ def test_build_gold_reports_system_mismatch(tmp_path: Path) -> None:
     ).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
     # A rated system without an output file: an error at the line of its first rating (line 3, after the header).
     with pytest.raises(InputError, match=r"r\.tsv:3: unknown system 'C' \(known: A, B\)"):
-        human.build_gold(
+        build_from_files(
             {"format": "tidy", "path": "r.tsv", "qc": {"enabled": False}}, tmp_path, ["A", "B"], 5, [0.05]
         )
     # An output system without ratings: no line to point to, the file is named.
     with pytest.raises(InputError, match=r"r\.tsv: systems with an output file but no human judgments: B, D"):
-        human.build_gold(
+        build_from_files(
             {"format": "tidy", "path": "r.tsv", "qc": {"enabled": False}},
             tmp_path,
             ["A", "B", "C", "D"],

@@ -2,7 +2,7 @@
 
 The oracle runs use the jar's *default* parameters and weights (no -p/-w), so they also check the settings
 table that mtsig passes to the jar explicitly. mtsig's side goes through the pipeline's own steps (statistics
-saved by ``compute_metric_stats``, scored by ``corpus_scores_table``), as ``results/*/scores.tsv`` is made.
+saved by ``metric_stats``, scored by ``corpus_scores_table``), as ``results/*/scores.tsv`` is made.
 """
 
 from __future__ import annotations

@@ -359,13 +359,19 @@ def _small_files(tmp_path: Path) -> tuple[Path, Path]:
     return tmp_path / "gold.txt", tmp_path / "base.txt"
 
 
+def run_files(gold: Path, systems: dict[str, Path], params: dict, seed: int) -> dict[str, pd.DataFrame]:
+    """The experiment on files, read as the pipeline step reads them."""
+    loaded = {name: read_system_file(path) for name, path in systems.items()}
+    return run_nbest_experiment(read_staple_gold(gold), loaded, params, seed, sources=systems)
+
+
 def test_run_nbest_experiment_small(tmp_path: Path) -> None:
     gold_path, baseline_path = _small_files(tmp_path)
     extra = tmp_path / "mine.txt"
     extra.write_text(
         "p0|frase 0 numero 0 fim|-0.1\np0|errado|-0.3\np1|frase 1 numero 2 fim|-1\n", encoding="utf-8"
     )
-    results = run_nbest_experiment(gold_path, baseline_path, SMALL, seed=11, extra_systems={"mine": extra})
+    results = run_files(gold_path, {"aws_baseline": baseline_path, "mine": extra}, SMALL, seed=11)
     systems = results["systems"].set_index("system")
     assert list(systems.index) == [f"sim{i:02d}" for i in range(1, 6)] + ["aws_baseline", "mine"]
     assert systems["simulated"].sum() == 5 and not systems.loc["aws_baseline", "in_rankings"]
@@ -378,7 +384,7 @@ def test_run_nbest_experiment_small(tmp_path: Path) -> None:
     full = results["ablation"].set_index("kept_fraction").loc[1.0]
     assert full["spearman"] == pytest.approx(1.0) and full["pearson_rank"] == pytest.approx(1.0)
     # Same seed, same numbers; the grid's correlations agree with scipy on the stored scores.
-    again = run_nbest_experiment(gold_path, baseline_path, SMALL, seed=11, extra_systems={"mine": extra})
+    again = run_files(gold_path, {"aws_baseline": baseline_path, "mine": extra}, SMALL, seed=11)
     for key, table in results.items():
         pd.testing.assert_frame_equal(table, again[key])
     ranked = systems[systems["in_rankings"]]
@@ -402,9 +408,9 @@ def test_run_nbest_experiment_small(tmp_path: Path) -> None:
 def test_run_nbest_experiment_rejects_bad_input(tmp_path: Path) -> None:
     gold_path, baseline_path = _small_files(tmp_path)
     with pytest.raises(InputError, match="unknown n-best parameter"):
-        run_nbest_experiment(gold_path, baseline_path, {"n_sytems": 3}, seed=1)
+        run_files(gold_path, {"aws_baseline": baseline_path}, {"n_sytems": 3}, seed=1)
     stray = tmp_path / "stray.txt"
     stray.write_text("nope|frase|-1\n", encoding="utf-8")
     with pytest.raises(InputError, match="not in the gold") as caught:
-        run_nbest_experiment(gold_path, baseline_path, SMALL, seed=1, extra_systems={"stray": stray})
+        run_files(gold_path, {"aws_baseline": baseline_path, "stray": stray}, SMALL, seed=1)
     assert caught.value.path == str(stray)

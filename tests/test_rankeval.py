@@ -621,7 +621,7 @@ def test_wmt_predictions_name_unknown_systems_and_short_outputs():
 
 def test_jcml_consensus_tau_matches_the_tool_loop(data_root):
     path = data_root / "jcml" / "wmt10-test.de-en.jcml"
-    table = jcml_segment_level(path, n_samples=200).pivot(
+    table = jcml_segment_level(load_jcml(path), path.stem, n_samples=200).pivot(
         index="measure", columns="predictor", values="value"
     )
     assert table.loc["judgments"].tolist() == [184, 184]
@@ -715,7 +715,8 @@ RANKEVAL_TOOL_OUTPUT = {
 
 @pytest.mark.parametrize("name", ["wmt08.de-en.jcml", "wmt10-test.de-en.jcml"])
 def test_rankeval_tool_convention_reproduces_the_tools_output(data_root, name):
-    table = jcml_segment_level(data_root / "jcml" / name, n_samples=20, convention="rankeval_tool")
+    path = data_root / "jcml" / name
+    table = jcml_segment_level(load_jcml(path), path.stem, n_samples=20, convention="rankeval_tool")
     value = table.set_index(["predictor", "measure"])["value"]
     for predictor in ("consensus_bleu", "consensus_chrf"):
         expected = RANKEVAL_TOOL_OUTPUT[(name, predictor)]
@@ -734,7 +735,8 @@ def test_wmt_segment_level_counts_every_untied_human_pair(data_root):
     rnk = data_root / "wmt12" / "manual-evaluation" / "wmt12.RNK_results.csv"
     systems = sorted(load_wmt_rankings(rnk)["system"].unique())
     scores = rng_for(0, "test-wmt").random((len(systems), 3003))  # continuous: no predicted ties
-    table = wmt_segment_level(rnk, ("Spanish", "English"), systems, {"random": scores}, n_samples=100)
+    human = load_wmt_rankings(rnk, "Spanish", "English")
+    table = wmt_segment_level(human, ("Spanish", "English"), systems, {"random": scores}, n_samples=100)
     values = table.set_index("measure")["value"]
     raw = pd.read_csv(rnk)
     raw = raw[(raw.srclang == "Spanish") & (raw.trglang == "English")]
@@ -766,8 +768,7 @@ def test_segment_scores_of_statistics_metrics_equal_sacrebleu_sentence_scores(me
 def test_predicted_ranking_file_equal_to_the_human_ranking_scores_tau_one(tmp_path, data_root) -> None:
     """A user-supplied ranking that repeats the human ranks: every pair the human did not tie is concordant and
     no predicted tie remains among them, so the WMT tau is exactly 1; a reversed ranking gives -1."""
-    from mtsig.io.rankings import load_jcml
-    from mtsig.studies.rankeval import jcml_segment_level
+    from mtsig.io.rankings import load_predicted_ranking
 
     jcml = data_root / "jcml" / "wmt10-test.de-en.jcml"
     human = load_jcml(jcml)
@@ -776,8 +777,9 @@ def test_predicted_ranking_file_equal_to_the_human_ranking_scores_tau_one(tmp_pa
         lines = ["judgment\tsystem\tpredicted_rank"]
         lines += [f"{r.judgment}\t{r.system}\t{sign * float(r.rank)}" for r in human.itertuples()]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    predicted = {"same": load_predicted_ranking(same), "reverse": load_predicted_ranking(reverse)}
     table = jcml_segment_level(
-        jcml, metrics=("chrf",), n_samples=50, seed=1, predicted_rankings={"same": same, "reverse": reverse}
+        human, jcml.stem, metrics=("chrf",), n_samples=50, seed=1, predicted_rankings=predicted
     )
     value = table.set_index(["predictor", "measure"])["value"]
     assert value[("same", "tau_micro")] == 1.0

@@ -123,6 +123,21 @@ def _check_systems(frame: pd.DataFrame, systems: Sequence[str], source: Source, 
             )
 
 
+def _check_p_value_table(
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    keys: Sequence[str],
+    systems: Sequence[str],
+    source: Source,
+    what: str,
+) -> None:
+    """A table of p-values must have its columns, known systems, probabilities and one row per key."""
+    _require_columns(frame, columns, source, what)
+    _check_systems(frame, systems, source, what)
+    _check_p_values(frame, source, what)
+    _check_unique(frame, keys, source, what)
+
+
 def _pair_lookup(
     frame: pd.DataFrame, pairs: Sequence[tuple[str, str]], value: str, source: Source, what: str
 ) -> np.ndarray:
@@ -501,10 +516,7 @@ def corrected_test_conclusions(
     the two when tie), with ``test`` renamed ``"<test>+<method>"`` so that corrected and uncorrected conclusions
     can share one accuracy table.
     """
-    _require_columns(tests, TESTS_COLUMNS, source, "tests table")
-    _check_systems(tests, systems, source, "tests table")
-    _check_p_values(tests, source, "tests table")
-    _check_unique(tests, ("test", "sys_x", "sys_y"), source, "tests table")
+    _check_p_value_table(tests, TESTS_COLUMNS, ("test", "sys_x", "sys_y"), systems, source, "tests table")
     check_correction(method)
     pairs = unordered_pairs(systems)
     reversed_pairs = [(y, x) for x, y in pairs]
@@ -582,10 +594,8 @@ def corrected_gold_conclusions(
     :func:`mtsig.stats.human.gold_conclusions`).
     """
     frame = _with_gold_column(gold_p_values)
-    _require_columns(frame, GOLD_PVALUE_COLUMNS, source, "gold p-values")
-    _check_systems(frame, systems, source, "gold p-values")
-    _check_p_values(frame, source, "gold p-values")
-    _check_unique(frame, ("gold", "criterion", "sys_x", "sys_y"), source, "gold p-values")
+    keys = ("gold", "criterion", "sys_x", "sys_y")
+    _check_p_value_table(frame, GOLD_PVALUE_COLUMNS, keys, systems, source, "gold p-values")
     check_correction(method)
     pairs = unordered_pairs(systems)
     reversed_pairs = [(y, x) for x, y in pairs]

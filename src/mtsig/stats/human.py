@@ -513,74 +513,35 @@ def ranking_system_scores(judgments: pd.DataFrame, systems: Sequence[str] | None
 # --------------------------------------------------------------------------------------------- pipeline step
 
 
-def _load_human(
-    human: Mapping[str, Any], data_root: Path, n_segments: int, systems: Sequence[str] | None = None
-) -> pd.DataFrame:
-    """Dispatch on ``human["format"]``; paths are relative to ``data_root``. With ``systems`` (the experiment's),
-    a rating of any other system is an error at its line (reference pseudo-systems excepted)."""
-    from mtsig.io import human as human_io
-
-    def resolve(relative: str) -> Path:
-        path = Path(relative)
-        return path if path.is_absolute() else data_root / path
-
-    fmt = human["format"]
-    if fmt == "wmt_mturk_da":
-        return human_io.load_wmt_mturk_da(
-            resolve(human["path"]), resolve(human["sid2line"]), n_segments, systems=systems
-        )
-    if fmt == "appraise_da":
-        return human_io.load_appraise_da(
-            resolve(human["path"]),
-            resolve(human["header"]),
-            n_segments,
-            human.get("source_language", "eng"),
-            human.get("target_language", "liv"),
-            human.get("reference_systems"),
-            systems=systems,
-        )
-    if fmt == "mturk_batch":
-        paths = human["path"] if isinstance(human["path"], list) else [human["path"]]
-        return human_io.load_mturk_batch([resolve(p) for p in paths], n_segments=n_segments, systems=systems)
-    if fmt == "tidy":
-        return human_io.load_tidy(
-            resolve(human["path"]),
-            standardised=bool(human.get("standardised", False)),
-            segment_means=bool(human.get("segment_means", False)),
-            n_segments=n_segments,
-            systems=systems,
-        )
-    raise InputError(f"unknown human format {fmt!r}")
-
-
 def _standardise_configured(
-    ratings: pd.DataFrame, options: Mapping[str, Any], data_root: Path
+    ratings: pd.DataFrame, options: Mapping[str, Any], moments: pd.DataFrame | None
 ) -> tuple[pd.DataFrame, list[str]]:
-    """:func:`standardise` or, with ``options["moments"]`` (a file of printed per-annotator means and sds,
-    relative to ``data_root``), :func:`standardise_with`; ``zero_variance`` and ``ddof`` from ``options``."""
-    from mtsig.io.human import load_r_mean_sd
-
+    """:func:`standardise` or, with ``moments`` (the organisers' printed per-annotator means and sds, the file
+    ``options["moments"]`` names), :func:`standardise_with`; ``zero_variance`` and ``ddof`` from ``options``."""
     zero_variance = str(options.get("zero_variance", "drop"))
-    if options.get("moments"):
-        moments_path = Path(options["moments"])
-        moments_path = moments_path if moments_path.is_absolute() else data_root / moments_path
-        return standardise_with(ratings, load_r_mean_sd(moments_path), zero_variance)
+    if moments is not None:
+        return standardise_with(ratings, moments, zero_variance)
     return standardise(ratings, ddof=int(options.get("ddof", 1)), zero_variance=zero_variance)
 
 
 def build_gold(
     human: Mapping[str, Any],
-    data_root: Path,
+    judgments: pd.DataFrame,
     systems: Sequence[str],
-    n_segments: int,
     alphas: Iterable[float],
     *,
+    source: str | Path | None = None,
+    moments: pd.DataFrame | None = None,
     qc: Mapping[str, Any] | None = None,
     standardise_options: Mapping[str, Any] | None = None,
     gold: Mapping[str, Any] | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """The whole human step of one experiment: load, check systems, QC, standardise, gold, conclusions, scores.
+    """The whole human step of one experiment: check systems, QC, standardise, gold, conclusions, scores.
 
+    ``judgments``: the loaded ratings (DA formats) or relative rankings (``wmt_rankings``), as the readers of
+    :mod:`mtsig.io.human` and :mod:`mtsig.io.rankings` return them (``mtsig.steps.human.load_judgments``);
+    ``source`` the file they came from (named in errors); ``moments`` the organisers' per-annotator means and sds
+    when ``standardise.moments`` names them (:func:`mtsig.io.human.load_r_mean_sd`).
     ``human`` is the experiment's ``human:`` config (format, path, format options). ``qc``, ``standardise_options``
     and ``gold`` are the experiment's ``qc:``, ``standardise:`` and ``gold:`` blocks; when omitted they are read
     from ``human`` itself (``human["qc"]`` etc.), so one nested dict works too. Defaults: QC on (t-test, 0.05) for
@@ -604,20 +565,18 @@ def build_gold(
     gold = dict(human.get("gold", {}) if gold is None else gold)
     ddof = int(standardise_options.get("ddof", 1))
     alphas = list(alphas)
-    data_root = Path(data_root)
-    path = data_root / human["path"] if isinstance(human["path"], str) else data_root
     if human["format"] == "wmt_rankings":
         if standardise_options.get("zero_variance", "drop") != "drop" or standardise_options.get("moments"):
             raise InputError(
                 "standardise.zero_variance: zero and standardise.moments apply to rated (DA) scores; "
                 "relative rankings standardise item scores per judge and drop zero-variance judges"
             )
-        return _build_ranking_gold(human, data_root, path, systems, alphas, ddof, gold)
+        return _build_ranking_gold(judgments, source, systems, alphas, ddof, gold)
 
     from mtsig.io.human import check_systems
 
-    ratings = _load_human(human, data_root, n_segments, systems)
-    check_systems(rated_systems(ratings), systems, path)
+    ratings = judgments
+    check_systems(rated_systems(ratings), systems, source)
     dropped: list[tuple[str, str]] = []
     qc_table = pd.DataFrame(columns=QC_COLUMNS)
     already_standardised = "z" in ratings.columns
@@ -630,7 +589,7 @@ def build_gold(
     if already_standardised:
         z = ratings
     else:
-        z, zero_variance = _standardise_configured(ratings, standardise_options, data_root)
+        z, zero_variance = _standardise_configured(ratings, standardise_options, moments)
         if standardise_options.get("zero_variance", "drop") == "zero":
             zero_z = zero_variance
         else:
@@ -660,24 +619,17 @@ def build_gold(
 
 
 def _build_ranking_gold(
-    human: Mapping[str, Any],
-    data_root: Path,
-    path: Path,
+    judgments: pd.DataFrame,
+    source: str | Path | None,
     systems: Sequence[str],
     alphas: list[float],
     ddof: int,
     gold: Mapping[str, Any],
 ) -> dict[str, pd.DataFrame]:
-    """:func:`build_gold` for relative rankings (WMT RNK csv)."""
+    """:func:`build_gold` for relative rankings (WMT RNK csv, :func:`mtsig.io.rankings.load_wmt_rankings`)."""
     from mtsig.io.human import check_systems
-    from mtsig.io.rankings import load_wmt_rankings
 
-    judgments = load_wmt_rankings(
-        path,
-        source_language=human.get("source_language", "Spanish"),
-        target_language=human.get("target_language", "English"),
-    )
-    check_systems(sorted(set(_ranked(judgments)["system"])), systems, path)
+    check_systems(sorted(set(_ranked(judgments)["system"])), systems, source)
     methods = list(gold.get("methods", ["head_to_head", "item_score_wilcoxon"]))
     builders = {
         "head_to_head": lambda: head_to_head_gold(judgments, systems),

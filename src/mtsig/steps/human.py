@@ -7,12 +7,78 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
+from mtsig import config as mtsig_config
+from mtsig.errors import InputError
 from mtsig.steps.common import read_prepared_texts
 from mtsig.steps.files import (
     write_tsv,
 )
 
 log = logging.getLogger("mtsig")
+
+
+def judgments_source(human: Mapping[str, Any], data_root: str | Path) -> Path:
+    """The human judgment file named in errors (the data root when the format reads several files)."""
+    path = human["path"]
+    return mtsig_config.data_path(data_root, path) if isinstance(path, str) else Path(data_root)
+
+
+def load_judgments(
+    human: Mapping[str, Any], data_root: str | Path, n_segments: int, systems: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """The experiment's human judgments, read by the format's reader (``human.format``): DA ratings
+    (:mod:`mtsig.io.human`) or WMT relative rankings (:func:`mtsig.io.rankings.load_wmt_rankings`). Paths are
+    relative to ``data_root``. With ``systems`` (the experiment's), a rating of any other system is an error at its
+    line (reference pseudo-systems excepted)."""
+    from mtsig.io import human as human_io
+    from mtsig.io.rankings import load_wmt_rankings
+
+    def resolve(relative: str) -> Path:
+        return mtsig_config.data_path(data_root, relative)
+
+    fmt = human["format"]
+    if fmt == "wmt_rankings":
+        return load_wmt_rankings(
+            judgments_source(human, data_root),
+            source_language=human.get("source_language", "Spanish"),
+            target_language=human.get("target_language", "English"),
+        )
+    if fmt == "wmt_mturk_da":
+        return human_io.load_wmt_mturk_da(
+            resolve(human["path"]), resolve(human["sid2line"]), n_segments, systems=systems
+        )
+    if fmt == "appraise_da":
+        return human_io.load_appraise_da(
+            resolve(human["path"]),
+            resolve(human["header"]),
+            n_segments,
+            human.get("source_language", "eng"),
+            human.get("target_language", "liv"),
+            human.get("reference_systems"),
+            systems=systems,
+        )
+    if fmt == "mturk_batch":
+        paths = human["path"] if isinstance(human["path"], list) else [human["path"]]
+        return human_io.load_mturk_batch([resolve(p) for p in paths], n_segments=n_segments, systems=systems)
+    if fmt == "tidy":
+        return human_io.load_tidy(
+            resolve(human["path"]),
+            standardised=bool(human.get("standardised", False)),
+            segment_means=bool(human.get("segment_means", False)),
+            n_segments=n_segments,
+            systems=systems,
+        )
+    raise InputError(f"unknown human format {fmt!r}")
+
+
+def load_moments(standardise: Mapping[str, Any], data_root: str | Path) -> pd.DataFrame | None:
+    """The organisers' printed per-annotator means and sds (``standardise.moments``), or None."""
+    from mtsig.io.human import load_r_mean_sd
+
+    moments = standardise.get("moments")
+    return load_r_mean_sd(mtsig_config.data_path(data_root, moments)) if moments else None
 
 
 def human_gold(
@@ -30,13 +96,16 @@ def human_gold(
     """Standardised ratings, QC, gold p-values and conclusions, human system scores (paper Sec. 4)."""
     from mtsig.stats.human import build_gold
 
-    reference, systems = read_prepared_texts(Path(texts))
+    reference, outputs = read_prepared_texts(Path(texts))
+    systems = list(outputs)
+    human, standardise = spec["human"], spec.get("standardise", {})
     result = build_gold(
-        spec["human"],
-        Path(data_root),
-        list(systems),
-        len(reference),
+        human,
+        load_judgments(human, data_root, len(reference), systems),
+        systems,
         alphas,
+        source=judgments_source(human, data_root),
+        moments=load_moments(standardise, data_root),
         qc=spec.get("qc", {}),
         standardise_options=spec.get("standardise", {}),
         gold=spec["gold"],
@@ -45,7 +114,7 @@ def human_gold(
         log.info("dropped annotator %s: %s", annotator, reason)
     for annotator in result["zero_z"]:
         log.info("annotator %s: zero variance, kept with z = 0 (standardise.zero_variance: zero)", annotator)
-    settings = {"systems": list(systems), "alphas": [float(a) for a in alphas], "gold": spec["gold"]}
+    settings = {"systems": systems, "alphas": [float(a) for a in alphas], "gold": spec["gold"]}
     write_tsv(result["z"], z)
     write_tsv(result["qc"], qc)
     write_tsv(result["system_scores"], system_scores, made_by="human_gold", settings=settings)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mtsig import config as mtsig_config
+from mtsig.errors import InputError
 from mtsig.steps.files import (
     write_text,
     write_tsv,
@@ -28,16 +29,22 @@ def nbest(
     figures: str | Path,
 ) -> None:
     """The n-best experiment (mtsig.studies.nbest) on a STAPLE gold: systems, ablation, BLEU grid, MAP table, figures."""
+    from mtsig.io.staple import read_staple_gold, read_system_file
     from mtsig.report.nbest_plots import plot_all
     from mtsig.report.tables import nbest_markdown
     from mtsig.studies.nbest import run_nbest_experiment
 
+    extra = spec.get("systems", {})
+    if "aws_baseline" in extra:
+        raise InputError("nbest.systems names a system aws_baseline, the organisers' baseline's name")
+    sources = {"aws_baseline": mtsig_config.data_path(data_root, spec["baseline"])}
+    sources |= {name: mtsig_config.data_path(data_root, p) for name, p in extra.items()}
     results = run_nbest_experiment(
-        mtsig_config.data_path(data_root, spec["gold"]),
-        mtsig_config.data_path(data_root, spec["baseline"]),
+        read_staple_gold(mtsig_config.data_path(data_root, spec["gold"])),
+        {name: read_system_file(path) for name, path in sources.items()},
         dict(spec.get("parameters", {})),
         seed,
-        {name: mtsig_config.data_path(data_root, p) for name, p in spec.get("systems", {}).items()},
+        sources,
     )
     write_tsv(results["systems"], systems)
     write_tsv(results["ablation"], ablation)

@@ -42,17 +42,20 @@ def segment_level(
     ``paper``, ``rankeval_tool`` (the RankEval tool's code) or ``both``, one block of rows each, marked in the
     table's ``convention`` column (:func:`mtsig.studies.rankeval.segment_level_table`). A JCML set names its file
     in ``jcml``; a WMT experiment its ``rankings``, prepared ``texts`` and metric ``stats`` (the others empty)."""
+    from mtsig.io.rankings import load_jcml, load_predicted_ranking, load_wmt_rankings
     from mtsig.report.tables import segment_level_markdown
     from mtsig.studies import rankeval
 
     table_path, md_path = table, md  # the result takes the name ``table``
+    predicted = {n: load_predicted_ranking(p) for n, p in predicted_rankings.items()}
     if jcml:
         name = Path(str(jcml)).name
         table = rankeval.jcml_segment_level(
-            str(jcml),
+            load_jcml(str(jcml)),
+            Path(str(jcml)).stem,
             n_samples=bootstrap_samples,
             seed=seed,
-            predicted_rankings=predicted_rankings,
+            predicted_rankings=predicted,
             convention=convention,
         )
     else:
@@ -76,16 +79,17 @@ def segment_level(
                 scorer.score(statistics), dtype=float
             )  # score of each segment's own statistics
             scores[metric] = segment if scorer.higher_is_better else -segment
-        human = spec["human"]
+        languages = (spec["human"]["source_language"], spec["human"]["target_language"])
         table = rankeval.wmt_segment_level(
-            rankings[0],
-            (human["source_language"], human["target_language"]),
+            load_wmt_rankings(rankings[0], *languages),
+            languages,
             systems,
             scores,
             n_samples=bootstrap_samples,
             seed=derive_seed(seed, name, "segment_level"),
-            predicted_rankings=predicted_rankings,
+            predicted_rankings=predicted,
             convention=convention,
+            source=rankings[0],
         )
     write_tsv(table, table_path)
     write_text(segment_level_markdown(name, table), md_path, made_by="segment_level")

@@ -40,7 +40,7 @@ from sacrebleu.metrics.helpers import extract_all_word_ngrams
 from scipy.stats import rankdata
 
 from mtsig.errors import InputError
-from mtsig.io.staple import GoldPrompt, NBestList, read_staple_gold, read_system_file
+from mtsig.io.staple import GoldPrompt, NBestList
 from mtsig.stats.seeding import rng_for
 
 _PUNCTUATION_TABLE = str.maketrans(dict.fromkeys(string.punctuation))
@@ -581,17 +581,18 @@ def _check_prompts(system: Mapping[str, NBestList], gold: Mapping[str, GoldPromp
 
 
 def run_nbest_experiment(
-    gold_path: str | Path,
-    baseline_path: str | Path,
+    gold: Mapping[str, GoldPrompt],
+    real_systems: Mapping[str, Mapping[str, NBestList]],
     params: Mapping[str, Any],
     seed: int,
-    extra_systems: Mapping[str, str | Path] | None = None,
+    sources: Mapping[str, str | Path] | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """The n-best experiment of Bremerman et al. (2020) on a STAPLE gold file, one call for the pipeline step.
+    """The n-best experiment of Bremerman et al. (2020) on a STAPLE gold (:func:`mtsig.io.staple.read_staple_gold`).
 
-    Systems: ``params["n_systems"]`` simulated systems (:func:`simulate_system`, labelled ``simulated``), the
-    real baseline read from ``baseline_path`` (STAPLE prediction format), and ``extra_systems`` (name -> file in
-    either format, :func:`mtsig.io.staple.read_system_file`). Returns DataFrames:
+    Systems: ``params["n_systems"]`` simulated systems (:func:`simulate_system`, labelled ``simulated``), then
+    ``real_systems`` in order (name -> n-best lists, :func:`mtsig.io.staple.read_system_file`; the pipeline puts
+    the organisers' baseline ``aws_baseline`` first). ``sources`` (name -> file) names the file in errors.
+    Returns DataFrames:
 
     - ``systems``: system, simulated, the simulation parameters (NaN for real systems), list_length (mean),
       map, weighted_f1, bleu_1best_1ref, bleu_100best_100ref, preference_spearman, preference_pearson,
@@ -603,8 +604,7 @@ def run_nbest_experiment(
     - ``parameters``: the parameters used, one row per key, for the record.
     """
     merged = _check_parameters(params)
-    gold_path, baseline_path = Path(gold_path), Path(baseline_path)
-    gold = read_staple_gold(gold_path)
+    sources = sources or {}
 
     systems: dict[str, dict[str, NBestList]] = {}
     simulated: dict[str, SimulatedSystem] = {}
@@ -615,12 +615,10 @@ def run_nbest_experiment(
             gold, spec, int(merged["list_length"]), float(merged["head_length"]), int(merged["max_edits"]),
             vocabulary, seed,
         )  # fmt: skip
-    real_paths = {"aws_baseline": baseline_path, **{k: Path(v) for k, v in (extra_systems or {}).items()}}
-    for name, path in real_paths.items():
+    for name, system in real_systems.items():
         if name in systems:
-            raise InputError(f"system name {name!r} is used twice", path)
-        system = read_system_file(path)
-        _check_prompts(system, gold, path)
+            raise InputError(f"system name {name!r} is used twice", sources.get(name))
+        _check_prompts(system, gold, sources.get(name))
         systems[name] = system
 
     weights_by_prompt = {p: gold_weights(prompt) for p, prompt in gold.items()}

@@ -39,7 +39,7 @@ import sacrebleu
 from scipy import special
 
 from mtsig.errors import InputError
-from mtsig.io.rankings import BLANK_RANK, load_jcml, load_wmt_rankings
+from mtsig.io.rankings import BLANK_RANK
 from mtsig.metrics import get_metric
 from mtsig.stats.conclusions import conclude
 from mtsig.stats.resampling import DRAW_BLOCK_SIZE, bootstrap_indices, counts_from_indices, pairwise_tests
@@ -780,14 +780,11 @@ def consensus_scores(candidates: pd.DataFrame, metric: str = "bleu") -> pd.DataF
     return pd.DataFrame(rows, columns=["judgment", "system", "score"])
 
 
-def predicted_ranking_scores(paths: Mapping[str, str | Path]) -> dict[str, pd.DataFrame]:
-    """Predictors from user-supplied ranking files (RankEval's own use: evaluating a quality-estimation ranker),
+def predicted_ranking_scores(rankings: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """Predictors from user-supplied rankings (RankEval's own use: evaluating a quality-estimation ranker), each as
     read by :func:`mtsig.io.rankings.load_predicted_ranking`; score = -predicted rank, so rank 1 is best."""
-    from mtsig.io.rankings import load_predicted_ranking
-
     predictions = {}
-    for name, path in paths.items():
-        ranking = load_predicted_ranking(path)
+    for name, ranking in rankings.items():
         predictions[name] = pd.DataFrame(
             {
                 "judgment": ranking["judgment"],
@@ -799,26 +796,25 @@ def predicted_ranking_scores(paths: Mapping[str, str | Path]) -> dict[str, pd.Da
 
 
 def jcml_segment_level(
-    jcml_path: str | Path,
+    candidates: pd.DataFrame,
+    name: str,
     metrics: Sequence[str] = ("bleu", "chrf"),
     ties: str = "ceiling",
     n_samples: int = 1000,
     seed: int = 0,
     level: float = 0.95,
-    predicted_rankings: Mapping[str, str | Path] | None = None,
+    predicted_rankings: Mapping[str, pd.DataFrame] | None = None,
     convention: str = "paper",
 ) -> pd.DataFrame:
-    """Pipeline step: RankEval table of consensus predictors (:func:`consensus_scores`) on one JCML file.
+    """RankEval table of consensus predictors (:func:`consensus_scores`) on one JCML set's ``candidates``
+    (:func:`mtsig.io.rankings.load_jcml`).
 
     Predictor names are ``consensus_<metric>``; ``predicted_rankings`` adds a predictor per user-supplied ranking
-    file (:func:`predicted_ranking_scores`). The bootstrap key is the file's stem.
+    (:func:`predicted_ranking_scores`). ``name`` (the file's stem in the pipeline) keys the bootstrap.
     """
-    candidates = load_jcml(jcml_path)
     predictions = {f"consensus_{m}": consensus_scores(candidates, m) for m in metrics}
     predictions.update(predicted_ranking_scores(predicted_rankings or {}))
-    return segment_level_table(
-        predictions, candidates, ties, n_samples, seed, level, Path(jcml_path).stem, convention
-    )
+    return segment_level_table(predictions, candidates, ties, n_samples, seed, level, name, convention)
 
 
 def sentence_bleu_scores(
@@ -886,7 +882,7 @@ def wmt_predictions(
 
 
 def wmt_segment_level(
-    rankings_path: str | Path,
+    human: pd.DataFrame,
     languages: tuple[str, str],
     systems: Sequence[str],
     segment_scores: Mapping[str, np.ndarray],
@@ -894,24 +890,24 @@ def wmt_segment_level(
     n_samples: int = 1000,
     seed: int = 0,
     level: float = 0.95,
-    predicted_rankings: Mapping[str, str | Path] | None = None,
+    predicted_rankings: Mapping[str, pd.DataFrame] | None = None,
     convention: str = "paper",
+    source: str | Path | None = None,
 ) -> pd.DataFrame:
-    """Pipeline step: RankEval table of every metric's segment-level scores against WMT relative rankings.
+    """RankEval table of every metric's segment-level scores against WMT relative rankings.
 
-    ``languages`` = (source, target) as named in the RNK file (e.g. ``("Spanish", "English")``);
+    ``human``: the judgments of one language pair (:func:`mtsig.io.rankings.load_wmt_rankings`, read from
+    ``source``, which errors name); ``languages`` = (source, target) as named in the RNK file (e.g.
+    ``("Spanish", "English")``);
     ``segment_scores`` maps a predictor to ``[S, N]`` scores, higher = better, rows in ``systems`` order
     (:func:`metric_segment_scores`).  Each human judgment's shown systems are ranked by their scores on the judged
     segment (WMT's segment-level metric evaluation). ``predicted_rankings`` adds a predictor per user-supplied
     ranking file (:func:`predicted_ranking_scores`).
     """
-    source, target = languages
-    human = load_wmt_rankings(rankings_path, source, target)
     predictions = {
-        name: wmt_predictions(human, systems, scores, rankings_path)
-        for name, scores in segment_scores.items()
+        name: wmt_predictions(human, systems, scores, source) for name, scores in segment_scores.items()
     }
     predictions.update(predicted_ranking_scores(predicted_rankings or {}))
     return segment_level_table(
-        predictions, human, ties, n_samples, seed, level, f"{source}-{target}", convention
+        predictions, human, ties, n_samples, seed, level, "-".join(languages), convention
     )
