@@ -138,6 +138,15 @@ def _check_p_value_table(
     _check_unique(frame, keys, source, what)
 
 
+def _pairs_both_ways(
+    systems: Sequence[str], method: str
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The unordered pairs and the same pairs reversed: a correction's family (after checking ``method``)."""
+    check_correction(method)
+    pairs = unordered_pairs(systems)
+    return pairs, [(y, x) for x, y in pairs]
+
+
 def _pair_lookup(
     frame: pd.DataFrame, pairs: Sequence[tuple[str, str]], value: str, source: Source, what: str
 ) -> np.ndarray:
@@ -517,9 +526,7 @@ def corrected_test_conclusions(
     can share one accuracy table.
     """
     _check_p_value_table(tests, TESTS_COLUMNS, ("test", "sys_x", "sys_y"), systems, source, "tests table")
-    check_correction(method)
-    pairs = unordered_pairs(systems)
-    reversed_pairs = [(y, x) for x, y in pairs]
+    pairs, reversed_pairs = _pairs_both_ways(systems, method)
     m = len(pairs)
     frames = []
     for test, rows in tests.groupby("test", sort=False):
@@ -596,9 +603,7 @@ def corrected_gold_conclusions(
     frame = _with_gold_column(gold_p_values)
     keys = ("gold", "criterion", "sys_x", "sys_y")
     _check_p_value_table(frame, GOLD_PVALUE_COLUMNS, keys, systems, source, "gold p-values")
-    check_correction(method)
-    pairs = unordered_pairs(systems)
-    reversed_pairs = [(y, x) for x, y in pairs]
+    pairs, reversed_pairs = _pairs_both_ways(systems, method)
     m = len(pairs)
     frames = []
     for gold_name, gold_rows in frame.groupby("gold", sort=False):
