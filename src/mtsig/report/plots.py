@@ -9,6 +9,7 @@ temporary file, so nothing partial is left on error, and returns the data it dre
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -18,9 +19,13 @@ from typing import Any
 import matplotlib
 import numpy as np
 import pandas as pd
+from matplotlib.collections import LineCollection
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
-from matplotlib.patches import Patch, Rectangle
+from matplotlib.font_manager import FontProperties
+from matplotlib.patches import Patch, PathPatch
+from matplotlib.path import Path as OutlinePath
+from matplotlib.textpath import TextPath
 
 from mtsig.errors import InputError
 from mtsig.report.tables import metric_label, test_label
@@ -46,6 +51,11 @@ _METADATA: dict[str, dict[str, None]] = {
     ".pdf": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None},
     ".png": {"Software": None},
 }
+
+#: Heatmap cell sizes in inches and their p-value font sizes in points: one panel (room for "<.001" at 6.5 pt),
+#: a grid of panels.
+_SINGLE_CELL, _SINGLE_FONT = 0.42, 6.5
+_GRID_CELL, _GRID_FONT = 0.36, 5.5
 
 #: Significance shades, light to dark: p <= alpha, p <= 0.01, p <= 0.001 (the paper's three levels).
 _SHADES = ("#c7e9c0", "#74c476", "#238b45")
@@ -157,6 +167,35 @@ def _histogram_bins(arrays: Sequence[np.ndarray], marks: Sequence[float], n_bins
     return np.linspace(low, high, n_bins + 1)
 
 
+def _draw_distribution_panel(ax, test: str, view: Mapping[str, Any], raw: np.ndarray, actual: float) -> None:
+    """One panel of Figs. 5-6. Each histogram is counted once with numpy and drawn as one stepped shape
+    (``stairs``), not one bar patch per bin: the same picture with a handful of vector objects."""
+    values = view["values"]
+    raw = np.asarray(raw, dtype=float)
+    shifted = view["shift"] != 0.0 and test in _SHIFT_TO_ZERO
+    arrays = [values, raw] if shifted else [values]
+    bins = _histogram_bins(arrays, [*view["cutoffs"], actual, 0.0])
+    counts = np.histogram(values, bins=bins)[0]
+    tallest = int(counts.max())
+    if shifted:
+        raw_counts = np.histogram(raw, bins=bins)[0]
+        tallest = max(tallest, int(raw_counts.max()))
+        ax.stairs(raw_counts, bins, color="#7f7f7f", linewidth=0.8, label="d_b (unshifted)")
+    label = "d_b − τ (shifted)" if shifted else "pseudo-statistics"
+    ax.stairs(counts, bins, fill=True, color="#6baed6", label=label)
+    for cutoff in view["cutoffs"]:
+        ax.axvline(cutoff, color="#d62728", linewidth=1.2, linestyle="--")
+    if test in _PAIRED_BOOTSTRAP:
+        ax.axvline(actual, color="#2ca02c", linewidth=1.2, label="actual d")
+    ax.plot([], [], color="#d62728", linestyle="--", label="cut-off")
+    n = len(values)
+    ax.set_title(f"{test_label(test)}\nc = {view['tail']} of {n} (p = {view['tail'] / n:.4g})")
+    ax.ticklabel_format(axis="x", style="sci", scilimits=(-2, 3))
+    ax.set_xlim(bins[0], bins[-1])
+    ax.set_ylim(0, max(tallest, 1) * 1.3)  # room for the legend above the bars
+    ax.legend(loc="upper left", frameon=False)
+
+
 def pseudo_statistic_distributions(
     distributions: Mapping[str, np.ndarray],
     actual: float,
@@ -179,36 +218,26 @@ def pseudo_statistic_distributions(
     if not np.isfinite(actual):
         raise InputError(f"the actual statistic must be finite, got {actual}")
     views = {test: null_view(test, distributions[test], float(actual)) for test in tests}
+    # Fixed geometry in inches (no layout engine: constrained layout measures every text two extra times).
+    panel, left, gap, right, bottom, top = 2.55, 0.62, 0.45, 0.12, 0.5, 0.78
+    width = left + len(tests) * panel + (len(tests) - 1) * gap + right
+    height = 3.0
     with matplotlib.rc_context(STYLE):
-        figure = Figure(figsize=(3.2 * len(tests), 3.0), layout="constrained")
-        axes = figure.subplots(1, len(tests), squeeze=False)[0]
-        for ax, test in zip(axes, tests, strict=True):
-            view = views[test]
-            values = view["values"]
-            raw = np.asarray(distributions[test], dtype=float)
-            shifted = view["shift"] != 0.0 and test in _SHIFT_TO_ZERO
-            arrays = [values, raw] if shifted else [values]
-            bins = _histogram_bins(arrays, [*view["cutoffs"], float(actual), 0.0])
-            if shifted:
-                ax.hist(
-                    raw, bins=bins, histtype="step", color="#7f7f7f", linewidth=0.8, label="d_b (unshifted)"
+        figure = Figure(figsize=(width, height))
+        for position, test in enumerate(tests):
+            ax = figure.add_axes(
+                (
+                    (left + position * (panel + gap)) / width,
+                    bottom / height,
+                    panel / width,
+                    (height - bottom - top) / height,
                 )
-                ax.hist(values, bins=bins, color="#6baed6", label="d_b − τ (shifted)")
-            else:
-                ax.hist(values, bins=bins, color="#6baed6", label="pseudo-statistics")
-            for cutoff in view["cutoffs"]:
-                ax.axvline(cutoff, color="#d62728", linewidth=1.2, linestyle="--")
-            if test in _PAIRED_BOOTSTRAP:
-                ax.axvline(float(actual), color="#2ca02c", linewidth=1.2, label="actual d")
-            ax.plot([], [], color="#d62728", linestyle="--", label="cut-off")
-            n = len(values)
-            ax.set_title(f"{test_label(test)}\nc = {view['tail']} of {n} (p = {view['tail'] / n:.4g})")
+            )
+            _draw_distribution_panel(ax, test, views[test], distributions[test], float(actual))
             ax.set_xlabel(statistic_label)
-            ax.ticklabel_format(axis="x", style="sci", scilimits=(-2, 3))
-            ax.legend(loc="upper left", frameon=False)
-            ax.margins(y=0.25)  # room for the legend above the bars
-        axes[0].set_ylabel("count")
-        figure.suptitle(title)
+            if position == 0:
+                ax.set_ylabel("count")
+        figure.suptitle(title, y=1 - 0.06 / height, va="top")
         save_figure(figure, out_paths)
     return views
 
@@ -289,35 +318,120 @@ def _shade_index(p: np.ndarray, alpha: float) -> np.ndarray:
 
 
 def _draw_heatmap(
-    ax, matrix: pd.DataFrame, alpha: float, show_row_labels: bool, cell_font: float
+    ax, matrix: pd.DataFrame, alpha: float, show_row_labels: bool, cell_font: float, cell_inches: float
 ) -> np.ndarray:
-    """One heatmap panel; returns the boolean matrix of coloured (significant) cells."""
+    """One heatmap panel; returns the boolean matrix of coloured (significant) cells.
+
+    Drawn with few objects: one image holds the shades and the grey diagonal, one line collection the grid, one
+    path per text colour holds every printed p-value (:func:`_cell_text_path`), major ticks only. The panel must
+    be ``cell_inches`` per cell (the fixed layouts below), which sets the size of the printed p-values."""
     p = matrix.to_numpy(dtype=float)
     n = p.shape[0]
     with np.errstate(invalid="ignore"):
         shade = np.where(np.isnan(p), 0, _shade_index(np.nan_to_num(p, nan=1.0), alpha))
-    colours = ListedColormap(["#ffffff", *_SHADES])
-    ax.imshow(shade, cmap=colours, vmin=-0.5, vmax=3.5, interpolation="nearest", aspect="equal")
-    for i in range(n):
-        ax.add_patch(Rectangle((i - 0.5, i - 0.5), 1, 1, color=_DIAGONAL, linewidth=0))
-        for j in range(n):
-            if i == j or np.isnan(p[i, j]):
-                continue
-            colour = "white" if shade[i, j] == 3 else ("black" if shade[i, j] else _NOT_SIGNIFICANT_TEXT)
-            ax.text(j, i, _format_p(p[i, j]), ha="center", va="center", fontsize=cell_font, color=colour)
-    # thin grid between cells
-    ax.set_xticks(np.arange(-0.5, n, 1), minor=True)
-    ax.set_yticks(np.arange(-0.5, n, 1), minor=True)
-    ax.grid(which="minor", color="#d0d0d0", linewidth=0.5)
-    ax.tick_params(which="minor", length=0)
-    ax.set_xticks(range(n))
-    ax.set_xticklabels(matrix.columns, rotation=55, ha="right", rotation_mode="anchor")
-    ax.set_yticks(range(n))
-    ax.set_yticklabels(matrix.index if show_row_labels else [])
+    image = shade.copy()
+    np.fill_diagonal(image, len(_SHADES) + 1)  # the diagonal's own colour, last in the map
+    colours = ListedColormap(["#ffffff", *_SHADES, _DIAGONAL])
+    ax.imshow(
+        image, cmap=colours, vmin=-0.5, vmax=len(_SHADES) + 1.5, interpolation="nearest", aspect="equal"
+    )
+    edges = np.arange(n + 1) - 0.5
+    grid = [[(e, -0.5), (e, n - 0.5)] for e in edges] + [[(-0.5, e), (n - 0.5, e)] for e in edges]
+    ax.add_collection(LineCollection(grid, colors="#d0d0d0", linewidths=0.5, zorder=1.5))
+    cells_by_colour: dict[str, list[tuple[int, int, str]]] = {}
+    for i, j in zip(*np.nonzero(~np.isnan(p) & ~np.eye(n, dtype=bool)), strict=True):
+        colour = "white" if shade[i, j] == 3 else ("black" if shade[i, j] else _NOT_SIGNIFICANT_TEXT)
+        cells_by_colour.setdefault(colour, []).append((int(i), int(j), _format_p(p[i, j])))
+    for colour, cells in cells_by_colour.items():
+        # add_artist, not add_patch: the data limits are fixed, and computing the extent of 100 000 Bezier
+        # vertices would cost seconds
+        outline = PathPatch(_cell_text_path(cells, cell_font, cell_inches), facecolor=colour, linewidth=0)
+        ax.add_artist(outline)
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_ylim(n - 0.5, -0.5)
+    ax.set_xticks(range(n), matrix.columns, rotation=55, ha="right", rotation_mode="anchor")
+    ax.set_yticks(range(n), matrix.index if show_row_labels else [])
     ax.tick_params(which="major", length=2)
     for side in ax.spines.values():
         side.set_visible(False)
     return shade > 0
+
+
+@functools.cache
+def _glyph_outline(text: str, size: float) -> OutlinePath:
+    """``text`` at ``size`` points as a glyph outline in points, centred horizontally on its ink and vertically
+    on the digits' height (so "<.001" and ".05" share a baseline), y pointing down as in a heatmap's rows."""
+    with matplotlib.rc_context(STYLE):
+        font = FontProperties(family=STYLE["font.family"], size=size)
+        outline = TextPath((0, 0), text, prop=font)
+        digit_height = TextPath((0, 0), "0", prop=font).get_extents().height
+    extents = outline.get_extents()
+    vertices = (outline.vertices - [(extents.x0 + extents.x1) / 2, digit_height / 2]) * [1, -1]
+    return OutlinePath(vertices, outline.codes)
+
+
+def _cell_text_path(cells: Sequence[tuple[int, int, str]], size: float, cell_inches: float) -> OutlinePath:
+    """One compound path (in data coordinates, one unit per cell) of every ``(row, column, text)``, each centred
+    in its cell. Drawing the p-values of a panel as one path per colour instead of one text object per cell keeps
+    a 14-system figure of 11 panels (2 002 p-values) fast to render and small as PDF; the price is that the
+    p-values in the PDF are outlines, not selectable text (titles and labels stay text)."""
+    points_per_cell = 72.0 * cell_inches
+    outlines = [_glyph_outline(text, size) for _, _, text in cells]
+    vertices = np.concatenate(
+        [
+            o.vertices / points_per_cell + (column, row)
+            for o, (row, column, _) in zip(outlines, cells, strict=True)
+        ]
+    )
+    return OutlinePath(vertices, np.concatenate([o.codes for o in outlines]))
+
+
+def _label_width_inches(labels: Sequence[str], size: float) -> float:
+    """Width of the longest of ``labels`` at ``size`` points in the figure font, in inches (for fixed layouts)."""
+    from matplotlib.textpath import TextToPath
+
+    measure = TextToPath()
+    with matplotlib.rc_context(STYLE):
+        font = FontProperties(family=STYLE["font.family"], size=size)
+        widths = [measure.get_text_width_height_descent(str(t), font, ismath=False)[0] for t in labels]
+    return max(widths, default=0.0) / 72.0
+
+
+def _heatmap_geometry(
+    systems: Sequence[str],
+    cell: float,
+    panel_columns: int,
+    panel_rows: int,
+    titles: Sequence[str],
+    suptitle: str,
+) -> dict[str, float]:
+    """Fixed layout of a grid of heatmap panels, in inches, from the measured widths of the labels and titles: the
+    rotated (55 degrees) column labels hang below each panel and to its left, the row labels sit left of the first
+    column, each panel's slot is as wide as its title. No layout engine is needed."""
+    label = _label_width_inches(systems, float(STYLE["xtick.labelsize"])) + 0.08  # + tick and padding
+    below = label * np.sin(np.radians(55)) + 0.12
+    overhang = max(0.0, label * np.cos(np.radians(55)) - 0.5 * cell)  # left of the first column's cell
+    side = len(systems) * cell
+    slot = max(side, _label_width_inches(titles, float(STYLE["axes.titlesize"])) + 0.1)
+    left = max(label, overhang) + 0.3  # row labels (and the y label of a single panel)
+    gap = max(0.3, overhang + 0.1)
+    title_room, suptitle_room, legend_room = 0.3, 0.45, 0.45
+    width = left + panel_columns * slot + (panel_columns - 1) * gap + 0.2
+    width = max(width, _label_width_inches([suptitle], float(STYLE["font.size"]) * 1.2) + 0.4)
+    height = suptitle_room + panel_rows * (title_room + side + below) + legend_room
+    return {
+        "left": left, "gap": gap, "side": side, "slot": slot, "title": title_room, "suptitle": suptitle_room,
+        "below": below, "width": width, "height": height,
+    }  # fmt: skip
+
+
+def _panel_axes(figure: Figure, geometry: Mapping[str, float], row: int, column: int):
+    """The axes of panel (row, column) placed by :func:`_heatmap_geometry`, centred in its slot."""
+    g = geometry
+    x = g["left"] + column * (g["slot"] + g["gap"]) + (g["slot"] - g["side"]) / 2
+    top = g["suptitle"] + row * (g["title"] + g["side"] + g["below"]) + g["title"]
+    y = g["height"] - top - g["side"]
+    return figure.add_axes((x / g["width"], y / g["height"], g["side"] / g["width"], g["side"] / g["height"]))
 
 
 def _legend_handles(alpha: float) -> list[Patch]:
@@ -352,20 +466,24 @@ def significance_heatmap(
     score, best first, to get the paper's upper-triangle picture. Returns the boolean matrix of coloured cells.
     """
     ordered = _check_matrix(p_matrix, systems)
-    n = len(systems)
-    longest = max(len(s) for s in systems)
-    cell = 0.42  # inches: room for "<.001" at 6.5 pt
-    label_room = 0.065 * longest + 0.3  # rotated labels need about their length in characters x 0.065 in
     with matplotlib.rc_context(STYLE):
-        figure = Figure(
-            figsize=(n * cell + label_room + 0.4, n * cell + label_room + 0.9), layout="constrained"
+        geometry = _heatmap_geometry(systems, _SINGLE_CELL, 1, 1, [title], "")
+        # room for the axis labels: the y label left of the row labels, the x label below the column labels
+        geometry = {
+            **geometry,
+            "left": geometry["left"] + 0.2,
+            "width": geometry["width"] + 0.2,
+            "height": geometry["height"] + 0.25,
+        }
+        figure = Figure(figsize=(geometry["width"], geometry["height"]))
+        ax = _panel_axes(figure, geometry, 0, 0)
+        coloured = _draw_heatmap(
+            ax, ordered, alpha, show_row_labels=True, cell_font=_SINGLE_FONT, cell_inches=_SINGLE_CELL
         )
-        ax = figure.subplots()
-        coloured = _draw_heatmap(ax, ordered, alpha, show_row_labels=True, cell_font=6.5)
         ax.set_xlabel("column system")
         ax.set_ylabel("row system (coloured: row significantly better)")
         ax.set_title(title)
-        figure.legend(handles=_legend_handles(alpha), loc="outside lower center", ncols=3, frameon=False)
+        figure.legend(handles=_legend_handles(alpha), loc="lower center", ncols=3, frameon=False)
         save_figure(figure, out_paths)
     return pd.DataFrame(coloured, index=ordered.index, columns=ordered.columns)
 
@@ -389,33 +507,25 @@ def significance_heatmap_grid(
     if columns < 1:
         raise InputError(f"columns must be at least 1, got {columns}")
     ordered = {test: _check_matrix(matrix, systems) for test, matrix in p_matrices.items()}
-    n = len(systems)
-    longest = max(len(s) for s in systems)
-    cell = 0.36
-    label_room = 0.06 * longest + 0.3
     panel_columns = min(columns, len(ordered))
     panel_rows = -(-len(ordered) // panel_columns)
     coloured: dict[str, pd.DataFrame] = {}
     with matplotlib.rc_context(STYLE):
-        figure = Figure(
-            figsize=(
-                panel_columns * (n * cell + 0.3) + label_room,
-                panel_rows * (n * cell + label_room + 0.3) + 0.6,
-            ),
-            layout="constrained",
-        )
-        axes = figure.subplots(panel_rows, panel_columns, squeeze=False).ravel()
+        suptitle = f"{title} — {metric_label(metric)}" if metric else title
+        titles = [test_label(test) for test in ordered]
+        geometry = _heatmap_geometry(systems, _GRID_CELL, panel_columns, panel_rows, titles, suptitle)
+        figure = Figure(figsize=(geometry["width"], geometry["height"]))
         for position, (test, matrix) in enumerate(ordered.items()):
-            ax = axes[position]
-            first_in_row = position % panel_columns == 0
-            mask = _draw_heatmap(ax, matrix, alpha, show_row_labels=first_in_row, cell_font=5.5)
-            if not first_in_row:
+            row, column = divmod(position, panel_columns)
+            ax = _panel_axes(figure, geometry, row, column)
+            mask = _draw_heatmap(
+                ax, matrix, alpha, show_row_labels=column == 0, cell_font=_GRID_FONT, cell_inches=_GRID_CELL
+            )
+            if column:
                 ax.tick_params(axis="y", which="major", length=0)
             ax.set_title(test_label(test))
             coloured[test] = pd.DataFrame(mask, index=matrix.index, columns=matrix.columns)
-        for ax in axes[len(ordered) :]:
-            ax.set_visible(False)
-        figure.suptitle(f"{title} — {metric_label(metric)}" if metric else title)
-        figure.legend(handles=_legend_handles(alpha), loc="outside lower center", ncols=3, frameon=False)
+        figure.suptitle(suptitle, y=1 - 0.1 / geometry["height"], va="top")
+        figure.legend(handles=_legend_handles(alpha), loc="lower center", ncols=3, frameon=False)
         save_figure(figure, out_paths)
     return coloured
