@@ -291,3 +291,25 @@ def test_shared_outputs_are_scored_once_with_identical_statistics(wmt12, name: s
     expected = np.stack([metric.stats(hyps, refs) for hyps in systems.values()])
     assert np.array_equal(metric.stats_many(systems, refs, processes=1), expected)
     assert np.array_equal(metric.stats_many(systems, refs, processes=2), expected)
+
+
+@pytest.mark.parametrize("name", ["bleu", "chrf"])
+def test_segment_grouped_statistics_equal_sacrebleu_per_segment(wmt12, name: str) -> None:
+    """stats_many groups BLEU's and chrF's work by segment (each segment's references cached once, in chunks of
+    SEGMENT_CHUNK segments; segment ranges in worker processes): every per-segment statistic of every system must
+    equal sacrebleu's own ``_extract_corpus_statistics`` of that system alone, across chunk and worker bounds."""
+    from mtsig.metrics.sacrebleu_metrics import SEGMENT_CHUNK
+
+    refs, outputs = wmt12
+    systems = dict(list(outputs.items())[:3])
+    assert len(refs) > 2 * SEGMENT_CHUNK  # several chunks, and worker bounds inside chunks
+    oracle = {"bleu": SacreBLEU(), "chrf": SacreCHRF()}[name]
+    expected = np.stack(
+        [
+            np.asarray(oracle._extract_corpus_statistics(hyps, [refs]), dtype=np.float64)
+            for hyps in systems.values()
+        ]
+    )
+    metric = get_metric(name)
+    assert np.array_equal(metric.stats_many(systems, refs, processes=1), expected)
+    assert np.array_equal(metric.stats_many(systems, refs, processes=3), expected)

@@ -21,7 +21,9 @@ keeps the reference with the best segment F-score, TER the fewest edits with the
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, ClassVar
 
 import numpy as np
@@ -30,7 +32,7 @@ from sacrebleu.metrics.chrf import CHRF as SacreCHRF
 from sacrebleu.metrics.ter import TER as SacreTER
 
 from mtsig.errors import InputError
-from mtsig.metrics.base import Metric, check_hypotheses, check_stats_width, reference_streams
+from mtsig.metrics.base import Metric, check_hypotheses, check_parallel, check_stats_width, reference_streams
 
 # sacrebleu's floor for log(0) (sacrebleu.utils.my_log): a zero precision makes BLEU exactly 0.
 _SACREBLEU_LOG_ZERO = -9999999999.0
@@ -71,6 +73,54 @@ def _sacrebleu_statistics(
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), width)
 
 
+#: Segments whose references are cached at a time by :func:`segment_grouped_statistics`: bounds the memory of
+#: sacrebleu's reference n-gram dictionaries (chrF keeps about 20 kB per segment and reference).
+SEGMENT_CHUNK = 500
+
+
+def segment_grouped_statistics(
+    metric: Any, hyps_by_system: Sequence[Sequence[str]], streams: Sequence[Sequence[str | None]]
+) -> np.ndarray:
+    """``[S, N, k]`` statistics of every system's hypotheses from a sacrebleu metric object, reorganised so that
+    each segment's references are preprocessed and their n-grams extracted once (``_cache_references``), not once
+    per system, and each distinct hypothesis of a segment is scored once (``_preprocess_segment`` then
+    ``_compute_segment_statistics``, exactly what ``_extract_corpus_statistics`` does per line). Segments are
+    processed :data:`SEGMENT_CHUNK` at a time, so memory is the output plus one chunk's reference n-grams.
+
+    ``streams`` are sacrebleu's reference streams (:func:`sacrebleu_reference_streams`). The statistics are the
+    same numbers as sacrebleu's ``_extract_corpus_statistics`` of each system (tested)."""
+    n_systems, n_segments = len(hyps_by_system), len(streams[0])
+    out: np.ndarray | None = None
+    for first in range(0, n_segments, SEGMENT_CHUNK):
+        last = min(first + SEGMENT_CHUNK, n_segments)
+        ref_cache = metric._cache_references([stream[first:last] for stream in streams])
+        for i in range(first, last):
+            ref_info, scored = ref_cache[i - first], {}
+            for s in range(n_systems):
+                hyp = hyps_by_system[s][i]
+                row = scored.get(hyp)
+                if row is None:
+                    row = scored[hyp] = metric._compute_segment_statistics(
+                        metric._preprocess_segment(hyp), ref_info
+                    )
+                if out is None:
+                    out = np.zeros((n_systems, n_segments, len(row)), dtype=np.float64)
+                out[s, i] = row
+    return out if out is not None else np.zeros((n_systems, n_segments, 0), dtype=np.float64)
+
+
+def _grouped_statistics_in_worker(
+    name: str,
+    options: dict[str, Any],
+    hyps_by_system: list[list[str]],
+    streams: list[list[str | None]],
+) -> np.ndarray:
+    """Rebuild a metric in a worker process and compute :func:`segment_grouped_statistics` of a segment range."""
+    from mtsig.metrics import get_metric
+
+    return segment_grouped_statistics(get_metric(name, **options)._sacrebleu, hyps_by_system, streams)
+
+
 def _signature(metric: Any, n_references: int) -> str:
     """sacrebleu's signature string for a run with ``n_references`` references (``nrefs:1|...|version:2.6.0``)."""
     return metric._SIGNATURE_TYPE({**vars(metric), "num_refs": n_references}).format()
@@ -83,6 +133,9 @@ class SacrebleuMetric(Metric):
     segment_local = True
     multi_reference = True
     _sacrebleu: Any
+    #: True when the statistics are sacrebleu's ``_extract_corpus_statistics`` (BLEU, chrF), so that
+    #: :meth:`stats_many` may group them by segment (:func:`segment_grouped_statistics`).
+    _groups_by_segment: ClassVar[bool] = True
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -102,7 +155,32 @@ class SacrebleuMetric(Metric):
         """:meth:`Metric.stats_many`, recording the number of references for :meth:`details` (the statistics
         may be computed in worker processes)."""
         self._n_references = len(reference_streams(refs))
-        return super().stats_many(systems, refs, processes)
+        if not self._groups_by_segment:
+            return super().stats_many(systems, refs, processes)
+        check_parallel(systems, refs, multi_reference=True)
+        streams = sacrebleu_reference_streams(refs)
+        columns = [list(hyps) for hyps in systems.values()]
+        n_segments = len(streams[0])
+        bounds = np.linspace(0, n_segments, max(1, min(processes, n_segments)) + 1).round().astype(int)
+        if len(bounds) <= 2 or not columns:
+            return segment_grouped_statistics(self._sacrebleu, columns, streams)
+        # Workers take contiguous segment ranges; each range's rows are copied into the output as it arrives.
+        context = multiprocessing.get_context("spawn")
+        out = np.zeros((len(columns), n_segments, len(self.stat_names)), dtype=np.float64)
+        with ProcessPoolExecutor(max_workers=len(bounds) - 1, mp_context=context) as pool:
+            futures = {
+                pool.submit(
+                    _grouped_statistics_in_worker,
+                    self.name,
+                    self.options,
+                    [hyps[a:b] for hyps in columns],
+                    [stream[a:b] for stream in streams],
+                ): (a, b)
+                for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+            }
+            for future, (a, b) in futures.items():
+                out[:, a:b] = future.result()
+        return out
 
     def signature(self) -> str:
         """sacrebleu's signature of this metric with the number of references of the last statistics."""
@@ -293,6 +371,7 @@ class TER(SacrebleuMetric):
 
     name = "ter"
     higher_is_better: ClassVar[bool] = False
+    _groups_by_segment: ClassVar[bool] = False  # its own compiled statistics, distinct pairs in chunks
     IMPLEMENTATIONS = ("compiled", "sacrebleu")
 
     def __init__(
