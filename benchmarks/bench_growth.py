@@ -1,0 +1,117 @@
+"""Growth through the pipeline: synthetic experiments of S systems x N segments, statistics and tests.
+
+For each size, a configuration with one synthetic experiment (mtsig.synthetic) is written to a work directory and
+Snakemake runs it up to the merged tests tables of every metric (statistics, resampling shards, merge). The time
+and peak memory (max_rss) of every job come from the rules' benchmark files; nothing is asserted (README.md).
+
+    python benchmarks/bench_growth.py                          # 100 systems x 10 000 segments
+    python benchmarks/bench_growth.py --systems 25,50,100      # linear in systems?
+    python benchmarks/bench_growth.py --metrics bleu,chrf --samples 1000 --cores 2 --workdir /tmp/growth
+
+Statistics jobs should grow linearly with the systems (each (system, segment) is scored once) and stay under
+2 GB peak each; the tests' cost grows with the pairs (S(S-1)/2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+PAPER_TESTS = ["paired_bootstrap", "bootstrap", "approximate_randomization"]
+
+
+def load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def configuration(name: str, systems: int, segments: int, metrics: list[str], samples: int) -> dict:
+    """One synthetic experiment, only the statistics and tests of the given metrics and the paper's tests."""
+    return {
+        "run": [name],
+        "synthetic": {name: {"seed": 1, "systems": systems, "segments": segments, "annotators": 12}},
+        "metrics": metrics,
+        "resampling": {"samples": samples, "tests": PAPER_TESTS},
+        "segment_level": {"experiments": []},
+        "calibration": {"experiments": []},
+    }
+
+
+def job_table(logs: Path) -> list[tuple[str, float, float]]:
+    """(job, wall seconds, max_rss MB) of every benchmark file under ``logs``."""
+    rows = []
+    for path in sorted(logs.rglob("*.benchmark.tsv")):
+        with path.open() as handle:
+            record = next(csv.DictReader(handle, delimiter="\t"))
+        rss = float(record["max_rss"]) if record["max_rss"] not in ("", "NA", "-") else float("nan")
+        rows.append((path.name.removesuffix(".benchmark.tsv"), float(record["s"]), rss))
+    return rows
+
+
+def run_size(
+    workdir: Path, systems: int, segments: int, metrics: list[str], samples: int, cores: int
+) -> None:
+    name = f"growth-{systems}x{segments}"
+    directory = workdir / name
+    directory.mkdir(parents=True, exist_ok=True)
+    config = directory / "config.yaml"
+    config.write_text(yaml.safe_dump(configuration(name, systems, segments, metrics, samples)))
+    targets = [f"results/{name}/tests/{metric}.tsv" for metric in metrics]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(directory),
+    ]
+    command += ["--configfile", str(config), "--cores", str(cores), "--quiet", "all", "--", *targets]
+    before = load()
+    start = time.perf_counter()
+    result = subprocess.run(command, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if result.returncode != 0:
+        print(result.stdout[-3000:], result.stderr[-6000:], file=sys.stderr)
+        raise SystemExit(f"snakemake failed for {name}")
+    print(
+        f"\n{name}: {systems} systems x {segments} segments, metrics {','.join(metrics)}, tests x {samples}"
+    )
+    print(f"  wall {wall:.1f} s with --cores {cores}; load before {before}, after {load()}")
+    print(f"  {'job':<34} {'wall s':>8} {'max_rss MB':>11}")
+    for job, seconds, rss in job_table(directory / "logs" / name):
+        print(f"  {job:<34} {seconds:>8.1f} {rss:>11.0f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--systems", default="100", help="comma-separated system counts (default 100)")
+    parser.add_argument("--segments", type=int, default=10_000)
+    parser.add_argument("--metrics", default="bleu,chrf")
+    parser.add_argument("--samples", type=int, default=1000)
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument(
+        "--workdir", type=Path, default=None, help="kept after the run (default: a temporary one)"
+    )
+    args = parser.parse_args()
+    os.environ.setdefault("MTSIG_DATA", str((REPO.parent / "shared" / "data").resolve()))
+    metrics = [m for m in args.metrics.split(",") if m]
+    sizes = [int(s) for s in args.systems.split(",") if s]
+    with tempfile.TemporaryDirectory(prefix="mtsig-growth-") as temporary:
+        workdir = args.workdir or Path(temporary)
+        for systems in sizes:
+            run_size(workdir, systems, args.segments, metrics, args.samples, args.cores)
+
+
+if __name__ == "__main__":
+    main()
