@@ -45,14 +45,19 @@ def configuration(name: str, systems: int, segments: int, metrics: list[str], sa
     }
 
 
-def job_table(logs: Path) -> list[tuple[str, float, float]]:
-    """(job, wall seconds, max_rss MB) of every benchmark file under ``logs``."""
+def _number(record: dict[str, str], column: str) -> float:
+    value = record.get(column, "")
+    return float(value) if value not in ("", "NA", "-") else float("nan")
+
+
+def job_table(logs: Path) -> list[tuple[str, float, float, float, float]]:
+    """(job, wall s, CPU s, max_rss MB, mean load) of every benchmark file under ``logs``."""
     rows = []
     for path in sorted(logs.rglob("*.benchmark.tsv")):
         with path.open() as handle:
             record = next(csv.DictReader(handle, delimiter="\t"))
-        rss = float(record["max_rss"]) if record["max_rss"] not in ("", "NA", "-") else float("nan")
-        rows.append((path.name.removesuffix(".benchmark.tsv"), float(record["s"]), rss))
+        columns = ("s", "cpu_time", "max_rss", "mean_load")
+        rows.append((path.name.removesuffix(".benchmark.tsv"), *(_number(record, c) for c in columns)))
     return rows
 
 
@@ -86,9 +91,9 @@ def run_size(
         f"\n{name}: {systems} systems x {segments} segments, metrics {','.join(metrics)}, tests x {samples}"
     )
     print(f"  wall {wall:.1f} s with --cores {cores}; load before {before}, after {load()}")
-    print(f"  {'job':<34} {'wall s':>8} {'max_rss MB':>11}")
-    for job, seconds, rss in job_table(directory / "logs" / name):
-        print(f"  {job:<34} {seconds:>8.1f} {rss:>11.0f}")
+    print(f"  {'job':<26} {'wall s':>8} {'CPU s':>8} {'max_rss MB':>11} {'mean load':>10}")
+    for job, seconds, cpu, rss, mean_load in job_table(directory / "logs" / name):
+        print(f"  {job:<26} {seconds:>8.1f} {cpu:>8.1f} {rss:>11.0f} {mean_load:>10.1f}")
 
 
 def main() -> None:
