@@ -1,6 +1,6 @@
 """Growth through the pipeline: synthetic experiments of S systems x N segments, statistics and tests.
 
-For each size, a configuration with one synthetic experiment (mtsig.synthetic) is written to a work directory and
+For each size, a configuration with one synthetic experiment (mtsig.studies.synthetic) is written to a work directory and
 Snakemake runs it up to the merged tests tables of every metric (statistics, resampling shards, merge). The time
 and peak memory (max_rss) of every job come from the rules' benchmark files; nothing is asserted (README.md).
 

@@ -9,11 +9,11 @@ same run where one exists. Nothing is asserted (README.md).
     python benchmarks/bench_steps.py all
 
 (figures) A WMT22 ja-en-sized grid: 14 systems, the 11 tests as panels, and one Figs. 5-6 figure of three
-10 000-draw panels; each written as PNG and as PDF by ``mtsig.plots``, against the reference drawing that
+10 000-draw panels; each written as PNG and as PDF by ``mtsig.report.plots``, against the reference drawing that
 matplotlib's usual calls give (``ax.text`` per cell, minor-tick grid, diagonal patches, ``ax.hist`` bars,
 constrained layout), which is what mtsig drew before. (nbest) ``run_nbest_experiment`` on the STAPLE en-pt gold
 with the configured 20 simulated systems; ``bleu_grid`` alone; the reference is sacrebleu's ``corpus_bleu`` on
-the pseudo-corpus of two cells, per cell. (chrf) ``CHRF.stats_many`` on a synthetic experiment (mtsig.synthetic)
+the pseudo-corpus of two cells, per cell. (chrf) ``CHRF.stats_many`` on a synthetic experiment (mtsig.studies.synthetic)
 in a child process, its peak RSS; the reference is sacrebleu's ``_extract_corpus_statistics`` system by system
 on the first ``--reference-systems`` systems, per system.
 """
@@ -83,13 +83,13 @@ def _p_matrices(n_systems: int) -> tuple[list[str], dict]:
 
 def _reference_grid(matrices: dict, systems: list[str], path: Path) -> None:
     """The straightforward drawing: constrained layout, one text object per cell, a minor-tick grid, a patch per
-    diagonal cell (mtsig.plots before issue 18)."""
+    diagonal cell (mtsig.report.plots before issue 18)."""
     import matplotlib
     from matplotlib.colors import ListedColormap
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
-    from mtsig import plots
+    from mtsig.report import plots
 
     n, columns = len(systems), 3
     rows = -(-len(matrices) // columns)
@@ -123,7 +123,7 @@ def _reference_distributions(distributions: dict, path: Path) -> None:
     import matplotlib
     from matplotlib.figure import Figure
 
-    from mtsig import plots
+    from mtsig.report import plots
 
     with matplotlib.rc_context(plots.STYLE):
         figure = Figure(figsize=(3.2 * len(distributions), 3.0), layout="constrained")
@@ -138,7 +138,7 @@ def _reference_distributions(distributions: dict, path: Path) -> None:
 
 
 def bench_figures(repeats: int) -> None:
-    from mtsig import plots
+    from mtsig.report import plots
 
     systems, matrices = _p_matrices(14)
     rng = np.random.default_rng(1)
@@ -187,7 +187,7 @@ def bench_nbest(data_root: Path) -> None:
     from sacrebleu.metrics.bleu import BLEU
 
     from mtsig.io.staple import read_staple_gold, read_system_file
-    from mtsig.nbest import (
+    from mtsig.studies.nbest import (
         ALL,
         _check_parameters,
         bleu_grid,
@@ -204,7 +204,9 @@ def bench_nbest(data_root: Path) -> None:
     gold_path, baseline_path = data_root / spec["gold"], data_root / spec["baseline"]
     print(f"\n(nbest) STAPLE en-pt, {spec['parameters']}; load {load()}")
     start = time.perf_counter()
-    run_nbest_experiment(gold_path, baseline_path, dict(spec["parameters"]), seed)
+    sources = {"aws_baseline": baseline_path}
+    real = {name: read_system_file(path) for name, path in sources.items()}
+    run_nbest_experiment(read_staple_gold(gold_path), real, dict(spec["parameters"]), seed, sources)
     print(
         f"  run_nbest_experiment: {time.perf_counter() - start:.1f} s (figures and tables not included); load {load()}"
     )
@@ -245,7 +247,7 @@ def bench_nbest(data_root: Path) -> None:
 _CHILD = """
 import resource, sys, time
 from mtsig.metrics import get_metric
-from mtsig.synthetic import SyntheticSpec, generate_texts
+from mtsig.studies.synthetic import SyntheticSpec, generate_texts
 systems, segments, processes = map(int, sys.argv[1:4])
 refs, outputs, _ = generate_texts(SyntheticSpec(seed=1, systems=systems, segments=segments))
 start = time.perf_counter()
@@ -259,7 +261,7 @@ print(wall, peak / 1024, stats.nbytes / 2**20)
 def bench_chrf(systems: int, segments: int, reference_systems: int) -> None:
     from sacrebleu.metrics.chrf import CHRF
 
-    from mtsig.synthetic import SyntheticSpec, generate_texts
+    from mtsig.studies.synthetic import SyntheticSpec, generate_texts
 
     print(f"\n(chrf) synthetic {systems} systems x {segments} segments; load {load()}")
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
