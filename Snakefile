@@ -2,6 +2,12 @@
 # Reproduces Graham, Mathur & Baldwin (2014) end to end; see README.md. Reading the rules top to bottom tells the analysis.
 import os
 
+# One BLAS thread per job: the engine's products are small ([256, N] @ [N, S*k]) and jobs already run side by side.
+# With OpenBLAS's default (a thread per core) the calibration study took 2.2x the CPU time on 2 busy cores, for
+# byte-identical tables (benchmarks/README.md, "Threads"). A value already set in the environment wins.
+for variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(variable, "1")
+
 
 # Relative to the Snakefile, so that `--directory elsewhere` still finds the defaults.
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
