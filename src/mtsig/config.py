@@ -249,12 +249,44 @@ def experiment(config: Mapping[str, Any], name: str, results_dir: Path = Path("r
     else:
         spec = dict(config["experiments"][name])
     spec.setdefault("metrics", list(config["metrics"]))
+    spec["metrics"], spec["metric_declarations"] = metric_declarations(spec["metrics"], name)
     spec.setdefault("unescape_html", False)
     spec.setdefault("meteor", {})
     spec.setdefault("qc", {})
     spec.setdefault("standardise", {})
     spec["name"] = name
     return spec
+
+
+def metric_declarations(
+    entries: Sequence[str | Mapping[str, Any]], experiment_name: str = ""
+) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """Split a ``metrics:`` list into the metric names in order and the declarations of metrics read from segment
+    scores (``{NAME: {kind: segment_scores, format, path, higher_is_better, options}}``, defaults filled in).
+
+    Raises:
+        InputError: a name is listed twice (as a built-in or declared metric).
+    """
+    names: list[str] = []
+    declared: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        if isinstance(entry, str):
+            names.append(entry)
+            continue
+        for name, declaration in entry.items():
+            names.append(str(name))
+            declared[str(name)] = {"higher_is_better": True, "options": {}, **dict(declaration)}
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        where = f"experiment {experiment_name!r}: " if experiment_name else ""
+        raise InputError(f"{where}metric(s) {', '.join(repeated)} listed twice in metrics")
+    return names, declared
+
+
+def has_texts(spec: Mapping[str, Any]) -> bool:
+    """Whether the experiment has texts (reference and output files, or a ``texts:`` block such as an MQM file);
+    an experiment without texts has only metrics read from segment scores."""
+    return "reference" in spec or "texts" in spec
 
 
 def data_path(data_root: str | Path, relative: str) -> Path:
@@ -276,7 +308,7 @@ def one_of(names: Iterable[str]) -> str:
 def wildcard_constraints(config: Mapping[str, Any]) -> dict[str, str]:
     """The rules' global wildcard constraints. ``metric`` is derived from the config (the run's ``metrics`` and
     every experiment's own ``metrics``), so that it names exactly the metrics the schema admitted."""
-    metrics = dict.fromkeys(config["metrics"])
+    metrics = dict.fromkeys(metric_declarations(config["metrics"])[0])
     for spec in config.get("experiments", {}).values():
-        metrics.update(dict.fromkeys(spec.get("metrics", [])))
+        metrics.update(dict.fromkeys(metric_declarations(spec.get("metrics", []))[0]))
     return {"experiment": r"[A-Za-z0-9_+-]+", "metric": one_of(metrics), "shard": r"\d+"}

@@ -70,6 +70,21 @@ def load_judgments(
             n_segments=n_segments,
             systems=systems,
         )
+    if fmt == "wmt_da_seg_scores":
+        from mtsig.io.wmt_da import load_wmt_da_segment_means
+
+        return load_wmt_da_segment_means(resolve(human["path"]), n_segments, systems)
+    if fmt == "mqm":
+        from mtsig.io.mqm import load_mqm_ratings
+
+        return load_mqm_ratings(
+            resolve(human["path"]),
+            weights=human.get("weights"),
+            reference_system=human.get("reference_system", "ref"),
+            standardised=not human.get("standardise_raters", False),
+            n_segments=n_segments,
+            systems=systems,
+        )
     raise InputError(f"unknown human format {fmt!r}")
 
 
