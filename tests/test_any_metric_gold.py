@@ -1,4 +1,4 @@
-"""The human golds of the any-metric experiments: WMT20 ja-en DA segment means and MQM (mtsig.human.build_gold
+"""The human golds of the any-metric experiments: WMT20 ja-en DA segment means and MQM (mtsig.stats.human.build_gold
 with the ``wmt_da_seg_scores`` and ``mqm`` formats).
 
 Oracles: the WMT20 organisers' ``ad-sys-scores`` file (system z = the unweighted mean of the segment means);
@@ -17,7 +17,7 @@ import yaml
 from scipy import stats
 
 from mtsig.errors import InputError
-from mtsig.human import build_gold
+from mtsig.stats.human import build_gold
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -289,6 +289,40 @@ def has_texts(spec: Mapping[str, Any]) -> bool:
     return "reference" in spec or "texts" in spec
 
 
+def segment_score_files(spec: Mapping[str, Any], data_root: str | Path) -> dict[str, Path]:
+    """Metric name -> scores file of every metric the experiment reads from segment scores."""
+    return {
+        name: data_path(data_root, declaration["path"])
+        for name, declaration in spec.get("metric_declarations", {}).items()
+    }
+
+
+def scores_with_documents(spec: Mapping[str, Any], data_root: str | Path) -> list[str]:
+    """The declared metrics whose files carry documents: ``wmt_seg_score`` files, and tidy files whose header names
+    a ``document`` column (read from the file's first line)."""
+    names = []
+    for name, declaration in spec.get("metric_declarations", {}).items():
+        if declaration["format"] == "wmt_seg_score":
+            names.append(name)
+        elif declaration["format"] == "tidy":
+            try:
+                with data_path(data_root, declaration["path"]).open(encoding="utf-8-sig") as handle:
+                    header = handle.readline().rstrip("\r\n").split("\t")
+            except OSError:  # a missing file is reported by the step that reads it, with its path
+                continue
+            if "document" in header:
+                names.append(name)
+    return names
+
+
+def has_documents(spec: Mapping[str, Any], data_root: str | Path) -> bool:
+    """Whether the experiment's segments have documents: a ``documents:`` file, an MQM texts file, or (an
+    experiment without texts) a scores file that carries them."""
+    if "documents" in spec or "texts" in spec:
+        return True
+    return not has_texts(spec) and bool(scores_with_documents(spec, data_root))
+
+
 def data_path(data_root: str | Path, relative: str) -> Path:
     """An experiment path: absolute paths are kept, relative ones are taken from the data root."""
     path = Path(relative)
