@@ -33,7 +33,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -43,6 +43,10 @@ from mtsig.errors import InputError
 from mtsig.stats.power import add_power_arguments, power_command
 from mtsig.stats.resampling import ALL_TESTS, PAPER_TESTS, PairwiseResult, pairwise_tests
 from mtsig.stats.training_runs import compare_runs_command, is_run_group
+
+if TYPE_CHECKING:
+    from mtsig.metrics.base import Metric
+    from mtsig.metrics.segment_scores import SegmentScores
 
 DEFAULT_SEED = 12345
 EXIT_INPUT_ERROR = 2
@@ -477,7 +481,7 @@ def add_scores_arguments(compare: argparse.ArgumentParser) -> None:
     )
 
 
-def scores_metric(argument: str, requested_format: str, lower_is_better: set[str]):
+def scores_metric(argument: str, requested_format: str, lower_is_better: set[str]) -> SegmentScores:
     """The :class:`SegmentScores` metric of one ``--scores [NAME=]FILE`` argument."""
     from mtsig.io.segment_scores import detect_format, read_data_lines, read_segment_scores
     from mtsig.metrics.segment_scores import SegmentScores
@@ -493,7 +497,7 @@ def scores_metric(argument: str, requested_format: str, lower_is_better: set[str
     name = name or path.name.split(".")[0] or path.name
     return SegmentScores.from_frame(
         frame, name=name, higher_is_better=name not in lower_is_better, format=fmt
-    ), path
+    )
 
 
 def compare_with_scores(
@@ -507,9 +511,10 @@ def compare_with_scores(
     every compared system on the same number of segments (an error naming the file and line otherwise).
     Documents: ``--docs``, else those of the scores files (which must agree), else none.
     """
+    from mtsig.metrics.segment_scores import shared_test_set
+
     lower = {item.strip() for item in args.lower_is_better.split(",") if item.strip()}
-    loaded = [scores_metric(argument, args.scores_format, lower) for argument in args.scores]
-    metrics = [metric for metric, _ in loaded]
+    metrics = [scores_metric(argument, args.scores_format, lower) for argument in args.scores]
     names = [metric.name for metric in metrics]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
@@ -557,41 +562,18 @@ def compare_with_scores(
             )
     if len(systems) < 2:
         raise InputError(f"need at least two systems to compare, got {len(systems)}")
-    if args.docs is None:
-        documents = _scores_documents(loaded)
-    else:
-        documents = _read_docs(args, n_segments if n_segments is not None else metrics[0].n_segments)
+    n_segments, scores_documents = shared_test_set(metrics, list(systems), n_segments)
+    documents = scores_documents if args.docs is None else _read_docs(args, n_segments)
     needing = [t for t in args.tests if t.endswith("_documents")]
     if needing and documents is None:
         raise InputError(
             f"test(s) {', '.join(needing)} resample whole documents: the scores files have no documents; give "
             "each segment's document with --docs FILE"
         )
-    for metric, path in loaded:
-        n_segments = metric.n_segments if n_segments is None else n_segments
-        if metric.n_segments != n_segments:
-            raise InputError(
-                f"metric {metric.name!r} scores {metric.n_segments} segments but the test set has {n_segments}"
-                + ("" if args.ref is not None else f" (as {loaded[0][1]})"),
-                path,
-            )
+    for metric in metrics:
         stats = metric.stats_for(list(systems), n_segments)
         comparisons.append(_run_engine(metric, stats, list(systems), args, documents))
     return comparisons, systems
-
-
-def _scores_documents(loaded) -> np.ndarray | None:
-    """The documents of the first scores file that has them; another file with other documents is an error."""
-    found: tuple[np.ndarray, Path] | None = None
-    for metric, path in loaded:
-        documents = metric.documents()
-        if documents is None:
-            continue
-        if found is None:
-            found = (documents, path)
-        elif len(documents) != len(found[0]) or (documents != found[0]).any():
-            raise InputError(f"documents differ from those of {found[1]}", path)
-    return None if found is None else found[0]
 
 
 def _read_docs(args: argparse.Namespace, n_segments: int) -> np.ndarray:
@@ -600,7 +582,13 @@ def _read_docs(args: argparse.Namespace, n_segments: int) -> np.ndarray:
     return read_documents(args.docs, document_format(args.docs, args.docs_format), n_segments)
 
 
-def _run_engine(metric, stats: np.ndarray, systems: list[str], args: argparse.Namespace, documents):
+def _run_engine(
+    metric: Metric,
+    stats: np.ndarray,
+    systems: list[str],
+    args: argparse.Namespace,
+    documents: np.ndarray | None,
+) -> MetricComparison:
     """One metric's statistics through :func:`pairwise_tests` with the command's settings."""
     result = pairwise_tests(
         stats,
