@@ -91,34 +91,22 @@ SCORES = "system\tsegment\tscore\n" + "".join(
 RATINGS = "system\tsegment\tcriterion\tz\nA\t0\tadequacy\t0.5\nB\t0\tadequacy\t-0.5\nA\t1\tadequacy\t0.1\nB\t2\tadequacy\t0\n"
 
 
-def human_outputs(tmp_path: Path) -> dict[str, str]:
+def gold(spec: dict, tmp_path: Path, texts: Path, documents: Path) -> None:
+    """The human_gold step of an experiment prepared in ``tmp_path``, its tables under ``tmp_path/out``."""
     names = ["z", "qc", "system_scores", "gold", "conclusions"]
-    return {n: str(tmp_path / "out" / f"{n}.tsv") for n in names}
+    outputs = {n: str(tmp_path / "out" / f"{n}.tsv") for n in names}
+    human_gold(spec, tmp_path, texts_dir=texts, documents_path=documents, alphas=[0.05], outputs=outputs)
 
 
 def test_scored_but_unrated_is_fine_rated_but_unscored_is_an_error(tmp_path: Path) -> None:
     spec = tidy_experiment(tmp_path, SCORES, RATINGS)
     texts, documents = prepared(spec, tmp_path, tmp_path)
-    human_gold(
-        spec,
-        tmp_path,
-        texts_dir=texts,
-        documents_path=documents,
-        alphas=[0.05],
-        outputs=human_outputs(tmp_path),
-    )
+    gold(spec, tmp_path, texts, documents)
     assert not (texts / "reference.txt").exists()
     unscored = RATINGS + "A\t3\tadequacy\t1.2\n"  # segment 3 rated, the scores have 0..2
     spec = tidy_experiment(tmp_path, SCORES, unscored)
     with pytest.raises(InputError, match=r"ratings.tsv:6: .*segment 3"):
-        human_gold(
-            spec,
-            tmp_path,
-            texts_dir=texts,
-            documents_path=documents,
-            alphas=[0.05],
-            outputs=human_outputs(tmp_path),
-        )
+        gold(spec, tmp_path, texts, documents)
 
 
 def test_a_rated_system_without_scores_names_the_scores_file(tmp_path: Path) -> None:
@@ -131,14 +119,7 @@ def test_a_rated_system_without_scores_names_the_scores_file(tmp_path: Path) -> 
     spec = tidy_experiment(tmp_path, SCORES, ratings, systems=("A", "B"))
     texts, documents = prepared(spec, tmp_path, tmp_path)
     with pytest.raises(InputError, match=r"ratings.tsv:\d+: .*'C'"):
-        human_gold(
-            spec,
-            tmp_path,
-            texts_dir=texts,
-            documents_path=documents,
-            alphas=[0.05],
-            outputs=human_outputs(tmp_path),
-        )
+        gold(spec, tmp_path, texts, documents)
 
 
 @pytest.mark.parametrize(

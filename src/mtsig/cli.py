@@ -418,10 +418,18 @@ def run_compare(args: argparse.Namespace) -> int:
     if any(is_run_group(path) for path in args.systems):
         return run_text_command(compare_runs_command, args)
     systems = dict(zip(system_names(args.systems), args.systems, strict=True))
-    comparisons = compare_systems(
+    comparisons = compare_text_metrics(args, systems, args.metrics or ["bleu"])
+    return write_compare_report(args, comparisons, systems)
+
+
+def compare_text_metrics(
+    args: argparse.Namespace, systems: dict[str, Path], metric_names: Sequence[str]
+) -> list[MetricComparison]:
+    """:func:`compare_systems` with the command's options."""
+    return compare_systems(
         args.ref,
         systems,
-        args.metrics or ["bleu"],
+        metric_names,
         tests=args.tests,
         n_samples=args.samples,
         seed=args.seed,
@@ -432,7 +440,6 @@ def run_compare(args: argparse.Namespace) -> int:
         docs_format=args.docs_format,
         mean_block_length=args.mean_block_length,
     )
-    return write_compare_report(args, comparisons, systems)
 
 
 def write_compare_report(
@@ -544,22 +551,7 @@ def compare_with_scores(
         systems = dict(zip(system_names(args.systems), args.systems, strict=True))
         refs, _ = load_texts(args.ref, systems, unescape=args.unescape_html)  # type: ignore[arg-type]
         n_segments = len(refs)
-        comparisons = []
-        if args.metrics:
-            comparisons = compare_systems(
-                args.ref,
-                systems,  # type: ignore[arg-type]
-                args.metrics,
-                tests=args.tests,
-                n_samples=args.samples,
-                seed=args.seed,
-                pvalue=args.pvalue,
-                unescape=args.unescape_html,
-                language=args.language,
-                docs=args.docs,
-                docs_format=args.docs_format,
-                mean_block_length=args.mean_block_length,
-            )
+        comparisons = compare_text_metrics(args, systems, args.metrics) if args.metrics else []  # type: ignore[arg-type]
     if len(systems) < 2:
         raise InputError(f"need at least two systems to compare, got {len(systems)}")
     n_segments, scores_documents = shared_test_set(metrics, list(systems), n_segments)
