@@ -28,12 +28,12 @@ SEG_SCORE_COLUMNS = ["metric", "lp", "testset", "refset", "system", "document", 
 
 def configured(name: str) -> dict:
     raw = yaml.safe_load((REPO / "config" / f"{name}.yaml").read_text(encoding="utf-8"))["experiments"]
-    return mtsig_config.experiment({"experiments": raw}, name)
+    return mtsig_config.experiment({"experiments": raw, "metrics": []}, name)
 
 
 def prepared(spec: dict, data_root: Path, tmp_path: Path) -> tuple[Path, Path]:
     texts, documents = tmp_path / "texts", tmp_path / "documents.tsv"
-    prepare_texts(spec, data_root, texts_dir=texts, documents_path=documents)
+    prepare_texts(spec, data_root, texts=texts, documents=documents)
     return texts, documents
 
 
@@ -42,7 +42,7 @@ def test_wmt20_declared_metric_statistics_equal_the_file(data_root: Path, tmp_pa
     assert spec["metrics"][0] == "chrF" and spec["metric_declarations"]["chrF"]["higher_is_better"] is True
     texts, documents = prepared(spec, data_root, tmp_path)
     stats_path = tmp_path / "stats" / "chrF.npz"
-    metric_stats(spec, "chrF", texts, stats_path, data_root=data_root, documents_path=documents)
+    metric_stats(spec, "chrF", texts, stats_path, data_root=data_root, documents=documents)
 
     frame = pd.read_csv(
         data_root / "wmt20-ja-en" / "metric-scores" / "chrF.ja-en.seg.score",
@@ -82,7 +82,7 @@ def tidy_experiment(tmp_path: Path, scores: str, ratings: str, systems=("A", "B"
             "gold": {"methods": ["wilcoxon"], "unit": "segment_mean"},
         }
     }
-    return mtsig_config.experiment({"experiments": raw}, "toy")
+    return mtsig_config.experiment({"experiments": raw, "metrics": []}, "toy")
 
 
 SCORES = "system\tsegment\tscore\n" + "".join(
@@ -95,7 +95,7 @@ def gold(spec: dict, tmp_path: Path, texts: Path, documents: Path) -> None:
     """The human_gold step of an experiment prepared in ``tmp_path``, its tables under ``tmp_path/out``."""
     names = ["z", "qc", "system_scores", "gold", "conclusions"]
     outputs = {n: str(tmp_path / "out" / f"{n}.tsv") for n in names}
-    human_gold(spec, tmp_path, texts_dir=texts, documents_path=documents, alphas=[0.05], outputs=outputs)
+    human_gold(spec, tmp_path, texts=texts, documents=documents, alphas=[0.05], **outputs)
 
 
 def test_scored_but_unrated_is_fine_rated_but_unscored_is_an_error(tmp_path: Path) -> None:
