@@ -415,10 +415,11 @@ def run_compare(args: argparse.Namespace) -> int:
         raise InputError(
             "give the reference with --ref (and system outputs), or segment scores with --scores FILE"
         )
+    args.metrics = args.metrics or ["bleu"]  # the default of text-only comparisons
     if any(is_run_group(path) for path in args.systems):
         return run_text_command(compare_runs_command, args)
     systems = dict(zip(system_names(args.systems), args.systems, strict=True))
-    comparisons = compare_text_metrics(args, systems, args.metrics or ["bleu"])
+    comparisons = compare_text_metrics(args, systems, args.metrics)
     return write_compare_report(args, comparisons, systems)
 
 
