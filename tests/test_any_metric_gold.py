@@ -1,5 +1,5 @@
-"""The human golds of the any-metric experiments: WMT20 ja-en DA segment means and MQM (mtsig.stats.human.build_gold
-with the ``wmt_da_seg_scores`` and ``mqm`` formats).
+"""The human golds of the any-metric experiments: WMT20 ja-en DA segment means and MQM (mtsig.stats.human.build_gold and
+mtsig.steps.human.load_judgments with the ``wmt_da_seg_scores`` and ``mqm`` formats).
 
 Oracles: the WMT20 organisers' ``ad-sys-scores`` file (system z = the unweighted mean of the segment means);
 ``scipy.stats.mannwhitneyu`` on the segment z means parsed here by hand; Google's published MQM
@@ -18,6 +18,7 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.stats.human import build_gold
+from mtsig.steps.human import judgments_source, load_judgments
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -27,12 +28,14 @@ def experiment(name: str) -> dict:
 
 
 def gold_of(spec: dict, data_root: Path, n_segments: int, systems=None) -> dict:
+    """build_gold on the experiment's human file, read as the pipeline step reads it."""
+    systems = spec["systems"] if systems is None else systems
     return build_gold(
         spec["human"],
-        data_root,
-        spec["systems"] if systems is None else systems,
-        n_segments,
+        load_judgments(spec["human"], data_root, n_segments, systems),
+        systems,
         [0.05],
+        source=judgments_source(spec["human"], data_root),
         qc=spec["qc"],
         standardise_options={},
         gold=spec["gold"],
