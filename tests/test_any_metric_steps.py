@@ -179,3 +179,37 @@ def test_the_reference_cannot_be_a_system(data_root: Path, tmp_path: Path) -> No
     spec["systems"] = [*spec["systems"], "ref"]
     with pytest.raises(InputError, match="'ref' is the reference"):
         prepared(spec, data_root, tmp_path)
+
+
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def schema_error(experiment: dict) -> str:
+    """The schema's message for a config holding this one experiment ('' when it validates)."""
+    config = {"run": ["x"], "experiments": {"x": experiment}}
+    try:
+        mtsig_config.validate_config(config, SCHEMA, [("test", config)])
+    except InputError as error:
+        return str(error)
+    return ""
+
+
+def test_the_schema_checks_experiments_without_texts() -> None:
+    for name in ("wmt20-ja-en", "mqm-ted-en-de", "mqm-ted-zh-en"):
+        raw = yaml.safe_load((REPO / "config" / f"{name}.yaml").read_text(encoding="utf-8"))["experiments"][
+            name
+        ]
+        assert schema_error(raw) == "", name
+    no_texts = yaml.safe_load((REPO / "config" / "wmt20-ja-en.yaml").read_text(encoding="utf-8"))[
+        "experiments"
+    ]
+    spec = no_texts["wmt20-ja-en"]
+    assert "'bleu' is not of type 'object'" in schema_error({**spec, "metrics": [*spec["metrics"], "bleu"]})
+    assert "'metrics' is a required property" in schema_error(
+        {k: v for k, v in spec.items() if k != "metrics"}
+    )
+    assert "'outputs' is a dependency of 'reference'" in schema_error({**spec, "reference": "ref.txt"})
+    reused = {"bleu": {"kind": "segment_scores", "format": "tidy", "path": "x.tsv"}}
+    assert "config key experiments.x.metrics.0" in schema_error({**spec, "metrics": [reused]})
+    bad_format = {"m": {"kind": "segment_scores", "format": "csv", "path": "x.tsv"}}
+    assert "config key experiments.x.metrics.0" in schema_error({**spec, "metrics": [bad_format]})
