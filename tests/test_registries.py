@@ -22,7 +22,18 @@ def test_schema_test_enum_is_the_test_registry() -> None:
 
 
 def test_schema_metric_enum_is_the_metric_registry() -> None:
-    assert sorted(SCHEMA["$defs"]["metric"]["enum"]) == sorted(METRICS)
+    assert sorted(SCHEMA["$defs"]["builtin_metric"]["enum"]) == sorted(METRICS)
+    declared_names = SCHEMA["$defs"]["metric"]["oneOf"][1]["propertyNames"]  # may not reuse a built-in name
+    assert sorted(declared_names["not"]["enum"]) == sorted(METRICS)
+
+
+def test_metric_wildcard_admits_declared_segment_score_metrics() -> None:
+    declared = {"YiSi-2": {"kind": "segment_scores", "format": "wmt_seg_score", "path": "x"}}
+    config = {"metrics": ["bleu"], "experiments": {"x": {"metrics": ["chrf", declared]}}}
+    pattern = mtsig_config.wildcard_constraints(config)["metric"]
+    for metric in ("bleu", "chrf", "YiSi-2"):
+        assert re.fullmatch(pattern, metric), metric
+    assert not re.fullmatch(pattern, "YiSi")
 
 
 def test_metric_wildcard_matches_exactly_the_configured_metrics() -> None:

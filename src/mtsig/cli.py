@@ -10,6 +10,14 @@ Output: a readable aligned table (default), ``--tsv`` (one row per metric, order
 ``--docs FILE`` gives each segment's document (one id per line, WMT SGML or WMT22 XML) for the block bootstrap over
 documents (``--tests paired_bootstrap_documents,bootstrap_documents``).
 
+Any metric: ``--scores [NAME=]FILE`` (repeatable) adds a metric whose segment scores were computed elsewhere (COMET,
+BLEURT, YiSi, MQM, ...; :class:`mtsig.metrics.segment_scores.SegmentScores`: corpus score = mean segment score), in
+one of the layouts of :mod:`mtsig.io.segment_scores` (``--scores-format``, default ``auto``: told by the first
+line). Alone (no ``--ref``), the positional arguments are system *names* (default: every system of the first file);
+with ``--ref`` and text metrics, the systems are the output files and every scores file must score them under their
+file names. ``--lower-is-better NAME,...`` marks TER-like metrics. Documents come from the scores file when it has
+them (WMT ``seg.score``, a tidy ``document`` column), so the document bootstraps run without ``--docs``.
+
 No Python traceback reaches the user: bad input (a missing or unreadable file, mismatched line counts, a file given
 twice, an empty or unknown metric or test list) prints one line ``mtsig: error: ...`` to stderr and exits 2; any
 other failure prints one line ``mtsig: internal error: ...`` with how to get the traceback (``MTSIG_DEBUG=1``) and
@@ -22,10 +30,10 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -35,6 +43,10 @@ from mtsig.errors import InputError
 from mtsig.stats.power import add_power_arguments, power_command
 from mtsig.stats.resampling import ALL_TESTS, PAPER_TESTS, PairwiseResult, pairwise_tests
 from mtsig.stats.training_runs import compare_runs_command, is_run_group
+
+if TYPE_CHECKING:
+    from mtsig.metrics.base import Metric
+    from mtsig.metrics.segment_scores import SegmentScores
 
 DEFAULT_SEED = 12345
 EXIT_INPUT_ERROR = 2
@@ -118,13 +130,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="score systems and run randomized significance tests for every pair",
         description="Score every system against one reference and test every pair of systems.",
     )
-    compare.add_argument("--ref", required=True, type=Path, help="reference, one segment per line")
+    compare.add_argument(
+        "--ref", type=Path, help="reference, one segment per line (needed by text metrics; not by --scores)"
+    )
     compare.add_argument(
         "--metrics",
-        default="bleu",
         type=_metrics,
-        help="comma-separated: bleu,chrf,ter,nist,meteor (default bleu)",
+        help="comma-separated: bleu,chrf,ter,nist,meteor (default bleu with --ref; none with --scores alone)",
     )
+    add_scores_arguments(compare)
     compare.add_argument("--samples", default=10_000, type=_positive_int, help="B and R (default 10000)")
     compare.add_argument("--seed", default=DEFAULT_SEED, type=int, help=f"base seed (default {DEFAULT_SEED})")
     compare.add_argument(
@@ -169,10 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument(
         "systems",
-        nargs="+",
+        nargs="*",
         type=Path,
         help="system outputs, one segment per line (at least 2); NAME=RUN1,RUN2,... for several training runs of "
-        "one system (run-aware comparison; --tests does not apply)",
+        "one system (run-aware comparison; --tests does not apply); with --scores and no --ref: system names "
+        "(default: every system of the first scores file)",
     )
     add_power_arguments(
         commands.add_parser("power", help="power and minimum detectable difference of a test, by simulation"),
@@ -349,16 +364,16 @@ def json_report(
     *,
     seed: int,
     pvalue: str,
-    reference: Path,
-    systems: dict[str, Path],
+    reference: Path | None,
+    systems: Mapping[str, Path | None],
 ) -> str:
     """Settings, each metric's signature and scores, and every row of the long table."""
     document = {
         "mtsig_version": __version__,
         "seed": seed,
         "pvalue": pvalue,
-        "reference": str(reference),
-        "systems": {name: str(path) for name, path in systems.items()},
+        "reference": None if reference is None else str(reference),
+        "systems": {name: None if path is None else str(path) for name, path in systems.items()},
         "metrics": {
             c.name: {
                 "details": c.details,
@@ -393,13 +408,29 @@ def run_power(args: argparse.Namespace) -> int:
 def run_compare(args: argparse.Namespace) -> int:
     """``mtsig compare``: everything is computed before anything is printed. Systems given as run groups
     (``NAME=RUN1,RUN2``) get the run-aware comparison of :func:`mtsig.stats.training_runs.compare_runs_command`."""
+    if args.scores:
+        comparisons, systems = compare_with_scores(args)
+        return write_compare_report(args, comparisons, systems)
+    if args.ref is None:
+        raise InputError(
+            "give the reference with --ref (and system outputs), or segment scores with --scores FILE"
+        )
+    args.metrics = args.metrics or ["bleu"]  # the default of text-only comparisons
     if any(is_run_group(path) for path in args.systems):
         return run_text_command(compare_runs_command, args)
     systems = dict(zip(system_names(args.systems), args.systems, strict=True))
-    comparisons = compare_systems(
+    comparisons = compare_text_metrics(args, systems, args.metrics)
+    return write_compare_report(args, comparisons, systems)
+
+
+def compare_text_metrics(
+    args: argparse.Namespace, systems: dict[str, Path], metric_names: Sequence[str]
+) -> list[MetricComparison]:
+    """:func:`compare_systems` with the command's options."""
+    return compare_systems(
         args.ref,
         systems,
-        args.metrics,
+        metric_names,
         tests=args.tests,
         n_samples=args.samples,
         seed=args.seed,
@@ -410,6 +441,12 @@ def run_compare(args: argparse.Namespace) -> int:
         docs_format=args.docs_format,
         mean_block_length=args.mean_block_length,
     )
+
+
+def write_compare_report(
+    args: argparse.Namespace, comparisons: Sequence[MetricComparison], systems: Mapping[str, Path | None]
+) -> int:
+    """Print the comparison in the requested mode (aligned text, ``--tsv`` or ``--json``)."""
     if args.tsv:
         text = long_table(comparisons, args.seed).to_csv(sep="\t", index=False, float_format="%.10g")
     elif args.json:
@@ -420,6 +457,145 @@ def run_compare(args: argparse.Namespace) -> int:
         text = text_report(comparisons, seed=args.seed, n_samples=args.samples, pvalue=args.pvalue)
     sys.stdout.write(text)
     return 0
+
+
+# --- any metric: --scores ----------------------------------------------------------------------------------------
+
+
+def add_scores_arguments(compare: argparse.ArgumentParser) -> None:
+    """``--scores [NAME=]FILE`` (repeatable), ``--scores-format`` and ``--lower-is-better`` (module docstring)."""
+    from mtsig.io.segment_scores import FORMATS
+
+    compare.add_argument(
+        "--scores",
+        action="append",
+        default=[],
+        metavar="[NAME=]FILE",
+        help="segment scores computed elsewhere, one metric per file (repeatable); NAME defaults to the metric "
+        "column of a WMT seg.score file, else the file name up to its first dot",
+    )
+    compare.add_argument(
+        "--scores-format",
+        default="auto",
+        choices=("auto", *FORMATS),
+        help="layout of every --scores file (default auto: a tidy header system/segment/score, 8 TAB-separated "
+        "WMT seg.score fields, or mt-metrics-eval's 'SYSNAME SCORE' lines)",
+    )
+    compare.add_argument(
+        "--lower-is-better",
+        default="",
+        metavar="NAME[,NAME...]",
+        help="--scores metrics where a lower score is better (e.g. TER); the others are higher-is-better",
+    )
+
+
+def scores_metric(argument: str, requested_format: str, lower_is_better: set[str]) -> SegmentScores:
+    """The :class:`SegmentScores` metric of one ``--scores [NAME=]FILE`` argument."""
+    from mtsig.io.segment_scores import detect_format, read_data_lines, read_segment_scores
+    from mtsig.metrics.segment_scores import SegmentScores
+
+    name, separator, file = argument.partition("=")
+    if not separator or Path(argument).is_file() or "/" in name:
+        name, file = "", argument
+    path = Path(file)
+    fmt = detect_format(path) if requested_format == "auto" else requested_format
+    frame = read_segment_scores(path, fmt)
+    if not name and fmt == "wmt_seg_score":
+        name = read_data_lines(path)[0][0].split("\t")[0]  # the metric column (one metric per file: checked)
+    name = name or path.name.split(".")[0] or path.name
+    return SegmentScores.from_frame(
+        frame, name=name, higher_is_better=name not in lower_is_better, format=fmt
+    )
+
+
+def compare_with_scores(
+    args: argparse.Namespace,
+) -> tuple[list[MetricComparison], dict[str, Path | None]]:
+    """``mtsig compare --scores ...``: precomputed segment scores, alone or next to text metrics.
+
+    Alone, the systems are the positional names (default: the first file's systems, in its order) and the test set
+    is the first file's segments; with ``--ref``, the systems are the output files (named as without ``--scores``)
+    and every scores file must score each of them on every line of the reference. Every scores file must score
+    every compared system on the same number of segments (an error naming the file and line otherwise).
+    Documents: ``--docs``, else those of the scores files (which must agree), else none.
+    """
+    from mtsig.metrics.segment_scores import shared_test_set
+
+    lower = {item.strip() for item in args.lower_is_better.split(",") if item.strip()}
+    metrics = [scores_metric(argument, args.scores_format, lower) for argument in args.scores]
+    names = [metric.name for metric in metrics]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise InputError(
+            f"metric name(s) {', '.join(repeated)} given to more than one --scores; use NAME=FILE"
+        )
+    unknown = sorted(lower - set(names))
+    if unknown:
+        raise InputError(
+            f"--lower-is-better names {', '.join(unknown)}, not a --scores metric ({', '.join(names)})"
+        )
+    if args.ref is None:
+        if args.metrics:
+            raise InputError(
+                f"text metrics ({', '.join(args.metrics)}) need the reference: give --ref and outputs"
+            )
+        systems: dict[str, Path | None] = dict.fromkeys(
+            [str(s) for s in args.systems] or metrics[0].systems, None
+        )
+        if len(systems) != len(args.systems or systems):
+            raise InputError("a system is named twice on the command line")
+        n_segments = None
+        comparisons: list[MetricComparison] = []
+    else:
+        from mtsig.io.text import load_texts
+
+        systems = dict(zip(system_names(args.systems), args.systems, strict=True))
+        refs, _ = load_texts(args.ref, systems, unescape=args.unescape_html)  # type: ignore[arg-type]
+        n_segments = len(refs)
+        comparisons = compare_text_metrics(args, systems, args.metrics) if args.metrics else []  # type: ignore[arg-type]
+    if len(systems) < 2:
+        raise InputError(f"need at least two systems to compare, got {len(systems)}")
+    n_segments, scores_documents = shared_test_set(metrics, list(systems), n_segments)
+    documents = scores_documents if args.docs is None else _read_docs(args, n_segments)
+    needing = [t for t in args.tests if t.endswith("_documents")]
+    if needing and documents is None:
+        raise InputError(
+            f"test(s) {', '.join(needing)} resample whole documents: the scores files have no documents; give "
+            "each segment's document with --docs FILE"
+        )
+    for metric in metrics:
+        stats = metric.stats_for(list(systems), n_segments)
+        comparisons.append(_run_engine(metric, stats, list(systems), args, documents))
+    return comparisons, systems
+
+
+def _read_docs(args: argparse.Namespace, n_segments: int) -> np.ndarray:
+    from mtsig.io.documents import read_documents
+
+    return read_documents(args.docs, document_format(args.docs, args.docs_format), n_segments)
+
+
+def _run_engine(
+    metric: Metric,
+    stats: np.ndarray,
+    systems: list[str],
+    args: argparse.Namespace,
+    documents: np.ndarray | None,
+) -> MetricComparison:
+    """One metric's statistics through :func:`pairwise_tests` with the command's settings."""
+    result = pairwise_tests(
+        stats,
+        metric.score,
+        systems,
+        higher_is_better=metric.higher_is_better,
+        tests=args.tests,
+        n_samples=args.samples,
+        seed=args.seed,
+        pvalue=args.pvalue,
+        documents=documents,
+        mean_block_length=args.mean_block_length,
+    )
+    return MetricComparison(metric.name, metric.details(), metric.higher_is_better, result)
 
 
 #: Sub-command name -> the function running it on the parsed arguments (returns the exit status).

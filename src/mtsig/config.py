@@ -249,12 +249,78 @@ def experiment(config: Mapping[str, Any], name: str, results_dir: Path = Path("r
     else:
         spec = dict(config["experiments"][name])
     spec.setdefault("metrics", list(config["metrics"]))
+    spec["metrics"], spec["metric_declarations"] = metric_declarations(spec["metrics"], name)
     spec.setdefault("unescape_html", False)
     spec.setdefault("meteor", {})
     spec.setdefault("qc", {})
     spec.setdefault("standardise", {})
     spec["name"] = name
     return spec
+
+
+def metric_declarations(
+    entries: Sequence[str | Mapping[str, Any]], experiment_name: str = ""
+) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """Split a ``metrics:`` list into the metric names in order and the declarations of metrics read from segment
+    scores (``{NAME: {kind: segment_scores, format, path, higher_is_better, options}}``, defaults filled in).
+
+    Raises:
+        InputError: a name is listed twice (as a built-in or declared metric).
+    """
+    names: list[str] = []
+    declared: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        if isinstance(entry, str):
+            names.append(entry)
+            continue
+        for name, declaration in entry.items():
+            names.append(str(name))
+            declared[str(name)] = {"higher_is_better": True, "options": {}, **dict(declaration)}
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        where = f"experiment {experiment_name!r}: " if experiment_name else ""
+        raise InputError(f"{where}metric(s) {', '.join(repeated)} listed twice in metrics")
+    return names, declared
+
+
+def has_texts(spec: Mapping[str, Any]) -> bool:
+    """Whether the experiment has texts (reference and output files, or a ``texts:`` block such as an MQM file);
+    an experiment without texts has only metrics read from segment scores."""
+    return "reference" in spec or "texts" in spec
+
+
+def segment_score_files(spec: Mapping[str, Any], data_root: str | Path) -> dict[str, Path]:
+    """Metric name -> scores file of every metric the experiment reads from segment scores."""
+    return {
+        name: data_path(data_root, declaration["path"])
+        for name, declaration in spec.get("metric_declarations", {}).items()
+    }
+
+
+def scores_with_documents(spec: Mapping[str, Any], data_root: str | Path) -> list[str]:
+    """The declared metrics whose files carry documents: ``wmt_seg_score`` files, and tidy files whose header names
+    a ``document`` column (read from the file's first line)."""
+    names = []
+    for name, declaration in spec.get("metric_declarations", {}).items():
+        if declaration["format"] == "wmt_seg_score":
+            names.append(name)
+        elif declaration["format"] == "tidy":
+            try:
+                with data_path(data_root, declaration["path"]).open(encoding="utf-8-sig") as handle:
+                    header = handle.readline().rstrip("\r\n").split("\t")
+            except OSError:  # a missing file is reported by the step that reads it, with its path
+                continue
+            if "document" in header:
+                names.append(name)
+    return names
+
+
+def has_documents(spec: Mapping[str, Any], data_root: str | Path) -> bool:
+    """Whether the experiment's segments have documents: a ``documents:`` file, an MQM texts file, or (an
+    experiment without texts) a scores file that carries them."""
+    if "documents" in spec or "texts" in spec:
+        return True
+    return not has_texts(spec) and bool(scores_with_documents(spec, data_root))
 
 
 def data_path(data_root: str | Path, relative: str) -> Path:
@@ -276,7 +342,7 @@ def one_of(names: Iterable[str]) -> str:
 def wildcard_constraints(config: Mapping[str, Any]) -> dict[str, str]:
     """The rules' global wildcard constraints. ``metric`` is derived from the config (the run's ``metrics`` and
     every experiment's own ``metrics``), so that it names exactly the metrics the schema admitted."""
-    metrics = dict.fromkeys(config["metrics"])
+    metrics = dict.fromkeys(metric_declarations(config["metrics"])[0])
     for spec in config.get("experiments", {}).values():
-        metrics.update(dict.fromkeys(spec.get("metrics", [])))
+        metrics.update(dict.fromkeys(metric_declarations(spec.get("metrics", []))[0]))
     return {"experiment": r"[A-Za-z0-9_+-]+", "metric": one_of(metrics), "shard": r"\d+"}

@@ -71,8 +71,15 @@ def raw_inputs(wildcards):
     if wildcards.experiment in RUN["synthetic"]:
         return generated_data(wildcards)
     spec = experiment_spec(wildcards.experiment)
-    paths = [mtsig_config.data_path(DATA_ROOT, spec["reference"])]
-    paths += list(mtsig_config.output_paths(spec, DATA_ROOT).values())
+    if "texts" in spec:  # the texts of an MQM file
+        paths = [mtsig_config.data_path(DATA_ROOT, spec["texts"]["path"])]
+    elif not mtsig_config.has_texts(
+        spec
+    ):  # test set and documents from the scores files
+        paths = list(mtsig_config.segment_score_files(spec, DATA_ROOT).values())
+    else:
+        paths = [mtsig_config.data_path(DATA_ROOT, spec["reference"])]
+        paths += list(mtsig_config.output_paths(spec, DATA_ROOT).values())
     if "documents" in spec:
         paths.append(mtsig_config.data_path(DATA_ROOT, spec["documents"]["path"]))
     return [str(p) for p in paths]
@@ -91,10 +98,18 @@ def human_inputs(wildcards):
     return [str(mtsig_config.data_path(DATA_ROOT, f)) for f in files]
 
 
+def metric_inputs(wildcards):
+    """A declared segment-score metric's file (so that its statistics are remade when it changes)."""
+    files = mtsig_config.segment_score_files(
+        experiment_spec(wildcards.experiment), DATA_ROOT
+    )
+    return [str(files[wildcards.metric])] if wildcards.metric in files else []
+
+
 def tests_of_experiment(name):
     """Configured tests; the document tests need segment-to-document ids."""
     tests = config["resampling"]["tests"]
-    if "documents" not in experiment_spec(name):
+    if not mtsig_config.has_documents(experiment_spec(name), DATA_ROOT):
         tests = [t for t in tests if not t.endswith("_documents")]
     return tests
 

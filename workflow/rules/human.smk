@@ -5,6 +5,7 @@ rule human_gold:
     input:
         human=human_inputs,
         texts=rules.prepare_texts.output.texts,
+        documents=rules.prepare_texts.output.documents,
     output:
         z=RESULTS / "{experiment}" / "human" / "z.tsv",
         qc=RESULTS / "{experiment}" / "human" / "qc.tsv",

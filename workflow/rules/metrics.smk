@@ -4,6 +4,8 @@
 rule metric_stats:
     input:
         texts=rules.prepare_texts.output.texts,
+        documents=rules.prepare_texts.output.documents,
+        scores=metric_inputs,
     output:
         stats=RESULTS / "{experiment}" / "stats" / "{metric}.npz",
         stats_manifest=manifest(RESULTS / "{experiment}" / "stats" / "{metric}.npz"),
@@ -17,6 +19,7 @@ rule metric_stats:
         mem_mb=lambda wildcards: 3500 if wildcards.metric == "meteor" else 1000,
     params:
         spec=lambda wildcards: experiment_spec(wildcards.experiment),
+        data_root=DATA_ROOT,
     script:
         "../scripts/step.py"
 

@@ -30,7 +30,8 @@ Validation (each an :class:`mtsig.errors.InputError` naming the file and the lin
 non-UTF-8 file; a missing header (``tidy``); a wrong number of fields; a non-numeric or non-finite score; a
 duplicate (system, segment); a system with missing segments or with a different number of segments than the
 others; an inconsistent document sequence (``wmt_seg_score``). Blank lines are skipped; line numbers still count
-them. :func:`scores_array` turns a table into the ``[systems, segments]`` array a metric needs.
+them. :func:`detect_format` tells the three layouts apart by the first line; :func:`scores_array` turns a table into
+the ``[systems, segments]`` array a metric needs.
 """
 
 from __future__ import annotations
@@ -483,6 +484,33 @@ FORMATS: dict[str, Callable[..., pd.DataFrame]] = {
     "wmt_seg_score": read_wmt_seg_scores,
     "mtme_seg_score": read_mtme_seg_scores,
 }
+
+
+def detect_format(path: str | Path) -> str:
+    """The layout of a segment-score file from its first non-blank line: a TAB-separated header naming
+    ``system``, ``segment`` and ``score`` is ``tidy``; eight TAB-separated fields are ``wmt_seg_score``; two
+    whitespace-separated fields ending in a number or ``None`` are ``mtme_seg_score``.
+
+    Raises:
+        InputError: at line 1 (the first non-blank line) when the line fits none of the three layouts.
+    """
+    path = Path(path)
+    texts, lines = read_data_lines(path)
+    first = texts[0]
+    if set(TIDY_COLUMNS) <= set(first.split("\t")):
+        return "tidy"
+    if len(first.split("\t")) == len(WMT_SEG_SCORE_FIELDS):
+        return "wmt_seg_score"
+    fields = first.split()
+    if len(fields) == 2 and (fields[1] == "None" or _NUMBER.fullmatch(fields[1])):
+        return "mtme_seg_score"
+    raise InputError(
+        "cannot tell the segment-score layout from this line: expected a tidy header (system, segment, score), "
+        "8 TAB-separated WMT seg.score fields or 'SYSNAME SCORE' (mt-metrics-eval); name the layout with "
+        f"--scores-format ({', '.join(FORMATS)})",
+        path,
+        int(lines[0]),
+    )
 
 
 def read_segment_scores(path: str | Path, fmt: str, **options: Any) -> pd.DataFrame:

@@ -140,3 +140,15 @@ def system_means(seg_scores: pd.DataFrame) -> pd.DataFrame:
             "n_ratings": grouped["n"].sum(),
         }
     ).reset_index()
+
+
+def load_wmt_da_segment_means(
+    path: str | Path, n_segments: int | None = None, systems: Iterable[str] | None = None
+) -> pd.DataFrame:
+    """``ad-seg-scores-<lp>.csv`` as the human step's ratings: one row per rated (system, segment) with its mean
+    ``z`` (already standardised per worker by the organisers: the step standardises nothing), ``raw_score``,
+    ``n``, annotator ``organisers`` and item type ``system``. Errors as :func:`read_wmt_da_seg_scores`."""
+    frame = read_wmt_da_seg_scores(path, n_segments=n_segments, systems=systems)
+    out = frame.assign(annotator="organisers", item_type="system")
+    out.attrs.update(frame.attrs)
+    return out

@@ -8,6 +8,7 @@ NIST raw, METEOR 0-1.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from mtsig.errors import InputError
@@ -34,4 +35,32 @@ def get_metric(name: str, **options: Any) -> Metric:
         raise InputError(f"bad option for metric {name!r}: {error}") from None
 
 
-__all__ = ["BLEU", "CHRF", "METEOR", "METRICS", "NIST", "TER", "JavaNotFoundError", "Metric", "get_metric"]
+def metric_from_options(name: str, options: Mapping[str, Any]) -> Metric:
+    """The metric that recorded ``options`` with its statistics (a step rebuilds it to score them): a built-in
+    metric by name, or a :class:`SegmentScores` metric (its options hold ``read_options``), rebuilt without reading
+    its file again since scoring needs only its orientation.
+
+    Raises:
+        InputError: as :func:`get_metric`.
+    """
+    if "read_options" in options and "higher_is_better" in options:  # only SegmentScores records read_options
+        from mtsig.metrics.segment_scores import SegmentScores
+
+        return SegmentScores(
+            name=str(options.get("name", name)), higher_is_better=options["higher_is_better"]
+        )
+    return get_metric(name, **options)
+
+
+__all__ = [
+    "BLEU",
+    "CHRF",
+    "METEOR",
+    "METRICS",
+    "NIST",
+    "TER",
+    "JavaNotFoundError",
+    "Metric",
+    "get_metric",
+    "metric_from_options",
+]

@@ -78,6 +78,21 @@ class SegmentScores(Metric):
     # ----------------------------------------------------------------------------------------- construction
 
     @classmethod
+    def from_declaration(cls, name: str, declaration: Mapping[str, Any], data_root: Path) -> SegmentScores:
+        """From a config declaration ``{kind: segment_scores, format, path, higher_is_better, options}`` (path
+        relative to ``data_root`` unless absolute)."""
+        if declaration.get("kind", "segment_scores") != "segment_scores":
+            raise InputError(f"metric {name!r}: unknown kind {declaration.get('kind')!r} (segment_scores)")
+        path = Path(declaration["path"])
+        return cls(
+            name=name,
+            higher_is_better=bool(declaration.get("higher_is_better", True)),
+            path=str(path if path.is_absolute() else Path(data_root) / path),
+            format=declaration["format"],
+            read_options=declaration.get("options") or {},
+        )
+
+    @classmethod
     def from_frame(
         cls,
         frame: pd.DataFrame,
@@ -227,3 +242,39 @@ class SegmentScores(Metric):
         if self._digest:
             parts.append(f"sha256:{self._digest[:16]}")
         return "|".join(parts)
+
+
+def shared_test_set(
+    metrics: Sequence[SegmentScores], systems: Sequence[str], n_segments: int | None = None
+) -> tuple[int, np.ndarray | None]:
+    """The test set several segment-score metrics share: every metric must score every one of ``systems`` on every
+    segment, all on ``n_segments`` segments (default: the first metric's); the documents are those of the first
+    file that has them, and a later file with other documents is an error.
+
+    Returns (number of segments, documents or ``None``).
+
+    Raises:
+        InputError: naming the file (and line): a system or segment missing, another number of segments, other
+            documents.
+    """
+    documents: np.ndarray | None = None
+    source = None
+    for metric in metrics:
+        path = metric.options.get("path")
+        if n_segments is None:
+            n_segments, source = metric.n_segments, path
+        if metric.n_segments != n_segments:
+            where = f" ({source} scores {n_segments})" if source is not None else ""
+            raise InputError(
+                f"metric {metric.name!r} scores {metric.n_segments} segments but the test set has {n_segments}{where}",
+                path,
+            )
+        metric.stats_for(systems, n_segments)  # every system, every segment (file:line otherwise)
+        found = metric.documents()
+        if found is not None and documents is None:
+            documents = found
+        elif found is not None and not np.array_equal(found, documents):
+            raise InputError("the segments' documents differ from those of an earlier scores file", path)
+    if n_segments is None:
+        raise InputError("no segment-score metric: nothing defines the test set")
+    return n_segments, documents

@@ -580,7 +580,7 @@ def build_gold(
     dropped: list[tuple[str, str]] = []
     qc_table = pd.DataFrame(columns=QC_COLUMNS)
     already_standardised = "z" in ratings.columns
-    if qc.get("enabled", True) and not already_standardised:
+    if qc.get("enabled", True) and not already_standardised and human["format"] != "mqm":  # QC is DA's
         qc_table = quality_control(ratings, qc.get("method", "t"), float(qc.get("alpha", 0.05)))
         failed = qc_table.loc[~qc_table["kept"], "annotator"]
         dropped += [(a, f"failed quality control ({qc.get('method', 't')})") for a in failed]

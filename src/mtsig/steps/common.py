@@ -58,6 +58,22 @@ def read_prepared_texts(texts_dir: Path) -> tuple[list[str], dict[str, list[str]
     return reference, outputs
 
 
+def read_experiment_systems(texts_dir: Path, documents_path: Path) -> tuple[list[str], int]:
+    """The experiment's systems (``texts/systems.txt``) and its number of segments (``documents.tsv``), both of
+    rule ``prepare_texts``: what a step needs when the experiment may have no texts."""
+    path = Path(texts_dir) / "systems.txt"
+    verify_intermediate(path, "prepare_texts", target=Path(texts_dir), expected_format="text")
+    names = read_lines(path)
+    if not names or "" in names or len(set(names)) != len(names):
+        raise InputError(
+            "names no systems, an empty one or a repeated one; "
+            + regenerate_hint(path, "prepare_texts", Path(texts_dir)),
+            path,
+        )
+    table = read_intermediate_tsv(documents_path, "prepare_texts", columns=("segment", "doc_id"))
+    return names, len(table)
+
+
 def read_segment_documents(path: str | Path, n_segments: int | None = None) -> np.ndarray | None:
     """Document id per segment (``documents.tsv`` of rule ``prepare_texts``), or None when the experiment has
     none. With ``n_segments`` (the statistics' segment count), a file of another length is an error."""
@@ -76,14 +92,17 @@ def load_scored_stats(path: str | Path) -> tuple[np.ndarray, list[str], str, Met
     """A statistics file's (stats, system names, details) and the metric that computed them, rebuilt with the
     options recorded in the file: a score function depends on them (METEOR's parameters and module weights
     follow its language), so every step scores statistics with the settings that produced them."""
-    from mtsig.metrics import METRICS, get_metric
+    from mtsig.metrics import METRICS, metric_from_options
 
     stats, systems, details, options = load_stats(path)
     metric = metric_name_of(path)
-    if metric not in METRICS:
-        raise InputError(f"{metric!r} is not a metric (expected one of {', '.join(METRICS)})", path)
+    if metric not in METRICS and "read_options" not in options:
+        raise InputError(
+            f"{metric!r} is not a metric (expected one of {', '.join(METRICS)} or a segment_scores metric)",
+            path,
+        )
     try:
-        scorer = get_metric(metric, **options)
+        scorer = metric_from_options(metric, options)
     except (TypeError, ValueError) as error:
         raise InputError(
             f"the recorded options {options} do not fit {metric} ({error}); "

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig import config as mtsig_config
+from mtsig.errors import InputError
 from mtsig.io.documents import read_documents
 from mtsig.io.text import load_texts
 from mtsig.steps.files import (
@@ -27,29 +28,94 @@ def prepare_texts(
 ) -> None:
     """Validate and prepare an experiment's texts: ``texts/reference.txt``, ``texts/systems/<name>.txt`` (HTML
     entities unescaped if ``unescape_html``), ``texts/systems.txt`` (the system order) and ``documents.tsv``
-    (segment, doc_id; empty doc ids when the experiment names no document file)."""
-    reference, outputs = load_texts(
-        mtsig_config.data_path(data_root, spec["reference"]),
-        mtsig_config.output_paths(spec, data_root),
-        unescape=bool(spec.get("unescape_html", False)),
-    )
-    n_segments = len(reference)
-    if "documents" in spec:
-        doc_ids = read_documents(
-            mtsig_config.data_path(data_root, spec["documents"]["path"]),
-            spec["documents"]["format"],
-            n_segments,
+    (segment, doc_id; empty doc ids when the experiment names no document file).
+
+    An experiment with a ``texts:`` block takes its texts and documents from an MQM file (:func:`mqm_texts`); one
+    without texts gets only ``texts/systems.txt`` and the documents of its scores files (:func:`scores_test_set`).
+    """
+    if not mtsig_config.has_texts(spec):
+        systems, doc_ids = scores_test_set(spec, data_root)
+        write_text(
+            "".join(name + "\n" for name in systems),
+            Path(texts) / "systems.txt",
+            made_by="prepare_texts",
+            settings={"systems": len(systems), "segments": len(doc_ids)},
         )
+        write_segment_documents(doc_ids, documents)
+        log.info("no texts: %d systems x %d segments (from the scores files)", len(systems), len(doc_ids))
+        return
+    if "texts" in spec:
+        reference, outputs, doc_ids = mqm_texts(spec, data_root)
     else:
-        doc_ids = np.full(n_segments, "", dtype=object)
+        reference, outputs = load_texts(
+            mtsig_config.data_path(data_root, spec["reference"]),
+            mtsig_config.output_paths(spec, data_root),
+            unescape=bool(spec.get("unescape_html", False)),
+        )
+        doc_ids = np.full(len(reference), "", dtype=object)
+        if "documents" in spec:
+            doc_ids = read_documents(
+                mtsig_config.data_path(data_root, spec["documents"]["path"]),
+                spec["documents"]["format"],
+                len(reference),
+            )
     write_prepared_texts(reference, outputs, Path(texts))
+    write_segment_documents(doc_ids, documents)
+    log.info("%d systems x %d segments; %d documents", len(outputs), len(reference), len(set(doc_ids)))
+
+
+def write_segment_documents(doc_ids: Sequence[str] | np.ndarray, documents: str | Path) -> None:
+    """``documents.tsv``: segment, doc_id (empty ids: no documents), an intermediate of rule prepare_texts."""
     write_tsv(
-        pd.DataFrame({"segment": np.arange(n_segments), "doc_id": doc_ids}),
+        pd.DataFrame({"segment": np.arange(len(doc_ids)), "doc_id": doc_ids}),
         documents,
         made_by="prepare_texts",
-        settings={"segments": n_segments},
+        settings={"segments": len(doc_ids)},
     )
-    log.info("%d systems x %d segments; %d documents", len(outputs), n_segments, len(set(doc_ids)))
+
+
+def mqm_texts(
+    spec: Mapping[str, Any], data_root: str | Path
+) -> tuple[list[str], dict[str, list[str]], np.ndarray]:
+    """Reference, outputs of the experiment's ``systems`` and documents from an MQM file (``texts: {format: mqm,
+    path, reference_system}``): the targets with the ``<v>`` span tags removed (Freitag et al. 2021's release);
+    the reference is the ``reference_system``'s text, which is then not a system.
+
+    Raises:
+        InputError: the reference is also listed as a system; a system is absent or lacks an annotated segment.
+    """
+    from mtsig.io.mqm import read_mqm
+
+    source = spec["texts"]
+    reference_system = source.get("reference_system", "ref")
+    if reference_system in spec["systems"]:
+        raise InputError(
+            f"experiment {spec.get('name')!r}: {reference_system!r} is the reference (texts.reference_system) and "
+            "cannot also be a system"
+        )
+    annotations = read_mqm(
+        mtsig_config.data_path(data_root, source["path"]), reference_system=reference_system
+    )
+    return annotations.references(), annotations.system_outputs(spec["systems"]), annotations.documents
+
+
+def scores_test_set(spec: Mapping[str, Any], data_root: str | Path) -> tuple[list[str], np.ndarray]:
+    """The systems and segment documents of an experiment without texts (:func:`shared_test_set` of its declared
+    metrics): every scores file must score every system of ``systems`` on every segment, all on one number of
+    segments; the documents are the first file's that has them, else empty ids.
+
+    Raises:
+        InputError: naming the scores file (and line): a system or segment missing, another segment count.
+    """
+    from mtsig.metrics.segment_scores import SegmentScores, shared_test_set
+
+    systems = list(spec["systems"])
+    metrics = [
+        SegmentScores.from_declaration(name, declaration, Path(data_root))
+        for name, declaration in spec["metric_declarations"].items()
+    ]
+    n_segments, found = shared_test_set(metrics, systems)
+    return systems, found if found is not None else np.full(n_segments, "", dtype=object)
 
 
 def write_prepared_texts(

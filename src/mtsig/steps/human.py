@@ -11,7 +11,7 @@ import pandas as pd
 
 from mtsig import config as mtsig_config
 from mtsig.errors import InputError
-from mtsig.steps.common import read_prepared_texts
+from mtsig.steps.common import read_experiment_systems, read_prepared_texts
 from mtsig.steps.files import (
     write_tsv,
 )
@@ -70,6 +70,21 @@ def load_judgments(
             n_segments=n_segments,
             systems=systems,
         )
+    if fmt == "wmt_da_seg_scores":
+        from mtsig.io.wmt_da import load_wmt_da_segment_means
+
+        return load_wmt_da_segment_means(resolve(human["path"]), n_segments, systems)
+    if fmt == "mqm":
+        from mtsig.io.mqm import load_mqm_ratings
+
+        return load_mqm_ratings(
+            resolve(human["path"]),
+            weights=human.get("weights"),
+            reference_system=human.get("reference_system", "ref"),
+            standardised=not human.get("standardise_raters", False),
+            n_segments=n_segments,
+            systems=systems,
+        )
     raise InputError(f"unknown human format {fmt!r}")
 
 
@@ -92,16 +107,22 @@ def human_gold(
     system_scores: str | Path,
     gold: str | Path,
     conclusions: str | Path,
+    documents: str | Path | None = None,
 ) -> None:
-    """Standardised ratings, QC, gold p-values and conclusions, human system scores (paper Sec. 4)."""
+    """Standardised ratings, QC, gold p-values and conclusions, human system scores (paper Sec. 4). The systems
+    and the test set's size come from ``texts/systems.txt`` and ``documents`` (``documents.tsv``: an experiment may
+    have no texts), or without ``documents`` from the prepared texts."""
     from mtsig.stats.human import build_gold
 
-    reference, outputs = read_prepared_texts(Path(texts))
-    systems = list(outputs)
+    if documents is None:
+        reference, outputs = read_prepared_texts(Path(texts))
+        systems, n_segments = list(outputs), len(reference)
+    else:
+        systems, n_segments = read_experiment_systems(Path(texts), Path(documents))
     human, standardise = spec["human"], spec.get("standardise", {})
     result = build_gold(
         human,
-        load_judgments(human, data_root, len(reference), systems),
+        load_judgments(human, data_root, n_segments, systems),
         systems,
         alphas,
         source=judgments_source(human, data_root),

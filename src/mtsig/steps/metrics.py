@@ -9,7 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from mtsig.steps.common import load_scored_stats, read_prepared_texts
+from mtsig.errors import InputError
+from mtsig.steps.common import load_scored_stats, read_experiment_systems, read_prepared_texts
 from mtsig.steps.files import (
     metric_name_of,
     save_stats,
@@ -28,11 +29,43 @@ def metric_options(spec: Mapping[str, Any], metric: str) -> dict[str, Any]:
 
 
 def metric_stats(
-    spec: Mapping[str, Any], metric: str, texts: str | Path, stats: str | Path, *, threads: int = 1
+    spec: Mapping[str, Any],
+    metric: str,
+    texts: str | Path,
+    stats: str | Path,
+    *,
+    threads: int = 1,
+    data_root: str | Path | None = None,
+    documents: str | Path | None = None,
 ) -> None:
-    """Per-segment sufficient statistics of ``metric`` for every system (systems x segments x k)."""
+    """Per-segment sufficient statistics of ``metric`` for every system (systems x segments x k).
+
+    A metric declared with ``kind: segment_scores`` reads its file (relative to ``data_root``): statistics
+    ``[score, 1]`` of every system of the experiment (in ``texts/systems.txt`` order) on every segment of the test
+    set (``documents.tsv``'s count), so every later step treats it like a built-in metric.
+
+    Raises:
+        InputError: naming the scores file (and line): a system or segment missing, another number of segments.
+    """
     from mtsig.metrics import get_metric
 
+    declaration = spec.get("metric_declarations", {}).get(metric)
+    if declaration is not None:
+        from mtsig.metrics.segment_scores import SegmentScores
+
+        if data_root is None or documents is None:
+            raise InputError(f"metric {metric!r} reads segment scores: give data_root and documents")
+        systems, n_segments = read_experiment_systems(Path(texts), Path(documents))
+        scorer = SegmentScores.from_declaration(metric, declaration, Path(data_root))
+        if scorer.n_segments != n_segments:
+            raise InputError(
+                f"metric {metric!r} scores {scorer.n_segments} segments but the test set has {n_segments}",
+                scorer.options["path"],
+            )
+        statistics = scorer.stats_for(systems, n_segments)
+        save_stats(stats, statistics, systems, scorer.details(), scorer.options)
+        log.info("%s: stats %s; %s", metric, statistics.shape, scorer.details())
+        return
     reference, outputs = read_prepared_texts(Path(texts))
     scorer = get_metric(metric, **metric_options(spec, metric))
     statistics = scorer.stats_many(outputs, reference, processes=threads)

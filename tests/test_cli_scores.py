@@ -1,0 +1,263 @@
+"""``mtsig compare --scores``: any metric from precomputed segment scores, through the command line.
+
+Oracles: the resampling engine fed the equivalent ``[sum, count]`` statistics directly, built from scores parsed
+here independently of mtsig's readers (pandas on the WMT20 file; sacrebleu's sentence chrF on WMT12); the mean
+difference by numpy; hand-made small files for orientation and every bad input.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import sacrebleu
+
+from mtsig.io.text import load_texts
+from mtsig.stats.resampling import PAPER_TESTS, pairwise_tests
+
+SAMPLES = 300
+SEED = 777
+WMT12_SYSTEMS = ("onlineB", "uedin-wmt12", "UPC")
+
+
+def run(*args: object) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "mtsig.cli", "compare", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+
+
+def tsv(done: subprocess.CompletedProcess[str]) -> pd.DataFrame:
+    assert done.returncode == 0, done.stderr
+    return pd.read_csv(io.StringIO(done.stdout), sep="\t")
+
+
+def engine_p_values(
+    scores: np.ndarray, systems: list[str], tests, documents=None, higher=True
+) -> pd.DataFrame:
+    """The oracle: the engine on ``[score, 1]`` statistics with the mean as the corpus score."""
+    stats = np.stack([scores, np.ones_like(scores)], axis=-1)
+    return pairwise_tests(
+        stats,
+        lambda t: t[..., 0] / t[..., 1],
+        systems,
+        higher_is_better=higher,
+        tests=tests,
+        n_samples=SAMPLES,
+        seed=SEED,
+        documents=documents,
+    ).table
+
+
+def assert_same_rows(cli: pd.DataFrame, oracle: pd.DataFrame) -> None:
+    keys = ["sys_x", "sys_y", "test"]
+    merged = cli.merge(oracle, on=keys, suffixes=("", "_oracle"), validate="one_to_one")
+    assert len(merged) == len(oracle) == len(cli)
+    # the TSV prints 10 significant digits: the same count of samples c in c/B, and the same value to print precision
+    counts = (merged["p_value"] * SAMPLES).round().to_numpy()
+    np.testing.assert_array_equal(counts, (merged["p_value_oracle"] * SAMPLES).round().to_numpy())
+    np.testing.assert_allclose(merged["p_value"], merged["p_value_oracle"], rtol=1e-9, atol=0)
+    np.testing.assert_allclose(merged["statistic"], merged["statistic_oracle"], rtol=1e-9, atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------- WMT20 ja-en seg.score
+
+
+@pytest.fixture(scope="module")
+def wmt20_chrf(data_root: Path) -> tuple[Path, pd.DataFrame]:
+    path = data_root / "wmt20-ja-en" / "metric-scores" / "chrF.ja-en.seg.score"
+    names = ["metric", "lp", "testset", "refset", "system", "document", "doc_segment", "score"]
+    frame = pd.read_csv(path, sep="\t", header=None, names=names, quoting=3, keep_default_na=False)
+    frame["segment"] = frame.groupby("system", sort=False).cumcount()
+    return path, frame
+
+
+def test_wmt_seg_score_file_gives_the_engines_p_values_and_numpy_mean_differences(wmt20_chrf) -> None:
+    path, frame = wmt20_chrf
+    systems = ["OPPO.1529", "NiuTrans.1352", "Online-B.1599", "zlabs-nlp.66"]
+    tests = [*PAPER_TESTS, "paired_bootstrap_documents"]
+    done = run(
+        "--scores", path, "--tsv", "--samples", SAMPLES, "--seed", SEED, "--tests", ",".join(tests), *systems
+    )
+    cli = tsv(done)
+    assert set(cli["metric"]) == {"chrF"}  # named by the file's metric column
+    wide = frame.pivot(index="system", columns="segment", values="score").loc[systems].to_numpy()
+    assert wide.shape == (4, 993)
+    documents = frame.loc[frame["system"] == systems[0], "document"].to_numpy()
+    assert_same_rows(cli, engine_p_values(wide, systems, tests, documents))
+    means = dict(zip(systems, wide.mean(axis=1), strict=True))
+    one = cli[(cli["sys_x"] == "OPPO.1529") & (cli["sys_y"] == "zlabs-nlp.66")]
+    np.testing.assert_allclose(one["statistic"], means["OPPO.1529"] - means["zlabs-nlp.66"], atol=1e-12)
+
+
+def test_all_systems_of_the_first_file_by_default_and_json_and_text_modes(wmt20_chrf) -> None:
+    path, frame = wmt20_chrf
+    done = run("--scores", f"chrf20={path}", "--tsv", "--samples", 20, "--tests", "paired_bootstrap")
+    cli = tsv(done)
+    assert set(cli["metric"]) == {"chrf20"}
+    assert set(cli["sys_x"]) == set(frame["system"]) and len(cli) == 10 * 9
+    done = run("--scores", path, "--json", "--samples", 20, "--tests", "paired_bootstrap")
+    assert done.returncode == 0 and '"reference": null' in done.stdout
+    done = run("--scores", path, "--samples", 20, "--tests", "paired_bootstrap")
+    assert (
+        done.returncode == 0
+        and "kind:segment_scores" in done.stdout
+        and "file:chrF.ja-en.seg.score" in done.stdout
+    )
+
+
+def test_a_system_missing_from_a_second_file_names_that_file(data_root: Path) -> None:
+    folder = data_root / "wmt20-ja-en" / "metric-scores"
+    done = run(
+        "--scores",
+        folder / "YiSi-2.ja-en.seg.score",
+        "--scores",
+        folder / "chrF.ja-en.seg.score",
+        "--samples",
+        20,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "chrF.ja-en.seg.score" in done.stderr and "Human-A.0" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------------------- WMT12 sentence chrF, tidy file
+
+
+@pytest.fixture(scope="module")
+def wmt12(data_root: Path, tmp_path_factory) -> dict[str, object]:
+    folder = data_root / "wmt12"
+    files = {
+        f"newstest2012.es-en.{n}": folder / "system-outputs" / "es-en" / f"newstest2012.es-en.{n}"
+        for n in WMT12_SYSTEMS
+    }
+    reference = folder / "plain" / "newstest2012-ref.en"
+    refs, hyps = load_texts(reference, files, unescape=True)
+    names = list(files)
+    scores = np.array(
+        [[sacrebleu.sentence_chrf(h, [r]).score for h, r in zip(hyps[n], refs, strict=True)] for n in names]
+    )
+    tidy = tmp_path_factory.mktemp("scores") / "sentchrf.tsv"
+    lines = ["score\tsystem\tsegment"]  # any column order
+    for name, row in zip(names, scores, strict=True):
+        lines += [f"{float(v)!r}\t{name}\t{i}" for i, v in enumerate(row)][::-1]  # any row order
+    tidy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {"files": files, "reference": reference, "scores": scores, "names": names, "tidy": tidy}
+
+
+def test_tidy_file_alone_gives_the_engines_exact_p_values(wmt12) -> None:
+    done = run("--scores", wmt12["tidy"], "--tsv", "--samples", SAMPLES, "--seed", SEED, *wmt12["names"])
+    cli = tsv(done)
+    assert set(cli["metric"]) == {"sentchrf"}
+    assert_same_rows(cli, engine_p_values(wmt12["scores"], wmt12["names"], list(PAPER_TESTS)))
+
+
+def test_scores_next_to_a_text_metric(wmt12) -> None:
+    common = ["--tsv", "--samples", SAMPLES, "--seed", SEED, "--unescape-html", "--ref", wmt12["reference"]]
+    mixed = tsv(
+        run(*common, "--metrics", "bleu", "--scores", f"sc={wmt12['tidy']}", *wmt12["files"].values())
+    )
+    alone = tsv(run(*common, "--metrics", "bleu", *wmt12["files"].values()))
+    assert list(dict.fromkeys(mixed["metric"])) == ["bleu", "sc"]
+    pd.testing.assert_frame_equal(
+        mixed[mixed["metric"] == "bleu"].reset_index(drop=True), alone, check_dtype=False
+    )
+    assert_same_rows(
+        mixed[mixed["metric"] == "sc"], engine_p_values(wmt12["scores"], wmt12["names"], list(PAPER_TESTS))
+    )
+
+
+# ------------------------------------------------------------------------------------------ hand-made small files
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+TIDY = "system\tsegment\tscore\nA\t0\t0.1\nA\t1\t0.3\nB\t0\t0.5\nB\t1\t0.6\n"
+
+
+def test_lower_is_better_flips_the_statistic(tmp_path: Path) -> None:
+    path = write(tmp_path / "err.tsv", TIDY)
+    higher = tsv(run("--scores", path, "--tsv", "--samples", 10, "--tests", "paired_bootstrap"))
+    lower = tsv(
+        run(
+            "--scores",
+            path,
+            "--tsv",
+            "--samples",
+            10,
+            "--tests",
+            "paired_bootstrap",
+            "--lower-is-better",
+            "err",
+        )
+    )
+    a_over_b = lambda t: float(t[(t["sys_x"] == "A") & (t["sys_y"] == "B")]["statistic"].iloc[0])  # noqa: E731
+    assert a_over_b(higher) == pytest.approx(0.2 - 0.55)  # mean(A) - mean(B), by hand
+    assert a_over_b(lower) == pytest.approx(0.55 - 0.2)  # S(Y) - S(X): A's lower error is better
+
+
+def test_mtme_layout_is_detected(tmp_path: Path) -> None:
+    path = write(tmp_path / "m.seg.score", "A 0.1\nB 0.5\nA 0.3\nB 0.6\n")
+    table = tsv(run("--scores", path, "--tsv", "--samples", 10, "--tests", "paired_bootstrap"))
+    one = table[(table["sys_x"] == "B") & (table["sys_y"] == "A")]
+    assert float(one["statistic"].iloc[0]) == pytest.approx(0.55 - 0.2)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "system\tsegment\tscore\nA\t0\t0.1\nA\t1\t0.3\nB\t0\t0.5\nC\t0\t1\nC\t1\t2\n",
+            ":4: system 'B' (first row here) has 1 of 2 segments",
+        ),
+        (
+            "system\tsegment\tscore\nA\t0\t0.1\nA\t1\tnan\nB\t0\t0.5\nB\t1\t0.6\n",
+            ":3: score 'nan' is not finite",
+        ),
+        (
+            "system\tsegment\tscore\nA\t0\t0.1\nA\t1\tinf\nB\t0\t0.5\nB\t1\t0.6\n",
+            ":3: score 'inf' is not finite",
+        ),
+        (
+            "system\tsegment\tscore\nA\t0\t0.1\nA\t1\t0.2\nB\t0\t0.5\nA\t1\t0.6\n",
+            ":5: (system, segment) (system 'A', segment 1) given twice (first at line 3)",
+        ),
+        ("A 0.1\nB 0.2\nA 0.3\n", ":2: system 'B' has 1 rows"),
+        ("what is this\n", ":1: cannot tell the segment-score layout"),
+    ],
+)
+def test_bad_files_are_one_line_errors_naming_file_and_line(tmp_path: Path, text: str, expected: str) -> None:
+    path = write(tmp_path / "bad.tsv", text)
+    done = run("--scores", path, "--samples", 10)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert f"{path}{expected}" in done.stderr, done.stderr
+
+
+def test_command_line_systems_must_be_in_every_file_and_files_must_agree(tmp_path: Path) -> None:
+    path = write(tmp_path / "good.tsv", TIDY)
+    done = run("--scores", path, "--samples", 10, "A", "Z")
+    assert (
+        done.returncode == 2
+        and f"{path}: no segment scores for system(s) 'Z'; the file has 'A', 'B'" in done.stderr
+    )
+    longer = write(tmp_path / "longer.tsv", TIDY + "A\t2\t1\nB\t2\t1\n")
+    done = run("--scores", path, "--scores", longer, "--samples", 10)
+    assert (
+        done.returncode == 2
+        and f"{longer}: metric 'longer' scores 3 segments but the test set has 2" in done.stderr
+    )
+    done = run("--scores", path, "--scores", f"good={longer}", "--samples", 10)
+    assert done.returncode == 2 and "good given to more than one --scores" in done.stderr
+    done = run("--scores", path, "--samples", 10, "--tests", "bootstrap_documents")
+    assert done.returncode == 2 and "the scores files have no documents" in done.stderr
+    done = run("--scores", path, "--metrics", "bleu")
+    assert done.returncode == 2 and "need the reference" in done.stderr
+    done = run("--samples", 10)
+    assert done.returncode == 2 and "--scores" in done.stderr
