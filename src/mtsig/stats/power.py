@@ -568,7 +568,13 @@ def add_power_arguments(parser: argparse.ArgumentParser, *, default_seed: int) -
         "full size and, with --difference, the segments needed."
     )
     add = parser.add_argument
-    add("--ref", required=True, type=Path, help="reference, one segment per line")
+    add(
+        "--ref",
+        required=True,
+        type=Path,
+        action="append",
+        help="reference, one segment per line (repeatable)",
+    )
     add("--metric", default="bleu", help="bleu, chrf, ter, nist or meteor (default bleu)")
     add("--test", default="paired_bootstrap", choices=POWER_TESTS, help="the test (default paired_bootstrap)")
     add("--alpha", default=0.05, type=float, help="significance level (default 0.05)")
@@ -611,7 +617,7 @@ def power_command(args: argparse.Namespace) -> str:
     The two systems are scored with the metric; the better one (by the metric) is X. Raises
     :class:`~mtsig.errors.InputError` for bad input, before anything is written.
     """
-    from mtsig.io.text import load_texts
+    from mtsig.io.text import load_texts, segment_count
     from mtsig.metrics import get_metric
 
     a = args
@@ -623,7 +629,7 @@ def power_command(args: argparse.Namespace) -> str:
     metric = get_metric(a.metric, **options)
     refs, outputs = load_texts(a.ref, dict(zip(names, paths, strict=True)), unescape=a.unescape_html)
     if not refs:
-        raise InputError("the reference is empty", a.ref)
+        raise InputError("the reference is empty", a.ref[0])
     stats = metric.stats_many(outputs, refs)
     scores = np.asarray(metric.score(stats.sum(axis=1)), dtype=float)
     oriented = scores if metric.higher_is_better else -scores
@@ -653,7 +659,7 @@ def power_command(args: argparse.Namespace) -> str:
     lines = [
         f"mtsig power: {metric.details()}",
         f"test={a.test} alpha={a.alpha:g} trials={a.trials} samples={a.samples} seed={a.seed} pvalue={a.pvalue}",
-        f"X = {names[x]} ({scores[x]:.4f}), Y = {names[y]} ({scores[y]:.4f}), {len(refs)} segments",
+        f"X = {names[x]} ({scores[x]:.4f}), Y = {names[y]} ({scores[y]:.4f}), {segment_count(refs)} segments",
         "cells: power [95% CI] at each test-set size (rows) and keep probability q (columns); 'difference' = mean "
         "planted S(X') - S(Y') at the largest size",
         "",

@@ -467,7 +467,7 @@ def compare_training_runs(
 
 
 def score_run_files(
-    reference: Path,
+    reference: Path | Sequence[Path],
     groups: Mapping[str, Sequence[Path]],
     metric_names: Sequence[str],
     *,
@@ -479,8 +479,9 @@ def score_run_files(
     from mtsig.io.text import load_texts
     from mtsig.metrics import get_metric
 
+    first_reference = reference if isinstance(reference, (str, Path)) else reference[0]
     if len(groups) < 2:
-        raise InputError(f"need at least two systems to compare, got {len(groups)}", reference)
+        raise InputError(f"need at least two systems to compare, got {len(groups)}", first_reference)
     metrics = [
         get_metric(name, language=language) if name.lower() == "meteor" else get_metric(name)
         for name in metric_names
@@ -493,7 +494,7 @@ def score_run_files(
     }
     refs, outputs = load_texts(reference, flat, unescape=unescape)
     if not refs:
-        raise InputError("the reference is empty", reference)
+        raise InputError("the reference is empty", first_reference)
     results = []
     for metric in metrics:
         stats = metric.stats_many(outputs, refs)
@@ -595,7 +596,7 @@ def compare_runs_command(args: argparse.Namespace) -> str:
         return pd.concat([c.pairs for c in comparisons]).to_csv(sep="\t", index=False, float_format="%.10g")
     if args.json:
         document = {
-            "reference": str(args.ref),
+            "reference": [str(path) for path in args.ref],
             "runs": {name: [str(path) for path in paths] for name, paths in groups.items()},
             "metrics": {metric.name: metric.details() for metric, _ in scored},
             "settings": comparisons[0].settings,
