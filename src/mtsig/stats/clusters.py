@@ -294,7 +294,9 @@ def experiment_clusters(
     for metric, table in tests.items():
         chosen = table[table["test"] == test]
         if chosen.empty:
-            raise InputError(f"tests table of {metric} has no rows of test {test!r} (evaluation.clusters.test)")
+            raise InputError(
+                f"tests table of {metric} has no rows of test {test!r} (evaluation.clusters.test)"
+            )
         clusters = clusters_from_tests(
             chosen,
             scores[metric],

@@ -454,6 +454,43 @@ def segments_needed(
     )
 
 
+def best_two_systems(corpus_scores: Sequence[float], higher_is_better: bool) -> tuple[int, int]:
+    """Indices of the best and the second-best system by corpus score (first listed wins a tie): the closest
+    contest at the top, the pair whose power a pipeline run reports."""
+    oriented = np.asarray(corpus_scores, dtype=float) * (1.0 if higher_is_better else -1.0)
+    order = np.argsort(-oriented, kind="stable")
+    return int(order[0]), int(order[1])
+
+
+def experiment_power(
+    stats: np.ndarray,
+    systems: Sequence[str],
+    score: ScoreFunction,
+    higher_is_better: bool,
+    *,
+    target_power: float = DEFAULT_TARGET_POWER,
+    **curve_options: object,
+) -> pd.DataFrame:
+    """The power table of an experiment (``stats[S, N, k]``): :func:`power_curve` of its two best systems
+    (:func:`best_two_systems`) with ``curve_options``, plus ``sys_x, sys_y`` and, per test-set size, the
+    ``minimum_detectable_difference`` at ``target_power`` (:func:`minimum_detectable_difference`; NaN where not
+    reached) and ``target_power``."""
+    stats = np.asarray(stats, dtype=float)
+    if stats.shape[0] < 2:
+        raise InputError(f"power needs two systems, got {stats.shape[0]}")
+    x, y = best_two_systems(score(stats.sum(axis=1)), higher_is_better)
+    table = power_curve(stats[x], stats[y], score, higher_is_better, **curve_options)  # type: ignore[arg-type]
+    detectable = {
+        int(n): minimum_detectable_difference(table, n_segments=int(n), power=target_power).difference
+        for n in table["n_segments"].unique()
+    }
+    table.insert(0, "sys_y", systems[y])
+    table.insert(0, "sys_x", systems[x])
+    table["target_power"] = float(target_power)
+    table["minimum_detectable_difference"] = table["n_segments"].map(detectable)
+    return table
+
+
 # --------------------------------------------------------------------------------------------------------------
 # Report and figure
 
