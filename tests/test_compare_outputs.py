@@ -22,7 +22,7 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from mtsig.cli import main
-from mtsig.signature import parse_signature, signature
+from mtsig.report.signature import parse_signature, signature
 
 WMT12 = ("wmt12", "system-outputs", "es-en")
 N_LINES = 400  # a prefix of newstest2012 keeps every command fast

@@ -295,7 +295,7 @@ def test_power_command_reports_bad_input(texts, tmp_path, capsys):
 def test_experiment_power_takes_the_two_best_systems_and_finds_the_closed_form_difference(population):
     """The pipeline's table: of three systems (Y, X and one far worse), X and Y are the two best; the minimum
     detectable difference of each size is the normal approximation's at the full size (as above)."""
-    from mtsig.power import experiment_power
+    from mtsig.stats.power import experiment_power
 
     stats_x, stats_y = population
     worse = stats_y.copy()

@@ -31,15 +31,15 @@ import numpy as np
 import pandas as pd
 
 from mtsig import __version__
-from mtsig.compare_outputs import (
+from mtsig.errors import InputError
+from mtsig.report.compare_outputs import (
     CLI_CORRECTIONS,
     latex_table,
     metric_clusters,
     pair_conclusions,
     pair_interval_columns,
 )
-from mtsig.errors import InputError
-from mtsig.signature import format_level, result_signatures
+from mtsig.report.signature import format_level, result_signatures
 from mtsig.stats.clusters import clusters_latex, format_rank_range, significant_pairs
 from mtsig.stats.intervals import BCA, DEFAULT_LEVEL, INTERVAL_METHODS
 from mtsig.stats.power import add_power_arguments, power_command
@@ -63,7 +63,7 @@ class MetricComparison:
     result: PairwiseResult
 
     def signatures(self, alpha: float | None = None, correction: str | None = None) -> dict[str, str]:
-        """``{test: signature}`` (:mod:`mtsig.signature`); alpha and correction where conclusions are drawn."""
+        """``{test: signature}`` (:mod:`mtsig.report.signature`); alpha and correction where conclusions are drawn."""
         return result_signatures(self.details, self.result.settings, alpha=alpha, correction=correction)
 
 
@@ -236,7 +236,7 @@ def _alpha(text: str) -> float:
 
 
 def add_conclusion_arguments(compare: argparse.ArgumentParser) -> None:
-    """Intervals, conclusions and clusters of ``mtsig compare`` (:mod:`mtsig.compare_outputs`)."""
+    """Intervals, conclusions and clusters of ``mtsig compare`` (:mod:`mtsig.report.compare_outputs`)."""
     compare.add_argument(
         "--confidence",
         default=0.95,
@@ -367,7 +367,7 @@ def compare_systems(
 
 def long_table(comparisons: Sequence[MetricComparison], seed: int) -> pd.DataFrame:
     """All metrics' rows: ``metric, sys_x, sys_y, test, statistic, p_value, samples, seed``, the intervals of
-    :func:`mtsig.compare_outputs.pair_interval_columns` (when computed) and the row's ``signature``."""
+    :func:`mtsig.report.compare_outputs.pair_interval_columns` (when computed) and the row's ``signature``."""
     frames = []
     for comparison in comparisons:
         frame = comparison.result.table.copy()
@@ -537,7 +537,7 @@ def json_report(
 
 
 def clusters_table(comparisons: Sequence[MetricComparison], conclusions: Conclusions) -> pd.DataFrame:
-    """Every metric's clusters (:data:`mtsig.clusters.CLUSTER_COLUMNS`) with ``metric`` first and ``signature``."""
+    """Every metric's clusters (:data:`mtsig.stats.clusters.CLUSTER_COLUMNS`) with ``metric`` first and ``signature``."""
     c = conclusions
     frames = []
     for m in comparisons:
@@ -549,8 +549,8 @@ def clusters_table(comparisons: Sequence[MetricComparison], conclusions: Conclus
 
 
 def latex_report(comparisons: Sequence[MetricComparison], conclusions: Conclusions, clusters: bool) -> str:
-    """:func:`mtsig.compare_outputs.latex_table` of every metric, then (``clusters``) one ranked cluster table per
-    metric (:func:`mtsig.clusters.clusters_latex`)."""
+    """:func:`mtsig.report.compare_outputs.latex_table` of every metric, then (``clusters``) one ranked cluster table per
+    metric (:func:`mtsig.stats.clusters.clusters_latex`)."""
     c = conclusions
     signatures = [m.signatures(c.alpha, c.correction)[c.test] for m in comparisons]
     text = latex_table(

@@ -1,13 +1,13 @@
 """What ``mtsig compare`` adds to the p-values: intervals, corrected conclusions, clusters and a LaTeX table.
 
-Everything here reads one metric's :class:`mtsig.resampling.PairwiseResult` (with intervals requested, see
-:mod:`mtsig.intervals`) and draws no new sample: the intervals are the engine's, from the paired bootstrap's draws.
+Everything here reads one metric's :class:`mtsig.stats.resampling.PairwiseResult` (with intervals requested, see
+:mod:`mtsig.stats.intervals`) and draws no new sample: the intervals are the engine's, from the paired bootstrap's draws.
 
 * :func:`pair_interval_columns`: per ordered pair, ``{method}_low, {method}_high`` of ``statistic = S(X) - S(Y)``
   (oriented like the tests table) and the pair's systems' own intervals ``x_{method}_low`` ... ``y_{method}_high``.
 * :func:`pair_conclusions`: per unordered pair, the conclusion of one test at ``alpha`` after a correction over the
-  experiment's pairs (:func:`mtsig.evaluation.corrected_test_conclusions`; ``none`` is the paper's rule).
-* :func:`metric_clusters`: WMT-style significance clusters (:mod:`mtsig.clusters`) of one test.
+  experiment's pairs (:func:`mtsig.stats.evaluation.corrected_test_conclusions`; ``none`` is the paper's rule).
+* :func:`metric_clusters`: WMT-style significance clusters (:mod:`mtsig.stats.clusters`) of one test.
 * :func:`latex_table`: a paper-ready table: each system's score with a dagger where it differs significantly from
   the baseline (the first system), the difference from the baseline and its interval, and the signatures.
 """
@@ -18,14 +18,14 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from mtsig.report.signature import format_level
+from mtsig.report.tables import latex_escape
 from mtsig.stats.clusters import clusters_from_tests
 from mtsig.stats.evaluation import corrected_test_conclusions
 from mtsig.stats.intervals import BCA
 from mtsig.stats.resampling import PairwiseResult
-from mtsig.signature import format_level
-from mtsig.report.tables import latex_escape
 
-#: ``--correction`` of the CLI -> :data:`mtsig.evaluation.CORRECTIONS`.
+#: ``--correction`` of the CLI -> :data:`mtsig.stats.evaluation.CORRECTIONS`.
 CLI_CORRECTIONS = {"none": "none", "holm": "holm", "bh": "benjamini_hochberg"}
 
 
@@ -52,7 +52,7 @@ def pair_interval_columns(result: PairwiseResult) -> pd.DataFrame:
 
 def pair_conclusions(result: PairwiseResult, test: str, alpha: float, correction: str) -> pd.DataFrame:
     """``sys_x, sys_y, conclusion, p_adjusted`` of every unordered pair (systems in the result's order) by
-    ``test`` at ``alpha`` after ``correction`` (a name of :data:`mtsig.evaluation.CORRECTIONS`)."""
+    ``test`` at ``alpha`` after ``correction`` (a name of :data:`mtsig.stats.evaluation.CORRECTIONS`)."""
     table = result.table[result.table["test"] == test]
     conclusions = corrected_test_conclusions(table, correction, [alpha], list(result.system_scores))
     return conclusions[["sys_x", "sys_y", "conclusion", "p_adjusted"]]
@@ -61,7 +61,7 @@ def pair_conclusions(result: PairwiseResult, test: str, alpha: float, correction
 def metric_clusters(
     result: PairwiseResult, test: str, alpha: float, correction: str, higher_is_better: bool
 ) -> pd.DataFrame:
-    """Significance clusters of the result's systems by ``test`` (:func:`mtsig.clusters.clusters_from_tests`)."""
+    """Significance clusters of the result's systems by ``test`` (:func:`mtsig.stats.clusters.clusters_from_tests`)."""
     table = result.table[result.table["test"] == test]
     return clusters_from_tests(
         table,

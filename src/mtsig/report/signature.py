@@ -70,7 +70,7 @@ def result_signatures(
     alpha: float | None = None,
     correction: str | None = None,
 ) -> dict[str, str]:
-    """``{test: signature}`` of an engine result from its ``settings`` (:attr:`mtsig.resampling.PairwiseResult.
+    """``{test: signature}`` of an engine result from its ``settings`` (:attr:`mtsig.stats.resampling.PairwiseResult.
     settings`: seed, samples per test, p-value convention, intervals, mean block length)."""
     n_samples = settings["n_samples"]
     assert isinstance(n_samples, Mapping)
