@@ -313,3 +313,23 @@ def test_cli_signature_records_each_option(
         assert after[field] == value
     else:
         assert after[field].startswith("chrF2|")
+
+
+def test_training_runs_outputs_carry_the_signatures_of_both_tests(wmt12) -> None:
+    groups = [f"A={wmt12['QCRI--primary']},{wmt12['UPC']}", f"B={wmt12['onlineA']},{wmt12['onlineB']}"]
+    tables = {
+        seed: tsv("--ref", wmt12["ref"], "--samples", 50, "--seed", seed, *groups) for seed in ("3", "4")
+    }
+    for seed, table in tables.items():
+        run_aware, multeval = (parse_signature(table[c].iloc[0]) for c in ("signature", "signature_multeval"))
+        assert (run_aware["test"], run_aware["sided"], run_aware["samples"]) == ("run_aware_t", "two", "50")
+        assert (multeval["test"], multeval["pvalue"], multeval["seed"]) == (
+            "multeval_stratified_ar",
+            "(c+1)/(R+1)",
+            seed,
+        )
+        assert run_aware["metric"].startswith("BLEU|nrefs:1|")
+    status, out, err = run("--ref", wmt12["ref"], "--samples", 50, *groups)
+    assert status == 0 and "p_value: mtsig:0.1.0|test:run_aware_t|sided:two|samples:50|" in out, err
+    with pytest.raises(ValueError, match="not in the registry"):
+        signature(**(BASE | {"test": "run_aware_t"}))

@@ -40,18 +40,23 @@ def signature(
     correction: str | None = None,
     mean_block_length: float | None = None,
     version: str = __version__,
+    sided: str | None = None,
 ) -> str:
-    """The signature of one metric's results by one test (see the module docstring for the fields)."""
-    spec = TESTS[test]
+    """The signature of one metric's results by one test (see the module docstring for the fields). A test
+    outside :data:`mtsig.stats.resampling.TESTS` (the training-runs tests) must give its ``sided`` ("one" or
+    "two") and its own ``pvalue``."""
+    spec = TESTS.get(test)
+    if spec is None and sided is None:
+        raise ValueError(f"test {test!r} is not in the registry: give its sidedness")
     fields = [
         f"mtsig:{version}",
         f"test:{test}",
-        f"sided:{spec.sided.removesuffix('-sided')}",
+        f"sided:{sided if spec is None else spec.sided.removesuffix('-sided')}",
         f"samples:{int(n_samples)}",
         f"seed:{int(seed)}",
-        f"pvalue:{PLUS_ONE if spec.plus_one else pvalue}",
+        f"pvalue:{PLUS_ONE if spec is not None and spec.plus_one else pvalue}",
     ]
-    if spec.scheme == STATIONARY_BOOTSTRAP and mean_block_length is not None:
+    if spec is not None and spec.scheme == STATIONARY_BOOTSTRAP and mean_block_length is not None:
         fields.append(f"block:{float(mean_block_length):.10g}")
     if confidence is not None:
         fields.append(f"ci:{format_level(confidence)}")
@@ -93,6 +98,20 @@ def result_signatures(
     }
 
 
+def with_conclusion(signature_text: str, alpha: float, correction: str, rule: str | None = None) -> str:
+    """A test's signature with the fields of the conclusions drawn from it (``alpha``, ``correction`` and, for
+    clusters, the cluster ``rule``) inserted before the metric's details."""
+    head, _, metric = signature_text.partition("|metric:")
+    fields = [head, f"alpha:{float(alpha):.10g}", f"correction:{correction}"]
+    fields += [] if rule is None else [f"rule:{rule}"]
+    return "|".join(fields) + (f"|metric:{metric}" if metric else "")
+
+
+def gold_signature(gold: str, alpha: float, correction: str, rule: str | None = None) -> str:
+    """The signature of conclusions drawn from a human gold standard's p-values (no resampling involved)."""
+    return with_conclusion(f"mtsig:{__version__}|gold:{gold}", alpha, correction, rule)
+
+
 def parse_signature(text: str) -> dict[str, str]:
     """The fields of a signature as ``{key: value}``; ``metric`` holds the whole metric details string."""
     head, _, metric = text.partition("|metric:")
@@ -101,4 +120,12 @@ def parse_signature(text: str) -> dict[str, str]:
     return fields
 
 
-__all__ = ["PLUS_ONE", "format_level", "parse_signature", "result_signatures", "signature"]
+__all__ = [
+    "PLUS_ONE",
+    "format_level",
+    "gold_signature",
+    "parse_signature",
+    "result_signatures",
+    "signature",
+    "with_conclusion",
+]

@@ -656,6 +656,7 @@ def power_command(args: argparse.Namespace) -> str:
     """
     from mtsig.io.text import load_texts, segment_count
     from mtsig.metrics import get_metric
+    from mtsig.report.signature import signature
 
     a = args
     paths = list(a.systems)
@@ -695,6 +696,15 @@ def power_command(args: argparse.Namespace) -> str:
         return table.to_csv(sep="\t", index=False, float_format="%.10g")
     lines = [
         f"mtsig power: {metric.details()}",
+        "signature: "
+        + signature(
+            metric_details=metric.details(),
+            test=a.test,
+            n_samples=a.samples,
+            seed=a.seed,
+            pvalue=a.pvalue,
+            alpha=a.alpha,
+        ),
         f"test={a.test} alpha={a.alpha:g} trials={a.trials} samples={a.samples} seed={a.seed} pvalue={a.pvalue}",
         f"X = {names[x]} ({scores[x]:.4f}), Y = {names[y]} ({scores[y]:.4f}), {segment_count(refs)} segments",
         "cells: power [95% CI] at each test-set size (rows) and keep probability q (columns); 'difference' = mean "

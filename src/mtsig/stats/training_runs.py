@@ -507,6 +507,32 @@ def score_run_files(
     return results
 
 
+def runs_signatures(settings: Mapping[str, object], details: str) -> dict[str, str]:
+    """The signatures (:mod:`mtsig.report.signature`) of the run-aware test (``p_value``: a t statistic, its
+    bootstrap part with ``bootstrap_samples``) and of MultEval's randomization (``p_multeval``: ``shuffles``)."""
+    from mtsig.report.signature import signature
+
+    seed = int(settings["seed"])  # type: ignore[call-overload]
+    return {
+        "p_value": signature(
+            metric_details=details,
+            test="run_aware_t",
+            sided="two",
+            n_samples=int(settings["bootstrap_samples"]),  # type: ignore[call-overload]
+            seed=seed,
+            pvalue="t(satterthwaite)",
+        ),
+        "p_multeval": signature(
+            metric_details=details,
+            test="multeval_stratified_ar",
+            sided="two",
+            n_samples=int(settings["shuffles"]),  # type: ignore[call-overload]
+            seed=seed,
+            pvalue="(c+1)/(R+1)",
+        ),
+    }
+
+
 def runs_text_report(comparisons: Sequence[RunsComparison], details: Sequence[str]) -> str:
     """The readable report of ``mtsig compare`` with training runs: per metric a table of systems (mean of the
     run scores, s_dev, s_sel, s_opt, runs) and one line per pair, the better system (by the run mean) first."""
@@ -523,6 +549,7 @@ def runs_text_report(comparisons: Sequence[RunsComparison], details: Sequence[st
         systems, pairs = comparison.systems, comparison.pairs
         metric = systems["metric"].iloc[0]
         lines += ["", f"{metric}: {detail}"]
+        lines += [f"  {name}: {text}" for name, text in runs_signatures(comparison.settings, detail).items()]
         rows = [["system", "runs", "score", "s_dev", "s_sel", "s_opt"]]
         for _, row in systems.iterrows():
             rows.append(
@@ -592,13 +619,26 @@ def compare_runs_command(args: argparse.Namespace) -> str:
         )
         for metric, by_system in scored
     ]
+    details = [metric.details() for metric, _ in scored]
     if args.tsv:
-        return pd.concat([c.pairs for c in comparisons]).to_csv(sep="\t", index=False, float_format="%.10g")
+        pairs = []
+        for comparison, detail in zip(comparisons, details, strict=True):
+            signatures = runs_signatures(comparison.settings, detail)
+            pairs.append(
+                comparison.pairs.assign(
+                    signature=signatures["p_value"], signature_multeval=signatures["p_multeval"]
+                )
+            )
+        return pd.concat(pairs).to_csv(sep="\t", index=False, float_format="%.10g")
     if args.json:
         document = {
             "reference": [str(path) for path in args.ref],
             "runs": {name: [str(path) for path in paths] for name, paths in groups.items()},
             "metrics": {metric.name: metric.details() for metric, _ in scored},
+            "signatures": {
+                metric.name: runs_signatures(c.settings, detail)
+                for (metric, _), c, detail in zip(scored, comparisons, details, strict=True)
+            },
             "settings": comparisons[0].settings,
             "systems": pd.concat([c.systems for c in comparisons]).to_dict(orient="records"),
             "pairs": pd.concat([c.pairs for c in comparisons]).to_dict(orient="records"),

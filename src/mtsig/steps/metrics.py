@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from mtsig.steps.common import load_scored_stats, read_prepared_texts
+from mtsig.steps.common import load_scored_stats, read_prepared_references, read_prepared_texts
 from mtsig.steps.files import (
     metric_name_of,
     save_stats,
@@ -34,6 +34,7 @@ def metric_stats(
     from mtsig.metrics import get_metric
 
     reference, outputs = read_prepared_texts(Path(texts))
+    reference = read_prepared_references(Path(texts), reference)  # several references: reference streams
     scorer = get_metric(metric, **metric_options(spec, metric))
     statistics = scorer.stats_many(outputs, reference, processes=threads)
     save_stats(stats, statistics, list(outputs), scorer.details(), scorer.options)
