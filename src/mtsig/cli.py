@@ -616,27 +616,19 @@ def run_compare(args: argparse.Namespace) -> int:
         text = clusters_table(comparisons, conclusions).to_csv(sep="\t", index=False, float_format="%.10g")
     elif args.tsv:
         text = long_table(comparisons, args.seed).to_csv(sep="\t", index=False, float_format="%.10g")
-    elif args.json:
-        text = json_report(
-            comparisons,
-            seed=args.seed,
-            pvalue=args.pvalue,
-            reference=args.ref,
-            systems=systems,
-            conclusions=conclusions,
-            clusters=args.clusters,
-        )
     elif args.latex:
         text = latex_report(comparisons, conclusions, clusters=args.clusters)
     else:
-        text = text_report(
-            comparisons,
-            seed=args.seed,
-            n_samples=args.samples,
-            pvalue=args.pvalue,
-            conclusions=conclusions,
-            clusters=args.clusters,
-        )
+        common = {
+            "seed": args.seed,
+            "pvalue": args.pvalue,
+            "conclusions": conclusions,
+            "clusters": args.clusters,
+        }
+        if args.json:
+            text = json_report(comparisons, reference=args.ref, systems=systems, **common)
+        else:
+            text = text_report(comparisons, n_samples=args.samples, **common)
     sys.stdout.write(text)
     return 0
 

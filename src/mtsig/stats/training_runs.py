@@ -507,29 +507,29 @@ def score_run_files(
     return results
 
 
+#: The two tests of a runs comparison: result column -> (test name, settings key of its sample count, p-value).
+RUNS_TESTS = {
+    "p_value": ("run_aware_t", "bootstrap_samples", "t(satterthwaite)"),
+    "p_multeval": ("multeval_stratified_ar", "shuffles", "(c+1)/(R+1)"),
+}
+
+
 def runs_signatures(settings: Mapping[str, object], details: str) -> dict[str, str]:
     """The signatures (:mod:`mtsig.report.signature`) of the run-aware test (``p_value``: a t statistic, its
-    bootstrap part with ``bootstrap_samples``) and of MultEval's randomization (``p_multeval``: ``shuffles``)."""
+    bootstrap part with ``bootstrap_samples``) and of MultEval's randomization (``p_multeval``: ``shuffles``),
+    both two-sided."""
     from mtsig.report.signature import signature
 
-    seed = int(settings["seed"])  # type: ignore[call-overload]
     return {
-        "p_value": signature(
+        column: signature(
             metric_details=details,
-            test="run_aware_t",
+            test=test,
             sided="two",
-            n_samples=int(settings["bootstrap_samples"]),  # type: ignore[call-overload]
-            seed=seed,
-            pvalue="t(satterthwaite)",
-        ),
-        "p_multeval": signature(
-            metric_details=details,
-            test="multeval_stratified_ar",
-            sided="two",
-            n_samples=int(settings["shuffles"]),  # type: ignore[call-overload]
-            seed=seed,
-            pvalue="(c+1)/(R+1)",
-        ),
+            n_samples=int(settings[samples]),  # type: ignore[call-overload]
+            seed=int(settings["seed"]),  # type: ignore[call-overload]
+            pvalue=pvalue,
+        )
+        for column, (test, samples, pvalue) in RUNS_TESTS.items()
     }
 
 
