@@ -170,6 +170,9 @@ def test_power_table_and_figure(tiny_run: Path) -> None:
     power = _tsv(exp / "power.tsv")
     assert list(power["n_segments"].unique()) == [125, 250, 300] and set(power["q"]) == {0.5, 1.0}
     assert power["sys_x"].nunique() == 1 and "minimum_detectable_difference" in power
+    assert power["signature"].nunique() == 1
+    assert "|test:paired_bootstrap|sided:one|samples:100|" in power["signature"].iloc[0]
+    assert "|alpha:0.05|metric:BLEU|" in power["signature"].iloc[0]
     # The real pair (q = 1) of the two best systems is more often detected on all segments than on 125.
     real = power[power["q"] == 1.0].set_index("n_segments")["power"]
     assert real[300] >= real[125]

@@ -130,6 +130,7 @@ def power(
     best systems by ``power.metric`` at every test-set size of :func:`mtsig.stats.power.default_sizes` and keep
     probability ``power.q``, with the minimum detectable difference per size (:func:`mtsig.stats.power.
     experiment_power`); seeded by the config seed and (experiment, "power")."""
+    from mtsig.report.signature import signature
     from mtsig.stats.power import experiment_power, plot_power_curve
 
     stats_path = stats if isinstance(stats, str | Path) else stats[0]  # one file: power.metric's statistics
@@ -150,6 +151,14 @@ def power(
         metric=metric_name_of(stats_path),
         pvalue=resampling["pvalue"],
         memory_cap_bytes=int(resampling["memory_cap_mb"]) * 2**20,
+    )
+    power_table["signature"] = signature(
+        metric_details=details,
+        test=str(power_settings["test"]),
+        n_samples=int(power_settings["samples"]),
+        seed=derive_seed(int(resampling["seed"]), experiment, "power"),
+        pvalue=resampling["pvalue"],
+        alpha=float(power_settings["alpha"]),
     )
     write_tsv(power_table, table)
     plot_power_curve(power_table, png, target_power=float(power_settings["target_power"]))
