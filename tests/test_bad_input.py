@@ -51,6 +51,7 @@ RESAMPLING = {
     "memory_cap_mb": 1024,
     "mean_block_length": 10,
     "distribution_gap_quantile": 0.75,
+    "confidence": 0.95,
 }
 
 
@@ -264,6 +265,8 @@ def run_shard(exp: Experiment, out: Path, k: int, *, stats: Path | None = None, 
         resampling={**RESAMPLING, "seed": seed},
         shard_tests=out / f"bleu.{k}.tsv",
         shard_distributions=out / f"bleu.{k}.npz",
+        shard_intervals=out / f"bleu.{k}.intervals.tsv",
+        shard_system_intervals=out / f"bleu.{k}.systems.tsv",
     )
 
 
@@ -271,8 +274,12 @@ def merge(exp: Experiment, out: Path, shards: list[int] = (0, 1)) -> None:  # ty
     merge_tests(
         [exp.shard(k, "tsv") for k in shards],
         [exp.shard(k, "npz") for k in shards],
+        [exp.shard(k, "intervals.tsv") for k in shards],
+        [exp.shard(k, "systems.tsv") for k in shards],
         tests=out / "bleu.tsv",
         distributions=out / "distributions",
+        intervals=out / "intervals.tsv",
+        system_intervals=out / "systems.tsv",
     )
 
 
@@ -351,8 +358,12 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> Experiment:
     merge_tests(
         [exp.shard(k, "tsv") for k in (0, 1)],
         [exp.shard(k, "npz") for k in (0, 1)],
+        [exp.shard(k, "intervals.tsv") for k in (0, 1)],
+        [exp.shard(k, "systems.tsv") for k in (0, 1)],
         tests=exp.path("tests/bleu.tsv"),
         distributions=exp.path("distributions/bleu"),
+        intervals=exp.path("intervals/bleu.tsv"),
+        system_intervals=exp.path("intervals/bleu.systems.tsv"),
     )
     human_gold(exp, exp.path(""))
     evaluate(exp, exp.path(""))
@@ -372,7 +383,11 @@ def test_every_intermediate_has_a_manifest(experiment: Experiment) -> None:
         *(f"{NAME}/texts/systems/sys{i}.txt" for i in range(1, 5)),
         f"{NAME}/stats/bleu.npz",
         f"{NAME}/stats/chrf.npz",
-        *(f"{NAME}/tests/shards/bleu.{k}.{ext}" for k in (0, 1) for ext in ("tsv", "npz")),
+        *(
+            f"{NAME}/tests/shards/bleu.{k}.{ext}"
+            for k in (0, 1)
+            for ext in ("tsv", "npz", "intervals.tsv", "systems.tsv")
+        ),
         f"{NAME}/tests/bleu.tsv",
         f"{NAME}/gold.tsv",
         f"{NAME}/gold_conclusions.tsv",
@@ -521,8 +536,12 @@ def test_shard_of_another_seed_is_refused(experiment: Experiment, tmp_path: Path
         merge_tests(
             [exp.shard(0, "tsv"), tmp_path / "shards" / "bleu.1.tsv"],
             [exp.shard(0, "npz"), tmp_path / "shards" / "bleu.1.npz"],
+            [exp.shard(0, "intervals.tsv"), tmp_path / "shards" / "bleu.1.intervals.tsv"],
+            [exp.shard(0, "systems.tsv"), tmp_path / "shards" / "bleu.1.systems.tsv"],
             tests=tmp_path / "results" / "bleu.tsv",
             distributions=tmp_path / "results" / "distributions",
+            intervals=tmp_path / "results" / "intervals.tsv",
+            system_intervals=tmp_path / "results" / "systems.tsv",
         )
     assert_input_error(caught.value, "bleu.1.tsv", r"made with other seed than \S+bleu\.0\.tsv", None)
     assert not (tmp_path / "results").exists()

@@ -125,7 +125,9 @@ def test_readable_table_shows_seed_scores_and_each_pair_once(files) -> None:
     }
     assert len(pair_rows) == 3 and {frozenset(row[:2]) for row in pair_rows} == expected_pairs
     for row in pair_rows:
-        assert float(row[2]) >= 0 and len(row) == 3 + len(PAPER_TESTS)
+        # Then the percentile and BCa intervals ("[low," "high]" each) and the significance verdict.
+        assert float(row[2]) >= 0 and len(row) == 3 + len(PAPER_TESTS) + 4 + 1
+        assert row[-1] in {"yes", "no", "reversed"}
 
 
 def test_mismatched_line_counts_exit_2_naming_the_file(files, tmp_path) -> None:

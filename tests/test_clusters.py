@@ -508,3 +508,50 @@ def test_latex_table_has_booktabs_rules_and_a_midrule_between_clusters() -> None
         ]
     )
     assert latex == expected + "\n"
+
+
+def test_experiment_clusters_put_each_metric_and_gold_ranking_side_by_side() -> None:
+    """By hand: the metric's p-values separate all three systems (A > B > C, every pair significant); the gold only
+    A > C, so under all_pairs it is one cluster (neither boundary has every system above beating every system
+    below), and C ranks above B by the human scores (lower TER is better for the other metric, same clusters)."""
+    from mtsig.stats.clusters import clusters_side_by_side, experiment_clusters, experiment_clusters_latex
+
+    p_metric = {("A", "B"): 0.01, ("A", "C"): 0.001, ("B", "C"): 0.02}
+    p_metric |= {(y, x): 1 - v for (x, y), v in p_metric.items()}
+    ter = {"A": 40.0, "B": 45.0, "C": 50.0}
+    ter_tests = one_sided_tests(p_metric, {s: -v for s, v in ter.items()})
+    gold_p = {
+        ("A", "B"): 0.3,
+        ("A", "C"): 0.01,
+        ("B", "C"): 0.7,
+        ("B", "A"): 0.7,
+        ("C", "A"): 0.99,
+        ("C", "B"): 0.3,
+    }
+    gold = pd.DataFrame(
+        [("wilcoxon", x, y, "adequacy", v) for (x, y), v in gold_p.items()],
+        columns=["gold", "sys_x", "sys_y", "criterion", "p_value"],
+    )
+    table = experiment_clusters(
+        {"bleu": one_sided_tests(p_metric, ABC), "ter": ter_tests},
+        {"bleu": ABC, "ter": ter},
+        {"bleu": True, "ter": False},
+        gold,
+        {"A": 0.3, "C": 0.1, "B": 0.0},
+    )
+    blocks = {source: clusters_of(rows) for source, rows in table.groupby("source", sort=False)}
+    assert blocks == {
+        "bleu": [["A"], ["B"], ["C"]],
+        "ter": [["A"], ["B"], ["C"]],
+        "human:wilcoxon": [["A", "C", "B"]],
+    }
+    assert list(table["kind"]) == ["metric"] * 6 + ["human"] * 3
+    wide = clusters_side_by_side(table)
+    assert list(wide.columns) == ["position", "bleu", "ter", "human:wilcoxon"]
+    assert list(wide["human:wilcoxon"]) == ["1. A", "1. C", "1. B"]
+    latex = experiment_clusters_latex(table, experiment="toy", settings="paired_bootstrap, alpha 0.05")
+    assert latex.count(r"\begin{table}") == 3 and "human:wilcoxon" in latex
+    with pytest.raises(InputError, match="no rows of test 'bootstrap'"):
+        experiment_clusters(
+            {"bleu": one_sided_tests(p_metric, ABC)}, {"bleu": ABC}, {"bleu": True}, test="bootstrap"
+        )

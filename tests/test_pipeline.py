@@ -8,6 +8,7 @@ differences in the human gold and in the tests, and produce every table and figu
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import subprocess
 import sys
@@ -100,3 +101,79 @@ def test_shards_merge_in_canonical_order(tiny_run: Path) -> None:
     n_pairs = len(names) * (len(names) - 1)
     assert len(tests) == n_pairs * tests["test"].nunique()
     assert not tests.duplicated(["sys_x", "sys_y", "test"]).any()
+
+
+@pytest.mark.pipeline
+def test_intervals_tables_bracket_the_statistics_and_scores(tiny_run: Path) -> None:
+    """intervals/{metric}.tsv: both methods for every ordered pair, each containing the tests table's statistic
+    (the tie of identical draws aside); intervals/{metric}.systems.tsv: each containing the system's score of
+    scores.tsv. Against the other tables of the run, not against the engine."""
+    exp = tiny_run / "synthetic-small"
+    scores = _tsv(exp / "scores.tsv")
+    names = system_names(SPEC)
+    for metric in ["bleu", "ter", "meteor"]:
+        pairs = _tsv(exp / "intervals" / f"{metric}.tsv")
+        assert set(pairs["method"]) == {"percentile", "bca"} and set(pairs["level"]) == {0.95}
+        assert len(pairs) == 2 * len(names) * (len(names) - 1)
+        tests = _tsv(exp / "tests" / f"{metric}.tsv")
+        statistic = tests.drop_duplicates(["sys_x", "sys_y"])[["sys_x", "sys_y", "statistic"]]
+        joined = pairs.merge(
+            statistic, on=["sys_x", "sys_y"], suffixes=("", "_tests"), validate="many_to_one"
+        )
+        assert len(joined) == len(pairs)
+        assert (joined["statistic"] - joined["statistic_tests"]).abs().max() < 1e-9
+        assert ((joined["ci_low"] <= joined["statistic"]) & (joined["statistic"] <= joined["ci_high"])).all()
+        systems = _tsv(exp / "intervals" / f"{metric}.systems.tsv")
+        score = scores[scores["metric"] == metric].set_index("system")["score"]
+        assert (
+            (systems["ci_low"] <= systems["system"].map(score))
+            & (systems["system"].map(score) <= systems["ci_high"])
+        ).all()
+        settings = json.loads((exp / "tests" / f"{metric}.tsv.manifest.json").read_text())["settings"]
+        assert set(settings["signatures"]) == set(tests["test"])
+        assert all("|ci:95%|metric:" in s for s in settings["signatures"].values())
+
+
+@pytest.mark.pipeline
+def test_clusters_agree_with_the_gold_and_the_tests(tiny_run: Path) -> None:
+    """clusters.tsv: one ranking per metric and one per human gold; two systems in different clusters of the
+    human gold were concluded different by the gold (gold_conclusions.tsv at 0.05), and in different clusters of
+    BLEU by the paired bootstrap (tests/bleu.tsv, p <= 0.05)."""
+    exp = tiny_run / "synthetic-small"
+    clusters = _tsv(exp / "clusters.tsv")
+    sources = list(dict.fromkeys(clusters["source"]))
+    golds = _tsv(exp / "gold.tsv")["gold"].unique()
+    assert sources == ["bleu", "chrf", "ter", "nist", "meteor"] + [f"human:{g}" for g in golds]
+    gold = _tsv(exp / "gold_conclusions.tsv")
+    primary = gold[(gold["gold"] == gold["gold"].iloc[0]) & (gold["alpha"] == 0.05)]
+    human = clusters[clusters["source"] == f"human:{gold['gold'].iloc[0]}"].set_index("system")["cluster"]
+    for row in primary.itertuples():
+        if human[row.sys_x] != human[row.sys_y]:
+            assert row.conclusion != "tie", row
+    tests = _tsv(exp / "tests" / "bleu.tsv")
+    p = tests[tests["test"] == "paired_bootstrap"].set_index(["sys_x", "sys_y"])["p_value"]
+    bleu = clusters[clusters["source"] == "bleu"].set_index("system")["cluster"]
+    for x, y in itertools.permutations(bleu.index, 2):
+        if bleu[x] < bleu[y]:
+            assert p[(x, y)] <= 0.05, (x, y)
+    assert (exp / "clusters.tex").read_text().count(r"\begin{table}") == len(sources)
+    side_by_side = (tiny_run / "tables" / "synthetic-small.clusters.md").read_text()
+    assert (
+        "human:" in side_by_side
+        and "synthetic-small.clusters.md" in (tiny_run / "tables" / "README.md").read_text()
+    )
+
+
+@pytest.mark.pipeline
+def test_power_table_and_figure(tiny_run: Path) -> None:
+    exp = tiny_run / "synthetic-small"
+    power = _tsv(exp / "power.tsv")
+    assert list(power["n_segments"].unique()) == [125, 250, 300] and set(power["q"]) == {0.5, 1.0}
+    assert power["sys_x"].nunique() == 1 and "minimum_detectable_difference" in power
+    assert power["signature"].nunique() == 1
+    assert "|test:paired_bootstrap|sided:one|samples:100|" in power["signature"].iloc[0]
+    assert "|alpha:0.05|metric:BLEU|" in power["signature"].iloc[0]
+    # The real pair (q = 1) of the two best systems is more often detected on all segments than on 125.
+    real = power[power["q"] == 1.0].set_index("n_segments")["power"]
+    assert real[300] >= real[125]
+    assert (tiny_run / "figures" / "synthetic-small" / "power.png").stat().st_size > 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -82,3 +83,96 @@ def test_synthetic_ratings_are_tidy_with_paired_bad_references() -> None:
     assert len(pd.merge(bad[keys].drop_duplicates(), originals[keys].drop_duplicates())) == len(
         bad[keys].drop_duplicates()
     )
+
+
+def test_a_list_of_references_is_scored_as_sacrebleu_with_several_reference_files(
+    data_root, tmp_path
+) -> None:
+    """An experiment whose ``reference:`` lists two files: prepare_texts keeps both (reference.txt,
+    reference.2.txt) and metric_stats scores BLEU and chrF against both, equal to sacrebleu's corpus scores with
+    two reference streams (WMT12 es-en, first 300 segments; onlineB stands in for a second reference)."""
+    import sacrebleu
+
+    from mtsig.config import reference_paths
+    from mtsig.io.text import read_lines, unescape_html
+    from mtsig.steps.common import load_scored_stats
+    from mtsig.steps.data import prepare_texts
+    from mtsig.steps.metrics import metric_stats
+
+    base = data_root / "wmt12" / "system-outputs" / "es-en" / "newstest2012.es-en."
+    files = {"ref": data_root / "wmt12" / "plain" / "newstest2012-ref.en"}
+    files |= {name: Path(f"{base}{name}") for name in ("onlineB", "UPC", "QCRI--primary")}
+    lines = {}
+    for name, source in files.items():
+        lines[name] = [unescape_html(line) for line in read_lines(source)[:300]]
+        (tmp_path / name).write_text("\n".join(lines[name]) + "\n", encoding="utf-8")
+    spec = {
+        "reference": [str(tmp_path / "ref"), str(tmp_path / "onlineB")],
+        "outputs": str(tmp_path / "{system}"),
+        "systems": ["UPC", "QCRI--primary"],
+    }
+    assert reference_paths(spec, tmp_path) == [tmp_path / "ref", tmp_path / "onlineB"]
+    texts = tmp_path / "texts"
+    prepare_texts(spec, tmp_path, texts=texts, documents=tmp_path / "documents.tsv")
+    assert read_lines(texts / "reference.2.txt") == lines["onlineB"]
+    for metric, corpus in (("bleu", sacrebleu.corpus_bleu), ("chrf", sacrebleu.corpus_chrf)):
+        metric_stats({}, metric, texts, tmp_path / f"{metric}.npz")
+        stats, systems, details, scorer = load_scored_stats(tmp_path / f"{metric}.npz")
+        assert "|nrefs:2|" in details
+        scores = scorer.score(stats.sum(axis=1))
+        for system, score in zip(systems, scores, strict=True):
+            expected = corpus(lines[system], [lines["ref"], lines["onlineB"]]).score
+            assert score == pytest.approx(expected, abs=1e-9), (metric, system)
+
+
+def test_training_runs_step_scores_each_run_as_sacrebleu_and_runs_the_library_comparison(
+    data_root, tmp_path
+) -> None:
+    """An experiment's ``training_runs`` (WMT12 es-en outputs standing in for two runs of each of two systems,
+    first 300 segments): each system's score is the mean of its runs' sacrebleu corpus BLEU, and the pairs are
+    :func:`compare_training_runs`' with the step's seed."""
+    import sacrebleu
+
+    from mtsig.io.text import read_lines, unescape_html
+    from mtsig.metrics import get_metric
+    from mtsig.stats.seeding import derive_seed
+    from mtsig.stats.training_runs import compare_training_runs
+    from mtsig.steps.significance import training_runs
+
+    base = data_root / "wmt12" / "system-outputs" / "es-en" / "newstest2012.es-en."
+    names = ("onlineC", "onlineF", "uk-dan-moses", "onlineE")
+    lines = {
+        "ref": [unescape_html(x) for x in read_lines(data_root / "wmt12" / "plain" / "newstest2012-ref.en")]
+    }
+    lines |= {name: [unescape_html(x) for x in read_lines(Path(f"{base}{name}"))] for name in names}
+    for name, text in lines.items():
+        (tmp_path / name).write_text("\n".join(text[:300]) + "\n", encoding="utf-8")
+    spec = {
+        "reference": "ref",
+        "training_runs": {"A": ["onlineC", "onlineF"], "B": ["uk-dan-moses", "onlineE"]},
+    }
+    resampling = {"seed": 5, "samples": {"paired_bootstrap": 200}}
+    training_runs(
+        spec=spec,
+        data_root=tmp_path,
+        experiment="toy",
+        metrics=["bleu"],
+        resampling=resampling,
+        pairs=tmp_path / "pairs.tsv",
+        systems=tmp_path / "systems.tsv",
+    )
+    systems = pd.read_csv(tmp_path / "systems.tsv", sep="\t").set_index("system")
+    for system, runs in spec["training_runs"].items():
+        expected = np.mean([sacrebleu.corpus_bleu(lines[r][:300], [lines["ref"][:300]]).score for r in runs])
+        assert systems.loc[system, "score"] == pytest.approx(expected, abs=1e-9)
+    bleu = get_metric("bleu")
+    refs = lines["ref"][:300]
+    stats = {
+        s: bleu.stats_many({r: lines[r][:300] for r in runs}, refs)
+        for s, runs in spec["training_runs"].items()
+    }
+    direct = compare_training_runs(
+        stats, bleu.score, n_samples=200, seed=derive_seed(5, "toy", "bleu", "training_runs"), metric="bleu"
+    )
+    pairs = pd.read_csv(tmp_path / "pairs.tsv", sep="\t")
+    pd.testing.assert_frame_equal(pairs, direct.pairs, check_exact=False, rtol=1e-12, check_dtype=False)

@@ -290,3 +290,37 @@ def test_power_command_reports_bad_input(texts, tmp_path, capsys):
     assert "mtsig: error:" in capsys.readouterr().err
     assert main(["power", "--ref", str(ref), "--sizes", "500", str(good), str(texts[2])]) == 2
     assert "between 1 and the 120 segments" in capsys.readouterr().err
+
+
+def test_experiment_power_takes_the_two_best_systems_and_finds_the_closed_form_difference(population):
+    """The pipeline's table: of three systems (Y, X and one far worse), X and Y are the two best; the minimum
+    detectable difference of each size is the normal approximation's at the full size (as above)."""
+    from mtsig.stats.power import experiment_power
+
+    stats_x, stats_y = population
+    worse = stats_y.copy()
+    worse[:, 0] -= 1.0
+    n = 1600
+    table = experiment_power(
+        np.stack([stats_y, stats_x, worse]),
+        ["Y", "X", "worse"],
+        mean_score,
+        True,
+        target_power=0.8,
+        test=ONE_SIDED,
+        alpha=ALPHA,
+        q_grid=(0.5, 0.8, 0.85, 0.9, 0.95, 1.0),
+        n_segments_grid=(400, n),
+        trials=TRIALS,
+        n_samples=1000,
+        seed=2,
+        metric="mean",
+    )
+    assert set(table["sys_x"]) == {"X"} and set(table["sys_y"]) == {"Y"}
+    mean, _, _ = moments(population)
+    truth = optimize.brentq(lambda d: closed_form_power(population, n, d, ONE_SIDED) - 0.8, 1e-4, mean)
+    at_full = table[table["n_segments"] == n]["minimum_detectable_difference"]
+    assert at_full.nunique() == 1 and abs(at_full.iloc[0] - truth) <= 0.1 * truth
+    # With a quarter of the segments the detectable difference is larger (about twice) or not reached.
+    at_quarter = table[table["n_segments"] == 400]["minimum_detectable_difference"].iloc[0]
+    assert np.isnan(at_quarter) or at_quarter > 1.5 * at_full.iloc[0]

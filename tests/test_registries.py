@@ -61,16 +61,22 @@ def test_rules_take_their_wildcard_constraints_from_the_config_module() -> None:
 def test_a_renamed_output_or_input_is_caught_before_any_job_runs() -> None:
     fits = check_rule(
         "merge_tests",
-        inputs=["shard_tests", "shard_distributions", "manifests"],
-        outputs=["tests", "tests_manifest", "distributions"],
+        inputs=[
+            "shard_tests",
+            "shard_distributions",
+            "shard_intervals",
+            "shard_system_intervals",
+            "manifests",
+        ],
+        outputs=["tests", "tests_manifest", "distributions", "intervals", "system_intervals"],
         params=[],
         wildcards=["experiment", "metric"],
     )
     assert fits == []
     renamed_output = check_rule(
         "merge_tests",
-        inputs=["shard_tests", "shard_distributions"],
-        outputs=["tables", "distributions"],
+        inputs=["shard_tests", "shard_distributions", "shard_intervals", "shard_system_intervals"],
+        outputs=["tables", "distributions", "intervals", "system_intervals"],
         params=[],
         wildcards=["experiment", "metric"],
     )
@@ -86,6 +92,21 @@ def test_every_rule_has_exactly_one_step() -> None:
     rules = set()
     for path in (REPO / "workflow" / "rules").glob("*.smk"):
         rules |= set(re.findall(r"^rule (\w+):", path.read_text(), flags=re.M))
-    assert len(rules) == 16
+    assert len(rules) == 19
     for rule in rules:
         assert step_function(rule).__name__ == rule
+
+
+def test_schema_power_test_enum_is_the_power_registry() -> None:
+    from mtsig.stats.power import POWER_TESTS
+
+    assert SCHEMA["properties"]["power"]["properties"]["test"]["enum"] == list(POWER_TESTS)
+
+
+def test_schema_cluster_rules_and_corrections_are_the_registries() -> None:
+    from mtsig.stats.clusters import CLUSTER_RULES
+    from mtsig.stats.evaluation import CORRECTIONS
+
+    clusters = SCHEMA["properties"]["evaluation"]["properties"]["clusters"]["properties"]
+    assert clusters["rule"]["enum"] == list(CLUSTER_RULES)
+    assert clusters["correction"]["enum"] == list(CORRECTIONS)

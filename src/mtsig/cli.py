@@ -40,6 +40,16 @@ import pandas as pd
 
 from mtsig import __version__
 from mtsig.errors import InputError
+from mtsig.report.compare_outputs import (
+    CLI_CORRECTIONS,
+    latex_table,
+    metric_clusters,
+    pair_conclusions,
+    pair_interval_columns,
+)
+from mtsig.report.signature import format_level, result_signatures
+from mtsig.stats.clusters import clusters_latex, format_rank_range, significant_pairs
+from mtsig.stats.intervals import BCA, DEFAULT_LEVEL, INTERVAL_METHODS
 from mtsig.stats.power import add_power_arguments, power_command
 from mtsig.stats.resampling import ALL_TESTS, PAPER_TESTS, PairwiseResult, pairwise_tests
 from mtsig.stats.training_runs import compare_runs_command, is_run_group
@@ -63,6 +73,23 @@ class MetricComparison:
     details: str
     higher_is_better: bool
     result: PairwiseResult
+
+    def signatures(self, alpha: float | None = None, correction: str | None = None) -> dict[str, str]:
+        """``{test: signature}`` (:mod:`mtsig.report.signature`); alpha and correction where conclusions are drawn."""
+        return result_signatures(self.details, self.result.settings, alpha=alpha, correction=correction)
+
+
+@dataclass(frozen=True)
+class Conclusions:
+    """How ``mtsig compare`` draws conclusions: by ``test`` at ``alpha`` after ``correction`` (library name)."""
+
+    test: str
+    alpha: float
+    correction: str
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Conclusions:
+        return cls(args.tests[0], args.alpha, CLI_CORRECTIONS[args.correction])
 
 
 def _comma_list(text: str, what: str, known: Sequence[str]) -> list[str]:
@@ -131,7 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Score every system against one reference and test every pair of systems.",
     )
     compare.add_argument(
-        "--ref", type=Path, help="reference, one segment per line (needed by text metrics; not by --scores)"
+        "--ref",
+        type=Path,
+        action="append",
+        help="reference, one segment per line; repeat (--ref A --ref B) for several references per segment "
+        "(needed by text metrics; not by --scores)",
     )
     compare.add_argument(
         "--metrics",
@@ -179,6 +210,11 @@ def build_parser() -> argparse.ArgumentParser:
     output = compare.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON")
     output.add_argument(
+        "--latex",
+        action="store_true",
+        help="print a paper-ready LaTeX table (daggers, intervals, signatures)",
+    )
+    output.add_argument(
         "--tsv", action="store_true", help="print a TSV with one row per metric, ordered pair, test"
     )
     compare.add_argument(
@@ -189,11 +225,54 @@ def build_parser() -> argparse.ArgumentParser:
         "one system (run-aware comparison; --tests does not apply); with --scores and no --ref: system names "
         "(default: every system of the first scores file)",
     )
+    add_conclusion_arguments(compare)
     add_power_arguments(
         commands.add_parser("power", help="power and minimum detectable difference of a test, by simulation"),
         default_seed=DEFAULT_SEED,
     )
     return parser
+
+
+def _confidence(text: str) -> float:
+    value = _positive_float(text)
+    value = value / 100.0 if value >= 1.0 else value
+    if not value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be a level in (0, 1) or a percentage in (0, 100), got {text}")
+    return value
+
+
+def _alpha(text: str) -> float:
+    value = _positive_float(text)
+    if not value < 1.0:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text}")
+    return value
+
+
+def add_conclusion_arguments(compare: argparse.ArgumentParser) -> None:
+    """Intervals, conclusions and clusters of ``mtsig compare`` (:mod:`mtsig.report.compare_outputs`)."""
+    compare.add_argument(
+        "--confidence",
+        default=0.95,
+        type=_confidence,
+        help="level of the percentile and BCa intervals, from the paired bootstrap draws (default 0.95; 95 works)",
+    )
+    compare.add_argument(
+        "--alpha",
+        default=0.05,
+        type=_alpha,
+        help="significance level of conclusions and clusters (default 0.05)",
+    )
+    compare.add_argument(
+        "--correction",
+        default="none",
+        choices=tuple(CLI_CORRECTIONS),
+        help="multiple-testing correction over all pairs: none (the paper's rule), holm, bh (Benjamini-Hochberg)",
+    )
+    compare.add_argument(
+        "--clusters",
+        action="store_true",
+        help="add WMT-style significance clusters per metric (by the first of --tests, at --alpha, --correction)",
+    )
 
 
 def system_names(paths: Sequence[Path]) -> list[str]:
@@ -240,7 +319,7 @@ def _check_document_options(tests: Sequence[str], docs: Path | None) -> None:
 
 
 def compare_systems(
-    reference: Path,
+    reference: Path | Sequence[Path],
     systems: dict[str, Path],
     metric_names: Sequence[str],
     *,
@@ -253,6 +332,7 @@ def compare_systems(
     docs: Path | None = None,
     docs_format: str = "auto",
     mean_block_length: float | None = None,
+    confidence: float = DEFAULT_LEVEL,
 ) -> list[MetricComparison]:
     """Load the texts, compute each metric's statistics and run the tests for every pair of systems.
 
@@ -260,7 +340,7 @@ def compare_systems(
     metric sees the same pseudo-samples and the metrics' conclusions differ because of the metrics alone.
     """
     from mtsig.io.documents import read_documents
-    from mtsig.io.text import load_texts
+    from mtsig.io.text import load_texts, segment_count
     from mtsig.metrics import get_metric
 
     if len(systems) < 2:
@@ -275,34 +355,71 @@ def compare_systems(
     refs, outputs = load_texts(reference, systems, unescape=unescape)
     if not refs:
         raise InputError("the reference is empty", reference)
-    documents = None if docs is None else read_documents(docs, document_format(docs, docs_format), len(refs))
+    n_segments = segment_count(refs)
+    documents = None if docs is None else read_documents(docs, document_format(docs, docs_format), n_segments)
     comparisons = []
     for metric in metrics:
-        stats = metric.stats_many(outputs, refs)
-        result = pairwise_tests(
-            stats,
-            metric.score,
-            list(outputs),
-            higher_is_better=metric.higher_is_better,
-            tests=tests,
-            n_samples=n_samples,
-            seed=seed,
-            pvalue=pvalue,  # type: ignore[arg-type]
-            documents=documents,
-            mean_block_length=mean_block_length,
+        comparisons.append(
+            metric_comparison(
+                metric,
+                metric.stats_many(outputs, refs),
+                list(outputs),
+                tests=tests,
+                n_samples=n_samples,
+                seed=seed,
+                pvalue=pvalue,
+                documents=documents,
+                mean_block_length=mean_block_length,
+                confidence=confidence,
+            )
         )
-        comparisons.append(MetricComparison(metric.name, metric.details(), metric.higher_is_better, result))
     return comparisons
 
 
+def metric_comparison(
+    metric: Metric,
+    stats: np.ndarray,
+    systems: list[str],
+    *,
+    tests: Sequence[str],
+    n_samples: int,
+    seed: int,
+    pvalue: str,
+    documents: np.ndarray | None,
+    mean_block_length: float | None,
+    confidence: float,
+) -> MetricComparison:
+    """One metric's statistics through :func:`pairwise_tests` (every pair, the tests asked for, the percentile and
+    BCa intervals of the paired bootstrap's draws at ``confidence``)."""
+    result = pairwise_tests(
+        stats,
+        metric.score,
+        systems,
+        higher_is_better=metric.higher_is_better,
+        tests=tests,
+        n_samples=n_samples,
+        seed=seed,
+        pvalue=pvalue,  # type: ignore[arg-type]
+        documents=documents,
+        mean_block_length=mean_block_length,
+        intervals=INTERVAL_METHODS,
+        interval_level=confidence,
+    )
+    return MetricComparison(metric.name, metric.details(), metric.higher_is_better, result)
+
+
 def long_table(comparisons: Sequence[MetricComparison], seed: int) -> pd.DataFrame:
-    """All metrics' rows: ``metric, sys_x, sys_y, test, statistic, p_value, samples, seed``."""
+    """All metrics' rows: ``metric, sys_x, sys_y, test, statistic, p_value, samples, seed``, the intervals of
+    :func:`mtsig.report.compare_outputs.pair_interval_columns` (when computed) and the row's ``signature``."""
     frames = []
     for comparison in comparisons:
         frame = comparison.result.table.copy()
         frame.insert(0, "metric", comparison.name)
         frame["samples"] = frame["test"].map(comparison.result.settings["n_samples"])
         frame["seed"] = seed
+        if comparison.result.intervals is not None:
+            frame = frame.merge(pair_interval_columns(comparison.result), on=["sys_x", "sys_y"], how="left")
+        frame["signature"] = frame["test"].map(comparison.signatures())
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
 
@@ -316,8 +433,22 @@ def _aligned(rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
     return lines
 
 
-def text_report(comparisons: Sequence[MetricComparison], *, seed: int, n_samples: int, pvalue: str) -> str:
-    """The readable report: settings, a table of system scores, then per metric one line per unordered pair.
+def _interval_text(low: float, high: float) -> str:
+    return f"[{low:.4f}, {high:.4f}]"
+
+
+def text_report(
+    comparisons: Sequence[MetricComparison],
+    *,
+    seed: int,
+    n_samples: int,
+    pvalue: str,
+    conclusions: Conclusions,
+    clusters: bool = False,
+) -> str:
+    """The readable report: settings, a table of system scores with their BCa intervals, then per metric its
+    signatures and one line per unordered pair with the p-values, the percentile and BCa intervals of the statistic
+    and whether the pair differs significantly (by ``conclusions``); with ``clusters``, each metric's clusters.
 
     Each pair is shown with the better system (by the metric) as X, so the statistic is >= 0 and the one-sided
     p-values are those of "X better than Y"; two-sided p-values do not depend on the order.
@@ -325,16 +456,26 @@ def text_report(comparisons: Sequence[MetricComparison], *, seed: int, n_samples
     first = comparisons[0].result
     systems = list(first.system_scores)
     tests = list(dict.fromkeys(first.table["test"]))
+    level = format_level(first.settings["intervals"]["level"])  # type: ignore[index]
+    c = conclusions
     lines = [
         f"mtsig {__version__} compare: seed={seed} samples={n_samples} pvalue={pvalue}",
         "one-sided p-values are for 'sys_x better than sys_y'; sys_x is the better system of each pair",
+        f"intervals: {level} percentile and BCa, from the paired bootstrap draws; significant: {c.test} p <= "
+        f"{c.alpha:g} after correction {c.correction}",
         "",
-        "System scores",
+        f"System scores [{level} BCa interval]",
     ]
-    score_rows = [["system", *(c.name for c in comparisons)]]
+    score_rows = [["system", *(cell for m in comparisons for cell in (m.name, "interval"))]]
     for name in systems:
-        score_rows.append([name, *(f"{c.result.system_scores[name]:.4f}" for c in comparisons)])
-    lines += _aligned(score_rows, [False] + [True] * len(comparisons))
+        cells = [name]
+        for m in comparisons:
+            cells += [
+                f"{m.result.system_scores[name]:.4f}",
+                _interval_text(*_system_interval(m.result, name)),
+            ]
+        score_rows.append(cells)
+    lines += _aligned(score_rows, [False] + [True] * (len(score_rows[0]) - 1))
     for comparison in comparisons:
         table = comparison.result.table
         oriented = table[table["statistic"] > 0]
@@ -347,16 +488,52 @@ def text_report(comparisons: Sequence[MetricComparison], *, seed: int, n_samples
             index=["sys_x", "sys_y", "statistic"], columns="test", values="p_value", sort=False
         )
         wide = wide.reset_index().sort_values("statistic", ascending=False)
+        wide = wide.merge(pair_interval_columns(comparison.result), on=["sys_x", "sys_y"], how="left")
+        decided = pair_conclusions(comparison.result, c.test, c.alpha, c.correction)
+        winners = set(significant_pairs(decided))
         definition = "S(X) - S(Y)" if comparison.higher_is_better else "S(Y) - S(X), lower is better"
-        lines += ["", f"{comparison.name}: statistic = {definition}", f"  {comparison.details}"]
-        header = ["sys_x", "sys_y", "statistic", *tests]
+        lines += ["", f"{comparison.name}: statistic = {definition}"]
+        signatures = comparison.signatures(c.alpha, c.correction)
+        lines += [f"  {signatures[t]}" for t in tests]
+        header = ["sys_x", "sys_y", "statistic", *tests, f"{level} percentile", f"{level} BCa", "significant"]
         rows = [header]
         for _, row in wide.iterrows():
+            pair = (row["sys_x"], row["sys_y"])
+            verdict = "yes" if pair in winners else ("reversed" if pair[::-1] in winners else "no")
             rows.append(
-                [row["sys_x"], row["sys_y"], f"{row['statistic']:.4f}", *(f"{row[t]:.4f}" for t in tests)]
+                [
+                    row["sys_x"],
+                    row["sys_y"],
+                    f"{row['statistic']:.4f}",
+                    *(f"{row[t]:.4f}" for t in tests),
+                    _interval_text(row["percentile_low"], row["percentile_high"]),
+                    _interval_text(row["bca_low"], row["bca_high"]),
+                    verdict,
+                ]
             )
-        lines += _aligned(rows, [False, False] + [True] * (len(header) - 2))
+        lines += _aligned(rows, [False, False] + [True] * (len(header) - 3) + [False])
+        if clusters:
+            tiers = metric_clusters(
+                comparison.result, c.test, c.alpha, c.correction, comparison.higher_is_better
+            )
+            lines += [
+                "",
+                f"{comparison.name} clusters ({c.test}, alpha {c.alpha:g}, correction {c.correction})",
+            ]
+            rows = [["cluster", "rank", "system", "score"]]
+            for tier in tiers.itertuples(index=False):
+                rank = format_rank_range(int(tier.rank_low), int(tier.rank_high))
+                rows.append([str(tier.cluster), rank, str(tier.system), f"{tier.score:.4f}"])
+            lines += _aligned(rows, [True, True, False, True])
     return "\n".join(lines) + "\n"
+
+
+def _system_interval(result: PairwiseResult, name: str, method: str = BCA) -> tuple[float, float]:
+    """A system's own interval (its corpus score, the metric's scale) by ``method``."""
+    rows = result.system_intervals
+    assert rows is not None
+    row = rows[(rows["system"] == name) & (rows["method"] == method)].iloc[0]
+    return float(row["ci_low"]), float(row["ci_high"])
 
 
 def json_report(
@@ -364,28 +541,79 @@ def json_report(
     *,
     seed: int,
     pvalue: str,
-    reference: Path | None,
+    reference: Sequence[Path] | None,
     systems: Mapping[str, Path | None],
+    conclusions: Conclusions,
+    clusters: bool = False,
 ) -> str:
-    """Settings, each metric's signature and scores, and every row of the long table."""
+    """Settings, each metric's signatures, scores, system intervals, conclusions (and clusters), and every row of
+    the long table (p-values, intervals, signature)."""
+    c = conclusions
+    metrics = {}
+    for m in comparisons:
+        entry = {
+            "details": m.details,
+            "higher_is_better": m.higher_is_better,
+            "scores": m.result.system_scores,
+            "settings": m.result.settings,
+            "signatures": m.signatures(c.alpha, c.correction),
+            "system_intervals": m.result.system_intervals.to_dict(orient="records"),  # type: ignore[union-attr]
+            "conclusions": pair_conclusions(m.result, c.test, c.alpha, c.correction).to_dict(
+                orient="records"
+            ),
+        }
+        if clusters:
+            tiers = metric_clusters(m.result, c.test, c.alpha, c.correction, m.higher_is_better)
+            entry["clusters"] = tiers.to_dict(orient="records")
+        metrics[m.name] = entry
     document = {
         "mtsig_version": __version__,
         "seed": seed,
         "pvalue": pvalue,
-        "reference": None if reference is None else str(reference),
+        "reference": [str(path) for path in reference or ()],
         "systems": {name: None if path is None else str(path) for name, path in systems.items()},
-        "metrics": {
-            c.name: {
-                "details": c.details,
-                "higher_is_better": c.higher_is_better,
-                "scores": c.result.system_scores,
-                "settings": c.result.settings,
-            }
-            for c in comparisons
-        },
+        "conclusions": {"test": c.test, "alpha": c.alpha, "correction": c.correction},
+        "metrics": metrics,
         "results": long_table(comparisons, seed).to_dict(orient="records"),
     }
     return json.dumps(document, indent=2, default=_json_default) + "\n"
+
+
+def clusters_table(comparisons: Sequence[MetricComparison], conclusions: Conclusions) -> pd.DataFrame:
+    """Every metric's clusters (:data:`mtsig.stats.clusters.CLUSTER_COLUMNS`) with ``metric`` first and ``signature``."""
+    c = conclusions
+    frames = []
+    for m in comparisons:
+        tiers = metric_clusters(m.result, c.test, c.alpha, c.correction, m.higher_is_better)
+        tiers.insert(0, "metric", m.name)
+        tiers["signature"] = m.signatures(c.alpha, c.correction)[c.test]
+        frames.append(tiers)
+    return pd.concat(frames, ignore_index=True)
+
+
+def latex_report(comparisons: Sequence[MetricComparison], conclusions: Conclusions, clusters: bool) -> str:
+    """:func:`mtsig.report.compare_outputs.latex_table` of every metric, then (``clusters``) one ranked cluster table per
+    metric (:func:`mtsig.stats.clusters.clusters_latex`)."""
+    c = conclusions
+    signatures = [m.signatures(c.alpha, c.correction)[c.test] for m in comparisons]
+    text = latex_table(
+        [(m.name, m.higher_is_better, m.result) for m in comparisons],
+        test=c.test,
+        alpha=c.alpha,
+        correction=c.correction,
+        signatures=signatures,
+    )
+    if clusters:
+        for m, signature in zip(comparisons, signatures, strict=True):
+            tiers = metric_clusters(m.result, c.test, c.alpha, c.correction, m.higher_is_better)
+            caption = (
+                f"{m.name}: significance clusters ({c.test}, alpha {c.alpha:g}, correction {c.correction})"
+            )
+            table = clusters_latex(
+                tiers, caption=caption, label=f"tab:clusters-{m.name}", score_header=m.name
+            )
+            text += f"\n% {signature}\n" + table
+    return text
 
 
 def _json_default(value: object) -> object:
@@ -440,21 +668,32 @@ def compare_text_metrics(
         docs=args.docs,
         docs_format=args.docs_format,
         mean_block_length=args.mean_block_length,
+        confidence=args.confidence,
     )
 
 
 def write_compare_report(
     args: argparse.Namespace, comparisons: Sequence[MetricComparison], systems: Mapping[str, Path | None]
 ) -> int:
-    """Print the comparison in the requested mode (aligned text, ``--tsv`` or ``--json``)."""
-    if args.tsv:
+    """Print the comparison in the requested mode (aligned text, ``--tsv``, ``--latex`` or ``--json``)."""
+    conclusions = Conclusions.from_args(args)
+    if args.tsv and args.clusters:
+        text = clusters_table(comparisons, conclusions).to_csv(sep="\t", index=False, float_format="%.10g")
+    elif args.tsv:
         text = long_table(comparisons, args.seed).to_csv(sep="\t", index=False, float_format="%.10g")
-    elif args.json:
-        text = json_report(
-            comparisons, seed=args.seed, pvalue=args.pvalue, reference=args.ref, systems=systems
-        )
+    elif args.latex:
+        text = latex_report(comparisons, conclusions, clusters=args.clusters)
     else:
-        text = text_report(comparisons, seed=args.seed, n_samples=args.samples, pvalue=args.pvalue)
+        common = {
+            "seed": args.seed,
+            "pvalue": args.pvalue,
+            "conclusions": conclusions,
+            "clusters": args.clusters,
+        }
+        if args.json:
+            text = json_report(comparisons, reference=args.ref, systems=systems, **common)
+        else:
+            text = text_report(comparisons, n_samples=args.samples, **common)
     sys.stdout.write(text)
     return 0
 
@@ -547,11 +786,11 @@ def compare_with_scores(
         n_segments = None
         comparisons: list[MetricComparison] = []
     else:
-        from mtsig.io.text import load_texts
+        from mtsig.io.text import load_texts, segment_count
 
         systems = dict(zip(system_names(args.systems), args.systems, strict=True))
         refs, _ = load_texts(args.ref, systems, unescape=args.unescape_html)  # type: ignore[arg-type]
-        n_segments = len(refs)
+        n_segments = segment_count(refs)
         comparisons = compare_text_metrics(args, systems, args.metrics) if args.metrics else []  # type: ignore[arg-type]
     if len(systems) < 2:
         raise InputError(f"need at least two systems to compare, got {len(systems)}")
@@ -565,7 +804,20 @@ def compare_with_scores(
         )
     for metric in metrics:
         stats = metric.stats_for(list(systems), n_segments)
-        comparisons.append(_run_engine(metric, stats, list(systems), args, documents))
+        comparisons.append(
+            metric_comparison(
+                metric,
+                stats,
+                list(systems),
+                tests=args.tests,
+                n_samples=args.samples,
+                seed=args.seed,
+                pvalue=args.pvalue,
+                documents=documents,
+                mean_block_length=args.mean_block_length,
+                confidence=args.confidence,
+            )
+        )
     return comparisons, systems
 
 
@@ -573,29 +825,6 @@ def _read_docs(args: argparse.Namespace, n_segments: int) -> np.ndarray:
     from mtsig.io.documents import read_documents
 
     return read_documents(args.docs, document_format(args.docs, args.docs_format), n_segments)
-
-
-def _run_engine(
-    metric: Metric,
-    stats: np.ndarray,
-    systems: list[str],
-    args: argparse.Namespace,
-    documents: np.ndarray | None,
-) -> MetricComparison:
-    """One metric's statistics through :func:`pairwise_tests` with the command's settings."""
-    result = pairwise_tests(
-        stats,
-        metric.score,
-        systems,
-        higher_is_better=metric.higher_is_better,
-        tests=args.tests,
-        n_samples=args.samples,
-        seed=args.seed,
-        pvalue=args.pvalue,
-        documents=documents,
-        mean_block_length=args.mean_block_length,
-    )
-    return MetricComparison(metric.name, metric.details(), metric.higher_is_better, result)
 
 
 #: Sub-command name -> the function running it on the parsed arguments (returns the exit status).

@@ -329,6 +329,13 @@ def data_path(data_root: str | Path, relative: str) -> Path:
     return path if path.is_absolute() else Path(data_root) / path
 
 
+def reference_paths(spec: Mapping[str, Any], data_root: str | Path) -> list[Path]:
+    """The experiment's reference file(s): ``reference`` is one path or a list (several references per segment,
+    sacrebleu's reference streams, in the order listed)."""
+    references = spec["reference"]
+    return [data_path(data_root, r) for r in ([references] if isinstance(references, str) else references)]
+
+
 def output_paths(spec: Mapping[str, Any], data_root: str | Path) -> dict[str, Path]:
     """System name -> output file, from the experiment's ``outputs`` pattern."""
     return {system: data_path(data_root, spec["outputs"].format(system=system)) for system in spec["systems"]}

@@ -32,6 +32,35 @@ rule calibration:
         "../scripts/step.py"
 
 
+rule power:
+    input:
+        stats=lambda wildcards: outputs_of(
+            rules.metric_stats.output.stats,
+            experiment=wildcards.experiment,
+            metric=power_metric(wildcards.experiment),
+        ),
+    output:
+        table=RESULTS / "{experiment}" / "power.tsv",
+        png=report(
+            RESULTS / "figures" / "{experiment}" / "power.png",
+            caption="../report/power.rst",
+            category="Power",
+        ),
+    log:
+        "logs/{experiment}/power.log",
+    benchmark:
+        "logs/{experiment}/power.benchmark.tsv"
+    conda:
+        "../envs/mtsig.yaml"
+    resources:
+        mem_mb=ENGINE_MEM_MB,
+    params:
+        power=config["power"],
+        resampling=config["resampling"],
+    script:
+        "../scripts/step.py"
+
+
 rule section2:
     input:
         stats=stats_of,

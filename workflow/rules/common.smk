@@ -78,10 +78,22 @@ def raw_inputs(wildcards):
     ):  # test set and documents from the scores files
         paths = list(mtsig_config.segment_score_files(spec, DATA_ROOT).values())
     else:
-        paths = [mtsig_config.data_path(DATA_ROOT, spec["reference"])]
+        paths = mtsig_config.reference_paths(spec, DATA_ROOT)
         paths += list(mtsig_config.output_paths(spec, DATA_ROOT).values())
     if "documents" in spec:
         paths.append(mtsig_config.data_path(DATA_ROOT, spec["documents"]["path"]))
+    return [str(p) for p in paths]
+
+
+def training_run_inputs(wildcards):
+    """The reference(s) and every run file of the experiment's `training_runs`."""
+    spec = experiment_spec(wildcards.experiment)
+    paths = mtsig_config.reference_paths(spec, DATA_ROOT)
+    paths += [
+        mtsig_config.data_path(DATA_ROOT, p)
+        for runs in spec.get("training_runs", {}).values()
+        for p in runs
+    ]
     return [str(p) for p in paths]
 
 
@@ -143,6 +155,14 @@ def output_experiment_targets(name):
         rules.figures.output.png,
     ]
     targets = outputs_of(produced, experiment=name)
+    targets += outputs_of(
+        rules.merge_tests.output.intervals, experiment=name, metric=metrics_of(name)
+    )
+    targets += outputs_of(rules.clusters.output.clusters, experiment=name)
+    if name in config["power"]["experiments"]:
+        targets += outputs_of(rules.power.output.table, experiment=name)
+    if "training_runs" in experiment_spec(name):
+        targets += outputs_of(rules.training_runs.output.pairs, experiment=name)
     return targets + experiment_tests(SimpleNamespace(experiment=name))
 
 
@@ -168,6 +188,16 @@ def segment_level_names():
     return wmt + RUN["jcml"]
 
 
+def power_metric(name):
+    """The metric of the experiment's power table (power.metric), which the experiment must compute."""
+    metric = config["power"]["metric"]
+    if metric not in metrics_of(name):
+        raise ValueError(
+            f"power.metric {metric} is not among the metrics of experiment {name}: {metrics_of(name)}"
+        )
+    return metric
+
+
 def calibration_names():
     return [n for n in config["calibration"]["experiments"] if n in OUTPUT_EXPERIMENTS]
 
@@ -186,6 +216,8 @@ def shard_manifests(wildcards):
     produced = [
         rules.resample_tests.output.shard_tests_manifest,
         rules.resample_tests.output.shard_distributions_manifest,
+        rules.resample_tests.output.shard_intervals_manifest,
+        rules.resample_tests.output.shard_system_intervals_manifest,
     ]
     return outputs_of(
         produced, shard=shards, experiment=wildcards.experiment, metric=wildcards.metric
@@ -204,6 +236,7 @@ def selection_metric(wildcards):
 def tables_index_entries():
     """(table, the rule that writes it) for every table of the run, in the index's order."""
     entries = [(rules.tables.output.md, "tables", OUTPUT_EXPERIMENTS)]
+    entries += [(rules.clusters.output.markdown, "clusters", OUTPUT_EXPERIMENTS)]
     entries += [(rules.segment_level.output.md, "segment_level", segment_level_names())]
     entries += [(rules.nbest.output.md, "nbest", RUN["nbest"])]
     entries += [(rules.section2.output.md, "section2", calibration_names())]

@@ -28,6 +28,27 @@ rule evaluate:
         "../scripts/step.py"
 
 
+rule clusters:
+    input:
+        tests=experiment_tests,
+        stats=stats_of,
+        gold=rules.human_gold.output.gold,
+        system_scores=rules.human_gold.output.system_scores,
+    output:
+        clusters=RESULTS / "{experiment}" / "clusters.tsv",
+        latex=RESULTS / "{experiment}" / "clusters.tex",
+        markdown=RESULTS / "tables" / "{experiment}.clusters.md",
+        markdown_manifest=manifest(RESULTS / "tables" / "{experiment}.clusters.md"),
+    log:
+        "logs/{experiment}/clusters.log",
+    conda:
+        "../envs/mtsig.yaml"
+    params:
+        settings=config["evaluation"]["clusters"],
+    script:
+        "../scripts/step.py"
+
+
 rule tables:
     input:
         accuracy=rules.evaluate.output.accuracy,

@@ -1,5 +1,7 @@
-# The randomized tests for every ordered pair, every metric and every configured test. An experiment's pairs may be
-# split into `resampling.pair_shards` jobs (for a cluster); the merge gives byte-identical tables.
+# The randomized tests for every ordered pair, every metric and every configured test, and from the paired
+# bootstrap's same draws the percentile and BCa intervals of every difference and every system's score. An
+# experiment's pairs may be split into `resampling.pair_shards` jobs (for a cluster); the merge gives byte-identical
+# tables.
 
 
 rule resample_tests:
@@ -13,6 +15,38 @@ rule resample_tests:
         ),
         shard_distributions=temp(
             RESULTS / "{experiment}" / "tests" / "shards" / "{metric}.{shard}.npz"
+        ),
+        shard_intervals=temp(
+            RESULTS
+            / "{experiment}"
+            / "tests"
+            / "shards"
+            / "{metric}.{shard}.intervals.tsv"
+        ),
+        shard_system_intervals=temp(
+            RESULTS
+            / "{experiment}"
+            / "tests"
+            / "shards"
+            / "{metric}.{shard}.systems.tsv"
+        ),
+        shard_intervals_manifest=temp(
+            manifest(
+                RESULTS
+                / "{experiment}"
+                / "tests"
+                / "shards"
+                / "{metric}.{shard}.intervals.tsv"
+            )
+        ),
+        shard_system_intervals_manifest=temp(
+            manifest(
+                RESULTS
+                / "{experiment}"
+                / "tests"
+                / "shards"
+                / "{metric}.{shard}.systems.tsv"
+            )
         ),
         shard_tests_manifest=temp(
             manifest(
@@ -48,14 +82,42 @@ rule merge_tests:
         shard_distributions=outputs_of(
             rules.resample_tests.output.shard_distributions, shard=range(SHARDS)
         ),
+        shard_intervals=outputs_of(
+            rules.resample_tests.output.shard_intervals, shard=range(SHARDS)
+        ),
+        shard_system_intervals=outputs_of(
+            rules.resample_tests.output.shard_system_intervals, shard=range(SHARDS)
+        ),
         manifests=shard_manifests,
     output:
         tests=RESULTS / "{experiment}" / "tests" / "{metric}.tsv",
         tests_manifest=manifest(RESULTS / "{experiment}" / "tests" / "{metric}.tsv"),
         distributions=directory(RESULTS / "{experiment}" / "distributions" / "{metric}"),
+        intervals=RESULTS / "{experiment}" / "intervals" / "{metric}.tsv",
+        system_intervals=RESULTS / "{experiment}" / "intervals" / "{metric}.systems.tsv",
     log:
         "logs/{experiment}/merge_tests.{metric}.log",
     conda:
         "../envs/mtsig.yaml"
+    script:
+        "../scripts/step.py"
+
+
+# Several training runs per system (an experiment's `training_runs`): the run-aware test next to MultEval's.
+rule training_runs:
+    input:
+        runs=training_run_inputs,
+    output:
+        pairs=RESULTS / "{experiment}" / "training_runs.tsv",
+        systems=RESULTS / "{experiment}" / "training_runs.systems.tsv",
+    log:
+        "logs/{experiment}/training_runs.log",
+    conda:
+        "../envs/mtsig.yaml"
+    params:
+        spec=lambda wildcards: experiment_spec(wildcards.experiment),
+        data_root=DATA_ROOT,
+        metrics=lambda wildcards: metrics_of(wildcards.experiment),
+        resampling=config["resampling"],
     script:
         "../scripts/step.py"

@@ -9,7 +9,7 @@ before any metric sees the text.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mtsig.errors import InputError
@@ -70,13 +70,23 @@ def unescape_html(text: str) -> str:
         text = unescaped
 
 
+References = list[str] | list[list[str]]
+
+
+def segment_count(refs: References) -> int:
+    """Segments of :func:`load_texts`' references: one list of lines, or reference streams (lists of lines)."""
+    return len(refs[0]) if refs and isinstance(refs[0], list) else len(refs)
+
+
 def load_texts(
-    reference: str | Path, systems: Mapping[str, str | Path], *, unescape: bool
-) -> tuple[list[str], dict[str, list[str]]]:
-    """Load a reference and the named system outputs, validated to be parallel.
+    reference: str | Path | Sequence[str | Path], systems: Mapping[str, str | Path], *, unescape: bool
+) -> tuple[References, dict[str, list[str]]]:
+    """Load a reference (or several) and the named system outputs, validated to be parallel.
 
     Args:
-        reference: the reference file (one segment per line).
+        reference: the reference file (one segment per line), or several reference files: then the references are
+            returned as sacrebleu's reference streams (one list of lines per file, in the order given), which every
+            text metric takes (:mod:`mtsig.metrics`); a one-file list is the single reference.
         systems: system name -> output file, in the order the caller wants the systems kept.
         unescape: apply :func:`unescape_html` to every line. It is applied to the reference as well as to the
             system outputs so that both sides of every comparison are in the same (unescaped) form; a
@@ -101,6 +111,13 @@ def load_texts(
             raise InputError(f"duplicate system name {stripped!r} (also used for {seen[stripped]!r})", path)
         seen[stripped] = str(path)
 
+    if not isinstance(reference, (str, Path)):
+        paths = list(reference)
+        if not paths:
+            raise InputError("no reference file given")
+        if len(paths) > 1:
+            return _load_reference_streams(paths, systems, unescape=unescape)
+        reference = paths[0]
     reference_lines = read_lines(reference)
     if not reference_lines:
         raise InputError("empty file: the reference has no segments", reference)
@@ -119,3 +136,28 @@ def load_texts(
         reference_lines = [unescape_html(line) for line in reference_lines]
         outputs = {name: [unescape_html(line) for line in lines] for name, lines in outputs.items()}
     return reference_lines, outputs
+
+
+def _load_reference_streams(
+    paths: Sequence[str | Path], systems: Mapping[str, str | Path], *, unescape: bool
+) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """:func:`load_texts` with several reference files: every file parallel to the first, each given once."""
+    seen: dict[Path, int] = {}
+    for position, path in enumerate(paths, start=1):
+        key = Path(path).resolve()
+        if key in seen:
+            raise InputError(
+                f"reference file given twice (as reference {seen[key]} and reference {position})", path
+            )
+        seen[key] = position
+    first, outputs = load_texts(paths[0], systems, unescape=unescape)
+    streams = [first]
+    for path in paths[1:]:
+        lines = read_lines(path)
+        if len(lines) != len(first):
+            raise InputError(
+                f"reference has {len(lines)} lines but the first reference {str(paths[0])!r} has {len(first)}",
+                path,
+            )
+        streams.append([unescape_html(line) for line in lines] if unescape else lines)
+    return streams, outputs

@@ -268,10 +268,89 @@ def clusters_latex(
     return "\n".join(lines) + "\n"
 
 
+#: Columns of :func:`experiment_clusters`: which ranking (``source``: a metric or a human gold; ``kind``:
+#: ``metric`` or ``human``), then :data:`CLUSTER_COLUMNS`.
+EXPERIMENT_CLUSTER_COLUMNS = ("source", "kind", *CLUSTER_COLUMNS)
+
+
+def experiment_clusters(
+    tests: Mapping[str, pd.DataFrame],
+    scores: Mapping[str, Mapping[str, float]],
+    higher_is_better: Mapping[str, bool],
+    gold_p_values: pd.DataFrame | None = None,
+    human_scores: Mapping[str, float] | None = None,
+    *,
+    test: str = "paired_bootstrap",
+    alpha: float = 0.05,
+    correction: str = "none",
+    rule: str = ALL_PAIRS,
+    criteria: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """The clusters of every metric (from its tests table, rows of ``test`` only) and of every human gold of an
+    experiment (from the gold p-values, systems ordered by ``human_scores``), one block of rows per ranking, metric
+    rankings first: columns :data:`EXPERIMENT_CLUSTER_COLUMNS`. ``scores[metric]``: each system's corpus score in
+    system order (ties keep it). One alpha, correction and rule for all, so the rankings can be set side by side."""
+    frames = []
+    for metric, table in tests.items():
+        chosen = table[table["test"] == test]
+        if chosen.empty:
+            raise InputError(
+                f"tests table of {metric} has no rows of test {test!r} (evaluation.clusters.test)"
+            )
+        clusters = clusters_from_tests(
+            chosen,
+            scores[metric],
+            alpha=alpha,
+            correction=correction,
+            higher_is_better=higher_is_better[metric],
+            rule=rule,
+        )
+        frames.append(clusters.assign(source=metric, kind="metric"))
+    if gold_p_values is not None and human_scores is not None:
+        golds = gold_p_values["gold"].unique() if "gold" in gold_p_values.columns else [None]
+        for gold in golds:
+            rows = gold_p_values if gold is None else gold_p_values[gold_p_values["gold"] == gold]
+            clusters = clusters_from_gold(
+                rows, human_scores, alpha=alpha, correction=correction, criteria=criteria, rule=rule
+            )
+            frames.append(clusters.assign(source=f"human:{gold or 'gold'}", kind="human"))
+    table = pd.concat(frames, ignore_index=True)
+    return table[list(EXPERIMENT_CLUSTER_COLUMNS)]
+
+
+def clusters_side_by_side(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`experiment_clusters`' rankings next to each other: one row per rank position, one column per source,
+    each cell ``"<cluster>. <system>"`` (the human gold's clusters next to the metrics')."""
+    columns = {}
+    for source, rows in table.groupby("source", sort=False):
+        columns[source] = [f"{c}. {s}" for c, s in zip(rows["cluster"], rows["system"], strict=True)]
+    out = pd.DataFrame(columns)
+    out.insert(0, "position", range(1, len(out) + 1))
+    return out
+
+
+def experiment_clusters_latex(table: pd.DataFrame, *, experiment: str, settings: str) -> str:
+    """One ranked table (:func:`clusters_latex`) per ranking of :func:`experiment_clusters`, metric rankings first,
+    each captioned with the experiment, the source and ``settings`` (test, alpha, correction, rule)."""
+    parts = []
+    for source, rows in table.groupby("source", sort=False):
+        label = f"tab:clusters-{experiment}-{source}".replace(":", "-").replace("_", "-")
+        parts.append(
+            clusters_latex(
+                rows,
+                caption=f"{experiment}: significance clusters by {source} ({settings})",
+                label=label,
+                score_header="Score",
+            )
+        )
+    return "\n".join(parts)
+
+
 __all__ = [
     "ALL_PAIRS",
     "CLUSTER_COLUMNS",
     "CLUSTER_RULES",
+    "EXPERIMENT_CLUSTER_COLUMNS",
     "WMT_LAST_SYSTEM",
     "WMT_MIN_WINS",
     "beats_matrix",
@@ -280,6 +359,9 @@ __all__ = [
     "clusters_from_gold",
     "clusters_from_tests",
     "clusters_latex",
+    "clusters_side_by_side",
+    "experiment_clusters",
+    "experiment_clusters_latex",
     "format_rank_range",
     "ranked_systems",
     "significance_clusters",

@@ -454,6 +454,43 @@ def segments_needed(
     )
 
 
+def best_two_systems(corpus_scores: Sequence[float], higher_is_better: bool) -> tuple[int, int]:
+    """Indices of the best and the second-best system by corpus score (first listed wins a tie): the closest
+    contest at the top, the pair whose power a pipeline run reports."""
+    oriented = np.asarray(corpus_scores, dtype=float) * (1.0 if higher_is_better else -1.0)
+    order = np.argsort(-oriented, kind="stable")
+    return int(order[0]), int(order[1])
+
+
+def experiment_power(
+    stats: np.ndarray,
+    systems: Sequence[str],
+    score: ScoreFunction,
+    higher_is_better: bool,
+    *,
+    target_power: float = DEFAULT_TARGET_POWER,
+    **curve_options: object,
+) -> pd.DataFrame:
+    """The power table of an experiment (``stats[S, N, k]``): :func:`power_curve` of its two best systems
+    (:func:`best_two_systems`) with ``curve_options``, plus ``sys_x, sys_y`` and, per test-set size, the
+    ``minimum_detectable_difference`` at ``target_power`` (:func:`minimum_detectable_difference`; NaN where not
+    reached) and ``target_power``."""
+    stats = np.asarray(stats, dtype=float)
+    if stats.shape[0] < 2:
+        raise InputError(f"power needs two systems, got {stats.shape[0]}")
+    x, y = best_two_systems(score(stats.sum(axis=1)), higher_is_better)
+    table = power_curve(stats[x], stats[y], score, higher_is_better, **curve_options)  # type: ignore[arg-type]
+    detectable = {
+        int(n): minimum_detectable_difference(table, n_segments=int(n), power=target_power).difference
+        for n in table["n_segments"].unique()
+    }
+    table.insert(0, "sys_y", systems[y])
+    table.insert(0, "sys_x", systems[x])
+    table["target_power"] = float(target_power)
+    table["minimum_detectable_difference"] = table["n_segments"].map(detectable)
+    return table
+
+
 # --------------------------------------------------------------------------------------------------------------
 # Report and figure
 
@@ -568,7 +605,13 @@ def add_power_arguments(parser: argparse.ArgumentParser, *, default_seed: int) -
         "full size and, with --difference, the segments needed."
     )
     add = parser.add_argument
-    add("--ref", required=True, type=Path, help="reference, one segment per line")
+    add(
+        "--ref",
+        required=True,
+        type=Path,
+        action="append",
+        help="reference, one segment per line (repeatable)",
+    )
     add("--metric", default="bleu", help="bleu, chrf, ter, nist or meteor (default bleu)")
     add("--test", default="paired_bootstrap", choices=POWER_TESTS, help="the test (default paired_bootstrap)")
     add("--alpha", default=0.05, type=float, help="significance level (default 0.05)")
@@ -611,8 +654,9 @@ def power_command(args: argparse.Namespace) -> str:
     The two systems are scored with the metric; the better one (by the metric) is X. Raises
     :class:`~mtsig.errors.InputError` for bad input, before anything is written.
     """
-    from mtsig.io.text import load_texts
+    from mtsig.io.text import load_texts, segment_count
     from mtsig.metrics import get_metric
+    from mtsig.report.signature import signature
 
     a = args
     paths = list(a.systems)
@@ -623,7 +667,7 @@ def power_command(args: argparse.Namespace) -> str:
     metric = get_metric(a.metric, **options)
     refs, outputs = load_texts(a.ref, dict(zip(names, paths, strict=True)), unescape=a.unescape_html)
     if not refs:
-        raise InputError("the reference is empty", a.ref)
+        raise InputError("the reference is empty", a.ref[0])
     stats = metric.stats_many(outputs, refs)
     scores = np.asarray(metric.score(stats.sum(axis=1)), dtype=float)
     oriented = scores if metric.higher_is_better else -scores
@@ -652,8 +696,17 @@ def power_command(args: argparse.Namespace) -> str:
         return table.to_csv(sep="\t", index=False, float_format="%.10g")
     lines = [
         f"mtsig power: {metric.details()}",
+        "signature: "
+        + signature(
+            metric_details=metric.details(),
+            test=a.test,
+            n_samples=a.samples,
+            seed=a.seed,
+            pvalue=a.pvalue,
+            alpha=a.alpha,
+        ),
         f"test={a.test} alpha={a.alpha:g} trials={a.trials} samples={a.samples} seed={a.seed} pvalue={a.pvalue}",
-        f"X = {names[x]} ({scores[x]:.4f}), Y = {names[y]} ({scores[y]:.4f}), {len(refs)} segments",
+        f"X = {names[x]} ({scores[x]:.4f}), Y = {names[y]} ({scores[y]:.4f}), {segment_count(refs)} segments",
         "cells: power [95% CI] at each test-set size (rows) and keep probability q (columns); 'difference' = mean "
         "planted S(X') - S(Y') at the largest size",
         "",

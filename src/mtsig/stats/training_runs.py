@@ -467,7 +467,7 @@ def compare_training_runs(
 
 
 def score_run_files(
-    reference: Path,
+    reference: Path | Sequence[Path],
     groups: Mapping[str, Sequence[Path]],
     metric_names: Sequence[str],
     *,
@@ -479,8 +479,9 @@ def score_run_files(
     from mtsig.io.text import load_texts
     from mtsig.metrics import get_metric
 
+    first_reference = reference if isinstance(reference, (str, Path)) else reference[0]
     if len(groups) < 2:
-        raise InputError(f"need at least two systems to compare, got {len(groups)}", reference)
+        raise InputError(f"need at least two systems to compare, got {len(groups)}", first_reference)
     metrics = [
         get_metric(name, language=language) if name.lower() == "meteor" else get_metric(name)
         for name in metric_names
@@ -493,7 +494,7 @@ def score_run_files(
     }
     refs, outputs = load_texts(reference, flat, unescape=unescape)
     if not refs:
-        raise InputError("the reference is empty", reference)
+        raise InputError("the reference is empty", first_reference)
     results = []
     for metric in metrics:
         stats = metric.stats_many(outputs, refs)
@@ -504,6 +505,32 @@ def score_run_files(
             start += len(paths)
         results.append((metric, by_system))
     return results
+
+
+#: The two tests of a runs comparison: result column -> (test name, settings key of its sample count, p-value).
+RUNS_TESTS = {
+    "p_value": ("run_aware_t", "bootstrap_samples", "t(satterthwaite)"),
+    "p_multeval": ("multeval_stratified_ar", "shuffles", "(c+1)/(R+1)"),
+}
+
+
+def runs_signatures(settings: Mapping[str, object], details: str) -> dict[str, str]:
+    """The signatures (:mod:`mtsig.report.signature`) of the run-aware test (``p_value``: a t statistic, its
+    bootstrap part with ``bootstrap_samples``) and of MultEval's randomization (``p_multeval``: ``shuffles``),
+    both two-sided."""
+    from mtsig.report.signature import signature
+
+    return {
+        column: signature(
+            metric_details=details,
+            test=test,
+            sided="two",
+            n_samples=int(settings[samples]),  # type: ignore[call-overload]
+            seed=int(settings["seed"]),  # type: ignore[call-overload]
+            pvalue=pvalue,
+        )
+        for column, (test, samples, pvalue) in RUNS_TESTS.items()
+    }
 
 
 def runs_text_report(comparisons: Sequence[RunsComparison], details: Sequence[str]) -> str:
@@ -522,6 +549,7 @@ def runs_text_report(comparisons: Sequence[RunsComparison], details: Sequence[st
         systems, pairs = comparison.systems, comparison.pairs
         metric = systems["metric"].iloc[0]
         lines += ["", f"{metric}: {detail}"]
+        lines += [f"  {name}: {text}" for name, text in runs_signatures(comparison.settings, detail).items()]
         rows = [["system", "runs", "score", "s_dev", "s_sel", "s_opt"]]
         for _, row in systems.iterrows():
             rows.append(
@@ -591,13 +619,26 @@ def compare_runs_command(args: argparse.Namespace) -> str:
         )
         for metric, by_system in scored
     ]
+    details = [metric.details() for metric, _ in scored]
     if args.tsv:
-        return pd.concat([c.pairs for c in comparisons]).to_csv(sep="\t", index=False, float_format="%.10g")
+        pairs = []
+        for comparison, detail in zip(comparisons, details, strict=True):
+            signatures = runs_signatures(comparison.settings, detail)
+            pairs.append(
+                comparison.pairs.assign(
+                    signature=signatures["p_value"], signature_multeval=signatures["p_multeval"]
+                )
+            )
+        return pd.concat(pairs).to_csv(sep="\t", index=False, float_format="%.10g")
     if args.json:
         document = {
-            "reference": str(args.ref),
+            "reference": [str(path) for path in args.ref],
             "runs": {name: [str(path) for path in paths] for name, paths in groups.items()},
             "metrics": {metric.name: metric.details() for metric, _ in scored},
+            "signatures": {
+                metric.name: runs_signatures(c.settings, detail)
+                for (metric, _), c, detail in zip(scored, comparisons, details, strict=True)
+            },
             "settings": comparisons[0].settings,
             "systems": pd.concat([c.systems for c in comparisons]).to_dict(orient="records"),
             "pairs": pd.concat([c.pairs for c in comparisons]).to_dict(orient="records"),

@@ -117,6 +117,63 @@ def calibration(
     save_figure(figure, [png, pdf], bbox_inches="tight", dpi=150)
 
 
+def power(
+    *,
+    experiment: str,
+    stats: str | Path | Sequence[str | Path],
+    power: Mapping[str, Any],
+    resampling: Mapping[str, Any],
+    table: str | Path,
+    png: str | Path,
+) -> None:
+    """``power.tsv`` and the power-vs-segments figure of an experiment: the power of ``power.test`` for its two
+    best systems by ``power.metric`` at every test-set size of :func:`mtsig.stats.power.default_sizes` and keep
+    probability ``power.q``, with the minimum detectable difference per size (:func:`mtsig.stats.power.
+    experiment_power`); seeded by the config seed and (experiment, "power")."""
+    from mtsig.report.signature import signature
+    from mtsig.stats.power import experiment_power, plot_power_curve
+
+    stats_path = stats if isinstance(stats, str | Path) else stats[0]  # one file: power.metric's statistics
+    power_settings = power
+    metric_stats, systems, details, scorer = load_scored_stats(stats_path)
+    power_table = experiment_power(
+        metric_stats,
+        systems,
+        scorer.score,
+        scorer.higher_is_better,
+        target_power=float(power_settings["target_power"]),
+        test=str(power_settings["test"]),
+        alpha=float(power_settings["alpha"]),
+        q_grid=[float(q) for q in power_settings["q"]],
+        trials=int(power_settings["trials"]),
+        n_samples=int(power_settings["samples"]),
+        seed=derive_seed(int(resampling["seed"]), experiment, "power"),
+        metric=metric_name_of(stats_path),
+        pvalue=resampling["pvalue"],
+        memory_cap_bytes=int(resampling["memory_cap_mb"]) * 2**20,
+    )
+    power_table["signature"] = signature(
+        metric_details=details,
+        test=str(power_settings["test"]),
+        n_samples=int(power_settings["samples"]),
+        seed=derive_seed(int(resampling["seed"]), experiment, "power"),
+        pvalue=resampling["pvalue"],
+        alpha=float(power_settings["alpha"]),
+    )
+    write_tsv(power_table, table)
+    plot_power_curve(power_table, png, target_power=float(power_settings["target_power"]))
+    full = power_table[power_table["n_segments"] == power_table["n_segments"].max()]
+    log.info(
+        "%s: %s vs %s (%s), minimum detectable difference at %d segments: %.4g",
+        experiment,
+        full["sys_x"].iloc[0],
+        full["sys_y"].iloc[0],
+        details,
+        int(full["n_segments"].iloc[0]),
+        float(full["minimum_detectable_difference"].iloc[0]),
+    )
+
+
 def section2(
     *,
     stats: Sequence[str | Path],

@@ -74,6 +74,25 @@ def read_experiment_systems(texts_dir: Path, documents_path: Path) -> tuple[list
     return names, len(table)
 
 
+def read_prepared_references(texts_dir: Path, first: list[str]) -> list[str] | list[list[str]]:
+    """The prepared reference ``first`` (``reference.txt``, as :func:`read_prepared_texts` returns it), or with
+    several references (``reference.2.txt``, ...) all of them as reference streams, the form every text metric
+    takes."""
+    texts_dir = Path(texts_dir)
+    streams = [first]
+    k = 2
+    while (texts_dir / f"reference.{k}.txt").exists():
+        path = texts_dir / f"reference.{k}.txt"
+        verify_intermediate(path, "prepare_texts", target=texts_dir, expected_format="text")
+        lines = read_lines(path)
+        if len(lines) != len(first):
+            hint = regenerate_hint(path, "prepare_texts", texts_dir)
+            raise InputError(f"{len(lines)} lines where reference.txt has {len(first)}; {hint}", path)
+        streams.append(lines)
+        k += 1
+    return streams if len(streams) > 1 else first
+
+
 def read_segment_documents(path: str | Path, n_segments: int | None = None) -> np.ndarray | None:
     """Document id per segment (``documents.tsv`` of rule ``prepare_texts``), or None when the experiment has
     none. With ``n_segments`` (the statistics' segment count), a file of another length is an error."""

@@ -26,9 +26,10 @@ log = logging.getLogger("mtsig")
 def prepare_texts(
     spec: Mapping[str, Any], data_root: str | Path, *, texts: str | Path, documents: str | Path
 ) -> None:
-    """Validate and prepare an experiment's texts: ``texts/reference.txt``, ``texts/systems/<name>.txt`` (HTML
-    entities unescaped if ``unescape_html``), ``texts/systems.txt`` (the system order) and ``documents.tsv``
-    (segment, doc_id; empty doc ids when the experiment names no document file).
+    """Validate and prepare an experiment's texts: ``texts/reference.txt`` (with several references, the first;
+    the others ``texts/reference.2.txt``, ...), ``texts/systems/<name>.txt`` (HTML entities unescaped if
+    ``unescape_html``), ``texts/systems.txt`` (the system order) and ``documents.tsv`` (segment, doc_id; empty doc
+    ids when the experiment names no document file).
 
     An experiment with a ``texts:`` block takes its texts and documents from an MQM file (:func:`mqm_texts`); one
     without texts gets only ``texts/systems.txt`` and the documents of its scores files (:func:`scores_test_set`).
@@ -44,14 +45,17 @@ def prepare_texts(
         write_segment_documents(doc_ids, documents)
         log.info("no texts: %d systems x %d segments (from the scores files)", len(systems), len(doc_ids))
         return
+    more_references: list[list[str]] = []
     if "texts" in spec:
         reference, outputs, doc_ids = mqm_texts(spec, data_root)
     else:
-        reference, outputs = load_texts(
-            mtsig_config.data_path(data_root, spec["reference"]),
+        references, outputs = load_texts(
+            mtsig_config.reference_paths(spec, data_root),
             mtsig_config.output_paths(spec, data_root),
             unescape=bool(spec.get("unescape_html", False)),
         )
+        streams = references if isinstance(references[0], list) else [references]
+        reference, more_references = streams[0], streams[1:]
         doc_ids = np.full(len(reference), "", dtype=object)
         if "documents" in spec:
             doc_ids = read_documents(
@@ -59,7 +63,7 @@ def prepare_texts(
                 spec["documents"]["format"],
                 len(reference),
             )
-    write_prepared_texts(reference, outputs, Path(texts))
+    write_prepared_texts(reference, outputs, Path(texts), more_references=more_references)
     write_segment_documents(doc_ids, documents)
     log.info("%d systems x %d segments; %d documents", len(outputs), len(reference), len(set(doc_ids)))
 
@@ -119,16 +123,22 @@ def scores_test_set(spec: Mapping[str, Any], data_root: str | Path) -> tuple[lis
 
 
 def write_prepared_texts(
-    reference: Sequence[str], outputs: Mapping[str, Sequence[str]], texts_dir: Path
+    reference: Sequence[str],
+    outputs: Mapping[str, Sequence[str]],
+    texts_dir: Path,
+    more_references: Sequence[Sequence[str]] = (),
 ) -> None:
-    """``texts/reference.txt``, ``texts/systems/<name>.txt`` and ``texts/systems.txt`` (the system order), each an
-    intermediate file of rule ``prepare_texts`` with its manifest."""
+    """``texts/reference.txt``, ``texts/reference.<k>.txt`` for the k-th further reference (k = 2, 3, ...),
+    ``texts/systems/<name>.txt`` and ``texts/systems.txt`` (the system order), each an intermediate file of rule
+    ``prepare_texts`` with its manifest."""
     settings = {"systems": len(outputs), "segments": len(reference)}
 
     def write(lines: Sequence[str], path: Path) -> None:
         write_text("".join(line + "\n" for line in lines), path, made_by="prepare_texts", settings=settings)
 
     write(reference, texts_dir / "reference.txt")
+    for k, lines in enumerate(more_references, start=2):
+        write(lines, texts_dir / f"reference.{k}.txt")
     for name, lines in outputs.items():
         write(lines, texts_dir / "systems" / f"{name}.txt")
     write(list(outputs), texts_dir / "systems.txt")

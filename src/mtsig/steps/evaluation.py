@@ -28,6 +28,71 @@ def tests_by_metric(tests_paths: Sequence[str | Path]) -> dict[str, pd.DataFrame
     return {metric_name_of(p): read_tests_table(p) for p in tests_paths}
 
 
+def clusters(
+    *,
+    experiment: str,
+    tests: Sequence[str | Path],
+    stats: Sequence[str | Path],
+    gold: str | Path,
+    system_scores: str | Path,
+    settings: Mapping[str, Any],
+    clusters: str | Path,
+    latex: str | Path,
+    markdown: str | Path,
+) -> None:
+    """WMT-style significance clusters of every metric (by ``settings["test"]``) and of every human gold, at one
+    alpha, correction and rule (``evaluation.clusters``): ``clusters.tsv`` (with each ranking's signature),
+    ``clusters.tex`` (one ranked table per ranking) and ``results/tables/{experiment}.clusters.md`` (the rankings
+    side by side, with their signatures; listed in the tables index)."""
+    from mtsig.report.signature import gold_signature, with_conclusion
+    from mtsig.stats.clusters import clusters_side_by_side, experiment_clusters, experiment_clusters_latex
+    from mtsig.stats.evaluation import GOLD_PVALUE_COLUMNS
+    from mtsig.steps.common import load_scored_stats
+
+    test, alpha = str(settings["test"]), float(settings["alpha"])
+    correction, rule = str(settings["correction"]), str(settings["rule"])
+    tables = tests_by_metric(tests)
+    scores: dict[str, dict[str, float]] = {}
+    higher_is_better: dict[str, bool] = {}
+    systems: list[str] = []
+    for path in stats:
+        metric_stats, systems, _, scorer = load_scored_stats(path)
+        values = scorer.score(metric_stats.sum(axis=1))
+        scores[metric_name_of(path)] = {s: float(v) for s, v in zip(systems, values, strict=True)}
+        higher_is_better[metric_name_of(path)] = scorer.higher_is_better
+    gold_p = read_gold_table(gold, ("gold", *GOLD_PVALUE_COLUMNS))
+    human = read_gold_table(system_scores, ("system", "criterion", "mean_z"))
+    first = human[human["criterion"] == human["criterion"].iloc[0]].set_index("system")["mean_z"]
+    table = experiment_clusters(
+        {m: tables[m] for m in scores},
+        scores,
+        higher_is_better,
+        gold_p,
+        {s: float(first[s]) for s in systems},
+        test=test,
+        alpha=alpha,
+        correction=correction,
+        rule=rule,
+    )
+    signatures = {
+        m: with_conclusion(tables[m].attrs["settings"]["signatures"][test], alpha, correction, rule)
+        for m in scores
+    }
+    signatures |= {
+        f"human:{g}": gold_signature(str(g), alpha, correction, rule) for g in gold_p["gold"].unique()
+    }
+    table["signature"] = table["source"].map(signatures)
+    write_tsv(table, clusters)
+    described = f"{test}, alpha {alpha:g}, correction {correction}, rule {rule}"
+    write_text(experiment_clusters_latex(table, experiment=experiment, settings=described), latex)
+    side = paper_tables.frame_to_markdown(clusters_side_by_side(table))
+    lines = [f"# {experiment}: significance clusters ({described})", "", side.rstrip("\n"), ""]
+    lines += [f"- {source}: `{text}`" for source, text in signatures.items()]
+    write_text("\n".join(lines) + "\n", markdown, made_by="clusters", settings=dict(settings))
+    for source, rows in table.groupby("source", sort=False):
+        log.info("%s: %d clusters of %d systems", source, int(rows["cluster"].max()), len(rows))
+
+
 def evaluate(
     *,
     tests: Sequence[str | Path],

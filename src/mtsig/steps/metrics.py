@@ -10,7 +10,12 @@ from typing import Any
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.steps.common import load_scored_stats, read_experiment_systems, read_prepared_texts
+from mtsig.steps.common import (
+    load_scored_stats,
+    read_experiment_systems,
+    read_prepared_references,
+    read_prepared_texts,
+)
 from mtsig.steps.files import (
     metric_name_of,
     save_stats,
@@ -67,6 +72,7 @@ def metric_stats(
         log.info("%s: stats %s; %s", metric, statistics.shape, scorer.details())
         return
     reference, outputs = read_prepared_texts(Path(texts))
+    reference = read_prepared_references(Path(texts), reference)  # several references: reference streams
     scorer = get_metric(metric, **metric_options(spec, metric))
     statistics = scorer.stats_many(outputs, reference, processes=threads)
     save_stats(stats, statistics, list(outputs), scorer.details(), scorer.options)

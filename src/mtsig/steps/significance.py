@@ -28,6 +28,11 @@ from mtsig.steps.files import (
 
 log = logging.getLogger("mtsig")
 
+#: Columns of ``intervals/{metric}.tsv`` (:attr:`mtsig.stats.resampling.PairwiseResult.intervals`).
+PAIR_INTERVAL_COLUMNS = ("sys_x", "sys_y", "method", "level", "statistic", "ci_low", "ci_high")
+#: Columns of ``intervals/{metric}.systems.tsv`` (:attr:`~mtsig.stats.resampling.PairwiseResult.system_intervals`).
+SYSTEM_INTERVAL_COLUMNS = ("system", "method", "level", "score", "ci_low", "ci_high")
+
 
 def shard_pairs(n_systems: int, shard: int, n_shards: int) -> list[tuple[int, int]]:
     """The pairs of one shard: contiguous blocks of the canonical order (shards differ by at most one pair)."""
@@ -78,12 +83,19 @@ def resample_tests(
     resampling: Mapping[str, Any],
     shard_tests: str | Path,
     shard_distributions: str | Path,
+    shard_intervals: str | Path,
+    shard_system_intervals: str | Path,
 ) -> None:
-    """Every configured test for one shard of the pairs of one (experiment, metric).
+    """Every configured test for one shard of the pairs of one (experiment, metric), and the percentile and BCa
+    intervals (:mod:`mtsig.stats.intervals`, level ``resampling.confidence``) of every pair's difference and every
+    system's score, from the paired bootstrap's own draws (no second resampling).
 
     The seed is derived from the config seed and (experiment, metric), so each metric's draws are independent
-    and the same whatever the sharding (the engine's draws do not depend on which pairs are computed).
+    and the same whatever the sharding (the engine's draws do not depend on which pairs are computed). The
+    signature of each test (:mod:`mtsig.report.signature`) is recorded in the manifests' settings.
     """
+    from mtsig.report.signature import result_signatures
+    from mtsig.stats.intervals import INTERVAL_METHODS
     from mtsig.stats.resampling import pairwise_tests
 
     stats_path, selection_stats_path, documents_path = (
@@ -129,12 +141,17 @@ def resample_tests(
         keep_distributions=keep,
         documents=documents,
         mean_block_length=float(resampling["mean_block_length"]),
+        intervals=INTERVAL_METHODS,
+        interval_level=float(resampling["confidence"]),
     )
     settings = resampling_settings(experiment, metric, tests, resampling, systems) | {
+        "signatures": result_signatures(scorer.details(), result.settings),
         "shard": shard,
         "n_shards": n_shards,
     }
     write_tsv(result.table, shard_tests, made_by="resample_tests", settings=settings)
+    write_tsv(result.intervals, shard_intervals, made_by="resample_tests", settings=settings)
+    write_tsv(result.system_intervals, shard_system_intervals, made_by="resample_tests", settings=settings)
     arrays = {}
     for (x, y), by_test in result.distributions.items():
         for test, values in by_test.items():
@@ -149,6 +166,53 @@ def resample_tests(
         len(pairs),
         len(result.table),
     )
+
+
+def training_runs(
+    *,
+    spec: Mapping[str, Any],
+    data_root: str | Path,
+    experiment: str,
+    metrics: Sequence[str],
+    resampling: Mapping[str, Any],
+    pairs: str | Path,
+    systems: str | Path,
+) -> None:
+    """Several training runs per system (the experiment's ``training_runs``: name -> run files), compared per
+    metric by :func:`mtsig.stats.training_runs.compare_training_runs` (the run-aware test and MultEval's
+    stratified randomization, Clark et al. 2011) with B = R = the paired bootstrap's samples and a seed derived
+    from the config seed and (experiment, metric, "training_runs"): ``training_runs.tsv`` (pairs) and
+    ``training_runs.systems.tsv`` (run means, s_dev, s_sel, s_opt), one block of rows per metric."""
+    from mtsig import config as mtsig_config
+    from mtsig.stats.training_runs import compare_training_runs, score_run_files
+
+    groups = {
+        name: [mtsig_config.data_path(data_root, path) for path in paths]
+        for name, paths in spec["training_runs"].items()
+    }
+    scored = score_run_files(
+        mtsig_config.reference_paths(spec, data_root),
+        groups,
+        metrics,
+        unescape=bool(spec.get("unescape_html", False)),
+        language=spec.get("meteor", {}).get("language", "en"),
+    )
+    n_samples = samples_per_test(resampling["samples"], ["paired_bootstrap"])["paired_bootstrap"]
+    pair_tables, system_tables = [], []
+    for (metric, by_system), name in zip(scored, metrics, strict=True):
+        result = compare_training_runs(
+            by_system,
+            metric.score,
+            higher_is_better=metric.higher_is_better,
+            n_samples=n_samples,
+            seed=derive_seed(int(resampling["seed"]), experiment, name, "training_runs"),
+            metric=name,
+        )
+        pair_tables.append(result.pairs)
+        system_tables.append(result.systems)
+        log.info("%s: %s", name, metric.details())
+    write_tsv(pd.concat(pair_tables, ignore_index=True), pairs)
+    write_tsv(pd.concat(system_tables, ignore_index=True), systems)
 
 
 def resampling_settings(
@@ -167,23 +231,38 @@ def resampling_settings(
         "samples": samples_per_test(resampling["samples"], tests),
         "seed": int(resampling["seed"]),
         "pvalue": resampling["pvalue"],
+        "confidence": float(resampling["confidence"]),
     }
 
 
 def merge_tests(
     shard_tests: Sequence[str | Path],
     shard_distributions: Sequence[str | Path],
+    shard_intervals: Sequence[str | Path],
+    shard_system_intervals: Sequence[str | Path],
     *,
     tests: str | Path,
     distributions: str | Path,
+    intervals: str | Path,
+    system_intervals: str | Path,
 ) -> None:
     """Concatenate the shards in shard order (= the canonical pair order) and split the kept distributions into
-    one ``{sys_x}__{sys_y}.npz`` per pair (arrays named by test, plus ``actual``)."""
+    one ``{sys_x}__{sys_y}.npz`` per pair (arrays named by test, plus ``actual``). The pairs' intervals are
+    concatenated the same way (``intervals/{metric}.tsv``); the systems' intervals, which every shard computes
+    from the same draws, are taken from the first shard (``intervals/{metric}.systems.tsv``). Both are final
+    tables (no later step reads them: no manifest); the signatures are in the tests table's manifest."""
     from mtsig.stats.evaluation import TESTS_COLUMNS
 
     shards = [read_intermediate_tsv(p, "resample_tests", columns=TESTS_COLUMNS) for p in shard_tests]
     common = _check_shard_settings(shards, shard_tests)
     table = pd.concat(shards, ignore_index=True)
+    interval_shards = [
+        read_intermediate_tsv(p, "resample_tests", columns=PAIR_INTERVAL_COLUMNS) for p in shard_intervals
+    ]
+    _check_shard_settings(interval_shards, shard_intervals)
+    system_table = read_intermediate_tsv(
+        shard_system_intervals[0], "resample_tests", columns=SYSTEM_INTERVAL_COLUMNS
+    )
     per_pair: dict[str, dict[str, np.ndarray]] = {}
     for index, path in enumerate(shard_distributions):
         arrays = load_intermediate_arrays(path, "resample_tests")
@@ -198,6 +277,8 @@ def merge_tests(
             x, y, test = key.split("__")
             per_pair.setdefault(f"{x}__{y}", {})[test] = values
     write_tsv(table, tests, made_by="merge_tests", settings=common)
+    write_tsv(pd.concat(interval_shards, ignore_index=True), intervals)
+    write_tsv(system_table, system_intervals)
     out = Path(distributions)
     out.mkdir(parents=True, exist_ok=True)
     for pair, arrays in per_pair.items():
@@ -219,6 +300,11 @@ def _check_shard_settings(shards: Sequence[pd.DataFrame], paths: Sequence[str | 
         if common is None:
             common = settings
         elif settings != common:
-            changed = sorted(k for k in set(settings) | set(common) if settings.get(k) != common.get(k))
+            # The signatures are derived from the other settings: name the setting, not its echo.
+            changed = sorted(
+                k
+                for k in set(settings) | set(common)
+                if settings.get(k) != common.get(k) and k != "signatures"
+            ) or ["signatures"]
             raise InputError(f"made with other {', '.join(changed)} than {paths[0]}; {hint}", path)
     return common or {}
