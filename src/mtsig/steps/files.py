@@ -199,6 +199,11 @@ def write_tsv(
     _commit(tmp, path, made_by, settings, description)
 
 
+# Floats read back exactly as written: pandas 2 needs float_precision="round_trip"; pandas 3 parses exactly by
+# default and deprecates the argument.
+ROUND_TRIP_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
 def read_tsv(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a table written by :func:`write_tsv`; name columns stay strings (a system may be called ``1`` or ``NA``)."""
     names = {
@@ -206,7 +211,7 @@ def read_tsv(path: str | os.PathLike[str]) -> pd.DataFrame:
         for c in ("system", "sys_x", "sys_y", "annotator", "metric", "test", "gold", "conclusion", "doc_id")
     }
     return pd.read_csv(
-        path, sep="\t", keep_default_na=False, na_values=[""], dtype=names, float_precision="round_trip"
+        path, sep="\t", keep_default_na=False, na_values=[""], dtype=names, **ROUND_TRIP_FLOATS
     )
 
 
