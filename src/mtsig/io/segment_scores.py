@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.io.text import decode_utf8_line, read_utf8_bytes
 
 TIDY_COLUMNS = ("system", "segment", "score")
 OPTIONAL_TIDY_COLUMNS = ("document",)
@@ -68,28 +69,10 @@ def read_data_lines(path: str | Path) -> tuple[list[str], np.ndarray]:
         InputError: the file is missing, a directory, binary (a NUL byte), not UTF-8, or has no non-blank line.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found", path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a text file", path) from None
-    except OSError as error:
-        raise InputError(f"cannot read file: {error.strerror}", path) from None
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    raw_lines = data.split(b"\n")
     texts: list[str] = []
     numbers: list[int] = []
-    for number, raw in enumerate(raw_lines, start=1):
-        if b"\x00" in raw:
-            raise InputError("binary file (NUL byte), expected UTF-8 text", path, number)
-        try:
-            text = raw.decode("utf-8").removesuffix("\r")
-        except UnicodeDecodeError as error:
-            raise InputError(
-                f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})", path, number
-            ) from None
+    for number, raw in enumerate(read_utf8_bytes(path).split(b"\n"), start=1):
+        text = decode_utf8_line(raw, path, number).removesuffix("\r")
         if text.strip():
             texts.append(text)
             numbers.append(number)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mtsig.errors import InputError
+from mtsig.io.text import decode_utf8_line
 
 FIELD_SEPARATOR = "|"
 
@@ -53,14 +54,7 @@ def _numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
     except OSError as error:
         raise InputError(f"cannot read file ({error.strerror})", path) from error
     for number, raw in enumerate(data.split(b"\n"), start=1):
-        if b"\x00" in raw:
-            raise InputError("binary file (NUL byte), expected UTF-8 text", path, number)
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise InputError(
-                f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})", path, number
-            ) from None
+        line = decode_utf8_line(raw, path, number)
         yield number, line.removeprefix("\ufeff").rstrip("\r") if number == 1 else line.rstrip("\r")
 
 

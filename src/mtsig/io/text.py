@@ -15,6 +15,40 @@ from pathlib import Path
 from mtsig.errors import InputError
 
 
+def read_utf8_bytes(path: str | Path) -> bytes:
+    """The bytes of a text file, without a leading UTF-8 byte-order mark.
+
+    Raises:
+        InputError: the file is missing, a directory, or unreadable.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a text file", path) from None
+    except OSError as error:
+        raise InputError(f"cannot read file: {error.strerror}", path) from None
+    return data.removeprefix(b"\xef\xbb\xbf")
+
+
+def decode_utf8_line(raw: bytes, path: str | Path, number: int) -> str:
+    """One physical line (``raw``, line ``number`` of ``path``, counted from 1) decoded strictly as UTF-8.
+
+    Raises:
+        InputError: the line holds a NUL byte (a binary file) or is not valid UTF-8, naming file and line.
+    """
+    if b"\x00" in raw:  # valid UTF-8, but no text file holds it: a binary file given by mistake
+        raise InputError("binary file (NUL byte), expected UTF-8 text", Path(path), number)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})", Path(path), number
+        ) from None
+
+
 def read_lines(path: str | Path) -> list[str]:
     """Read a UTF-8 file as a list of segments, one per line, stripping only the line terminator.
 
@@ -27,32 +61,13 @@ def read_lines(path: str | Path) -> list[str]:
         InputError: the file is missing or unreadable, or a line is not valid UTF-8 or holds a NUL byte (a
             binary file; the message gives that line's number, counted from 1).
     """
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found", path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a text file", path) from None
-    except OSError as error:
-        raise InputError(f"cannot read file: {error.strerror}", path) from None
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    raw_lines = data.split(b"\n")
+    raw_lines = read_utf8_bytes(path).split(b"\n")
     if raw_lines and raw_lines[-1] == b"":
         raw_lines.pop()
-    lines = []
-    for number, raw in enumerate(raw_lines, start=1):
-        if b"\x00" in raw:  # valid UTF-8, but no text file holds it: a binary file given by mistake
-            raise InputError("binary file (NUL byte), expected UTF-8 text", path, number)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise InputError(
-                f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})", path, number
-            ) from None
-        lines.append(text.removesuffix("\r"))
-    return lines
+    return [
+        decode_utf8_line(raw, path, number).removesuffix("\r")
+        for number, raw in enumerate(raw_lines, start=1)
+    ]
 
 
 def unescape_html(text: str) -> str:
