@@ -85,6 +85,24 @@ def _parse_header(line: str, path: Path, number: int) -> tuple[str, str]:
     return prompt_id.strip(), source.strip()
 
 
+def _prompt_blocks(path: Path) -> Iterator[tuple[str, str, list[tuple[int, str]]]]:
+    """The blocks of a STAPLE file as (prompt id, English prompt, [(line number, body line), ...]).
+
+    Raises InputError for a bad header, a prompt id repeated, a block with no translations, or no prompts.
+    """
+    seen: set[str] = set()
+    for header_number, header, body in _blocks(path):
+        prompt_id, source = _parse_header(header, path, header_number)
+        if prompt_id in seen:
+            raise InputError(f"prompt id {prompt_id!r} appears twice", path, header_number)
+        if not body:
+            raise InputError(f"prompt {prompt_id!r} has no translations", path, header_number)
+        seen.add(prompt_id)
+        yield prompt_id, source, body
+    if not seen:
+        raise InputError("no prompts found", path)
+
+
 def _parse_weight(field: str, path: Path, number: int) -> float:
     try:
         weight = float(field)
@@ -105,12 +123,7 @@ def read_staple_gold(path: str | Path) -> dict[str, GoldPrompt]:
     """
     path = Path(path)
     prompts: dict[str, GoldPrompt] = {}
-    for header_number, header, body in _blocks(path):
-        prompt_id, source = _parse_header(header, path, header_number)
-        if prompt_id in prompts:
-            raise InputError(f"prompt id {prompt_id!r} appears twice", path, header_number)
-        if not body:
-            raise InputError(f"prompt {prompt_id!r} has no translations", path, header_number)
+    for prompt_id, source, body in _prompt_blocks(path):
         translations: list[str] = []
         weights: list[float] = []
         seen: set[str] = set()
@@ -127,8 +140,6 @@ def read_staple_gold(path: str | Path) -> dict[str, GoldPrompt]:
             translations.append(text)
             weights.append(_parse_weight(weight_field.strip(), path, number))
         prompts[prompt_id] = GoldPrompt(prompt_id, source, tuple(translations), tuple(weights))
-    if not prompts:
-        raise InputError("no prompts found", path)
     return prompts
 
 
@@ -139,15 +150,8 @@ def read_staple_predictions(path: str | Path) -> dict[str, NBestList]:
     """
     path = Path(path)
     systems: dict[str, NBestList] = {}
-    for header_number, header, body in _blocks(path):
-        prompt_id, _ = _parse_header(header, path, header_number)
-        if prompt_id in systems:
-            raise InputError(f"prompt id {prompt_id!r} appears twice", path, header_number)
-        if not body:
-            raise InputError(f"prompt {prompt_id!r} has no translations", path, header_number)
+    for prompt_id, _, body in _prompt_blocks(path):
         systems[prompt_id] = NBestList(tuple(line.strip() for _, line in body))
-    if not systems:
-        raise InputError("no prompts found", path)
     return systems
 
 
