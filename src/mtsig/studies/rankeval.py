@@ -568,6 +568,25 @@ def judgment_arrays(
     return judgment_ids, human_ranks, ranks_from_scores(scores)
 
 
+def _pair_measures(
+    predicted_ranks: np.ndarray, human_ranks: np.ndarray, n_samples: int, seed: int, level: float
+) -> tuple[np.ndarray, dict[str, float]]:
+    """The pair counts of the judgments (:func:`pair_counts`) and the measures both conventions take from them
+    alike: ``judgments``, ``concordant``, ``discordant``, ``tau_micro`` and its bootstrap interval
+    ``tau_ci_low/high`` (:func:`tau_confidence_interval`), in that order."""
+    counts = pair_counts(predicted_ranks, human_ranks)
+    low, high = tau_confidence_interval(counts, n_samples, seed, level)
+    measures = {
+        "judgments": float(human_ranks.shape[0]),
+        "concordant": float(counts[:, 0].sum()),
+        "discordant": float(counts[:, 1].sum()),
+        "tau_micro": micro_tau(counts),
+        "tau_ci_low": low,
+        "tau_ci_high": high,
+    }
+    return counts, measures
+
+
 def segment_level_measures(
     predicted_ranks: np.ndarray,
     human_ranks: np.ndarray,
@@ -594,20 +613,12 @@ def segment_level_measures(
         return rankeval_tool_measures(predicted_ranks, human_ranks, n_samples, seed, level)
     if convention != "paper":
         raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, got {convention!r}")
-    counts = pair_counts(predicted_ranks, human_ranks)
-    tau = micro_tau(counts)
+    counts, measures = _pair_measures(predicted_ranks, human_ranks, n_samples, seed, level)
     contributing = counts.sum(axis=1) > 0
     n_items = int((~np.isnan(human_ranks[contributing])).sum())
-    low, high = tau_confidence_interval(counts, n_samples, seed, level)
     best_human = best_predicted_human_rank(predicted_ranks, human_ranks, ties)
-    measures = {
-        "judgments": float(human_ranks.shape[0]),
-        "concordant": float(counts[:, 0].sum()),
-        "discordant": float(counts[:, 1].sum()),
-        "tau_micro": tau,
-        "tau_ci_low": low,
-        "tau_ci_high": high,
-        "tau_p": float(kendall_tau_p_value(tau, n_items)),
+    measures |= {
+        "tau_p": float(kendall_tau_p_value(measures["tau_micro"], n_items)),
         "tau_macro": macro_tau(counts),
         "mrr": float(reciprocal_ranks(predicted_ranks, human_ranks, ties).mean()),
         "ndcg": float(ndcg(predicted_ranks, human_ranks, ties).mean()),
@@ -648,21 +659,13 @@ def rankeval_tool_measures(
     """
     human = np.atleast_2d(np.asarray(human_ranks, dtype=float))
     predicted = np.atleast_2d(np.asarray(predicted_ranks, dtype=float))
-    counts = pair_counts(predicted, human)
-    tau = micro_tau(counts)
+    counts, measures = _pair_measures(predicted, human, n_samples, seed, level)
     n_pairs = int(counts.sum())
-    low, high = tau_confidence_interval(counts, n_samples, seed, level)
     first_list_length = int((~np.isnan(human[0])).sum()) if human.shape[0] else 0
     ndcg_values, err_values = rankeval_tool_ndcg_err(predicted, human, first_list_length)
     n_judgments = human.shape[0]
-    measures = {
-        "judgments": float(n_judgments),
-        "concordant": float(counts[:, 0].sum()),
-        "discordant": float(counts[:, 1].sum()),
-        "tau_micro": tau,
-        "tau_ci_low": low,
-        "tau_ci_high": high,
-        "tau_p": float(rankeval_tool_p_value(tau, n_pairs)),
+    measures |= {
+        "tau_p": float(rankeval_tool_p_value(measures["tau_micro"], n_pairs)),
         "tau_macro": rankeval_tool_macro_tau(counts),
         "mrr": float(reciprocal_ranks(predicted, human, "ceiling").mean()),
         "ndcg": float(ndcg_values.mean()),
