@@ -210,6 +210,23 @@ def paper_layout(
     return layout
 
 
+def _test_cells(cells: Mapping[str, dict | None], tests: Sequence[str], missing: str, bold: str) -> list[str]:
+    """The two cells of each test in one row of Tables 1-2: the count of correct conclusions and the accuracy
+    with its interval; ``missing`` twice for a test without a result, and the best count(s) of the row set in
+    ``bold`` (a ``str.format`` template with one ``{}``)."""
+    row: list[str] = []
+    for test in tests:
+        cell = cells[test]
+        if cell is None:
+            row += [missing, missing]
+            continue
+        count, percent = str(cell["correct"]), format_percent(cell["accuracy"])
+        if cell["best"]:
+            count, percent = bold.format(count), bold.format(percent)
+        row += [count, f"{percent} {format_interval(cell['ci_low'], cell['ci_high'])}"]
+    return row
+
+
 def accuracy_table_markdown(
     accuracy: pd.DataFrame,
     gold: str,
@@ -240,15 +257,7 @@ def accuracy_table_markdown(
             metric_label(row["metric"]),
         ]
         previous_alpha = row["alpha"]
-        for test in tests:
-            cell = row["cells"][test]
-            if cell is None:
-                cells += ["–", "–"]
-                continue
-            count, percent = str(cell["correct"]), format_percent(cell["accuracy"])
-            if cell["best"]:
-                count, percent = f"**{count}**", f"**{percent}**"
-            cells += [count, f"{percent} {format_interval(cell['ci_low'], cell['ci_high'])}"]
+        cells += _test_cells(row["cells"], tests, missing="–", bold="**{}**")
         lines.append("| " + " | ".join(cells) + " |")
     text = "\n".join(lines) + "\n"
     if chi_square is not None:
@@ -296,15 +305,7 @@ def accuracy_table_latex(
             latex_escape(metric_label(row["metric"])),
         ]
         previous_alpha = row["alpha"]
-        for test in tests:
-            cell = row["cells"][test]
-            if cell is None:
-                cells += ["--", "--"]
-                continue
-            count, percent = str(cell["correct"]), format_percent(cell["accuracy"])
-            if cell["best"]:
-                count, percent = rf"\textbf{{{count}}}", rf"\textbf{{{percent}}}"
-            cells += [count, f"{percent} {format_interval(cell['ci_low'], cell['ci_high'])}"]
+        cells += _test_cells(row["cells"], tests, missing="--", bold=r"\textbf{{{}}}")
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     if chi_square is not None:
