@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -54,6 +55,16 @@ def _fail_first(bad: np.ndarray, lines: np.ndarray, path: Path, problem: Sequenc
         first = int(np.flatnonzero(bad)[0])
         text = problem if isinstance(problem, str) else problem[first]
         raise InputError(text, path, int(lines[first]))
+
+
+def _fail_repeated(
+    keys: np.ndarray, lines: np.ndarray, path: Path, problem: Callable[[Any, Any], str]
+) -> None:
+    """Raise an InputError at the first row whose key an earlier row already has; its message is
+    ``problem(key, line of the key's first row)``."""
+    duplicated = pd.Series(keys).duplicated().to_numpy()
+    first_line = pd.Series(lines).groupby(keys).transform("first").to_numpy()
+    _fail_first(duplicated, lines, path, [problem(k, f) for k, f in zip(keys, first_line, strict=True)])
 
 
 def _parse_scores(
@@ -230,16 +241,8 @@ def load_sid2line(path: str | Path, n_segments: int) -> dict[int, int]:
     sids = pd.to_numeric(frame["da_sid"], errors="coerce").to_numpy(dtype=float)
     _fail_first(~np.isfinite(sids), lines, path, [f"da_sid {v!r} is not an integer" for v in frame["da_sid"]])
     segments = _parse_lines_1based(frame["txt_line"], lines, path, n_segments, "txt_line")
-    first_line = pd.Series(lines).groupby(sids).transform("first").to_numpy()
-    duplicated = pd.Series(sids).duplicated().to_numpy()
-    _fail_first(
-        duplicated,
-        lines,
-        path,
-        [
-            f"da_sid {int(s)} is listed twice (first at line {f})"
-            for s, f in zip(sids, first_line, strict=True)
-        ],
+    _fail_repeated(
+        sids, lines, path, lambda sid, first: f"da_sid {int(sid)} is listed twice (first at line {first})"
     )
     return dict(zip(sids.astype(np.int64).tolist(), segments.tolist(), strict=True))
 
@@ -620,13 +623,11 @@ def load_tidy(
             out["n"] = _parse_lines_1based(frame["n"], lines, path, None, "n") + 1
         keys = ["system", "segment", "criterion"]
         group = out.groupby(keys, sort=False).ngroup().to_numpy()
-        first_line = pd.Series(lines).groupby(group).transform("first").to_numpy()
-        duplicated = pd.Series(group).duplicated().to_numpy()
-        _fail_first(
-            duplicated,
+        _fail_repeated(
+            group,
             lines,
             path,
-            [f"segment_means: (system, segment, criterion) already given at line {f}" for f in first_line],
+            lambda _, first: f"segment_means: (system, segment, criterion) already given at line {first}",
         )
     ordered = [*TIDY_COLUMNS, *[c for c in out.columns if c not in TIDY_COLUMNS]]
     return out[ordered].reset_index(drop=True)
