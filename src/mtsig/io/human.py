@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.io.segment_scores import check_exact_repeats, read_data_lines, split_fields
+from mtsig.io.segment_scores import check_exact_repeats, fail_first, read_data_lines, split_fields
 
 ITEM_TYPES = ("system", "repeat", "bad_ref", "ref")
 TIDY_COLUMNS = ("annotator", "system", "segment", "item_type", "criterion", "raw_score")
@@ -48,15 +48,6 @@ _NUMERIC_SUFFIX = re.compile(r"\.\d+$")
 _INTEGER_TOLERANCE = 1e-6
 
 
-def _fail_first(bad: np.ndarray, lines: np.ndarray, path: Path, problem: Sequence[str] | str) -> None:
-    """Raise an InputError at the first row flagged in ``bad`` (``problem`` is one string or one per row)."""
-    bad = np.asarray(bad, dtype=bool)
-    if bad.any():
-        first = int(np.flatnonzero(bad)[0])
-        text = problem if isinstance(problem, str) else problem[first]
-        raise InputError(text, path, int(lines[first]))
-
-
 def _fail_repeated(
     keys: np.ndarray, lines: np.ndarray, path: Path, problem: Callable[[Any, Any], str]
 ) -> None:
@@ -64,7 +55,7 @@ def _fail_repeated(
     ``problem(key, line of the key's first row)``."""
     duplicated = pd.Series(keys).duplicated().to_numpy()
     first_line = pd.Series(lines).groupby(keys).transform("first").to_numpy()
-    _fail_first(duplicated, lines, path, [problem(k, f) for k, f in zip(keys, first_line, strict=True)])
+    fail_first(duplicated, lines, path, [problem(k, f) for k, f in zip(keys, first_line, strict=True)])
 
 
 def _parse_scores(
@@ -78,10 +69,10 @@ def _parse_scores(
     error at its line. Integral scores within 1e-6 of an integer are rounded to it."""
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     not_numeric = ~np.isfinite(numbers)
-    _fail_first(not_numeric, lines, path, [f"score {v!r} is not a finite number" for v in values])
+    fail_first(not_numeric, lines, path, [f"score {v!r} is not a finite number" for v in values])
     if integer:
         rounded = np.round(numbers)
-        _fail_first(
+        fail_first(
             np.abs(numbers - rounded) > _INTEGER_TOLERANCE,
             lines,
             path,
@@ -90,7 +81,7 @@ def _parse_scores(
         numbers = rounded
     if score_range is not None:
         low, high = score_range
-        _fail_first(
+        fail_first(
             (numbers < low) | (numbers > high),
             lines,
             path,
@@ -105,11 +96,11 @@ def _parse_lines_1based(
     """1-based test-set line numbers -> 0-based segments; non-integers and lines outside 1..n are errors."""
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(numbers) | (numbers != np.round(numbers))
-    _fail_first(bad, lines, path, [f"{what} {v!r} is not an integer" for v in values])
+    fail_first(bad, lines, path, [f"{what} {v!r} is not an integer" for v in values])
     numbers = numbers.astype(np.int64)
     if n_segments is not None:
         outside = (numbers < 1) | (numbers > n_segments)
-        _fail_first(
+        fail_first(
             outside, lines, path, [f"{what} {v} is outside the test set (1..{n_segments})" for v in numbers]
         )
     return numbers - 1
@@ -121,10 +112,10 @@ def _parse_segments_0based(
     """0-based segment numbers; non-integers, negatives and segments >= n are errors."""
     numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(numbers) | (numbers != np.round(numbers))
-    _fail_first(bad, lines, path, [f"segment {v!r} is not an integer" for v in values])
+    fail_first(bad, lines, path, [f"segment {v!r} is not an integer" for v in values])
     upper = np.inf if n_segments is None else n_segments
     outside = (numbers < 0) | (numbers >= upper)
-    _fail_first(
+    fail_first(
         outside,
         lines,
         path,
@@ -141,7 +132,7 @@ def _check_known_systems(
         return
     known = set(systems) | allowed_extra
     unknown = ~names.isin(known).to_numpy()
-    _fail_first(
+    fail_first(
         unknown,
         lines,
         path,
@@ -239,7 +230,7 @@ def load_sid2line(path: str | Path, n_segments: int) -> dict[int, int]:
     frame, lines, header_line = _read_delimited(path, "\t")
     _require_columns(frame, ("da_sid", "txt_line"), path, header_line)
     sids = pd.to_numeric(frame["da_sid"], errors="coerce").to_numpy(dtype=float)
-    _fail_first(~np.isfinite(sids), lines, path, [f"da_sid {v!r} is not an integer" for v in frame["da_sid"]])
+    fail_first(~np.isfinite(sids), lines, path, [f"da_sid {v!r} is not an integer" for v in frame["da_sid"]])
     segments = _parse_lines_1based(frame["txt_line"], lines, path, n_segments, "txt_line")
     _fail_repeated(
         sids, lines, path, lambda sid, first: f"da_sid {int(sid)} is listed twice (first at line {first})"
@@ -273,15 +264,15 @@ def load_wmt_mturk_da(
     check_exact_repeats(frame, lines, path, "rating", "")
     type_map = {"SYSTEM": "system", "REPEAT": "repeat", "BAD_REF": "bad_ref", "REF": "ref"}
     item_type = frame["type"].map(type_map)
-    _fail_first(item_type.isna().to_numpy(), lines, path, [f"unknown item type {t!r}" for t in frame["type"]])
+    fail_first(item_type.isna().to_numpy(), lines, path, [f"unknown item type {t!r}" for t in frame["type"]])
     criterion = frame["Input.item"].map(CRITERION_CODES)
-    _fail_first(
+    fail_first(
         criterion.isna().to_numpy(), lines, path, [f"unknown Input.item {c!r}" for c in frame["Input.item"]]
     )
     sid2line = load_sid2line(sid2line_path, n_segments)
     sid_numbers = pd.to_numeric(frame["sid"], errors="coerce")
     segment = sid_numbers.map(sid2line)
-    _fail_first(
+    fail_first(
         segment.isna().to_numpy(),
         lines,
         path,
@@ -289,7 +280,7 @@ def load_wmt_mturk_da(
     )
     system = frame["sys_id"].map(strip_numeric_suffix)
     _check_known_systems(system, lines, path, systems, set())
-    _fail_first((frame["WorkerId"] == "").to_numpy(), lines, path, "empty WorkerId")
+    fail_first((frame["WorkerId"] == "").to_numpy(), lines, path, "empty WorkerId")
     scores = _parse_scores(frame["score"], lines, path, DA_SCORE_RANGE, integer=True)
     return pd.DataFrame(
         {
@@ -370,7 +361,7 @@ def load_appraise_da(
     parsed = [appraise_system_name(name, reference_systems) for name in frame["system"]]
     system = pd.Series([p[0] for p in parsed])
     is_reference = np.array([p[1] for p in parsed], dtype=bool)
-    _fail_first(
+    fail_first(
         (system == "").to_numpy(),
         lines,
         path,
@@ -382,12 +373,12 @@ def load_appraise_da(
     _check_known_systems(system, lines, path, systems, set(system[is_reference]))
     type_map = {"TGT": "system", "BAD": "bad_ref", "REF": "ref"}
     item_type = frame["itemType"].map(type_map)
-    _fail_first(
+    fail_first(
         item_type.isna().to_numpy(), lines, path, [f"unknown itemType {t!r}" for t in frame["itemType"]]
     )
     item_type = item_type.to_numpy(dtype=object)
     item_type[is_reference & (item_type == "system")] = "ref"
-    _fail_first((frame["username"] == "").to_numpy(), lines, path, "empty username")
+    fail_first((frame["username"] == "").to_numpy(), lines, path, "empty username")
     segment = _parse_lines_1based(frame["itemId"], lines, path, n_segments, "itemId")
     scores = _parse_scores(frame["score"], lines, path, DA_SCORE_RANGE, integer=True)
     return pd.DataFrame(
@@ -594,16 +585,16 @@ def load_tidy(
         if "item_type" not in frame.columns:
             frame["item_type"] = "system"
     bad_type = ~frame["item_type"].isin(ITEM_TYPES).to_numpy()
-    _fail_first(
+    fail_first(
         bad_type,
         lines,
         path,
         [f"item_type {t!r} is not one of {', '.join(ITEM_TYPES)}" for t in frame["item_type"]],
     )
-    _fail_first((frame["system"] == "").to_numpy(), lines, path, "empty system")
-    _fail_first((frame["criterion"] == "").to_numpy(), lines, path, "empty criterion")
+    fail_first((frame["system"] == "").to_numpy(), lines, path, "empty system")
+    fail_first((frame["criterion"] == "").to_numpy(), lines, path, "empty criterion")
     if not segment_means:
-        _fail_first((frame["annotator"] == "").to_numpy(), lines, path, "empty annotator")
+        fail_first((frame["annotator"] == "").to_numpy(), lines, path, "empty annotator")
     _check_known_systems(
         frame["system"], lines, path, systems, set(frame.loc[frame["item_type"] == "ref", "system"])
     )
