@@ -941,25 +941,34 @@ def _interval_samples(n_samples: int | Mapping[str, int]) -> int:
     return int(count)
 
 
-def _interval_table(systems: Sequence[str], plan: _Plan, bounds: Bounds, level: float) -> pd.DataFrame:
-    """Rows in the order: pair (as given), then (X, Y) before (Y, X), then method; (Y, X) is (X, Y) negated."""
-    methods = list(bounds)
-    n_pairs, n_methods = len(plan.x), len(methods)
+def _oriented_rows(
+    systems: Sequence[str], plan: _Plan, labels: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ``sys_x``, ``sys_y``, statistic and label columns of a table with one row per pair (as given), then
+    (X, Y) before (Y, X), then label: axis order [pair, orientation, label], flattened row-major; (Y, X) has
+    the statistic negated."""
     names = np.asarray(systems, dtype=object)
-    shape = (n_pairs, 2, n_methods)
+    shape = (len(plan.x), 2, len(labels))
     sys_x = np.broadcast_to(np.stack([names[plan.x], names[plan.y]], axis=1)[:, :, None], shape)
     sys_y = np.broadcast_to(np.stack([names[plan.y], names[plan.x]], axis=1)[:, :, None], shape)
     statistic = np.broadcast_to(np.stack([plan.actual, -plan.actual], axis=1)[:, :, None], shape)
-    method_names = np.broadcast_to(np.asarray(methods, dtype=object)[None, None, :], shape)
+    label_column = np.broadcast_to(np.asarray(labels, dtype=object)[None, None, :], shape)
+    return sys_x.ravel(), sys_y.ravel(), statistic.ravel(), label_column.ravel()
+
+
+def _interval_table(systems: Sequence[str], plan: _Plan, bounds: Bounds, level: float) -> pd.DataFrame:
+    """Rows in the order: pair (as given), then (X, Y) before (Y, X), then method; (Y, X) is (X, Y) negated."""
+    methods = list(bounds)
+    sys_x, sys_y, statistic, method_names = _oriented_rows(systems, plan, methods)
     low = np.stack([np.stack([bounds[m][0], -bounds[m][1]], axis=1) for m in methods], axis=2)
     high = np.stack([np.stack([bounds[m][1], -bounds[m][0]], axis=1) for m in methods], axis=2)
     return pd.DataFrame(
         {
-            "sys_x": sys_x.ravel(),
-            "sys_y": sys_y.ravel(),
-            "method": method_names.ravel(),
+            "sys_x": sys_x,
+            "sys_y": sys_y,
+            "method": method_names,
             "level": level,
-            "statistic": statistic.ravel(),
+            "statistic": statistic,
             "ci_low": low.ravel(),
             "ci_high": high.ravel(),
         }
@@ -999,21 +1008,15 @@ def _result_table(
     p_values: Mapping[str, tuple[np.ndarray, np.ndarray]],
 ) -> pd.DataFrame:
     """Rows in the order: pair (as given), then (X, Y) before (Y, X), then test in :data:`ALL_TESTS` order."""
-    n_pairs, n_tests = len(plan.x), len(tests)
-    names = np.asarray(systems, dtype=object)
-    # Axis order [pair, orientation, test], flattened row-major.
-    shape = (n_pairs, 2, n_tests)
-    sys_x = np.broadcast_to(np.stack([names[plan.x], names[plan.y]], axis=1)[:, :, None], shape)
-    sys_y = np.broadcast_to(np.stack([names[plan.y], names[plan.x]], axis=1)[:, :, None], shape)
-    statistic = np.broadcast_to(np.stack([plan.actual, -plan.actual], axis=1)[:, :, None], shape)
-    test_names = np.broadcast_to(np.asarray(tests, dtype=object)[None, None, :], shape)
+    sys_x, sys_y, statistic, test_names = _oriented_rows(systems, plan, tests)
+    shape = (len(plan.x), 2, len(tests))
     p = np.stack([np.stack(p_values[t], axis=1) for t in tests], axis=2) if tests else np.empty(shape)
     return pd.DataFrame(
         {
-            "sys_x": sys_x.ravel(),
-            "sys_y": sys_y.ravel(),
-            "test": test_names.ravel(),
-            "statistic": statistic.ravel(),
+            "sys_x": sys_x,
+            "sys_y": sys_y,
+            "test": test_names,
+            "statistic": statistic,
             "p_value": p.ravel(),
         }
     )
