@@ -48,6 +48,9 @@ class Metric(ABC):
     #: True when :meth:`stats` and :meth:`stats_many` accept several references per segment as reference streams
     #: (module docstring); False: exactly one reference string per segment.
     multi_reference: ClassVar[bool] = False
+    #: The number of references of the statistics last computed, which :meth:`details` of a multi-reference metric
+    #: names; :meth:`stats_many` records it here because the statistics may be computed in worker processes.
+    _n_references: int = 1
 
     def __init__(self, **options: Any) -> None:
         self.options: dict[str, Any] = dict(options)
@@ -82,6 +85,8 @@ class Metric(ABC):
         method, safe under threads and on every platform); each worker rebuilds this metric from its name
         and options, so the result is identical to the sequential one.
         """
+        if self.multi_reference:
+            self._n_references = len(reference_streams(refs))
         n_segments = check_parallel(systems, refs, multi_reference=self.multi_reference)
         names = list(systems)
         if self.segment_local and names:

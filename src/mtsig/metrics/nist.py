@@ -202,7 +202,6 @@ class NIST(Metric):
         super().__init__(lowercase=lowercase, max_order=max_order)
         self.max_order = max_order
         self._reference_cache: tuple[list[list[str]], list[list[list[str]]], dict[Ngram, float]] | None = None
-        self._n_references = 1  # of the last statistics computed, for details()
 
     @property
     def stat_names(self) -> tuple[str, ...]:
@@ -256,17 +255,6 @@ class NIST(Metric):
             for hyp, segment_refs in zip(hyps, ref_tokens, strict=True)
         ]
         return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(self.stat_names))
-
-    def stats_many(
-        self,
-        systems: Mapping[str, Sequence[str]],
-        refs: Sequence[str] | Sequence[Sequence[str]],
-        processes: int = 1,
-    ) -> np.ndarray:
-        """:meth:`Metric.stats_many`, recording the number of references for :meth:`details` (the statistics
-        may be computed in worker processes)."""
-        self._n_references = len(reference_streams(refs))
-        return super().stats_many(systems, refs, processes)
 
     def score(self, stats: np.ndarray) -> np.ndarray:
         """Corpus NIST of summed statistics (mteval-v13a ``nist_score``): ``sum_n info_n / max(hyp_n, 1)``

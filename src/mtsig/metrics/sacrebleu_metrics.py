@@ -137,10 +137,6 @@ class SacrebleuMetric(Metric):
     #: :meth:`stats_many` may group them by segment (:func:`segment_grouped_statistics`).
     _groups_by_segment: ClassVar[bool] = True
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self._n_references = 1  # of the last statistics computed, for details()
-
     def stats(self, hyps: Sequence[str], refs: Sequence[str] | Sequence[Sequence[str]]) -> np.ndarray:
         """sacrebleu's per-segment statistics (``_extract_corpus_statistics``) against one or several references."""
         self._n_references = len(reference_streams(refs))
@@ -152,11 +148,10 @@ class SacrebleuMetric(Metric):
         refs: Sequence[str] | Sequence[Sequence[str]],
         processes: int = 1,
     ) -> np.ndarray:
-        """:meth:`Metric.stats_many`, recording the number of references for :meth:`details` (the statistics
-        may be computed in worker processes)."""
-        self._n_references = len(reference_streams(refs))
+        """:meth:`Metric.stats_many`, grouped by segment for BLEU and chrF (:func:`segment_grouped_statistics`)."""
         if not self._groups_by_segment:
             return super().stats_many(systems, refs, processes)
+        self._n_references = len(reference_streams(refs))
         check_parallel(systems, refs, multi_reference=True)
         streams = sacrebleu_reference_streams(refs)
         columns = [list(hyps) for hyps in systems.values()]
