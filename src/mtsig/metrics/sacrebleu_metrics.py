@@ -216,14 +216,8 @@ class BLEU(SacrebleuMetric):
             raise InputError(
                 f"BLEU smooth_method must be one of {', '.join(self._SMOOTHINGS)}, got {smooth_method!r}"
             )
-        self._sacrebleu = SacreBLEU(
-            lowercase=lowercase,
-            tokenize=tokenize,
-            smooth_method=smooth_method,
-            smooth_value=smooth_value,
-            max_ngram_order=max_ngram_order,
-            force=True,  # the warning about tokenised input is irrelevant to the statistics
-        )
+        # force: the warning about tokenised input is irrelevant to the statistics
+        self._sacrebleu = SacreBLEU(**self.options, force=True)
         self.max_ngram_order = max_ngram_order
         default_floor = SacreBLEU.SMOOTH_DEFAULTS["floor"]
         self._floor_value = default_floor if smooth_value is None else smooth_value
@@ -388,12 +382,8 @@ class TER(SacrebleuMetric):
             raise InputError(
                 f"TER implementation must be one of {', '.join(self.IMPLEMENTATIONS)}, got {implementation!r}"
             )
-        self._sacrebleu = SacreTER(
-            normalized=normalized,
-            no_punct=no_punct,
-            asian_support=asian_support,
-            case_sensitive=case_sensitive,
-        )
+        # every option but ours, implementation (which code computes the statistics; sacrebleu has one)
+        self._sacrebleu = SacreTER(**{k: v for k, v in self.options.items() if k != "implementation"})
 
     @property
     def stat_names(self) -> tuple[str, ...]:
