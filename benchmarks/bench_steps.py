@@ -1,4 +1,4 @@
-"""Speed and memory of the pipeline steps that issue 18 profiled: figures, the n-best study, chrF statistics.
+"""Speed and memory of the pipeline steps profiled for speed: figures, the n-best study, chrF statistics.
 
 Every figure is printed with the load averages at the time, and with a ratio against a reference measured in the
 same run where one exists. Nothing is asserted (README.md).
@@ -83,7 +83,7 @@ def _p_matrices(n_systems: int) -> tuple[list[str], dict]:
 
 def _reference_grid(matrices: dict, systems: list[str], path: Path) -> None:
     """The straightforward drawing: constrained layout, one text object per cell, a minor-tick grid, a patch per
-    diagonal cell (mtsig.report.plots before issue 18)."""
+    diagonal cell (mtsig.report.plots before 23 Nov 2026)."""
     import matplotlib
     from matplotlib.colors import ListedColormap
     from matplotlib.figure import Figure
