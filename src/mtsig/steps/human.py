@@ -128,7 +128,7 @@ def human_gold(
         source=judgments_source(human, data_root),
         moments=load_moments(standardise, data_root),
         qc=spec.get("qc", {}),
-        standardise_options=spec.get("standardise", {}),
+        standardise_options=standardise,
         gold=spec["gold"],
     )
     for annotator, reason in result["dropped"].itertuples(index=False):
