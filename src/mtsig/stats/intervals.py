@@ -30,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 Score = Callable[[np.ndarray], np.ndarray]
 
@@ -101,6 +100,9 @@ def percentile_interval(draws: np.ndarray, level: float = DEFAULT_LEVEL) -> tupl
 def bias_correction(draws: np.ndarray, estimate: np.ndarray) -> np.ndarray:
     """``z0 = Phi^-1(p)`` per row (Efron & Tibshirani 1993, eq. 14.14), ``p`` the share of ``draws[P, B]`` below
     ``estimate[P]``, a draw equal to the estimate counting one half. Infinite when every draw lies on one side."""
+    # Imported here, not at the top: jobs that never compute an interval skip scipy.special's import.
+    from scipy.special import ndtri
+
     draws = np.atleast_2d(draws)
     estimate = np.asarray(estimate, dtype=np.float64).reshape(-1, 1)
     below = np.count_nonzero(draws < estimate, axis=1) + np.count_nonzero(draws <= estimate, axis=1)
@@ -123,6 +125,8 @@ def bca_probabilities(
     z0: np.ndarray, acc: np.ndarray, level: float = DEFAULT_LEVEL
 ) -> tuple[np.ndarray, np.ndarray]:
     """The BCa quantile levels ``(a1, a2)`` (Efron & Tibshirani 1993, Sec. 14.3); NaN where ``z0`` is infinite."""
+    from scipy.special import ndtr, ndtri
+
     low_tail, high_tail = _tail_probabilities(level)
     z0 = np.asarray(z0, dtype=np.float64)
     acc = np.asarray(acc, dtype=np.float64)
