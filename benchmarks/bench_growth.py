@@ -51,13 +51,15 @@ def _number(record: dict[str, str], column: str) -> float:
 
 
 def job_table(logs: Path) -> list[tuple[str, float, float, float, float]]:
-    """(job, wall s, CPU s, max_rss MB, mean load) of every benchmark file under ``logs``."""
+    """(job, wall s, CPU s, max_rss MB, mean load) of every benchmark file under ``logs``; a job is named by its
+    benchmark file's path relative to ``logs`` (``<experiment>/<rule>.<wildcards>`` in the pipeline's logs/)."""
     rows = []
     for path in sorted(logs.rglob("*.benchmark.tsv")):
         with path.open() as handle:
             record = next(csv.DictReader(handle, delimiter="\t"))
         columns = ("s", "cpu_time", "max_rss", "mean_load")
-        rows.append((path.name.removesuffix(".benchmark.tsv"), *(_number(record, c) for c in columns)))
+        job = str(path.relative_to(logs)).removesuffix(".benchmark.tsv")
+        rows.append((job, *(_number(record, c) for c in columns)))
     return rows
 
 

@@ -11,7 +11,7 @@ import yaml
 from mtsig import config as mtsig_config
 from mtsig.metrics import METRICS
 from mtsig.stats.resampling import TESTS
-from mtsig.steps import check_rule, step_function
+from mtsig.steps import check_rule, step_function, step_modules_defining
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
@@ -95,6 +95,25 @@ def test_every_rule_has_exactly_one_step() -> None:
     assert len(rules) == 19
     for rule in rules:
         assert step_function(rule).__name__ == rule
+
+
+def test_step_of_each_rule_lives_in_the_module_named_after_its_rules_file() -> None:
+    """A job imports only the step module found by its source text (mtsig.steps.step_modules_defining)."""
+    for path in (REPO / "workflow" / "rules").glob("*.smk"):
+        for rule in re.findall(r"^rule (\w+):", path.read_text(), flags=re.M):
+            assert step_modules_defining(rule) == [path.stem], rule
+            assert step_function(rule).__module__ == f"mtsig.steps.{path.stem}"
+    assert step_modules_defining("no_such_rule") == []
+
+
+def test_every_rule_writes_a_benchmark_file_beside_its_log() -> None:
+    """Per-rule wall and CPU times (benchmarks/bench_pipeline.py) come from the rules' benchmark files."""
+    for path in (REPO / "workflow" / "rules").glob("*.smk"):
+        for block in re.split(r"^(?=rule )", path.read_text(), flags=re.M)[1:]:
+            log = re.search(r'^    log:\n        "(logs/[^"]+)\.log",$', block, flags=re.M)
+            benchmark = re.search(r'^    benchmark:\n        "([^"]+)"$', block, flags=re.M)
+            assert log and benchmark, block.splitlines()[0]
+            assert benchmark.group(1) == f"{log.group(1)}.benchmark.tsv"
 
 
 def test_schema_power_test_enum_is_the_power_registry() -> None:

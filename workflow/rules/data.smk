@@ -7,6 +7,8 @@ rule generate_synthetic:
         synthetic=directory(RESULTS / "{experiment}" / "synthetic"),
     log:
         "logs/{experiment}/generate_synthetic.log",
+    benchmark:
+        "logs/{experiment}/generate_synthetic.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:
@@ -24,6 +26,8 @@ rule prepare_texts:
         documents_manifest=manifest(RESULTS / "{experiment}" / "documents.tsv"),
     log:
         "logs/{experiment}/prepare_texts.log",
+    benchmark:
+        "logs/{experiment}/prepare_texts.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:
@@ -38,6 +42,8 @@ rule download_data:
         touch("data/downloads/complete.flag"),
     log:
         "logs/download_data.log",
+    benchmark:
+        "logs/download_data.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:

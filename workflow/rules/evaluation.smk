@@ -41,6 +41,8 @@ rule clusters:
         markdown_manifest=manifest(RESULTS / "tables" / "{experiment}.clusters.md"),
     log:
         "logs/{experiment}/clusters.log",
+    benchmark:
+        "logs/{experiment}/clusters.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:
@@ -66,6 +68,8 @@ rule tables:
         md_manifest=manifest(RESULTS / "tables" / "{experiment}.md"),
     log:
         "logs/{experiment}/tables.log",
+    benchmark:
+        "logs/{experiment}/tables.benchmark.tsv"
     wildcard_constraints:
         experiment=mtsig_config.one_of(OUTPUT_EXPERIMENTS),
     conda:
@@ -84,6 +88,8 @@ rule tables_index:
         index=RESULTS / "tables" / "README.md",
     log:
         "logs/tables_index.log",
+    benchmark:
+        "logs/tables_index.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:

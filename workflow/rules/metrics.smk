@@ -36,6 +36,8 @@ rule corpus_scores:
         ),
     log:
         "logs/{experiment}/corpus_scores.log",
+    benchmark:
+        "logs/{experiment}/corpus_scores.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     script:

@@ -97,6 +97,8 @@ rule merge_tests:
         system_intervals=RESULTS / "{experiment}" / "intervals" / "{metric}.systems.tsv",
     log:
         "logs/{experiment}/merge_tests.{metric}.log",
+    benchmark:
+        "logs/{experiment}/merge_tests.{metric}.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     script:
@@ -112,6 +114,8 @@ rule training_runs:
         systems=RESULTS / "{experiment}" / "training_runs.systems.tsv",
     log:
         "logs/{experiment}/training_runs.log",
+    benchmark:
+        "logs/{experiment}/training_runs.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:
