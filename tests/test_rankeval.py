@@ -605,6 +605,33 @@ def test_sentence_bleu_segment_scores_equal_sacrebleu():
     assert scores[1, 1] == pytest.approx(sacrebleu.sentence_bleu("hello there world", ["hello world"]).score)
 
 
+def test_sentence_bleu_of_statistics_equals_sacrebleu_sentence_bleu(data_root):
+    """The segment-level step scores BLEU from the experiment's statistics: on real WMT12 es-en outputs and on
+    edge cases (empty output, no match, fewer than four words: effective order) each value must equal
+    ``sacrebleu.sentence_bleu`` exactly."""
+    from mtsig.metrics import get_metric
+    from mtsig.studies.rankeval import sentence_bleu_of_statistics
+
+    folder = data_root / "wmt12"
+    reference = (folder / "plain" / "newstest2012-ref.en").read_text(encoding="utf-8").splitlines()[:1000]
+    outputs = {
+        name: (folder / "system-outputs" / "es-en" / f"newstest2012.es-en.{name}")
+        .read_text(encoding="utf-8")
+        .splitlines()[:1000]
+        for name in ("onlineA", "UPC")
+    }
+    outputs["edge"] = ["", "nothing matches here", "the cat", "the cat sat on the mat"] + ["x"] * 996
+    reference[:4] = ["the cat sat on the mat", "a b c d e", "the cat sat", "the cat sat on the mat"]
+    statistics = get_metric("bleu").stats_many(outputs, reference)
+    scores = sentence_bleu_of_statistics(statistics)
+    expected = [
+        [sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, reference, strict=True)]
+        for hyps in outputs.values()
+    ]
+    np.testing.assert_array_equal(scores, expected)
+    assert scores[2, 3] == pytest.approx(100.0) and scores[2, 0] == 0.0  # identical output; empty output
+
+
 def test_wmt_predictions_name_unknown_systems_and_short_outputs():
     human = pd.DataFrame({"judgment": [0, 0], "segment": [1, 1], "system": ["a", "z"], "rank": [1, 2]})
     with pytest.raises(InputError, match="without output: z"):

@@ -833,6 +833,40 @@ def sentence_bleu_scores(
     )
 
 
+#: The BLEU options of ``sacrebleu.sentence_bleu`` that its statistics depend on (smoothing and effective order
+#: act on the statistics, see :func:`sentence_bleu_of_statistics`).
+SENTENCE_BLEU_STATISTICS_OPTIONS = {"lowercase": False, "tokenize": "13a", "max_ngram_order": 4}
+
+
+def sentence_bleu_of_statistics(stats: np.ndarray) -> np.ndarray:
+    """Smoothed sentence BLEU ``[S, N]`` from each segment's own BLEU statistics ``stats[S, N, 10]`` (the layout
+    of :class:`mtsig.metrics.BLEU`, sacrebleu's order), without tokenising the texts again.
+
+    ``sacrebleu.sentence_bleu`` scores one segment's statistics with ``BLEU.compute_bleu`` (exp smoothing,
+    effective order); this applies that same function to statistics already extracted with
+    :data:`SENTENCE_BLEU_STATISTICS_OPTIONS` from one reference, so the scores equal
+    :func:`sentence_bleu_scores`' (tests/test_rankeval.py checks every WMT12 es-en segment).
+    """
+    from sacrebleu.metrics.bleu import BLEU as SacreBLEU
+
+    stats = np.asarray(stats)
+    order = (stats.shape[-1] - 2) // 2
+    rows = stats.reshape(-1, stats.shape[-1]).astype(np.int64).tolist()  # Python ints, as sacrebleu counts
+    scores = [
+        SacreBLEU.compute_bleu(
+            row[2 : 2 + order],
+            row[2 + order :],
+            row[0],
+            row[1],
+            smooth_method="exp",
+            effective_order=True,
+            max_ngram_order=order,
+        ).score
+        for row in rows
+    ]
+    return np.array(scores, dtype=float).reshape(stats.shape[:-1])
+
+
 def metric_segment_scores(
     metric_name: str, system_outputs: Mapping[str, Sequence[str]], references: Sequence[str]
 ) -> np.ndarray:
