@@ -21,6 +21,7 @@ the frame was read with ``pandas.read_csv(..., sep="\\t")`` and kept its default
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -149,14 +150,15 @@ def _pairs_both_ways(
 def _pair_lookup(
     frame: pd.DataFrame, pairs: Sequence[tuple[str, str]], value: str, source: Source, what: str
 ) -> np.ndarray:
-    """``frame[value]`` for every ordered pair in ``pairs``; a missing pair is an error naming it."""
-    indexed = frame.set_index(["sys_x", "sys_y"])[value]
-    wanted = pd.MultiIndex.from_tuples(pairs, names=["sys_x", "sys_y"])
-    missing = wanted.difference(indexed.index)
-    if len(missing):
-        shown = ", ".join(f"{x} vs {y}" for x, y in list(missing)[:5])
+    """``frame[value]`` for every ordered pair in ``pairs``; a missing pair is an error naming it. The callers
+    have checked that each ordered pair has at most one row (``_check_unique``)."""
+    keys = zip(frame["sys_x"], frame["sys_y"], strict=True)
+    by_pair = dict(zip(keys, frame[value].to_numpy(dtype=float), strict=True))
+    missing = sorted(set(pairs) - set(by_pair))
+    if missing:
+        shown = ", ".join(f"{x} vs {y}" for x, y in missing[:5])
         raise InputError(f"{what}: no row for {len(missing)} ordered pair(s), e.g. {shown}", source)
-    return indexed.reindex(wanted).to_numpy(dtype=float)
+    return np.array([by_pair[pair] for pair in pairs], dtype=float)
 
 
 # --------------------------------------------------------------------------------------------------- conclusions
@@ -229,6 +231,13 @@ def clopper_pearson(k: int | np.integer, n: int | np.integer, level: float = 0.9
         raise InputError(f"clopper_pearson needs 0 <= k <= n and n >= 1, got k={k}, n={n}")
     if not 0.0 < level < 1.0:
         raise InputError(f"confidence level must lie in (0, 1), got {level}")
+    return _beta_quantile_bounds(k, n, float(level))
+
+
+@functools.lru_cache(maxsize=4096)
+def _beta_quantile_bounds(k: int, n: int, level: float) -> tuple[float, float]:
+    """:func:`clopper_pearson`'s Beta quantiles, computed once per (k, n, level): an accuracy table repeats the
+    same counts for many (metric, test, alpha) cells, and each scalar ``beta.ppf`` call costs about a millisecond."""
     from scipy import stats  # here, not at the top: importing scipy.stats costs a pipeline job about a second
 
     tail = (1.0 - level) / 2.0
