@@ -50,6 +50,7 @@ from mtsig.stats.resampling import (
     IID_BOOTSTRAP,
     RANDOMIZATION,
     TESTS,
+    RelabelledPairs,
     document_codes,
     pairwise_tests,
 )
@@ -107,22 +108,15 @@ class MetricStats(NamedTuple):
 # Simulated pairs
 
 
-def relabelled_pairs(stats_x: np.ndarray, stats_y: np.ndarray, keep: np.ndarray) -> np.ndarray:
+def relabelled_pairs(stats_x: np.ndarray, stats_y: np.ndarray, keep: np.ndarray) -> RelabelledPairs:
     """Pseudo-system statistics ``[X'_0, Y'_0, X'_1, Y'_1, ...]`` (shape ``[2P, N, k]``) from a keep mask ``[P, N]``.
 
     ``X'_p`` has X's statistics on segment i where ``keep[p, i]`` and Y's elsewhere; ``Y'_p`` has the other system's.
     So each segment's pair of outputs is preserved, only its assignment to the two labels changes (module docstring).
+    Returned unstacked (:class:`mtsig.stats.resampling.RelabelledPairs`; ``.materialise()`` stacks them), which the
+    engine multiplies in factored form.
     """
-    keep = np.asarray(keep, dtype=bool)
-    if stats_x.shape != stats_y.shape or stats_x.ndim != 2:
-        raise InputError(f"stats of X and Y must both be [N, k]; got {stats_x.shape} and {stats_y.shape}")
-    if keep.ndim != 2 or keep.shape[1] != stats_x.shape[0]:
-        raise InputError(f"keep mask must be [pairs, {stats_x.shape[0]}]; got {keep.shape}")
-    mask = keep[:, :, None]
-    pseudo_x = np.where(mask, stats_x[None], stats_y[None])
-    pseudo_y = np.where(mask, stats_y[None], stats_x[None])
-    # Interleave so pair p is rows (2p, 2p + 1).
-    return np.stack([pseudo_x, pseudo_y], axis=1).reshape(2 * keep.shape[0], *stats_x.shape)
+    return RelabelledPairs(np.asarray(stats_x), np.asarray(stats_y), np.asarray(keep, dtype=bool))
 
 
 def keep_mask(n_pairs: int, n_segments: int, keep_probability: float, rng: np.random.Generator) -> np.ndarray:
