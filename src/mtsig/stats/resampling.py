@@ -471,11 +471,11 @@ def relabelled_operand(pairs: RelabelledPairs) -> tuple[_Operand, np.ndarray]:
 
     With ``D = X - Y`` and ``Z_p = keep_p * D`` (zero on swapped segments): ``X'_p = Y + Z_p`` and ``Y'_p = X - Z_p``,
     so ``W @ X'_p = W @ Y + W @ Z_p`` and ``W @ Y'_p = W @ X - W @ Z_p``. One product per pair and varying statistic
-    (``W @ Z_p``) replaces two (``W @ X'_p``, ``W @ Y'_p``); statistics with ``X == Y`` (a shared reference length)
-    need none, and each product skips the segments where its column of D is zero. For integer-valued statistics
-    every product is an exact integer (float32 where :func:`float32_is_exact`; ``|Z| <= max |D|`` enters its bound)
-    and so is each sum in float64, so the totals equal the stacked statistics' products bit for bit; that is why
-    :func:`pairwise_tests` uses this form only for integer-valued statistics.
+    (``W @ Z_p``) replaces two (``W @ X'_p``, ``W @ Y'_p``), and pairs with the same mask share it; statistics with
+    ``X == Y`` (a shared reference length) need none, and each product skips the segments where its column of D is
+    zero. For integer-valued statistics every product is an exact integer (float32 where :func:`float32_is_exact`;
+    ``|Z| <= max |D|`` enters its bound) and so is each sum in float64, so the totals equal the stacked statistics'
+    products bit for bit; that is why :func:`pairwise_tests` uses this form only for integer-valued statistics.
     """
     x, y, keep = pairs.stats_x, pairs.stats_y, pairs.keep
     n_pairs = keep.shape[0]
@@ -486,7 +486,10 @@ def relabelled_operand(pairs: RelabelledPairs) -> tuple[_Operand, np.ndarray]:
     column_of[:, 1] = base_column_of[k:]  # ... and Y'_p from X
     difference = x - y
     distinct_difference, difference_of = distinct_columns(difference)
-    kept = keep.T  # [N, P]
+    # Pairs with the same keep mask (every pair at q = 1) have the same products: each distinct mask is multiplied once.
+    masks, mask_of_pair = np.unique(keep, axis=0, return_inverse=True)
+    mask_of_pair = mask_of_pair.ravel()
+    kept = masks.T  # [N, distinct masks]
     x_columns = 2 * k * np.arange(n_pairs)  # column of statistic 0 of X'_p; Y'_p's is k further
 
     def delta(groups: list[int], rows: np.ndarray | None) -> _Delta:
@@ -496,7 +499,7 @@ def relabelled_operand(pairs: RelabelledPairs) -> tuple[_Operand, np.ndarray]:
         )
         targets = [(n, c) for n, g in enumerate(groups) for c in np.flatnonzero(difference_of == g)]
         plus = np.concatenate([x_columns + c for _, c in targets])
-        source = np.concatenate([n * n_pairs + np.arange(n_pairs) for n, _ in targets])
+        source = np.concatenate([n * len(masks) + mask_of_pair for n, _ in targets])
         return _Delta(rows, values, values.astype(np.float32), plus, plus + k, source)
 
     dense: list[int] = []
