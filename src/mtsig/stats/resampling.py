@@ -381,7 +381,9 @@ class RelabelledPairs:
                 f"stats of X and Y must both be [N, k]; got {self.stats_x.shape} and {self.stats_y.shape}"
             )
         if self.keep.ndim != 2 or self.keep.shape[1] != self.stats_x.shape[0] or self.keep.dtype != bool:
-            raise InputError(f"keep mask must be boolean [pairs, {self.stats_x.shape[0]}]; got {self.keep.shape}")
+            raise InputError(
+                f"keep mask must be boolean [pairs, {self.stats_x.shape[0]}]; got {self.keep.shape}"
+            )
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -524,7 +526,6 @@ def relabelled_operand(pairs: RelabelledPairs) -> tuple[_Operand, np.ndarray]:
         deltas=tuple(deltas),
     )
     return operand, totals.reshape(2 * n_pairs, k)
-
 
 
 # ------------------------------------------------------------------------------------------ counts and p-values
@@ -842,7 +843,8 @@ def _randomization_tests(
         first = block_index * DRAW_BLOCK_SIZE
         rows = min(DRAW_BLOCK_SIZE, n_total - first)
         mask = swap_masks(seed, n_segments, block_index)[:rows].astype(mask_dtype)
-        swapped = plan.operand.weighted_totals(mask).reshape(rows, n_systems, k)  # M @ s for every system at once
+        # M @ s for every system at once
+        swapped = plan.operand.weighted_totals(mask).reshape(rows, n_systems, k)
         counts = {t: (np.zeros(n_pairs, np.int64), np.zeros(n_pairs, np.int64)) for t in tests}
         kept: dict[int, np.ndarray] = {}
         for start in range(0, n_pairs, pairs_per_chunk):
