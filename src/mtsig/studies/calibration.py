@@ -20,8 +20,9 @@ bootstraps are for; segment-level swaps make the differences independent, so the
 
 Every construction is a relabelling of the two systems' outputs per segment, so it is a swap of rows of sufficient
 statistics: no metric is recomputed. All resampling is done by the shared engine :func:`mtsig.stats.resampling.pairwise_tests`,
-called once per (metric, null or q) with every simulated pair stacked as pseudo-systems ``[X'_0, Y'_0, X'_1, ...]``
-and ``pairs=[(0, 1), (2, 3), ...]``.
+called once per (metric, null or q) with every simulated pair as pseudo-systems ``[X'_0, Y'_0, X'_1, ...]``
+and ``pairs=[(0, 1), (2, 3), ...]``, given unstacked (:class:`mtsig.stats.resampling.RelabelledPairs`) so that the
+engine multiplies only the kept differences ``keep_p * (X - Y)``, once per pair.
 
 Note for the reader of the results: under the null-pair construction approximate randomization is exact by design
 (its reference distribution *is* the distribution of the observed statistic over the coin flips), so its rejection
