@@ -54,7 +54,7 @@ def test_relabelled_pairs_keep_each_segments_two_outputs() -> None:
     rng = np.random.default_rng(1)
     stats_x, stats_y = rng.integers(0, 9, (25, 3)).astype(float), rng.integers(0, 9, (25, 3)).astype(float)
     keep = rng.random((6, 25)) < 0.5
-    stacked = relabelled_pairs(stats_x, stats_y, keep)
+    stacked = relabelled_pairs(stats_x, stats_y, keep).materialise()
     assert stacked.shape == (12, 25, 3)
     for p in range(6):
         for i in range(25):

@@ -597,3 +597,64 @@ def test_stationary_counts_equal_counting_the_loop_series() -> None:
         for row in range(0, rs.DRAW_BLOCK_SIZE, 5):
             series = loop_stationary_series(starts[row], lengths[row], n)
             assert list(counts[row]) == [series.count(i) for i in range(n)], (n, b, row)
+
+
+# ------------------------------------------------------------------------------------- relabelled pairs
+
+
+def _relabelled_case(integer: bool) -> rs.RelabelledPairs:
+    """Two systems' BLEU-like statistics with every special case of the factored form: a statistic shared by X and
+    Y (the reference length), a difference column that is zero on most segments, two statistics with the same
+    difference, and pairs with the same keep mask."""
+    rng = np.random.default_rng(SEED)
+    n = 120
+    stats_x = rng.integers(0, 12, (n, 10)).astype(float)
+    stats_y = rng.integers(0, 12, (n, 10)).astype(float)
+    stats_y[:, 1] = stats_x[:, 1]  # shared reference length
+    stats_y[20:, 5] = stats_x[20:, 5]  # difference zero on 100 of 120 segments
+    stats_x[:, 9], stats_y[:, 9] = stats_x[:, 8] + 1, stats_y[:, 8] + 1  # same difference as statistic 8
+    if not integer:
+        stats_x[:, 2] += rng.random(n) / 3  # NIST-like information weights
+    keep = rng.random((6, n)) < 0.6
+    keep[4] = keep[5] = True  # q = 1: two identical pairs
+    return rs.RelabelledPairs(stats_x, stats_y, keep)
+
+
+def test_relabelled_operand_totals_equal_products_of_the_stacked_statistics() -> None:
+    """The factored totals ``W @ Y + W @ Z_p`` / ``W @ X - W @ Z_p`` against the direct product of the stacked
+    statistics, one system and statistic at a time (a loop), for bootstrap counts and for AR masks."""
+    pairs = _relabelled_case(integer=True)
+    stacked = pairs.materialise()
+    operand, totals = rs.relabelled_operand(pairs)
+    np.testing.assert_array_equal(totals, stacked.sum(axis=1))
+    n_systems, n_segments, k = stacked.shape
+    counts = rs.scheme_counts(rs.IID_BOOTSTRAP, SEED, n_segments, 0)[:40]
+    masks = rs.swap_masks(SEED, n_segments, 0)[:40].astype(np.float64)
+    for weights in (counts, masks, counts.astype(np.float32)):
+        factored = operand.weighted_totals(weights).reshape(len(weights), n_systems, k)
+        for s in range(n_systems):
+            for c in range(k):
+                direct = weights.astype(np.float64) @ stacked[s, :, c]
+                np.testing.assert_array_equal(factored[:, s, c], direct)
+    assert len(operand.deltas) == 2  # the dense columns together, the sparse one alone
+    assert operand.deltas[1].rows is not None and len(operand.deltas[1].rows) <= 20
+
+
+@pytest.mark.parametrize("integer", [True, False])
+def test_relabelled_pairs_give_the_stacked_statistics_results(integer: bool) -> None:
+    """pairwise_tests on RelabelledPairs equals pairwise_tests on the stacked statistics byte for byte, for every
+    test (the non-integer case takes the stacked path itself)."""
+    pairs = _relabelled_case(integer)
+    names = [f"p{p}.{side}" for p in range(6) for side in "xy"]
+    options = dict(
+        tests=rs.ALL_TESTS,
+        n_samples=300,
+        seed=SEED,
+        pairs=[(2 * p, 2 * p + 1) for p in range(6)],
+        documents=np.repeat(np.arange(12), 10),
+        mean_block_length=3.0,
+    )
+    factored = rs.pairwise_tests(pairs, bleu_score, names, **options)
+    stacked = rs.pairwise_tests(pairs.materialise(), bleu_score, names, **options)
+    pd.testing.assert_frame_equal(factored.table, stacked.table, check_exact=True)
+    assert factored.system_scores == stacked.system_scores

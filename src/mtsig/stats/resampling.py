@@ -29,7 +29,9 @@ no partial sum can exceed 2**24, the product is computed in float32: every inter
 float32 represents exactly, so the result is bit-identical to the float64 (and to the exact integer) sum at half the
 memory traffic (:func:`float32_is_exact`). Identical columns of the statistics (a reference length shared by every
 system) are multiplied once. Either way, for integer statistics the numbers do not depend on the BLAS blocking or
-thread count.
+thread count. Simulated pairs that relabel two real systems' outputs per segment (:class:`RelabelledPairs`, the
+calibration study's null pairs and planted alternatives) are multiplied in factored form: only the kept differences
+``keep_p * (X - Y)``, once per pair instead of once per pseudo-system, on the segments where they are not zero.
 
 *Threads.* ``MTSIG_THREADS`` (default 1) threads compute blocks of draws concurrently (:func:`resampling_threads`);
 blocks are combined in order, so the thread count never changes a number. The products run in the BLAS library's
@@ -358,6 +360,174 @@ def max_weight_row_sum(scheme: str, n_segments: int, document_of_segment: np.nda
     return int(n_segments)
 
 
+@dataclass(frozen=True)
+class RelabelledPairs:
+    """The statistics of P simulated pairs that relabel two real systems' outputs, held unstacked.
+
+    On segment i, pair p's pseudo-system X'_p has X's statistics and Y'_p has Y's where ``keep[p, i]``, and the other
+    way round elsewhere: the null pairs and planted alternatives of :mod:`mtsig.studies.calibration` (a relabelling
+    per segment or per document). :meth:`materialise` gives the stacked statistics ``[X'_0, Y'_0, X'_1, ...]``
+    (``[2P, N, k]``); :func:`pairwise_tests` accepts either form and gives byte-identical results, but from this one
+    it multiplies far fewer columns (:func:`relabelled_operand`).
+    """
+
+    stats_x: np.ndarray  # [N, k]
+    stats_y: np.ndarray  # [N, k]
+    keep: np.ndarray  # bool [P, N]
+
+    def __post_init__(self) -> None:
+        if self.stats_x.shape != self.stats_y.shape or self.stats_x.ndim != 2:
+            raise InputError(
+                f"stats of X and Y must both be [N, k]; got {self.stats_x.shape} and {self.stats_y.shape}"
+            )
+        if self.keep.ndim != 2 or self.keep.shape[1] != self.stats_x.shape[0] or self.keep.dtype != bool:
+            raise InputError(
+                f"keep mask must be boolean [pairs, {self.stats_x.shape[0]}]; got {self.keep.shape}"
+            )
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """Shape of the stacked statistics, ``(2P, N, k)``."""
+        return (2 * self.keep.shape[0], *self.stats_x.shape)
+
+    def materialise(self) -> np.ndarray:
+        """The stacked statistics ``[2P, N, k]``: pair p is rows ``(2p, 2p + 1)``."""
+        mask = self.keep[:, :, None]
+        pseudo_x = np.where(mask, self.stats_x[None], self.stats_y[None])
+        pseudo_y = np.where(mask, self.stats_y[None], self.stats_x[None])
+        return np.stack([pseudo_x, pseudo_y], axis=1).reshape(self.shape)
+
+
+@dataclass(frozen=True)
+class _Delta:
+    """Products added to (X'_p) and subtracted from (Y'_p) the base totals of relabelled pairs.
+
+    ``values[n, J]``: columns ``keep_p * d`` of distinct differences ``d`` of ``X - Y``, on the segments ``rows``
+    (None: all). Column ``source[j]`` of ``W[:, rows] @ values`` is added to column ``plus[j]`` and subtracted from
+    column ``minus[j]`` of the statistics matrix's weighted totals.
+    """
+
+    rows: np.ndarray | None
+    values: np.ndarray
+    values32: np.ndarray
+    plus: np.ndarray
+    minus: np.ndarray
+    source: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Operand:
+    """The statistics matrix ``A[N, S*k]`` (column ``s*k + c``: statistic c of system s) in the form its weighted
+    totals ``W @ A`` are computed in: ``W @ base`` spread by ``column_of``, plus any ``deltas``.
+
+    ``base32``: float32 copy of ``base`` (and the deltas hold one) when the statistics are integer-valued, else None;
+    :func:`_weight_dtype` then chooses float32 weights where the products are exact (:func:`float32_is_exact`).
+    """
+
+    base: np.ndarray  # [N, U] float64, column-major
+    base32: np.ndarray | None
+    column_of: np.ndarray  # [S*k]
+    max_abs_statistic: float  # of every value multiplied
+    deltas: tuple[_Delta, ...] = ()
+
+    @property
+    def nbytes(self) -> int:
+        arrays = [self.base, self.base32] + [a for d in self.deltas for a in (d.values, d.values32)]
+        return sum(0 if a is None else a.nbytes for a in arrays)
+
+    def weighted_totals(self, weights: np.ndarray) -> np.ndarray:
+        """``weights[rows, N] @ A`` as float64; float32 weights (chosen by :func:`_weight_dtype` only where exact)
+        are multiplied with the float32 copies."""
+        single = weights.dtype == np.float32
+        totals = (weights @ (self.base32 if single else self.base)).astype(np.float64)[:, self.column_of]
+        for delta in self.deltas:
+            selected = weights if delta.rows is None else weights[:, delta.rows]
+            product = (selected @ (delta.values32 if single else delta.values)).astype(np.float64)
+            totals[:, delta.plus] += product[:, delta.source]
+            totals[:, delta.minus] -= product[:, delta.source]
+        return totals
+
+
+def statistics_operand(stats: np.ndarray) -> _Operand:
+    """The operand of statistics ``stats[S, N, k]`` (float64): their distinct columns (:func:`distinct_columns`),
+    with a float32 copy when integer-valued."""
+    n_systems, n_segments, k = stats.shape
+    # Column s*k + c of the statistics matrix [N, S*k] is statistic c of system s; built column-major in one pass.
+    distinct, column_of = distinct_columns(stats.transpose(0, 2, 1).reshape(n_systems * k, n_segments).T)
+    return _Operand(
+        base=distinct,
+        base32=distinct.astype(np.float32) if is_integer_valued(distinct) else None,
+        column_of=column_of,
+        max_abs_statistic=float(np.abs(distinct).max()),
+    )
+
+
+#: A difference column of relabelled pairs that is zero on more than this fraction of segments is multiplied on its
+#: non-zero segments only (a gather of the weights' columns, cheaper than the product it saves); denser ones are
+#: multiplied together on all segments.
+SPARSE_DIFFERENCE_FRACTION = 0.3
+
+
+def relabelled_operand(pairs: RelabelledPairs) -> tuple[_Operand, np.ndarray]:
+    """The operand and the totals ``[2P, k]`` of relabelled pairs with integer-valued statistics, without stacking.
+
+    With ``D = X - Y`` and ``Z_p = keep_p * D`` (zero on swapped segments): ``X'_p = Y + Z_p`` and ``Y'_p = X - Z_p``,
+    so ``W @ X'_p = W @ Y + W @ Z_p`` and ``W @ Y'_p = W @ X - W @ Z_p``. One product per pair and varying statistic
+    (``W @ Z_p``) replaces two (``W @ X'_p``, ``W @ Y'_p``), and pairs with the same mask share it; statistics with
+    ``X == Y`` (a shared reference length) need none, and each product skips the segments where its column of D is
+    zero. For integer-valued statistics every product is an exact integer (float32 where :func:`float32_is_exact`;
+    ``|Z| <= max |D|`` enters its bound) and so is each sum in float64, so the totals equal the stacked statistics'
+    products bit for bit; that is why :func:`pairwise_tests` uses this form only for integer-valued statistics.
+    """
+    x, y, keep = pairs.stats_x, pairs.stats_y, pairs.keep
+    n_pairs = keep.shape[0]
+    n_segments, k = x.shape
+    base, base_column_of = distinct_columns(np.concatenate([y, x], axis=1))
+    column_of = np.empty((n_pairs, 2, k), dtype=np.int64)
+    column_of[:, 0] = base_column_of[:k]  # X'_p starts from Y ...
+    column_of[:, 1] = base_column_of[k:]  # ... and Y'_p from X
+    difference = x - y
+    distinct_difference, difference_of = distinct_columns(difference)
+    # Pairs with the same keep mask (every pair at q = 1) have the same products: each distinct mask is multiplied once.
+    masks, mask_of_pair = np.unique(keep, axis=0, return_inverse=True)
+    mask_of_pair = mask_of_pair.ravel()
+    kept = masks.T  # [N, distinct masks]
+    x_columns = 2 * k * np.arange(n_pairs)  # column of statistic 0 of X'_p; Y'_p's is k further
+
+    def delta(groups: list[int], rows: np.ndarray | None) -> _Delta:
+        on = slice(None) if rows is None else rows
+        values = np.concatenate(
+            [np.where(kept[on], distinct_difference[on, g][:, None], 0.0) for g in groups], axis=1
+        )
+        targets = [(n, c) for n, g in enumerate(groups) for c in np.flatnonzero(difference_of == g)]
+        plus = np.concatenate([x_columns + c for _, c in targets])
+        source = np.concatenate([n * len(masks) + mask_of_pair for n, _ in targets])
+        return _Delta(rows, values, values.astype(np.float32), plus, plus + k, source)
+
+    dense: list[int] = []
+    deltas = []
+    for g in range(distinct_difference.shape[1]):
+        rows = np.flatnonzero(distinct_difference[:, g])
+        if len(rows) == 0:
+            continue  # X == Y: the base totals are every pseudo-system's
+        if len(rows) < (1 - SPARSE_DIFFERENCE_FRACTION) * n_segments:
+            deltas.append(delta([g], rows))
+        else:
+            dense.append(g)
+    if dense:
+        deltas.insert(0, delta(dense, None))
+    kept_difference = keep.astype(np.float64) @ difference  # [P, k], exact for integers
+    totals = np.stack([y.sum(axis=0) + kept_difference, x.sum(axis=0) - kept_difference], axis=1)
+    operand = _Operand(
+        base=base,
+        base32=base.astype(np.float32),
+        column_of=column_of.ravel(),
+        max_abs_statistic=float(max(np.abs(base).max(), np.abs(difference).max())),
+        deltas=tuple(deltas),
+    )
+    return operand, totals.reshape(2 * n_pairs, k)
+
+
 # ------------------------------------------------------------------------------------------ counts and p-values
 
 
@@ -458,10 +628,7 @@ Bounds = dict[str, tuple[np.ndarray, np.ndarray]]
 
 @dataclass(frozen=True)
 class _Plan:
-    distinct: np.ndarray  # [N, U] float64: the distinct columns of the statistics matrix stats[N, S*k]
-    distinct32: np.ndarray | None  # float32 copy when the statistics are integer-valued, else None
-    column_of: np.ndarray  # [S*k]: distinct[:, column_of] is the statistics matrix
-    max_abs_statistic: float
+    operand: _Operand  # the statistics matrix stats[N, S*k], in the form its weighted totals are computed in
     totals: np.ndarray  # [S, k]
     score: Score  # oriented: higher is better
     x: np.ndarray  # [P] first system of each unordered pair
@@ -474,15 +641,9 @@ class _Plan:
 
 def _weight_dtype(plan: _Plan, max_row_sum: int) -> type:
     """float32 when products with weights of rows summing to at most ``max_row_sum`` are exact in it."""
-    exact = plan.distinct32 is not None and float32_is_exact(plan.max_abs_statistic, max_row_sum)
+    operand = plan.operand
+    exact = operand.base32 is not None and float32_is_exact(operand.max_abs_statistic, max_row_sum)
     return np.float32 if exact else np.float64
-
-
-def _weighted_totals(plan: _Plan, weights: np.ndarray) -> np.ndarray:
-    """``weights[rows, N] @ stats[N, S*k]`` as float64, by one product with the distinct columns; float32 weights
-    (chosen by :func:`_weight_dtype` only where exact) use the float32 copy of the statistics."""
-    operand = plan.distinct32 if weights.dtype == np.float32 else plan.distinct
-    return (weights @ operand).astype(np.float64)[:, plan.column_of]
 
 
 def resampling_threads() -> int:
@@ -550,10 +711,6 @@ def _available(plan: _Plan, fixed_bytes: int, floor_bytes: int) -> int:
     return available
 
 
-def _operand_bytes(plan: _Plan) -> int:
-    return plan.distinct.nbytes + (0 if plan.distinct32 is None else plan.distinct32.nbytes)
-
-
 def _bootstrap_system_scores(
     plan: _Plan, n_total: int, block_counts: Callable[[int], np.ndarray], workers: int
 ) -> np.ndarray:
@@ -567,7 +724,7 @@ def _bootstrap_system_scores(
     def block_scores(block_index: int) -> np.ndarray:
         rows = min(DRAW_BLOCK_SIZE, n_total - block_index * DRAW_BLOCK_SIZE)
         counts = block_counts(block_index)[:rows]
-        return plan.score(_weighted_totals(plan, counts).reshape(rows, n_systems, k)).T
+        return plan.score(plan.operand.weighted_totals(counts).reshape(rows, n_systems, k)).T
 
     scores = np.empty((n_systems, n_total), dtype=np.float64)
     n_blocks = -(-n_total // DRAW_BLOCK_SIZE)
@@ -592,8 +749,8 @@ def _bootstrap_tests(
         [plan.n_samples[t] for t in tests] + ([intervals.n_samples] if intervals is not None else [])
     )
     n_systems, k = plan.totals.shape
-    n_segments, width = plan.distinct.shape[0], n_systems * k
-    fixed = _operand_bytes(plan) + n_systems * n_total * 8
+    n_segments, width = plan.operand.base.shape[0], n_systems * k
+    fixed = plan.operand.nbytes + n_systems * n_total * 8
     per_block = DRAW_BLOCK_SIZE * n_segments * 8 * 6 + DRAW_BLOCK_SIZE * width * 8 * SCORE_WORKSPACE_FACTOR
     per_pair = n_total * 8 * 4  # d_b, a centred copy, its magnitude and boolean masks
     if intervals is not None:
@@ -657,9 +814,9 @@ def _randomization_tests(
     """
     n_total = max(plan.n_samples[t] for t in tests)
     n_systems, k = plan.totals.shape
-    n_segments, width = plan.distinct.shape[0], n_systems * k
+    n_segments, width = plan.operand.base.shape[0], n_systems * k
     n_pairs = len(plan.x)
-    fixed = _operand_bytes(plan) + 2 * n_pairs * 8 * len(tests) + len(keep) * n_total * 8
+    fixed = plan.operand.nbytes + 2 * n_pairs * 8 * len(tests) + len(keep) * n_total * 8
     per_block = DRAW_BLOCK_SIZE * (n_segments * 9 + width * 8)  # mask (bool + float64) and M @ stats
     per_pair = (
         DRAW_BLOCK_SIZE * 8 * (2 * k * (1 + SCORE_WORKSPACE_FACTOR) + 8)
@@ -686,7 +843,8 @@ def _randomization_tests(
         first = block_index * DRAW_BLOCK_SIZE
         rows = min(DRAW_BLOCK_SIZE, n_total - first)
         mask = swap_masks(seed, n_segments, block_index)[:rows].astype(mask_dtype)
-        swapped = _weighted_totals(plan, mask).reshape(rows, n_systems, k)  # M @ s for every system at once
+        # M @ s for every system at once
+        swapped = plan.operand.weighted_totals(mask).reshape(rows, n_systems, k)
         counts = {t: (np.zeros(n_pairs, np.int64), np.zeros(n_pairs, np.int64)) for t in tests}
         kept: dict[int, np.ndarray] = {}
         for start in range(0, n_pairs, pairs_per_chunk):
@@ -736,7 +894,7 @@ def _p_values(
 
 
 def pairwise_tests(
-    stats: np.ndarray,
+    stats: np.ndarray | RelabelledPairs,
     score: Score,
     systems: Sequence[str],
     *,
@@ -755,8 +913,10 @@ def pairwise_tests(
 ) -> PairwiseResult:
     """Run the randomized ``tests`` for every pair of ``systems`` (or the unordered ``pairs`` given).
 
-    ``stats[S, N, k]``: per-segment sufficient statistics of S systems on N segments; ``score`` maps summed
-    statistics ``[..., k]`` to corpus scores ``[...]``. With ``higher_is_better=False`` (TER) scores are negated for
+    ``stats[S, N, k]``: per-segment sufficient statistics of S systems on N segments, or :class:`RelabelledPairs`
+    (the same numbers as its :meth:`~RelabelledPairs.materialise`, computed faster when the statistics are
+    integer-valued: :func:`relabelled_operand`); ``score`` maps summed statistics ``[..., k]`` to corpus scores
+    ``[...]``. With ``higher_is_better=False`` (TER) scores are negated for
     the comparison, so ``statistic = TER_y - TER_x`` and "X better" still means a positive statistic.
 
     ``n_samples``: B (or R) for all tests, or per test name; tests of one scheme share draws and a smaller B uses a
@@ -772,9 +932,17 @@ def pairwise_tests(
     ``n_samples["paired_bootstrap"]``), whether or not that test is run; BCa adds one jackknife of each system's
     corpus score (N leave-one-segment-out scores). Neither the p-values nor the draws change.
     """
-    stats = np.asarray(stats)
-    if stats.ndim != 3:
-        raise ValueError(f"stats must have shape [systems, segments, k], got {stats.shape}")
+    relabelled = stats if isinstance(stats, RelabelledPairs) else None
+    if relabelled is not None and (
+        not (is_integer_valued(relabelled.stats_x) and is_integer_valued(relabelled.stats_y))
+        or "bca" in intervals
+    ):
+        # The factored products are bit-identical only for integer statistics; BCa's jackknife needs them stacked.
+        stats, relabelled = relabelled.materialise(), None
+    if relabelled is None:
+        stats = np.asarray(stats)
+        if stats.ndim != 3:
+            raise ValueError(f"stats must have shape [systems, segments, k], got {stats.shape}")
     n_systems, n_segments, k = stats.shape
     if len(systems) != n_systems or len(set(systems)) != n_systems:
         raise ValueError(f"need {n_systems} distinct system names, got {list(systems)}")
@@ -801,19 +969,23 @@ def pairwise_tests(
     interval_samples = _interval_samples(n_samples) if interval_methods else 0
 
     oriented: Score = score if higher_is_better else (lambda totals: -np.asarray(score(totals)))
-    stats = stats.astype(np.float64, copy=False)
-    totals = stats.sum(axis=1)
+    if relabelled is None:
+        stats = stats.astype(np.float64, copy=False)
+        totals, operand = stats.sum(axis=1), statistics_operand(stats)
+    else:
+        operand, totals = relabelled_operand(
+            RelabelledPairs(
+                relabelled.stats_x.astype(np.float64, copy=False),
+                relabelled.stats_y.astype(np.float64, copy=False),
+                relabelled.keep,
+            )
+        )
     corpus = np.asarray(oriented(totals), dtype=np.float64)
     unordered = _canonical_pairs(pairs, n_systems)
     x = np.array([i for i, _ in unordered], dtype=np.int64)
     y = np.array([j for _, j in unordered], dtype=np.int64)
-    # Column s*k + c of the statistics matrix [N, S*k] is statistic c of system s; built column-major in one pass.
-    distinct, column_of = distinct_columns(stats.transpose(0, 2, 1).reshape(n_systems * k, n_segments).T)
     plan = _Plan(
-        distinct=distinct,
-        distinct32=distinct.astype(np.float32) if is_integer_valued(distinct) else None,
-        column_of=column_of,
-        max_abs_statistic=float(np.abs(distinct).max()),
+        operand=operand,
         totals=totals,
         score=oriented,
         x=x,
@@ -839,7 +1011,7 @@ def pairwise_tests(
         jackknife = None
         if "bca" in interval_methods:
             # Leave-one-segment-out corpus scores, in chunks that keep the score's workspace cache-sized.
-            _available(plan, _operand_bytes(plan) + stats[:, :, 0].nbytes, CACHE_FRIENDLY_BYTES)
+            _available(plan, plan.operand.nbytes + stats[:, :, 0].nbytes, CACHE_FRIENDLY_BYTES)
             jackknife = leave_one_out_scores(stats, oriented, CACHE_FRIENDLY_BYTES, totals)
         interval_request = _IntervalRequest(
             interval_methods, float(interval_level), interval_samples, corpus, jackknife

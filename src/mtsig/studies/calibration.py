@@ -20,8 +20,9 @@ bootstraps are for; segment-level swaps make the differences independent, so the
 
 Every construction is a relabelling of the two systems' outputs per segment, so it is a swap of rows of sufficient
 statistics: no metric is recomputed. All resampling is done by the shared engine :func:`mtsig.stats.resampling.pairwise_tests`,
-called once per (metric, null or q) with every simulated pair stacked as pseudo-systems ``[X'_0, Y'_0, X'_1, ...]``
-and ``pairs=[(0, 1), (2, 3), ...]``.
+called once per (metric, null or q) with every simulated pair as pseudo-systems ``[X'_0, Y'_0, X'_1, ...]``
+and ``pairs=[(0, 1), (2, 3), ...]``, given unstacked (:class:`mtsig.stats.resampling.RelabelledPairs`) so that the
+engine multiplies only the kept differences ``keep_p * (X - Y)``, once per pair.
 
 Note for the reader of the results: under the null-pair construction approximate randomization is exact by design
 (its reference distribution *is* the distribution of the observed statistic over the coin flips), so its rejection
@@ -50,6 +51,7 @@ from mtsig.stats.resampling import (
     IID_BOOTSTRAP,
     RANDOMIZATION,
     TESTS,
+    RelabelledPairs,
     document_codes,
     pairwise_tests,
 )
@@ -107,22 +109,15 @@ class MetricStats(NamedTuple):
 # Simulated pairs
 
 
-def relabelled_pairs(stats_x: np.ndarray, stats_y: np.ndarray, keep: np.ndarray) -> np.ndarray:
+def relabelled_pairs(stats_x: np.ndarray, stats_y: np.ndarray, keep: np.ndarray) -> RelabelledPairs:
     """Pseudo-system statistics ``[X'_0, Y'_0, X'_1, Y'_1, ...]`` (shape ``[2P, N, k]``) from a keep mask ``[P, N]``.
 
     ``X'_p`` has X's statistics on segment i where ``keep[p, i]`` and Y's elsewhere; ``Y'_p`` has the other system's.
     So each segment's pair of outputs is preserved, only its assignment to the two labels changes (module docstring).
+    Returned unstacked (:class:`mtsig.stats.resampling.RelabelledPairs`; ``.materialise()`` stacks them), which the
+    engine multiplies in factored form.
     """
-    keep = np.asarray(keep, dtype=bool)
-    if stats_x.shape != stats_y.shape or stats_x.ndim != 2:
-        raise InputError(f"stats of X and Y must both be [N, k]; got {stats_x.shape} and {stats_y.shape}")
-    if keep.ndim != 2 or keep.shape[1] != stats_x.shape[0]:
-        raise InputError(f"keep mask must be [pairs, {stats_x.shape[0]}]; got {keep.shape}")
-    mask = keep[:, :, None]
-    pseudo_x = np.where(mask, stats_x[None], stats_y[None])
-    pseudo_y = np.where(mask, stats_y[None], stats_x[None])
-    # Interleave so pair p is rows (2p, 2p + 1).
-    return np.stack([pseudo_x, pseudo_y], axis=1).reshape(2 * keep.shape[0], *stats_x.shape)
+    return RelabelledPairs(np.asarray(stats_x), np.asarray(stats_y), np.asarray(keep, dtype=bool))
 
 
 def keep_mask(n_pairs: int, n_segments: int, keep_probability: float, rng: np.random.Generator) -> np.ndarray:
