@@ -30,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 Score = Callable[[np.ndarray], np.ndarray]
 
@@ -104,6 +103,8 @@ def bias_correction(draws: np.ndarray, estimate: np.ndarray) -> np.ndarray:
     draws = np.atleast_2d(draws)
     estimate = np.asarray(estimate, dtype=np.float64).reshape(-1, 1)
     below = np.count_nonzero(draws < estimate, axis=1) + np.count_nonzero(draws <= estimate, axis=1)
+    from scipy.special import ndtri  # here, not at import: scipy costs 0.2 s to every step importing this module
+
     return ndtri(below / (2.0 * draws.shape[1]))
 
 
@@ -123,6 +124,8 @@ def bca_probabilities(
     z0: np.ndarray, acc: np.ndarray, level: float = DEFAULT_LEVEL
 ) -> tuple[np.ndarray, np.ndarray]:
     """The BCa quantile levels ``(a1, a2)`` (Efron & Tibshirani 1993, Sec. 14.3); NaN where ``z0`` is infinite."""
+    from scipy.special import ndtr, ndtri  # here, not at import (see bias_correction)
+
     low_tail, high_tail = _tail_probabilities(level)
     z0 = np.asarray(z0, dtype=np.float64)
     acc = np.asarray(acc, dtype=np.float64)
