@@ -357,16 +357,53 @@ def _draw_heatmap(
     return shade > 0
 
 
+def _figure_font(size: float) -> FontProperties:
+    """The figures' font (:data:`STYLE`) at ``size`` points."""
+    with matplotlib.rc_context(STYLE):
+        return FontProperties(family=STYLE["font.family"], size=size)
+
+
+def _ink_extents(outline: OutlinePath) -> tuple[float, float, float, float]:
+    """``(x0, y0, x1, y1)`` of the ink of a glyph outline made of lines and quadratic Beziers (TrueType), as
+    :meth:`matplotlib.path.Path.get_extents` computes them, without its Python loop over every curve: the on-curve
+    points, plus each curve's interior extremum ``t = (p0 - p1) / (p0 - 2 p1 + p2)`` per axis."""
+    codes = outline.codes
+    if codes is None or (codes == OutlinePath.CURVE4).any():
+        box = outline.get_extents()  # not a TrueType outline: the general (slow) computation
+        return box.x0, box.y0, box.x1, box.y1
+    vertices = outline.vertices
+    # a CURVE3 segment is a (control, end) pair of vertices after its start point; the pairs start at the odd
+    # positions of each run of CURVE3 codes
+    curve = codes == OutlinePath.CURVE3
+    run_start = curve & ~np.concatenate(([False], curve[:-1]))
+    position = np.arange(len(codes)) - np.maximum.accumulate(np.where(run_start, np.arange(len(codes)), 0))
+    control = np.flatnonzero(curve & (position % 2 == 0))
+    p0, p1, p2 = vertices[control - 1], vertices[control], vertices[control + 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (p0 - p1) / (p0 - 2 * p1 + p2)
+    t = np.where((t > 0) & (t < 1), t, 0.0)  # t = 0 gives p0, already among the candidates
+    extrema = (1 - t) ** 2 * p0 + 2 * t * (1 - t) * p1 + t**2 * p2
+    on_curve = np.isin(codes, (OutlinePath.MOVETO, OutlinePath.LINETO)) | (curve & (position % 2 == 1))
+    points = np.concatenate([vertices[on_curve], extrema])
+    x0, y0 = points.min(axis=0)
+    x1, y1 = points.max(axis=0)
+    return float(x0), float(y0), float(x1), float(y1)
+
+
+@functools.cache
+def _digit_height(size: float) -> float:
+    """Ink height of "0" at ``size`` points: the p-values' common vertical centre."""
+    _, y0, _, y1 = _ink_extents(TextPath((0, 0), "0", prop=_figure_font(size)))
+    return y1 - y0
+
+
 @functools.cache
 def _glyph_outline(text: str, size: float) -> OutlinePath:
     """``text`` at ``size`` points as a glyph outline in points, centred horizontally on its ink and vertically
     on the digits' height (so "<.001" and ".05" share a baseline), y pointing down as in a heatmap's rows."""
-    with matplotlib.rc_context(STYLE):
-        font = FontProperties(family=STYLE["font.family"], size=size)
-        outline = TextPath((0, 0), text, prop=font)
-        digit_height = TextPath((0, 0), "0", prop=font).get_extents().height
-    extents = outline.get_extents()
-    vertices = (outline.vertices - [(extents.x0 + extents.x1) / 2, digit_height / 2]) * [1, -1]
+    outline = TextPath((0, 0), text, prop=_figure_font(size))
+    x0, _, x1, _ = _ink_extents(outline)
+    vertices = (outline.vertices - [(x0 + x1) / 2, _digit_height(size) / 2]) * [1, -1]
     return OutlinePath(vertices, outline.codes)
 
 
