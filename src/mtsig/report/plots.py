@@ -340,7 +340,7 @@ def _draw_heatmap(
     np.fill_diagonal(image, len(_SHADES) + 1)  # the diagonal's own colour, last in the map
     colours = ListedColormap(["#ffffff", *_SHADES, _DIAGONAL])
     ax.imshow(
-        image, cmap=colours, vmin=-0.5, vmax=len(_SHADES) + 1.5, interpolation="nearest", aspect="equal"
+        image, cmap=colours, vmin=-0.5, vmax=len(_SHADES) + 1.5, interpolation="none", aspect="equal"
     )
     edges = np.arange(n + 1) - 0.5
     grid = [[(e, -0.5), (e, n - 0.5)] for e in edges] + [[(-0.5, e), (n - 0.5, e)] for e in edges]
