@@ -263,14 +263,14 @@ def p_matrix_from_tests(tests: pd.DataFrame, test: str, systems: Sequence[str]) 
     rows = tests[tests["test"] == test]
     if rows.empty:
         raise InputError(f"the tests table has no rows for test {test!r}")
-    matrix = pd.DataFrame(np.nan, index=list(systems), columns=list(systems))
-    for r in rows.itertuples(index=False):
-        if r.sys_x not in matrix.index or r.sys_y not in matrix.columns:
-            continue
-        if is_two_sided(test) and not r.statistic > 0:
-            continue
-        matrix.loc[r.sys_x, r.sys_y] = float(r.p_value)
-    return matrix
+    position = {system: i for i, system in enumerate(systems)}
+    kept = rows["sys_x"].isin(position) & rows["sys_y"].isin(position)
+    if is_two_sided(test):
+        kept &= rows["statistic"] > 0
+    rows = rows[kept]
+    values = np.full((len(position), len(position)), np.nan)
+    values[rows["sys_x"].map(position), rows["sys_y"].map(position)] = rows["p_value"].astype(float)
+    return pd.DataFrame(values, index=list(systems), columns=list(systems))
 
 
 def p_matrix_from_gold(
@@ -361,6 +361,7 @@ def _draw_heatmap(
     return shade > 0
 
 
+@functools.cache
 def _figure_font(size: float) -> FontProperties:
     """The figures' font (:data:`STYLE`) at ``size`` points."""
     with matplotlib.rc_context(STYLE):
