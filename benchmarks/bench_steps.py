@@ -4,7 +4,7 @@ Every figure is printed with the load averages at the time, and with a ratio aga
 same run where one exists. Nothing is asserted (README.md).
 
     python benchmarks/bench_steps.py figures   # Figs. 5-8 drawing vs the straightforward drawing
-    python benchmarks/bench_steps.py figures-step --reference-src ../main/src   # the whole figures job
+    python benchmarks/bench_steps.py figures_step --reference-src ../main/src   # the whole figures job
     python benchmarks/bench_steps.py nbest     # the STAPLE n-best study; x-best y-ref BLEU vs sacrebleu corpus_bleu
     python benchmarks/bench_steps.py chrf      # synthetic 50 x 5 000 chrF statistics vs sacrebleu, peak memory
     python benchmarks/bench_steps.py all
@@ -14,7 +14,7 @@ same run where one exists. Nothing is asserted (README.md).
 matplotlib's usual calls give (``ax.text`` per cell, minor-tick grid, diagonal patches, ``ax.hist`` bars,
 constrained layout), which is what mtsig drew before. (nbest) ``run_nbest_experiment`` on the STAPLE en-pt gold
 with the configured 20 simulated systems; ``bleu_grid`` alone; the reference is sacrebleu's ``corpus_bleu`` on
-the pseudo-corpus of two cells, per cell. (figures-step) The ``figures`` step of one experiment on the
+the pseudo-corpus of two cells, per cell. (figures_step) The ``figures`` step of one experiment on the
 inputs of a finished run (``--results``), in a fresh Python process as the Snakemake job runs it (start and
 imports included), ``--repeats`` times; its CPU time (user + system), whether the runs wrote identical bytes, and,
 with ``--reference-src`` (another checkout's ``src``, e.g. main's), the same for that code and how many PNGs have
@@ -228,7 +228,7 @@ def _same_pixels(first: Path, second: Path) -> bool:
 
 
 def bench_figures_step(results: Path, experiment: str, reference_src: Path | None, repeats: int) -> None:
-    print(f"\n(figures-step) {experiment}, inputs from {results}; best of {repeats} runs")
+    print(f"\n(figures_step) {experiment}, inputs from {results}; best of {repeats} runs")
     sources = {"this checkout": REPO / "src"} | ({"reference": reference_src} if reference_src else {})
     written = {}
     with tempfile.TemporaryDirectory() as temporary:
@@ -373,13 +373,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("part", choices=["figures", "figures-step", "nbest", "chrf", "all"])
+    parser.add_argument("part", choices=["figures", "figures_step", "nbest", "chrf", "all"])
     parser.add_argument(
-        "--repeats", type=int, default=2, help="figures, figures-step: best of this many runs"
+        "--repeats", type=int, default=2, help="figures, figures_step: best of this many runs"
     )
-    parser.add_argument("--results", type=Path, default=REPO / "results", help="figures-step: a finished run")
-    parser.add_argument("--experiment", default="wmt12-es-en", help="figures-step: whose figures")
-    parser.add_argument("--reference-src", type=Path, help="figures-step: another checkout's src to compare")
+    parser.add_argument("--results", type=Path, default=REPO / "results", help="figures_step: a finished run")
+    parser.add_argument("--experiment", default="wmt12-es-en", help="figures_step: whose figures")
+    parser.add_argument("--reference-src", type=Path, help="figures_step: another checkout's src to compare")
     parser.add_argument("--systems", type=int, default=50, help="chrf: synthetic systems")
     parser.add_argument("--segments", type=int, default=5000, help="chrf: synthetic segments")
     parser.add_argument("--reference-systems", type=int, default=3, help="chrf: systems scored by sacrebleu")
@@ -388,7 +388,7 @@ def main() -> None:
     data_root = Path(os.environ.get("MTSIG_DATA", REPO.parent / "shared" / "data"))
     if args.part in ("figures", "all"):
         bench_figures(args.repeats)
-    if args.part in ("figures-step", "all"):
+    if args.part in ("figures_step", "all"):
         bench_figures_step(args.results, args.experiment, args.reference_src, args.repeats)
     if args.part in ("nbest", "all"):
         bench_nbest(data_root)
