@@ -4,6 +4,7 @@ Every figure is printed with the load averages at the time, and with a ratio aga
 same run where one exists. Nothing is asserted (README.md).
 
     python benchmarks/bench_steps.py figures   # Figs. 5-8 drawing vs the straightforward drawing
+    python benchmarks/bench_steps.py figures_step --reference-src ../main/src   # the whole figures job
     python benchmarks/bench_steps.py nbest     # the STAPLE n-best study; x-best y-ref BLEU vs sacrebleu corpus_bleu
     python benchmarks/bench_steps.py chrf      # synthetic 50 x 5 000 chrF statistics vs sacrebleu, peak memory
     python benchmarks/bench_steps.py all
@@ -13,7 +14,11 @@ same run where one exists. Nothing is asserted (README.md).
 matplotlib's usual calls give (``ax.text`` per cell, minor-tick grid, diagonal patches, ``ax.hist`` bars,
 constrained layout), which is what mtsig drew before. (nbest) ``run_nbest_experiment`` on the STAPLE en-pt gold
 with the configured 20 simulated systems; ``bleu_grid`` alone; the reference is sacrebleu's ``corpus_bleu`` on
-the pseudo-corpus of two cells, per cell. (chrf) ``CHRF.stats_many`` on a synthetic experiment (mtsig.studies.synthetic)
+the pseudo-corpus of two cells, per cell. (figures_step) The ``figures`` step of one experiment on the
+inputs of a finished run (``--results``), in a fresh Python process as the Snakemake job runs it (start and
+imports included), ``--repeats`` times; its CPU time (user + system), whether the runs wrote identical bytes, and,
+with ``--reference-src`` (another checkout's ``src``, e.g. main's), the same for that code and how many PNGs have
+the same pixels and PDFs the same bytes as the reference's. (chrf) ``CHRF.stats_many`` on a synthetic experiment (mtsig.studies.synthetic)
 in a child process, its peak RSS; the reference is sacrebleu's ``_extract_corpus_statistics`` system by system
 on the first ``--reference-systems`` systems, per system.
 """
@@ -179,6 +184,80 @@ def bench_figures(repeats: int) -> None:
             )
 
 
+# -------------------------------------------------------------------------------------------- figures step
+
+_FIGURES_CHILD = """
+import json, sys
+from mtsig.steps.figures import figures
+figures(**json.loads(sys.argv[1]))
+"""
+
+
+def _figures_step_arguments(results: Path, experiment: str, out: Path) -> dict:
+    """The figures job's keyword arguments for ``experiment`` from a finished run's ``results`` directory."""
+    metrics = sorted(path.stem for path in (results / experiment / "tests").glob("*.tsv"))
+    return {
+        "distributions": [str(results / experiment / "distributions" / m) for m in metrics],
+        "tests": [str(results / experiment / "tests" / f"{m}.tsv") for m in metrics],
+        "gold": str(results / experiment / "gold.tsv"),
+        "system_scores": str(results / experiment / "human" / "system_scores.tsv"),
+        "test_names": ALL_TESTS,
+        "alpha": 0.05,
+        "png": str(out / "png"),
+        "pdf": str(out / "pdf"),
+    }
+
+
+def _run_figures_step(source: Path, arguments: dict) -> float:
+    """CPU seconds (user + system) of the figures step run by ``source``'s mtsig in a fresh Python process."""
+    import json
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    environment = {**os.environ, "PYTHONPATH": str(source)}
+    subprocess.run([sys.executable, "-c", _FIGURES_CHILD, json.dumps(arguments)], check=True, env=environment)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _same_pixels(first: Path, second: Path) -> bool:
+    from PIL import Image
+
+    a, b = np.asarray(Image.open(first)), np.asarray(Image.open(second))
+    return a.shape == b.shape and bool((a == b).all())
+
+
+def bench_figures_step(results: Path, experiment: str, reference_src: Path | None, repeats: int) -> None:
+    print(f"\n(figures_step) {experiment}, inputs from {results}; best of {repeats} runs")
+    sources = {"this checkout": REPO / "src"} | ({"reference": reference_src} if reference_src else {})
+    written = {}
+    with tempfile.TemporaryDirectory() as temporary:
+        for name, source in sources.items():
+            runs = [Path(temporary) / f"{name}-{run}" for run in range(max(repeats, 2))]
+            cpu = min(
+                _run_figures_step(source, _figures_step_arguments(results, experiment, r)) for r in runs
+            )
+            files = sorted(path.relative_to(runs[0]) for path in runs[0].rglob("*.*"))
+            identical = all(
+                (runs[0] / f).read_bytes() == (r / f).read_bytes() for r in runs[1:] for f in files
+            )
+            print(
+                f"  {name} ({source}): {cpu:.2f} s CPU, {len(files)} files, reruns byte-identical: {identical}; "
+                f"load {load()}"
+            )
+            written[name] = (runs[0], files)
+        if reference_src:
+            (ours, files), (theirs, _) = written["this checkout"], written["reference"]
+            pngs = [f for f in files if f.suffix == ".png"]
+            pdfs = [f for f in files if f.suffix == ".pdf"]
+            same_pixels = sum(_same_pixels(ours / f, theirs / f) for f in pngs)
+            same_pdfs = sum((ours / f).read_bytes() == (theirs / f).read_bytes() for f in pdfs)
+            print(
+                f"  vs reference: PNG pixels equal in {same_pixels} of {len(pngs)}; "
+                f"PDF bytes equal in {same_pdfs} of {len(pdfs)}"
+            )
+
+
 # --------------------------------------------------------------------------------------------------- n-best
 
 
@@ -294,8 +373,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("part", choices=["figures", "nbest", "chrf", "all"])
-    parser.add_argument("--repeats", type=int, default=2, help="figures: best of this many runs")
+    parser.add_argument("part", choices=["figures", "figures_step", "nbest", "chrf", "all"])
+    parser.add_argument(
+        "--repeats", type=int, default=2, help="figures, figures_step: best of this many runs"
+    )
+    parser.add_argument("--results", type=Path, default=REPO / "results", help="figures_step: a finished run")
+    parser.add_argument("--experiment", default="wmt12-es-en", help="figures_step: whose figures")
+    parser.add_argument("--reference-src", type=Path, help="figures_step: another checkout's src to compare")
     parser.add_argument("--systems", type=int, default=50, help="chrf: synthetic systems")
     parser.add_argument("--segments", type=int, default=5000, help="chrf: synthetic segments")
     parser.add_argument("--reference-systems", type=int, default=3, help="chrf: systems scored by sacrebleu")
@@ -304,6 +388,8 @@ def main() -> None:
     data_root = Path(os.environ.get("MTSIG_DATA", REPO.parent / "shared" / "data"))
     if args.part in ("figures", "all"):
         bench_figures(args.repeats)
+    if args.part in ("figures_step", "all"):
+        bench_figures_step(args.results, args.experiment, args.reference_src, args.repeats)
     if args.part in ("nbest", "all"):
         bench_nbest(data_root)
     if args.part in ("chrf", "all"):

@@ -188,3 +188,68 @@ def test_matrix_missing_a_system_is_an_error(tmp_path):
     p = realistic_p_matrix(["A", "B"], 0)
     with pytest.raises(InputError, match="C"):
         plots.significance_heatmap(p, ["A", "B", "C"], 0.05, "t", [tmp_path / "h.png"])
+
+
+# ----------------------------------------------------------------------------------------- fast drawing paths
+
+
+def test_ink_extents_equal_matplotlibs_path_extents():
+    # oracle: matplotlib's own Path.get_extents (Bezier extrema) on every p-value string a cell can print
+    from matplotlib.textpath import TextPath
+
+    texts = sorted({plots._format_p(k / 1000) for k in range(1001)}) + ["0", "Online-B", "système"]
+    for size in (plots._GRID_FONT, plots._SINGLE_FONT):
+        for text in texts:
+            outline = TextPath((0, 0), text, prop=plots._figure_font(size))
+            box = outline.get_extents()
+            assert plots._ink_extents(outline) == (box.x0, box.y0, box.x1, box.y1), (text, size)
+
+
+def _render_labelled_axes(label_with_ticks: bool, columns: list[str], rows: list[str] | None) -> np.ndarray:
+    """Pixels of a 4 x 4 heatmap-like panel labelled by matplotlib's ticks (the oracle) or by _label_cells."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    n = len(columns)
+    with matplotlib.rc_context(plots.STYLE):
+        figure = Figure(figsize=(4, 4), dpi=150)
+        ax = figure.add_axes((0.4, 0.4, 0.5, 0.5))
+        ax.imshow(np.arange(n * n).reshape(n, n) % 3, interpolation="none", aspect="equal")
+        ax.set_xlim(-0.5, n - 0.5)
+        ax.set_ylim(n - 0.5, -0.5)
+        if label_with_ticks:
+            ax.set_xticks(range(n), columns, rotation=55, ha="right", rotation_mode="anchor")
+            ax.set_yticks(range(n) if rows else [], rows or [])
+            ax.tick_params(which="major", length=plots._TICK_LENGTH)
+        else:
+            plots._label_cells(ax, columns, rows)
+        for side in ax.spines.values():
+            side.set_visible(False)
+        canvas = FigureCanvasAgg(figure)
+        canvas.draw()
+        return np.asarray(canvas.buffer_rgba()).copy()
+
+
+@pytest.mark.parametrize("rows", [["JDExploreAcademy", "Online-B", "NT5", "Lan-Bridge"], None])
+def test_cell_labels_are_the_pixels_of_matplotlibs_ticks(rows):
+    columns = ["JDExploreAcademy", "Online-B", "NT5", "Lan-Bridge"]
+    reference = _render_labelled_axes(True, columns, rows)
+    drawn = _render_labelled_axes(False, columns, rows)
+    assert (reference != 255).any()  # something was drawn
+    assert np.array_equal(drawn, reference)
+
+
+def test_p_matrix_from_tests_by_hand():
+    rows = [
+        ("A", "B", "bootstrap", 0.2, 0.01),
+        ("B", "A", "bootstrap", -0.2, 0.97),
+        ("A", "C", "bootstrap", 0.1, 0.04),
+        ("A", "Z", "bootstrap", 0.3, 0.001),  # Z is not drawn
+        ("A", "B", "paired_bootstrap", 0.2, 0.5),  # another test
+    ]
+    tests = pd.DataFrame(rows, columns=["sys_x", "sys_y", "test", "statistic", "p_value"])
+    matrix = plots.p_matrix_from_tests(tests, "bootstrap", ["A", "B", "C"])
+    expected = [[np.nan, 0.01, 0.04], [0.97, np.nan, np.nan], [np.nan, np.nan, np.nan]]
+    assert list(matrix.index) == list(matrix.columns) == ["A", "B", "C"]
+    np.testing.assert_array_equal(matrix.to_numpy(), np.array(expected))

@@ -85,7 +85,8 @@ def figures(
     for path in tests_paths:
         metric = metric_name_of(path)
         table = read_tests_table(path)
-        present = [t for t in tests if t in set(table["test"])]
+        in_table = set(table["test"])
+        present = [t for t in tests if t in in_table]
         matrices = {t: plots.p_matrix_from_tests(table, t, systems) for t in present}
         title = "Randomized tests: row system significantly better than column system"
         plots.significance_heatmap_grid(matrices, systems, alpha, title, outs(f"tests_{metric}"), metric)
