@@ -43,9 +43,9 @@ STYLE: dict[str, object] = {
     "legend.fontsize": 8,
     "figure.dpi": 100,
     "savefig.dpi": 150,
-    # Type 3: the glyphs drawn as PDF procedures, with a ToUnicode map so that text stays selectable and searchable;
-    # Type 42 (TrueType) would cost fontTools subsetting, about 0.17 s CPU per PDF
-    "pdf.fonttype": 3,
+    # Type 42 (TrueType) text: publishers' PDF checks (IEEE PDF eXpress, ACM's submission systems) reject Type 3
+    # fonts, and these figures are made to go into papers. Type 3 would save fontTools' subsetting, ~0.17 s CPU per PDF.
+    "pdf.fonttype": 42,
     # zlib level 3 for the PDF streams: a 12-system grid PDF in 0.28 instead of 0.34 s CPU, 13% more bytes
     "pdf.compression": 3,
     "svg.hashsalt": "mtsig",
