@@ -28,6 +28,8 @@ rule prepare_texts:
         "logs/{experiment}/prepare_texts.log",
     benchmark:
         "logs/{experiment}/prepare_texts.benchmark.tsv"
+    # Scheduling priority (higher first, when more jobs are ready than cores). Every experiment starts here.
+    priority: 30
     conda:
         "../envs/mtsig.yaml"
     params:

@@ -21,6 +21,8 @@ rule human_gold:
         "logs/{experiment}/human_gold.log",
     benchmark:
         "logs/{experiment}/human_gold.benchmark.tsv"
+    # Scheduling priority (higher first, when more jobs are ready than cores). The calibration waits for it.
+    priority: 10
     conda:
         "../envs/mtsig.yaml"
     resources:

@@ -13,6 +13,8 @@ rule metric_stats:
         "logs/{experiment}/metric_stats.{metric}.log",
     benchmark:
         "logs/{experiment}/metric_stats.{metric}.benchmark.tsv"
+    # Scheduling priority (higher first, when more jobs are ready than cores). The longest jobs (METEOR's JVM) and most others wait for them.
+    priority: 20
     conda:
         "../envs/mtsig.yaml"
     resources:
