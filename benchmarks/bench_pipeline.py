@@ -94,9 +94,11 @@ def run_pipeline(workdir: Path, cores: int, until: str | None, experiments: list
     all_cpu = sum(getattr(children, f) - getattr(children_before, f) for f in ("ru_utime", "ru_stime"))
     jobs = job_table(workdir / "logs")
     mean_load = sum(monitor.loads) / max(len(monitor.loads), 1)
-    scope = f"--until {until}" if until else "the whole default run"
-    print(f"\n{scope}{' of ' + ','.join(experiments) if experiments else ''}, snakemake --cores {cores}")
-    print(f"  wall {wall:.1f} s ({wall / 60:.0f} min {wall % 60:.0f} s), {len(jobs)} jobs")
+    scope = f"up to rule {until}" if until else "the whole run"
+    chosen = f" of {', '.join(experiments)}" if experiments else " (config/config.yaml)"
+    minutes, seconds = divmod(round(wall), 60)
+    print(f"\n{scope}{chosen}, snakemake --cores {cores}")
+    print(f"  wall {wall:.1f} s ({minutes} min {seconds} s), {len(jobs)} jobs")
     print(f"  load before {before}; mean 1-min load during the run {mean_load:.2f}; after {load()}")
     print(f"  CPU: all processes {all_cpu:.1f} s, of which the Snakemake process {monitor.main_cpu:.1f} s")
     print(f"  numba TER cache present before the run: {cache}")
