@@ -322,6 +322,20 @@ def test_several_references_in_worker_processes() -> None:
     assert nist.details().startswith("NIST|mteval-v13a|nrefs:2|")
 
 
+def test_shared_outputs_are_scored_once_with_each_systems_own_statistics() -> None:
+    """In one process stats_many scores each distinct (segment, hypothesis) once, the information weights being
+    those of the whole reference set: systems sharing outputs (a copy, one repeating another's first line) get
+    exactly the statistics of stats() on each system alone, and of the per-system worker processes."""
+    refs = ["the cat sat on the mat .", "0 % of the votes", "a dog barks at night", "it is raining today"]
+    first = ["the cat is on the mat .", "0 % of votes", "the dog barks", "it rains today"]
+    second = ["a cat sat on a mat", "zero percent of the votes", "a dog barks at night", "raining"]
+    systems = {"a": first, "copy_of_a": list(first), "b": [first[0], *second[1:]], "c": second}
+    nist = get_metric("nist")
+    expected = np.stack([nist.stats(hyps, refs) for hyps in systems.values()])
+    assert np.array_equal(nist.stats_many(systems, refs), expected)
+    assert np.array_equal(nist.stats_many(systems, refs, processes=2), expected)
+
+
 def test_empty_string_in_a_second_stream_is_no_reference() -> None:
     """Streams ("a b c", "x y") and ("a b d e", ""): segment 2 has one reference, so its reference length is 2
     (the mean over its one reference), not (2 + 0) / 2 = 1; the statistics equal those of segment 2 scored alone

@@ -60,7 +60,14 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.metrics.base import Metric, check_stats_width, reference_sets, reference_streams
+from mtsig.metrics.base import (
+    Metric,
+    check_parallel,
+    check_stats_width,
+    distinct_segment_hypotheses,
+    reference_sets,
+    reference_streams,
+)
 
 NIST_MAX_ORDER = 5
 # mteval-v13a nist_length_penalty: a length ratio of 1.5^-1 scores 0.5 (same operation order as the script).
@@ -247,12 +254,34 @@ class NIST(Metric):
         reference per segment, or reference streams)."""
         if isinstance(hyps, str):
             raise InputError("hypotheses must be a sequence of segments, not one string")
+        n_segments = len(reference_streams(refs)[0])
+        if len(hyps) != n_segments:
+            raise InputError(f"{len(hyps)} hypotheses but {n_segments} references")
+        return self._pair_statistics(list(enumerate(hyps)), refs)
+
+    def stats_many(
+        self,
+        systems: Mapping[str, Sequence[str]],
+        refs: Sequence[str] | Sequence[Sequence[str]],
+        processes: int = 1,
+    ) -> np.ndarray:
+        """:meth:`Metric.stats_many`. In one process each distinct (segment, hypothesis) pair is scored once
+        (:func:`mtsig.metrics.base.distinct_segment_hypotheses`): the information weights are those of the whole
+        reference set, the same for every system, so a segment's statistics depend only on its hypothesis."""
+        if processes > 1:
+            return super().stats_many(systems, refs, processes)
+        n_segments = check_parallel(systems, refs, multi_reference=True)
+        self._n_references = len(reference_streams(refs))
+        index, pairs = distinct_segment_hypotheses(systems, n_segments)
+        return self._pair_statistics(pairs, refs)[index]
+
+    def _pair_statistics(
+        self, pairs: Sequence[tuple[int, str]], refs: Sequence[str] | Sequence[Sequence[str]]
+    ) -> np.ndarray:
+        """Statistics ``[P, k]`` of (segment index, hypothesis) pairs, information weights from all of ``refs``."""
         ref_tokens, weights = self.reference_tables(refs)
-        if len(hyps) != len(ref_tokens):
-            raise InputError(f"{len(hyps)} hypotheses but {len(ref_tokens)} references")
         rows = [
-            segment_statistics(self.tokenize(hyp), segment_refs, weights, self.max_order)
-            for hyp, segment_refs in zip(hyps, ref_tokens, strict=True)
+            segment_statistics(self.tokenize(hyp), ref_tokens[i], weights, self.max_order) for i, hyp in pairs
         ]
         return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(self.stat_names))
 
