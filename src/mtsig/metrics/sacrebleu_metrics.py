@@ -32,7 +32,14 @@ from sacrebleu.metrics.chrf import CHRF as SacreCHRF
 from sacrebleu.metrics.ter import TER as SacreTER
 
 from mtsig.errors import InputError
-from mtsig.metrics.base import Metric, check_hypotheses, check_parallel, check_stats_width, reference_streams
+from mtsig.metrics.base import (
+    Metric,
+    check_hypotheses,
+    check_parallel,
+    check_stats_width,
+    distinct_segment_hypotheses,
+    reference_streams,
+)
 
 # sacrebleu's floor for log(0) (sacrebleu.utils.my_log): a zero precision makes BLEU exactly 0.
 _SACREBLEU_LOG_ZERO = -9999999999.0
@@ -274,6 +281,11 @@ class CHRF(SacrebleuMetric):
     n-gram count, the reference n-gram count and the clipped matches (sacrebleu's order). Options are
     sacrebleu's: ``char_order=6``, ``word_order=0`` (2 gives chrF++), ``beta=2``, ``lowercase=False``,
     ``whitespace=False``, ``eps_smoothing=False``.
+
+    :meth:`stats_many` computes chrF's default statistics (character n-grams, whitespace removed, one reference)
+    with :mod:`mtsig.metrics.chrf_compiled`, each distinct (segment, hypothesis) once: the same integers as
+    sacrebleu (tested on WMT12), about 4 times faster on WMT12 es-en. :meth:`stats`, chrF++ and several
+    references use sacrebleu's own code.
     """
 
     name = "chrf"
@@ -298,6 +310,39 @@ class CHRF(SacrebleuMetric):
         )
         self._sacrebleu = SacreCHRF(**self.options)
         self.order = char_order + word_order
+
+    def stats_many(
+        self,
+        systems: Mapping[str, Sequence[str]],
+        refs: Sequence[str] | Sequence[Sequence[str]],
+        processes: int = 1,
+    ) -> np.ndarray:
+        """:meth:`SacrebleuMetric.stats_many`, compiled where it can be (class docstring); ``processes`` is then
+        not needed."""
+        compiled = self._compiled_stats(systems, refs)
+        return compiled if compiled is not None else super().stats_many(systems, refs, processes)
+
+    def _compiled_stats(
+        self, systems: Mapping[str, Sequence[str]], refs: Sequence[str] | Sequence[Sequence[str]]
+    ) -> np.ndarray | None:
+        """``[S, N, k]`` from :func:`mtsig.metrics.chrf_compiled.char_ngram_statistics`, or None where it does not
+        apply (word n-grams, whitespace kept, several references, too many distinct characters)."""
+        streams = reference_streams(refs)
+        if self.options["word_order"] or self.options["whitespace"] or len(streams) != 1:
+            return None
+        n_segments = check_parallel(systems, refs, multi_reference=True)
+        from mtsig.metrics.chrf_compiled import char_ngram_statistics  # imports numba only when needed
+
+        self._n_references = 1
+        index, pairs = distinct_segment_hypotheses(systems, n_segments)
+        preprocess = self._sacrebleu._preprocess_segment  # lowercasing, if asked for
+        stats = char_ngram_statistics(
+            [preprocess(hyp) for _, hyp in pairs],
+            [preprocess(ref) for ref in streams[0]],
+            np.array([i for i, _ in pairs], dtype=np.int64),
+            self.options["char_order"],
+        )
+        return None if stats is None else stats[index]
 
     @property
     def stat_names(self) -> tuple[str, ...]:
