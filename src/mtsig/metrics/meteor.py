@@ -56,9 +56,9 @@ METEOR_VERSION = "1.5"
 METEOR_MAX_MODULES = 4  # Meteor's Constants.MAX_MODULES: exact, stem, synonym, paraphrase
 METEOR_STATS_WIDTH = 4 + 4 * METEOR_MAX_MODULES + 3  # 23, Meteor's MeteorStats.STATS_LENGTH
 METEOR_JVM_MEMORY = "-Xmx2G"
-# The serial collector: the jar is single-threaded, and on a small machine the JVM's default (G1, with parallel
-# and concurrent GC threads) spent more CPU and held twice the memory: WMT12 es-en (12 systems, English with
-# the paraphrase table) 42.9 s CPU and 1.5 GB peak against 40.5 s and 0.64 GB with this flag, statistics identical.
+# The serial collector: the jar is single-threaded, and the JVM's default (G1) held more than twice the memory for
+# the same CPU time: WMT12 es-en (12 systems, English with the paraphrase table) 1.4-1.5 GB peak RSS against
+# 0.64 GB, 40.4-42.9 s CPU against 40.5-41.4 s (loads 4-9), statistics identical (benchmarks/README.md).
 METEOR_JVM_GC = "-XX:+UseSerialGC"
 
 
