@@ -35,11 +35,37 @@ EDGE_REFS = [
     "aaaa aaaa",  # repeated n-grams: matches are clipped to the reference's counts
     "Größe 😀 naïve",  # non-ASCII and a character outside the BMP
     "x\u2003y\tz",  # whitespace other than the space
+    # what BLEU's 13a tokenizer rewrites: "-\n" joins words, entities, <skipped>, numbers, a final sigma
+    "state-\nof-the-art &quot;model&quot; <skipped> 3.5, x. ΑΣ ,a .b",
 ]
 EDGE_SYSTEMS = {
-    "a": ["the cat sat on the mat", "something", "abc", "aaaaaaaaaaaa", "grösse 😀😀 naive", "xyz"],
-    "b": ["", "", "a b", "aa", "Größe 😀 naïve", " x y z "],
-    "c": ["mat the on sat cat the", "x", "ba", "a a a a a a a a", "😀", "\u3000"],
+    "a": [
+        "the cat sat on the mat",
+        "something",
+        "abc",
+        "aaaaaaaaaaaa",
+        "grösse 😀😀 naive",
+        "xyz",
+        "stateof-the-art",
+    ],
+    "b": [
+        "",
+        "",
+        "a b",
+        "aa",
+        "Größe 😀 naïve",
+        " x y z ",
+        'state-\nof-the-art "model" 3.5 , x . ασ , a . b',
+    ],
+    "c": [
+        "mat the on sat cat the",
+        "x",
+        "ba",
+        "a a a a a a a a",
+        "😀",
+        "\u3000",
+        "<skipped> &amp; 3,5.x.. ΑΣ.Σ",
+    ],
 }
 
 

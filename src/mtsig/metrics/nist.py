@@ -165,12 +165,18 @@ def reference_ngram_maxima(refs: Sequence[Sequence[str]], max_order: int) -> Map
 
 
 def segment_statistics(
-    hyp: Sequence[str], refs: Sequence[Sequence[str]], weights: dict[Ngram, float], max_order: int
+    hyp: Sequence[str],
+    refs: Sequence[Sequence[str]],
+    weights: dict[Ngram, float],
+    max_order: int,
+    max_ref_counts: Mapping[Ngram, int] | None = None,
 ) -> list[float]:
     """One segment's NIST statistics against its references ``refs`` (token lists, at least one): info-weighted
     matches per order, clipped to the largest count in any one reference, hypothesis n-gram counts per order,
-    hypothesis length, mean reference length (mteval-v13a ``score_segment``)."""
-    max_ref_counts = reference_ngram_maxima(refs, max_order)
+    hypothesis length, mean reference length (mteval-v13a ``score_segment``). ``max_ref_counts``: the references'
+    :func:`reference_ngram_maxima`, if the caller has them already (several hypotheses of one segment)."""
+    if max_ref_counts is None:
+        max_ref_counts = reference_ngram_maxima(refs, max_order)
     info = [0.0] * max_order
     for ngram, count in ngram_counts(hyp, max_order).items():
         ref_count = max_ref_counts.get(ngram)
@@ -280,9 +286,16 @@ class NIST(Metric):
     ) -> np.ndarray:
         """Statistics ``[P, k]`` of (segment index, hypothesis) pairs, information weights from all of ``refs``."""
         ref_tokens, weights = self.reference_tables(refs)
-        rows = [
-            segment_statistics(self.tokenize(hyp), ref_tokens[i], weights, self.max_order) for i, hyp in pairs
-        ]
+        maxima: dict[
+            int, Mapping[Ngram, int]
+        ] = {}  # each segment's reference n-grams counted once, not per pair
+        rows = []
+        for i, hyp in pairs:
+            if i not in maxima:
+                maxima[i] = reference_ngram_maxima(ref_tokens[i], self.max_order)
+            rows.append(
+                segment_statistics(self.tokenize(hyp), ref_tokens[i], weights, self.max_order, maxima[i])
+            )
         return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(self.stat_names))
 
     def score(self, stats: np.ndarray) -> np.ndarray:

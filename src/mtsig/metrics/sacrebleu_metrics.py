@@ -22,7 +22,7 @@ keeps the reference with the best segment F-score, TER the fewest edits with the
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -131,6 +131,33 @@ def _grouped_statistics_in_worker(
     return segment_grouped_statistics(get_metric(name, **options)._sacrebleu, hyps_by_system, streams)
 
 
+def word_by_word(preprocess: Callable[[str], str]) -> Callable[[str], str]:
+    """sacrebleu's BLEU preprocessing (lowercase, ``13a`` tokenizer) of a line computed word by word, each distinct
+    word once: the same tokens (joined by single spaces), in a fraction of the time on real text.
+
+    Splitting on whitespace first changes no token: 13a pads the line with spaces and its four regular expressions
+    use a whitespace character only as the first character of a match (``[^0-9]`` before ``.`` or ``,``) or as the
+    last (``[.,]`` then ``[^0-9]``), never one that a match in the neighbouring word would need; its replacements
+    (``<skipped>``, ``&quot;`` ...) contain no whitespace, and lowercasing is per character (a final sigma is final
+    in its word either way). The one rule that joins words, ``-\n`` removed, is kept by preprocessing a line that
+    contains a newline whole. Tested against sacrebleu on every WMT12 system and edge cases.
+    """
+    cache: dict[str, str] = {}
+
+    def apply(line: str) -> str:
+        if "\n" in line:
+            return preprocess(line)
+        tokens = []
+        for word in line.split():
+            tokenised = cache.get(word)
+            if tokenised is None:
+                tokenised = cache[word] = preprocess(word)
+            tokens.append(tokenised)
+        return " ".join(tokens)
+
+    return apply
+
+
 def _signature(metric: Any, n_references: int) -> str:
     """sacrebleu's signature string for a run with ``n_references`` references (``nrefs:1|...|version:2.6.0``)."""
     return metric._SIGNATURE_TYPE({**vars(metric), "num_refs": n_references}).format()
@@ -207,7 +234,7 @@ class SacrebleuMetric(Metric):
 
         self._n_references = 1
         index, pairs = distinct_segment_hypotheses(systems, n_segments)
-        preprocess = self._sacrebleu._preprocess_segment
+        preprocess = self._compiled_preprocess()
         counts = ngram_match_counts(
             [preprocess(hyp) for _, hyp in pairs],
             [preprocess(ref) for ref in streams[0]],
@@ -224,6 +251,10 @@ class SacrebleuMetric(Metric):
     def _compiled_order(self) -> int:
         """The largest n-gram order counted by the compiled path."""
         raise NotImplementedError
+
+    def _compiled_preprocess(self) -> Callable[[str], str]:
+        """What the compiled path applies to every line before cutting it into units: sacrebleu's own."""
+        return self._sacrebleu._preprocess_segment
 
     def _stats_from_counts(self, counts: np.ndarray) -> np.ndarray:
         """This metric's statistics ``[P, k]`` from the compiled counts ``[P, order, 3]`` (hypothesis n-grams,
@@ -282,6 +313,11 @@ class BLEU(SacrebleuMetric):
 
     def _compiled_order(self) -> int:
         return self.max_ngram_order
+
+    def _compiled_preprocess(self) -> Callable[[str], str]:
+        if self.options["tokenize"] != "13a":
+            return self._sacrebleu._preprocess_segment
+        return word_by_word(self._sacrebleu._preprocess_segment)
 
     def _stats_from_counts(self, counts: np.ndarray) -> np.ndarray:
         # one reference: the closest reference length is its length; totals are the hypothesis n-gram counts
