@@ -181,6 +181,24 @@ def test_tokenization_equals_sacrebleu_13a_on_wmt12(wmt12_es_en) -> None:
     assert [mteval_tokenize(s) for s in segments] == [tokenizer(s.rstrip()).split() for s in segments]
 
 
+@pytest.mark.parametrize("lowercase", [False, True])
+def test_word_by_word_tokenization_equals_the_whole_line(wmt12_es_en, lowercase: bool) -> None:
+    """NIST.tokenize caches words: its tokens equal mteval_tokenize of the whole segment (tested above against
+    mteval-v13a.pl) on every WMT12 es-en line and on segments where the rules meet whitespace."""
+    _, refs, outputs = wmt12_es_en
+    edges = [
+        'It\'s 3.5-4, e.g. 1,000 "AT&amp;T" &amp;quot; x<skipped>y',
+        "a .b c. ,d 3 ,5 3, 5 x- -y 9 -1 <skipped> &quot; . .. , ,",
+        "a\x1cb c\xa0d e\u3000f\t.g\n,h",
+        "  ",
+        "",
+    ]
+    segments = [*edges, *refs, *(hyp for hyps in outputs.values() for hyp in hyps)]
+    nist = get_metric("nist", lowercase=lowercase)
+    expected = [mteval_tokenize(s, preserve_case=not lowercase) for s in segments]
+    assert [nist.tokenize(s) for s in segments] == expected
+
+
 def test_nltk_corpus_nist_differs_only_by_the_zero_prefix_rule(wmt12_es_en) -> None:
     """NLTK's corpus_nist is lower than mteval on WMT12; renaming the word "0" removes the only difference."""
     _, refs, outputs = wmt12_es_en

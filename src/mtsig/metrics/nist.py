@@ -215,6 +215,7 @@ class NIST(Metric):
         super().__init__(lowercase=lowercase, max_order=max_order)
         self.max_order = max_order
         self._reference_cache: tuple[list[list[str]], list[list[list[str]]], dict[Ngram, float]] | None = None
+        self._word_tokens: dict[str, list[str]] = {}  # tokenize's cache
 
     @property
     def stat_names(self) -> tuple[str, ...]:
@@ -222,8 +223,19 @@ class NIST(Metric):
         return (*(f"info_{n}" for n in orders), *(f"hyp_{n}grams" for n in orders), "hyp_len", "ref_len")
 
     def tokenize(self, segment: str) -> list[str]:
-        """mteval-v13a's words of a segment (:func:`mteval_tokenize`; ASCII-lowercased if ``lowercase``)."""
-        return mteval_tokenize(segment, preserve_case=not self.options["lowercase"])
+        """mteval-v13a's words of a segment (:func:`mteval_tokenize`; ASCII-lowercased if ``lowercase``), computed
+        word by word, each distinct word once. Exact: mteval's rules never act across whitespace (its entities
+        and ``<skipped>`` contain none, lowercasing is per character, and its regular expressions use a space only
+        as the first or last character of a match, never one a match in the neighbouring word needs)."""
+        tokens = []
+        for word in _PERL_WHITESPACE.split(segment):
+            if word:
+                word_tokens = self._word_tokens.get(word)
+                if word_tokens is None:
+                    preserve_case = not self.options["lowercase"]
+                    word_tokens = self._word_tokens[word] = mteval_tokenize(word, preserve_case=preserve_case)
+                tokens += word_tokens
+        return tokens
 
     def reference_tables(
         self, refs: Sequence[str] | Sequence[Sequence[str]]
