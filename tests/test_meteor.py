@@ -339,3 +339,33 @@ def test_meteor_segments_may_have_different_numbers_of_references(data_root: Pat
     assert (with_second != single).any()
     with pytest.raises(InputError, match="segment 2 has no reference"):
         meteor.stats(["a", "b"], [["a", ""], ["", ""]])
+
+
+@pytest.mark.parametrize("language", ["es", "liv"])
+def test_shared_outputs_are_scored_once_with_each_systems_own_statistics(
+    language: str, data_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The jar scores each distinct (segment, hypothesis) pair once, also across several JVMs (``processes``):
+    systems that share outputs (a copy of a system, one that repeats another's first line) get exactly the
+    statistics of the jar run on each system alone, and the jar sees only the distinct pairs."""
+    load = SETTINGS_CASES[language][0]
+    refs, outputs = load(data_root)
+    first, second = (hyps[:40] for hyps in list(outputs.values())[:2])
+    refs = refs[:40]
+    systems = {"a": first, "copy_of_a": list(first), "b": [first[0], *second[1:]], "c": second}
+    meteor = METEOR(language=language)
+    expected = np.stack([meteor.stats(hyps, refs) for hyps in systems.values()])  # one JVM per system
+
+    scored_lines = []
+    run = subprocess.run
+
+    def counting_run(command, *args, **kwargs):  # type: ignore[no-untyped-def]
+        scored_lines.append(len(Path(command[command.index("-jar") + 2]).read_text("utf-8").splitlines()))
+        return run(command, *args, **kwargs)
+
+    monkeypatch.setattr(meteor_module.subprocess, "run", counting_run)
+    for processes in (1, 2):
+        np.testing.assert_array_equal(meteor.stats_many(systems, refs, processes=processes), expected)
+    distinct = len({(i, hyp) for hyps in systems.values() for i, hyp in enumerate(hyps)})
+    assert distinct < 3 * 40
+    assert scored_lines[0] == distinct and len(scored_lines) == 3 and sum(scored_lines[1:]) == distinct

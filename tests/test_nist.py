@@ -181,6 +181,24 @@ def test_tokenization_equals_sacrebleu_13a_on_wmt12(wmt12_es_en) -> None:
     assert [mteval_tokenize(s) for s in segments] == [tokenizer(s.rstrip()).split() for s in segments]
 
 
+@pytest.mark.parametrize("lowercase", [False, True])
+def test_word_by_word_tokenization_equals_the_whole_line(wmt12_es_en, lowercase: bool) -> None:
+    """NIST.tokenize caches words: its tokens equal mteval_tokenize of the whole segment (tested above against
+    mteval-v13a.pl) on every WMT12 es-en line and on segments where the rules meet whitespace."""
+    _, refs, outputs = wmt12_es_en
+    edges = [
+        'It\'s 3.5-4, e.g. 1,000 "AT&amp;T" &amp;quot; x<skipped>y',
+        "a .b c. ,d 3 ,5 3, 5 x- -y 9 -1 <skipped> &quot; . .. , ,",
+        "a\x1cb c\xa0d e\u3000f\t.g\n,h",
+        "  ",
+        "",
+    ]
+    segments = [*edges, *refs, *(hyp for hyps in outputs.values() for hyp in hyps)]
+    nist = get_metric("nist", lowercase=lowercase)
+    expected = [mteval_tokenize(s, preserve_case=not lowercase) for s in segments]
+    assert [nist.tokenize(s) for s in segments] == expected
+
+
 def test_nltk_corpus_nist_differs_only_by_the_zero_prefix_rule(wmt12_es_en) -> None:
     """NLTK's corpus_nist is lower than mteval on WMT12; renaming the word "0" removes the only difference."""
     _, refs, outputs = wmt12_es_en
@@ -320,6 +338,20 @@ def test_several_references_in_worker_processes() -> None:
     nist = get_metric("nist")
     assert np.array_equal(nist.stats_many(systems, streams, processes=2), nist.stats_many(systems, streams))
     assert nist.details().startswith("NIST|mteval-v13a|nrefs:2|")
+
+
+def test_shared_outputs_are_scored_once_with_each_systems_own_statistics() -> None:
+    """In one process stats_many scores each distinct (segment, hypothesis) once, the information weights being
+    those of the whole reference set: systems sharing outputs (a copy, one repeating another's first line) get
+    exactly the statistics of stats() on each system alone, and of the per-system worker processes."""
+    refs = ["the cat sat on the mat .", "0 % of the votes", "a dog barks at night", "it is raining today"]
+    first = ["the cat is on the mat .", "0 % of votes", "the dog barks", "it rains today"]
+    second = ["a cat sat on a mat", "zero percent of the votes", "a dog barks at night", "raining"]
+    systems = {"a": first, "copy_of_a": list(first), "b": [first[0], *second[1:]], "c": second}
+    nist = get_metric("nist")
+    expected = np.stack([nist.stats(hyps, refs) for hyps in systems.values()])
+    assert np.array_equal(nist.stats_many(systems, refs), expected)
+    assert np.array_equal(nist.stats_many(systems, refs, processes=2), expected)
 
 
 def test_empty_string_in_a_second_stream_is_no_reference() -> None:

@@ -113,13 +113,9 @@ class Metric(ABC):
         """:meth:`stats_many` for segment-local metrics: each distinct (segment, hypothesis) is scored once, the
         distinct ones split into ``processes`` contiguous chunks, then scattered back to ``[S, N, k]``."""
         streams = reference_streams(refs) if self.multi_reference else [list(refs)]
-        position: dict[tuple[int, str], int] = {}
-        index = np.empty((len(systems), len(streams[0])), dtype=np.int64)
-        for s, hyps in enumerate(systems.values()):
-            for i, hyp in enumerate(hyps):
-                index[s, i] = position.setdefault((i, hyp), len(position))
-        hyps = [hyp for _, hyp in position]
-        seg_streams = [[stream[i] for i, _ in position] for stream in streams]
+        index, pairs = distinct_segment_hypotheses(systems, len(streams[0]))
+        hyps = [hyp for _, hyp in pairs]
+        seg_streams = [[stream[i] for i, _ in pairs] for stream in streams]
         bounds = np.linspace(0, len(hyps), max(1, min(processes, len(hyps))) + 1).round().astype(int)
 
         def chunk_refs(a: int, b: int) -> list[str] | list[list[str]]:
@@ -135,6 +131,24 @@ class Metric(ABC):
                 futures = [pool.submit(_stats_in_worker, self.name, self.options, h, r) for h, r in chunks]
                 parts = [future.result() for future in futures]
         return np.concatenate(parts)[index]
+
+
+def distinct_segment_hypotheses(
+    systems: Mapping[str, Sequence[str]], n_segments: int
+) -> tuple[np.ndarray, list[tuple[int, str]]]:
+    """Each distinct ``(segment index, hypothesis)`` pair once, in order of first occurrence (system by system,
+    segment by segment), and the ``[S, N]`` index of every system's segment into that list.
+
+    Systems often share outputs (8% of WMT12 es-en's segments, 34% of MQM TED zh-en's), so a metric whose
+    segment statistics depend only on the segment's own hypothesis and references computes each pair once and
+    scatters the rows back with ``pair_stats[index]``.
+    """
+    position: dict[tuple[int, str], int] = {}
+    index = np.empty((len(systems), n_segments), dtype=np.int64)
+    for s, hyps in enumerate(systems.values()):
+        for i, hyp in enumerate(hyps):
+            index[s, i] = position.setdefault((i, hyp), len(position))
+    return index, list(position)
 
 
 def _stats_in_worker(

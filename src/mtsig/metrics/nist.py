@@ -60,7 +60,14 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.metrics.base import Metric, check_stats_width, reference_sets, reference_streams
+from mtsig.metrics.base import (
+    Metric,
+    check_parallel,
+    check_stats_width,
+    distinct_segment_hypotheses,
+    reference_sets,
+    reference_streams,
+)
 
 NIST_MAX_ORDER = 5
 # mteval-v13a nist_length_penalty: a length ratio of 1.5^-1 scores 0.5 (same operation order as the script).
@@ -158,12 +165,18 @@ def reference_ngram_maxima(refs: Sequence[Sequence[str]], max_order: int) -> Map
 
 
 def segment_statistics(
-    hyp: Sequence[str], refs: Sequence[Sequence[str]], weights: dict[Ngram, float], max_order: int
+    hyp: Sequence[str],
+    refs: Sequence[Sequence[str]],
+    weights: dict[Ngram, float],
+    max_order: int,
+    max_ref_counts: Mapping[Ngram, int] | None = None,
 ) -> list[float]:
     """One segment's NIST statistics against its references ``refs`` (token lists, at least one): info-weighted
     matches per order, clipped to the largest count in any one reference, hypothesis n-gram counts per order,
-    hypothesis length, mean reference length (mteval-v13a ``score_segment``)."""
-    max_ref_counts = reference_ngram_maxima(refs, max_order)
+    hypothesis length, mean reference length (mteval-v13a ``score_segment``). ``max_ref_counts``: the references'
+    :func:`reference_ngram_maxima`, if the caller has them already (several hypotheses of one segment)."""
+    if max_ref_counts is None:
+        max_ref_counts = reference_ngram_maxima(refs, max_order)
     info = [0.0] * max_order
     for ngram, count in ngram_counts(hyp, max_order).items():
         ref_count = max_ref_counts.get(ngram)
@@ -202,6 +215,7 @@ class NIST(Metric):
         super().__init__(lowercase=lowercase, max_order=max_order)
         self.max_order = max_order
         self._reference_cache: tuple[list[list[str]], list[list[list[str]]], dict[Ngram, float]] | None = None
+        self._word_tokens: dict[str, list[str]] = {}  # tokenize's cache
 
     @property
     def stat_names(self) -> tuple[str, ...]:
@@ -209,8 +223,19 @@ class NIST(Metric):
         return (*(f"info_{n}" for n in orders), *(f"hyp_{n}grams" for n in orders), "hyp_len", "ref_len")
 
     def tokenize(self, segment: str) -> list[str]:
-        """mteval-v13a's words of a segment (:func:`mteval_tokenize`; ASCII-lowercased if ``lowercase``)."""
-        return mteval_tokenize(segment, preserve_case=not self.options["lowercase"])
+        """mteval-v13a's words of a segment (:func:`mteval_tokenize`; ASCII-lowercased if ``lowercase``), computed
+        word by word, each distinct word once. Exact: mteval's rules never act across whitespace (its entities
+        and ``<skipped>`` contain none, lowercasing is per character, and its regular expressions use a space only
+        as the first or last character of a match, never one a match in the neighbouring word needs)."""
+        tokens = []
+        for word in _PERL_WHITESPACE.split(segment):
+            if word:
+                word_tokens = self._word_tokens.get(word)
+                if word_tokens is None:
+                    preserve_case = not self.options["lowercase"]
+                    word_tokens = self._word_tokens[word] = mteval_tokenize(word, preserve_case=preserve_case)
+                tokens += word_tokens
+        return tokens
 
     def reference_tables(
         self, refs: Sequence[str] | Sequence[Sequence[str]]
@@ -247,13 +272,42 @@ class NIST(Metric):
         reference per segment, or reference streams)."""
         if isinstance(hyps, str):
             raise InputError("hypotheses must be a sequence of segments, not one string")
+        n_segments = len(reference_streams(refs)[0])
+        if len(hyps) != n_segments:
+            raise InputError(f"{len(hyps)} hypotheses but {n_segments} references")
+        return self._pair_statistics(list(enumerate(hyps)), refs)
+
+    def stats_many(
+        self,
+        systems: Mapping[str, Sequence[str]],
+        refs: Sequence[str] | Sequence[Sequence[str]],
+        processes: int = 1,
+    ) -> np.ndarray:
+        """:meth:`Metric.stats_many`. In one process each distinct (segment, hypothesis) pair is scored once
+        (:func:`mtsig.metrics.base.distinct_segment_hypotheses`): the information weights are those of the whole
+        reference set, the same for every system, so a segment's statistics depend only on its hypothesis."""
+        if processes > 1:
+            return super().stats_many(systems, refs, processes)
+        n_segments = check_parallel(systems, refs, multi_reference=True)
+        self._n_references = len(reference_streams(refs))
+        index, pairs = distinct_segment_hypotheses(systems, n_segments)
+        return self._pair_statistics(pairs, refs)[index]
+
+    def _pair_statistics(
+        self, pairs: Sequence[tuple[int, str]], refs: Sequence[str] | Sequence[Sequence[str]]
+    ) -> np.ndarray:
+        """Statistics ``[P, k]`` of (segment index, hypothesis) pairs, information weights from all of ``refs``."""
         ref_tokens, weights = self.reference_tables(refs)
-        if len(hyps) != len(ref_tokens):
-            raise InputError(f"{len(hyps)} hypotheses but {len(ref_tokens)} references")
-        rows = [
-            segment_statistics(self.tokenize(hyp), segment_refs, weights, self.max_order)
-            for hyp, segment_refs in zip(hyps, ref_tokens, strict=True)
-        ]
+        maxima: dict[
+            int, Mapping[Ngram, int]
+        ] = {}  # each segment's reference n-grams counted once, not per pair
+        rows = []
+        for i, hyp in pairs:
+            if i not in maxima:
+                maxima[i] = reference_ngram_maxima(ref_tokens[i], self.max_order)
+            rows.append(
+                segment_statistics(self.tokenize(hyp), ref_tokens[i], weights, self.max_order, maxima[i])
+            )
         return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(self.stat_names))
 
     def score(self, stats: np.ndarray) -> np.ndarray:

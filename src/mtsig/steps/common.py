@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.io.text import read_lines
@@ -22,6 +21,8 @@ from mtsig.steps.files import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from mtsig.metrics.base import Metric
 
 

@@ -26,12 +26,14 @@ import sys
 import zipfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from mtsig.errors import InputError
+
+if TYPE_CHECKING:  # pandas is imported where a table is read: steps that read none start 0.25 s sooner
+    import pandas as pd
 
 _FIXED_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
@@ -199,20 +201,18 @@ def write_tsv(
     _commit(tmp, path, made_by, settings, description)
 
 
-# Floats read back exactly as written: pandas 2 needs float_precision="round_trip"; pandas 3 parses exactly by
-# default and deprecates the argument.
-ROUND_TRIP_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
-
-
 def read_tsv(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a table written by :func:`write_tsv`; name columns stay strings (a system may be called ``1`` or ``NA``)."""
+    import pandas as pd
+
+    # Floats read back exactly as written: pandas 2 needs float_precision="round_trip"; pandas 3 parses exactly by
+    # default and deprecates the argument.
+    round_trip = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
     names = {
         c: str
         for c in ("system", "sys_x", "sys_y", "annotator", "metric", "test", "gold", "conclusion", "doc_id")
     }
-    return pd.read_csv(
-        path, sep="\t", keep_default_na=False, na_values=[""], dtype=names, **ROUND_TRIP_FLOATS
-    )
+    return pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""], dtype=names, **round_trip)
 
 
 def read_intermediate_tsv(
@@ -229,6 +229,8 @@ def read_intermediate_tsv(
         InputError: see :func:`verify_intermediate`; or the table does not parse, lacks a needed column or its
             columns or row count differ from the manifest's.
     """
+    import pandas as pd
+
     manifest = verify_intermediate(path, made_by, target=target, expected_format="tsv")
     hint = regenerate_hint(path, made_by, target)
     try:

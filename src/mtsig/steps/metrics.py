@@ -5,9 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from mtsig.errors import InputError
 from mtsig.steps.common import (
@@ -21,6 +19,9 @@ from mtsig.steps.files import (
     save_stats,
     write_tsv,
 )
+
+if TYPE_CHECKING:  # imported by corpus_scores_table only: metric_stats needs no pandas
+    import pandas as pd
 
 log = logging.getLogger("mtsig")
 
@@ -81,6 +82,8 @@ def metric_stats(
 
 def corpus_scores_table(stats_paths: Sequence[str | Path]) -> pd.DataFrame:
     """system, metric, score, details: each system's corpus score from its summed statistics."""
+    import pandas as pd
+
     rows = []
     for path in stats_paths:
         metric = metric_name_of(path)
