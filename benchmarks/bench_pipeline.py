@@ -34,13 +34,13 @@ REPO = Path(__file__).resolve().parents[1]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def process_cpu_seconds(pid: int) -> float | None:
-    """User + system CPU seconds of one process (not its children), from /proc; None once it is gone."""
+def process_cpu_seconds(pid: int) -> tuple[float, float] | None:
+    """(user, system) CPU seconds of one process (not its children), from /proc; None once it is gone."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+    return int(fields[11]) / CLOCK_TICKS, int(fields[12]) / CLOCK_TICKS  # utime, stime
 
 
 class RunMonitor(threading.Thread):
@@ -50,7 +50,7 @@ class RunMonitor(threading.Thread):
         super().__init__(daemon=True)
         self.pid, self.interval = pid, interval
         self.loads: list[float] = []
-        self.main_cpu = 0.0
+        self.main_cpu = (0.0, 0.0)
         self.done = threading.Event()
 
     def run(self) -> None:
@@ -100,7 +100,11 @@ def run_pipeline(workdir: Path, cores: int, until: str | None, experiments: list
     print(f"\n{scope}{chosen}, snakemake --cores {cores}")
     print(f"  wall {wall:.1f} s ({minutes} min {seconds} s), {len(jobs)} jobs")
     print(f"  load before {before}; mean 1-min load during the run {mean_load:.2f}; after {load()}")
-    print(f"  CPU: all processes {all_cpu:.1f} s, of which the Snakemake process {monitor.main_cpu:.1f} s")
+    user, system = monitor.main_cpu
+    print(
+        f"  CPU: all processes {all_cpu:.1f} s, of which the Snakemake process {user + system:.1f} s"
+        f" ({user:.1f} s user, {system:.1f} s system)"
+    )
     print(f"  numba TER cache present before the run: {cache}")
     print(f"  {'rule':<20} {'jobs':>5} {'wall s':>8} {'longest':>8} {'CPU s':>8} {'max_rss MB':>11}")
     by_rule: dict[str, list[tuple]] = collections.defaultdict(list)
