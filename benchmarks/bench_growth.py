@@ -25,21 +25,26 @@ from pathlib import Path
 
 import yaml
 
+from mtsig.stats.resampling import TESTS
+
 REPO = Path(__file__).resolve().parents[1]
 PAPER_TESTS = ["paired_bootstrap", "bootstrap", "approximate_randomization"]
+ALL_TESTS = list(TESTS)  # the document tests are dropped by the workflow when the experiment has no documents
 
 
 def load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def configuration(name: str, systems: int, segments: int, metrics: list[str], samples: int) -> dict:
-    """One synthetic experiment, only the statistics and tests of the given metrics and the paper's tests."""
+def configuration(
+    name: str, systems: int, segments: int, metrics: list[str], samples: int, tests: list[str]
+) -> dict:
+    """One synthetic experiment, only the statistics and the given tests of the given metrics."""
     return {
         "run": [name],
         "synthetic": {name: {"seed": 1, "systems": systems, "segments": segments, "annotators": 12}},
         "metrics": metrics,
-        "resampling": {"samples": samples, "tests": PAPER_TESTS},
+        "resampling": {"samples": samples, "tests": tests},
         "segment_level": {"experiments": []},
         "calibration": {"experiments": []},
     }
@@ -64,13 +69,13 @@ def job_table(logs: Path) -> list[tuple[str, float, float, float, float]]:
 
 
 def run_size(
-    workdir: Path, systems: int, segments: int, metrics: list[str], samples: int, cores: int
+    workdir: Path, systems: int, segments: int, metrics: list[str], samples: int, cores: int, tests: list[str]
 ) -> None:
     name = f"growth-{systems}x{segments}"
     directory = workdir / name
     directory.mkdir(parents=True, exist_ok=True)
     config = directory / "config.yaml"
-    config.write_text(yaml.safe_dump(configuration(name, systems, segments, metrics, samples)))
+    config.write_text(yaml.safe_dump(configuration(name, systems, segments, metrics, samples, tests)))
     targets = [f"results/{name}/tests/{metric}.tsv" for metric in metrics]
     command = [
         sys.executable,
@@ -90,7 +95,8 @@ def run_size(
         print(result.stdout[-3000:], result.stderr[-6000:], file=sys.stderr)
         raise SystemExit(f"snakemake failed for {name}")
     print(
-        f"\n{name}: {systems} systems x {segments} segments, metrics {','.join(metrics)}, tests x {samples}"
+        f"\n{name}: {systems} systems x {segments} segments, metrics {','.join(metrics)},"
+        f" {len(tests)} tests x {samples}"
     )
     print(f"  wall {wall:.1f} s with --cores {cores}; load before {before}, after {load()}")
     print(f"  {'job':<26} {'wall s':>8} {'CPU s':>8} {'max_rss MB':>11} {'mean load':>10}")
@@ -108,6 +114,9 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument(
+        "--tests", choices=("all", "paper"), default="all", help="every test (default) or the paper's three"
+    )
+    parser.add_argument(
         "--workdir", type=Path, default=None, help="kept after the run (default: a temporary one)"
     )
     args = parser.parse_args()
@@ -117,7 +126,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mtsig-growth-") as temporary:
         workdir = args.workdir or Path(temporary)
         for systems in sizes:
-            run_size(workdir, systems, args.segments, metrics, args.samples, args.cores)
+            tests = ALL_TESTS if args.tests == "all" else PAPER_TESTS
+            run_size(workdir, systems, args.segments, metrics, args.samples, args.cores, tests)
 
 
 if __name__ == "__main__":
