@@ -50,6 +50,25 @@ def configuration(
     }
 
 
+def snakemake_command(directory: Path, cores: int) -> list[str]:
+    """This checkout's Snakefile run quietly in ``directory`` (its results/ and logs/ go there) on ``cores``, up to
+    the default target ``all`` unless targets follow."""
+    snakefile = str(REPO / "Snakefile")
+    return [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        snakefile,
+        "--directory",
+        str(directory),
+        "--cores",
+        str(cores),
+        "--quiet",
+        "all",
+    ]
+
+
 def _number(record: dict[str, str], column: str) -> float:
     value = record.get(column, "")
     return float(value) if value not in ("", "NA", "-") else float("nan")
@@ -77,16 +96,7 @@ def run_size(
     config = directory / "config.yaml"
     config.write_text(yaml.safe_dump(configuration(name, systems, segments, metrics, samples, tests)))
     targets = [f"results/{name}/tests/{metric}.tsv" for metric in metrics]
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "-s",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(directory),
-    ]
-    command += ["--configfile", str(config), "--cores", str(cores), "--quiet", "all", "--", *targets]
+    command = snakemake_command(directory, cores) + ["--configfile", str(config), "--", *targets]
     before = load()
     start = time.perf_counter()
     result = subprocess.run(command, capture_output=True, text=True)

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import yaml
-from bench_growth import job_table, load
+from bench_growth import job_table, load, snakemake_command
 
 REPO = Path(__file__).resolve().parents[1]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -68,8 +68,7 @@ def numba_cache_present() -> bool:
 
 def run_pipeline(workdir: Path, cores: int, until: str | None, experiments: list[str]) -> None:
     workdir.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir)]
-    command += ["--cores", str(cores), "--quiet", "all"]
+    command = snakemake_command(workdir, cores)
     if experiments:
         overlay = workdir / "experiments.yaml"
         overlay.write_text(yaml.safe_dump({"run": experiments}))

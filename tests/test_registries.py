@@ -88,21 +88,16 @@ def test_a_renamed_output_or_input_is_caught_before_any_job_runs() -> None:
     assert any("needs 'shard_tests'" in p for p in renamed_input)
 
 
-def test_every_rule_has_exactly_one_step() -> None:
+def test_every_rule_has_exactly_one_step_in_the_module_named_after_its_rules_file() -> None:
+    """A job imports only the step module found by its source text (mtsig.steps.step_modules_defining)."""
     rules = set()
     for path in (REPO / "workflow" / "rules").glob("*.smk"):
-        rules |= set(re.findall(r"^rule (\w+):", path.read_text(), flags=re.M))
-    assert len(rules) == 19
-    for rule in rules:
-        assert step_function(rule).__name__ == rule
-
-
-def test_step_of_each_rule_lives_in_the_module_named_after_its_rules_file() -> None:
-    """A job imports only the step module found by its source text (mtsig.steps.step_modules_defining)."""
-    for path in (REPO / "workflow" / "rules").glob("*.smk"):
         for rule in re.findall(r"^rule (\w+):", path.read_text(), flags=re.M):
+            rules.add(rule)
             assert step_modules_defining(rule) == [path.stem], rule
-            assert step_function(rule).__module__ == f"mtsig.steps.{path.stem}"
+            step = step_function(rule)
+            assert (step.__name__, step.__module__) == (rule, f"mtsig.steps.{path.stem}")
+    assert len(rules) == 19
     assert step_modules_defining("no_such_rule") == []
 
 

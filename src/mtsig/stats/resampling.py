@@ -479,7 +479,11 @@ def relabelled_operand(pairs: RelabelledPairs) -> tuple[_Operand, np.ndarray]:
     ``|Z| <= max |D|`` enters its bound) and so is each sum in float64, so the totals equal the stacked statistics'
     products bit for bit; that is why :func:`pairwise_tests` uses this form only for integer-valued statistics.
     """
-    x, y, keep = pairs.stats_x, pairs.stats_y, pairs.keep
+    x, y, keep = (
+        pairs.stats_x.astype(np.float64, copy=False),
+        pairs.stats_y.astype(np.float64, copy=False),
+        pairs.keep,
+    )
     n_pairs = keep.shape[0]
     n_segments, k = x.shape
     base, base_column_of = distinct_columns(np.concatenate([y, x], axis=1))
@@ -973,13 +977,7 @@ def pairwise_tests(
         stats = stats.astype(np.float64, copy=False)
         totals, operand = stats.sum(axis=1), statistics_operand(stats)
     else:
-        operand, totals = relabelled_operand(
-            RelabelledPairs(
-                relabelled.stats_x.astype(np.float64, copy=False),
-                relabelled.stats_y.astype(np.float64, copy=False),
-                relabelled.keep,
-            )
-        )
+        operand, totals = relabelled_operand(relabelled)
     corpus = np.asarray(oriented(totals), dtype=np.float64)
     unordered = _canonical_pairs(pairs, n_systems)
     x = np.array([i for i, _ in unordered], dtype=np.int64)
