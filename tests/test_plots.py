@@ -177,6 +177,17 @@ def test_grid_for_fourteen_long_names_is_deterministic(tmp_path):
         assert (coloured[test].to_numpy() == expected).all()
 
 
+def test_pdf_embeds_one_type42_font_and_no_ligatures(tmp_path):
+    """Publishers' PDF checks reject Type 3 fonts; a ligature ("fi", "ff") would make matplotlib (>= 3.11) embed
+    a second subset of the font, at the cost of a second fontTools subsetting per PDF."""
+    path = tmp_path / "grid.pdf"
+    matrices = {"paired_bootstrap": realistic_p_matrix(WMT22_JA_EN, 0)}
+    plots.significance_heatmap_grid(matrices, WMT22_JA_EN, 0.05, "significantly different, cut-off", [path])
+    pdf = path.read_bytes()
+    assert b"/Subtype /Type3" not in pdf
+    assert pdf.count(b"/FontFile2") == 1
+
+
 def test_unknown_format_is_refused_and_nothing_written(tmp_path):
     p = realistic_p_matrix(["A", "B"], 0)
     with pytest.raises(InputError, match=r"\.svg"):

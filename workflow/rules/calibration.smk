@@ -23,7 +23,6 @@ rule calibration:
     priority: 20
     conda:
         "../envs/mtsig.yaml"
-    threads: 2
     resources:
         mem_mb=ENGINE_MEM_MB,
     params:
