@@ -261,7 +261,7 @@ def run_shard(exp: Experiment, out: Path, k: int, *, stats: Path | None = None, 
         metric="bleu",
         shard=k,
         shards=2,
-        tests=TESTS,
+        test_names=TESTS,
         resampling={**RESAMPLING, "seed": seed},
         shard_tests=out / f"bleu.{k}.tsv",
         shard_distributions=out / f"bleu.{k}.npz",
@@ -369,6 +369,33 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> Experiment:
     evaluate(exp, exp.path(""))
     tables(exp, results / "tables")
     return exp
+
+
+def test_unsharded_merge_tests_writes_the_bytes_of_merged_shards(
+    experiment: Experiment, tmp_path: Path
+) -> None:
+    """With pair_shards: 1, merge_tests computes the one shard itself (no resample_tests job): every file it
+    writes, manifests included, is byte-identical to two shards of resample_tests merged (the experiment's own
+    tests/, made by the sharded path)."""
+    out = tmp_path / "unsharded"
+    merge_tests(
+        tests=out / "tests" / "bleu.tsv",
+        distributions=out / "distributions" / "bleu",
+        intervals=out / "intervals" / "bleu.tsv",
+        system_intervals=out / "intervals" / "bleu.systems.tsv",
+        stats=experiment.stats(),
+        selection=experiment.stats(),
+        documents=experiment.path("documents.tsv"),
+        experiment=NAME,
+        metric="bleu",
+        test_names=TESTS,
+        resampling=RESAMPLING,
+    )
+    sharded = experiment.results / NAME
+    written = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    assert len(written) > 6 and any(p.suffix == ".npz" for p in written)
+    for relative in written:
+        assert (out / relative).read_bytes() == (sharded / relative).read_bytes(), relative
 
 
 def test_every_intermediate_has_a_manifest(experiment: Experiment) -> None:

@@ -83,9 +83,13 @@ def test_a_renamed_output_or_input_is_caught_before_any_job_runs() -> None:
     assert any("needs 'tests'" in p for p in renamed_output)
     assert any("output 'tables'" in p for p in renamed_output)
     renamed_input = check_rule(
-        "merge_tests", ["shards", "shard_distributions"], ["tests", "distributions"], [], ["experiment"]
+        "resample_tests",
+        ["statistics", "selection", "documents"],
+        ["shard_tests", "shard_distributions", "shard_intervals", "shard_system_intervals"],
+        ["test_names", "resampling", "shards"],
+        ["experiment", "metric", "shard"],
     )
-    assert any("needs 'shard_tests'" in p for p in renamed_input)
+    assert renamed_input == ["rule resample_tests: the step needs 'stats', which the rule does not name"]
 
 
 def test_every_rule_has_exactly_one_step_in_the_module_named_after_its_rules_file() -> None:

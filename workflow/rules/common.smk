@@ -209,19 +209,38 @@ def manifest(path):
     return f"{path}.manifest.json"
 
 
-def shard_manifests(wildcards):
-    """The manifests of one metric's shards: merge_tests reads them with the shards (and so keeps them, like the
-    shards, until the merge is done)."""
-    shards = range(SHARDS)
-    produced = [
-        rules.resample_tests.output.shard_tests_manifest,
-        rules.resample_tests.output.shard_distributions_manifest,
-        rules.resample_tests.output.shard_intervals_manifest,
-        rules.resample_tests.output.shard_system_intervals_manifest,
-    ]
-    return outputs_of(
-        produced, shard=shards, experiment=wildcards.experiment, metric=wildcards.metric
-    )
+def merge_tests_inputs(wildcards):
+    """What merge_tests reads: every shard of resample_tests with its manifest (read with the shard, and so kept,
+    like the shard, until the merge is done), or, unsharded (pair_shards: 1), resample_tests' own inputs, from
+    which merge_tests computes the one shard itself rather than in a job of its own."""
+    experiment, metric = wildcards.experiment, wildcards.metric
+    if SHARDS == 1:
+        return {
+            "stats": expand(
+                rules.metric_stats.output.stats, experiment=experiment, metric=metric
+            )[0],
+            "selection": selection_metric(wildcards),
+            "documents": expand(
+                rules.prepare_texts.output.documents, experiment=experiment
+            )[0],
+        }
+    shard = rules.resample_tests.output
+
+    def shards(pattern):
+        return expand(
+            pattern, shard=range(SHARDS), experiment=experiment, metric=metric
+        )
+
+    return {
+        "shard_tests": shards(shard.shard_tests),
+        "shard_distributions": shards(shard.shard_distributions),
+        "shard_intervals": shards(shard.shard_intervals),
+        "shard_system_intervals": shards(shard.shard_system_intervals),
+        "manifests": shards(shard.shard_tests_manifest)
+        + shards(shard.shard_distributions_manifest)
+        + shards(shard.shard_intervals_manifest)
+        + shards(shard.shard_system_intervals_manifest),
+    }
 
 
 def selection_metric(wildcards):

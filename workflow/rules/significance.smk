@@ -1,7 +1,7 @@
 # The randomized tests for every ordered pair, every metric and every configured test, and from the paired
 # bootstrap's same draws the percentile and BCa intervals of every difference and every system's score. An
 # experiment's pairs may be split into `resampling.pair_shards` jobs (for a cluster); the merge gives byte-identical
-# tables.
+# tables. Unsharded (the default), merge_tests computes the one shard itself: one job per (experiment, metric).
 
 
 rule resample_tests:
@@ -68,7 +68,7 @@ rule resample_tests:
         mem_mb=ENGINE_MEM_MB,
     params:
         resampling=config["resampling"],
-        tests=lambda wildcards: tests_of_experiment(wildcards.experiment),
+        test_names=lambda wildcards: tests_of_experiment(wildcards.experiment),
         shards=SHARDS,
     script:
         "../scripts/step.py"
@@ -76,19 +76,7 @@ rule resample_tests:
 
 rule merge_tests:
     input:
-        shard_tests=outputs_of(
-            rules.resample_tests.output.shard_tests, shard=range(SHARDS)
-        ),
-        shard_distributions=outputs_of(
-            rules.resample_tests.output.shard_distributions, shard=range(SHARDS)
-        ),
-        shard_intervals=outputs_of(
-            rules.resample_tests.output.shard_intervals, shard=range(SHARDS)
-        ),
-        shard_system_intervals=outputs_of(
-            rules.resample_tests.output.shard_system_intervals, shard=range(SHARDS)
-        ),
-        manifests=shard_manifests,
+        unpack(merge_tests_inputs),
     output:
         tests=RESULTS / "{experiment}" / "tests" / "{metric}.tsv",
         tests_manifest=manifest(RESULTS / "{experiment}" / "tests" / "{metric}.tsv"),
@@ -101,6 +89,11 @@ rule merge_tests:
         "logs/{experiment}/merge_tests.{metric}.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
+    resources:
+        mem_mb=ENGINE_MEM_MB,
+    params:
+        resampling=config["resampling"],
+        test_names=lambda wildcards: tests_of_experiment(wildcards.experiment),
     script:
         "../scripts/step.py"
 

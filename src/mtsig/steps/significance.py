@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,52 +71,57 @@ def distribution_pairs(
     return chosen
 
 
-def resample_tests(
-    *,
-    stats: str | Path,
-    selection: str | Path,
-    documents: str | Path,
+@dataclass(frozen=True)
+class TestsShard:
+    """One shard's tests table, pair and system intervals, kept distributions (``"x__y"`` -> test or ``actual``
+    -> values) and the settings they were made with (:func:`resampling_settings` plus signatures and shard)."""
+
+    table: pd.DataFrame
+    intervals: pd.DataFrame
+    system_intervals: pd.DataFrame
+    distributions: dict[str, dict[str, np.ndarray]]
+    settings: dict[str, Any]
+
+
+#: Settings that differ between the shards of one (experiment, metric); a merged table records the others.
+SHARD_SETTINGS = ("shard", "n_shards")
+
+
+def tests_shard(
+    stats_path: str | Path,
+    selection_path: str | Path,
+    documents_path: str | Path,
     experiment: str,
     metric: str,
-    shard: int | str,
-    shards: int,
-    tests: Sequence[str],
+    shard: int,
+    n_shards: int,
+    test_names: Sequence[str],
     resampling: Mapping[str, Any],
-    shard_tests: str | Path,
-    shard_distributions: str | Path,
-    shard_intervals: str | Path,
-    shard_system_intervals: str | Path,
-) -> None:
+) -> TestsShard:
     """Every configured test for one shard of the pairs of one (experiment, metric), and the percentile and BCa
     intervals (:mod:`mtsig.stats.intervals`, level ``resampling.confidence``) of every pair's difference and every
     system's score, from the paired bootstrap's own draws (no second resampling).
 
     The seed is derived from the config seed and (experiment, metric), so each metric's draws are independent
     and the same whatever the sharding (the engine's draws do not depend on which pairs are computed). The
-    signature of each test (:mod:`mtsig.report.signature`) is recorded in the manifests' settings.
+    signature of each test (:mod:`mtsig.report.signature`) is part of the settings.
     """
     from mtsig.report.signature import result_signatures
     from mtsig.stats.intervals import INTERVAL_METHODS
     from mtsig.stats.resampling import pairwise_tests
 
-    stats_path, selection_stats_path, documents_path = (
-        stats,
-        selection,
-        documents,
-    )  # names kept for the arrays
-    shard, n_shards = int(shard), int(shards)
     stats, systems, _, scorer = load_scored_stats(stats_path)
-    selection_stats, selection_systems, _, selection_scorer = load_scored_stats(selection_stats_path)
-    check_same_systems(systems, selection_systems, selection_stats_path, stats_path, "metric_stats")
+    selection_stats, selection_systems, _, selection_scorer = load_scored_stats(selection_path)
+    check_same_systems(systems, selection_systems, selection_path, stats_path, "metric_stats")
     if selection_stats.shape[1] != stats.shape[1]:
         raise InputError(
             f"{selection_stats.shape[1]} segments where {stats_path} has {stats.shape[1]}; "
-            + regenerate_hint(selection_stats_path, "metric_stats", None),
-            selection_stats_path,
+            + regenerate_hint(selection_path, "metric_stats", None),
+            selection_path,
         )
     documents = read_segment_documents(documents_path, stats.shape[1])
     selection_scores = selection_scorer.score(selection_stats.sum(axis=1))
-    if metric_name_of(selection_stats_path) == "ter":
+    if metric_name_of(selection_path) == "ter":
         selection_scores = -selection_scores
     keep = distribution_pairs(
         selection_scores,
@@ -132,8 +138,8 @@ def resample_tests(
         scorer.score,
         systems,
         higher_is_better=scorer.higher_is_better,
-        tests=list(tests),
-        n_samples=samples_per_test(resampling["samples"], tests),
+        tests=list(test_names),
+        n_samples=samples_per_test(resampling["samples"], test_names),
         seed=derive_seed(int(resampling["seed"]), experiment, metric),
         pvalue=resampling["pvalue"],
         memory_cap_bytes=int(resampling["memory_cap_mb"]) * 2**20,
@@ -144,19 +150,11 @@ def resample_tests(
         intervals=INTERVAL_METHODS,
         interval_level=float(resampling["confidence"]),
     )
-    settings = resampling_settings(experiment, metric, tests, resampling, systems) | {
+    settings = resampling_settings(experiment, metric, test_names, resampling, systems) | {
         "signatures": result_signatures(scorer.details(), result.settings),
         "shard": shard,
         "n_shards": n_shards,
     }
-    write_tsv(result.table, shard_tests, made_by="resample_tests", settings=settings)
-    write_tsv(result.intervals, shard_intervals, made_by="resample_tests", settings=settings)
-    write_tsv(result.system_intervals, shard_system_intervals, made_by="resample_tests", settings=settings)
-    arrays = {}
-    for (x, y), by_test in result.distributions.items():
-        for test, values in by_test.items():
-            arrays[f"{x}__{y}__{test}"] = np.asarray(values)
-    save_intermediate_arrays(shard_distributions, arrays, made_by="resample_tests", settings=settings)
     log.info(
         "%s/%s shard %d/%d: %d pairs, %d rows",
         experiment,
@@ -166,6 +164,44 @@ def resample_tests(
         len(pairs),
         len(result.table),
     )
+    distributions = {
+        f"{x}__{y}": {test: np.asarray(values) for test, values in by_test.items()}
+        for (x, y), by_test in result.distributions.items()
+    }
+    return TestsShard(result.table, result.intervals, result.system_intervals, distributions, settings)
+
+
+def resample_tests(
+    *,
+    stats: str | Path,
+    selection: str | Path,
+    documents: str | Path,
+    experiment: str,
+    metric: str,
+    shard: int | str,
+    shards: int,
+    test_names: Sequence[str],
+    resampling: Mapping[str, Any],
+    shard_tests: str | Path,
+    shard_distributions: str | Path,
+    shard_intervals: str | Path,
+    shard_system_intervals: str | Path,
+) -> None:
+    """One shard of the pairs (``resampling.pair_shards`` > 1): :func:`tests_shard`, written for
+    :func:`merge_tests`, each test's signature and the shard in the manifests' settings."""
+    result = tests_shard(
+        stats, selection, documents, experiment, metric, int(shard), int(shards), test_names, resampling
+    )
+    made = {"made_by": "resample_tests", "settings": result.settings}
+    write_tsv(result.table, shard_tests, **made)
+    write_tsv(result.intervals, shard_intervals, **made)
+    write_tsv(result.system_intervals, shard_system_intervals, **made)
+    arrays = {
+        f"{pair}__{test}": values
+        for pair, by_test in result.distributions.items()
+        for test, values in by_test.items()
+    }
+    save_intermediate_arrays(shard_distributions, arrays, **made)
 
 
 def training_runs(
@@ -236,26 +272,63 @@ def resampling_settings(
 
 
 def merge_tests(
-    shard_tests: Sequence[str | Path],
-    shard_distributions: Sequence[str | Path],
-    shard_intervals: Sequence[str | Path],
-    shard_system_intervals: Sequence[str | Path],
+    shard_tests: Sequence[str | Path] = (),
+    shard_distributions: Sequence[str | Path] = (),
+    shard_intervals: Sequence[str | Path] = (),
+    shard_system_intervals: Sequence[str | Path] = (),
     *,
     tests: str | Path,
     distributions: str | Path,
     intervals: str | Path,
     system_intervals: str | Path,
+    stats: str | Path | None = None,
+    selection: str | Path | None = None,
+    documents: str | Path | None = None,
+    experiment: str = "",
+    metric: str = "",
+    test_names: Sequence[str] = (),
+    resampling: Mapping[str, Any] | None = None,
 ) -> None:
-    """Concatenate the shards in shard order (= the canonical pair order) and split the kept distributions into
-    one ``{sys_x}__{sys_y}.npz`` per pair (arrays named by test, plus ``actual``). The pairs' intervals are
-    concatenated the same way (``intervals/{metric}.tsv``); the systems' intervals, which every shard computes
-    from the same draws, are taken from the first shard (``intervals/{metric}.systems.tsv``). Both are final
-    tables (no later step reads them: no manifest); the signatures are in the tests table's manifest."""
+    """The tests of one (experiment, metric): the shards of :func:`resample_tests` concatenated in shard order
+    (= the canonical pair order), or, given ``stats`` (``resampling.pair_shards: 1``, the default), the one
+    shard computed here by :func:`tests_shard`, which saves a job per (experiment, metric) and gives the same
+    bytes. The kept distributions are split into one ``{sys_x}__{sys_y}.npz`` per pair (arrays named by test,
+    plus ``actual``). The pairs' intervals are concatenated the same way (``intervals/{metric}.tsv``); the
+    systems' intervals, which every shard computes from the same draws, are the first shard's
+    (``intervals/{metric}.systems.tsv``). Both are final tables (no later step reads them: no manifest); the
+    signatures are in the tests table's manifest."""
+    if stats is not None:
+        if selection is None or documents is None or resampling is None:
+            raise ValueError("merge_tests computing its one shard needs selection, documents and resampling")
+        shard = tests_shard(stats, selection, documents, experiment, metric, 0, 1, test_names, resampling)
+        table, interval_table, system_table = shard.table, shard.intervals, shard.system_intervals
+        per_pair = shard.distributions
+        common = {k: v for k, v in shard.settings.items() if k not in SHARD_SETTINGS}
+    else:
+        table, interval_table, system_table, per_pair, common = _read_shards(
+            shard_tests, shard_distributions, shard_intervals, shard_system_intervals
+        )
+    write_tsv(table, tests, made_by="merge_tests", settings=common)
+    write_tsv(interval_table, intervals)
+    write_tsv(system_table, system_intervals)
+    out = Path(distributions)
+    out.mkdir(parents=True, exist_ok=True)
+    for pair, arrays in per_pair.items():
+        save_intermediate_arrays(out / f"{pair}.npz", arrays, made_by="merge_tests", settings=common)
+
+
+def _read_shards(
+    shard_tests: Sequence[str | Path],
+    shard_distributions: Sequence[str | Path],
+    shard_intervals: Sequence[str | Path],
+    shard_system_intervals: Sequence[str | Path],
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, dict[str, np.ndarray]], dict[str, Any]]:
+    """The shards' tables concatenated, their distributions by pair, and their common settings; every shard
+    checked against its manifest and against the others (:func:`_check_shard_settings`)."""
     from mtsig.stats.evaluation import TESTS_COLUMNS
 
     shards = [read_intermediate_tsv(p, "resample_tests", columns=TESTS_COLUMNS) for p in shard_tests]
     common = _check_shard_settings(shards, shard_tests)
-    table = pd.concat(shards, ignore_index=True)
     interval_shards = [
         read_intermediate_tsv(p, "resample_tests", columns=PAIR_INTERVAL_COLUMNS) for p in shard_intervals
     ]
@@ -276,13 +349,8 @@ def merge_tests(
         for key, values in arrays.items():
             x, y, test = key.split("__")
             per_pair.setdefault(f"{x}__{y}", {})[test] = values
-    write_tsv(table, tests, made_by="merge_tests", settings=common)
-    write_tsv(pd.concat(interval_shards, ignore_index=True), intervals)
-    write_tsv(system_table, system_intervals)
-    out = Path(distributions)
-    out.mkdir(parents=True, exist_ok=True)
-    for pair, arrays in per_pair.items():
-        save_intermediate_arrays(out / f"{pair}.npz", arrays, made_by="merge_tests", settings=common)
+    table = pd.concat(shards, ignore_index=True)
+    return table, pd.concat(interval_shards, ignore_index=True), system_table, per_pair, common
 
 
 def _check_shard_settings(shards: Sequence[pd.DataFrame], paths: Sequence[str | Path]) -> dict[str, Any]:
@@ -291,7 +359,7 @@ def _check_shard_settings(shards: Sequence[pd.DataFrame], paths: Sequence[str | 
     common: dict[str, Any] | None = None
     for index, (frame, path) in enumerate(zip(shards, paths, strict=True)):
         settings = dict(frame.attrs["settings"])
-        where = (settings.pop("shard", None), settings.pop("n_shards", None))
+        where = tuple(settings.pop(key, None) for key in SHARD_SETTINGS)
         hint = regenerate_hint(path, "resample_tests", None)
         if where != (index, len(paths)):
             raise InputError(
