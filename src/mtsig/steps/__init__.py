@@ -144,9 +144,31 @@ def step_arguments(
     return function, arguments
 
 
+def keep_freed_memory() -> bool:
+    """Ask glibc's malloc to keep memory that is freed for the process's next allocations (no mmap for large
+    blocks, no trimming of the heap); False where the C library has no ``mallopt`` (not glibc: nothing changes).
+
+    By default glibc gives every block over a few MB its own mapping and returns it to the system when freed, so
+    each of the engine's large temporary arrays (weights, products, pseudo-statistics) is faulted in and zeroed by
+    the kernel page by page again. Measured on WMT12 es-en BLEU, all 11 tests at B = 10 000: 2.26 s CPU (0.47 s
+    of it in the kernel) against 1.8 s (0.1 s), for a 2% higher peak RSS. Jobs are short-lived processes, so the
+    memory kept is returned when they end.
+    """
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    m_trim_threshold, m_mmap_max = -1, -4  # glibc's malloc.h
+    return bool(mallopt(m_mmap_max, 0)) and bool(mallopt(m_trim_threshold, 2**31 - 1))
+
+
 def run_step(snakemake: Any) -> None:
     """Run the step named after ``snakemake.rule`` with the rule's named items, logging to the rule's log."""
     from mtsig.steps.files import logged
+
+    keep_freed_memory()
 
     named = {
         "input": dict(snakemake.input.items()),
