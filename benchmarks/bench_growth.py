@@ -1,8 +1,9 @@
 """Growth through the pipeline: synthetic experiments of S systems x N segments, statistics and tests.
 
 For each size, a configuration with one synthetic experiment (mtsig.studies.synthetic) is written to a work directory and
-Snakemake runs it up to the merged tests tables of every metric (statistics, resampling shards, merge). The time
-and peak memory (max_rss) of every job come from the rules' benchmark files; nothing is asserted (README.md).
+Snakemake runs it up to the merged tests tables of every metric (statistics, then the tests, which merge_tests computes
+itself when the pairs are not sharded). The time and peak memory (max_rss) of every job come from the rules' benchmark
+files; nothing is asserted (README.md).
 
     python benchmarks/bench_growth.py                          # 100 systems x 10 000 segments
     python benchmarks/bench_growth.py --systems 25,50,100      # linear in systems?
