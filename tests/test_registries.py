@@ -3,7 +3,10 @@ step functions agree with the registries (mtsig.stats.resampling.TESTS, mtsig.me
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -11,7 +14,7 @@ import yaml
 from mtsig import config as mtsig_config
 from mtsig.metrics import METRICS
 from mtsig.stats.resampling import TESTS
-from mtsig.steps import check_rule, step_function, step_modules_defining
+from mtsig.steps import DEFERRED_NICENESS, RULE_PRIORITIES, check_rule, step_function, step_modules_defining
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
@@ -128,3 +131,31 @@ def test_schema_cluster_rules_and_corrections_are_the_registries() -> None:
     clusters = SCHEMA["properties"]["evaluation"]["properties"]["clusters"]["properties"]
     assert clusters["rule"]["enum"] == list(CLUSTER_RULES)
     assert clusters["correction"]["enum"] == list(CORRECTIONS)
+
+
+def test_rule_priorities_are_declared_once_in_the_registry() -> None:
+    """Every `priority:` of the rules reads mtsig.steps.RULE_PRIORITIES under its own rule's name, and every
+    registry entry is a rule's; the jobs of other rules are deferred (niceness) by run_step."""
+    declared = {}
+    for path in (REPO / "workflow" / "rules").glob("*.smk"):
+        for rule, body in re.findall(r"^rule (\w+):\n((?:(?: .*)?\n)+)", path.read_text(), flags=re.M):
+            for value in re.findall(r"^    priority: (.+)$", body, flags=re.M):
+                declared[rule] = value
+    assert declared == {rule: f'mtsig_steps.RULE_PRIORITIES["{rule}"]' for rule in RULE_PRIORITIES}
+    assert all(value > 0 for value in RULE_PRIORITIES.values())
+
+
+def test_jobs_of_rules_without_priority_run_niced() -> None:
+    """In a fresh interpreter (niceness cannot be raised back): a figures job is deferred, a metric_stats job not."""
+    code = "import os, sys\nfrom mtsig.steps import defer_unless_prioritised\n"
+    code += "defer_unless_prioritised(sys.argv[1])\nprint(os.nice(0))\n"
+    niceness = {
+        rule: int(
+            subprocess.run(
+                [sys.executable, "-c", code, rule], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for rule in ("figures", "metric_stats")
+    }
+    start = os.nice(0)
+    assert niceness == {"figures": start + DEFERRED_NICENESS, "metric_stats": start}

@@ -19,8 +19,7 @@ rule calibration:
         "logs/{experiment}/calibration.log",
     benchmark:
         "logs/{experiment}/calibration.benchmark.tsv"
-    # Scheduling priority (higher first, when more jobs are ready than cores). The longest job of the WMT12 experiments: start it as soon as its inputs exist.
-    priority: 20
+    priority: mtsig_steps.RULE_PRIORITIES["calibration"]
     conda:
         "../envs/mtsig.yaml"
     resources:

@@ -28,8 +28,7 @@ rule prepare_texts:
         "logs/{experiment}/prepare_texts.log",
     benchmark:
         "logs/{experiment}/prepare_texts.benchmark.tsv"
-    # Scheduling priority (higher first, when more jobs are ready than cores). Every experiment starts here.
-    priority: 30
+    priority: mtsig_steps.RULE_PRIORITIES["prepare_texts"]
     conda:
         "../envs/mtsig.yaml"
     params:

@@ -21,8 +21,7 @@ rule human_gold:
         "logs/{experiment}/human_gold.log",
     benchmark:
         "logs/{experiment}/human_gold.benchmark.tsv"
-    # Scheduling priority (higher first, when more jobs are ready than cores). The calibration waits for it.
-    priority: 10
+    priority: mtsig_steps.RULE_PRIORITIES["human_gold"]
     conda:
         "../envs/mtsig.yaml"
     resources:

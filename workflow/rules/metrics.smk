@@ -13,8 +13,7 @@ rule metric_stats:
         "logs/{experiment}/metric_stats.{metric}.log",
     benchmark:
         "logs/{experiment}/metric_stats.{metric}.benchmark.tsv"
-    # Scheduling priority (higher first, when more jobs are ready than cores). The longest jobs (METEOR's JVM) and most others wait for them.
-    priority: 20
+    priority: mtsig_steps.RULE_PRIORITIES["metric_stats"]
     conda:
         "../envs/mtsig.yaml"
     resources:
