@@ -116,7 +116,7 @@ class Metric(ABC):
         index, pairs = distinct_segment_hypotheses(systems, len(streams[0]))
         hyps = [hyp for _, hyp in pairs]
         seg_streams = [[stream[i] for i, _ in pairs] for stream in streams]
-        bounds = np.linspace(0, len(hyps), max(1, min(processes, len(hyps))) + 1).round().astype(int)
+        bounds = chunk_bounds(len(hyps), processes)
 
         def chunk_refs(a: int, b: int) -> list[str] | list[list[str]]:
             # one stream stays one list of strings, so single-reference metrics see their usual input
@@ -149,6 +149,12 @@ def distinct_segment_hypotheses(
         for i, hyp in enumerate(hyps):
             index[s, i] = position.setdefault((i, hyp), len(position))
     return index, list(position)
+
+
+def chunk_bounds(n_items: int, parts: int) -> np.ndarray:
+    """Boundaries of ``min(parts, n_items)`` contiguous chunks of ``n_items`` (at least one chunk), sizes differing
+    by at most one: chunk j is ``[bounds[j], bounds[j + 1])``."""
+    return np.linspace(0, n_items, max(1, min(parts, n_items)) + 1).round().astype(int)
 
 
 def _stats_in_worker(

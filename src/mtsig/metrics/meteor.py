@@ -48,6 +48,7 @@ from mtsig.metrics.base import (
     Metric,
     check_parallel,
     check_stats_width,
+    chunk_bounds,
     distinct_segment_hypotheses,
     reference_sets,
 )
@@ -326,7 +327,7 @@ class METEOR(Metric):
             )
             for references in ref_sets
         ]
-        bounds = np.linspace(0, len(pairs), max(1, min(processes, len(pairs))) + 1).round().astype(int)
+        bounds = chunk_bounds(len(pairs), processes)
         with tempfile.TemporaryDirectory(prefix="mtsig-meteor-") as workdir:
             commands = []
             for part, (first, last) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):

@@ -298,9 +298,8 @@ class NIST(Metric):
     ) -> np.ndarray:
         """Statistics ``[P, k]`` of (segment index, hypothesis) pairs, information weights from all of ``refs``."""
         ref_tokens, weights = self.reference_tables(refs)
-        maxima: dict[
-            int, Mapping[Ngram, int]
-        ] = {}  # each segment's reference n-grams counted once, not per pair
+        # each segment's reference n-grams counted once, not once per pair
+        maxima: dict[int, Mapping[Ngram, int]] = {}
         rows = []
         for i, hyp in pairs:
             if i not in maxima:
