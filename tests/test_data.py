@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from mtsig.data import (
+    DERIVATIONS,
     default_manifest,
-    derive_reconstructed_raw,
-    derive_sid2line,
+    derivation,
     fetch,
     read_manifest,
     sha256_file,
@@ -41,14 +41,22 @@ def test_data_root_verifies(manifest, data_root: Path) -> None:
     assert verify(manifest, data_root) == []
 
 
-def test_derivations_reproduce_the_shipped_files(tmp_path: Path, data_root: Path, manifest) -> None:
-    ja_en = data_root / "wmt22-ja-en"
-    derive_sid2line(ja_en / "text" / "wmttest2022.ja-en.all.xml", tmp_path / "sid2line.tsv")
-    derive_reconstructed_raw(ja_en / "da" / "ad-jaen-good-stnd.csv", tmp_path / "raw.tsv")
-    assert sha256_file(tmp_path / "sid2line.tsv") == sha256_file(ja_en / "da" / "ja-en.sid2line.tsv")
-    assert sha256_file(tmp_path / "raw.tsv") == sha256_file(
-        ja_en / "da" / "ad-jaen-good-raw.RECONSTRUCTED.tsv"
-    )
+@pytest.mark.parametrize("dataset", ["wmt22-ja-en", "wmt22-ru-en"])
+def test_derivations_reproduce_the_shipped_files(tmp_path: Path, data_root: Path, manifest, dataset) -> None:
+    """Every derived file of a WMT22 folder is rebuilt byte for byte by the recipe its manifest row names."""
+    rows = manifest[(manifest["dataset"] == dataset) & manifest["source"].str.startswith("derived:")]
+    assert sorted(derivation(s)[0] for s in rows["source"]) == ["reconstructed_raw", "sid2line"]
+    for row in rows.itertuples():
+        recipe, source = derivation(row.source)
+        DERIVATIONS[recipe](data_root / dataset / source, tmp_path / recipe)
+        assert sha256_file(tmp_path / recipe) == row.sha256 == sha256_file(data_root / dataset / row.path)
+
+
+def test_derivation_parses_recipe_and_input() -> None:
+    assert derivation("derived:sid2line(text/a b.xml)") == ("sid2line", "text/a b.xml")
+    assert derivation("derived:mteval-v13a_nist") == ("mteval-v13a_nist", "")
+    with pytest.raises(InputError, match="not a derived source"):
+        derivation("https://example.org/x")
 
 
 def _copying_downloader(data_root: Path, manifest, corrupt: str | None = None):
@@ -69,13 +77,12 @@ def _copying_downloader(data_root: Path, manifest, corrupt: str | None = None):
     return download
 
 
-def test_fetch_downloads_verifies_and_derives(tmp_path: Path, data_root: Path, manifest) -> None:
-    written = fetch(
-        manifest, tmp_path, datasets=["wmt22-ja-en"], downloader=_copying_downloader(data_root, manifest)
-    )
-    assert len(written) == (manifest["dataset"] == "wmt22-ja-en").sum()
-    assert verify(manifest[manifest["dataset"] == "wmt22-ja-en"], tmp_path) == []
-    assert fetch(manifest, tmp_path, datasets=["wmt22-ja-en"]) == []  # present and verified: nothing fetched
+@pytest.mark.parametrize("dataset", ["wmt22-ja-en", "wmt22-ru-en"])
+def test_fetch_downloads_verifies_and_derives(tmp_path: Path, data_root: Path, manifest, dataset) -> None:
+    written = fetch(manifest, tmp_path, datasets=[dataset], downloader=_copying_downloader(data_root, manifest))
+    assert len(written) == (manifest["dataset"] == dataset).sum()
+    assert verify(manifest[manifest["dataset"] == dataset], tmp_path) == []
+    assert fetch(manifest, tmp_path, datasets=[dataset]) == []  # present and verified: nothing fetched
 
 
 def test_checksum_mismatch_leaves_nothing_half_written(tmp_path: Path, data_root: Path, manifest) -> None:

@@ -1,8 +1,8 @@
 """The public data: a sources manifest (origin and sha256 of every file), verified download, derived files.
 
 ``data/sources.tsv`` lists, per file the pipeline reads, its dataset folder, path, sha256 and public origin (a URL
-pinned to a commit), or ``derived:<recipe>`` for the two files of the ja-en folder that were rebuilt from public
-files (see that folder's README). A download goes to a temporary file, is checked against its sha256, and only
+pinned to a commit), or ``derived:<recipe>(<input>)`` for a file rebuilt from another file of its folder (the WMT22
+ja-en and ru-en segment-id maps and reconstructed raw scores; see each folder's README). A download goes to a temporary file, is checked against its sha256, and only
 then renamed into place: a checksum mismatch or an interrupted transfer leaves nothing half-written.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import urllib.request
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -62,7 +63,7 @@ def download_file(url: str, dest: Path, sha256: str, *, timeout: float = 60.0) -
 
 
 def derive_sid2line(xml_path: Path, out: Path) -> None:
-    """Rebuild ``ja-en.sid2line.tsv``: WMT22 DA segment ids number the segments after sorting the documents by id
+    """Rebuild ``<lp>.sid2line.tsv``: WMT22 DA segment ids number the segments after sorting the documents by id
     (plain code-point order), keeping the order inside each document (wmt22-ja-en/README.txt)."""
     doc_ids = read_wmt_xml_documents(xml_path)
     positions: dict[str, list[int]] = {}
@@ -78,12 +79,15 @@ def derive_sid2line(xml_path: Path, out: Path) -> None:
 
 
 def derive_reconstructed_raw(stnd_path: Path, out: Path, mean_sd_path: Path | None = None) -> None:
-    """Rebuild ``ad-jaen-good-raw.RECONSTRUCTED.tsv``: each rating's raw 0-100 score is ``round(z * sd_w +
+    """Rebuild ``ad-<lp>-good-raw.RECONSTRUCTED.tsv``: each rating's raw 0-100 score is ``round(z * sd_w +
     mean_w)`` with worker w's printed mean and sd (the inverse of WMT's standardisation; wmt22-ja-en/README.txt).
-    Same rows in the same order, all tab-separated, the z column replaced by the integer raw score."""
+    Same rows in the same order, all tab-separated, the z column replaced by the integer raw score. The moments
+    are read from ``ad-<lp>-trk-mean-sd.txt`` beside ``ad-<lp>-good-stnd.csv`` unless ``mean_sd_path`` is given."""
     from mtsig.io.human import load_r_mean_sd
 
-    mean_sd_path = mean_sd_path or stnd_path.with_name("ad-jaen-trk-mean-sd.txt")
+    mean_sd_path = mean_sd_path or stnd_path.with_name(
+        stnd_path.name.replace("-good-stnd.csv", "-trk-mean-sd.txt")
+    )
     table = load_r_mean_sd(mean_sd_path)
     moments = dict(zip(table["annotator"], zip(table["mean"], table["sd"], strict=True), strict=True))
     lines = stnd_path.read_text(encoding="utf-8").splitlines()
@@ -102,10 +106,19 @@ def derive_reconstructed_raw(stnd_path: Path, out: Path, mean_sd_path: Path | No
     out.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
-DERIVATIONS: dict[str, tuple[Callable[[Path, Path], None], str]] = {
-    "sid2line": (derive_sid2line, "text/wmttest2022.ja-en.all.xml"),
-    "reconstructed_raw": (derive_reconstructed_raw, "da/ad-jaen-good-stnd.csv"),
+#: ``derived:<recipe>(<input>)``: the function that rebuilds a file from ``<input>``, a path in the same folder.
+DERIVATIONS: dict[str, Callable[[Path, Path], None]] = {
+    "sid2line": derive_sid2line,
+    "reconstructed_raw": derive_reconstructed_raw,
 }
+
+
+def derivation(source: str) -> tuple[str, str]:
+    """``(recipe, input)`` of a manifest source ``derived:<recipe>(<input>)`` (input "" when there is none)."""
+    match = re.fullmatch(r"derived:([\w-]+)(?:\((.*)\))?", source)
+    if match is None:
+        raise InputError(f"not a derived source: {source!r}")
+    return match.group(1), match.group(2) or ""
 
 
 def fetch(
@@ -129,16 +142,15 @@ def fetch(
                 raise InputError(f"present but its sha256 differs from the manifest ({row.sha256})", dest)
             continue
         if row.source.startswith("derived:"):
-            recipe = row.source.removeprefix("derived:")
-            if recipe not in DERIVATIONS:
+            recipe, source = derivation(row.source)
+            if recipe not in DERIVATIONS or not source:
                 raise InputError(
-                    f"{row.path} is derived ({recipe}); obtain it with the data folder's README instructions",
+                    f"{row.path} is derived ({row.source}); obtain it with the data folder's README instructions",
                     dest,
                 )
-            derive, source = DERIVATIONS[recipe]
             tmp = dest.with_name(dest.name + ".part")
-            derive(root / row.dataset / source, tmp)
-            _install_verified(tmp, dest, row.sha256, f"derived:{recipe}")
+            DERIVATIONS[recipe](root / row.dataset / source, tmp)
+            _install_verified(tmp, dest, row.sha256, row.source)
         else:
             downloader(row.source, dest, row.sha256)
         written.append(dest)
