@@ -79,7 +79,9 @@ def _copying_downloader(data_root: Path, manifest, corrupt: str | None = None):
 
 @pytest.mark.parametrize("dataset", ["wmt22-ja-en", "wmt22-ru-en"])
 def test_fetch_downloads_verifies_and_derives(tmp_path: Path, data_root: Path, manifest, dataset) -> None:
-    written = fetch(manifest, tmp_path, datasets=[dataset], downloader=_copying_downloader(data_root, manifest))
+    written = fetch(
+        manifest, tmp_path, datasets=[dataset], downloader=_copying_downloader(data_root, manifest)
+    )
     assert len(written) == (manifest["dataset"] == dataset).sum()
     assert verify(manifest[manifest["dataset"] == dataset], tmp_path) == []
     assert fetch(manifest, tmp_path, datasets=[dataset]) == []  # present and verified: nothing fetched
