@@ -206,7 +206,8 @@ def test_pipeline_meteor_equals_jar_final_score(
     run = subprocess.run
 
     def counting_run(command, *args, **kwargs):  # type: ignore[no-untyped-def]
-        jar_runs.append(command)
+        if "-jar" in command:  # not the normaliser's JVM
+            jar_runs.append(command)
         return run(command, *args, **kwargs)
 
     monkeypatch.setattr(meteor_module.subprocess, "run", counting_run)
@@ -360,7 +361,8 @@ def test_shared_outputs_are_scored_once_with_each_systems_own_statistics(
     run = subprocess.run
 
     def counting_run(command, *args, **kwargs):  # type: ignore[no-untyped-def]
-        scored_lines.append(len(Path(command[command.index("-jar") + 2]).read_text("utf-8").splitlines()))
+        if "-jar" in command:  # not the normaliser's JVM
+            scored_lines.append(len(Path(command[command.index("-jar") + 2]).read_text("utf-8").splitlines()))
         return run(command, *args, **kwargs)
 
     monkeypatch.setattr(meteor_module.subprocess, "run", counting_run)

@@ -118,6 +118,20 @@ def metric_inputs(wildcards):
     return [str(files[wildcards.metric])] if wildcards.metric in files else []
 
 
+def meteor_paraphrase_index(wildcards):
+    """The paraphrase table's index, for METEOR in a language whose jar settings match paraphrases (English)."""
+    if wildcards.metric != "meteor":
+        return []
+    from mtsig.metrics.meteor import meteor_settings
+
+    language = (
+        experiment_spec(wildcards.experiment).get("meteor", {}).get("language", "en")
+    )
+    if "paraphrase" not in meteor_settings(language).modules:
+        return []
+    return rules.meteor_paraphrases.output.index
+
+
 def tests_of_experiment(name):
     """Configured tests; the document tests need segment-to-document ids."""
     tests = config["resampling"]["tests"]

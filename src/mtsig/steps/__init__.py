@@ -43,9 +43,15 @@ EXTRA_ARGUMENTS = ("threads",)
 
 #: Snakemake ``priority:`` of the rules whose jobs the rest of the run waits for (higher first when more jobs are
 #: ready than cores; every other rule has 0): every experiment starts with ``prepare_texts``; ``metric_stats`` has
-#: the longest jobs (METEOR's JVM); ``calibration``, the longest job of the WMT12 experiments, waits for every
+#: the longest jobs (METEOR's JVM), which in English wait for ``meteor_paraphrases``; ``calibration``, the longest job of the WMT12 experiments, waits for every
 #: metric and for ``human_gold``.
-RULE_PRIORITIES = {"prepare_texts": 30, "metric_stats": 20, "calibration": 20, "human_gold": 10}
+RULE_PRIORITIES = {
+    "prepare_texts": 30,
+    "meteor_paraphrases": 30,
+    "metric_stats": 20,
+    "calibration": 20,
+    "human_gold": 10,
+}
 
 #: Niceness of the jobs of the other rules. Snakemake's priorities only choose which ready jobs start; when more
 #: jobs run than there are cores (``--cores 8`` on 2), the kernel shares the CPU among them, and the jobs the run

@@ -15,7 +15,9 @@ from mtsig.steps.common import (
     read_prepared_texts,
 )
 from mtsig.steps.files import (
+    load_intermediate_arrays,
     metric_name_of,
+    save_intermediate_arrays,
     save_stats,
     write_tsv,
 )
@@ -43,8 +45,13 @@ def metric_stats(
     threads: int = 1,
     data_root: str | Path | None = None,
     documents: str | Path | None = None,
+    paraphrases: str | Path | Sequence[str | Path] = (),
 ) -> None:
     """Per-segment sufficient statistics of ``metric`` for every system (systems x segments x k).
+
+    ``paraphrases`` (METEOR in English: the index written by :func:`meteor_paraphrases`, as a path or a list of at
+    most one) gives the jar only the entries of its paraphrase table that can match in the experiment: the same
+    statistics (:mod:`mtsig.metrics.meteor_paraphrases`).
 
     A metric declared with ``kind: segment_scores`` reads its file (relative to ``data_root``): statistics
     ``[score, 1]`` of every system of the experiment (in ``texts/systems.txt`` order) on every segment of the test
@@ -75,9 +82,35 @@ def metric_stats(
     reference, outputs = read_prepared_texts(Path(texts))
     reference = read_prepared_references(Path(texts), reference)  # several references: reference streams
     scorer = get_metric(metric, **metric_options(spec, metric))
-    statistics = scorer.stats_many(outputs, reference, processes=threads)
+    index_paths = [paraphrases] if isinstance(paraphrases, str | Path) else list(paraphrases)
+    extra = {}
+    if index_paths:
+        if len(index_paths) > 1:
+            raise InputError(f"one paraphrase index at most, given {len(index_paths)}")
+        extra["paraphrases"] = load_intermediate_arrays(index_paths[0], "meteor_paraphrases")
+    statistics = scorer.stats_many(outputs, reference, processes=threads, **extra)
     save_stats(stats, statistics, list(outputs), scorer.details(), scorer.options)
     log.info("%s: stats %s; %s", metric, statistics.shape, scorer.details())
+
+
+def meteor_paraphrases(index: str | Path) -> None:
+    """The index of Meteor's English paraphrase table (pycocoevalcap's ``paraphrase-en.gz``) from which each
+    English METEOR job takes the entries that can match in its experiment
+    (:func:`mtsig.metrics.meteor_paraphrases.build_paraphrase_index`); made once per run."""
+    from mtsig.metrics.meteor_paraphrases import (
+        build_paraphrase_index,
+        paraphrase_table,
+        read_paraphrase_table,
+    )
+
+    table = paraphrase_table()
+    arrays = build_paraphrase_index(read_paraphrase_table(table))
+    save_intermediate_arrays(index, arrays, made_by="meteor_paraphrases", settings={"table": table.name})
+    log.info(
+        "meteor_paraphrases: %d entries, %d distinct phrases",
+        len(arrays["entry_phrase"]),
+        len(arrays["phrase_hash"]),
+    )
 
 
 def corpus_scores_table(stats_paths: Sequence[str | Path]) -> pd.DataFrame:
