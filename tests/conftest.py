@@ -22,6 +22,19 @@ def _data_root() -> Path:
     )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _cache_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory):
+    """Indexes that mtsig keeps between runs (MTSIG_CACHE_DIR, e.g. METEOR's paraphrase index) go to a temporary
+    folder: tests write nothing outside the repository and temporary folders."""
+    previous = os.environ.get("MTSIG_CACHE_DIR")
+    os.environ["MTSIG_CACHE_DIR"] = str(tmp_path_factory.mktemp("mtsig-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("MTSIG_CACHE_DIR", None)
+    else:
+        os.environ["MTSIG_CACHE_DIR"] = previous
+
+
 @pytest.fixture(scope="session")
 def data_root() -> Path:
     """The data root (``MTSIG_DATA`` or ``../shared/data``); a missing root is an error, not a skip."""

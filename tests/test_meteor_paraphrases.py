@@ -17,6 +17,7 @@ import pytest
 
 from mtsig.io.text import load_texts
 from mtsig.metrics import METEOR
+from mtsig.metrics import meteor_paraphrases as paraphrases_module
 from mtsig.metrics.base import distinct_segment_hypotheses
 from mtsig.metrics.meteor import (
     java_executable,
@@ -34,6 +35,8 @@ from mtsig.metrics.meteor_paraphrases import (
     paraphrase_table,
     read_paraphrase_table,
 )
+from mtsig.steps.files import load_intermediate_arrays
+from mtsig.steps.metrics import meteor_paraphrases
 
 
 def jar_statistics(
@@ -177,9 +180,52 @@ def test_filtered_tiny_table_gives_the_jars_statistics(tmp_path: Path) -> None:
     assert paraphrase_matches.sum() > 0
 
 
+def test_index_is_built_once_and_kept_by_the_content_of_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The meteor_paraphrases step keeps the index in MTSIG_CACHE_DIR under the table's hash: a second run reads it
+    and writes the same bytes; another table gets its own index; an unreadable cache file is rebuilt; an empty
+    MTSIG_CACHE_DIR keeps nothing."""
+    table = write_table(tmp_path / "tiny.gz", [entry[:2] for entry in TINY_TABLE])
+    monkeypatch.setattr(paraphrases_module, "paraphrase_table", lambda: table)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MTSIG_CACHE_DIR", str(cache))
+    built = []
+    build = paraphrases_module.build_paraphrase_index
+    monkeypatch.setattr(
+        paraphrases_module, "build_paraphrase_index", lambda text: built.append(1) or build(text)
+    )
+
+    meteor_paraphrases(tmp_path / "first.npz")
+    (kept,) = cache.glob("*.npz")
+    meteor_paraphrases(tmp_path / "second.npz")
+    assert len(built) == 1
+    assert (tmp_path / "first.npz").read_bytes() == (tmp_path / "second.npz").read_bytes()
+    expected = build_paraphrase_index(read_paraphrase_table(table))
+    index = load_intermediate_arrays(tmp_path / "second.npz", "meteor_paraphrases")
+    assert index.keys() == expected.keys()
+    assert all(np.array_equal(index[name], expected[name]) for name in expected)
+
+    kept.write_bytes(kept.read_bytes()[:1000])  # truncated: rebuilt, and kept again
+    meteor_paraphrases(tmp_path / "third.npz")
+    assert len(built) == 2
+    assert (tmp_path / "third.npz").read_bytes() == (tmp_path / "first.npz").read_bytes()
+    assert kept.stat().st_size > 1000
+
+    write_table(table, [entry[:2] for entry in TINY_TABLE[:3]])  # another table: another index
+    meteor_paraphrases(tmp_path / "fourth.npz")
+    assert len(built) == 3 and len(list(cache.glob("*.npz"))) == 2
+    assert len(load_intermediate_arrays(tmp_path / "fourth.npz", "meteor_paraphrases")["entry_phrase"]) == 3
+
+    monkeypatch.setenv("MTSIG_CACHE_DIR", "")
+    meteor_paraphrases(tmp_path / "fifth.npz")
+    assert len(built) == 4 and len(list(cache.glob("*.npz"))) == 2
+
+
 @pytest.fixture(scope="module")
 def shipped_index() -> dict[str, np.ndarray]:
-    return build_paraphrase_index(read_paraphrase_table(paraphrase_table()))
+    """The shipped table's index, from the session's cache folder when a pipeline test already built it."""
+    return paraphrases_module.cached_paraphrase_index(paraphrase_table())[0]
 
 
 @pytest.mark.slow

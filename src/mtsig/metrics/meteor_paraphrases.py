@@ -34,7 +34,10 @@ otherwise than by single spaces (none in the shipped table).
 from __future__ import annotations
 
 import gzip
+import hashlib
+import os
 import re
+import tempfile
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -59,6 +62,59 @@ def paraphrase_table() -> Path:
 def read_paraphrase_table(path: str | Path) -> bytes:
     """The decompressed text of a gzipped paraphrase table."""
     return gzip.decompress(Path(path).read_bytes())
+
+
+#: Environment variable naming the folder where built indexes are kept (empty: keep none).
+CACHE_ENV = "MTSIG_CACHE_DIR"
+#: Arrays of an index (:func:`build_paraphrase_index`).
+INDEX_ARRAYS = (
+    "phrase_text",
+    "phrase_start",
+    "phrase_hash",
+    "hash_order",
+    "always",
+    "entry_phrase",
+    "entry_paraphrase",
+    "max_words",
+)
+
+
+def cache_directory() -> Path | None:
+    """Where built indexes are kept: ``$MTSIG_CACHE_DIR``, else ``$XDG_CACHE_HOME/mtsig``, else
+    ``~/.cache/mtsig``; None when ``MTSIG_CACHE_DIR`` is set empty."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured is not None:
+        return Path(configured) if configured else None
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mtsig"
+
+
+def cached_paraphrase_index(table_path: str | Path) -> tuple[dict[str, np.ndarray], bool]:
+    """:func:`build_paraphrase_index` of the gzipped table at ``table_path``, kept in :func:`cache_directory` under
+    the sha256 of the gzipped table and of this module's source, so that it is built once per machine (as numba
+    keeps its compiled code): the index is a function of those two alone. Returns the index and whether it came
+    from the cache. A cache that cannot be read or written is ignored (the index is then built)."""
+    compressed = Path(table_path).read_bytes()
+    key = hashlib.sha256(compressed + Path(__file__).read_bytes()).hexdigest()[:24]
+    folder = cache_directory()
+    cached = folder / f"meteor-paraphrase-index-{key}.npz" if folder is not None else None
+    if cached is not None and cached.is_file():
+        try:
+            with np.load(cached, allow_pickle=False) as data:
+                index = {name: data[name] for name in INDEX_ARRAYS}  # zip CRCs checked on reading
+            return index, True
+        except Exception:  # noqa: BLE001 - whatever makes it unreadable (truncated zip, wrong arrays), rebuild it
+            pass
+    index = build_paraphrase_index(gzip.decompress(compressed))
+    if cached is not None:
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=cached.parent, prefix=f".{cached.stem}.", suffix=".npz")
+            with os.fdopen(handle, "wb") as out:
+                np.savez(out, **index)
+            os.replace(temporary, cached)
+        except OSError:
+            pass
+    return index, False
 
 
 def _powers(base: int, n: int) -> np.ndarray:

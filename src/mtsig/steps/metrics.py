@@ -96,20 +96,18 @@ def metric_stats(
 def meteor_paraphrases(index: str | Path) -> None:
     """The index of Meteor's English paraphrase table (pycocoevalcap's ``paraphrase-en.gz``) from which each
     English METEOR job takes the entries that can match in its experiment
-    (:func:`mtsig.metrics.meteor_paraphrases.build_paraphrase_index`); made once per run."""
-    from mtsig.metrics.meteor_paraphrases import (
-        build_paraphrase_index,
-        paraphrase_table,
-        read_paraphrase_table,
-    )
+    (:func:`mtsig.metrics.meteor_paraphrases.build_paraphrase_index`); made once per run, and built once per
+    machine (:func:`~mtsig.metrics.meteor_paraphrases.cached_paraphrase_index`)."""
+    from mtsig.metrics.meteor_paraphrases import cached_paraphrase_index, paraphrase_table
 
     table = paraphrase_table()
-    arrays = build_paraphrase_index(read_paraphrase_table(table))
+    arrays, from_cache = cached_paraphrase_index(table)
     save_intermediate_arrays(index, arrays, made_by="meteor_paraphrases", settings={"table": table.name})
     log.info(
-        "meteor_paraphrases: %d entries, %d distinct phrases",
+        "meteor_paraphrases: %d entries, %d distinct phrases (%s)",
         len(arrays["entry_phrase"]),
         len(arrays["phrase_hash"]),
+        "from the cache" if from_cache else "built",
     )
 
 
