@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from mtsig.metrics.numba_compilation import compile_once
+
 #: Pairs per chunk: bounds the memory of the unit ids and sorted reference n-grams, so that the statistics' own
 #: array dominates.
 PAIR_CHUNK = 50_000
@@ -151,6 +153,14 @@ def _pair_counts(hyp_ids, hyp_bounds, ref_of_pair, ref_flat, ref_offsets, order:
     return out
 
 
+def _warm_up() -> None:
+    """The kernels called once on a tiny input, with the argument types of every call (int64 ids and bounds)."""
+    ids = np.zeros(1, dtype=np.int64)
+    bounds = np.array([0, 1], dtype=np.int64)
+    ref_flat, ref_offsets = _sorted_reference_codes(ids, bounds, 2, 1)
+    _pair_counts(ids, bounds, np.zeros(1, dtype=np.int64), ref_flat, ref_offsets, 2, 1)
+
+
 def ngram_match_counts(
     hyps: Sequence[str], refs: Sequence[str], ref_of_pair: np.ndarray, order: int, encode: Encoder
 ) -> np.ndarray | None:
@@ -158,6 +168,7 @@ def ngram_match_counts(
     line ``hyps[p]`` against its single reference ``refs[ref_of_pair[p]]``, units given by ``encode``
     (:func:`encode_characters`, :func:`encode_words`); None when a chunk has too many distinct units for exact
     n-gram codes."""
+    compile_once(__file__, _warm_up)
     ref_of_pair = np.asarray(ref_of_pair, dtype=np.int64)
     out = np.zeros((len(hyps), order, 3), dtype=np.int64)
     for first in range(0, len(hyps), PAIR_CHUNK):

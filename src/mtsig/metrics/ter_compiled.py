@@ -43,6 +43,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from mtsig.metrics.numba_compilation import compile_once
+
 
 class TERLimits(NamedTuple):
     """The limits of sacrebleu's TER search (``sacrebleu.metrics.lib_ter``'s module constants)."""
@@ -361,7 +363,15 @@ def corpus_edits(
         raise ValueError(f"{len(hyp_tokens)} hypotheses but {len(ref_tokens)} references")
     if min(limits) < 0:
         raise ValueError(f"TER limits must not be negative, got {limits}")
+    compile_once(__file__, _warm_up)
     return _corpus_edits_compiled(*token_ids(hyp_tokens, ref_tokens), *(int(value) for value in limits))
+
+
+def _warm_up() -> None:
+    """The kernels called once on a tiny input, with the argument types of every call (int64 ids and bounds)."""
+    _corpus_edits_compiled(
+        *token_ids([["a", "b"]], [["b", "a"]]), *(int(value) for value in SACREBLEU_LIMITS)
+    )
 
 
 def tokenize_pairs(
