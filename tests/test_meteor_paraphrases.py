@@ -232,13 +232,17 @@ def shipped_index() -> dict[str, np.ndarray]:
 def test_every_wmt12_es_en_system_has_the_jars_statistics(
     data_root: Path, tmp_path: Path, shipped_index: dict[str, np.ndarray]
 ) -> None:
-    """All 12 WMT12 es-en systems x 3003 segments (English: exact, stem, synonym, paraphrase): stats_many with the
-    filtered paraphrase table and pre-normalised lines equals, on every statistic of every segment, the jar run as
-    a user runs it, on the raw lines (-norm) with its own full table."""
+    """All 12 WMT12 es-en systems, the first 500 segments (English: exact, stem, synonym, paraphrase):
+    stats_many with the filtered paraphrase table and pre-normalised lines equals, on every statistic of every
+    segment, the jar run as a user runs it, on the raw lines (-norm) with its own full table. (All 3 003 segments
+    were checked the same way once, and the default run's statistics files are byte-identical to those computed
+    before: benchmarks/README.md; 500 keep the test suite's time down.)"""
     refs, outputs = wmt12(data_root, "es-en")
     assert len(outputs) == 12
+    refs = refs[:500]
+    outputs = {name: lines[:500] for name, lines in outputs.items()}
     statistics = METEOR(language="en").stats_many(outputs, refs, paraphrases=shipped_index)
     index, pairs = distinct_segment_hypotheses(outputs, len(refs))
     expected = jar_statistics([hyp for _, hyp in pairs], [refs[i] for i, _ in pairs], "en", tmp_path)
     np.testing.assert_array_equal(statistics, expected[index])
-    assert (statistics[..., 16] > 0).any()  # paraphrase matches
+    assert (statistics[..., 16] > 0).sum() > 100  # paraphrase matches
