@@ -68,6 +68,14 @@ def test_correlation_is_vectorised_over_metrics_and_resamples(scores_with_ties):
                 np.testing.assert_allclose(got[b, m], expected, atol=1e-13, equal_nan=True)
 
 
+def test_average_ranks_equal_scipy_rankdata(scores_with_ties):
+    metrics, human = scores_with_ties
+    stacked = np.stack([metrics, metrics[::-1]])
+    np.testing.assert_array_equal(me.average_ranks(stacked), stats.rankdata(stacked, axis=-1))
+    np.testing.assert_array_equal(me.average_ranks(human), stats.rankdata(human))
+    np.testing.assert_array_equal(me.average_ranks([2.0, 2.0, 2.0]), [2.0, 2.0, 2.0])
+
+
 def test_constant_scores_give_nan_and_bad_input_is_an_error():
     assert np.isnan(me.correlation([1.0, 1.0, 1.0], [1.0, 2.0, 3.0]))
     assert np.isnan(me.correlation([1.0, 1.0, 1.0], [1.0, 2.0, 3.0], "kendall"))

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from mtsig.errors import InputError
 
@@ -68,6 +68,24 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     denominator = np.sqrt((xc * xc).sum(axis=-1) * (yc * yc).sum(axis=-1))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..S along the last axis, ties sharing the mean of their ranks (``scipy.stats.rankdata``'s default
+    ``average`` method), vectorised over the leading axes."""
+    values = np.asarray(values, dtype=np.float64)
+    n = values.shape[-1]
+    order = np.argsort(values, axis=-1, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=-1)
+    position = np.broadcast_to(np.arange(n), values.shape)
+    changes = ordered[..., 1:] != ordered[..., :-1]
+    starts = np.concatenate([np.ones(values.shape[:-1] + (1,), dtype=bool), changes], axis=-1)
+    ends = np.concatenate([changes, np.ones(values.shape[:-1] + (1,), dtype=bool)], axis=-1)
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, n - 1), axis=-1), axis=-1), axis=-1)
+    ranks = np.empty_like(values)
+    np.put_along_axis(ranks, order, (first + last) / 2.0 + 1.0, axis=-1)
+    return ranks
 
 
 def _pair_signs(values: np.ndarray) -> np.ndarray:
@@ -136,7 +154,7 @@ def correlation(
     if kind == "pearson":
         return _pearson(x, y)
     if kind == "spearman":
-        return _pearson(stats.rankdata(x, axis=-1), stats.rankdata(y, axis=-1))
+        return _pearson(average_ranks(x), average_ranks(y))
     if kind == "kendall":
         if kendall_variant not in KENDALL_VARIANTS:
             raise InputError(f"unknown Kendall variant {kendall_variant!r} ({', '.join(KENDALL_VARIANTS)})")
@@ -212,7 +230,8 @@ def williams_pvalues(
     t = williams_t(r_a, r_b, r_ab, n)
     df = np.asarray(n, dtype=np.float64) - 3.0
     with np.errstate(invalid="ignore"):
-        p = 2.0 * stats.t.sf(np.abs(t), df) if two_sided else stats.t.sf(t, df)
+        # P(T_df >= t) = stdtr(df, -t), Student's t CDF (scipy.special; scipy.stats.t.sf computes the same)
+        p = 2.0 * special.stdtr(df, -np.abs(t)) if two_sided else special.stdtr(df, -t)
     return t, np.where(np.isnan(t), np.nan, p)
 
 
@@ -287,12 +306,20 @@ def williams_matrix(human: object, metrics: Mapping[str, object], *, identical: 
 
 
 def williams_pivot(table: pd.DataFrame) -> pd.DataFrame:
-    """A :func:`williams_table` (one group) as its square matrix, in the table's metric order."""
-    names = list(dict.fromkeys(table["metric_a"]))
-    matrix = table.pivot(index="metric_a", columns="metric_b", values="p_value").reindex(
-        index=names, columns=names
+    """A :func:`williams_table` (one group) as its square matrix of p-values, rows ``metric_a`` and columns
+    ``metric_b`` in the table's metric order (NaN on the diagonal and for any pair the table lacks)."""
+    metric_a, metric_b = table["metric_a"].tolist(), table["metric_b"].tolist()
+    names = list(dict.fromkeys(metric_a))
+    position = {name: i for i, name in enumerate(names)}
+    values = np.full((len(names), len(names)), np.nan)
+    rows = np.fromiter((position[m] for m in metric_a), dtype=np.intp, count=len(table))
+    columns = np.fromiter((position.get(m, -1) for m in metric_b), dtype=np.intp, count=len(table))
+    if (columns < 0).any():
+        raise InputError("a metric_b of the Williams table is never a metric_a: not one group's table")
+    values[rows, columns] = table["p_value"].to_numpy(dtype=np.float64)
+    matrix = pd.DataFrame(
+        values, index=pd.Index(names, name="metric_a"), columns=pd.Index(names, name="metric_b")
     )
-    matrix.index.name, matrix.columns.name = "metric_a", "metric_b"
     return matrix
 
 
