@@ -26,6 +26,7 @@ not rate). Output files named without the id map by dropping the final ``.<digit
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -47,6 +48,8 @@ SEG_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
 SYS_HEADER = ("RAW.SCR", "Z.SCR", "N", "SYS", "N.ALL")
 METRICS_SEG_HEADER = ("SYS", "SEGID", "RAW.SCR", "Z.SCR", "N", "SID")
 DA_SCORE_RANGE = (0.0, 100.0)
+#: Appraise's document-level DA segment id: ``<document>_<0-based segment of the document>``.
+_DOCUMENT_SID = re.compile(r"(.+)_(\d+)")
 
 
 def _read_table(path: Path, header: tuple[str, ...]) -> tuple[dict[str, list[str]], np.ndarray]:
@@ -79,11 +82,45 @@ def read_wmt_da_seg_scores(
     ``line`` (the file's line). A (system, segment) given twice, a SID outside ``1..n_segments``, a score that is
     not a finite number, a raw score outside 0..100, an ``N`` below 1 and (when ``systems`` is given) an unknown
     system are errors naming the line.
+
+    Two forms of ``SID``: the 1-based line of the test set (WMT20 into English, crowd DA), or
+    ``<document>_<k>``, the k-th (0-based) segment of a document (WMT20 out of English, Appraise's document-level DA:
+    ``huffingtonpost.com.19389_3`` is segment 4 of that document in the metrics task's ``SEGID``
+    ``huffingtonpost.com.19389::4``). With the second form the file does not give the test set's order: the table
+    then has ``document`` and ``doc_segment`` (k + 1, the metrics task's numbering) and ``segment`` numbers the
+    distinct (document, k) in sorted order, a key and not a line (``n_segments`` is then an error). One file uses
+    one form.
     """
     path = Path(path)
     columns, lines = _read_table(path, SEG_HEADER)
     check_no_empty(columns["SYS"], lines, path, "SYS")
-    sid = parse_integers(columns["SID"], lines, path, "SID", minimum=1)
+    documents = None
+    first = columns["SID"][0].strip()
+    if not first.isdigit() and _DOCUMENT_SID.fullmatch(first):
+        by_document = [_DOCUMENT_SID.fullmatch(value) for value in columns["SID"]]
+        fail_first(
+            np.array([m is None for m in by_document]),
+            lines,
+            path,
+            [
+                f"SID {v!r} is not <document>_<k> like the file's first ({columns['SID'][0]!r})"
+                for v in columns["SID"]
+            ],
+        )
+        if n_segments is not None:
+            raise InputError(
+                "SIDs name documents (<document>_<k>), not test-set lines: n_segments does not apply", path
+            )
+        documents = pd.DataFrame(
+            {"document": [m.group(1) for m in by_document], "k": [int(m.group(2)) for m in by_document]}
+        )
+        keys = documents.drop_duplicates().sort_values(["document", "k"]).reset_index(drop=True)
+        code = {key: i for i, key in enumerate(keys.itertuples(index=False, name=None))}
+        sid = np.array(
+            [code[key] + 1 for key in documents.itertuples(index=False, name=None)], dtype=np.int64
+        )
+    else:
+        sid = parse_integers(columns["SID"], lines, path, "SID", minimum=1)
     if n_segments is not None:
         fail_first(
             sid > n_segments, lines, path, [f"SID {s} is outside the test set (1..{n_segments})" for s in sid]
@@ -104,6 +141,9 @@ def read_wmt_da_seg_scores(
             "line": lines,
         }
     )
+    if documents is not None:
+        frame.insert(6, "document", documents["document"].to_numpy())
+        frame.insert(7, "doc_segment", documents["k"].to_numpy() + 1)
     if systems is not None:
         known = set(systems)
         fail_first(
