@@ -129,6 +129,25 @@ def test_metrics_seg_scores_equal_the_da_segment_file(wmt20: Path) -> None:
     )
 
 
+def test_appraise_document_sids_match_the_metrics_tasks_segids(wmt20: Path) -> None:
+    """Out of English, ad-seg-scores names segments <document>_<k> (k from 0: Appraise); the metrics task's copy
+    of the same rows names them <document>::<k + 1>, as its seg.score files number them."""
+    ours = wmt_da.read_wmt_da_seg_scores(wmt20 / "da" / "ad-seg-scores-en-cs.csv")
+    theirs = wmt_da.read_wmt_da_metrics_seg_scores(wmt20 / "da" / "metrics-ad-seg-scores-en-cs.csv")
+    assert len(ours) == len(theirs) == 15740  # the organisers' notebook prints "en-cs 15740"
+    assert (ours["document"].to_numpy() == theirs["document"].to_numpy()).all()
+    assert (ours["doc_segment"].to_numpy() == theirs["doc_segment"].to_numpy()).all()
+    np.testing.assert_allclose(ours["z"], theirs["z"], rtol=1e-12)
+    first = ours.iloc[0]  # "Online-B.1589 huffingtonpost.com.19389_3 57 -0.208555738222579 2"
+    assert (first["document"], first["doc_segment"], first["raw_score"]) == (
+        "huffingtonpost.com.19389",
+        4,
+        57.0,
+    )
+    assert not ours.duplicated(["system", "segment"]).any()
+    assert ours.groupby(["document", "doc_segment"])["segment"].nunique().eq(1).all()
+
+
 # ------------------------------------------------------------------------------------------------ bad input
 
 
@@ -150,6 +169,15 @@ def test_wmt_sys_score_errors(tmp_path: Path, body: str, line: int, problem: str
     path = write(tmp_path / "m.sys.score", body)
     with raises_at(path, line, problem):
         read_wmt_sys_scores(path)
+
+
+def test_document_sids_cannot_mix_with_lines(tmp_path: Path) -> None:
+    path = write(tmp_path / "ad-seg.csv", "SYS SID RAW.SCR Z.SCR N\nA doc.1_0 50 0.1 2\nA 7 60 0.2 1\n")
+    with raises_at(path, 3, r"SID '7' is not <document>_<k> like the file's first \('doc.1_0'\)"):
+        wmt_da.read_wmt_da_seg_scores(path)
+    good = write(tmp_path / "ad-seg-doc.csv", "SYS SID RAW.SCR Z.SCR N\nA doc.1_0 50 0.1 2\n")
+    with raises_at(good, None, r"SIDs name documents .*: n_segments does not apply"):
+        wmt_da.read_wmt_da_seg_scores(good, n_segments=10)
 
 
 def test_wmt_sys_score_filter_names_what_the_file_has(tmp_path: Path) -> None:

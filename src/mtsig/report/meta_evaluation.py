@@ -179,6 +179,11 @@ def correlation_table_csv(correlations: pd.DataFrame, winners: pd.DataFrame, *, 
     return correlation_table(correlations, winners, human=human).to_csv(index=False, lineterminator="\n")
 
 
+def williams_heatmap_title(group: str, n_systems: int, human: str = "z") -> str:
+    """The title of a group's Williams heatmap (the pipeline's figures and the README's)."""
+    return f"{group}: Williams test of Pearson r with DA {human}, {n_systems} MT systems"
+
+
 def williams_heatmap(
     williams: pd.DataFrame,
     title: str,

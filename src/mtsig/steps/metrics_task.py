@@ -75,6 +75,7 @@ def metrics_task(
         correlation_table_latex,
         correlation_table_markdown,
         williams_heatmap,
+        williams_heatmap_title,
     )
     from mtsig.studies import metrics_task as study
 
@@ -161,7 +162,7 @@ def metrics_task(
         chosen = williams_rows.loc[(williams_rows["human"] == "z") & (williams_rows["systems"] == "all")]
         williams_heatmap(
             chosen,
-            f"{name}: Williams test of Pearson r with DA z, {n} MT systems",
+            williams_heatmap_title(name, n),
             [Path(figures) / f"{name}.png"],
             alpha=alpha,
         )
