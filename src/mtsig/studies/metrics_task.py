@@ -177,7 +177,7 @@ def meta_evaluate(
     left out, comma-separated), ``williams`` (:data:`WILLIAMS_COLUMNS`: every ordered pair of metrics, one-sided p
     of "metric_a correlates better", metrics by decreasing Pearson r) and ``winners`` (:data:`WINNER_COLUMNS`: every
     metric's Pearson r, its rank in that order, and whether it is a winner at ``alpha``)."""
-    correlations: dict[str, list] = {column: [] for column in CORRELATION_COLUMNS}
+    correlations: list[tuple] = []
     williams, winners = [], []
     for human_kind, human in scores.human.items():
         metrics = dict(scores.metrics)
@@ -190,15 +190,13 @@ def meta_evaluate(
             keep = ~np.isin(scores.systems, list(left_out))
             n = int(keep.sum())
             label = {"lp": name, "human": human_kind, "systems": system_set}
+            outliers = OUTLIER_SEPARATOR.join(left_out)
             for kind in kinds:
                 r = me.correlation(matrix[:, keep], human[keep], kind)
-                block = {**label, "metric": names, "kind": kind, "n": n, "r": r,
-                         "outliers": OUTLIER_SEPARATOR.join(left_out)}  # fmt: skip
-                for column in CORRELATION_COLUMNS:
-                    value = block[column]
-                    correlations[column].extend(
-                        value if isinstance(value, list | np.ndarray) else [value] * len(names)
-                    )
+                correlations += [
+                    (name, human_kind, system_set, metric, kind, n, float(value), outliers)
+                    for metric, value in zip(names, r, strict=True)
+                ]
             table = me.williams_table(human[keep], {m: metrics[m][keep] for m in names}, identical=identical)
             williams.append(table.assign(**label)[WILLIAMS_COLUMNS])
             matrix_p = me.williams_pivot(table)
@@ -214,11 +212,11 @@ def meta_evaluate(
                         "rank": np.arange(1, len(order) + 1),
                         "n": n,
                         "winner": [m in won for m in order],
-                    }  # fmt: skip
+                    }
                 )
             )
     return {
-        "correlations": pd.DataFrame(correlations, columns=CORRELATION_COLUMNS),
+        "correlations": pd.DataFrame.from_records(correlations, columns=CORRELATION_COLUMNS),
         "williams": pd.concat(williams, ignore_index=True),
         "winners": pd.concat(winners, ignore_index=True)[WINNER_COLUMNS],
     }
