@@ -26,6 +26,7 @@ include: "workflow/rules/figures.smk"
 include: "workflow/rules/segment_level.smk"
 include: "workflow/rules/calibration.smk"
 include: "workflow/rules/nbest.smk"
+include: "workflow/rules/metrics_task.smk"
 
 
 rule all:

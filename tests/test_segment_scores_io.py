@@ -348,3 +348,28 @@ def test_scores_array_errors(tmp_path: Path) -> None:
         scores_array(frame, ["A"], 1)
     with raises_at(path, 2, "system 'A' \\(first row here\\) has no score for segment 2"):
         scores_array(frame, ["A"], 3)
+
+
+def test_number_parsers_fast_path_equals_float_and_refuses_what_the_slow_path_refuses(tmp_path: Path) -> None:
+    """The parsers check every value with one regex pass over the joined values; the values are those of float()
+    and int(), and a value the per-value check refuses (a newline inside, a word, NaN) is still an error at its
+    line."""
+    from mtsig.io.segment_scores import parse_finite_numbers, parse_integers
+
+    values = [" 1.5", "-2e-3", "+7", ".25", "3.", "1E+2", "0", "-0.0"]
+    lines = np.arange(1, len(values) + 1)
+    np.testing.assert_array_equal(
+        parse_finite_numbers(values, lines, tmp_path, "x"), [float(v) for v in values]
+    )
+    np.testing.assert_array_equal(parse_integers(["0", " 17", "3"], lines[:3], tmp_path, "n"), [0, 17, 3])
+    for bad, line, problem in (
+        (["1", "2\n3"], 2, "is not a number"),
+        (["1", "nan"], 2, "is not finite"),
+        (["1", "1_000"], 2, "is not a number"),
+    ):
+        with raises_at(tmp_path, line, re.escape(f"x {bad[-1]!r} {problem}")):
+            parse_finite_numbers(bad, np.array([1, 2]), tmp_path, "x")
+    with raises_at(tmp_path, 2, "n '1.0' is not a non-negative integer"):
+        parse_integers(["1", "1.0"], np.array([1, 2]), tmp_path, "n")
+    with raises_at(tmp_path, 1, "n 0 is below 1"):
+        parse_integers(["0"], np.array([1]), tmp_path, "n", minimum=1)

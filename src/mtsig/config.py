@@ -20,23 +20,33 @@ from mtsig.errors import InputError
 DATA_ROOT_ENV = "MTSIG_DATA"
 
 
-def merge_experiment_files(config: dict[str, Any], base_dir: Path) -> None:
-    """Add the experiments defined in ``config["experiment_files"]`` to ``config["experiments"]`` in place.
+#: The sections of an experiment file whose definitions :func:`merge_experiment_files` adds to the config.
+EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task")
 
-    An experiment already present in ``config`` (e.g. from a ``--configfile`` of the user's) wins over the file.
-    Each file has the shape of a stand-alone experiment config: ``run: [...]`` and ``experiments: {name: {...}}``.
+
+def merge_experiment_files(config: dict[str, Any], base_dir: Path) -> None:
+    """Add the experiments (and metrics-task studies) defined in ``config["experiment_files"]`` to
+    ``config["experiments"]`` (``config["metrics_task"]``) in place.
+
+    A definition already present in ``config`` (e.g. from a ``--configfile`` of the user's) wins over the file.
+    Each file has the shape of a stand-alone config: ``run: [...]`` and ``experiments: {name: {...}}`` and/or
+    ``metrics_task: {name: {...}}``.
     """
-    experiments = config.setdefault("experiments", {})
     for relative in config.get("experiment_files", []):
         path = (base_dir / relative).resolve()
         if not path.is_file():
             raise InputError("experiment file listed in experiment_files does not exist", path)
         with path.open(encoding="utf-8") as handle:
             loaded = yaml.safe_load(handle) or {}
-        if not isinstance(loaded.get("experiments"), Mapping):
-            raise InputError("an experiment file must define a mapping `experiments:`", path)
-        for name, spec in loaded["experiments"].items():
-            experiments.setdefault(name, spec)
+        sections = [key for key in EXPERIMENT_FILE_SECTIONS if key in loaded]
+        if not sections or not all(isinstance(loaded[key], Mapping) for key in sections):
+            raise InputError(
+                "an experiment file must define a mapping `experiments:` or `metrics_task:`", path
+            )
+        for section in sections:
+            defined = config.setdefault(section, {})
+            for name, spec in loaded[section].items():
+                defined.setdefault(name, spec)
 
 
 # --- validation -------------------------------------------------------------------------------------------------
@@ -190,13 +200,15 @@ def resolve_data_root(config: Mapping[str, Any], base_dir: Path) -> Path:
 
 
 def experiment_kinds(config: Mapping[str, Any]) -> dict[str, str]:
-    """Map every defined experiment name to its kind: ``outputs``, ``synthetic``, ``jcml`` or ``nbest``."""
+    """Map every defined experiment name to its kind: ``outputs``, ``synthetic``, ``jcml``, ``nbest`` or
+    ``metrics_task``."""
     kinds: dict[str, str] = {}
     for kind, names in (
         ("outputs", config.get("experiments", {})),
         ("synthetic", config.get("synthetic", {})),
         ("jcml", config.get("segment_level", {}).get("jcml", {})),
         ("nbest", config.get("nbest", {})),
+        ("metrics_task", config.get("metrics_task", {})),
     ):
         for name in names:
             if name in kinds:
@@ -213,7 +225,13 @@ def check_run(config: Mapping[str, Any]) -> dict[str, list[str]]:
         raise InputError(
             f"run names undefined experiment(s) {', '.join(unknown)}; defined: {', '.join(sorted(kinds)) or 'none'}"
         )
-    grouped: dict[str, list[str]] = {"outputs": [], "synthetic": [], "jcml": [], "nbest": []}
+    grouped: dict[str, list[str]] = {
+        "outputs": [],
+        "synthetic": [],
+        "jcml": [],
+        "nbest": [],
+        "metrics_task": [],
+    }
     for name in config["run"]:
         grouped[kinds[name]].append(name)
     return grouped

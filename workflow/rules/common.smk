@@ -192,6 +192,13 @@ def all_targets():
     for name in RUN["nbest"]:
         produced = [rules.nbest.output.systems, rules.nbest.output.ablation]
         targets += outputs_of(produced, experiment=name)
+    for name in RUN["metrics_task"]:
+        produced = [
+            rules.metrics_task.output.correlations,
+            rules.metrics_task.output.md,
+        ]
+        targets += outputs_of(produced, experiment=name)
+    targets += list(rules.metrics_task_gold.output.gold)
     targets += list(rules.tables_index.output)
     return [str(t) for t in targets]
 
@@ -273,6 +280,7 @@ def tables_index_entries():
     entries += [(rules.segment_level.output.md, "segment_level", segment_level_names())]
     entries += [(rules.nbest.output.md, "nbest", RUN["nbest"])]
     entries += [(rules.section2.output.md, "section2", calibration_names())]
+    entries += [(rules.metrics_task.output.md, "metrics_task", RUN["metrics_task"])]
     return [
         (table, rule)
         for pattern, rule, names in entries
@@ -306,3 +314,48 @@ def wmt_only(function):
     return lambda wildcards: (
         [] if wildcards.experiment in RUN["jcml"] else function(wildcards)
     )
+
+
+def metrics_task_files(name, key):
+    """A metrics-task study's per-pair files of one kind (``human_system_scores``, ``da_system_scores``,
+    ``human_segment_scores``: patterns with ``{lp}``, relative to the study's root), for each of its pairs.
+    """
+    spec = config["metrics_task"][name]
+    root = mtsig_config.data_path(DATA_ROOT, spec["root"])
+    return [str(root / spec[key].format(lp=lp)) for lp in spec["pairs"]]
+
+
+def metrics_task_metric_files(wildcards):
+    """The study's metric-score files: every file matching one of its patterns, the variants' included."""
+    name = wildcards.experiment
+    spec = config["metrics_task"][name]
+    root = mtsig_config.data_path(DATA_ROOT, spec["root"])
+    patterns = list(spec["metric_scores"])
+    for variant in spec["variants"].values():
+        patterns += variant.get("metric_scores", [])
+    files = sorted({str(p) for pattern in patterns for p in root.glob(pattern)})
+    if not files:
+        raise ValueError(
+            f"metrics_task {name}: no file matches {patterns} under {root}"
+        )
+    return files
+
+
+def metrics_task_gold_inputs():
+    """The DA files of every pair of every study run: segment means, and both system files (for the names)."""
+    keys = ("human_segment_scores", "da_system_scores", "human_system_scores")
+    return [
+        f
+        for name in RUN["metrics_task"]
+        for key in keys
+        for f in metrics_task_files(name, key)
+    ]
+
+
+def metrics_task_gold_outputs(filename):
+    """``results/<study>/<lp>/<filename>`` for every pair of every study run."""
+    return [
+        str(RESULTS / name / lp / filename)
+        for name in RUN["metrics_task"]
+        for lp in config["metrics_task"][name]["pairs"]
+    ]

@@ -6,6 +6,9 @@
 - :mod:`mtsig.io.documents`: document ids of test segments (WMT sgm, WMT22 xml).
 - :mod:`mtsig.io.staple`: STAPLE n-best gold and predictions.
 - :mod:`mtsig.io.segment_scores`: segment scores computed elsewhere (tidy TSV, WMT ``seg.score``, mt-metrics-eval).
-- :mod:`mtsig.io.wmt_da`: the WMT DA segment and system means (``ad-seg-scores``, ``ad-sys-scores``).
+- :mod:`mtsig.io.system_scores`: system scores computed elsewhere (WMT ``sys.score``, mt-metrics-eval, tidy TSV), and
+  :func:`~mtsig.io.system_scores.detect_format`, which tells every score-file layout apart.
+- :mod:`mtsig.io.wmt_da`: the WMT DA segment and system means (``ad-seg-scores``, ``ad-sys-scores``, and the WMT20
+  metrics task's ``metrics-ad-*`` with the metric files' system names).
 - :mod:`mtsig.io.mqm`: MQM error annotations: segment scores, raters and the rated texts.
 """

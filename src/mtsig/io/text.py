@@ -8,18 +8,24 @@ before any metric sees the text.
 
 from __future__ import annotations
 
+import gzip
 import html
+import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mtsig.errors import InputError
 
+#: The first two bytes of a gzip stream (RFC 1952, Sec. 2.3.1).
+GZIP_MAGIC = b"\x1f\x8b"
+
 
 def read_utf8_bytes(path: str | Path) -> bytes:
-    """The bytes of a text file, without a leading UTF-8 byte-order mark.
+    """The bytes of a text file, without a leading UTF-8 byte-order mark; a gzip-compressed file (recognised by its
+    magic bytes, whatever its name, e.g. the WMT20 metrics task's ``*.sys.score.gz``) is decompressed first.
 
     Raises:
-        InputError: the file is missing, a directory, or unreadable.
+        InputError: the file is missing, a directory, unreadable, or a damaged gzip stream.
     """
     path = Path(path)
     try:
@@ -30,6 +36,11 @@ def read_utf8_bytes(path: str | Path) -> bytes:
         raise InputError("is a directory, expected a text file", path) from None
     except OSError as error:
         raise InputError(f"cannot read file: {error.strerror}", path) from None
+    if data.startswith(GZIP_MAGIC):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputError(f"damaged gzip file: {error}", path) from None
     return data.removeprefix(b"\xef\xbb\xbf")
 
 

@@ -10,6 +10,14 @@ directly, with no standardisation step; only the segment means are released, not
 segments and ``N.ALL`` ratings. On WMT20 ja-en, each system's ``Z.SCR`` is the unweighted mean of its segments'
 ``Z.SCR`` (every rated segment counts once whatever its ``N``; :func:`system_means`), not the mean over ratings.
 
+The WMT20 metrics task re-released both with the system names of its metric files (``metrics-ad-sys-scores``,
+same layout, and ``metrics-ad-seg-scores``, header ``SYS SEGID RAW.SCR Z.SCR N SID`` with ``SEGID`` =
+``<document>::<n>``): ``HUMAN`` becomes ``Human-A.0`` (into English: ``HUMAN.0`` becomes ``Human-B.0``, the
+newstestB2020 reference), ``HUMAN-A/B/C`` become ``Human-A.0/Human-B.0/Human-P.0``, and iu-en, km-en and ps-en's
+hyphens become underscores (``NICT-Kyoto.1220`` -> ``NICT_Kyoto.1220``) (their notebook
+``results/p0-preprocess_scores_and_visualize.ipynb``). :func:`metrics_task_names` recovers that renaming from the
+two system files, whose rows are in the same order.
+
 System names: ``SYS`` is the submission name with the WMT submission id (``OPPO.1529``), spelt exactly as in the
 metrics task's ``*.seg.score`` files, so the mapping between the two is the identity (checked on WMT20 ja-en: the
 10 DA systems are the 10 systems of every metric file; YiSi-2 and parbleu also score ``Human-A.0``, which DA did
@@ -18,6 +26,7 @@ not rate). Output files named without the id map by dropping the final ``.<digit
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -37,7 +46,10 @@ from mtsig.io.segment_scores import (
 
 SEG_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
 SYS_HEADER = ("RAW.SCR", "Z.SCR", "N", "SYS", "N.ALL")
+METRICS_SEG_HEADER = ("SYS", "SEGID", "RAW.SCR", "Z.SCR", "N", "SID")
 DA_SCORE_RANGE = (0.0, 100.0)
+#: Appraise's document-level DA segment id: ``<document>_<0-based segment of the document>``.
+_DOCUMENT_SID = re.compile(r"(.+)_(\d+)")
 
 
 def _read_table(path: Path, header: tuple[str, ...]) -> tuple[dict[str, list[str]], np.ndarray]:
@@ -70,11 +82,45 @@ def read_wmt_da_seg_scores(
     ``line`` (the file's line). A (system, segment) given twice, a SID outside ``1..n_segments``, a score that is
     not a finite number, a raw score outside 0..100, an ``N`` below 1 and (when ``systems`` is given) an unknown
     system are errors naming the line.
+
+    Two forms of ``SID``: the 1-based line of the test set (WMT20 into English, crowd DA), or
+    ``<document>_<k>``, the k-th (0-based) segment of a document (WMT20 out of English, Appraise's document-level DA:
+    ``huffingtonpost.com.19389_3`` is segment 4 of that document in the metrics task's ``SEGID``
+    ``huffingtonpost.com.19389::4``). With the second form the file does not give the test set's order: the table
+    then has ``document`` and ``doc_segment`` (k + 1, the metrics task's numbering) and ``segment`` numbers the
+    distinct (document, k) in sorted order, a key and not a line (``n_segments`` is then an error). One file uses
+    one form.
     """
     path = Path(path)
     columns, lines = _read_table(path, SEG_HEADER)
     check_no_empty(columns["SYS"], lines, path, "SYS")
-    sid = parse_integers(columns["SID"], lines, path, "SID", minimum=1)
+    documents = None
+    first = columns["SID"][0].strip()
+    if not first.isdigit() and _DOCUMENT_SID.fullmatch(first):
+        by_document = [_DOCUMENT_SID.fullmatch(value) for value in columns["SID"]]
+        fail_first(
+            np.array([m is None for m in by_document]),
+            lines,
+            path,
+            [
+                f"SID {v!r} is not <document>_<k> like the file's first ({columns['SID'][0]!r})"
+                for v in columns["SID"]
+            ],
+        )
+        if n_segments is not None:
+            raise InputError(
+                "SIDs name documents (<document>_<k>), not test-set lines: n_segments does not apply", path
+            )
+        documents = pd.DataFrame(
+            {"document": [m.group(1) for m in by_document], "k": [int(m.group(2)) for m in by_document]}
+        )
+        keys = documents.drop_duplicates().sort_values(["document", "k"]).reset_index(drop=True)
+        code = {key: i for i, key in enumerate(keys.itertuples(index=False, name=None))}
+        sid = np.array(
+            [code[key] + 1 for key in documents.itertuples(index=False, name=None)], dtype=np.int64
+        )
+    else:
+        sid = parse_integers(columns["SID"], lines, path, "SID", minimum=1)
     if n_segments is not None:
         fail_first(
             sid > n_segments, lines, path, [f"SID {s} is outside the test set (1..{n_segments})" for s in sid]
@@ -95,6 +141,9 @@ def read_wmt_da_seg_scores(
             "line": lines,
         }
     )
+    if documents is not None:
+        frame.insert(6, "document", documents["document"].to_numpy())
+        frame.insert(7, "doc_segment", documents["k"].to_numpy() + 1)
     if systems is not None:
         known = set(systems)
         fail_first(
@@ -125,7 +174,89 @@ def read_wmt_da_sys_scores(path: str | Path) -> pd.DataFrame:
         }
     )
     check_unique(frame, ("system",), path, "SYS")
+    frame.attrs.update(path=str(path), format="wmt_da_sys_scores")
     return frame
+
+
+def read_wmt_da_metrics_seg_scores(
+    path: str | Path, *, criterion: str = "adequacy", n_segments: int | None = None
+) -> pd.DataFrame:
+    """Read the WMT20 metrics task's ``metrics-ad-seg-scores-<lp>.csv`` (header ``SYS SEGID RAW.SCR Z.SCR N SID``):
+    the columns of :func:`read_wmt_da_seg_scores` plus ``document`` and ``doc_segment`` (``SEGID`` =
+    ``<document>::<n>``, n counted from 1 as in the task's ``seg.score`` files). Same checks, and a ``SEGID``
+    without ``::<n>`` is an error at its line."""
+    path = Path(path)
+    columns, lines = _read_table(path, METRICS_SEG_HEADER)
+    check_no_empty(columns["SYS"], lines, path, "SYS")
+    parts = [value.rpartition("::") for value in columns["SEGID"]]
+    fail_first(
+        np.array([not (sep and doc and n.isdigit()) for doc, sep, n in parts]),
+        lines,
+        path,
+        [f"SEGID {value!r} is not <document>::<n>" for value in columns["SEGID"]],
+    )
+    sid = parse_integers(columns["SID"], lines, path, "SID", minimum=1)
+    if n_segments is not None:
+        fail_first(
+            sid > n_segments, lines, path, [f"SID {s} is outside the test set (1..{n_segments})" for s in sid]
+        )
+    raw = parse_finite_numbers(columns["RAW.SCR"], lines, path, "RAW.SCR")
+    low, high = DA_SCORE_RANGE
+    fail_first(
+        (raw < low) | (raw > high), lines, path, [f"RAW.SCR {v} is outside {low:g}..{high:g}" for v in raw]
+    )
+    frame = pd.DataFrame(
+        {
+            "system": columns["SYS"],
+            "segment": sid - 1,
+            "criterion": criterion,
+            "raw_score": raw,
+            "z": parse_finite_numbers(columns["Z.SCR"], lines, path, "Z.SCR"),
+            "n": parse_integers(columns["N"], lines, path, "N", minimum=1),
+            "document": [doc for doc, _, _ in parts],
+            "doc_segment": np.array([int(n) for _, _, n in parts], dtype=np.int64),
+            "line": lines,
+        }
+    )
+    check_unique(frame, ("system", "segment"), path, "(SYS, SID)")
+    frame.attrs.update(path=str(path), format="wmt_da_metrics_seg_scores")
+    return frame
+
+
+def metrics_task_names(da_systems: pd.DataFrame, metrics_systems: pd.DataFrame) -> dict[str, str]:
+    """``{DA name: metrics-task name}`` from ``ad-sys-scores-<lp>.csv`` and the metrics task's
+    ``metrics-ad-sys-scores-<lp>.csv`` (both read by :func:`read_wmt_da_sys_scores`): the organisers wrote the
+    second from the first row by row, renaming systems (module docstring), so row i of one is row i of the other.
+
+    Raises:
+        InputError: naming the second file and line, when the files have different numbers of rows or a row's
+            ``N`` or ``N.ALL`` differ or its scores differ by more than 1e-12 relative (the organisers re-printed
+            the 15-digit numbers): they are then not the same systems in the same order.
+    """
+    path = metrics_systems.attrs.get("path")
+    if len(da_systems) != len(metrics_systems):
+        raise InputError(
+            f"{len(metrics_systems)} systems but {len(da_systems)} in {da_systems.attrs.get('path')}: "
+            "not the same DA system scores",
+            path,
+        )
+    same = (
+        (da_systems["n_segments"].to_numpy() == metrics_systems["n_segments"].to_numpy())
+        & (da_systems["n_ratings"].to_numpy() == metrics_systems["n_ratings"].to_numpy())
+        & np.isclose(da_systems["z"], metrics_systems["z"], rtol=1e-12, atol=0)
+        & np.isclose(da_systems["raw_score"], metrics_systems["raw_score"], rtol=1e-12, atol=0)
+    )
+    fail_first(
+        ~same,
+        metrics_systems["line"].to_numpy(),
+        Path(path) if path else Path("<metrics-ad-sys-scores>"),
+        [
+            f"system {m!r} does not have the scores of row {i + 1} of {da_systems.attrs.get('path')} ({d!r}): "
+            "the two files must list the same systems in the same order"
+            for i, (d, m) in enumerate(zip(da_systems["system"], metrics_systems["system"], strict=True))
+        ],
+    )
+    return dict(zip(da_systems["system"], metrics_systems["system"], strict=True))
 
 
 def system_means(seg_scores: pd.DataFrame) -> pd.DataFrame:

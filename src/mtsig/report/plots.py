@@ -561,13 +561,18 @@ def significance_heatmap(
     alpha: float,
     title: str,
     out_paths: Sequence[str | Path],
+    *,
+    item: str = "system",
+    dpi: float | None = None,
 ) -> pd.DataFrame:
     """Fig. 7 / one panel of Fig. 8: pairwise significance, rows and columns ordered by ``systems``.
 
     ``p_matrix.loc[row, column]`` is the p-value for "row better than column" (:func:`p_matrix_from_tests`,
     :func:`p_matrix_from_gold`). A cell is coloured when that p-value is <= ``alpha`` (darker at 0.01 and 0.001),
     with the p-value printed in it; non-significant p-values are printed in grey. Order ``systems`` by human
-    score, best first, to get the paper's upper-triangle picture. Returns the boolean matrix of coloured cells.
+    score, best first, to get the paper's upper-triangle picture. ``item`` names what the rows and columns are in
+    the axis labels (``metric`` for a Williams matrix); ``dpi`` the PNG resolution (default :data:`STYLE`'s
+    ``savefig.dpi``). Returns the boolean matrix of coloured cells.
     """
     ordered = _check_matrix(p_matrix, systems)
     with matplotlib.rc_context(STYLE):
@@ -585,13 +590,13 @@ def significance_heatmap(
             ax, ordered, alpha, show_row_labels=True, cell_font=_SINGLE_FONT, cell_inches=_SINGLE_CELL
         )
         # the tick labels are plain texts (:func:`_label_cells`), so the axis labels are placed beyond them here
-        ax.set_xlabel("column system", va="top")
+        ax.set_xlabel(f"column {item}", va="top")
         ax.xaxis.set_label_coords(0.5, -geometry["below"] / geometry["side"])
-        ax.set_ylabel("row system (coloured: row significantly better)")
+        ax.set_ylabel(f"row {item} (coloured: row significantly better)")
         ax.yaxis.set_label_coords(-(geometry["label"] + 0.06) / geometry["side"], 0.5)
         ax.set_title(title)
         figure.legend(handles=_legend_handles(alpha), loc="lower center", ncols=3, frameon=False)
-        save_figure(figure, out_paths)
+        save_figure(figure, out_paths, **({"dpi": dpi} if dpi else {}))
     return pd.DataFrame(coloured, index=ordered.index, columns=ordered.columns)
 
 

@@ -32,6 +32,7 @@ STEP_MODULES = (
     "segment_level",
     "calibration",
     "nbest",
+    "metrics_task",
 )
 
 #: Named outputs that a step does not write itself: the manifests, which :mod:`mtsig.steps.files` writes beside

@@ -1,4 +1,5 @@
 """Beyond the paper: calibration by simulation with known truth (:mod:`mtsig.studies.calibration`), segment-level
 meta-evaluation with the RankEval measures (:mod:`mtsig.studies.rankeval`, Avramidis 2013), n-best lists
-(:mod:`mtsig.studies.nbest`, Bremerman et al. 2020) and synthetic experiments with planted truth
-(:mod:`mtsig.studies.synthetic`)."""
+(:mod:`mtsig.studies.nbest`, Bremerman et al. 2020), synthetic experiments with planted truth
+(:mod:`mtsig.studies.synthetic`) and a metrics shared task's system-level results, reproduced
+(:mod:`mtsig.studies.metrics_task`, the WMT20 metrics task)."""

@@ -1,0 +1,252 @@
+"""A metrics shared task's system-level results, reproduced: the WMT20 metrics task (Mathur, Wei, Freitag, Ma &
+Bojar 2020, "Results of the WMT20 Metrics Shared Task", Sec. 3 (system level) and its significance tests).
+
+For each evaluation (a language pair, or a variant such as en-iu's out-of-domain subset) the organisers' scripts
+(WMT-Metrics-task/wmt20-metrics, commit 3e434fc: ``results/combine-scores-sys-DA.py``,
+``results/create_sys_tables.py``, ``results/metric_williams.py``, ``results/outliers.py``) do the following, and
+so does this module (config/wmt20-metrics.yaml names every choice):
+
+1. The human scores are the DA system means of ``metrics-ad-sys-scores-<lp>.csv``: ``Z.SCR`` (the official
+   score) and ``RAW.SCR``, for every DA-rated system.
+2. A metric's system scores are its rows of the pair's lp code and of one reference (``newstest2020``;
+   reference-free metrics: their ``newstest2020`` rows), joined by system name.
+3. The human translations (``Human-A.0``, ``Human-B.0``, ``Human-P.0``) are left out; a metric that lacks any
+   remaining system is left out (pandas' ``dropna(axis=1)``).
+4. Pearson's r (and Kendall's tau-b) of every metric with the human score, with all systems and without outliers;
+   the raw human score competes as a metric (their ``DataFrame.corr()`` takes every numeric column).
+5. The Williams test for every ordered pair of metrics; the winners: metrics no other significantly beats.
+
+Beyond the organisers: Spearman's rho, the raw score as the human side, and the outliers both by the stated rule
+(MAD on z, ``no_outliers``) and as the organisers published them (``no_outliers_published``: their rule's
+output "manually update[d]", in their notebook ``results/p0-preprocess_scores_and_visualize.ipynb``).
+
+Functions take tables (as :mod:`mtsig.io` reads them) and return tables; :mod:`mtsig.steps.metrics_task` reads and
+writes the files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mtsig.errors import InputError
+from mtsig.stats import meta_evaluation as me
+
+#: The system sets every correlation is reported for: all MT systems, without the outliers of the MAD rule, and
+#: without the outliers the organisers published (only when the config lists them).
+SYSTEM_SETS = ("all", "no_outliers", "no_outliers_published")
+#: Human score -> the column of :func:`mtsig.io.wmt_da.read_wmt_da_sys_scores` it is.
+HUMAN_COLUMNS = {"z": "z", "raw": "raw_score"}
+#: The other human score competing as a metric (``human_as_metric``), named as in the WMT20 tables (HUMAN_RAW).
+HUMAN_PSEUDO_METRICS = {"z": "HUMAN_RAW", "raw": "HUMAN_Z"}
+#: The ``source`` of the human scores in ``system_scores.tsv``.
+HUMAN_SOURCES = {"z": "human_z", "raw": "human_raw"}
+
+CORRELATION_COLUMNS = ["lp", "human", "systems", "metric", "kind", "n", "r", "outliers"]
+WILLIAMS_COLUMNS = ["lp", "human", "systems", *me.WILLIAMS_COLUMNS]
+WINNER_COLUMNS = ["lp", "human", "systems", "metric", "r", "rank", "n", "winner"]
+SYSTEM_SCORE_COLUMNS = ["lp", "system", "source", "score"]
+OUTLIER_SEPARATOR = ","
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One group of results: ``name`` (the ``lp`` column of every table), the DA ``pair`` it correlates with,
+    the lp code of its rows in the metric files, and the glob patterns of those files (relative to the root)."""
+
+    name: str
+    pair: str
+    metric_lp: str
+    patterns: tuple[str, ...]
+
+
+def evaluations(spec: Mapping[str, Any]) -> list[Evaluation]:
+    """The evaluations of a ``metrics_task`` definition: each pair, then each variant (config ``variants``)."""
+    patterns = tuple(spec["metric_scores"])
+    out = [Evaluation(lp, lp, lp, patterns) for lp in spec["pairs"]]
+    for name, variant in spec.get("variants", {}).items():
+        if variant["pair"] not in spec["pairs"]:
+            raise InputError(f"metrics_task variant {name}: pair {variant['pair']!r} is not among the pairs")
+        out.append(
+            Evaluation(
+                name, variant["pair"], variant["metric_lp"], tuple(variant.get("metric_scores", patterns))
+            )
+        )
+    names = [e.name for e in out]
+    if len(set(names)) != len(names):
+        raise InputError(f"metrics_task: a variant is named like a pair ({', '.join(names)})")
+    return out
+
+
+def metric_system_scores(
+    rows: pd.DataFrame,
+    lp: str,
+    refset: str,
+    reference_free: Sequence[str] = (),
+    reference_free_refset: str = "newstest2020",
+) -> dict[str, dict[str, float]]:
+    """``{metric: {system: score}}`` from WMT ``sys.score`` rows (:func:`mtsig.io.system_scores.read_wmt_sys_scores`,
+    several files concatenated, with a ``file`` column naming each row's file): the rows of ``lp`` and ``refset``
+    (for a metric in ``reference_free``: of ``reference_free_refset``), whatever the test set column says (the
+    organisers filter on lp and refset only; ``testsuites2020`` rows carry refset ``testsuites2020``). Metrics in
+    row order; a metric given by two files is an error naming both."""
+    wanted = np.where(rows["metric"].isin(set(reference_free)), reference_free_refset, refset)
+    chosen = rows.loc[(rows["lp"].to_numpy() == lp) & (rows["refset"].to_numpy() == wanted)]
+    scores: dict[str, dict[str, float]] = {}
+    for metric, group in chosen.groupby("metric", sort=False):
+        files = list(dict.fromkeys(group["file"])) if "file" in group.columns else []
+        if len(files) > 1:
+            raise InputError(
+                f"metric {metric!r} has {lp} {refset} scores in two files (also {files[0]})", files[1]
+            )
+        scores[str(metric)] = dict(zip(group["system"], group["score"].astype(float), strict=True))
+    return scores
+
+
+@dataclass(frozen=True)
+class PairScores:
+    """The systems correlated (DA order, excluded systems dropped), their human scores by kind (``z``, ``raw``),
+    the metrics that score every one of them, and the metrics left out for lacking some (name -> missing)."""
+
+    systems: list[str]
+    human: dict[str, np.ndarray]
+    metrics: dict[str, np.ndarray]
+    incomplete: dict[str, list[str]]
+
+
+def pair_scores(
+    human: pd.DataFrame, metric_scores: Mapping[str, Mapping[str, float]], exclude: Sequence[str] = ()
+) -> PairScores:
+    """Join the DA system table (``system``, ``z``, ``raw_score``) with the metrics' scores (steps 1-3 of the
+    module docstring). A metric's scores of systems DA did not rate are ignored."""
+    kept = human.loc[~human["system"].isin(set(exclude))]
+    systems = kept["system"].astype(str).tolist()
+    if len(systems) < 2:
+        raise InputError(f"{len(systems)} DA-rated systems left after excluding {', '.join(exclude)}")
+    complete, incomplete = {}, {}
+    for metric, by_system in metric_scores.items():
+        missing = [s for s in systems if s not in by_system]
+        if missing:
+            incomplete[metric] = missing
+        else:
+            complete[metric] = np.array([by_system[s] for s in systems], dtype=np.float64)
+    values = {kind: kept[column].to_numpy(dtype=np.float64) for kind, column in HUMAN_COLUMNS.items()}
+    return PairScores(systems, values, complete, incomplete)
+
+
+def excluded_systems(
+    systems: Sequence[str],
+    outlier_scores: np.ndarray,
+    published: Sequence[str] | None,
+    *,
+    scale: float = me.MAD_SCALE,
+    cutoff: float = me.MAD_CUTOFF,
+) -> dict[str, list[str]]:
+    """The systems left out of each system set: none (``all``), the MAD rule's outliers on ``outlier_scores``
+    (``no_outliers``), and, unless ``published`` is None, the organisers' list (``no_outliers_published``; a
+    listed system that is not among ``systems`` is an error)."""
+    flagged = me.mad_outliers(outlier_scores, scale=scale, cutoff=cutoff)
+    sets = {"all": [], "no_outliers": [s for s, out in zip(systems, flagged, strict=True) if out]}
+    if published is not None:
+        unknown = sorted(set(published) - set(systems))
+        if unknown:
+            raise InputError(
+                f"published outlier(s) {', '.join(unknown)} are not among the systems correlated"
+            )
+        sets["no_outliers_published"] = [s for s in systems if s in set(published)]
+    return sets
+
+
+def meta_evaluate(
+    name: str,
+    scores: PairScores,
+    excluded: Mapping[str, Sequence[str]],
+    *,
+    kinds: Sequence[str] = me.KINDS,
+    human_as_metric: bool = True,
+    identical: str = "tie",
+    alpha: float = me.WILLIAMS_ALPHA,
+) -> dict[str, pd.DataFrame]:
+    """Correlations, Williams tests and winners of one evaluation, for each human score (z, raw) and system set.
+
+    Returns ``correlations`` (:data:`CORRELATION_COLUMNS`: every metric and kind; ``outliers`` names the systems
+    left out, comma-separated), ``williams`` (:data:`WILLIAMS_COLUMNS`: every ordered pair of metrics, one-sided p
+    of "metric_a correlates better", metrics by decreasing Pearson r) and ``winners`` (:data:`WINNER_COLUMNS`: every
+    metric's Pearson r, its rank in that order, and whether it is a winner at ``alpha``)."""
+    correlations: list[tuple] = []
+    williams, winners = [], []
+    for human_kind, human in scores.human.items():
+        metrics = dict(scores.metrics)
+        if human_as_metric:
+            other = next(k for k in scores.human if k != human_kind)
+            metrics[HUMAN_PSEUDO_METRICS[human_kind]] = scores.human[other]
+        names = list(metrics)
+        matrix = np.stack([metrics[m] for m in names])
+        for system_set, left_out in excluded.items():
+            keep = ~np.isin(scores.systems, list(left_out))
+            n = int(keep.sum())
+            label = {"lp": name, "human": human_kind, "systems": system_set}
+            outliers = OUTLIER_SEPARATOR.join(left_out)
+            for kind in kinds:
+                r = me.correlation(matrix[:, keep], human[keep], kind)
+                correlations += [
+                    (name, human_kind, system_set, metric, kind, n, float(value), outliers)
+                    for metric, value in zip(names, r, strict=True)
+                ]
+            table = me.williams_table(human[keep], {m: metrics[m][keep] for m in names}, identical=identical)
+            williams.append(table.assign(**label)[WILLIAMS_COLUMNS])
+            matrix_p = me.williams_pivot(table)
+            won = set(me.winners(matrix_p, alpha))
+            order = list(matrix_p.index)
+            r_of = dict(zip(table["metric_a"].tolist(), table["r_a"].tolist(), strict=True))
+            winners.append(
+                pd.DataFrame(
+                    {
+                        **label,
+                        "metric": order,
+                        "r": [r_of[m] for m in order],
+                        "rank": np.arange(1, len(order) + 1),
+                        "n": n,
+                        "winner": [m in won for m in order],
+                    }
+                )
+            )
+    return {
+        "correlations": pd.DataFrame.from_records(correlations, columns=CORRELATION_COLUMNS),
+        "williams": pd.concat(williams, ignore_index=True),
+        "winners": pd.concat(winners, ignore_index=True)[WINNER_COLUMNS],
+    }
+
+
+def system_score_rows(
+    name: str, human: pd.DataFrame, metric_scores: Mapping[str, Mapping[str, float]]
+) -> pd.DataFrame:
+    """``system_scores.tsv`` rows of one evaluation (:data:`SYSTEM_SCORE_COLUMNS`): every DA-rated system's human
+    z and raw score (sources ``human_z``, ``human_raw``), then every metric's score of each DA-rated system it
+    scores (source = the metric; higher is better, as the files give them: TER negated), in DA order."""
+    systems = human["system"].astype(str).tolist()
+    frames = [
+        pd.DataFrame(
+            {"lp": name, "system": systems, "source": HUMAN_SOURCES[k], "score": human[c].to_numpy()}
+        )
+        for k, c in HUMAN_COLUMNS.items()
+    ]
+    for metric, by_system in metric_scores.items():
+        scored = [s for s in systems if s in by_system]
+        frames.append(
+            pd.DataFrame(
+                {"lp": name, "system": scored, "source": metric, "score": [by_system[s] for s in scored]}
+            )
+        )
+    return pd.concat(frames, ignore_index=True)[SYSTEM_SCORE_COLUMNS]
+
+
+def gold_systems(da_names: Sequence[str], renaming: Mapping[str, str]) -> list[str]:
+    """The systems of a pair's gold: every DA-rated system (human translations included, as in the organisers'
+    published Wilcoxon matrices), under the metric files' names (``renaming``), in case-insensitive alphabetical
+    order (the order of config/wmt20-ja-en.yaml, so that ja-en's gold equals that experiment's byte for byte)."""
+    return sorted((renaming.get(s, s) for s in da_names), key=lambda s: (s.casefold(), s))
