@@ -162,7 +162,7 @@ def test_cli_unexpected_failure_is_one_line_with_a_hint(
     def broken(*args: object, **kwargs: object) -> None:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(cli, "compare_systems", broken)
+    monkeypatch.setattr("mtsig.cli.compare.compare_systems", broken)
     assert cli.main(["compare", "--ref", "ref.txt", "A.txt", "B.txt"]) == cli.EXIT_INTERNAL_ERROR
     err = capsys.readouterr().err
     assert err.splitlines() == [

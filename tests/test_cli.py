@@ -149,3 +149,18 @@ def test_unknown_metric_and_test_exit_2(files) -> None:
 def test_one_system_is_an_error(files) -> None:
     done = run("--ref", files["ref"], files["alpha.txt"])
     assert done.returncode == 2 and "at least two" in done.stderr
+
+
+def test_every_subcommand_is_one_module_of_the_cli_package() -> None:
+    """Issue 29: a new sub-command is one new file under ``mtsig/cli/`` (HELP, add_arguments, run)."""
+    import mtsig.cli as package
+    from mtsig.cli import build_parser, subcommands
+
+    commands = subcommands()
+    assert list(commands) == ["compare", "power"]
+    for name, module in commands.items():
+        assert module.__name__ == f"mtsig.cli.{name}"
+        assert module.__file__ == str(Path(package.__file__).with_name(f"{name}.py"))
+        assert isinstance(module.HELP, str) and callable(module.add_arguments) and callable(module.run)
+    choices = next(a for a in build_parser()._actions if a.dest == "command").choices
+    assert list(choices) == ["compare", "power"]

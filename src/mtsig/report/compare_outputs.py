@@ -10,17 +10,25 @@ Everything here reads one metric's :class:`mtsig.stats.resampling.PairwiseResult
 * :func:`metric_clusters`: WMT-style significance clusters (:mod:`mtsig.stats.clusters`) of one test.
 * :func:`latex_table`: a paper-ready table: each system's score with a dagger where it differs significantly from
   the baseline (the first system), the difference from the baseline and its interval, and the signatures.
+* The reports of ``mtsig compare`` on its :class:`MetricComparison` results: :func:`text_report` (aligned text),
+  :func:`json_report`, :func:`long_table` (``--tsv``), :func:`clusters_table` (``--tsv --clusters``) and
+  :func:`latex_report`; conclusions drawn as :class:`Conclusions` say.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from mtsig.report.signature import format_level
+from mtsig import __version__
+from mtsig.report.signature import format_level, result_signatures
 from mtsig.report.tables import latex_escape
-from mtsig.stats.clusters import clusters_from_tests
+from mtsig.stats.clusters import clusters_from_tests, clusters_latex, format_rank_range, significant_pairs
 from mtsig.stats.evaluation import corrected_test_conclusions
 from mtsig.stats.intervals import BCA
 from mtsig.stats.resampling import PairwiseResult
@@ -161,3 +169,243 @@ __all__ = [
     "pair_conclusions",
     "pair_interval_columns",
 ]
+
+
+# --- the reports of `mtsig compare` ---------------------------------------------------------------------------
+
+
+@dataclass
+class MetricComparison:
+    """The results of one metric: its name, its settings signature and the engine's result."""
+
+    name: str
+    details: str
+    higher_is_better: bool
+    result: PairwiseResult
+
+    def signatures(self, alpha: float | None = None, correction: str | None = None) -> dict[str, str]:
+        """``{test: signature}`` (:mod:`mtsig.report.signature`); alpha and correction where conclusions are drawn."""
+        return result_signatures(self.details, self.result.settings, alpha=alpha, correction=correction)
+
+
+@dataclass(frozen=True)
+class Conclusions:
+    """How ``mtsig compare`` draws conclusions: by ``test`` at ``alpha`` after ``correction`` (library name)."""
+
+    test: str
+    alpha: float
+    correction: str
+
+
+def long_table(comparisons: Sequence[MetricComparison], seed: int) -> pd.DataFrame:
+    """All metrics' rows: ``metric, sys_x, sys_y, test, statistic, p_value, samples, seed``, the intervals of
+    :func:`mtsig.report.compare_outputs.pair_interval_columns` (when computed) and the row's ``signature``."""
+    frames = []
+    for comparison in comparisons:
+        frame = comparison.result.table.copy()
+        frame.insert(0, "metric", comparison.name)
+        frame["samples"] = frame["test"].map(comparison.result.settings["n_samples"])
+        frame["seed"] = seed
+        if comparison.result.intervals is not None:
+            frame = frame.merge(pair_interval_columns(comparison.result), on=["sys_x", "sys_y"], how="left")
+        frame["signature"] = frame["test"].map(comparison.signatures())
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def aligned_lines(rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [cell.rjust(w) if r else cell.ljust(w) for cell, w, r in zip(row, widths, right, strict=True)]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def _interval_text(low: float, high: float) -> str:
+    return f"[{low:.4f}, {high:.4f}]"
+
+
+def text_report(
+    comparisons: Sequence[MetricComparison],
+    *,
+    seed: int,
+    n_samples: int,
+    pvalue: str,
+    conclusions: Conclusions,
+    clusters: bool = False,
+) -> str:
+    """The readable report: settings, a table of system scores with their BCa intervals, then per metric its
+    signatures and one line per unordered pair with the p-values, the percentile and BCa intervals of the statistic
+    and whether the pair differs significantly (by ``conclusions``); with ``clusters``, each metric's clusters.
+
+    Each pair is shown with the better system (by the metric) as X, so the statistic is >= 0 and the one-sided
+    p-values are those of "X better than Y"; two-sided p-values do not depend on the order.
+    """
+    first = comparisons[0].result
+    systems = list(first.system_scores)
+    tests = list(dict.fromkeys(first.table["test"]))
+    level = format_level(first.settings["intervals"]["level"])  # type: ignore[index]
+    c = conclusions
+    lines = [
+        f"mtsig {__version__} compare: seed={seed} samples={n_samples} pvalue={pvalue}",
+        "one-sided p-values are for 'sys_x better than sys_y'; sys_x is the better system of each pair",
+        f"intervals: {level} percentile and BCa, from the paired bootstrap draws; significant: {c.test} p <= "
+        f"{c.alpha:g} after correction {c.correction}",
+        "",
+        f"System scores [{level} BCa interval]",
+    ]
+    score_rows = [["system", *(cell for m in comparisons for cell in (m.name, "interval"))]]
+    for name in systems:
+        cells = [name]
+        for m in comparisons:
+            cells += [
+                f"{m.result.system_scores[name]:.4f}",
+                _interval_text(*_system_interval(m.result, name)),
+            ]
+        score_rows.append(cells)
+    lines += aligned_lines(score_rows, [False] + [True] * (len(score_rows[0]) - 1))
+    for comparison in comparisons:
+        table = comparison.result.table
+        oriented = table[table["statistic"] > 0]
+        ties = table[
+            (table["statistic"] == 0)
+            & (table["sys_x"].map(systems.index) < table["sys_y"].map(systems.index))
+        ]
+        shown = pd.concat([oriented, ties])
+        wide = shown.pivot_table(
+            index=["sys_x", "sys_y", "statistic"], columns="test", values="p_value", sort=False
+        )
+        wide = wide.reset_index().sort_values("statistic", ascending=False)
+        wide = wide.merge(pair_interval_columns(comparison.result), on=["sys_x", "sys_y"], how="left")
+        decided = pair_conclusions(comparison.result, c.test, c.alpha, c.correction)
+        winners = set(significant_pairs(decided))
+        definition = "S(X) - S(Y)" if comparison.higher_is_better else "S(Y) - S(X), lower is better"
+        lines += ["", f"{comparison.name}: statistic = {definition}"]
+        signatures = comparison.signatures(c.alpha, c.correction)
+        lines += [f"  {signatures[t]}" for t in tests]
+        header = ["sys_x", "sys_y", "statistic", *tests, f"{level} percentile", f"{level} BCa", "significant"]
+        rows = [header]
+        for _, row in wide.iterrows():
+            pair = (row["sys_x"], row["sys_y"])
+            verdict = "yes" if pair in winners else ("reversed" if pair[::-1] in winners else "no")
+            rows.append(
+                [
+                    row["sys_x"],
+                    row["sys_y"],
+                    f"{row['statistic']:.4f}",
+                    *(f"{row[t]:.4f}" for t in tests),
+                    _interval_text(row["percentile_low"], row["percentile_high"]),
+                    _interval_text(row["bca_low"], row["bca_high"]),
+                    verdict,
+                ]
+            )
+        lines += aligned_lines(rows, [False, False] + [True] * (len(header) - 3) + [False])
+        if clusters:
+            tiers = metric_clusters(
+                comparison.result, c.test, c.alpha, c.correction, comparison.higher_is_better
+            )
+            lines += [
+                "",
+                f"{comparison.name} clusters ({c.test}, alpha {c.alpha:g}, correction {c.correction})",
+            ]
+            rows = [["cluster", "rank", "system", "score"]]
+            for tier in tiers.itertuples(index=False):
+                rank = format_rank_range(int(tier.rank_low), int(tier.rank_high))
+                rows.append([str(tier.cluster), rank, str(tier.system), f"{tier.score:.4f}"])
+            lines += aligned_lines(rows, [True, True, False, True])
+    return "\n".join(lines) + "\n"
+
+
+def _system_interval(result: PairwiseResult, name: str, method: str = BCA) -> tuple[float, float]:
+    """A system's own interval (its corpus score, the metric's scale) by ``method``."""
+    rows = result.system_intervals
+    assert rows is not None
+    row = rows[(rows["system"] == name) & (rows["method"] == method)].iloc[0]
+    return float(row["ci_low"]), float(row["ci_high"])
+
+
+def json_report(
+    comparisons: Sequence[MetricComparison],
+    *,
+    seed: int,
+    pvalue: str,
+    reference: Sequence[Path] | None,
+    systems: Mapping[str, Path | None],
+    conclusions: Conclusions,
+    clusters: bool = False,
+) -> str:
+    """Settings, each metric's signatures, scores, system intervals, conclusions (and clusters), and every row of
+    the long table (p-values, intervals, signature)."""
+    c = conclusions
+    metrics = {}
+    for m in comparisons:
+        entry = {
+            "details": m.details,
+            "higher_is_better": m.higher_is_better,
+            "scores": m.result.system_scores,
+            "settings": m.result.settings,
+            "signatures": m.signatures(c.alpha, c.correction),
+            "system_intervals": m.result.system_intervals.to_dict(orient="records"),  # type: ignore[union-attr]
+            "conclusions": pair_conclusions(m.result, c.test, c.alpha, c.correction).to_dict(
+                orient="records"
+            ),
+        }
+        if clusters:
+            tiers = metric_clusters(m.result, c.test, c.alpha, c.correction, m.higher_is_better)
+            entry["clusters"] = tiers.to_dict(orient="records")
+        metrics[m.name] = entry
+    document = {
+        "mtsig_version": __version__,
+        "seed": seed,
+        "pvalue": pvalue,
+        "reference": [str(path) for path in reference or ()],
+        "systems": {name: None if path is None else str(path) for name, path in systems.items()},
+        "conclusions": {"test": c.test, "alpha": c.alpha, "correction": c.correction},
+        "metrics": metrics,
+        "results": long_table(comparisons, seed).to_dict(orient="records"),
+    }
+    return json.dumps(document, indent=2, default=json_default) + "\n"
+
+
+def clusters_table(comparisons: Sequence[MetricComparison], conclusions: Conclusions) -> pd.DataFrame:
+    """Every metric's clusters (:data:`mtsig.stats.clusters.CLUSTER_COLUMNS`) with ``metric`` first and ``signature``."""
+    c = conclusions
+    frames = []
+    for m in comparisons:
+        tiers = metric_clusters(m.result, c.test, c.alpha, c.correction, m.higher_is_better)
+        tiers.insert(0, "metric", m.name)
+        tiers["signature"] = m.signatures(c.alpha, c.correction)[c.test]
+        frames.append(tiers)
+    return pd.concat(frames, ignore_index=True)
+
+
+def latex_report(comparisons: Sequence[MetricComparison], conclusions: Conclusions, clusters: bool) -> str:
+    """:func:`mtsig.report.compare_outputs.latex_table` of every metric, then (``clusters``) one ranked cluster table per
+    metric (:func:`mtsig.stats.clusters.clusters_latex`)."""
+    c = conclusions
+    signatures = [m.signatures(c.alpha, c.correction)[c.test] for m in comparisons]
+    text = latex_table(
+        [(m.name, m.higher_is_better, m.result) for m in comparisons],
+        test=c.test,
+        alpha=c.alpha,
+        correction=c.correction,
+        signatures=signatures,
+    )
+    if clusters:
+        for m, signature in zip(comparisons, signatures, strict=True):
+            tiers = metric_clusters(m.result, c.test, c.alpha, c.correction, m.higher_is_better)
+            caption = (
+                f"{m.name}: significance clusters ({c.test}, alpha {c.alpha:g}, correction {c.correction})"
+            )
+            table = clusters_latex(
+                tiers, caption=caption, label=f"tab:clusters-{m.name}", score_header=m.name
+            )
+            text += f"\n% {signature}\n" + table
+    return text
+
+
+def json_default(value: object) -> object:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

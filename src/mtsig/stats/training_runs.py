@@ -56,8 +56,6 @@ rejecting as often as a single-run test when the runs' offsets vary. It is repor
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -595,59 +593,3 @@ def _aligned(rows: Sequence[Sequence[str]], left: int) -> list[str]:
         ]
         lines.append("  ".join(cells).rstrip())
     return lines
-
-
-def compare_runs_command(args: argparse.Namespace) -> str:
-    """``mtsig compare`` with systems given as ``NAME=RUN1,RUN2,...`` (parsed by the compare sub-command): score
-    every run with every metric, run :func:`compare_training_runs` per metric (B = R = ``--samples``, ``--seed``),
-    and return the text report, or with ``--tsv`` the pairs table, or with ``--json`` systems, pairs and settings.
-    ``--tests`` does not apply (the tests are the run-aware test and MultEval's). Raises
-    :class:`~mtsig.errors.InputError` for bad input, before anything is written.
-    """
-    groups = parse_run_groups(args.systems)
-    scored = score_run_files(
-        args.ref, groups, args.metrics, unescape=args.unescape_html, language=args.language
-    )
-    comparisons = [
-        compare_training_runs(
-            by_system,
-            metric.score,
-            higher_is_better=metric.higher_is_better,
-            n_samples=args.samples,
-            seed=args.seed,
-            metric=metric.name,
-        )
-        for metric, by_system in scored
-    ]
-    details = [metric.details() for metric, _ in scored]
-    if args.tsv:
-        pairs = []
-        for comparison, detail in zip(comparisons, details, strict=True):
-            signatures = runs_signatures(comparison.settings, detail)
-            pairs.append(
-                comparison.pairs.assign(
-                    signature=signatures["p_value"], signature_multeval=signatures["p_multeval"]
-                )
-            )
-        return pd.concat(pairs).to_csv(sep="\t", index=False, float_format="%.10g")
-    if args.json:
-        document = {
-            "reference": [str(path) for path in args.ref],
-            "runs": {name: [str(path) for path in paths] for name, paths in groups.items()},
-            "metrics": {metric.name: metric.details() for metric, _ in scored},
-            "signatures": {
-                metric.name: runs_signatures(c.settings, detail)
-                for (metric, _), c, detail in zip(scored, comparisons, details, strict=True)
-            },
-            "settings": comparisons[0].settings,
-            "systems": pd.concat([c.systems for c in comparisons]).to_dict(orient="records"),
-            "pairs": pd.concat([c.pairs for c in comparisons]).to_dict(orient="records"),
-        }
-        return json.dumps(document, indent=2, default=_json_value) + "\n"
-    return runs_text_report(comparisons, [metric.details() for metric, _ in scored])
-
-
-def _json_value(value: object) -> object:
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
