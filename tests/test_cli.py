@@ -164,3 +164,25 @@ def test_every_subcommand_is_one_module_of_the_cli_package() -> None:
         assert isinstance(module.HELP, str) and callable(module.add_arguments) and callable(module.run)
     choices = next(a for a in build_parser()._actions if a.dest == "command").choices
     assert list(choices) == ["compare", "power"]
+
+
+def test_a_system_and_its_byte_copy_are_never_significant(files, tmp_path: Path) -> None:
+    """Issue 29: ``a.txt`` against a byte copy printed ``paired_bootstrap 0.0000``; now p = 1 from every test (ties
+    are no evidence, docs/statistics.md), in both orders, also in the readable report."""
+    from mtsig.stats.resampling import ALL_TESTS
+
+    copy = tmp_path / "alpha_copy.txt"
+    copy.write_bytes(files["alpha.txt"].read_bytes())
+    docs = tmp_path / "docs.txt"
+    docs.write_text("d1\nd1\nd2\nd2\nd3\nd3\n", encoding="utf-8")
+    common = ["--ref", files["ref"], "--samples", 200, "--docs", docs, "--tests", ",".join(ALL_TESTS)]
+    done = run(*common, "--metrics", "bleu,chrf,ter", "--tsv", files["alpha.txt"], copy)
+    assert done.returncode == 0, done.stderr
+    table = pd.read_csv(io.StringIO(done.stdout), sep="\t")
+    assert len(table) == 3 * 2 * len(ALL_TESTS)
+    assert (table["statistic"] == 0).all() and (table["p_value"] == 1.0).all()
+    text = run(*common, files["alpha.txt"], copy)
+    assert text.returncode == 0, text.stderr
+    row = next(line for line in text.stdout.splitlines() if line.startswith("alpha.txt  alpha_copy.txt"))
+    assert row.split()[3 : 3 + len(ALL_TESTS)] == ["1.0000"] * len(ALL_TESTS)
+    assert row.split()[-1] == "no"

@@ -145,9 +145,9 @@ def loop_p_value(test: str, pseudo: list[float], actual: float, convention: str)
     """The counting of Figs. 1-4 and of R&M's slides, one pseudo-statistic at a time."""
     n = len(pseudo)
     c = 0
-    if test.startswith("paired_bootstrap"):  # Fig. 4
+    if test.startswith("paired_bootstrap"):  # Fig. 4, a tie counting against X (Koehn 2004: X must win)
         for value in pseudo:
-            if value < 0:
+            if not value > 0:
                 c += 1
     elif test in ("bootstrap", "bootstrap_documents", "bootstrap_stationary"):  # Fig. 3
         tau = sum(pseudo) / n
@@ -658,3 +658,21 @@ def test_relabelled_pairs_give_the_stacked_statistics_results(integer: bool) -> 
     stacked = rs.pairwise_tests(pairs.materialise(), bleu_score, names, **options)
     pd.testing.assert_frame_equal(factored.table, stacked.table, check_exact=True)
     assert factored.system_scores == stacked.system_scores
+
+
+@pytest.mark.parametrize("convention", ["c/B", "(c+1)/(B+1)"])
+@pytest.mark.parametrize("n_segments", [1, 40])
+def test_identical_systems_get_p_one_from_every_test(convention: str, n_segments: int) -> None:
+    """Issue 29: a system compared with a byte copy of itself (d = 0 and every d_b = d_r = 0) is never significant:
+    p = 1 from every test, both orders, every sidedness and block bootstrap (c = B: a tie is no evidence). The
+    literal Fig. 4 rule counted no sample and gave p = 0, "X better than Y" and "Y better than X" at once."""
+    one = small_bleu_stats(n_systems=1, n_segments=n_segments)[0]
+    other = small_bleu_stats(n_systems=2, n_segments=n_segments, seed=8)[1]
+    stats = np.stack([one, one, other])
+    result = _run(stats, pvalue=convention, documents=np.arange(n_segments) // 7)
+    table = result.table.set_index(["sys_x", "sys_y"])
+    for pair in [("s0", "s1"), ("s1", "s0")]:
+        same = table.loc[pair]
+        assert set(same["test"]) == set(rs.ALL_TESTS)
+        assert (same["statistic"] == 0).all()
+        assert (same["p_value"] == 1.0).all(), same[same["p_value"] != 1.0]

@@ -543,7 +543,9 @@ def exceedance_counts(rule: str, pseudo: np.ndarray, actual: np.ndarray) -> tupl
     (X, Y) and for (Y, X). The reversed pair has pseudo-statistics ``-pseudo`` and actual ``-d`` (negation is exact
     in floating point), so its count is derived without recomputation. Rules:
 
-    - ``paired`` (Fig. 4): ``#{d_b < 0}``.
+    - ``paired`` (Fig. 4, Koehn 2004): ``#{d_b <= 0}``, the samples in which X is *not* better; a tie is no
+      evidence for "X better than Y" (the figure's literal ``S_Xb < S_Yb`` would give identical systems p = 0 for
+      both orders, i.e. "significant" both ways).
     - ``shift`` (Fig. 3): ``tau = mean d_b``; ``#{d_b - tau >= d}``.
     - ``shift_two_sided`` (Fig. 1): ``#{|d_b - tau| >= |d|}``.
     - ``at_least`` (Fig. 2): ``#{d_r >= d}``.
@@ -554,7 +556,7 @@ def exceedance_counts(rule: str, pseudo: np.ndarray, actual: np.ndarray) -> tupl
     """
     d = actual[:, None]
     if rule == "paired":
-        return (pseudo < 0).sum(axis=1), (pseudo > 0).sum(axis=1)
+        return (pseudo <= 0).sum(axis=1), (pseudo >= 0).sum(axis=1)
     if rule == "shift":
         centred = pseudo - pseudo.mean(axis=1, keepdims=True)
         return (centred >= d).sum(axis=1), (centred <= d).sum(axis=1)
