@@ -867,3 +867,50 @@ def test_snakemake_reports_a_damaged_file_and_its_command_repairs_it(data_root: 
     final = snakemake(target)
     assert final.returncode == 0, final.stderr[-5000:]
     assert (tmp_path / target).read_bytes() == good
+
+
+# ------------------------------------------------------------------------------------------ confidence levels
+
+
+@pytest.mark.parametrize(
+    "given, level", [("0.95", 0.95), ("95", 0.95), ("99.5", 0.995), ("0.5", 0.5), ("1.5", 0.015)]
+)
+def test_confidence_level_is_a_fraction_or_a_percentage(given: str, level: float) -> None:
+    from mtsig.stats.intervals import confidence_level
+
+    assert confidence_level(given) == pytest.approx(level, abs=1e-15)
+    assert confidence_level(float(given)) == pytest.approx(level, abs=1e-15)
+
+
+@pytest.mark.parametrize("given", ["0", "1", "1.0", "100", "-5", "150", "nan", "inf", "ninety"])
+def test_ambiguous_or_impossible_confidence_levels_are_refused(
+    given: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 29: ``--confidence 1.0`` printed 1% intervals; 0, 1, 100 and everything outside (0, 100) are refused,
+    by the CLI (one line, exit 2, nothing on stdout) and by the config's schema, with the same rule."""
+    from mtsig.stats.intervals import confidence_level
+
+    with pytest.raises(ValueError, match="fraction in \\(0, 1\\).*percentage in \\(1, 100\\)"):
+        confidence_level(given)
+    for name, data in GOOD.items():
+        (tmp_path / name).write_bytes(data)
+    paths = [str(tmp_path / name) for name in ("ref.txt", "A.txt", "B.txt")]
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["compare", "--ref", paths[0], "--confidence", given, *paths[1:]])
+    assert exit_info.value.code == cli.EXIT_INPUT_ERROR
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and "--confidence: " in err and given in err
+    if given == "ninety":
+        return
+    schema = REPO / "workflow" / "schemas" / "config.schema.yaml"
+    config = {"run": ["x"], "resampling": {"confidence": float(given)}}
+    sources = mtsig_config.config_sources([REPO / "config" / "config.yaml"], [], {}, [])
+    with pytest.raises(InputError, match="config key resampling.confidence"):
+        mtsig_config.validate_config(config, schema, sources)
+
+
+def test_the_config_accepts_a_confidence_level_as_a_fraction_or_a_percentage() -> None:
+    schema = REPO / "workflow" / "schemas" / "config.schema.yaml"
+    sources = mtsig_config.config_sources([REPO / "config" / "config.yaml"], [], {}, [])
+    for level in (95, 0.95):
+        mtsig_config.validate_config({"run": ["x"], "resampling": {"confidence": level}}, schema, sources)

@@ -7,11 +7,12 @@ name in ``run`` is defined, and turning an experiment's relative paths into abso
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 
@@ -159,12 +160,33 @@ def validate_config(
     validator = jsonschema.Draft202012Validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(config))
     if error is not None:
-        path = list(error.absolute_path)
-        defining = [name for name, data in sources if _defines(data, path)]
-        where = defining[-1] if defining else ", ".join(name for name, _ in sources)
-        key = ".".join(str(part) for part in path) or "(top level)"
-        raise InputError(f"config key {key}: {error.message}", where)
+        _raise_config_error(list(error.absolute_path), error.message, sources)
+    # JSON Schema cannot refuse NaN (every comparison with it is false) nor tell inf from a large number.
+    for path, value in _numbers_in(config):
+        if not math.isfinite(value):
+            _raise_config_error(path, f"{value!r} is not a finite number", sources)
     validate(config, str(schema_path))
+
+
+def _raise_config_error(
+    path: list[str | int], problem: str, sources: Sequence[tuple[str, Mapping[str, Any]]]
+) -> NoReturn:
+    """An InputError naming the key, the problem and the source that set the key (see :func:`validate_config`)."""
+    defining = [name for name, data in sources if _defines(data, path)]
+    where = defining[-1] if defining else ", ".join(name for name, _ in sources)
+    key = ".".join(str(part) for part in path) or "(top level)"
+    raise InputError(f"config key {key}: {problem}", where)
+
+
+def _numbers_in(data: Any, path: tuple[str | int, ...] = ()) -> list[tuple[list[str | int], float]]:
+    """Every float in a nested config, with its key path."""
+    if isinstance(data, float):
+        return [(list(path), data)]
+    if isinstance(data, Mapping):
+        return [found for key, value in data.items() for found in _numbers_in(value, (*path, key))]
+    if isinstance(data, list):
+        return [found for i, value in enumerate(data) for found in _numbers_in(value, (*path, i))]
+    return []
 
 
 def config_sources(

@@ -56,12 +56,13 @@ def positive_float(text: str) -> float:
 
 
 def confidence_level(text: str) -> float:
-    """An argparse type: a confidence level given as a fraction or a percentage."""
-    value = positive_float(text)
-    value = value / 100.0 if value >= 1.0 else value
-    if not value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be a level in (0, 1) or a percentage in (0, 100), got {text}")
-    return value
+    """An argparse type: :func:`mtsig.stats.intervals.confidence_level` (a fraction or a percentage)."""
+    from mtsig.stats.intervals import confidence_level as parse
+
+    try:
+        return parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def significance_level(text: str) -> float:

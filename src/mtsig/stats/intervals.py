@@ -41,6 +41,27 @@ INTERVAL_METHODS: tuple[str, ...] = (PERCENTILE, BCA)
 #: The confidence level used when none is given.
 DEFAULT_LEVEL = 0.95
 
+
+def confidence_level(value: float | str) -> float:
+    """A confidence level given as a fraction in (0, 1) or as a percentage in (1, 100), returned as a fraction.
+
+    ``0.95`` and ``95`` both mean 95%. 0, 1 and 100 are refused, not guessed (is ``1`` certainty or 1%?), and so is
+    anything outside (0, 100) or not a number. Raises ValueError naming the value.
+    """
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if 0.0 < number < 1.0:
+        return number
+    if 1.0 < number < 100.0:
+        return number / 100.0
+    raise ValueError(
+        f"a confidence level is a fraction in (0, 1) such as 0.95, or a percentage in (1, 100) such as 95; got {value!r}"
+        " (0, 1 and 100 are ambiguous or empty)"
+    )
+
+
 #: Working memory a score function is assumed to need, in multiples of the size of its input (as the engine's).
 _SCORE_WORKSPACE_FACTOR = 8
 
@@ -210,6 +231,7 @@ def leave_one_out_scores(
 __all__ = [
     "BCA",
     "DEFAULT_LEVEL",
+    "confidence_level",
     "INTERVAL_METHODS",
     "PERCENTILE",
     "acceleration",

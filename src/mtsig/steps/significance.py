@@ -14,6 +14,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.stats.conclusions import unordered_pairs
+from mtsig.stats.intervals import confidence_level
 from mtsig.stats.resampling import samples_per_test
 from mtsig.stats.seeding import derive_seed
 from mtsig.steps.common import check_same_systems, load_scored_stats, read_segment_documents
@@ -148,7 +149,7 @@ def tests_shard(
         documents=documents,
         mean_block_length=float(resampling["mean_block_length"]),
         intervals=INTERVAL_METHODS,
-        interval_level=float(resampling["confidence"]),
+        interval_level=confidence_level(resampling["confidence"]),
     )
     settings = resampling_settings(experiment, metric, test_names, resampling, systems) | {
         "signatures": result_signatures(scorer.details(), result.settings),
@@ -267,7 +268,7 @@ def resampling_settings(
         "samples": samples_per_test(resampling["samples"], tests),
         "seed": int(resampling["seed"]),
         "pvalue": resampling["pvalue"],
-        "confidence": float(resampling["confidence"]),
+        "confidence": confidence_level(resampling["confidence"]),
     }
 
 
