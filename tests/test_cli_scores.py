@@ -261,3 +261,40 @@ def test_command_line_systems_must_be_in_every_file_and_files_must_agree(tmp_pat
     assert done.returncode == 2 and "need the reference" in done.stderr
     done = run("--samples", 10)
     assert done.returncode == 2 and "--scores" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "second, tests",
+    [
+        ("0", "paired_bootstrap,bootstrap,approximate_randomization"),  # corpus mean 1e308 + 1e308 overflows
+        ("0", "approximate_randomization"),
+        ("-1e308", "approximate_randomization"),  # corpus scores finite, shuffled sums overflow
+        ("-1e308", "paired_bootstrap_stationary,bootstrap_two_sided"),
+    ],
+)
+def test_overflowing_scores_are_refused_never_concluded(tmp_path: Path, second: str, tests: str) -> None:
+    """Issue 29: scores of 1e308 printed statistic 0.0000, a CI of [0.0000, nan] and 'significant: yes'. Any NaN or
+    infinity on the way to a result is refused with one line, exit 2, nothing on stdout."""
+    scores = tmp_path / "huge.tsv"
+    scores.write_text(f"system\tsegment\tscore\na\t0\t1e308\na\t1\t{second}\nb\t0\t-1e308\nb\t1\t0\n")
+    if second == "0":
+        scores.write_text("system\tsegment\tscore\na\t0\t1e308\na\t1\t1e308\nb\t0\t1e308\nb\t1\t0\n")
+    for output in ([], ["--tsv"], ["--json"]):
+        done = run("--scores", scores, "--samples", 200, "--tests", tests, *output)
+        assert done.returncode == 2, done.stdout
+        assert done.stdout == ""
+        assert done.stderr.startswith("mtsig: error: the ") and len(done.stderr.splitlines()) == 1
+        assert "non-finite" in done.stderr and "overflow" in done.stderr
+
+
+def test_the_engine_refuses_non_finite_scores() -> None:
+    import numpy as np
+
+    from mtsig.stats.resampling import pairwise_tests
+
+    stats = np.array([[[1e308], [1e308]], [[1.0], [2.0]]])
+    with pytest.raises(ValueError, match="corpus score of system 'x' is inf"):
+        pairwise_tests(stats, lambda t: t[..., 0], ["x", "y"], tests=["bootstrap"], n_samples=10, seed=1)
+    stats[0, :, 0] = [np.nan, 1.0]
+    with pytest.raises(ValueError, match="corpus score of system 'x' is nan"):
+        pairwise_tests(stats, lambda t: t[..., 0], ["x", "y"], tests=["bootstrap"], n_samples=10, seed=1)

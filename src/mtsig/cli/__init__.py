@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from functools import cache
 from types import ModuleType
 
+import numpy as np
+
 from mtsig import __version__
 from mtsig.cli._common import DEBUG_ENV, EXIT_INPUT_ERROR, EXIT_INTERNAL_ERROR, Parser
 from mtsig.errors import InputError
@@ -62,7 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
-        return subcommands()[args.command].run(args)
+        # Overflow and invalid operations are refused where they would reach a result (mtsig.stats.resampling),
+        # with one line that says so; numpy's warnings on the way there would only bury it.
+        with np.errstate(over="ignore", invalid="ignore"):
+            return subcommands()[args.command].run(args)
     except KeyboardInterrupt:
         print("mtsig: interrupted", file=sys.stderr)
         return 130

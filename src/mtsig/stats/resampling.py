@@ -554,6 +554,7 @@ def exceedance_counts(rule: str, pseudo: np.ndarray, actual: np.ndarray) -> tupl
 
     ``tau`` is a row-wise mean, so it does not depend on which other pairs are in ``pseudo``.
     """
+    _require_finite(pseudo, "resampled difference", lambda i: f"sample {i % pseudo.shape[1]}")
     d = actual[:, None]
     if rule == "paired":
         return (pseudo <= 0).sum(axis=1), (pseudo >= 0).sum(axis=1)
@@ -981,6 +982,7 @@ def pairwise_tests(
     else:
         operand, totals = relabelled_operand(relabelled)
     corpus = np.asarray(oriented(totals), dtype=np.float64)
+    _require_finite(corpus, "corpus score", lambda i: f"system {systems[i]!r}")
     unordered = _canonical_pairs(pairs, n_systems)
     x = np.array([i for i, _ in unordered], dtype=np.int64)
     y = np.array([j for _, j in unordered], dtype=np.int64)
@@ -1059,6 +1061,12 @@ def pairwise_tests(
             pseudo_of[test] = {pair: kept[pair][: plan.n_samples[test]] for pair in keep}
 
     table = _result_table(systems, plan, tests, p_values)
+
+    def row(i: int) -> str:
+        return "{!r} vs {!r}, {}".format(*table[["sys_x", "sys_y", "test"]].iloc[i])
+
+    _require_finite(table["statistic"].to_numpy(), "difference", row)
+    _require_finite(table["p_value"].to_numpy(), "p-value", row)
     distributions: dict[tuple[str, str], dict[str, np.ndarray | float]] = {}
     for sys_x, sys_y, pair, flipped in keep_requests:
         sign = -1.0 if flipped else 1.0
@@ -1088,6 +1096,10 @@ def pairwise_tests(
         system_interval_table = _system_interval_table(
             systems, raw_scores, system_bounds, float(interval_level), higher_is_better
         )
+        for frame in (interval_table, system_interval_table):
+            labels = frame.select_dtypes(exclude="number").astype(str).agg(" ".join, axis=1)
+            bounds = frame[["ci_low", "ci_high"]].to_numpy()
+            _require_finite(bounds, "interval bound", lambda i, labels=labels: labels.iloc[i // 2])
     return PairwiseResult(
         table=table,
         system_scores={name: float(s) for name, s in zip(systems, raw_scores, strict=True)},
@@ -1096,6 +1108,17 @@ def pairwise_tests(
         intervals=interval_table,
         system_intervals=system_interval_table,
     )
+
+
+def _require_finite(values: np.ndarray, what: str, where: Callable[[int], str]) -> None:
+    """ValueError at the first NaN or infinity: a conclusion is never drawn from numbers that overflowed (e.g.
+    segment scores near 1e308, whose sums exceed double precision) or are undefined."""
+    bad = np.flatnonzero(~np.isfinite(np.ravel(values)))
+    if bad.size:
+        raise ValueError(
+            f"the {what} of {where(int(bad[0]))} is {np.ravel(values)[bad[0]]} ({bad.size} non-finite value(s)): "
+            "the scores overflow double precision or are undefined; rescale them (e.g. to 0-100) and rerun"
+        )
 
 
 def _interval_samples(n_samples: int | Mapping[str, int]) -> int:
