@@ -8,6 +8,7 @@ import pytest
 
 from mtsig.errors import InputError
 from mtsig.report import plots
+from mtsig.stats.resampling import ALL_TESTS
 
 WMT22_JA_EN = [
     "JDExploreAcademy",
@@ -264,3 +265,24 @@ def test_p_matrix_from_tests_by_hand():
     expected = [[np.nan, 0.01, 0.04], [0.97, np.nan, np.nan], [np.nan, np.nan, np.nan]]
     assert list(matrix.index) == list(matrix.columns) == ["A", "B", "C"]
     np.testing.assert_array_equal(matrix.to_numpy(), np.array(expected))
+
+
+@pytest.mark.parametrize("test", list(ALL_TESTS))
+def test_every_panel_shows_its_cut_off_and_the_actual_statistic_inside_its_axis(test: str) -> None:
+    """Issue 29: the AR panel of distributions_bleu_QCRI--primary__onlineD showed a cut-off (d = 9.9) beyond every
+    d_r, drawn on the axis frame: every cut-off and the actual statistic must lie inside the x-limits, off the
+    frame by at least 2% of the axis width, also when they are the extremes of the data."""
+    from matplotlib.figure import Figure
+
+    rng = np.random.default_rng(5)
+    actual = 9.9
+    pseudo = rng.normal(0.0, 0.3, 1000) if "randomization" in test else rng.normal(actual, 0.3, 1000)
+    view = plots.null_view(test, pseudo, actual)
+    ax = Figure().add_subplot()
+    plots._draw_distribution_panel(ax, test, view, pseudo, actual)
+    low, high = ax.get_xlim()
+    margin = 0.02 * (high - low)
+    for mark in [*view["cutoffs"], actual]:
+        assert low + margin <= mark <= high - margin, (test, mark, (low, high))
+    lines = [line.get_xdata()[0] for line in ax.get_lines() if len(line.get_xdata())]
+    assert all(low < x < high for x in lines)

@@ -151,7 +151,7 @@ def null_view(test: str, pseudo: np.ndarray, actual: float) -> dict[str, object]
         return {
             "values": values,
             "cutoffs": [0.0],
-            "tail": int((values < 0).sum()),
+            "tail": int((values <= 0).sum()),  # a tie counts against X, as the test counts it
             "shift": 0.0,
             "actual": actual,
         }
@@ -179,6 +179,10 @@ def null_view(test: str, pseudo: np.ndarray, actual: float) -> dict[str, object]
         tail = int((null >= actual).sum())
         cutoffs = [actual]
     return {"values": null, "cutoffs": cutoffs, "tail": tail, "shift": shift, "actual": actual}
+
+
+#: Share of a distribution panel's data range left free on each side of its x-axis.
+PANEL_MARGIN = 0.05
 
 
 def _histogram_bins(arrays: Sequence[np.ndarray], marks: Sequence[float], n_bins: int = 60) -> np.ndarray:
@@ -214,7 +218,10 @@ def _draw_distribution_panel(ax, test: str, view: Mapping[str, Any], raw: np.nda
     n = len(values)
     ax.set_title(f"{test_label(test)}\nc = {view['tail']} of {n} (p = {view['tail'] / n:.4g})")
     ax.ticklabel_format(axis="x", style="sci", scilimits=(-2, 3))
-    ax.set_xlim(bins[0], bins[-1])
+    # A margin on both sides: a cut-off or the actual statistic at the extreme of the data (AR's cut-off d lies
+    # beyond every d_r when p = 0) would otherwise be drawn on the axis frame and be invisible.
+    margin = PANEL_MARGIN * (bins[-1] - bins[0])
+    ax.set_xlim(bins[0] - margin, bins[-1] + margin)
     ax.set_ylim(0, max(tallest, 1) * 1.3)  # room for the legend above the bars
     ax.legend(loc="upper left", frameon=False)
 
