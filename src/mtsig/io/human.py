@@ -295,6 +295,32 @@ def load_wmt_mturk_da(
     )
 
 
+def load_wmt_mturk_da_segment_means(
+    path: str | Path, sid2line_path: str | Path, n_segments: int, *, systems: Iterable[str] | None = None
+) -> pd.DataFrame:
+    """The WMT22 MTurk DA organisers' per-(system, segment) means (``ad-seg-scores-<lp>.csv``, read by
+    :func:`mtsig.io.wmt_da.read_wmt_da_seg_scores`) keyed as :func:`load_wmt_mturk_da` keys ratings: ``SYS`` minus
+    its ``.<digits>`` suffix -> system, the DA ``SID`` through the sid2line map -> segment. Columns ``system,
+    segment, criterion, raw_score, z, n, line``; a SID outside the map or an unknown system is an error at its line.
+    """
+    from mtsig.io.wmt_da import read_wmt_da_seg_scores
+
+    path = Path(path)
+    frame = read_wmt_da_seg_scores(path)
+    sid2line = load_sid2line(sid2line_path, n_segments)
+    segment = (frame["segment"] + 1).map(sid2line)
+    lines = frame["line"].to_numpy()
+    fail_first(
+        segment.isna().to_numpy(),
+        lines,
+        path,
+        [f"DA sid {sid + 1} is not in the sid2line map {sid2line_path}" for sid in frame["segment"]],
+    )
+    system = frame["system"].map(strip_numeric_suffix)
+    _check_known_systems(system, lines, path, systems, set())
+    return frame.assign(system=system, segment=segment.to_numpy(dtype=np.int64))
+
+
 _APPRAISE_HYP = re.compile(r"\.hyp\.(?P<name>.+)\.[^.]+$")
 _APPRAISE_REF = re.compile(r"\.ref\.(?P<name>[^.]+)\.[^.]+$")
 

@@ -26,12 +26,18 @@ def judgments_source(human: Mapping[str, Any], data_root: str | Path) -> Path:
 
 
 def load_judgments(
-    human: Mapping[str, Any], data_root: str | Path, n_segments: int, systems: Sequence[str] | None = None
+    human: Mapping[str, Any],
+    data_root: str | Path,
+    n_segments: int,
+    systems: Sequence[str] | None = None,
+    moments: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The experiment's human judgments, read by the format's reader (``human.format``): DA ratings
     (:mod:`mtsig.io.human`) or WMT relative rankings (:func:`mtsig.io.rankings.load_wmt_rankings`). Paths are
     relative to ``data_root``. With ``systems`` (the experiment's), a rating of any other system is an error at its
-    line (reference pseudo-systems excepted)."""
+    line (reference pseudo-systems excepted). ``human.complete_from`` (WMT MTurk DA, with ``moments``): the
+    organisers' segment means that restore the ratings of a zero-variance worker the per-rating file leaves out
+    (:func:`mtsig.stats.human.restore_unrated_cells`)."""
     from mtsig.io import human as human_io
     from mtsig.io.rankings import load_wmt_rankings
 
@@ -46,9 +52,26 @@ def load_judgments(
             target_language=human.get("target_language", "English"),
         )
     if fmt == "wmt_mturk_da":
-        return human_io.load_wmt_mturk_da(
+        ratings = human_io.load_wmt_mturk_da(
             resolve(human["path"]), resolve(human["sid2line"]), n_segments, systems=systems
         )
+        if not human.get("complete_from"):
+            return ratings
+        from mtsig.stats.human import restore_unrated_cells
+
+        restore = human["complete_from"]
+        means_path = resolve(restore["path"])
+        if moments is None:
+            raise InputError(
+                "human.complete_from needs standardise.moments (the workers' printed mean and sd)"
+            )
+        means = human_io.load_wmt_mturk_da_segment_means(
+            means_path, resolve(human["sid2line"]), n_segments, systems=systems
+        )
+        ratings = restore_unrated_cells(ratings, means, moments, restore["annotator"], means_path)
+        restored = int((ratings["annotator"] == restore["annotator"]).sum())
+        log.info("restored %d ratings of worker %s from %s", restored, restore["annotator"], means_path)
+        return ratings
     if fmt == "appraise_da":
         return human_io.load_appraise_da(
             resolve(human["path"]),
@@ -120,13 +143,14 @@ def human_gold(
     else:
         systems, n_segments = read_experiment_systems(Path(texts), Path(documents))
     human, standardise = spec["human"], spec.get("standardise", {})
+    moments = load_moments(standardise, data_root)
     result = build_gold(
         human,
-        load_judgments(human, data_root, n_segments, systems),
+        load_judgments(human, data_root, n_segments, systems, moments),
         systems,
         alphas,
         source=judgments_source(human, data_root),
-        moments=load_moments(standardise, data_root),
+        moments=moments,
         qc=spec.get("qc", {}),
         standardise_options=standardise,
         gold=spec["gold"],
