@@ -325,3 +325,37 @@ def test_check_systems_lists_both_directions_in_one_error() -> None:
         and "no output file: B, C" in message
         and "no human judgments: D" in message
     )
+
+
+def test_organisers_z_file_must_hold_the_raw_files_ratings_row_by_row(
+    data_root: Path, tmp_path: Path
+) -> None:
+    """human.z_path: the stnd file (space-separated header, TAB-separated rows) must be the raw file's ratings in
+    the same order; a different worker, a missing row or a non-number is an error at its line."""
+    from mtsig.io.human import load_wmt_mturk_da, load_wmt_mturk_da_z
+
+    folder = data_root / "wmt22-ru-en" / "da"
+    raw = (folder / "ad-ruen-good-raw.RECONSTRUCTED.tsv").read_text(encoding="utf-8").splitlines()[:6]
+    stnd = (folder / "ad-ruen-good-stnd.csv").read_text(encoding="utf-8").splitlines()[:6]
+    (tmp_path / "raw.tsv").write_text("\n".join(raw) + "\n", encoding="utf-8")
+    ratings = load_wmt_mturk_da(tmp_path / "raw.tsv", folder / "ru-en.sid2line.tsv", 2016)
+    good = tmp_path / "stnd.csv"
+    good.write_text("\n".join(stnd) + "\n", encoding="utf-8")
+    z = load_wmt_mturk_da_z(good, ratings, folder / "ru-en.sid2line.tsv", 2016)
+    assert z.tolist() == [float(line.split("\t")[10]) for line in stnd[1:]]  # the score column, as written
+    cases = [
+        (
+            stnd[:3] + [stnd[3].split("\t", 2)[0] + "\tM9999\t" + stnd[3].split("\t", 2)[2]] + stnd[4:],
+            ":4: not the rating",
+        ),
+        (stnd[:5], "4 ratings, the raw file has 5"),
+        (
+            stnd[:2] + [stnd[2].rsplit("\t", 2)[0] + "\tabc\t" + stnd[2].rsplit("\t", 1)[1]] + stnd[3:],
+            ":3: score 'abc'",
+        ),
+    ]
+    for lines, problem in cases:
+        bad = tmp_path / "bad.csv"
+        bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        with pytest.raises(InputError, match=problem):
+            load_wmt_mturk_da_z(bad, ratings, folder / "ru-en.sid2line.tsv", 2016)

@@ -59,7 +59,13 @@ def _merged_config(*files: Path) -> dict:
 
 @pytest.mark.parametrize(
     "extra",
-    [None, "config/wmt12-es-en.yaml", "config/wmt22-ja-en.yaml", "tests/configs/tiny.yaml"],
+    [
+        None,
+        "config/wmt12-es-en.yaml",
+        "config/wmt22-ja-en.yaml",
+        "config/wmt22-ru-en.yaml",
+        "tests/configs/tiny.yaml",
+    ],
 )
 def test_configs_validate_against_schema(extra: str | None) -> None:
     files = [REPO / "config" / "config.yaml"] + ([REPO / extra] if extra else [])

@@ -238,6 +238,10 @@ def load_sid2line(path: str | Path, n_segments: int) -> dict[int, int]:
     return dict(zip(sids.astype(np.int64).tolist(), segments.tolist(), strict=True))
 
 
+#: WMT MTurk DA ``type`` -> item type.
+WMT_DA_ITEM_TYPES = {"SYSTEM": "system", "REPEAT": "repeat", "BAD_REF": "bad_ref", "REF": "ref"}
+
+
 def load_wmt_mturk_da(
     path: str | Path,
     sid2line_path: str | Path,
@@ -262,8 +266,7 @@ def load_wmt_mturk_da(
         frame, ("HITId", "WorkerId", "Input.item", "sys_id", "type", "sid", "score"), path, header_line
     )
     check_exact_repeats(frame, lines, path, "rating", "")
-    type_map = {"SYSTEM": "system", "REPEAT": "repeat", "BAD_REF": "bad_ref", "REF": "ref"}
-    item_type = frame["type"].map(type_map)
+    item_type = frame["type"].map(WMT_DA_ITEM_TYPES)
     fail_first(item_type.isna().to_numpy(), lines, path, [f"unknown item type {t!r}" for t in frame["type"]])
     criterion = frame["Input.item"].map(CRITERION_CODES)
     fail_first(
@@ -293,6 +296,47 @@ def load_wmt_mturk_da(
             "hit": frame["HITId"].to_numpy(),
         }
     )
+
+
+def load_wmt_mturk_da_z(
+    path: str | Path, ratings: pd.DataFrame, sid2line_path: str | Path, n_segments: int
+) -> np.ndarray:
+    """The organisers' z-score of every rating, from their per-rating file with z in the ``score`` column (WMT22
+    ``ad-<lp>-good-stnd.csv``: its header line space-separated, its rows TAB-separated), in the order of
+    ``ratings`` (:func:`load_wmt_mturk_da` of the raw file, which has the same rows in the same order). A row whose
+    worker, HIT, system, item type or segment is not the rating's at the same position, a different number of
+    rows, or a z that is not a finite number is an error at its line."""
+    path = Path(path)
+    texts, lines = read_data_lines(path)
+    header = texts[0].split()
+    rows = [text.split("\t") for text in texts[1:]]
+    lines = lines[1:]
+    widths = np.array([len(row) for row in rows])
+    fail_first(
+        widths != len(header), lines, path, [f"{w} fields, the header names {len(header)}" for w in widths]
+    )
+    frame = pd.DataFrame(rows, columns=header)
+    _require_columns(frame, ("HITId", "WorkerId", "sys_id", "type", "sid", "score"), path, int(lines[0]) - 1)
+    if len(frame) != len(ratings):
+        raise InputError(f"{len(frame)} ratings, the raw file has {len(ratings)}: not the same rows", path)
+    sid2line = load_sid2line(sid2line_path, n_segments)
+    same = (
+        (frame["WorkerId"].to_numpy() == ratings["annotator"].to_numpy())
+        & (frame["HITId"].to_numpy() == ratings["hit"].to_numpy())
+        & (frame["sys_id"].map(strip_numeric_suffix).to_numpy() == ratings["system"].to_numpy())
+        & (frame["type"].map(WMT_DA_ITEM_TYPES).to_numpy() == ratings["item_type"].to_numpy())
+        & (
+            pd.to_numeric(frame["sid"], errors="coerce").map(sid2line).to_numpy()
+            == ratings["segment"].to_numpy()
+        )
+    )
+    fail_first(
+        ~same,
+        lines,
+        path,
+        "not the rating at the same position of the raw file (worker, HIT, system, type or sid)",
+    )
+    return _parse_scores(frame["score"], lines, path, None)
 
 
 def load_wmt_mturk_da_segment_means(

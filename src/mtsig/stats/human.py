@@ -154,6 +154,8 @@ def restore_unrated_cells(
             "raw_score": score,
         }
     )
+    if "z" in ratings.columns:  # z given by the organisers: the worker's is 0 (checked above)
+        added["z"] = 0.0
     for column in ratings.columns.difference(added.columns):
         added[column] = f"restored:{worker}" if column == "hit" else np.nan
     return pd.concat([ratings, added[ratings.columns]], ignore_index=True)

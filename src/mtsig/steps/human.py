@@ -35,7 +35,8 @@ def load_judgments(
     """The experiment's human judgments, read by the format's reader (``human.format``): DA ratings
     (:mod:`mtsig.io.human`) or WMT relative rankings (:func:`mtsig.io.rankings.load_wmt_rankings`). Paths are
     relative to ``data_root``. With ``systems`` (the experiment's), a rating of any other system is an error at its
-    line (reference pseudo-systems excepted). ``human.complete_from`` (WMT MTurk DA, with ``moments``): the
+    line (reference pseudo-systems excepted). ``human.z_path`` (WMT MTurk DA): the organisers' own z of every
+    rating, used as given (:func:`mtsig.io.human.load_wmt_mturk_da_z`). ``human.complete_from`` (with ``moments``): the
     organisers' segment means that restore the ratings of a zero-variance worker the per-rating file leaves out
     (:func:`mtsig.stats.human.restore_unrated_cells`)."""
     from mtsig.io import human as human_io
@@ -55,6 +56,11 @@ def load_judgments(
         ratings = human_io.load_wmt_mturk_da(
             resolve(human["path"]), resolve(human["sid2line"]), n_segments, systems=systems
         )
+        if human.get("z_path"):
+            z = human_io.load_wmt_mturk_da_z(
+                resolve(human["z_path"]), ratings, resolve(human["sid2line"]), n_segments
+            )
+            ratings = ratings.assign(z=z)
         if not human.get("complete_from"):
             return ratings
         from mtsig.stats.human import restore_unrated_cells
