@@ -33,6 +33,7 @@ STEP_MODULES = (
     "calibration",
     "nbest",
     "metrics_task",
+    "verify",
 )
 
 #: Named outputs that a step does not write itself: the manifests, which :mod:`mtsig.steps.files` writes beside

@@ -1,0 +1,131 @@
+"""mtsig verify: checksums of every table and TSV, the first differing row, and the quick check end to end."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtsig.cli import main
+from mtsig.errors import InputError
+from mtsig.verification import (
+    DIFFERENT,
+    EQUAL,
+    MISSING,
+    UNLISTED,
+    block_bounds,
+    checksum_table,
+    read_checksums,
+    verify_results,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+QUICK_CHECKSUMS = REPO / "checksums" / "quick-run.tsv"
+
+
+def _results(root: Path) -> Path:
+    (root / "exp" / "tests").mkdir(parents=True)
+    (root / "tables").mkdir()
+    (root / "exp" / "tests" / "bleu.tsv").write_text(
+        "sys_x\tsys_y\tp_value\n" + "".join(f"s{i}\ts{i + 1}\t0.{i:04d}\n" for i in range(100))
+    )
+    (root / "tables" / "exp.md").write_text("| test | accuracy |\n|---|---|\n| AR | 0.91 |\n| PB | 0.89 |\n")
+    (root / "exp" / "figure.png").write_bytes(b"\x89PNG not checked")
+    return root
+
+
+def test_block_bounds_cover_every_row_once() -> None:
+    for n_rows in (0, 1, 5, 32, 33, 101, 3003):
+        bounds = block_bounds(n_rows)
+        assert [i for start, end in bounds for i in range(start, end)] == list(range(n_rows))
+        assert len(bounds) == min(32, n_rows) or n_rows == 0
+
+
+def test_one_changed_number_is_caught_at_its_row(tmp_path: Path) -> None:
+    results = _results(tmp_path / "results")
+    expected = checksum_table(results)
+    assert list(expected["path"]) == ["exp/tests/bleu.tsv", "tables/exp.md"]  # figures are not checked
+    assert (verify_results(expected, results)["status"] == EQUAL).all()
+    table = results / "tables" / "exp.md"
+    table.write_text(table.read_text().replace("0.89", "0.88"))
+    long = results / "exp" / "tests" / "bleu.tsv"
+    long.write_text(long.read_text().replace("s56\ts57\t0.0056", "s56\ts57\t0.0057"))
+    (results / "exp" / "new.tsv").write_text("a\n1\n")
+    report = verify_results(expected, results).set_index("path")
+    assert report.loc["tables/exp.md", "status"] == DIFFERENT
+    # a short table: exactly the row (line 4 of 4) and what it holds now
+    assert report.loc["tables/exp.md", "detail"] == "first difference in row 4: | PB | 0.88 |"
+    # 101 lines in 32 blocks: line 58 (s56) lies in the block of lines 57-59
+    assert report.loc["exp/tests/bleu.tsv", "detail"].startswith("first difference in rows 57-59")
+    assert report.loc["exp/new.tsv", "status"] == UNLISTED
+    (results / "tables" / "exp.md").unlink()
+    assert verify_results(expected, results).set_index("path").loc["tables/exp.md", "status"] == MISSING
+
+
+def test_cli_exit_status_and_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = _results(tmp_path / "results")
+    listing = tmp_path / "list.tsv"
+    assert main(["verify", str(results), "--expected", str(listing), "--write"]) == 0
+    assert read_checksums(listing)["path"].tolist() == ["exp/tests/bleu.tsv", "tables/exp.md"]
+    assert main(["verify", str(results), "--expected", str(listing)]) == 0
+    assert capsys.readouterr().out.endswith(
+        ": 2 equal, 0 different, 0 missing, 0 not in the list: all equal\n"
+    )
+    (results / "tables" / "exp.md").write_text("changed\n")
+    assert main(["verify", str(results), "--expected", str(listing)]) == 3
+    out = capsys.readouterr().out
+    assert "different: tables/exp.md: 1 rows, expected 4; row 1: changed" in out and out.endswith(
+        "DIFFERENT\n"
+    )
+    listing.write_text("path\trows\tsha256\tblocks\nx.tsv\t1\tnot-a-hash\tab\n")
+    with pytest.raises(InputError, match="list.tsv:2: not a sha256"):
+        read_checksums(listing)
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory, data_root: Path) -> Path:
+    """README's quick check: config/quick.yaml in its own folder, through the Snakemake target verify."""
+    folder = tmp_path_factory.mktemp("quick-check")
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2",
+         "--configfile", str(REPO / "config" / "quick.yaml"), "--directory", str(folder), "verify"],
+        env={**os.environ, "MTSIG_DATA": str(data_root)}, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    log = folder / "logs" / "verify.log"
+    detail = log.read_text() if log.is_file() else done.stderr[-3000:]
+    assert done.returncode == 0, (
+        "the quick check's results differ from checksums/quick-run.tsv: if the change is meant to change "
+        f"results, regenerate the lists (README, Artifact)\n{detail}"
+    )
+    return folder / "results"
+
+
+def test_quick_check_equals_its_committed_checksums(quick_run: Path) -> None:
+    """Fails whenever a code change changes an output of the quick check and the list was not regenerated."""
+    report = (quick_run / "verification.txt").read_text()
+    assert report.endswith("0 different, 0 missing, 0 not in the list: all equal\n")
+    assert len(read_checksums(QUICK_CHECKSUMS)) > 30
+
+
+def test_quick_check_copy_with_one_changed_number_fails_verify(quick_run: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "results"
+    shutil.copytree(quick_run, copy)
+    table = copy / "tables" / "wmt20-ja-en.md"
+    lines = table.read_text().splitlines(keepends=True)
+    row = next(i for i, line in enumerate(lines) if "| chrF |" in line)
+    changed = lines[row].replace("0.", "9.", 1)
+    assert changed != lines[row]
+    table.write_text("".join(lines[:row] + [changed] + lines[row + 1 :]))
+    done = subprocess.run(
+        [sys.executable, "-m", "mtsig.cli", "verify", str(copy), "--expected", str(QUICK_CHECKSUMS)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stdout + done.stderr
+    found = re.search(r"different: tables/wmt20-ja-en.md: first difference in rows (\d+)-(\d+)", done.stdout)
+    assert found and int(found[1]) <= row + 1 <= int(found[2]), done.stdout  # the block of the changed line
+    assert done.stdout.endswith("35 equal, 1 different, 0 missing, 0 not in the list: DIFFERENT\n")
