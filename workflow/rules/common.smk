@@ -54,6 +54,14 @@ def metrics_of(name):
     return experiment_spec(name)["metrics"]
 
 
+#: Experiments scored with the run's own text metrics (not only declared segment scores).
+TEXT_EXPERIMENTS = [
+    name
+    for name in OUTPUT_EXPERIMENTS
+    if any(isinstance(m, str) for m in metrics_of(name))
+]
+
+
 def outputs_of(pattern, **wildcards):
     """A rule's output pattern (``rules.X.output.name``) with some wildcards filled in and the others kept."""
     return expand(pattern, **wildcards, allow_missing=True)
@@ -201,6 +209,8 @@ def all_targets():
     targets += list(rules.metrics_task_gold.output.gold)
     if OUTPUT_EXPERIMENTS:
         targets.append(rules.replicability.output.md)
+    if TEXT_EXPERIMENTS or RUN["metrics_task"]:
+        targets.append(rules.delta_agreement.output.md)
     targets += list(rules.tables_index.output)
     return [str(t) for t in targets]
 

@@ -1,4 +1,4 @@
-# Do the conclusions replicate across test sets? Partial conjunction tests (Dror et al. 2017) over the run's
+# Do the conclusions replicate across test sets, and which metric deltas do humans notice? Partial conjunction tests (Dror et al. 2017) over the run's
 # experiments (is one randomized test more accurate than another in at least k of them?) and over the language
 # pairs of the metrics task (does metric A beat metric B in at least k of them?). One job, a few CPU seconds.
 
@@ -39,5 +39,44 @@ rule replicability:
             for lp in config["metrics_task"][name]["pairs"]
         ],
         alpha=config["replicability"]["alpha"],
+    script:
+        "../scripts/step.py"
+
+
+rule delta_agreement:
+    input:
+        scores=expand(rules.corpus_scores.output.scores, experiment=TEXT_EXPERIMENTS),
+        human=expand(rules.human_gold.output.system_scores, experiment=TEXT_EXPERIMENTS),
+        gold_conclusions=expand(
+            rules.human_gold.output.conclusions, experiment=TEXT_EXPERIMENTS
+        ),
+        metrics_task_scores=expand(
+            rules.metrics_task.output.system_scores, experiment=RUN["metrics_task"]
+        ),
+        metrics_task_golds=rules.metrics_task_gold.output.conclusions,
+    output:
+        pairs=RESULTS / "delta_agreement" / "pairs.tsv",
+        curves=RESULTS / "delta_agreement" / "curves.tsv",
+        summary=RESULTS / "delta_agreement" / "summary.tsv",
+        md=report(
+            RESULTS / "tables" / "delta_agreement.md",
+            caption="../report/delta_agreement.rst",
+            category="Replicability",
+        ),
+        figure=report(
+            RESULTS / "figures" / "delta_agreement.png",
+            caption="../report/delta_agreement.rst",
+            category="Replicability",
+        ),
+    log:
+        "logs/delta_agreement.log",
+    benchmark:
+        "logs/delta_agreement.benchmark.tsv"
+    conda:
+        "../envs/mtsig.yaml"
+    params:
+        alpha=config["replicability"]["alpha"],
+        seed=config["resampling"]["seed"],
+        bootstrap_samples=config["replicability"]["bootstrap_samples"],
     script:
         "../scripts/step.py"

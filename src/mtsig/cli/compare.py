@@ -26,7 +26,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -157,6 +157,13 @@ def add_arguments(compare: argparse.ArgumentParser) -> None:
         "(default: every system of the first scores file)",
     )
     add_conclusion_arguments(compare)
+    compare.add_argument(
+        "--calibration",
+        type=Path,
+        metavar="SUMMARY_TSV",
+        help="a run's results/delta_agreement/summary.tsv: print, next to each difference, the estimated share of "
+        "such pairs on which humans agree with the metric's direction (readable output)",
+    )
 
 
 def add_conclusion_arguments(compare: argparse.ArgumentParser) -> None:
@@ -184,6 +191,34 @@ def add_conclusion_arguments(compare: argparse.ArgumentParser) -> None:
         action="store_true",
         help="add WMT-style significance clusters per metric (by the first of --tests, at --alpha, --correction)",
     )
+
+
+def calibration(path: Path | None) -> Callable[[str, float], float] | None:
+    """``--calibration FILE``: the delta-agreement summary of a run (``results/delta_agreement/summary.tsv``,
+    :mod:`mtsig.stats.delta_agreement`) as (metric, |delta|) -> the estimated share of such pairs on which humans
+    agree with the metric's direction; a metric is looked up by its name, else case-insensitively."""
+    if path is None:
+        return None
+    import csv
+
+    from mtsig.stats.delta_agreement import estimated_agreement
+
+    if not path.is_file():
+        raise InputError("no such calibration table (results/delta_agreement/summary.tsv of a run)", path)
+    try:
+        summary = pd.read_csv(path, sep="\t", quoting=csv.QUOTE_NONE, dtype={"metric": str, "outcome": str})
+    except (ValueError, UnicodeDecodeError) as error:
+        raise InputError(f"not a delta-agreement summary: {error}", path) from None
+    missing = {"metric", "outcome", "b0", "b1"} - set(summary.columns)
+    if missing:
+        raise InputError(f"not a delta-agreement summary: no column(s) {', '.join(sorted(missing))}", path, 1)
+    names = {name.lower(): name for name in reversed(summary["metric"].tolist())}
+
+    def agreement(metric: str, delta: float) -> float:
+        name = metric if metric in set(summary["metric"]) else names.get(metric.lower(), metric)
+        return estimated_agreement(summary, name, delta)
+
+    return agreement
 
 
 def add_scores_arguments(compare: argparse.ArgumentParser) -> None:
@@ -406,7 +441,9 @@ def write_compare_report(
         if args.json:
             text = json_report(comparisons, reference=args.ref, systems=systems, **common)
         else:
-            text = text_report(comparisons, n_samples=args.samples, **common)
+            text = text_report(
+                comparisons, n_samples=args.samples, human_agreement=calibration(args.calibration), **common
+            )
     sys.stdout.write(text)
     return 0
 

@@ -18,7 +18,7 @@ Everything here reads one metric's :class:`mtsig.stats.resampling.PairwiseResult
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -234,10 +234,13 @@ def text_report(
     pvalue: str,
     conclusions: Conclusions,
     clusters: bool = False,
+    human_agreement: Callable[[str, float], float] | None = None,
 ) -> str:
     """The readable report: settings, a table of system scores with their BCa intervals, then per metric its
     signatures and one line per unordered pair with the p-values, the percentile and BCa intervals of the statistic
-    and whether the pair differs significantly (by ``conclusions``); with ``clusters``, each metric's clusters.
+    and whether the pair differs significantly (by ``conclusions``); with ``clusters``, each metric's clusters;
+    with ``human_agreement`` (metric, |statistic|) -> probability (a delta-agreement table, ``--calibration``), the
+    estimated share of such pairs on which humans agree with the metric's direction.
 
     Each pair is shown with the better system (by the metric) as X, so the statistic is >= 0 and the one-sided
     p-values are those of "X better than Y"; two-sided p-values do not depend on the order.
@@ -285,6 +288,8 @@ def text_report(
         signatures = comparison.signatures(c.alpha, c.correction)
         lines += [f"  {signatures[t]}" for t in tests]
         header = ["sys_x", "sys_y", "statistic", *tests, f"{level} percentile", f"{level} BCa", "significant"]
+        if human_agreement is not None:
+            header.append("humans agree")
         rows = [header]
         for _, row in wide.iterrows():
             pair = (row["sys_x"], row["sys_y"])
@@ -300,7 +305,11 @@ def text_report(
                     verdict,
                 ]
             )
-        lines += aligned_lines(rows, [False, False] + [True] * (len(header) - 3) + [False])
+            if human_agreement is not None:
+                agreement = human_agreement(comparison.name, abs(float(row["statistic"])))
+                rows[-1].append("n/a" if agreement != agreement else f"{agreement:.2f}")
+        right = [False, False] + [True] * (len(tests) + 3) + [False] + [True] * (human_agreement is not None)
+        lines += aligned_lines(rows, right)
         if clusters:
             tiers = metric_clusters(
                 comparison.result, c.test, c.alpha, c.correction, comparison.higher_is_better

@@ -58,3 +58,61 @@ def replicability(
     write_tsv(combined, tests_partial_conjunction)
     write_tsv(by_metric, metrics)
     write_text(replicability_markdown(per_set, combined, by_metric, alpha), md)
+
+
+def delta_agreement(
+    scores: Sequence[str | Path],
+    human: Sequence[str | Path],
+    gold_conclusions: Sequence[str | Path],
+    metrics_task_scores: Sequence[str | Path],
+    metrics_task_golds: Sequence[str | Path],
+    pairs: str | Path,
+    curves: str | Path,
+    summary: str | Path,
+    md: str | Path,
+    figure: str | Path,
+    *,
+    alpha: float,
+    seed: int,
+    bootstrap_samples: int,
+) -> None:
+    """P(humans agree | metric delta) for every metric, from the text-metric experiments (``scores``, ``human``,
+    ``gold_conclusions``: one of each per experiment) and the metrics task's system scores and per-pair golds
+    (``metrics_task_golds``: ``.../<lp>/gold_conclusions.tsv``)."""
+    import pandas as pd
+
+    from mtsig.metrics import METRICS, get_metric
+    from mtsig.report.delta_agreement import delta_agreement_figure, delta_agreement_markdown
+    from mtsig.stats.delta_agreement import agreement_curves
+    from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
+    from mtsig.stats.seeding import rng_for
+    from mtsig.studies.delta_agreement import experiment_pairs, metrics_task_pairs
+
+    gold_columns = ("gold", *GOLD_CONCLUSION_COLUMNS)
+    frames = []
+    for score_path, human_path, gold_path in zip(scores, human, gold_conclusions, strict=True):
+        table = read_tsv(score_path)
+        log.info("%s: metrics %s", score_path, sorted(set(table["metric"])))
+        table = table[
+            table["metric"].isin(list(METRICS))
+        ]  # the run's own metrics; declared ones have no registry
+        directions = {name: get_metric(name).higher_is_better for name in set(table["metric"])}
+        frames.append(
+            experiment_pairs(
+                table, read_tsv(human_path), read_gold_table(gold_path, gold_columns), alpha, directions
+            ).assign(source=Path(score_path).parent.name)
+        )
+    if metrics_task_scores:
+        golds = {Path(p).parent.name: read_gold_table(p, gold_columns) for p in metrics_task_golds}
+        system_scores = pd.concat([read_tsv(p) for p in metrics_task_scores])
+        frames.append(metrics_task_pairs(system_scores, golds, alpha))
+    table = pd.concat(frames, ignore_index=True)
+    fitted, coefficients = agreement_curves(
+        table, n_boot=bootstrap_samples, rng=rng_for(seed, "delta_agreement")
+    )
+    log.info("%d oriented (metric, system pair) rows, %d metrics", len(table), table["metric"].nunique())
+    write_tsv(table, pairs)
+    write_tsv(fitted, curves)
+    write_tsv(coefficients, summary)
+    write_text(delta_agreement_markdown(coefficients, alpha), md)
+    delta_agreement_figure(table, fitted, figure)

@@ -1,0 +1,47 @@
+"""The metric deltas humans notice, from every system pair with a human gold in the run
+(:mod:`mtsig.stats.delta_agreement`; Kocmi et al. 2021, 2024): the text-metric experiments (WMT12, WMT22, MQM) and
+the 18 language pairs of the WMT20 metrics task (its ~30 metrics' system scores against its DA gold)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from mtsig.stats.delta_agreement import oriented_pairs
+
+#: Human translations rated as systems (WMT20 Human-A, ...): not MT systems, left out as the metrics task does.
+HUMAN_TRANSLATION = re.compile(r"^Human-")
+
+
+def experiment_pairs(
+    scores: pd.DataFrame, human_scores: pd.DataFrame, gold_conclusions: pd.DataFrame, alpha: float,
+    higher_is_better: Mapping[str, bool],
+) -> pd.DataFrame:  # fmt: skip
+    """One experiment's oriented pairs: metric scores ``system, metric, score``; human ``system, criterion,
+    mean_z`` (averaged over criteria); the primary gold's conclusions at ``alpha``."""
+    human = human_scores.groupby("system")["mean_z"].mean()
+    gold = gold_conclusions[gold_conclusions["gold"] == gold_conclusions["gold"].iloc[0]]
+    gold = gold[np.isclose(gold["alpha"], alpha)]
+    return oriented_pairs(scores, human, gold, dict(higher_is_better))
+
+
+def metrics_task_pairs(
+    system_scores: pd.DataFrame, golds: Mapping[str, pd.DataFrame], alpha: float, human: str = "human_z"
+) -> pd.DataFrame:
+    """Every language pair's oriented pairs: ``system_scores`` (``lp, system, source, score``; every metric of the
+    task stored higher-is-better) and each pair's gold conclusions; human translations left out."""
+    frames = []
+    for lp, gold in golds.items():
+        rows = system_scores[
+            (system_scores["lp"] == lp) & ~system_scores["system"].str.match(HUMAN_TRANSLATION)
+        ]
+        human_scores = rows[rows["source"] == human].set_index("system")["score"]
+        metrics = rows[~rows["source"].str.startswith("human_")].rename(columns={"source": "metric"})
+        chosen = gold[np.isclose(gold["alpha"], alpha)]
+        frames.append(
+            oriented_pairs(metrics[["system", "metric", "score"]], human_scores, chosen, {}).assign(source=lp)
+        )
+    return pd.concat(frames, ignore_index=True)
