@@ -319,14 +319,14 @@ def test_segment_grouped_statistics_equal_sacrebleu_per_segment(wmt12, name: str
 def test_bleu_chrf_ter_equal_sacrebleu_on_wmt22(experiment: str, repo_root: Path, data_root: Path) -> None:
     """The WMT22 experiments' texts, read as their config says: sacrebleu's corpus_score is the oracle.
 
-    Three systems (first, middle, last of the config's list) for BLEU and chrF on every segment; TER (pure Python in
+    Two systems (first and last of the config's list) for BLEU and chrF on every segment; TER (pure Python in
     sacrebleu) on the first 150 segments of the first system, to keep the suite fast.
     """
     import yaml
 
     config = yaml.safe_load((repo_root / "config" / f"{experiment}.yaml").read_text())
     spec = config["experiments"][experiment]
-    systems = [spec["systems"][0], spec["systems"][len(spec["systems"]) // 2], spec["systems"][-1]]
+    systems = [spec["systems"][0], spec["systems"][-1]]
     outputs = {name: data_root / spec["outputs"].format(system=name) for name in systems}
     refs, hyps = load_texts(data_root / spec["reference"], outputs, unescape=spec["unescape_html"])
     assert len(refs) == {"wmt22-ja-en": 2008, "wmt22-ru-en": 2016}[experiment]
