@@ -313,3 +313,32 @@ def test_segment_grouped_statistics_equal_sacrebleu_per_segment(wmt12, name: str
     metric = get_metric(name)
     assert np.array_equal(metric.stats_many(systems, refs, processes=1), expected)
     assert np.array_equal(metric.stats_many(systems, refs, processes=3), expected)
+
+
+@pytest.mark.parametrize("experiment", ["wmt22-ja-en", "wmt22-ru-en"])
+def test_bleu_chrf_ter_equal_sacrebleu_on_wmt22(experiment: str, repo_root: Path, data_root: Path) -> None:
+    """The WMT22 experiments' texts, read as their config says: sacrebleu's corpus_score is the oracle.
+
+    Two systems (first and last of the config's list) for BLEU and chrF on every segment; TER (pure Python in
+    sacrebleu) on the first 150 segments of the first system, to keep the suite fast.
+    """
+    import yaml
+
+    config = yaml.safe_load((repo_root / "config" / f"{experiment}.yaml").read_text())
+    spec = config["experiments"][experiment]
+    systems = [spec["systems"][0], spec["systems"][-1]]
+    outputs = {name: data_root / spec["outputs"].format(system=name) for name in systems}
+    refs, hyps = load_texts(data_root / spec["reference"], outputs, unescape=spec["unescape_html"])
+    assert len(refs) == {"wmt22-ja-en": 2008, "wmt22-ru-en": 2016}[experiment]
+    bleu, chrf, ter = get_metric("bleu"), get_metric("chrf"), get_metric("ter")
+    bleu_scores = bleu.score(bleu.stats_many(hyps, refs).sum(axis=1))
+    chrf_scores = chrf.score(chrf.stats_many(hyps, refs).sum(axis=1))
+    for i, lines in enumerate(hyps.values()):
+        assert chrf_scores[i] == SacreCHRF().corpus_score(lines, [refs]).score
+        assert bleu_scores[i] == pytest.approx(
+            SacreBLEU().corpus_score(lines, [refs]).score, rel=1e-13, abs=0
+        )
+    n = 150
+    first = {systems[0]: hyps[systems[0]][:n]}
+    ter_score = ter.score(ter.stats_many(first, refs[:n]).sum(axis=1))[0]
+    assert ter_score == SacreTER().corpus_score(first[systems[0]], [refs[:n]]).score

@@ -111,8 +111,9 @@ def human_inputs(wildcards):
         return generated_data(wildcards)
     spec = experiment_spec(wildcards.experiment)
     human = spec["human"]
-    keys = [k for k in ("path", "sid2line", "header") if k in human]
+    keys = [k for k in ("path", "sid2line", "header", "z_path") if k in human]
     files = [human[k] for k in keys]
+    files += [human["complete_from"]["path"]] if "complete_from" in human else []
     moments = spec["standardise"].get("moments")
     files += [moments] if moments else []
     return [str(mtsig_config.data_path(DATA_ROOT, f)) for f in files]
