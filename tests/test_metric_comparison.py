@@ -182,3 +182,44 @@ def test_bootstrap_both_covers_the_truth():
     systems = mc.bootstrap_correlation(metric, human, scheme="systems", n_resamples=400, rng=rng_for(1, "bs"))
     assert both.low <= both.estimate <= both.high
     assert both.high - both.low > systems.high - systems.low
+
+
+def test_perm_both_matrix_equals_exact_enumeration_in_both_directions():
+    rng = np.random.default_rng(21)
+    human = rng.normal(size=6)
+    metrics = human + rng.normal(scale=[[1.0], [0.5], [2.0]], size=(3, 6))
+    p, r = mc.perm_both_matrix(human, metrics, n_resamples=20000, rng=rng_for(2, "m"))
+    assert r == pytest.approx([stats.pearsonr(m, human)[0] for m in metrics], abs=1e-12)
+    for a, b in itertools.permutations(range(3), 2):
+        # p[a, b]: "a correlates better than b" = the single-pair test with B := a, A := b
+        _, exact = _exact_perm_p(human, metrics[b], metrics[a])
+        assert abs(p[a, b] - exact) < 4 * np.sqrt(exact * (1 - exact) / 20000) + 1e-9, (a, b)
+    assert np.isnan(np.diag(p)).all()
+
+
+def test_perm_both_matrix_system_level_equals_single_pair_exact_enumeration():
+    rng = np.random.default_rng(8)
+    a = rng.normal(size=(3, 2))
+    b = rng.normal(size=(3, 2))
+    human = np.array([0.1, 0.5, 0.2])
+    single = mc.perm_both(human, a, b, n_resamples=20000, rng=rng_for(1, "t2"))
+    p, r = mc.perm_both_matrix(human, np.stack([a, b]), n_resamples=20000, rng=rng_for(1, "t3"))
+    assert r[1] - r[0] == pytest.approx(single.delta, abs=1e-12)
+    err = 4 * np.sqrt(2 * single.p_value * (1 - single.p_value) / 20000) + 1e-9
+    assert abs(p[1, 0] - single.p_value) < err
+    # spearman at the system level: the same draws scored by ranks; a valid p in [0, 1] both ways summing >= 1
+    ps, _ = mc.perm_both_matrix(
+        human, np.stack([a, b]), kind="spearman", n_resamples=500, rng=rng_for(1, "s")
+    )
+    assert ps[0, 1] + ps[1, 0] >= 1.0
+
+
+def test_perm_both_matrix_flat_agrees_with_single_pair_on_the_same_draws():
+    # one pair: both functions consume the same stream the same way for a flat [K] case -> identical counts
+    rng = np.random.default_rng(30)
+    human = rng.normal(size=400)
+    a = human + rng.normal(size=400)
+    b = human + rng.normal(scale=0.9, size=400)
+    single = mc.perm_both(human, a, b, n_resamples=300, rng=rng_for(4, "f"))
+    p, _ = mc.perm_both_matrix(human, np.stack([a, b]), n_resamples=300, rng=rng_for(4, "f"))
+    assert p[1, 0] == single.p_value

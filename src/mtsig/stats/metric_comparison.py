@@ -197,6 +197,91 @@ def perm_both(
     return PermutationResult(corr_a, corr_b, delta, exceed / n_resamples, n_resamples)
 
 
+def _pearson_from_sums(n: float, sx, sy, sxx, syy, sxy) -> np.ndarray:
+    """Pearson's r from the sums of x, y, x², y², xy over n cells (NaN where a side is constant)."""
+    cov = n * sxy - sx * sy
+    var = (n * sxx - sx * sx) * (n * syy - sy * sy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(var > 0, cov / np.sqrt(np.where(var > 0, var, 1.0)), np.nan)
+
+
+def perm_both_matrix(
+    human: object,
+    metrics: object,
+    *,
+    kind: str = "pearson",
+    n_resamples: int = 1000,
+    standardise: bool = True,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """PERM-BOTH (:func:`perm_both`) between every two of M metrics at once: ``(p[M, M], r[M])``, where
+    ``p[a, b]`` is the one-sided p of "metric a correlates better than metric b" (the WMT Williams matrices'
+    orientation: row beats column) and ``r`` the metrics' correlations; the diagonal is NaN.
+
+    ``metrics``: ``[M, S, N]`` with ``human`` ``[S]`` (system level) or ``[S, N]`` (one correlation over all
+    cells), or ``[M, K]`` with ``human`` ``[K]`` (each of K cells or systems swapped as a unit).
+
+    One swap mask per resample serves every pair (each pair's test is the same valid permutation test; the pairs'
+    p-values are merely correlated), and the swapped statistics come from sums, never from swapped copies:
+    with ``m`` the mask and ``d = x_b - x_a``, ``x_a' = x_a + m d`` and ``x_b' = x_b - m d``, so
+    ``Σ x_a' = Σ x_a + m·d``, ``Σ x_a'² = Σ x_a² + m·(x_b² - x_a²)`` and ``Σ x_a' h = Σ x_a h + m·(d h)``:
+    one matrix product ``mask[B, K] @ [x, x², x h][K, 3M]`` gives every pair's resampled Pearson r over the cells;
+    at the system level ``mask[B, S, N]`` times each metric's scores, summed over N, gives every pair's
+    resampled system means. ``kind`` other than ``pearson`` is supported at the system level only.
+    """
+    x = _finite(metrics, "metric scores", (2, 3))
+    h = _finite(human, "human scores", (1, 2))
+    n_metrics = x.shape[0]
+    if n_metrics < 2:
+        raise InputError("PERM-BOTH needs at least two metrics")
+    cell_shape = x.shape[1:]
+    system_level = x.ndim == 3 and h.shape == cell_shape[:1]
+    if not system_level and h.shape != cell_shape:
+        raise InputError(f"human scores {h.shape} must be [systems] or the cells' shape {cell_shape}")
+    if not system_level and kind != "pearson":
+        raise InputError(f"{kind}: PERM-BOTH over all cells is implemented for Pearson only")
+    if standardise:
+        x = np.stack([_standardise(row) for row in x])
+    a_idx, b_idx = np.triu_indices(n_metrics, k=1)
+    at_least = np.zeros(a_idx.size, dtype=np.int64)  # draws with d' >= d: "b beats a"
+    at_most = np.zeros(a_idx.size, dtype=np.int64)  # draws with d' <= d: "a beats b" (-d' >= -d)
+    if system_level:
+        n_inputs = cell_shape[1]
+        means = x.mean(axis=-1)  # [M, S]
+        r = correlation(means, h, kind)
+        delta = r[b_idx] - r[a_idx]
+        for size in _chunks(n_resamples):
+            mask = (rng.random((size, *cell_shape)) < 0.5).astype(np.float64)
+            moved = np.einsum("bsn,msn->bms", mask, x) / n_inputs  # [B, M, S]: mean of the masked cells
+            shift = moved[:, b_idx] - moved[:, a_idx]  # [B, P, S]: m·d per system / N
+            draws = correlation(means[b_idx] - shift, h, kind) - correlation(means[a_idx] + shift, h, kind)
+            at_least += np.count_nonzero(draws >= delta, axis=0)
+            at_most += np.count_nonzero(draws <= delta, axis=0)
+    else:
+        flat = x.reshape(n_metrics, -1)  # [M, K]
+        hf = h.reshape(-1)
+        k = float(hf.size)
+        sy, syy = hf.sum(), hf @ hf
+        features = np.concatenate([flat, flat * flat, flat * hf]).T  # [K, 3M]
+        base = features.sum(axis=0)
+        sx, sxx, sxy = np.split(base, 3)
+        r = _pearson_from_sums(k, sx, sy, sxx, syy, sxy)
+        delta = r[b_idx] - r[a_idx]
+        for size in _chunks(n_resamples):
+            mask = (rng.random((size, flat.shape[1])) < 0.5).astype(np.float64)
+            tx, txx, txy = np.split(mask @ features, 3, axis=1)  # [B, M] each
+            dx, dxx, dxy = (t[:, b_idx] - t[:, a_idx] for t in (tx, txx, txy))
+            r_a = _pearson_from_sums(k, sx[a_idx] + dx, sy, sxx[a_idx] + dxx, syy, sxy[a_idx] + dxy)
+            r_b = _pearson_from_sums(k, sx[b_idx] - dx, sy, sxx[b_idx] - dxx, syy, sxy[b_idx] - dxy)
+            draws = r_b - r_a
+            at_least += np.count_nonzero(draws >= delta, axis=0)
+            at_most += np.count_nonzero(draws <= delta, axis=0)
+    p = np.full((n_metrics, n_metrics), np.nan)
+    p[b_idx, a_idx] = at_least / n_resamples
+    p[a_idx, b_idx] = at_most / n_resamples
+    return p, r
+
+
 # ------------------------------------------------------------------------------------------------ pairwise accuracy
 
 
