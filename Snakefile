@@ -27,6 +27,7 @@ include: "workflow/rules/segment_level.smk"
 include: "workflow/rules/calibration.smk"
 include: "workflow/rules/nbest.smk"
 include: "workflow/rules/metrics_task.smk"
+include: "workflow/rules/replicability.smk"
 include: "workflow/rules/verify.smk"
 
 

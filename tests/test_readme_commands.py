@@ -14,6 +14,8 @@ the rules do not cover fails the test, so a new command in a README cannot go un
 - ``mtsig compare ...``, ``mtsig power ...``: run in full in the temporary directory, on the files it names made from WMT12 es-en
   (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
   it must exit 0 and print a result for every pair.
+- ``mtsig verify ...``: the checksum list it names must be the repository's, and run where there are no results it
+  must exit 2 saying so (``tests/test_verification.py`` runs it on real results, the quick check's).
 - ``python -m pytest ...``: run with ``--collect-only`` (running the suite inside itself would recurse); the
   README's test command must collect no Slurm test, the Slurm command only Slurm tests.
 - ``python benchmarks/<script>.py ...``: run with ``--help`` (each benchmark takes minutes, and its figures are
@@ -58,6 +60,10 @@ NOT_RUNNABLE = {
     "snakemake --report results/report.html": "needs a finished run (Snakemake's own report command)",
     "mtsig compare": "the command's name, not a command line",
     "mtsig power": "the command's name, not a command line",
+    "python -m build": "builds the wheel; tests/test_wheel.py builds it and installs it into a temporary venv",
+    "pip wheel --no-deps .": "builds the wheel; tests/test_wheel.py does, in a temporary folder",
+    "pip install mtsig-0.1.0-py3-none-any.whl": "installs (tests install nothing here; tests/test_wheel.py installs "
+    "the wheel into a temporary venv)",
 }
 
 WMT12 = {
@@ -171,7 +177,23 @@ def _run_mtsig(line: str, env: dict[str, str], workdir: Path, data_root: Path, c
                 ), f"{command}: no result for {x} vs {y}\n{output[:2000]}"
 
 
+def _run_verify(words: list[str], env: dict[str, str], workdir: Path, command: Command) -> None:
+    """``mtsig verify``: needs the results of a finished run (tests/test_verification.py runs it on the quick check);
+    here the checksum list it names must be the repository's, and in a folder without results it must parse its
+    options and say there are none, on one line, exit 2."""
+    from mtsig.verification import read_checksums
+
+    expected = words[words.index("--expected") + 1] if "--expected" in words else "checksums/default-run.tsv"
+    assert not read_checksums(REPO / expected).empty, command
+    done = _run(["mtsig", *words[1:]], workdir, env)
+    assert done.returncode == 2 and "no results folder here" in done.stderr, f"{command}\n{done.stderr}"
+    assert len(done.stderr.splitlines()) == 1
+
+
 def _run_pytest(words: list[str], env: dict[str, str], command: Command) -> None:
+    if "-n" in words:  # collected as one process: xdist's workers would print no test ids
+        at = words.index("-n")
+        words = words[:at] + words[at + 2 :]
     done = _run([sys.executable, *words[1:], "--collect-only"], REPO, env)
     assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
     collected = [line for line in done.stdout.splitlines() if "::" in line]
@@ -237,6 +259,8 @@ def _run_block(commands: list[Command], data_root: Path, workdir: Path) -> None:
                     if not (workdir / "data" / "downloads").exists():
                         (workdir / "data" / "downloads").symlink_to(data_root)
                 _run_snakemake(["snakemake", *words[1:]], env, workdir, command)
+            elif words[:2] == ["mtsig", "verify"]:
+                _run_verify(words, env, workdir, command)
             elif words[0] == "mtsig":
                 _run_mtsig(part, env, workdir, data_root, command)
             elif words[:3] == ["python", "-m", "pytest"]:

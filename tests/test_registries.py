@@ -104,7 +104,7 @@ def test_every_rule_has_exactly_one_step_in_the_module_named_after_its_rules_fil
             assert step_modules_defining(rule) == [path.stem], rule
             step = step_function(rule)
             assert (step.__name__, step.__module__) == (rule, f"mtsig.steps.{path.stem}")
-    assert len(rules) == 23
+    assert len(rules) == 24
     assert step_modules_defining("no_such_rule") == []
 
 
@@ -159,3 +159,19 @@ def test_jobs_of_rules_without_priority_run_niced() -> None:
     }
     start = os.nice(0)
     assert niceness == {"figures": start + DEFERRED_NICENESS, "metric_stats": start}
+
+
+def test_citation_gives_the_version_every_signature_prints() -> None:
+    """One version: mtsig.__version__ (pyproject.toml reads it), CITATION.cff and the signatures."""
+    import tomllib
+
+    import mtsig
+    from mtsig.report.signature import signature
+
+    citation = yaml.safe_load((REPO / "CITATION.cff").read_text(encoding="utf-8"))
+    assert str(citation["version"]) == mtsig.__version__
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "mtsig.__version__"}
+    text = signature(metric_details="bleu", test="bootstrap", n_samples=10, seed=1, pvalue="c/B")
+    assert text.startswith(f"mtsig:{mtsig.__version__}|")

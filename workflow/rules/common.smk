@@ -199,6 +199,8 @@ def all_targets():
         ]
         targets += outputs_of(produced, experiment=name)
     targets += list(rules.metrics_task_gold.output.gold)
+    if OUTPUT_EXPERIMENTS:
+        targets.append(rules.replicability.output.md)
     targets += list(rules.tables_index.output)
     return [str(t) for t in targets]
 

@@ -33,6 +33,7 @@ STEP_MODULES = (
     "calibration",
     "nbest",
     "metrics_task",
+    "replicability",
     "verify",
 )
 
