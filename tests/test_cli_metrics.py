@@ -1,0 +1,96 @@
+"""``mtsig metrics`` run as a subprocess on the real WMT20 ja-en files (DA system and segment scores, the six
+metrics' seg.score files).
+
+Oracles: scipy.stats.pearsonr / kendalltau on the system means computed here with pandas from the raw files; the
+MAD rule worked out here with numpy from the DA z column (Mathur et al. 2020, Sec. 4.2: |z - med| / (1.4826 MAD) >
+2.5); PERM-BOTH's two directions of a pair summing to 1 (+ ties) by definition; bad input one line, exit 2.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+METRICS = ("chrF", "TER", "parbleu", "parchrf++", "SWSS+METEOR", "YiSi-2")
+
+
+def run(*args: object) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "mtsig.cli", "metrics", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.fixture(scope="module")
+def ja_en(data_root: Path) -> Path:
+    return data_root / "wmt20-ja-en"
+
+
+@pytest.fixture(scope="module")
+def json_output(ja_en: Path) -> dict:
+    files = [ja_en / "metric-scores" / f"{m}.ja-en.seg.score" for m in METRICS]
+    done = run(ja_en / "da" / "ad-sys-scores-ja-en.csv", *files, "--json", "--samples", "200")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _system_means(ja_en: Path, metric: str) -> pd.Series:
+    frame = pd.read_csv(ja_en / "metric-scores" / f"{metric}.ja-en.seg.score", sep="\t", header=None)
+    return frame.groupby(4)[7].mean()
+
+
+def test_correlations_equal_scipy_on_the_raw_files(json_output, ja_en):
+    human = pd.read_csv(ja_en / "da" / "ad-sys-scores-ja-en.csv", sep=r"\s+").set_index("SYS")["Z.SCR"]
+    rows = pd.DataFrame(json_output["correlations"])
+    for metric in METRICS:
+        means = _system_means(ja_en, metric).loc[human.index]
+        got = rows.set_index(["human", "systems", "metric", "kind"])["r"]
+        assert got[("z", "all", metric, "pearson")] == pytest.approx(
+            stats.pearsonr(means, human)[0], abs=1e-12
+        )
+        assert got[("z", "all", metric, "kendall")] == pytest.approx(
+            stats.kendalltau(means, human)[0], abs=1e-12
+        )
+
+
+def test_outliers_follow_the_mad_rule_by_hand(json_output, ja_en):
+    human = pd.read_csv(ja_en / "da" / "ad-sys-scores-ja-en.csv", sep=r"\s+").set_index("SYS")["Z.SCR"]
+    z = human.to_numpy()
+    robust = np.abs(z - np.median(z)) / (1.4826 * np.median(np.abs(z - np.median(z))))
+    assert sorted(json_output["outliers"]) == sorted(human.index[robust > 2.5])
+    assert len(json_output["outliers"]) >= 1
+
+
+def test_perm_both_matrix_both_directions(json_output):
+    perm = json_output["perm_both"]
+    assert set(perm) == set(METRICS)
+    for a in METRICS:
+        for b in METRICS:
+            if a != b:
+                assert 1.0 <= perm[a][b] + perm[b][a] <= 1.0 + 1e-9 + 0.05
+    # TER correlates worst by far (0.916 vs >= 0.968): no metric pair where TER significantly beats another
+    assert all(perm["TER"][m] > 0.9 for m in METRICS if m != "TER")
+    assert "test:perm-both" in json_output["signatures"]["perm_both"]
+
+
+def test_text_and_latex_and_segment_human_file(ja_en):
+    files = [ja_en / "metric-scores" / f"{m}.ja-en.seg.score" for m in METRICS[:3]]
+    text = run(ja_en / "da" / "ad-seg-scores-ja-en.csv", *files, "--samples", "100")
+    assert text.returncode == 0, text.stderr
+    assert "Williams winners (all" in text.stdout and "PERM-BOTH p" in text.stdout
+    assert "signature: mtsig:" in text.stdout
+    latex = run(ja_en / "da" / "ad-sys-scores-ja-en.csv", *files, "--latex")
+    assert latex.returncode == 0 and "\\begin{longtable}" in latex.stdout
+
+
+def test_bad_input_is_one_line(ja_en, tmp_path):
+    bad = tmp_path / "bad.sys.score"
+    bad.write_text("what is this\n")
+    done = run(ja_en / "da" / "ad-sys-scores-ja-en.csv", ja_en / "metric-scores" / "TER.ja-en.seg.score", bad)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "bad.sys.score" in done.stderr
