@@ -13,6 +13,10 @@ early-stopping blocks of 1000 never stop a 1000-resample run before the end), mt
 modules it imports) is read from the bare git dir that the ``fetch`` tool left under ``--mtme-git``
 (google-research/mt-metrics-eval) into a temporary directory: never installed, never committed.
 
+Also printed, on the system means of the rated cells: each metric's pairwise accuracy by mt-metrics-eval's
+``stats.Agreement`` and by mtsig's ``pairwise_accuracy`` (gold: signs of the human system means), and the largest
+relative difference of the Williams p-values (``stats.WilliamsSigDiff`` vs ``meta_evaluation.williams_table``).
+
 Printed: CPU seconds (``time.process_time`` of this process) of each (set OMP_NUM_THREADS=1 for one core), the
 ratio (last line ``speedup_vs_mt_metrics_eval: X``), and per pair both p-values, their difference and the Monte
 Carlo error of that difference (sqrt(2 p (1-p) / k)); the largest |difference| in those units.
@@ -33,7 +37,8 @@ import numpy as np
 
 from mtsig.io.segment_scores import read_wmt_seg_scores, scores_array
 from mtsig.io.wmt_da import read_wmt_da_seg_scores
-from mtsig.stats.metric_comparison import perm_both_matrix
+from mtsig.stats.meta_evaluation import williams_table
+from mtsig.stats.metric_comparison import pair_signs, pairwise_accuracy, perm_both_matrix
 from mtsig.stats.seeding import rng_for
 
 MTME_GIT = "/work/.mirror/google-research+mt-metrics-eval/repo"
@@ -41,8 +46,8 @@ MTME_FILES = ("stats.py", "pce.py", "tau_optimization.py")
 METRICS = ("chrF", "TER", "parbleu", "parchrf++", "SWSS+METEOR", "YiSi-2")
 
 
-def load(data_root: Path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """(human z of the rated cells [K], {metric: its scores of the same cells [K]})."""
+def load(data_root: Path) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    """(human z of the rated cells [K], {metric: its scores of the same cells [K]}, each cell's system [K])."""
     folder = data_root / "wmt20-ja-en"
     da = read_wmt_da_seg_scores(folder / "da" / "ad-seg-scores-ja-en.csv", n_segments=993)
     systems = sorted(da["system"].unique())
@@ -55,7 +60,44 @@ def load(data_root: Path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     for name in METRICS:
         frame = read_wmt_seg_scores(folder / "metric-scores" / f"{name}.ja-en.seg.score")
         metrics[name] = scores_array(frame, systems, 993)[rated]
-    return human[rated], metrics
+    return human[rated], metrics, np.nonzero(rated)[0]
+
+
+def system_means(values: np.ndarray, system: np.ndarray) -> np.ndarray:
+    """Mean over each system's rated cells."""
+    return np.bincount(system, weights=values) / np.bincount(system)
+
+
+def system_level_side_by_side(
+    stats, human: np.ndarray, metrics: dict[str, np.ndarray], system: np.ndarray
+) -> None:
+    """Pairwise accuracy (mt-metrics-eval ``Agreement``: sign(gold diff) == sign(metric diff), ties included) and
+    the Williams test (``WilliamsSigDiff``, one-sided on |t|) on the system means of the rated cells."""
+    import scipy.stats  # noqa: PLC0415
+
+    gold = system_means(human, system)
+    sys_scores = {m: system_means(metrics[m], system) for m in METRICS}
+    worst_acc = 0.0
+    for m in METRICS:
+        agree, n_pairs = stats.Agreement(list(gold), list(sys_scores[m]))
+        ours = float(pairwise_accuracy(sys_scores[m], pair_signs(gold)))
+        worst_acc = max(worst_acc, abs(ours - agree / n_pairs))
+        print(
+            f"pairwise accuracy {m:>12}: mtsig {ours:.6f}  mt-metrics-eval {agree}/{n_pairs} = {agree / n_pairs:.6f}"
+        )
+    table = williams_table(gold, sys_scores)
+    worst_w = 0.0
+    for row in table.itertuples():
+        if row.r_a < row.r_b:
+            continue  # mt-metrics-eval's p is of |t|: compare the direction in which r_a >= r_b
+        p, _, _ = stats.WilliamsSigDiff(
+            stats.Correlation(1, list(gold), list(sys_scores[row.metric_a])),
+            stats.Correlation(1, list(gold), list(sys_scores[row.metric_b])),
+            scipy.stats.pearsonr,
+        )
+        worst_w = max(worst_w, abs(row.p_value - p) / p)
+    print(f"max |pairwise accuracy difference|: {worst_acc:.3g}")
+    print(f"max relative Williams p difference (r_a >= r_b): {worst_w:.3g}")
 
 
 def import_mtme(git_dir: str, into: Path):
@@ -87,7 +129,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args()
     data_root = Path(os.environ.get("MTSIG_DATA", "../shared/data"))
-    human, metrics = load(data_root)
+    human, metrics, system = load(data_root)
     pairs = list(itertools.combinations(METRICS, 2))
     print(f"cells: {human.size}; metrics: {len(METRICS)}; pairs: {len(pairs)}; resamples: {args.samples}")
     print(f"load averages: {os.getloadavg()}")
@@ -120,6 +162,7 @@ def main() -> None:
             )
             theirs[(a, b)] = (p, delta, k_used)
         theirs_cpu = time.process_time() - start
+        system_level_side_by_side(stats, human, metrics, system)
     print(f"load averages: {os.getloadavg()}")
 
     worst = 0.0
