@@ -94,3 +94,23 @@ def test_bad_input_is_one_line(ja_en, tmp_path):
     done = run(ja_en / "da" / "ad-sys-scores-ja-en.csv", ja_en / "metric-scores" / "TER.ja-en.seg.score", bad)
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and "bad.sys.score" in done.stderr
+
+
+def test_gzipped_wmt_sys_score_files_of_one_pair(data_root: Path):
+    """The task's multi-pair ``.sys.score.gz`` files, ja-en rows kept with --lp: Pearson r equals scipy's on the
+    rows read here with pandas; without segment scores there is no PERM-BOTH."""
+    folder = data_root / "wmt20-metrics"
+    files = [folder / "system-scores" / "baselines" / f"{m}.sys.score.gz" for m in ("BLEU", "TER", "chrF")]
+    human_file = folder / "da" / "ad-sys-scores-ja-en.csv"
+    done = run(human_file, *files, "--lp", "ja-en", "--json")
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["perm_both"] is None
+    human = pd.read_csv(human_file, sep=r"\s+").set_index("SYS")["Z.SCR"]
+    rows = pd.DataFrame(payload["correlations"]).set_index(["human", "systems", "metric", "kind"])["r"]
+    for path, metric in zip(files, ("BLEU", "TER", "chrF"), strict=True):
+        frame = pd.read_csv(path, sep="\t", header=None)
+        scores = frame.loc[frame[1] == "ja-en"].set_index(4)[5].loc[human.index]
+        assert rows[("z", "all", metric, "pearson")] == pytest.approx(
+            stats.pearsonr(scores, human)[0], abs=1e-12
+        )

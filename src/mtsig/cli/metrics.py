@@ -52,6 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         help="metric scores: .sys.score/.seg.score[.gz], mt-metrics-eval, tidy",
     )
+    add("--lp", help="language pair of the rows to keep in WMT .sys.score/.seg.score files (e.g. ja-en)")
+    add("--testset", help="test set of the rows to keep in WMT score files (e.g. newstest2020)")
+    add("--refset", help="reference of the rows to keep in WMT score files (e.g. newstest2020)")
     add("--samples", type=positive_int, default=1000, help="PERM-BOTH resamples (default 1000)")
     add("--seed", type=int, default=DEFAULT_SEED, help=f"base seed (default {DEFAULT_SEED})")
     add(
@@ -82,13 +85,16 @@ def _human(path: Path) -> tuple[list[str], dict[str, np.ndarray]]:
     )
 
 
-def _metric(path: Path, systems: list[str]) -> tuple[str, np.ndarray, np.ndarray | None]:
-    """(name, system scores [S], segment scores [S, N] or None) of one metric file."""
+def _metric(
+    path: Path, systems: list[str], rows: dict[str, str]
+) -> tuple[str, np.ndarray, np.ndarray | None]:
+    """(name, system scores [S], segment scores [S, N] or None) of one metric file; ``rows`` (lp, testset,
+    refset) select the rows of a WMT score file."""
     layout = ss.detect_format(path)
     level, reader = ss.LAYOUTS[layout]
     if level not in ("system", "segment"):
         raise InputError(f"a metric file must hold system or segment scores, not {layout}", path)
-    frame = reader(path)
+    frame = reader(path, **rows) if layout in ("wmt_sys_score", "wmt_seg_score") else reader(path)
     names = pd.unique(frame["metric"]) if "metric" in frame.columns else []
     if len(names) > 1:
         raise InputError(f"one metric per file, found {', '.join(map(str, names))}", path)
@@ -116,8 +122,9 @@ def run(args: argparse.Namespace) -> int:
     systems, human = _human(args.human_file)
     metrics: dict[str, np.ndarray] = {}
     segments: dict[str, np.ndarray | None] = {}
+    rows = {key: value for key in ("lp", "testset", "refset") if (value := getattr(args, key)) is not None}
     for path in args.metric_files:
-        name, system_scores, seg = _metric(path, systems)
+        name, system_scores, seg = _metric(path, systems, rows)
         if name in metrics:
             raise InputError(f"metric {name!r} given twice", path)
         metrics[name], segments[name] = system_scores, seg
