@@ -1,4 +1,4 @@
-"""``mtsig metrics`` run as a subprocess on the real WMT20 ja-en files (DA system and segment scores, the six
+"""``mtsig metrics`` run (in process, through ``mtsig.cli.main``) on the real WMT20 ja-en files (DA system and segment scores, the six
 metrics' seg.score files).
 
 Oracles: scipy.stats.pearsonr / kendalltau on the system means computed here with pandas from the raw files; the
@@ -8,9 +8,10 @@ MAD rule worked out here with numpy from the DA z column (Mathur et al. 2020, Se
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,12 +19,21 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from mtsig.cli import main
+
 METRICS = ("chrF", "TER", "parbleu", "parchrf++", "SWSS+METEOR", "YiSi-2")
 
 
 def run(*args: object) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "mtsig.cli", "metrics", *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    """``mtsig metrics ARGS`` in this process (``mtsig.cli.main``, as the console script calls it; a subprocess
+    per call would cost 2 CPU s of imports), stdout and stderr captured."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(["metrics", *map(str, args)])
+        except SystemExit as stop:  # argparse errors
+            status = stop.code
+    return subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="module")
