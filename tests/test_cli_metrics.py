@@ -124,3 +124,32 @@ def test_gzipped_wmt_sys_score_files_of_one_pair(data_root: Path):
         assert rows[("z", "all", metric, "pearson")] == pytest.approx(
             stats.pearsonr(scores, human)[0], abs=1e-12
         )
+
+
+def test_pairwise_accuracy_against_the_wilcoxon_gold_by_hand(ja_en: Path):
+    """Gold: scipy's one-sided rank-sum test on the DA segment means z of every ordered pair (WMT's DA practice),
+    significant at 0.05; a metric is right on a pair when its sign of the system-mean difference equals the gold's
+    (+1, -1, 0 = no difference: acc_eq, Deutsch et al. 2023), counted here with plain loops."""
+    seg = pd.read_csv(ja_en / "da" / "ad-seg-scores-ja-en.csv", sep=r"\s+")
+    z = {s: g["Z.SCR"].to_numpy() for s, g in seg.groupby("SYS")}
+    systems = list(z)
+    files = [ja_en / "metric-scores" / f"{m}.ja-en.seg.score" for m in ("TER", "chrF")]
+    done = run(ja_en / "da" / "ad-seg-scores-ja-en.csv", *files, "--json", "--samples", "100")
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    for metric in ("TER", "chrF"):
+        means = _system_means(ja_en, metric)
+        right = total = 0
+        for i, x in enumerate(systems):
+            for y in systems[i + 1 :]:
+                if stats.mannwhitneyu(z[x], z[y], alternative="greater").pvalue < 0.05:
+                    gold = 1
+                elif stats.mannwhitneyu(z[y], z[x], alternative="greater").pvalue < 0.05:
+                    gold = -1
+                else:
+                    gold = 0
+                right += int(np.sign(means[x] - means[y]) == gold)
+                total += 1
+        assert payload["pairwise_accuracy"][metric] == pytest.approx(right / total, abs=1e-12)
+    p = payload["accuracy_permutation"]
+    assert 0 <= p["TER"]["chrF"] <= 1 and 0 <= p["chrF"]["TER"] <= 1

@@ -29,7 +29,13 @@ from mtsig.io import system_scores as ss
 from mtsig.report.meta_evaluation import correlation_table_latex, correlation_table_markdown
 from mtsig.report.signature import signature
 from mtsig.stats import meta_evaluation as me
-from mtsig.stats.metric_comparison import perm_both_matrix
+from mtsig.stats.human import _pairwise_mann_whitney
+from mtsig.stats.metric_comparison import (
+    accuracy_permutation,
+    gold_pair_signs,
+    pair_correct,
+    perm_both_matrix,
+)
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.metrics_task import PairScores, excluded_systems, meta_evaluate
 
@@ -68,18 +74,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--latex", action="store_true", help="print the correlation table as LaTeX")
 
 
-def _human(path: Path) -> tuple[list[str], dict[str, np.ndarray]]:
+def _human(path: Path) -> tuple[list[str], dict[str, np.ndarray], pd.DataFrame | None]:
+    """(systems, {z, raw: system scores}, the segment table of a DA segment file or None)."""
     layout = ss.detect_format(path)
     level, reader = ss.LAYOUTS[layout]
     frame = reader(path)
     if level == "human_system":
-        return frame["system"].tolist(), {"z": frame["z"].to_numpy(), "raw": frame["raw_score"].to_numpy()}
+        return (
+            frame["system"].tolist(),
+            {"z": frame["z"].to_numpy(), "raw": frame["raw_score"].to_numpy()},
+            None,
+        )
     if level == "human_segment":
         means = frame.groupby("system", sort=False)[["z", "raw_score"]].mean()
-        return means.index.tolist(), {"z": means["z"].to_numpy(), "raw": means["raw_score"].to_numpy()}
+        return (
+            means.index.tolist(),
+            {"z": means["z"].to_numpy(), "raw": means["raw_score"].to_numpy()},
+            frame,
+        )
     if layout == "tidy_sys_score":
         scores = ss.scores_by_system(frame)
-        return list(scores), {"z": np.array(list(scores.values()))}
+        return list(scores), {"z": np.array(list(scores.values()))}, None
     raise InputError(
         f"a human score file must hold DA system or segment scores or tidy system scores, not {layout}", path
     )
@@ -117,9 +132,41 @@ def _metric(
     return name, seg.mean(axis=1), seg.reshape(len(systems), n)
 
 
+def _accuracy(
+    segments: pd.DataFrame, systems: list[str], metrics: dict[str, np.ndarray], args: argparse.Namespace
+) -> tuple[dict[str, float], pd.DataFrame, int]:
+    """Pairwise accuracy of every metric (Kocmi et al. 2021; ties per Deutsch et al. 2023) against the Wilcoxon
+    rank-sum gold on the DA segment means (WMT's DA practice; :func:`mtsig.stats.human.wilcoxon_gold`'s test), and
+    the paired permutation test between every two metrics' accuracies: (accuracies, p[row beats column], pairs)."""
+    samples = {
+        (system, "adequacy"): group.to_numpy(dtype=float) for system, group in segments.groupby("system")["z"]
+    }
+    gold = _pairwise_mann_whitney(samples, systems, ["adequacy"], "segment_mean")
+    index = {s: i for i, s in enumerate(systems)}
+    better = np.zeros((len(systems), len(systems)), dtype=bool)
+    significant = gold.loc[gold["p_value"] < args.alpha]
+    better[significant["sys_x"].map(index), significant["sys_y"].map(index)] = True
+    signs = gold_pair_signs(better)
+    names = list(metrics)
+    correct = {m: pair_correct(metrics[m], signs) for m in names}
+    p = pd.DataFrame(np.nan, index=names, columns=names)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            rng = rng_for(args.seed, "metrics", "accuracy", a, b)
+            result = accuracy_permutation(correct[b], correct[a], n_resamples=args.samples, rng=rng)
+            p.loc[a, b] = result.p_value  # "a more accurate than b"
+            p.loc[b, a] = accuracy_permutation(
+                correct[a],
+                correct[b],
+                n_resamples=args.samples,
+                rng=rng_for(args.seed, "metrics", "accuracy", b, a),
+            ).p_value
+    return {m: float(correct[m].mean()) for m in names}, p, int(signs.size)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``mtsig metrics``; returns the exit status."""
-    systems, human = _human(args.human_file)
+    systems, human, segments_h = _human(args.human_file)
     metrics: dict[str, np.ndarray] = {}
     segments: dict[str, np.ndarray | None] = {}
     rows = {key: value for key in ("lp", "testset", "refset") if (value := getattr(args, key)) is not None}
@@ -135,6 +182,7 @@ def run(args: argparse.Namespace) -> int:
         "metrics", PairScores(systems, human, metrics, {}), excluded, human_as_metric=False, alpha=args.alpha
     )
     names = list(metrics)
+    accuracy = None if segments_h is None else _accuracy(segments_h, systems, metrics, args)
     perm = None
     if (
         all(seg is not None for seg in segments.values())
@@ -170,6 +218,10 @@ def run(args: argparse.Namespace) -> int:
             "williams": results["williams"].replace({np.nan: None}).to_dict(orient="records"),
             "winners": results["winners"].to_dict(orient="records"),
             "outliers": excluded["no_outliers"],
+            "pairwise_accuracy": None if accuracy is None else accuracy[0],
+            "accuracy_permutation": None
+            if accuracy is None
+            else accuracy[1].replace({np.nan: None}).to_dict(orient="index"),
             "perm_both": None if perm is None else perm.replace({np.nan: None}).to_dict(orient="index"),
             "signatures": {"williams": williams_sig, "perm_both": perm_sig},
         }
@@ -190,6 +242,14 @@ def run(args: argparse.Namespace) -> int:
         ]
         out.append(f"Williams winners ({system_set}, alpha {args.alpha:g}): {', '.join(chosen['metric'])}")
     out.append(f"signature: {williams_sig}")
+    if accuracy is not None:
+        out += [
+            "",
+            f"pairwise accuracy (acc_eq) against the Wilcoxon DA gold at alpha {args.alpha:g} ({accuracy[2]} pairs):",
+        ]
+        out += [f"  {name}: {value:.3f}" for name, value in accuracy[0].items()]
+        out.append(f"accuracy permutation p (row more accurate than column; {args.samples} resamples):")
+        out.append(accuracy[1].to_string(float_format=lambda v: f"{v:.3f}", na_rep="-"))
     if perm is not None:
         out += ["", f"PERM-BOTH p (row correlates better than column; {args.samples} resamples):"]
         out.append(perm.to_string(float_format=lambda v: f"{v:.3f}", na_rep="-"))
