@@ -14,6 +14,8 @@ the rules do not cover fails the test, so a new command in a README cannot go un
 - ``mtsig compare ...``, ``mtsig power ...``: run in full in the temporary directory, on the files it names made from WMT12 es-en
   (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
   it must exit 0 and print a result for every pair.
+- ``mtsig metrics ...``: run in full on the real WMT20 files it names (the data root replaced as below); it must
+  exit 0 and print the Williams winners and PERM-BOTH p-values.
 - ``mtsig verify ...``: the checksum list it names must be the repository's, and run where there are no results it
   must exit 2 saying so (``tests/test_verification.py`` runs it on real results, the quick check's).
 - ``python -m pytest ...``: run with ``--collect-only`` (running the suite inside itself would recurse); the
@@ -177,6 +179,18 @@ def _run_mtsig(line: str, env: dict[str, str], workdir: Path, data_root: Path, c
                 ), f"{command}: no result for {x} vs {y}\n{output[:2000]}"
 
 
+def _run_metrics(line: str, env: dict[str, str], workdir: Path, command: Command) -> None:
+    """``mtsig metrics``: run in full (bash expands the glob) on the real WMT20 files it names; it must exit 0 and
+    print (or write, after ``>``) the Williams winners and a PERM-BOTH result (tests/test_cli_metrics.py checks the
+    numbers)."""
+    done = _run(["bash", "-c", line], workdir, env, timeout=300)
+    assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
+    assert "Traceback" not in done.stderr
+    redirect = re.search(r">\s*(\S+)", line)
+    output = (workdir / redirect.group(1)).read_text() if redirect else done.stdout
+    assert ("Williams winners" in output or '"winners"' in output) and "perm" in output.lower(), output[:2000]
+
+
 def _run_verify(words: list[str], env: dict[str, str], workdir: Path, command: Command) -> None:
     """``mtsig verify``: needs the results of a finished run (tests/test_verification.py runs it on the quick check);
     here the checksum list it names must be the repository's, and in a folder without results it must parse its
@@ -261,6 +275,8 @@ def _run_block(commands: list[Command], data_root: Path, workdir: Path) -> None:
                 _run_snakemake(["snakemake", *words[1:]], env, workdir, command)
             elif words[:2] == ["mtsig", "verify"]:
                 _run_verify(words, env, workdir, command)
+            elif words[:2] == ["mtsig", "metrics"]:
+                _run_metrics(part, env, workdir, command)
             elif words[0] == "mtsig":
                 _run_mtsig(part, env, workdir, data_root, command)
             elif words[:3] == ["python", "-m", "pytest"]:

@@ -1,0 +1,349 @@
+"""Comparing two metrics with resampling: bootstrap intervals of correlations, PERM-BOTH, pairwise accuracy.
+
+Deutsch, Dror & Roth (2021, TACL, "A Statistical Analysis of Summarization Evaluation Metrics using Resampling
+Methods", Sec. 3-4) give a metric's system-level correlation a bootstrap confidence interval by resampling the
+systems (BOOT-SYSTEMS), the inputs (segments; BOOT-INPUTS) or both (BOOT-BOTH), and test whether metric B
+correlates better than metric A with a paired permutation test that swaps the two metrics' (standardised) scores
+of each (system, input) cell (PERM-BOTH). Kocmi, Federmann, Grundkiewicz, Junczys-Dowmunt, Matsushita & Menezes
+(2021, "To Ship or Not to Ship", Sec. 3) score a metric by its pairwise accuracy: the share of system pairs it
+orders as the humans do; Deutsch, Foster & Freitag (2023, "Ties Matter", Sec. 3) count a pair the humans call a
+tie as correct only when the metric ties it too (acc_eq). docs/statistics.md states each statistic exactly.
+
+Vectorised over resamples: a resample is one row of a ``[B, ...]`` array (index draws, swap masks, sign flips);
+no Python loop per resample. Draws come in chunks of :data:`CHUNK` resamples from one ``numpy.random.Generator``
+(pass ``mtsig.stats.seeding.rng_for(seed, ...)``); the stream is consumed in the same order whatever the chunk, so
+results depend on the seed only.
+
+Library only: arrays in, arrays out; the CLI and the steps read the files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtsig.errors import InputError
+from mtsig.stats.meta_evaluation import correlation
+
+#: Deutsch et al. (2021), Sec. 3.1: the three bootstrap resampling schemes of a system-level correlation.
+BOOTSTRAP_SCHEMES = ("systems", "inputs", "both")
+#: Resamples drawn and scored per vectorised block (memory: CHUNK x systems x segments floats).
+CHUNK = 100
+
+
+def _finite(values: object, what: str, ndim: tuple[int, ...]) -> np.ndarray:
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim not in ndim:
+        raise InputError(
+            f"{what}: expected an array of {' or '.join(map(str, ndim))} dimensions, got {array.shape}"
+        )
+    if not np.isfinite(array).all():
+        raise InputError(f"{what}: every score must be a finite number")
+    return array
+
+
+def _chunks(n: int) -> list[int]:
+    return [min(CHUNK, n - start) for start in range(0, n, CHUNK)]
+
+
+def _standardise(scores: np.ndarray) -> np.ndarray:
+    """z-scores over every cell (mean 0, population standard deviation 1), as ``scipy.stats.zscore`` on the
+    flattened scores: Deutsch et al. (2021), Sec. 4.1, put two metrics on one scale before swapping their scores;
+    mt-metrics-eval's ``PermutationSigDiff`` does the same. A constant metric is only centred."""
+    sd = scores.std()
+    return (scores - scores.mean()) / (sd if sd > 0 else 1.0)
+
+
+# ------------------------------------------------------------------------------------------------ bootstrap
+
+
+@dataclass(frozen=True)
+class BootstrapInterval:
+    """A correlation, its percentile bootstrap interval and the resampled correlations (NaN resamples, e.g. a
+    resample of identical systems, are dropped from the percentiles and counted in ``n_undefined``)."""
+
+    estimate: float
+    low: float
+    high: float
+    n_resamples: int
+    n_undefined: int
+
+
+def bootstrap_correlation(
+    metric: object,
+    human: object,
+    *,
+    scheme: str = "both",
+    kind: str = "pearson",
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    rng: np.random.Generator,
+) -> BootstrapInterval:
+    """Percentile bootstrap interval of a system-level correlation (Deutsch et al. 2021, Sec. 3.1, Alg. 1-3).
+
+    ``metric``: segment scores ``[S, N]`` (S systems, N inputs); system score = mean over the inputs.
+    ``human``: segment scores ``[S, N]`` (resampled with the same inputs) or system scores ``[S]`` (kept fixed
+    when inputs are resampled). ``scheme``: ``systems`` draws S systems with replacement (BOOT-SYSTEMS),
+    ``inputs`` draws N inputs with replacement (BOOT-INPUTS), ``both`` draws both independently (BOOT-BOTH).
+    The interval is ``[q_{(1-c)/2}, q_{(1+c)/2}]`` of the resampled correlations (numpy's linear quantiles).
+    """
+    x = _finite(metric, "metric scores", (2,))
+    h = _finite(human, "human scores", (1, 2))
+    if h.shape not in (x.shape, x.shape[:1]):
+        raise InputError(
+            f"human scores {h.shape} must be [systems] or [systems, inputs] like the metric {x.shape}"
+        )
+    if scheme not in BOOTSTRAP_SCHEMES:
+        raise InputError(f"unknown bootstrap scheme {scheme!r} ({', '.join(BOOTSTRAP_SCHEMES)})")
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must lie in (0, 1), got {confidence}")
+    n_sys, n_inputs = x.shape
+    h_seg = h if h.ndim == 2 else None
+    estimate = float(correlation(x.mean(axis=1), h.mean(axis=1) if h_seg is not None else h, kind))
+    values = []
+    for size in _chunks(n_resamples):
+        systems = (
+            rng.integers(0, n_sys, size=(size, n_sys))
+            if scheme != "inputs"
+            else np.broadcast_to(np.arange(n_sys), (size, n_sys))
+        )
+        if scheme != "systems":
+            inputs = rng.integers(0, n_inputs, size=(size, n_inputs))
+            # mean over the drawn inputs of every system: counts of each input per resample, then a matrix product
+            counts = np.zeros((size, n_inputs))
+            np.add.at(counts, (np.arange(size)[:, None], inputs), 1.0)
+            sys_x = counts @ x.T / n_inputs  # [size, S]
+            sys_h = counts @ h_seg.T / n_inputs if h_seg is not None else np.broadcast_to(h, (size, n_sys))
+        else:
+            sys_x = np.broadcast_to(x.mean(axis=1), (size, n_sys))
+            sys_h = np.broadcast_to(h.mean(axis=1) if h_seg is not None else h, (size, n_sys))
+        rows = np.arange(size)[:, None]
+        values.append(correlation(sys_x[rows, systems], sys_h[rows, systems], kind))
+    draws = np.concatenate(values)
+    defined = draws[np.isfinite(draws)]
+    if defined.size == 0:
+        raise InputError("no resample gave a defined correlation (constant scores?)")
+    low, high = np.quantile(defined, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return BootstrapInterval(estimate, float(low), float(high), n_resamples, int(draws.size - defined.size))
+
+
+# ------------------------------------------------------------------------------------------------ PERM-BOTH
+
+
+@dataclass(frozen=True)
+class PermutationResult:
+    """``delta`` = corr(B) - corr(A) on the real scores; ``p_value`` = share of the ``n_resamples`` swapped
+    draws whose corr(B') - corr(A') >= delta (one-sided: "B correlates better than A"), as mt-metrics-eval."""
+
+    corr_a: float
+    corr_b: float
+    delta: float
+    p_value: float
+    n_resamples: int
+
+
+def perm_both(
+    human: object,
+    metric_a: object,
+    metric_b: object,
+    *,
+    kind: str = "pearson",
+    n_resamples: int = 1000,
+    standardise: bool = True,
+    rng: np.random.Generator,
+) -> PermutationResult:
+    """Paired permutation test of "metric B correlates better with the humans than metric A".
+
+    Deutsch et al. (2021), Sec. 4.1, PERM-BOTH: under H0 the two metrics are exchangeable, so every
+    (system, input) cell's two scores are swapped with probability 1/2, independently; the statistic is recomputed
+    on each swapped pair of score matrices. Shapes:
+
+    * ``metric_a``, ``metric_b`` ``[S, N]`` and ``human`` ``[S]``: system-level correlation of the input means
+      (PERM-BOTH proper);
+    * ``metric_a``, ``metric_b`` ``[S, N]`` and ``human`` ``[S, N]``: one correlation over all S·N cells
+      (segment level without grouping; mt-metrics-eval's ``PermutationSigDiff(average_by="none")``);
+    * ``metric_a``, ``metric_b``, ``human`` ``[S]``: system scores only, each system's two scores swapped
+      (PERM-SYSTEMS; ``PermutationSigDiff`` on system-level scores).
+
+    ``standardise`` z-scores each metric over all its cells first (:func:`_standardise`), as both references do.
+    """
+    a = _finite(metric_a, "metric A scores", (1, 2))
+    b = _finite(metric_b, "metric B scores", (1, 2))
+    h = _finite(human, "human scores", (1, 2))
+    if a.shape != b.shape:
+        raise InputError(f"the two metrics score different cells: {a.shape} vs {b.shape}")
+    if h.shape not in (a.shape, a.shape[:1]):
+        raise InputError(f"human scores {h.shape} must be [systems] or the metrics' shape {a.shape}")
+    if standardise:
+        a, b = _standardise(a), _standardise(b)
+    flat = h.shape == a.shape
+
+    def score(x: np.ndarray) -> np.ndarray:  # [..., S(, N)] -> correlation [...]
+        if flat:
+            return correlation(x.reshape(*x.shape[: x.ndim - a.ndim], -1), h.reshape(-1), kind)
+        return correlation(x.mean(axis=-1) if a.ndim == 2 else x, h, kind)
+
+    corr_a, corr_b = float(score(a)), float(score(b))
+    delta = corr_b - corr_a
+    exceed = 0
+    diff = b - a
+    for size in _chunks(n_resamples):
+        swap = rng.random((size, *a.shape)) < 0.5
+        # a' = a + swap·(b - a), b' = b - swap·(b - a): the cells' scores exchanged where swap is set
+        moved = swap * diff
+        draws = score(b - moved) - score(a + moved)
+        exceed += int(np.count_nonzero(draws >= delta))
+    return PermutationResult(corr_a, corr_b, delta, exceed / n_resamples, n_resamples)
+
+
+def _pearson_from_sums(n: float, sx, sy, sxx, syy, sxy) -> np.ndarray:
+    """Pearson's r from the sums of x, y, x², y², xy over n cells (NaN where a side is constant)."""
+    cov = n * sxy - sx * sy
+    var = (n * sxx - sx * sx) * (n * syy - sy * sy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(var > 0, cov / np.sqrt(np.where(var > 0, var, 1.0)), np.nan)
+
+
+def perm_both_matrix(
+    human: object,
+    metrics: object,
+    *,
+    kind: str = "pearson",
+    n_resamples: int = 1000,
+    standardise: bool = True,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """PERM-BOTH (:func:`perm_both`) between every two of M metrics at once: ``(p[M, M], r[M])``, where
+    ``p[a, b]`` is the one-sided p of "metric a correlates better than metric b" (the WMT Williams matrices'
+    orientation: row beats column) and ``r`` the metrics' correlations; the diagonal is NaN.
+
+    ``metrics``: ``[M, S, N]`` with ``human`` ``[S]`` (system level) or ``[S, N]`` (one correlation over all
+    cells), or ``[M, K]`` with ``human`` ``[K]`` (each of K cells or systems swapped as a unit).
+
+    One swap mask per resample serves every pair (each pair's test is the same valid permutation test; the pairs'
+    p-values are merely correlated), and the swapped statistics come from sums, never from swapped copies:
+    with ``m`` the mask and ``d = x_b - x_a``, ``x_a' = x_a + m d`` and ``x_b' = x_b - m d``, so
+    ``Σ x_a' = Σ x_a + m·d``, ``Σ x_a'² = Σ x_a² + m·(x_b² - x_a²)`` and ``Σ x_a' h = Σ x_a h + m·(d h)``:
+    one matrix product ``mask[B, K] @ [x, x², x h][K, 3M]`` gives every pair's resampled Pearson r over the cells;
+    at the system level ``mask[B, S, N]`` times each metric's scores, summed over N, gives every pair's
+    resampled system means. ``kind`` other than ``pearson`` is supported at the system level only.
+    """
+    x = _finite(metrics, "metric scores", (2, 3))
+    h = _finite(human, "human scores", (1, 2))
+    n_metrics = x.shape[0]
+    if n_metrics < 2:
+        raise InputError("PERM-BOTH needs at least two metrics")
+    cell_shape = x.shape[1:]
+    system_level = x.ndim == 3 and h.shape == cell_shape[:1]
+    if not system_level and h.shape != cell_shape:
+        raise InputError(f"human scores {h.shape} must be [systems] or the cells' shape {cell_shape}")
+    if not system_level and kind != "pearson":
+        raise InputError(f"{kind}: PERM-BOTH over all cells is implemented for Pearson only")
+    if standardise:
+        x = np.stack([_standardise(row) for row in x])
+    a_idx, b_idx = np.triu_indices(n_metrics, k=1)
+    at_least = np.zeros(a_idx.size, dtype=np.int64)  # draws with d' >= d: "b beats a"
+    at_most = np.zeros(a_idx.size, dtype=np.int64)  # draws with d' <= d: "a beats b" (-d' >= -d)
+    if system_level:
+        n_inputs = cell_shape[1]
+        means = x.mean(axis=-1)  # [M, S]
+        r = correlation(means, h, kind)
+        delta = r[b_idx] - r[a_idx]
+        for size in _chunks(n_resamples):
+            mask = (rng.random((size, *cell_shape)) < 0.5).astype(np.float64)
+            moved = np.einsum("bsn,msn->bms", mask, x) / n_inputs  # [B, M, S]: mean of the masked cells
+            shift = moved[:, b_idx] - moved[:, a_idx]  # [B, P, S]: m·d per system / N
+            draws = correlation(means[b_idx] - shift, h, kind) - correlation(means[a_idx] + shift, h, kind)
+            at_least += np.count_nonzero(draws >= delta, axis=0)
+            at_most += np.count_nonzero(draws <= delta, axis=0)
+    else:
+        flat = x.reshape(n_metrics, -1)  # [M, K]
+        hf = h.reshape(-1)
+        k = float(hf.size)
+        sy, syy = hf.sum(), hf @ hf
+        features = np.concatenate([flat, flat * flat, flat * hf]).T  # [K, 3M]
+        base = features.sum(axis=0)
+        sx, sxx, sxy = np.split(base, 3)
+        r = _pearson_from_sums(k, sx, sy, sxx, syy, sxy)
+        delta = r[b_idx] - r[a_idx]
+        for size in _chunks(n_resamples):
+            mask = (rng.random((size, flat.shape[1])) < 0.5).astype(np.float64)
+            tx, txx, txy = np.split(mask @ features, 3, axis=1)  # [B, M] each
+            dx, dxx, dxy = (t[:, b_idx] - t[:, a_idx] for t in (tx, txx, txy))
+            r_a = _pearson_from_sums(k, sx[a_idx] + dx, sy, sxx[a_idx] + dxx, syy, sxy[a_idx] + dxy)
+            r_b = _pearson_from_sums(k, sx[b_idx] - dx, sy, sxx[b_idx] - dxx, syy, sxy[b_idx] - dxy)
+            draws = r_b - r_a
+            at_least += np.count_nonzero(draws >= delta, axis=0)
+            at_most += np.count_nonzero(draws <= delta, axis=0)
+    p = np.full((n_metrics, n_metrics), np.nan)
+    p[b_idx, a_idx] = at_least / n_resamples
+    p[a_idx, b_idx] = at_most / n_resamples
+    return p, r
+
+
+# ------------------------------------------------------------------------------------------------ pairwise accuracy
+
+
+def pair_signs(system_scores: object, *, epsilon: float = 0.0) -> np.ndarray:
+    """sign(s_i - s_j) for every system pair i < j (``np.triu_indices`` order) along the last axis; a difference
+    of at most ``epsilon`` in absolute value is a tie (0) (Deutsch et al. 2023, Sec. 4, tie threshold)."""
+    s = _finite(system_scores, "system scores", (1, 2, 3))
+    i, j = np.triu_indices(s.shape[-1], k=1)
+    d = s[..., i] - s[..., j]
+    return np.where(np.abs(d) <= epsilon, 0, np.sign(d)).astype(np.int8)
+
+
+def gold_pair_signs(better: object) -> np.ndarray:
+    """The gold of every system pair i < j from a square boolean matrix ``better[i, j]`` = "humans judge system i
+    significantly better than j" (e.g. the Wilcoxon DA gold): +1, -1, or 0 where neither is ("no difference")."""
+    m = np.asarray(better, dtype=bool)
+    if m.ndim != 2 or m.shape[0] != m.shape[1]:
+        raise InputError(f"gold: expected a square matrix of systems, got shape {m.shape}")
+    if (m & m.T).any():
+        raise InputError("gold: a pair of systems is judged significantly better in both directions")
+    i, j = np.triu_indices(m.shape[0], k=1)
+    return (m[i, j].astype(np.int8) - m[j, i].astype(np.int8)).astype(np.int8)
+
+
+def pair_correct(system_scores: object, gold: object, *, epsilon: float = 0.0) -> np.ndarray:
+    """bool ``[..., P]``: the metric's sign of each pair equals the gold's (ties included: acc_eq)."""
+    g = np.asarray(gold, dtype=np.int8)
+    signs = pair_signs(system_scores, epsilon=epsilon)
+    if signs.shape[-1] != g.shape[-1]:
+        raise InputError(f"{signs.shape[-1]} system pairs in the scores but {g.shape[-1]} in the gold")
+    return signs == g
+
+
+def pairwise_accuracy(system_scores: object, gold: object, *, epsilon: float = 0.0) -> np.ndarray:
+    """Pairwise accuracy (Kocmi et al. 2021, Sec. 3; with ties, Deutsch et al. 2023, Sec. 3, acc_eq):
+    ``(C + T_hm) / P``: the pairs the metric orders as the gold, plus the pairs both call a tie, over all P pairs.
+    ``gold``: ``[P]`` signs from :func:`gold_pair_signs`. Vectorised over leading axes (metrics)."""
+    return pair_correct(system_scores, gold, epsilon=epsilon).mean(axis=-1)
+
+
+def accuracy_permutation(
+    correct_a: object, correct_b: object, *, n_resamples: int = 1000, rng: np.random.Generator
+) -> PermutationResult:
+    """Paired permutation test of "metric B's pairwise accuracy exceeds metric A's".
+
+    Under H0 the two metrics are exchangeable on every system pair, so each pair's two outcomes (correct or not)
+    are swapped with probability 1/2: the difference of accuracies becomes ``Σ_p σ_p (c_b,p - c_a,p) / P`` with
+    independent random signs σ_p (a sign-flip test on the pairs where exactly one metric is right; the
+    swapping scheme of mt-metrics-eval's ``PairwisePermutationSigDiff``, applied to accuracy). One-sided p:
+    share of draws >= the observed difference (docs/statistics.md).
+    """
+    ca = np.asarray(correct_a, dtype=bool)
+    cb = np.asarray(correct_b, dtype=bool)
+    if ca.shape != cb.shape or ca.ndim != 1:
+        raise InputError(f"expected two vectors of the same system pairs, got {ca.shape} and {cb.shape}")
+    d = cb.astype(np.float64) - ca.astype(np.float64)
+    n_pairs = d.size
+    delta = d.sum() / n_pairs
+    exceed = 0
+    for size in _chunks(n_resamples):
+        flips = np.where(rng.random((size, n_pairs)) < 0.5, -1.0, 1.0)
+        exceed += int(np.count_nonzero(flips @ d / n_pairs >= delta - 1e-12))
+    return PermutationResult(
+        float(ca.mean()), float(cb.mean()), float(delta), exceed / n_resamples, n_resamples
+    )
