@@ -58,7 +58,7 @@ def metrics_of(name):
 TEXT_EXPERIMENTS = [
     name
     for name in OUTPUT_EXPERIMENTS
-    if any(isinstance(m, str) for m in metrics_of(name))
+    if set(metrics_of(name)) - set(experiment_spec(name)["metric_declarations"])
 ]
 
 
