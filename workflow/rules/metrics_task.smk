@@ -38,6 +38,7 @@ rule metrics_task:
         "logs/{experiment}/metrics_task.benchmark.tsv"
     wildcard_constraints:
         experiment=mtsig_config.one_of(RUN["metrics_task"]),
+    priority: mtsig_steps.RULE_PRIORITIES["metrics_task"]
     conda:
         "../envs/mtsig.yaml"
     params:
@@ -61,6 +62,7 @@ rule metrics_task_gold:
         "logs/metrics_task_gold.log",
     benchmark:
         "logs/metrics_task_gold.benchmark.tsv"
+    priority: mtsig_steps.RULE_PRIORITIES["metrics_task_gold"]
     conda:
         "../envs/mtsig.yaml"
     params:
