@@ -25,8 +25,10 @@ def _run(args: list[str], data_root: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
 
 
-def test_snakemake_lint_is_clean(data_root: Path) -> None:
-    result = _run([sys.executable, "-m", "snakemake", "--lint"], data_root)
+def test_snakemake_lint_is_clean(data_root: Path, tmp_path: Path) -> None:
+    # Snakemake's own folder (.snakemake) in a temporary directory: tests running in parallel (pytest -n) check
+    # that the READMEs' commands write nothing into the repository.
+    result = _run([sys.executable, "-m", "snakemake", "--lint", "--directory", str(tmp_path)], data_root)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Congratulations, your workflow is in a good condition!" in result.stdout + result.stderr
 
@@ -38,9 +40,9 @@ def test_snakefmt_formatted(data_root: Path) -> None:
 
 def test_ruff_clean(data_root: Path) -> None:
     paths = ["src", "tests", "benchmarks", "workflow/scripts"]
-    lint = _run(["ruff", "check", *paths], data_root)
+    lint = _run(["ruff", "check", "--no-cache", *paths], data_root)
     assert lint.returncode == 0, lint.stdout + lint.stderr
-    fmt = _run(["ruff", "format", "--check", *paths], data_root)
+    fmt = _run(["ruff", "format", "--check", "--no-cache", *paths], data_root)
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
 
 
