@@ -153,3 +153,40 @@ def test_pairwise_accuracy_against_the_wilcoxon_gold_by_hand(ja_en: Path):
         assert payload["pairwise_accuracy"][metric] == pytest.approx(right / total, abs=1e-12)
     p = payload["accuracy_permutation"]
     assert 0 <= p["TER"]["chrF"] <= 1 and 0 <= p["chrF"]["TER"] <= 1
+
+
+def test_boot_systems_intervals_equal_scipy_on_the_drawn_systems(json_output, ja_en):
+    """BOOT-SYSTEMS, replayed: the same stream's system draws, scipy's Pearson r on each, numpy's quantiles."""
+    from mtsig.cli._common import DEFAULT_SEED
+    from mtsig.stats.seeding import rng_for
+
+    human = pd.read_csv(ja_en / "da" / "ad-sys-scores-ja-en.csv", sep=r"\s+").set_index("SYS")["Z.SCR"]
+    intervals = pd.DataFrame(json_output["intervals"]["rows"])
+    assert sorted(intervals["scheme"].unique()) == ["both", "inputs", "systems"]  # segment scores: all three
+    replay = rng_for(DEFAULT_SEED, "metrics", "bootstrap", "systems")
+    drawn = np.concatenate([replay.integers(0, len(human), size=(100, len(human))) for _ in range(2)])
+    for metric in METRICS:
+        means = _system_means(ja_en, metric).loc[human.index].to_numpy()
+        r = np.array([stats.pearsonr(means[d], human.to_numpy()[d])[0] for d in drawn])
+        low, high = np.quantile(r[np.isfinite(r)], [0.025, 0.975])
+        row = intervals.set_index(["scheme", "metric"]).loc[("systems", metric)]
+        assert (row["low"], row["high"]) == pytest.approx((low, high), abs=1e-12), metric
+
+
+def test_system_names_map_the_human_file_onto_the_metric_files(ja_en, tmp_path):
+    """A human file whose names differ from the metric files' is refused, and accepted with --system-names."""
+    original = (ja_en / "da" / "ad-sys-scores-ja-en.csv").read_text()
+    human = tmp_path / "ad-sys-scores-ja-en.csv"
+    human.write_text(original.replace("Online-A.1581", "Online-A"))
+    files = [ja_en / "metric-scores" / f"{m}.ja-en.seg.score" for m in METRICS[:2]]
+    refused = run(human, *files, "--samples", "20")
+    assert refused.returncode == 2 and "Online-A" in refused.stderr
+    names = tmp_path / "names.tsv"
+    names.write_text("Online-A\tOnline-A.1581\n")
+    renamed = run(human, *files, "--samples", "20", "--json", "--system-names", names)
+    plain = run(ja_en / "da" / "ad-sys-scores-ja-en.csv", *files, "--samples", "20", "--json")
+    assert renamed.returncode == 0, renamed.stderr
+    assert json.loads(renamed.stdout)["correlations"] == json.loads(plain.stdout)["correlations"]
+    names.write_text("Online-A\n")
+    bad = run(human, *files, "--system-names", names)
+    assert bad.returncode == 2 and "names.tsv" in bad.stderr and "line 1" in bad.stderr

@@ -10,9 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from scipy import stats
 
 from mtsig.cli import main
 from mtsig.errors import InputError
+from mtsig.steps.files import read_tsv
 from mtsig.verification import (
     DIFFERENT,
     EQUAL,
@@ -130,3 +132,29 @@ def test_quick_check_copy_with_one_changed_number_fails_verify(quick_run: Path, 
     assert found and int(found[1]) <= row + 1 <= int(found[2]), done.stdout  # the block of the changed line
     listed = len(read_checksums(QUICK_CHECKSUMS))
     assert done.stdout.endswith(f"{listed - 1} equal, 1 different, 0 missing, 0 not in the list: DIFFERENT\n")
+
+
+def test_quick_check_meta_evaluation_equals_scipy_and_a_hand_count(quick_run: Path) -> None:
+    """The rule meta_evaluation on real data (WMT20 ja-en's six metrics): every correlation equals scipy's on the
+    run's corpus scores and human system scores, and every pairwise accuracy a count over the gold's conclusions."""
+    experiment = quick_run / "wmt20-ja-en"
+    scores = read_tsv(experiment / "scores.tsv").pivot(index="system", columns="metric", values="score")
+    human = read_tsv(experiment / "human" / "system_scores.tsv").set_index("system")
+    correlations = read_tsv(experiment / "meta_evaluation" / "correlations.tsv")
+    oracle = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
+    every = correlations.loc[correlations["systems"] == "all"]
+    assert len(every) == 6 * 3 * 2  # metrics x kinds x human scores (z, raw)
+    for row in every.itertuples(index=False):
+        y = human.loc[scores.index, {"z": "mean_z", "raw": "mean_raw"}[row.human]]
+        assert row.r == pytest.approx(oracle[row.kind](scores[row.metric], y)[0], abs=1e-12), row
+    gold = read_tsv(experiment / "gold_conclusions.tsv")
+    accuracy = read_tsv(experiment / "meta_evaluation" / "accuracy.tsv")
+    assert len(accuracy) == 6 * gold.groupby(["gold", "alpha"]).ngroups
+    for row in accuracy.itertuples(index=False):
+        chosen = gold.loc[(gold["gold"] == row.gold) & (gold["alpha"] == row.alpha)]
+        correct = 0
+        for x, y, conclusion in chosen[["sys_x", "sys_y", "conclusion"]].itertuples(index=False):
+            d = scores.loc[x, row.metric] - scores.loc[y, row.metric]
+            correct += {"sys_x": d > 0, "sys_y": d < 0, "tie": d == 0}[conclusion]
+        assert (row.correct, row.pairs) == (correct, len(chosen)), row
+    assert (quick_run / "figures" / "wmt20-ja-en" / "williams.png").stat().st_size > 0

@@ -61,6 +61,13 @@ TEXT_EXPERIMENTS = [
     if set(metrics_of(name)) - set(experiment_spec(name)["metric_declarations"])
 ]
 
+#: Experiments whose metrics are meta-evaluated against their humans (by meta_evaluation), the real ones with at
+#: least two metrics.
+META_EVALUATION_EXPERIMENTS = [
+    name for name in RUN["outputs"] if len(metrics_of(name)) >= 2
+]
+META_EVALUATION = RESULTS / "{experiment}" / "meta_evaluation"
+
 
 def outputs_of(pattern, **wildcards):
     """A rule's output pattern (``rules.X.output.name``) with some wildcards filled in and the others kept."""
@@ -208,6 +215,12 @@ def all_targets():
         ]
         targets += outputs_of(produced, experiment=name)
     targets += list(rules.metrics_task_gold.output.gold)
+    for name in META_EVALUATION_EXPERIMENTS:
+        produced = [
+            rules.meta_evaluation.output.md,
+            rules.meta_evaluation.output.heatmap,
+        ]
+        targets += outputs_of(produced, experiment=name)
     if OUTPUT_EXPERIMENTS:
         targets.append(rules.replicability.output.md)
     if TEXT_EXPERIMENTS or RUN["metrics_task"]:
@@ -293,6 +306,13 @@ def tables_index_entries():
     entries += [(rules.segment_level.output.md, "segment_level", segment_level_names())]
     entries += [(rules.nbest.output.md, "nbest", RUN["nbest"])]
     entries += [(rules.section2.output.md, "section2", calibration_names())]
+    entries += [
+        (
+            rules.meta_evaluation.output.md,
+            "meta_evaluation",
+            META_EVALUATION_EXPERIMENTS,
+        )
+    ]
     entries += [(rules.metrics_task.output.md, "metrics_task", RUN["metrics_task"])]
     return [
         (table, rule)

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig import __version__
-from mtsig.cli._common import DEFAULT_SEED, positive_int, significance_level
+from mtsig.cli._common import DEFAULT_SEED, confidence_level, positive_int, significance_level
 from mtsig.errors import InputError
 from mtsig.io import system_scores as ss
 from mtsig.report.meta_evaluation import correlation_table_latex, correlation_table_markdown
@@ -31,10 +31,13 @@ from mtsig.report.signature import signature
 from mtsig.stats import meta_evaluation as me
 from mtsig.stats.human import _pairwise_mann_whitney
 from mtsig.stats.metric_comparison import (
-    accuracy_permutation,
+    BOOTSTRAP_SCHEMES,
+    accuracy_permutation_matrix,
+    bootstrap_correlations,
     gold_pair_signs,
     pair_correct,
     perm_both_matrix,
+    segment_mean_scores,
 )
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.metrics_task import PairScores, excluded_systems, meta_evaluate
@@ -61,7 +64,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--lp", help="language pair of the rows to keep in WMT .sys.score/.seg.score files (e.g. ja-en)")
     add("--testset", help="test set of the rows to keep in WMT score files (e.g. newstest2020)")
     add("--refset", help="reference of the rows to keep in WMT score files (e.g. newstest2020)")
-    add("--samples", type=positive_int, default=1000, help="PERM-BOTH resamples (default 1000)")
+    add(
+        "--system-names",
+        type=Path,
+        help="TSV of two columns, a system's name in the human file and in the metric files (when they differ)",
+    )
+    add("--samples", type=positive_int, default=1000, help="bootstrap and PERM-BOTH resamples (default 1000)")
+    add(
+        "--confidence",
+        type=confidence_level,
+        default=0.95,
+        help="level of the bootstrap intervals: 0.95 or 95 (default 0.95)",
+    )
     add("--seed", type=int, default=DEFAULT_SEED, help=f"base seed (default {DEFAULT_SEED})")
     add(
         "--alpha",
@@ -148,25 +162,81 @@ def _accuracy(
     better[significant["sys_x"].map(index), significant["sys_y"].map(index)] = True
     signs = gold_pair_signs(better)
     names = list(metrics)
-    correct = {m: pair_correct(metrics[m], signs) for m in names}
-    p = pd.DataFrame(np.nan, index=names, columns=names)
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            rng = rng_for(args.seed, "metrics", "accuracy", a, b)
-            result = accuracy_permutation(correct[b], correct[a], n_resamples=args.samples, rng=rng)
-            p.loc[a, b] = result.p_value  # "a more accurate than b"
-            p.loc[b, a] = accuracy_permutation(
-                correct[a],
-                correct[b],
-                n_resamples=args.samples,
-                rng=rng_for(args.seed, "metrics", "accuracy", b, a),
-            ).p_value
-    return {m: float(correct[m].mean()) for m in names}, p, int(signs.size)
+    correct = pair_correct(np.stack([metrics[m] for m in names]), signs)  # [M, P]
+    p = pd.DataFrame(
+        accuracy_permutation_matrix(
+            correct, n_resamples=args.samples, rng=rng_for(args.seed, "metrics", "accuracy")
+        ),
+        index=names,
+        columns=names,
+    )
+    return dict(zip(names, correct.mean(axis=1).tolist(), strict=True)), p, int(signs.size)
+
+
+def _system_names(path: Path) -> dict[str, str]:
+    """``{name in the human file: name in the metric files}`` from a two-column TSV (no header)."""
+    renaming: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2 or not all(f.strip() for f in fields):
+            raise InputError(f"line {number}: expected two tab-separated names, got {line!r}", path)
+        if fields[0] in renaming:
+            raise InputError(f"line {number}: {fields[0]!r} is renamed twice", path)
+        renaming[fields[0]] = fields[1]
+    if len(set(renaming.values())) != len(renaming):
+        raise InputError("two systems get the same name", path)
+    return renaming
+
+
+def _intervals(
+    human: np.ndarray, metrics: dict[str, np.ndarray], segments: dict[str, np.ndarray | None], args
+) -> pd.DataFrame:
+    """Every metric's Pearson r with the human z and its bootstrap intervals (Deutsch et al. 2021):
+    BOOT-SYSTEMS always; BOOT-INPUTS and BOOT-BOTH too when every metric has segment scores of the same segments
+    (a metric's system score is then their mean; the human scores stay fixed when inputs are drawn)."""
+    names = list(metrics)
+    shapes = {None if seg is None else seg.shape for seg in segments.values()}
+    if None not in shapes and len(shapes) == 1:
+        scores_of = segment_mean_scores(np.stack([segments[m] for m in names]))
+        schemes, n_inputs = BOOTSTRAP_SCHEMES, next(iter(shapes))[1]
+    else:
+        matrix = np.stack([metrics[m] for m in names])
+        scores_of, schemes, n_inputs = (lambda counts: matrix), ("systems",), 1
+    rows = []
+    for scheme in schemes:
+        intervals = bootstrap_correlations(
+            scores_of,
+            human,
+            n_inputs,
+            scheme=scheme,
+            n_resamples=args.samples,
+            confidence=args.confidence,
+            rng=rng_for(args.seed, "metrics", "bootstrap", scheme),
+        )
+        rows += [
+            {
+                "scheme": scheme,
+                "metric": m,
+                "r": i.estimate,
+                "low": i.low,
+                "high": i.high,
+                "n_undefined": i.n_undefined,
+            }  # fmt: skip
+            for m, i in zip(names, intervals, strict=True)
+        ]
+    return pd.DataFrame(rows)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``mtsig metrics``; returns the exit status."""
     systems, human, segments_h = _human(args.human_file)
+    if args.system_names:
+        renaming = _system_names(args.system_names)
+        systems = [renaming.get(s, s) for s in systems]
+        if segments_h is not None:
+            segments_h = segments_h.assign(system=segments_h["system"].replace(renaming))
     metrics: dict[str, np.ndarray] = {}
     segments: dict[str, np.ndarray | None] = {}
     rows = {key: value for key in ("lp", "testset", "refset") if (value := getattr(args, key)) is not None}
@@ -182,6 +252,7 @@ def run(args: argparse.Namespace) -> int:
         "metrics", PairScores(systems, human, metrics, {}), excluded, human_as_metric=False, alpha=args.alpha
     )
     names = list(metrics)
+    intervals = _intervals(human["z"], metrics, segments, args)
     accuracy = None if segments_h is None else _accuracy(segments_h, systems, metrics, args)
     perm = None
     if (
@@ -218,6 +289,7 @@ def run(args: argparse.Namespace) -> int:
             "williams": results["williams"].replace({np.nan: None}).to_dict(orient="records"),
             "winners": results["winners"].to_dict(orient="records"),
             "outliers": excluded["no_outliers"],
+            "intervals": {"confidence": args.confidence, "rows": intervals.to_dict(orient="records")},
             "pairwise_accuracy": None if accuracy is None else accuracy[0],
             "accuracy_permutation": None
             if accuracy is None
@@ -242,6 +314,12 @@ def run(args: argparse.Namespace) -> int:
         ]
         out.append(f"Williams winners ({system_set}, alpha {args.alpha:g}): {', '.join(chosen['metric'])}")
     out.append(f"signature: {williams_sig}")
+    out += ["", f"Pearson r with {args.confidence:.0%} bootstrap intervals ({args.samples} resamples):"]
+    for metric, group in intervals.groupby("metric", sort=False):
+        cells = [
+            f"BOOT-{r.scheme.upper()} [{r.low:.3f}, {r.high:.3f}]" for r in group.itertuples(index=False)
+        ]
+        out.append(f"  {metric}: {group['r'].iloc[0]:.3f}  " + "  ".join(cells))
     if accuracy is not None:
         out += [
             "",

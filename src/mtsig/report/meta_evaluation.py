@@ -11,7 +11,7 @@ experiment's name). Functions return strings or write figures; nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -86,10 +86,16 @@ def _r(value: float) -> str:
 
 
 def correlation_table_markdown(
-    correlations: pd.DataFrame, winners: pd.DataFrame, *, human: str = "z", title: str | None = None
+    correlations: pd.DataFrame,
+    winners: pd.DataFrame,
+    *,
+    human: str = "z",
+    title: str | None = None,
+    human_label: str = "DA",
 ) -> str:
     """:func:`correlation_table` as Markdown: r to three decimals, winners (no other metric significantly better
-    by the Williams test) in bold, the systems each column uses in its heading; a note lists the outliers."""
+    by the Williams test) in bold, the systems each column uses in its heading; a note lists the outliers.
+    ``human_label`` names the human judgments in that note (DA, MQM, ranking)."""
     table = correlation_table(correlations, winners, human=human)
     sets = [c.removeprefix("pearson ") for c in table.columns if c.startswith("pearson ")]
     kinds = _extra_kinds(table)
@@ -118,7 +124,7 @@ def correlation_table_markdown(
     dropped = corr.loc[corr["systems"] != "all"].drop_duplicates(["lp", "systems"])
     notes = [
         "",
-        f"Human score: DA {human}. Bold: a winner, no other metric's Pearson r is significantly higher (Williams "
+        f"Human score: {human_label} {human}. Bold: a winner, no other metric's Pearson r is significantly higher (Williams "
         "test, one-sided, p ≤ 0.05), for the systems of that column.",
     ]
     for record in dropped.itertuples(index=False):
@@ -203,3 +209,91 @@ def williams_heatmap(
     matrix = williams_pivot(williams)
     order = list(matrix.index)
     return significance_heatmap(matrix, order, alpha, title, out_paths, item="metric", dpi=dpi)
+
+
+def _matrix_markdown(
+    frame: pd.DataFrame, row: str, column: str, value: str, order: Sequence[str]
+) -> list[str]:
+    """A square p-value matrix as Markdown rows (``row`` beats ``column``), ``order`` on both axes."""
+    matrix = frame.pivot(index=row, columns=column, values=value).reindex(index=order, columns=order)
+    lines = ["| | " + " | ".join(order) + " |", "| --- |" + " ---: |" * len(order)]
+    for name in order:
+        cells = ["" if pd.isna(v) else f"{v:.3f}" for v in matrix.loc[name]]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def experiment_meta_evaluation_markdown(
+    experiment: str, results: Mapping[str, pd.DataFrame], *, criterion: str, alpha: float
+) -> str:
+    """The meta-evaluation of one experiment (:func:`mtsig.studies.meta_evaluation.experiment_meta_evaluation`) as
+    Markdown: the correlation table with its Williams winners, the bootstrap intervals of Pearson's r, the
+    PERM-BOTH matrix and each gold's pairwise accuracies with the accuracy tests' significant differences."""
+    label = {"ranking": "WMT relative ranking", "mqm": "MQM", "adequacy": "DA"}.get(criterion, criterion)
+    lines = [f"## {experiment}: which metric agrees with the humans?", ""]
+    lines.append(
+        correlation_table_markdown(results["correlations"], results["winners"], human_label=label).rstrip()
+    )
+    intervals = results["intervals"]
+    pearson = intervals.loc[intervals["kind"] == "pearson"]
+    if not pearson.empty:
+        level = float(pearson["confidence"].iloc[0])
+        schemes = list(dict.fromkeys(pearson["scheme"]))
+        order = list(dict.fromkeys(pearson.sort_values("r", ascending=False, kind="stable")["metric"]))
+        lines += [
+            "",
+            f"### Pearson r with {level:.0%} bootstrap intervals (Deutsch et al. 2021; "
+            f"{int(pearson['n_resamples'].iloc[0])} resamples; inputs: the metric re-scored on the drawn segments)",
+            "",
+            "| metric | r | " + " | ".join(f"BOOT-{s.upper()}" for s in schemes) + " |",
+            "| --- | ---: |" + " ---: |" * len(schemes),
+        ]
+        for metric in order:
+            rows = pearson.loc[pearson["metric"] == metric].set_index("scheme")
+            cells = [f"[{_r(rows.loc[s, 'low'])}, {_r(rows.loc[s, 'high'])}]" for s in schemes]
+            lines.append(f"| {metric} | {_r(rows['r'].iloc[0])} | " + " | ".join(cells) + " |")
+    perm = results["perm_both"]
+    if not perm.empty:
+        order = list(dict.fromkeys(perm.sort_values("r_a", ascending=False, kind="stable")["metric_a"]))
+        lines += [
+            "",
+            f"### PERM-BOTH (Deutsch et al. 2021; segment-level forms; {int(perm['n_resamples'].iloc[0])} "
+            'resamples): p of "row correlates better than column"',
+            "",
+            *_matrix_markdown(perm, "metric_a", "metric_b", "p_value", order),
+        ]
+    accuracy, tests = results["accuracy"], results["accuracy_tests"]
+    chosen = accuracy.loc[np.isclose(accuracy["alpha"], alpha)]
+    if not chosen.empty:
+        golds = list(dict.fromkeys(chosen["gold"]))
+        order = list(dict.fromkeys(chosen.sort_values("accuracy", ascending=False, kind="stable")["metric"]))
+        lines += [
+            "",
+            f"### Pairwise accuracy against the gold at alpha {alpha:g} (Kocmi et al. 2021; a pair the gold calls "
+            "a tie counts only if the metric ties it, Deutsch et al. 2023)",
+            "",
+            "| metric | " + " | ".join(golds) + " |",
+            "| --- |" + " ---: |" * len(golds),
+        ]
+        for metric in order:
+            cells = []
+            for gold in golds:
+                row = chosen.loc[(chosen["gold"] == gold) & (chosen["metric"] == metric)].iloc[0]
+                cells.append(f"{row['accuracy']:.3f} ({row['correct']}/{row['pairs']})")
+            lines.append(f"| {metric} | " + " | ".join(cells) + " |")
+        significant = tests.loc[np.isclose(tests["alpha"], alpha) & (tests["p_value"] <= alpha)]
+        lines += [""]
+        if significant.empty:
+            lines.append(
+                f"No metric is significantly more accurate than another (sign-flip test, p ≤ {alpha:g})."
+            )
+        else:
+            lines.append(
+                f"Significantly more accurate (sign-flip test over the system pairs, p ≤ {alpha:g}):"
+            )
+            lines += [
+                f"- {r.gold}: {r.metric_a} ({r.accuracy_a:.3f}) over {r.metric_b} ({r.accuracy_b:.3f}), "
+                f"p = {r.p_value:.3f}"
+                for r in significant.itertuples(index=False)
+            ]
+    return "\n".join(lines) + "\n"

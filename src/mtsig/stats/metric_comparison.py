@@ -19,6 +19,7 @@ Library only: arrays in, arrays out; the CLI and the steps read the files.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,6 +71,94 @@ class BootstrapInterval:
     n_undefined: int
 
 
+def segment_mean_scores(segments: np.ndarray) -> SystemScoresOfCounts:
+    """The system scores of metrics whose system score is the mean of its segment scores ``segments[M, S, N]``,
+    as a function of the inputs' draw counts (:data:`SystemScoresOfCounts`)."""
+    n_inputs = segments.shape[-1]
+
+    def scores(counts: np.ndarray | None) -> np.ndarray:
+        if counts is None:
+            return segments.mean(axis=-1)
+        # the mean over the drawn inputs: each input weighted by how often it was drawn
+        return np.einsum("bn,msn->bms", counts, segments) / n_inputs
+
+    return scores
+
+
+#: ``f(counts)``: the system scores ``[B, M, S]`` of M metrics on B resampled test sets, where ``counts[B, N]`` says
+#: how often each of the N inputs was drawn; ``f(None)``: the scores ``[M, S]`` on the test set itself. A corpus
+#: metric (BLEU) sums its statistics with the counts; a segment-mean metric averages with them.
+SystemScoresOfCounts = Callable[[np.ndarray | None], np.ndarray]
+
+
+def bootstrap_correlations(
+    system_scores: SystemScoresOfCounts,
+    human: object,
+    n_inputs: int,
+    *,
+    scheme: str = "both",
+    kind: str = "pearson",
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    rng: np.random.Generator,
+) -> list[BootstrapInterval]:
+    """Percentile bootstrap intervals of M metrics' system-level correlations with the human system scores
+    (Deutsch et al. 2021, Sec. 3.1, Alg. 1-3), all metrics on the same draws.
+
+    ``system_scores``: see :data:`SystemScoresOfCounts`. ``human``: ``[S]`` system scores, or a function of the
+    counts like ``system_scores`` giving ``[B, S]`` (human scores resampled with the same inputs). ``scheme``:
+    ``systems`` draws S systems with replacement (BOOT-SYSTEMS), ``inputs`` draws ``n_inputs`` inputs with
+    replacement (BOOT-INPUTS), ``both`` draws both independently (BOOT-BOTH); in a chunk the systems are drawn
+    before the inputs. The interval is ``[q_{(1-c)/2}, q_{(1+c)/2}]`` of the resampled correlations (numpy's
+    linear quantiles); resamples with an undefined correlation (constant scores) are left out and counted.
+    """
+    if scheme not in BOOTSTRAP_SCHEMES:
+        raise InputError(f"unknown bootstrap scheme {scheme!r} ({', '.join(BOOTSTRAP_SCHEMES)})")
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must lie in (0, 1), got {confidence}")
+    full = _finite(system_scores(None), "metric system scores", (2,))
+    human_of = human if callable(human) else None
+    fixed = None if human_of else _finite(human, "human scores", (1,))
+    h = fixed if fixed is not None else _finite(human_of(None), "human system scores", (1,))
+    n_metrics, n_sys = full.shape
+    if h.shape != (n_sys,):
+        raise InputError(f"{h.shape[0]} human system scores for {n_sys} systems")
+    estimates = correlation(full, h, kind)
+    draws = []
+    for size in _chunks(n_resamples):
+        rows = np.arange(size)[:, None]
+        systems = (
+            rng.integers(0, n_sys, size=(size, n_sys))
+            if scheme != "inputs"
+            else np.broadcast_to(np.arange(n_sys), (size, n_sys))
+        )
+        if scheme != "systems":
+            inputs = rng.integers(0, n_inputs, size=(size, n_inputs))
+            counts = np.zeros((size, n_inputs))
+            np.add.at(counts, (rows, inputs), 1.0)
+            sys_x = system_scores(counts)  # [size, M, S]
+            sys_h = human_of(counts) if human_of else np.broadcast_to(h, (size, n_sys))
+        else:
+            sys_x = np.broadcast_to(full, (size, n_metrics, n_sys))
+            sys_h = np.broadcast_to(h, (size, n_sys))
+        picked_x = np.take_along_axis(sys_x, np.broadcast_to(systems[:, None, :], sys_x.shape), axis=-1)
+        picked_h = sys_h[rows, systems]
+        draws.append(correlation(picked_x, picked_h[:, None, :], kind))
+    values = np.concatenate(draws)  # [B, M]
+    intervals = []
+    for m in range(n_metrics):
+        defined = values[np.isfinite(values[:, m]), m]
+        if defined.size == 0:
+            raise InputError("no resample gave a defined correlation (constant scores?)")
+        low, high = np.quantile(defined, [(1 - confidence) / 2, (1 + confidence) / 2])
+        intervals.append(
+            BootstrapInterval(
+                float(estimates[m]), float(low), float(high), n_resamples, int(values.shape[0] - defined.size)
+            )
+        )
+    return intervals
+
+
 def bootstrap_correlation(
     metric: object,
     human: object,
@@ -80,52 +169,32 @@ def bootstrap_correlation(
     confidence: float = 0.95,
     rng: np.random.Generator,
 ) -> BootstrapInterval:
-    """Percentile bootstrap interval of a system-level correlation (Deutsch et al. 2021, Sec. 3.1, Alg. 1-3).
-
-    ``metric``: segment scores ``[S, N]`` (S systems, N inputs); system score = mean over the inputs.
-    ``human``: segment scores ``[S, N]`` (resampled with the same inputs) or system scores ``[S]`` (kept fixed
-    when inputs are resampled). ``scheme``: ``systems`` draws S systems with replacement (BOOT-SYSTEMS),
-    ``inputs`` draws N inputs with replacement (BOOT-INPUTS), ``both`` draws both independently (BOOT-BOTH).
-    The interval is ``[q_{(1-c)/2}, q_{(1+c)/2}]`` of the resampled correlations (numpy's linear quantiles).
-    """
+    """:func:`bootstrap_correlations` of one metric given by its segment scores ``metric[S, N]`` (system score =
+    mean over the inputs), with ``human`` system scores ``[S]`` (kept fixed when inputs are resampled) or segment
+    scores ``[S, N]`` (resampled with the same inputs, as in Deutsch et al.'s Alg. 2-3)."""
     x = _finite(metric, "metric scores", (2,))
     h = _finite(human, "human scores", (1, 2))
     if h.shape not in (x.shape, x.shape[:1]):
         raise InputError(
             f"human scores {h.shape} must be [systems] or [systems, inputs] like the metric {x.shape}"
         )
-    if scheme not in BOOTSTRAP_SCHEMES:
-        raise InputError(f"unknown bootstrap scheme {scheme!r} ({', '.join(BOOTSTRAP_SCHEMES)})")
-    if not 0 < confidence < 1:
-        raise InputError(f"confidence must lie in (0, 1), got {confidence}")
-    n_sys, n_inputs = x.shape
-    h_seg = h if h.ndim == 2 else None
-    estimate = float(correlation(x.mean(axis=1), h.mean(axis=1) if h_seg is not None else h, kind))
-    values = []
-    for size in _chunks(n_resamples):
-        systems = (
-            rng.integers(0, n_sys, size=(size, n_sys))
-            if scheme != "inputs"
-            else np.broadcast_to(np.arange(n_sys), (size, n_sys))
-        )
-        if scheme != "systems":
-            inputs = rng.integers(0, n_inputs, size=(size, n_inputs))
-            # mean over the drawn inputs of every system: counts of each input per resample, then a matrix product
-            counts = np.zeros((size, n_inputs))
-            np.add.at(counts, (np.arange(size)[:, None], inputs), 1.0)
-            sys_x = counts @ x.T / n_inputs  # [size, S]
-            sys_h = counts @ h_seg.T / n_inputs if h_seg is not None else np.broadcast_to(h, (size, n_sys))
-        else:
-            sys_x = np.broadcast_to(x.mean(axis=1), (size, n_sys))
-            sys_h = np.broadcast_to(h.mean(axis=1) if h_seg is not None else h, (size, n_sys))
-        rows = np.arange(size)[:, None]
-        values.append(correlation(sys_x[rows, systems], sys_h[rows, systems], kind))
-    draws = np.concatenate(values)
-    defined = draws[np.isfinite(draws)]
-    if defined.size == 0:
-        raise InputError("no resample gave a defined correlation (constant scores?)")
-    low, high = np.quantile(defined, [(1 - confidence) / 2, (1 + confidence) / 2])
-    return BootstrapInterval(estimate, float(low), float(high), n_resamples, int(draws.size - defined.size))
+    human_scores = h
+    if h.ndim == 2:
+        human_means = segment_mean_scores(h[None])
+
+        def human_scores(counts: np.ndarray | None) -> np.ndarray:
+            return human_means(counts)[..., 0, :]
+
+    return bootstrap_correlations(
+        segment_mean_scores(x[None]),
+        human_scores,
+        x.shape[1],
+        scheme=scheme,
+        kind=kind,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        rng=rng,
+    )[0]
 
 
 # ------------------------------------------------------------------------------------------------ PERM-BOTH
@@ -347,3 +416,31 @@ def accuracy_permutation(
     return PermutationResult(
         float(ca.mean()), float(cb.mean()), float(delta), exceed / n_resamples, n_resamples
     )
+
+
+def accuracy_permutation_matrix(
+    correct: object, *, n_resamples: int = 1000, rng: np.random.Generator
+) -> np.ndarray:
+    """:func:`accuracy_permutation` between every two of M metrics at once: ``p[a, b]`` is the one-sided p of
+    "metric a is more accurate than metric b" (row beats column, as the Williams matrices), NaN on the diagonal.
+    ``correct``: bool ``[M, P]`` (:func:`pair_correct` of each metric). One sign vector per resample serves
+    every pair of metrics (each pair's test is the same valid sign-flip test; their p-values are correlated)."""
+    c = np.asarray(correct, dtype=bool)
+    if c.ndim != 2 or c.shape[0] < 2:
+        raise InputError(f"expected the pair outcomes of at least two metrics [M, P], got shape {c.shape}")
+    n_metrics, n_pairs = c.shape
+    a_idx, b_idx = np.triu_indices(n_metrics, k=1)
+    d = (c[a_idx].astype(np.float64) - c[b_idx].astype(np.float64)).T  # [P, pairs]: "a beats b" differences
+    delta = d.sum(axis=0) / n_pairs
+    at_least = np.zeros(a_idx.size, dtype=np.int64)
+    at_most = np.zeros(a_idx.size, dtype=np.int64)
+    for size in _chunks(n_resamples):
+        flips = np.where(rng.random((size, n_pairs)) < 0.5, -1.0, 1.0)
+        draws = flips @ d / n_pairs  # [B, pairs]
+        at_least += np.count_nonzero(draws >= delta - 1e-12, axis=0)
+        # the sign-flip distribution is symmetric, so "b beats a" counts draws <= delta from the same flips
+        at_most += np.count_nonzero(draws <= delta + 1e-12, axis=0)
+    p = np.full((n_metrics, n_metrics), np.nan)
+    p[a_idx, b_idx] = at_least / n_resamples
+    p[b_idx, a_idx] = at_most / n_resamples
+    return p

@@ -32,6 +32,7 @@ STEP_MODULES = (
     "segment_level",
     "calibration",
     "nbest",
+    "meta_evaluation",
     "metrics_task",
     "replicability",
     "verify",

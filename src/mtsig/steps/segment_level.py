@@ -11,7 +11,7 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.stats.seeding import derive_seed
-from mtsig.steps.common import check_same_systems, load_scored_stats, read_prepared_texts
+from mtsig.steps.common import check_same_systems, load_scored_stats, read_prepared_texts, sentence_bleu
 from mtsig.steps.files import (
     metric_name_of,
     regenerate_hint,
@@ -97,17 +97,3 @@ def segment_level(
         )
     write_tsv(table, table_path)
     write_text(segment_level_markdown(name, table), md_path, made_by="segment_level")
-
-
-def sentence_bleu(statistics: np.ndarray, options: Mapping[str, Any], texts_dir: Path) -> np.ndarray | None:
-    """Smoothed sentence BLEU ``[S, N]`` as ``sacrebleu.sentence_bleu`` gives it against the first reference,
-    from the experiment's BLEU statistics when they were extracted as ``sentence_bleu`` extracts them (its
-    tokenisation and case, one reference): a fraction of a second instead of tokenising every output again
-    (about 10 s for WMT12 es-en). None otherwise (the caller scores the texts)."""
-    from mtsig.studies import rankeval
-
-    one_reference = not (texts_dir / "reference.2.txt").exists()
-    wanted = rankeval.SENTENCE_BLEU_STATISTICS_OPTIONS
-    if one_reference and all(options.get(key) == value for key, value in wanted.items()):
-        return rankeval.sentence_bleu_of_statistics(statistics)
-    return None

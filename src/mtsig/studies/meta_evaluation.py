@@ -1,0 +1,261 @@
+"""Metric meta-evaluation of one experiment: which of its metrics agrees best with the humans, and is it significant?
+
+The WMT metrics tasks' system-level questions (Mathur, Wei, Freitag, Ma & Bojar 2020, Sec. 3), asked of any
+experiment of the run with the experiment's own metrics, human system scores and gold (docs/statistics.md,
+"Metric meta-evaluation of an experiment"):
+
+1. every metric's Pearson, Spearman and Kendall correlation with the human system scores (z and raw), with all
+   systems and without the MAD rule's outliers (Mathur, Baldwin & Cohn 2020, Sec. 4.2), the Williams test between
+   every two metrics and its winners (Graham & Baldwin 2014) — :func:`mtsig.studies.metrics_task.meta_evaluate`,
+   the code that reproduces the WMT20 task's published numbers;
+2. bootstrap intervals of each metric's correlation with the human z (Deutsch, Dror & Roth 2021, Sec. 3.1):
+   BOOT-SYSTEMS, BOOT-INPUTS and BOOT-BOTH, where resampling the inputs re-scores the drawn test set exactly as the
+   metric scores a corpus (BLEU's n-gram counts summed over the drawn segments, not a mean of sentence scores);
+   the human system scores stay fixed when inputs are drawn, because the humans did not rate every segment of
+   every system (WMT12 ranked 5-system samples, DA rates a subset), so only the metric's test-set variation is
+   resampled: the intervals are those of the metric side;
+3. PERM-BOTH (Deutsch et al. 2021, Sec. 4.1) between every two metrics, on their segment-level forms (sentence
+   BLEU, each segment's own TER, chrF, ...; system score = their mean), as mt-metrics-eval compares metrics;
+4. pairwise accuracy (Kocmi et al. 2021, Sec. 3; ties per Deutsch, Foster & Freitag 2023, acc_eq) of every metric's
+   corpus scores against each of the experiment's golds at each alpha, and the paired sign-flip test between every
+   two metrics' accuracies.
+
+Every metric is oriented so that higher is better (TER negated), as the WMT tasks report them. Library only:
+arrays and tables in, tables out (:mod:`mtsig.steps.meta_evaluation` reads and writes the files).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from mtsig.errors import InputError
+from mtsig.stats import meta_evaluation as me
+from mtsig.stats import metric_comparison as mc
+from mtsig.stats.seeding import rng_for
+from mtsig.studies.metrics_task import PairScores, excluded_systems, meta_evaluate
+
+INTERVAL_COLUMNS = ["human", "systems", "scheme", "metric", "kind", "r", "low", "high", "confidence", "n_resamples",
+                    "n_undefined"]  # fmt: skip
+PERM_BOTH_COLUMNS = ["human", "form", "metric_a", "metric_b", "r_a", "r_b", "p_value", "n_resamples"]
+ACCURACY_COLUMNS = ["gold", "alpha", "metric", "pairs", "correct", "accuracy"]
+ACCURACY_TEST_COLUMNS = ["gold", "alpha", "metric_a", "metric_b", "accuracy_a", "accuracy_b", "p_value",
+                         "n_resamples"]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ExperimentMetrics:
+    """An experiment's metrics on its systems (``systems``, S of them, on N segments), every one oriented so that
+    higher is better: ``corpus`` its system scores ``[S]``; ``of_counts`` its system scores on resampled test sets
+    (:data:`mtsig.stats.metric_comparison.SystemScoresOfCounts` of this one metric: ``[B, S]`` for ``counts[B, N]``);
+    ``segments`` its segment-level form ``[S, N]`` (None where it has none, e.g. BLEU without sentence statistics)."""
+
+    systems: list[str]
+    n_segments: int
+    corpus: dict[str, np.ndarray]
+    of_counts: dict[str, mc.SystemScoresOfCounts]
+    segments: dict[str, np.ndarray | None]
+
+
+def corpus_metric(
+    stats: np.ndarray, score, higher_is_better: bool
+) -> tuple[np.ndarray, mc.SystemScoresOfCounts]:
+    """(system scores ``[S]``, scores of resampled test sets) of a metric given by its per-segment sufficient
+    statistics ``stats[S, N, W]`` and its corpus score function ``score`` (summed statistics ``[..., W]`` to
+    scores): a drawn test set's statistics are the counts-weighted sums of the segments' (one matrix product)."""
+    stats = np.asarray(stats, dtype=np.float64)
+    n_sys, n_seg, width = stats.shape
+    sign = 1.0 if higher_is_better else -1.0
+    flat = stats.transpose(1, 0, 2).reshape(n_seg, n_sys * width)
+
+    def of_counts(counts: np.ndarray | None) -> np.ndarray:
+        if counts is None:
+            return sign * np.asarray(score(stats.sum(axis=1)), dtype=np.float64)
+        summed = (counts @ flat).reshape(counts.shape[0], n_sys, width)
+        return sign * np.asarray(score(summed), dtype=np.float64)
+
+    return of_counts(None), of_counts
+
+
+def _stacked(functions: Sequence[mc.SystemScoresOfCounts]) -> mc.SystemScoresOfCounts:
+    def scores(counts: np.ndarray | None) -> np.ndarray:
+        return np.stack([f(counts) for f in functions], axis=-2)
+
+    return scores
+
+
+def bootstrap_table(
+    metrics: ExperimentMetrics,
+    human: np.ndarray,
+    *,
+    kinds: Sequence[str],
+    schemes: Sequence[str],
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+    label: str,
+) -> pd.DataFrame:
+    """:data:`INTERVAL_COLUMNS` rows: every metric's correlation with ``human`` (system scores, all systems) and
+    its bootstrap interval under each scheme and kind, every metric on the same draws (one stream per scheme and
+    kind, from ``seed`` and ``label``)."""
+    names = list(metrics.corpus)
+    scores_of = _stacked([metrics.of_counts[m] for m in names])
+    rows = []
+    for scheme in schemes:
+        for kind in kinds:
+            intervals = mc.bootstrap_correlations(
+                scores_of,
+                human,
+                metrics.n_segments,
+                scheme=scheme,
+                kind=kind,
+                n_resamples=n_resamples,
+                confidence=confidence,
+                rng=rng_for(seed, label, "meta_evaluation", "bootstrap", scheme, kind),
+            )
+            rows += [
+                (
+                    "z",
+                    "all",
+                    scheme,
+                    m,
+                    kind,
+                    i.estimate,
+                    i.low,
+                    i.high,
+                    confidence,
+                    i.n_resamples,
+                    i.n_undefined,
+                )
+                for m, i in zip(names, intervals, strict=True)
+            ]
+    return pd.DataFrame.from_records(rows, columns=INTERVAL_COLUMNS)
+
+
+def perm_both_table(
+    metrics: ExperimentMetrics, human: np.ndarray, *, n_resamples: int, seed: int, label: str
+) -> pd.DataFrame:
+    """:data:`PERM-BOTH_COLUMNS` rows: PERM-BOTH (:func:`mtsig.stats.metric_comparison.perm_both_matrix`, system
+    level, metrics standardised) for every ordered pair of the metrics with a segment-level form; ``p_value`` is
+    the one-sided p of "metric_a correlates better than metric_b", ``r_a``/``r_b`` the correlations of the
+    segment-level forms' means. Empty when fewer than two metrics have one."""
+    names = [m for m, seg in metrics.segments.items() if seg is not None]
+    if len(names) < 2:
+        return pd.DataFrame(columns=PERM_BOTH_COLUMNS)
+    p, r = mc.perm_both_matrix(
+        human,
+        np.stack([metrics.segments[m] for m in names]),
+        n_resamples=n_resamples,
+        rng=rng_for(seed, label, "meta_evaluation", "perm_both"),
+    )
+    rows = [
+        ("z", "segment_mean", a, b, float(r[i]), float(r[j]), float(p[i, j]), n_resamples)
+        for i, a in enumerate(names)
+        for j, b in enumerate(names)
+        if i != j
+    ]
+    return pd.DataFrame.from_records(rows, columns=PERM_BOTH_COLUMNS)
+
+
+def gold_signs(conclusions: pd.DataFrame, systems: Sequence[str]) -> np.ndarray:
+    """The gold of every pair ``i < j`` of ``systems`` (``np.triu_indices`` order): +1 when the gold's conclusion
+    is that system i is better, -1 when j is, 0 for "no difference" (``tie``). ``conclusions``: one gold at one
+    alpha (``sys_x, sys_y, conclusion`` with conclusion ``sys_x``, ``sys_y`` or ``tie``); every pair must be in it."""
+    index = {s: k for k, s in enumerate(systems)}
+    better = np.zeros((len(systems), len(systems)), dtype=bool)
+    seen = np.eye(len(systems), dtype=bool)
+    for x, y, conclusion in conclusions[["sys_x", "sys_y", "conclusion"]].itertuples(index=False):
+        if x not in index or y not in index:
+            continue
+        i, j = index[x], index[y]
+        seen[i, j] = seen[j, i] = True
+        if conclusion == "sys_x":
+            better[i, j] = True
+        elif conclusion == "sys_y":
+            better[j, i] = True
+        elif conclusion != "tie":
+            raise InputError(f"gold conclusion {conclusion!r} for {x} vs {y} (expected sys_x, sys_y or tie)")
+    if not seen.all():
+        i, j = np.argwhere(~seen)[0]
+        raise InputError(f"the gold has no conclusion for {systems[i]} vs {systems[j]}")
+    return mc.gold_pair_signs(better)
+
+
+def accuracy_tables(
+    metrics: ExperimentMetrics, gold_conclusions: pd.DataFrame, *, n_resamples: int, seed: int, label: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(:data:`ACCURACY_COLUMNS`, :data:`ACCURACY_TEST_COLUMNS`): every metric's pairwise accuracy (acc_eq) against
+    each gold at each alpha, and the sign-flip test of "metric_a is more accurate than metric_b" for every ordered
+    pair (:func:`mtsig.stats.metric_comparison.accuracy_permutation_matrix`)."""
+    names = list(metrics.corpus)
+    scores = np.stack([metrics.corpus[m] for m in names])
+    accuracy, tests = [], []
+    for (gold, alpha), group in gold_conclusions.groupby(["gold", "alpha"], sort=False):
+        signs = gold_signs(group, metrics.systems)
+        correct = mc.pair_correct(scores, signs)  # [M, P]
+        acc = correct.mean(axis=1)
+        accuracy += [
+            (gold, float(alpha), m, int(signs.size), int(correct[k].sum()), float(acc[k]))
+            for k, m in enumerate(names)
+        ]
+        if len(names) > 1:
+            p = mc.accuracy_permutation_matrix(
+                correct,
+                n_resamples=n_resamples,
+                rng=rng_for(seed, label, "meta_evaluation", "accuracy", str(gold), f"{float(alpha):g}"),
+            )
+            tests += [
+                (gold, float(alpha), a, b, float(acc[i]), float(acc[j]), float(p[i, j]), n_resamples)
+                for i, a in enumerate(names)
+                for j, b in enumerate(names)
+                if i != j
+            ]
+    return (
+        pd.DataFrame.from_records(accuracy, columns=ACCURACY_COLUMNS),
+        pd.DataFrame.from_records(tests, columns=ACCURACY_TEST_COLUMNS),
+    )
+
+
+def experiment_meta_evaluation(
+    name: str,
+    metrics: ExperimentMetrics,
+    human: Mapping[str, np.ndarray],
+    gold_conclusions: pd.DataFrame,
+    *,
+    kinds: Sequence[str] = me.KINDS,
+    schemes: Sequence[str] = mc.BOOTSTRAP_SCHEMES,
+    bootstrap_samples: int = 1000,
+    permutation_samples: int = 1000,
+    confidence: float = 0.95,
+    alpha: float = me.WILLIAMS_ALPHA,
+    seed: int,
+) -> dict[str, pd.DataFrame]:
+    """Items 1-4 of the module docstring for one experiment: ``correlations``, ``williams``, ``winners`` (the
+    columns of :func:`mtsig.studies.metrics_task.meta_evaluate`, ``lp`` = the experiment), ``intervals``,
+    ``perm_both``, ``accuracy`` and ``accuracy_tests``. ``human``: system scores ``z`` and ``raw`` in the order of
+    ``metrics.systems``; outliers by the MAD rule on z. Seeded streams depend on ``seed`` and ``name`` only."""
+    if len(metrics.corpus) < 2:
+        raise InputError(f"{name}: a meta-evaluation needs at least two metrics, got {len(metrics.corpus)}")
+    pair = PairScores(list(metrics.systems), dict(human), dict(metrics.corpus), {})
+    excluded = excluded_systems(pair.systems, pair.human["z"], None)
+    results = meta_evaluate(name, pair, excluded, kinds=kinds, human_as_metric=False, alpha=alpha)
+    results["intervals"] = bootstrap_table(
+        metrics,
+        pair.human["z"],
+        kinds=kinds,
+        schemes=schemes,
+        n_resamples=bootstrap_samples,
+        confidence=confidence,
+        seed=seed,
+        label=name,
+    )
+    results["perm_both"] = perm_both_table(
+        metrics, pair.human["z"], n_resamples=permutation_samples, seed=seed, label=name
+    )
+    results["accuracy"], results["accuracy_tests"] = accuracy_tables(
+        metrics, gold_conclusions, n_resamples=permutation_samples, seed=seed, label=name
+    )
+    return results
