@@ -71,6 +71,12 @@ class BootstrapInterval:
     n_undefined: int
 
 
+#: ``f(counts)``: the system scores ``[B, M, S]`` of M metrics on B resampled test sets, where ``counts[B, N]`` says
+#: how often each of the N inputs was drawn; ``f(None)``: the scores ``[M, S]`` on the test set itself. A corpus
+#: metric (BLEU) sums its statistics with the counts; a segment-mean metric averages with them.
+SystemScoresOfCounts = Callable[[np.ndarray | None], np.ndarray]
+
+
 def segment_mean_scores(segments: np.ndarray) -> SystemScoresOfCounts:
     """The system scores of metrics whose system score is the mean of its segment scores ``segments[M, S, N]``,
     as a function of the inputs' draw counts (:data:`SystemScoresOfCounts`)."""
@@ -83,12 +89,6 @@ def segment_mean_scores(segments: np.ndarray) -> SystemScoresOfCounts:
         return np.einsum("bn,msn->bms", counts, segments) / n_inputs
 
     return scores
-
-
-#: ``f(counts)``: the system scores ``[B, M, S]`` of M metrics on B resampled test sets, where ``counts[B, N]`` says
-#: how often each of the N inputs was drawn; ``f(None)``: the scores ``[M, S]`` on the test set itself. A corpus
-#: metric (BLEU) sums its statistics with the counts; a segment-mean metric averages with them.
-SystemScoresOfCounts = Callable[[np.ndarray | None], np.ndarray]
 
 
 def bootstrap_correlations(

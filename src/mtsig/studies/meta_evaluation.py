@@ -26,7 +26,7 @@ arrays and tables in, tables out (:mod:`mtsig.steps.meta_evaluation` reads and w
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,7 +61,7 @@ class ExperimentMetrics:
 
 
 def corpus_metric(
-    stats: np.ndarray, score, higher_is_better: bool
+    stats: np.ndarray, score: Callable[[np.ndarray], np.ndarray], higher_is_better: bool
 ) -> tuple[np.ndarray, mc.SystemScoresOfCounts]:
     """(system scores ``[S]``, scores of resampled test sets) of a metric given by its per-segment sufficient
     statistics ``stats[S, N, W]`` and its corpus score function ``score`` (summed statistics ``[..., W]`` to
@@ -81,6 +81,8 @@ def corpus_metric(
 
 
 def _stacked(functions: Sequence[mc.SystemScoresOfCounts]) -> mc.SystemScoresOfCounts:
+    """One function of the counts giving the M metrics' system scores ``[..., M, S]``."""
+
     def scores(counts: np.ndarray | None) -> np.ndarray:
         return np.stack([f(counts) for f in functions], axis=-2)
 
@@ -138,7 +140,7 @@ def bootstrap_table(
 def perm_both_table(
     metrics: ExperimentMetrics, human: np.ndarray, *, n_resamples: int, seed: int, label: str
 ) -> pd.DataFrame:
-    """:data:`PERM-BOTH_COLUMNS` rows: PERM-BOTH (:func:`mtsig.stats.metric_comparison.perm_both_matrix`, system
+    """:data:`PERM_BOTH_COLUMNS` rows: PERM-BOTH (:func:`mtsig.stats.metric_comparison.perm_both_matrix`, system
     level, metrics standardised) for every ordered pair of the metrics with a segment-level form; ``p_value`` is
     the one-sided p of "metric_a correlates better than metric_b", ``r_a``/``r_b`` the correlations of the
     segment-level forms' means. Empty when fewer than two metrics have one."""
