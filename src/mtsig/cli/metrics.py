@@ -4,7 +4,8 @@ System-level meta-evaluation of the user's own files (docs/statistics.md, "Metri
 metrics with resampling"): every metric's Pearson, Spearman and Kendall correlation with the human system scores,
 for all systems and without the MAD outliers (Mathur et al. 2020), the Williams test between every two metrics
 and its winners (Graham & Baldwin 2014; the WMT metrics tasks), and, when every metric file holds segment scores,
-PERM-BOTH between every two metrics (Deutsch, Dror & Roth 2021) at the system level.
+PERM-BOTH between every two metrics (Deutsch, Dror & Roth 2021) at the system level; every metric's Pearson r
+with bootstrap intervals (BOOT-SYSTEMS, and BOOT-INPUTS / BOOT-BOTH with segment scores).
 
 Layouts are detected (:func:`mtsig.io.system_scores.detect_format`): the human file is a WMT DA
 ``ad-sys-scores-*.csv`` (z and raw), ``ad-seg-scores-*.csv`` (system score = mean of the segment means) or a
@@ -191,7 +192,10 @@ def _system_names(path: Path) -> dict[str, str]:
 
 
 def _intervals(
-    human: np.ndarray, metrics: dict[str, np.ndarray], segments: dict[str, np.ndarray | None], args
+    human: np.ndarray,
+    metrics: dict[str, np.ndarray],
+    segments: dict[str, np.ndarray | None],
+    args: argparse.Namespace,
 ) -> pd.DataFrame:
     """Every metric's Pearson r with the human z and its bootstrap intervals (Deutsch et al. 2021):
     BOOT-SYSTEMS always; BOOT-INPUTS and BOOT-BOTH too when every metric has segment scores of the same segments
@@ -223,7 +227,7 @@ def _intervals(
                 "low": i.low,
                 "high": i.high,
                 "n_undefined": i.n_undefined,
-            }  # fmt: skip
+            }
             for m, i in zip(names, intervals, strict=True)
         ]
     return pd.DataFrame(rows)
