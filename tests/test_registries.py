@@ -108,14 +108,33 @@ def test_every_rule_has_exactly_one_step_in_the_module_named_after_its_rules_fil
     assert step_modules_defining("no_such_rule") == []
 
 
-def test_every_rule_writes_a_benchmark_file_beside_its_log() -> None:
-    """Per-rule wall and CPU times (benchmarks/bench_pipeline.py) come from the rules' benchmark files."""
+def test_every_rule_logs_and_leaves_its_usage_to_the_step() -> None:
+    """Per-rule wall and CPU times (benchmarks/bench_pipeline.py) come from the file each step writes beside its
+    log (mtsig.steps.write_job_usage), not from Snakemake's sampling ``benchmark:`` directive."""
     for path in (REPO / "workflow" / "rules").glob("*.smk"):
         for block in re.split(r"^(?=rule )", path.read_text(), flags=re.M)[1:]:
             log = re.search(r'^    log:\n        "(logs/[^"]+)\.log",$', block, flags=re.M)
-            benchmark = re.search(r'^    benchmark:\n        "([^"]+)"$', block, flags=re.M)
-            assert log and benchmark, block.splitlines()[0]
-            assert benchmark.group(1) == f"{log.group(1)}.benchmark.tsv"
+            assert log and "    benchmark:" not in block, block.splitlines()[0]
+
+
+def test_job_usage_counts_the_job_and_the_children_it_waited_for(tmp_path: Path) -> None:
+    """Oracle: CPU burnt on purpose, 0.4 s in a child process and 0.3 s in the job's own."""
+    script = (
+        "import subprocess, sys, time\n"
+        "from mtsig.steps import write_job_usage\n"
+        "burn = 'import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.4: pass'\n"
+        "subprocess.run([sys.executable, '-c', burn], check=True)\n"
+        "t = time.process_time()\n"
+        "while time.process_time() - t < 0.3: pass\n"
+        "write_job_usage(sys.argv[1])\n"
+    )
+    usage = tmp_path / "rule.benchmark.tsv"
+    subprocess.run([sys.executable, "-c", script, str(usage)], check=True, cwd=REPO)
+    header, row = usage.read_text().splitlines()
+    record = dict(zip(header.split("\t"), map(float, row.split("\t")), strict=True))
+    assert list(record) == ["s", "cpu_time", "max_rss", "mean_load"]
+    assert record["cpu_time"] >= 0.7 and record["s"] >= 0.7 - 0.05
+    assert 5 < record["max_rss"] < 2000
 
 
 def test_schema_power_test_enum_is_the_power_registry() -> None:

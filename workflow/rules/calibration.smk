@@ -17,8 +17,6 @@ rule calibration:
         pdf=RESULTS / "figures" / "{experiment}" / "calibration.pdf",
     log:
         "logs/{experiment}/calibration.log",
-    benchmark:
-        "logs/{experiment}/calibration.benchmark.tsv"
     priority: mtsig_steps.RULE_PRIORITIES["calibration"]
     conda:
         "../envs/mtsig.yaml"
@@ -48,8 +46,6 @@ rule power:
         ),
     log:
         "logs/{experiment}/power.log",
-    benchmark:
-        "logs/{experiment}/power.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     resources:
@@ -74,8 +70,6 @@ rule section2:
         md_manifest=manifest(RESULTS / "tables" / "{experiment}.section2.md"),
     log:
         "logs/{experiment}/section2.log",
-    benchmark:
-        "logs/{experiment}/section2.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     resources:

@@ -7,8 +7,6 @@ rule generate_synthetic:
         synthetic=directory(RESULTS / "{experiment}" / "synthetic"),
     log:
         "logs/{experiment}/generate_synthetic.log",
-    benchmark:
-        "logs/{experiment}/generate_synthetic.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:
@@ -26,8 +24,6 @@ rule prepare_texts:
         documents_manifest=manifest(RESULTS / "{experiment}" / "documents.tsv"),
     log:
         "logs/{experiment}/prepare_texts.log",
-    benchmark:
-        "logs/{experiment}/prepare_texts.benchmark.tsv"
     priority: mtsig_steps.RULE_PRIORITIES["prepare_texts"]
     conda:
         "../envs/mtsig.yaml"
@@ -43,8 +39,6 @@ rule download_data:
         touch("data/downloads/complete.flag"),
     log:
         "logs/download_data.log",
-    benchmark:
-        "logs/download_data.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:

@@ -17,8 +17,6 @@ rule evaluate:
         chi_square_manifest=manifest(RESULTS / "{experiment}" / "chi_square.tsv"),
     log:
         "logs/{experiment}/evaluate.log",
-    benchmark:
-        "logs/{experiment}/evaluate.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:
@@ -41,8 +39,6 @@ rule clusters:
         markdown_manifest=manifest(RESULTS / "tables" / "{experiment}.clusters.md"),
     log:
         "logs/{experiment}/clusters.log",
-    benchmark:
-        "logs/{experiment}/clusters.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:
@@ -68,8 +64,6 @@ rule tables:
         md_manifest=manifest(RESULTS / "tables" / "{experiment}.md"),
     log:
         "logs/{experiment}/tables.log",
-    benchmark:
-        "logs/{experiment}/tables.benchmark.tsv"
     wildcard_constraints:
         experiment=mtsig_config.one_of(OUTPUT_EXPERIMENTS),
     conda:
@@ -88,8 +82,6 @@ rule tables_index:
         index=RESULTS / "tables" / "README.md",
     log:
         "logs/tables_index.log",
-    benchmark:
-        "logs/tables_index.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:

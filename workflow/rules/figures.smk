@@ -23,8 +23,6 @@ rule figures:
         pdf=directory(RESULTS / "figures" / "{experiment}" / "pdf"),
     log:
         "logs/{experiment}/figures.log",
-    benchmark:
-        "logs/{experiment}/figures.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     resources:

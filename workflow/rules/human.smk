@@ -19,8 +19,6 @@ rule human_gold:
         conclusions_manifest=manifest(RESULTS / "{experiment}" / "gold_conclusions.tsv"),
     log:
         "logs/{experiment}/human_gold.log",
-    benchmark:
-        "logs/{experiment}/human_gold.benchmark.tsv"
     priority: mtsig_steps.RULE_PRIORITIES["human_gold"]
     conda:
         "../envs/mtsig.yaml"

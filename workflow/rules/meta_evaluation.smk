@@ -39,8 +39,6 @@ rule meta_evaluation:
         ),
     log:
         "logs/{experiment}/meta_evaluation.log",
-    benchmark:
-        "logs/{experiment}/meta_evaluation.benchmark.tsv"
     wildcard_constraints:
         experiment=mtsig_config.one_of(META_EVALUATION_EXPERIMENTS),
     conda:

@@ -9,8 +9,6 @@ rule meteor_paraphrases:
         index_manifest=manifest(RESULTS / "meteor" / "paraphrase-en.npz"),
     log:
         "logs/meteor_paraphrases.log",
-    benchmark:
-        "logs/meteor_paraphrases.benchmark.tsv"
     priority: mtsig_steps.RULE_PRIORITIES["meteor_paraphrases"]
     conda:
         "../envs/mtsig.yaml"
@@ -31,8 +29,6 @@ rule metric_stats:
         stats_manifest=manifest(RESULTS / "{experiment}" / "stats" / "{metric}.npz"),
     log:
         "logs/{experiment}/metric_stats.{metric}.log",
-    benchmark:
-        "logs/{experiment}/metric_stats.{metric}.benchmark.tsv"
     priority: mtsig_steps.RULE_PRIORITIES["metric_stats"]
     conda:
         "../envs/mtsig.yaml"
@@ -57,8 +53,6 @@ rule corpus_scores:
         ),
     log:
         "logs/{experiment}/corpus_scores.log",
-    benchmark:
-        "logs/{experiment}/corpus_scores.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     script:

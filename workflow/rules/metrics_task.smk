@@ -34,8 +34,6 @@ rule metrics_task:
         ),
     log:
         "logs/{experiment}/metrics_task.log",
-    benchmark:
-        "logs/{experiment}/metrics_task.benchmark.tsv"
     wildcard_constraints:
         experiment=mtsig_config.one_of(RUN["metrics_task"]),
     priority: mtsig_steps.RULE_PRIORITIES["metrics_task"]
@@ -60,8 +58,6 @@ rule metrics_task_gold:
         ],
     log:
         "logs/metrics_task_gold.log",
-    benchmark:
-        "logs/metrics_task_gold.benchmark.tsv"
     priority: mtsig_steps.RULE_PRIORITIES["metrics_task_gold"]
     conda:
         "../envs/mtsig.yaml"

@@ -27,8 +27,6 @@ rule nbest:
         ),
     log:
         "logs/{experiment}/nbest.log",
-    benchmark:
-        "logs/{experiment}/nbest.benchmark.tsv"
     wildcard_constraints:
         experiment=mtsig_config.one_of(RUN["nbest"]),
     conda:

@@ -27,8 +27,6 @@ rule replicability:
         ),
     log:
         "logs/replicability.log",
-    benchmark:
-        "logs/replicability.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:
@@ -70,8 +68,6 @@ rule delta_agreement:
         ),
     log:
         "logs/delta_agreement.log",
-    benchmark:
-        "logs/delta_agreement.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:

@@ -23,8 +23,6 @@ rule segment_level:
         md_manifest=manifest(RESULTS / "tables" / "{experiment}.segment_level.md"),
     log:
         "logs/{experiment}/segment_level.log",
-    benchmark:
-        "logs/{experiment}/segment_level.benchmark.tsv"
     wildcard_constraints:
         experiment=mtsig_config.one_of(segment_level_names()),
     conda:

@@ -60,8 +60,6 @@ rule resample_tests:
         ),
     log:
         "logs/{experiment}/resample_tests.{metric}.{shard}.log",
-    benchmark:
-        "logs/{experiment}/resample_tests.{metric}.{shard}.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     resources:
@@ -85,8 +83,6 @@ rule merge_tests:
         system_intervals=RESULTS / "{experiment}" / "intervals" / "{metric}.systems.tsv",
     log:
         "logs/{experiment}/merge_tests.{metric}.log",
-    benchmark:
-        "logs/{experiment}/merge_tests.{metric}.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     resources:
@@ -107,8 +103,6 @@ rule training_runs:
         systems=RESULTS / "{experiment}" / "training_runs.systems.tsv",
     log:
         "logs/{experiment}/training_runs.log",
-    benchmark:
-        "logs/{experiment}/training_runs.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:

@@ -9,8 +9,6 @@ rule verify:
         report=RESULTS / "verification.txt",
     log:
         "logs/verify.log",
-    benchmark:
-        "logs/verify.benchmark.tsv"
     conda:
         "../envs/mtsig.yaml"
     params:

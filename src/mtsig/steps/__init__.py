@@ -201,6 +201,49 @@ def defer_unless_prioritised(rule: str) -> int:
     return DEFERRED_NICENESS
 
 
+#: What a job used, written beside its log by :func:`write_job_usage` (the columns of Snakemake's ``benchmark:``
+#: files, which ``benchmarks/bench_pipeline.py`` reads).
+JOB_USAGE_COLUMNS = ("s", "cpu_time", "max_rss", "mean_load")
+
+
+def job_usage_path(log_path: str | os.PathLike[str]) -> Path:
+    """``logs/<experiment>/<rule>.benchmark.tsv`` beside the job's log ``logs/<experiment>/<rule>.log``."""
+    return Path(str(log_path).removesuffix(".log") + ".benchmark.tsv")
+
+
+def process_age_seconds() -> float:
+    """Seconds since this process started (Linux's ``/proc``: start time in clock ticks after boot, field 22 of
+    ``/proc/self/stat``, against ``/proc/uptime``); NaN where there is no ``/proc``."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except OSError:
+        return float("nan")
+    return uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK")
+
+
+def write_job_usage(path: str | os.PathLike[str]) -> None:
+    """Record the job's wall time since its process started, its CPU time (user + system, its own and its
+    waited-for children's: the Meteor JVM, the metric statistics' worker processes), its peak resident memory (the
+    largest process) and the 1-minute load, exactly, from the kernel's accounting (``getrusage``).
+
+    Why not Snakemake's ``benchmark:`` directive: it samples every job's process tree from Snakemake's own process,
+    every 0.5 s for a job's first 15 s (reading each process's ``/proc/<pid>/smaps_rollup``), which cost Snakemake
+    about a third of its CPU in the default run (py-spy), and it misses the CPU of jobs longer than 15 s."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    values = (
+        process_age_seconds(),
+        own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
+        max(own.ru_maxrss, children.ru_maxrss) / 1024,  # Linux reports kilobytes
+        os.getloadavg()[0],
+    )
+    Path(path).write_text(
+        "\t".join(JOB_USAGE_COLUMNS) + "\n" + "\t".join(f"{v:.2f}" for v in values) + "\n", encoding="utf-8"
+    )
+
+
 def run_step(snakemake: Any) -> None:
     """Run the step named after ``snakemake.rule`` with the rule's named items, logging to the rule's log."""
     from mtsig.steps.files import logged
@@ -217,3 +260,5 @@ def run_step(snakemake: Any) -> None:
     function, arguments = step_arguments(snakemake.rule, named, threads=snakemake.threads)
     with logged(snakemake.log[0] if snakemake.log else None):
         function(**arguments)
+    if snakemake.log:
+        write_job_usage(job_usage_path(snakemake.log[0]))
