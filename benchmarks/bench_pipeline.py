@@ -3,7 +3,8 @@
 Each run gets a fresh work directory (Snakemake's `--directory`, so the checkout's own results/ are untouched) and
 the checkout's config/config.yaml. Printed: the wall time, the load averages before and after and the mean load
 sampled every second during the run, the CPU time of the Snakemake process itself and of everything it started,
-and per rule the jobs' wall and CPU times and peak memory from the rules' benchmark files. Nothing is asserted
+and per rule the jobs' wall and CPU times and peak memory from the files each job writes beside its log
+(`logs/{exp}/{rule}.benchmark.tsv`, `mtsig.steps.write_job_usage`). Nothing is asserted
 (README.md: timings depend on the machine and its load).
 
     python benchmarks/bench_pipeline.py                      # --cores 2, then --cores 8
