@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
+from pipeline_runs import tiny_pipeline_command
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,6 +41,28 @@ def _cache_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory):
         os.environ["MTSIG_CACHE_DIR"] = previous
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Local runs only: an ``scontrol`` that answers "no controller" at once comes first on PATH.
+
+    Snakemake's Slurm executor plugin (snakemake-executor-plugin-slurm 2.8, ``get_min_job_age``) runs
+    ``scontrol show config`` whenever Snakemake is imported or started, even for ``--version`` or a local dry run.
+    Where Slurm is installed but no controller runs (as after the opt-in Slurm test), that call waits 9 s before it
+    fails, and the plugin then goes on exactly as without Slurm: every test process and every Snakemake the tests
+    start waited 9 s for nothing. A session whose ``-m`` selects the ``slurm`` tests keeps the real ``scontrol``.
+    """
+    if re.search(r"(?<!not )\bslurm\b", config.option.markexpr or ""):
+        return
+    shim = Path(tempfile.mkdtemp(prefix="mtsig-no-slurm-controller-"))
+    scontrol = shim / "scontrol"
+    scontrol.write_text(
+        "#!/bin/sh\necho 'slurm_load_ctl_conf error: Unable to contact slurm controller (connect failure)' >&2\n"
+        "exit 1\n"
+    )
+    scontrol.chmod(0o755)
+    os.environ["PATH"] = os.pathsep.join([str(shim), os.environ["PATH"]])
+    config.add_cleanup(lambda: shutil.rmtree(shim, ignore_errors=True))
+
+
 @pytest.fixture(scope="session")
 def data_root() -> Path:
     """The data root (``MTSIG_DATA`` or ``../shared/data``); a missing root is an error, not a skip."""
@@ -44,3 +72,22 @@ def data_root() -> Path:
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="session")
+def tiny_pipeline_run(tmp_path_factory: pytest.TempPathFactory, data_root: Path) -> Path:
+    """The work directory of one whole run of the DAG on tests/configs/tiny.yaml, for every test that needs one.
+
+    Made once per test process: its tests carry ``pytest.mark.xdist_group("tiny_pipeline")``, and pyproject.toml's
+    ``--dist loadgroup`` runs a group on one pytest-xdist worker, one test after another. A test that damages a
+    file in it must leave the run as it found it (byte for byte).
+    """
+    workdir = tmp_path_factory.mktemp("tiny")
+    env = {**os.environ, "MTSIG_DATA": str(data_root)}
+    start = time.perf_counter()
+    done = subprocess.run(
+        tiny_pipeline_command(workdir), env=env, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-10000:]
+    print(f"tiny pipeline wall time: {time.perf_counter() - start:.1f} s")
+    return workdir

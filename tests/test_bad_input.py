@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from pipeline_runs import TINY_CONFIG, tiny_pipeline_command
 
 from mtsig import cli
 from mtsig import config as mtsig_config
@@ -810,28 +811,29 @@ def test_pipeline_config_error_names_the_file_and_writes_nothing(data_root: Path
 
 # ------------------------------------------------------------------------------ a damaged file, through Snakemake
 
-TINY = REPO / "tests" / "configs" / "tiny.yaml"
-
 
 @pytest.mark.pipeline
-def test_snakemake_reports_a_damaged_file_and_its_command_repairs_it(data_root: Path, tmp_path: Path) -> None:
-    """Truncate the BLEU statistics of a finished run (new modification time): the step that reads them stops
-    with the error naming the file, the rule and the command; that command, as printed, remakes the file, and
-    the next run completes with the same bytes as before the damage."""
+@pytest.mark.xdist_group("tiny_pipeline")
+def test_snakemake_reports_a_damaged_file_and_its_command_repairs_it(
+    data_root: Path, tiny_pipeline_run: Path
+) -> None:
+    """Truncate the BLEU statistics of a finished run (the shared tiny run; new modification time): the step that
+    reads them stops with the error naming the file, the rule and the command; that command, as printed, remakes
+    the file, and the next run completes with the same bytes as before the damage (so the run is left as found)."""
+    workdir = tiny_pipeline_run
     env = {**os.environ, "MTSIG_DATA": str(data_root)}
-    base = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path)]
-    base += ["--configfile", str(TINY), "--cores", "2"]
     target = "results/synthetic-small/tests/bleu.tsv"
 
     def snakemake(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*base, *args], env=env, capture_output=True, text=True, timeout=900)
+        return subprocess.run(
+            tiny_pipeline_command(workdir, *args), env=env, capture_output=True, text=True, timeout=900
+        )
 
-    first = snakemake(target)
-    assert first.returncode == 0, first.stderr[-5000:]
-    good = (tmp_path / target).read_bytes()
-    (tmp_path / target).unlink()  # so that every later run must read the statistics again
-    stats = tmp_path / "results" / "synthetic-small" / "stats" / "bleu.npz"
-    stats.write_bytes(stats.read_bytes()[:1000])
+    good = (workdir / target).read_bytes()
+    (workdir / target).unlink()  # so that every later run must read the statistics again
+    stats = workdir / "results" / "synthetic-small" / "stats" / "bleu.npz"
+    intact = stats.read_bytes()
+    stats.write_bytes(intact[:1000])
     failed = snakemake(target)
     assert failed.returncode != 0
     message = re.search(r"InputError: (results/synthetic-small/stats/bleu\.npz: .*)", failed.stderr)
@@ -843,30 +845,20 @@ def test_snakemake_reports_a_damaged_file_and_its_command_repairs_it(data_root: 
     command = re.search(r"`(snakemake --cores 2 --force \S+)`", message.group(1)).group(1)
     assert command == "snakemake --cores 2 --force results/synthetic-small/stats/bleu.npz"
     assert not list(
-        (tmp_path / "results" / "synthetic-small" / "tests" / "shards").glob("*")
+        (workdir / "results" / "synthetic-small" / "tests" / "shards").glob("*")
     )  # no partial output
+    # the printed command, in the run's folder and with its config (-s, --directory, --configfile as above)
+    words = command.split()
     repaired = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            *command.split()[:1],
-            "-s",
-            str(REPO / "Snakefile"),
-            "--directory",
-            str(tmp_path),
-            "--configfile",
-            str(TINY),
-            *command.split()[1:],
-        ],  # fmt: skip
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+        [sys.executable, "-m", words[0], "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
+         "--configfile", str(TINY_CONFIG), *words[1:]],
+        env=env, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
     assert repaired.returncode == 0, repaired.stderr[-5000:]
+    assert stats.read_bytes() == intact
     final = snakemake(target)
     assert final.returncode == 0, final.stderr[-5000:]
-    assert (tmp_path / target).read_bytes() == good
+    assert (workdir / target).read_bytes() == good
 
 
 # ------------------------------------------------------------------------------------------ confidence levels

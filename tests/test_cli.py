@@ -1,16 +1,16 @@
-"""The ``mtsig compare`` command, run as a subprocess on small files; numbers checked against sacrebleu."""
+"""The ``mtsig compare`` command (in process, as the console script runs it) on small files; numbers checked against sacrebleu."""
 
 from __future__ import annotations
 
 import io
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import sacrebleu
+from cli_runner import run_mtsig
 
 from mtsig.stats.resampling import PAPER_TESTS
 
@@ -61,8 +61,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 
 def run(*args: object) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "mtsig.cli", "compare", *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    return run_mtsig("compare", *args)
 
 
 def systems(files: dict[str, Path]) -> list[Path]:

@@ -8,8 +8,6 @@ MAD rule worked out here with numpy from the DA z column (Mathur et al. 2020, Se
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import subprocess
 from pathlib import Path
@@ -17,23 +15,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cli_runner import run_mtsig
 from scipy import stats
-
-from mtsig.cli import main
 
 METRICS = ("chrF", "TER", "parbleu", "parchrf++", "SWSS+METEOR", "YiSi-2")
 
 
 def run(*args: object) -> subprocess.CompletedProcess[str]:
-    """``mtsig metrics ARGS`` in this process (``mtsig.cli.main``, as the console script calls it; a subprocess
-    per call would cost 2 CPU s of imports), stdout and stderr captured."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(["metrics", *map(str, args)])
-        except SystemExit as stop:  # argparse errors
-            status = stop.code
-    return subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue())
+    return run_mtsig("metrics", *args)
 
 
 @pytest.fixture(scope="module")

@@ -35,6 +35,9 @@ from sacrebleu.significance import PairedTest
 from mtsig import cli
 from mtsig.io.text import load_texts
 
+# One sacrebleu reference run per module (its fixture costs 17 CPU s): the module goes to one xdist worker.
+pytestmark = pytest.mark.xdist_group("cli_sacrebleu")
+
 # Three WMT12 es-en systems within 0.7 BLEU of each other, so that p-values are neither 0 nor 1: sacrebleu's
 # baseline (first) against each of the others, as `sacrebleu REF -i BASE SYS1 SYS2 --paired-ar` compares them.
 BASELINE, OTHERS = "onlineE", ("onlineF", "uk-dan-moses")

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import io
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import sacrebleu
+from cli_runner import run_mtsig
 
 from mtsig.io.text import load_texts
 from mtsig.stats.resampling import PAPER_TESTS, pairwise_tests
@@ -26,8 +26,7 @@ WMT12_SYSTEMS = ("onlineB", "uedin-wmt12", "UPC")
 
 
 def run(*args: object) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "mtsig.cli", "compare", *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    return run_mtsig("compare", *args)
 
 
 def tsv(done: subprocess.CompletedProcess[str]) -> pd.DataFrame:

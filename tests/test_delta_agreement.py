@@ -3,14 +3,13 @@ simulation with known truth, the orientation of pairs by hand, and mtsig compare
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from cli_runner import run_mtsig
 
 from mtsig.stats.delta_agreement import (
     agreement_curves,
@@ -96,10 +95,9 @@ def test_compare_prints_the_estimated_human_agreement_of_each_difference(
         (tmp_path / name).write_text("\n".join((folder / source).read_text().splitlines()[:300]) + "\n")
     summary = tmp_path / "summary.tsv"
     summary.write_text("metric\toutcome\tb0\tb1\nBLEU\tdirection\t0.0\t0.5\nbleu\tdirection\t0.0\t1.0\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "mtsig.cli", "compare", "--ref", tmp_path / "ref", "--samples", "200",
-         "--unescape-html", "--calibration", summary, tmp_path / "a", tmp_path / "b"],
-        capture_output=True, text=True, check=False,
+    done = run_mtsig(
+        "compare", "--ref", tmp_path / "ref", "--samples", "200", "--unescape-html", "--calibration", summary,
+        tmp_path / "a", tmp_path / "b",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -107,9 +105,5 @@ def test_compare_prints_the_estimated_human_agreement_of_each_difference(
     row = lines[lines.index(header) + 1].split()
     statistic = abs(float(row[2]))
     assert row[-1] == f"{1 / (1 + np.exp(-statistic)):.2f}"  # the run's own bleu row (b1 = 1), not BLEU's
-    bad = subprocess.run(
-        [sys.executable, "-m", "mtsig.cli", "compare", "--ref", tmp_path / "ref", "--calibration", tmp_path / "ref",
-         tmp_path / "a", tmp_path / "b"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    bad = run_mtsig("compare", "--ref", tmp_path / "ref", "--calibration", tmp_path / "ref", tmp_path / "a", tmp_path / "b")  # fmt: skip
     assert bad.returncode == 2 and "not a delta-agreement summary" in bad.stderr

@@ -203,6 +203,8 @@ def wmt12_two_references(data_root: Path) -> tuple[list[list[str]], dict[str, li
     return [refs, outputs.pop("onlineA")], outputs
 
 
+# Every WMT12 segment (slow): tests/test_compare_outputs.py checks the same through `mtsig compare` on 400 lines.
+@pytest.mark.slow
 def test_two_references_equal_sacrebleu_command_line_on_wmt12(wmt12_two_references, tmp_path: Path) -> None:
     """BLEU and chrF with two reference files equal sacrebleu's own command line (``sacrebleu ref1 ref2 -i hyp``)."""
     streams, outputs = wmt12_two_references

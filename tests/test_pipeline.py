@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -27,24 +23,13 @@ CONFIG = REPO / "tests" / "configs" / "tiny.yaml"
 SPEC = SyntheticSpec(**yaml.safe_load(CONFIG.read_text(encoding="utf-8"))["synthetic"]["synthetic-small"])
 
 
-def run_pipeline(workdir: Path, data_root: Path, *extra: str, timeout: float = 900) -> float:
-    """Run the pipeline on the tiny config in ``workdir``; return the wall time in seconds."""
-    env = {**os.environ, "MTSIG_DATA": str(data_root)}
-    args = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir)]
-    args += ["--configfile", str(CONFIG), "--cores", "2", *extra]
-    start = time.perf_counter()
-    result = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
-    elapsed = time.perf_counter() - start
-    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-10000:]
-    return elapsed
+# The run is shared (conftest.tiny_pipeline_run): its tests go to one pytest-xdist worker (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("tiny_pipeline")
 
 
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory: pytest.TempPathFactory, data_root: Path) -> Path:
-    workdir = tmp_path_factory.mktemp("tiny")
-    elapsed = run_pipeline(workdir, data_root)
-    print(f"tiny pipeline wall time: {elapsed:.1f} s")
-    return workdir / "results"
+def tiny_run(tiny_pipeline_run: Path) -> Path:
+    return tiny_pipeline_run / "results"
 
 
 def _tsv(path: Path) -> pd.DataFrame:

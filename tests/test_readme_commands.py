@@ -18,7 +18,7 @@ the rules do not cover fails the test, so a new command in a README cannot go un
   exit 0 and print the Williams winners and PERM-BOTH p-values.
 - ``mtsig verify ...``: the checksum list it names must be the repository's, and run where there are no results it
   must exit 2 saying so (``tests/test_verification.py`` runs it on real results, the quick check's).
-- ``python -m pytest ...``: run with ``--collect-only`` (running the suite inside itself would recurse); the
+- ``python -m pytest ...``: run with ``--collect-only --assert=plain`` (running the suite inside itself would recurse); the
   README's test command must collect no Slurm test, the Slurm command only Slurm tests.
 - ``python benchmarks/<script>.py ...``: run with ``--help`` (each benchmark takes minutes, and its figures are
   printed, never asserted); the documented sub-command must be one of the script's choices.
@@ -43,6 +43,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# Every command of the READMEs in one process, which runs a command printed twice once (_run_once).
+pytestmark = pytest.mark.xdist_group("readme_commands")
 READMES = [
     "README.md",
     "config/README.md",
@@ -147,8 +149,27 @@ def _run(
     )
 
 
+# Results of commands already run by this process, by command line, environment and (for a dry run) what its fresh
+# work directory held: the READMEs print some commands several times (`snakemake --cores 8`, the test command), and
+# the same command in the same state gives the same result (the module is one xdist group: one process runs all).
+_ALREADY_RUN: dict[tuple, subprocess.CompletedProcess[str]] = {}
+
+
+def _run_once(
+    args: list[str], cwd: Path, env: dict[str, str], key: tuple
+) -> subprocess.CompletedProcess[str]:
+    """``_run(args, cwd, env)``, or the result of the run with the same ``key`` made earlier by this process."""
+    # PYTEST_CURRENT_TEST names the running test: the one variable that differs between two identical runs
+    key = (key, str(cwd), tuple(sorted(item for item in env.items() if item[0] != "PYTEST_CURRENT_TEST")))
+    if key not in _ALREADY_RUN:
+        _ALREADY_RUN[key] = _run(args, cwd, env)
+    return _ALREADY_RUN[key]
+
+
 def _run_snakemake(words: list[str], env: dict[str, str], workdir: Path, command: Command) -> str:
-    done = _run([sys.executable, "-m", *words, "-n", "--directory", str(workdir)], REPO, env)
+    held = tuple(sorted((path.name, os.path.realpath(path)) for path in workdir.iterdir()))
+    args = [sys.executable, "-m", *words, "-n", "--directory", str(workdir)]
+    done = _run_once(args, REPO, env, key=(*args[:-1], held))  # any fresh folder holding the same
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"{command}\n{output[-4000:]}"
     assert "Building DAG of jobs" in output, output[-2000:]
@@ -208,7 +229,9 @@ def _run_pytest(words: list[str], env: dict[str, str], command: Command) -> None
     if "-n" in words:  # collected as one process: xdist's workers would print no test ids
         at = words.index("-n")
         words = words[:at] + words[at + 2 :]
-    done = _run([sys.executable, *words[1:], "--collect-only"], REPO, env)
+    # only collected: --assert=plain spares rewriting the assertions of every test module (about 6 CPU s)
+    args = [sys.executable, *words[1:], "--collect-only", "--assert=plain"]
+    done = _run_once(args, REPO, env, key=tuple(args))
     assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
     collected = [line for line in done.stdout.splitlines() if "::" in line]
     assert collected, done.stdout[-2000:]

@@ -287,6 +287,9 @@ def test_bleu_helper_equals_sacrebleu_corpus_score(es_en) -> None:
         assert bleu_score(stats.sum(axis=0)) == pytest.approx(expected, rel=1e-12)
 
 
+# Slow (sacrebleu scores every resample in a Python loop): tests/test_cli_sacrebleu.py checks the same
+# correspondence by default, through `mtsig compare`, on other WMT12 systems.
+@pytest.mark.slow
 def test_rm_tests_agree_with_sacrebleu_paired_test(es_en, monkeypatch) -> None:
     """sacrebleu's AR counts |d_r| > |d| and its bootstrap counts |d_b| - mean|d_b| > |d|, both with
     p = (c+1)/(B+1): R&M's forms, so they estimate the same p-values as our rm_* tests (strict vs non-strict

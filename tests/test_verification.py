@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import run_mtsig
 from scipy import stats
 
 from mtsig.cli import main
@@ -91,7 +92,8 @@ def test_cli_exit_status_and_write(tmp_path: Path, capsys: pytest.CaptureFixture
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory, data_root: Path) -> Path:
-    """README's quick check: config/quick.yaml in its own folder, through the Snakemake target verify."""
+    """README's quick check: config/quick.yaml in its own folder, through the Snakemake target verify (once: its
+    tests share the xdist group ``quick_check``)."""
     folder = tmp_path_factory.mktemp("quick-check")
     done = subprocess.run(
         [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2",
@@ -107,6 +109,7 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory, data_root: Path) -> Path
     return folder / "results"
 
 
+@pytest.mark.xdist_group("quick_check")
 def test_quick_check_equals_its_committed_checksums(quick_run: Path) -> None:
     """Fails whenever a code change changes an output of the quick check and the list was not regenerated."""
     report = (quick_run / "verification.txt").read_text()
@@ -114,6 +117,7 @@ def test_quick_check_equals_its_committed_checksums(quick_run: Path) -> None:
     assert len(read_checksums(QUICK_CHECKSUMS)) > 30
 
 
+@pytest.mark.xdist_group("quick_check")
 def test_quick_check_copy_with_one_changed_number_fails_verify(quick_run: Path, tmp_path: Path) -> None:
     copy = tmp_path / "results"
     shutil.copytree(quick_run, copy)
@@ -123,10 +127,7 @@ def test_quick_check_copy_with_one_changed_number_fails_verify(quick_run: Path, 
     changed = lines[row].replace("0.", "9.", 1)
     assert changed != lines[row]
     table.write_text("".join(lines[:row] + [changed] + lines[row + 1 :]))
-    done = subprocess.run(
-        [sys.executable, "-m", "mtsig.cli", "verify", str(copy), "--expected", str(QUICK_CHECKSUMS)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    done = run_mtsig("verify", copy, "--expected", QUICK_CHECKSUMS)
     assert done.returncode == 3, done.stdout + done.stderr
     found = re.search(r"different: tables/wmt20-ja-en.md: first difference in rows (\d+)-(\d+)", done.stdout)
     assert found and int(found[1]) <= row + 1 <= int(found[2]), done.stdout  # the block of the changed line
@@ -134,6 +135,7 @@ def test_quick_check_copy_with_one_changed_number_fails_verify(quick_run: Path, 
     assert done.stdout.endswith(f"{listed - 1} equal, 1 different, 0 missing, 0 not in the list: DIFFERENT\n")
 
 
+@pytest.mark.xdist_group("quick_check")
 def test_quick_check_meta_evaluation_equals_scipy_and_a_hand_count(quick_run: Path) -> None:
     """The rule meta_evaluation on real data (WMT20 ja-en's six metrics): every correlation equals scipy's on the
     run's corpus scores and human system scores, and every pairwise accuracy a count over the gold's conclusions."""

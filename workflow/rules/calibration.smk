@@ -8,13 +8,13 @@ rule calibration:
         gold_conclusions=rules.human_gold.output.conclusions,
         documents=rules.prepare_texts.output.documents,
     output:
+        **pdf_output(RESULTS / "figures" / "{experiment}" / "calibration.pdf"),
         table=RESULTS / "calibration" / "{experiment}.tsv",
         png=report(
             RESULTS / "figures" / "{experiment}" / "calibration.png",
             caption="../report/calibration.rst",
             category="Calibration",
         ),
-        pdf=RESULTS / "figures" / "{experiment}" / "calibration.pdf",
     log:
         "logs/{experiment}/calibration.log",
     priority: mtsig_steps.RULE_PRIORITIES["calibration"]

@@ -46,6 +46,11 @@ wildcard_constraints:
     **mtsig_config.wildcard_constraints(config),
 
 
+def pdf_output(path):
+    """``{"pdf": path}`` when the run writes PDFs too (``figures.pdf``), else nothing: a rule's optional output."""
+    return {"pdf": path} if config["figures"]["pdf"] else {}
+
+
 def experiment_spec(name):
     return mtsig_config.experiment(config, name, RESULTS)
 

@@ -13,6 +13,7 @@ rule figures:
         gold=rules.human_gold.output.gold,
         system_scores=rules.human_gold.output.system_scores,
     output:
+        **pdf_output(directory(RESULTS / "figures" / "{experiment}" / "pdf")),
         png=report(
             directory(RESULTS / "figures" / "{experiment}" / "png"),
             patterns=["{name}.png"],
@@ -20,7 +21,6 @@ rule figures:
             category="Figures",
             subcategory="{experiment}",
         ),
-        pdf=directory(RESULTS / "figures" / "{experiment}" / "pdf"),
     log:
         "logs/{experiment}/figures.log",
     conda:

@@ -55,9 +55,10 @@ def calibration(
     tests: Sequence[str],
     table: str | Path,
     png: str | Path,
-    pdf: str | Path,
+    pdf: str | Path | None = None,
 ) -> None:
-    """Type I error and power of every test and metric (mtsig.studies.calibration), for each configured swap unit.
+    """Type I error and power of every test and metric (mtsig.studies.calibration), for each configured swap unit;
+    the figure as PNG, and as PDF too when ``pdf`` is given (config ``figures.pdf``).
 
     The planted pair is the one the primary gold calls significantly different with the largest BLEU (or first
     metric) difference in the same direction: "X clearly better than Y by human gold and metric".
@@ -114,7 +115,7 @@ def calibration(
         table[table["swap_unit"] == table["swap_unit"].iloc[0]], alpha=float(calibration["figure_alpha"])
     )
     # bbox "tight" keeps the legend, which sits to the right of the panels
-    save_figure(figure, [png, pdf], bbox_inches="tight", dpi=150)
+    save_figure(figure, [png, *([pdf] if pdf else [])], bbox_inches="tight", dpi=150)
 
 
 def power(

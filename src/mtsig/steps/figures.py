@@ -36,20 +36,21 @@ def figures(
     test_names: Sequence[str],
     alpha: float,
     png: str | Path,
-    pdf: str | Path,
+    pdf: str | Path | None = None,
 ) -> None:
     """Figs. 5-6 (pseudo-statistic distributions of the kept pairs), Fig. 7 (human significance heatmaps per
-    criterion and combined, for every gold) and Fig. 8 (every metric x test) as PNG and PDF."""
+    criterion and combined, for every gold) and Fig. 8 (every metric x test) as PNG, and as PDF too when ``pdf``
+    (a folder) is given (config ``figures.pdf``)."""
     from mtsig.report import plots
 
     distributions_dirs, tests_paths, gold_path, system_scores_path = distributions, tests, gold, system_scores
     tests = list(test_names)
-    png_dir, pdf_dir = Path(png), Path(pdf)
-    png_dir.mkdir(parents=True, exist_ok=True)
-    pdf_dir.mkdir(parents=True, exist_ok=True)
+    folders = {".png": Path(png), **({".pdf": Path(pdf)} if pdf else {})}
+    for folder in folders.values():
+        folder.mkdir(parents=True, exist_ok=True)
 
     def outs(name: str) -> list[Path]:
-        return [png_dir / f"{name}.png", pdf_dir / f"{name}.pdf"]
+        return [folder / f"{name}{suffix}" for suffix, folder in folders.items()]
 
     systems = systems_by_human_score(read_gold_table(system_scores_path, ("system", "criterion", "mean_z")))
     for directory in map(Path, distributions_dirs):
