@@ -14,13 +14,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from pipeline_runs import TINY_CONFIG
 
 from mtsig.studies.synthetic import SyntheticSpec, planted_conclusion, system_names
 
-REPO = Path(__file__).resolve().parents[1]
-CONFIG = REPO / "tests" / "configs" / "tiny.yaml"
 # the planted truth the assertions check is the one the config generates
-SPEC = SyntheticSpec(**yaml.safe_load(CONFIG.read_text(encoding="utf-8"))["synthetic"]["synthetic-small"])
+SPEC = SyntheticSpec(
+    **yaml.safe_load(TINY_CONFIG.read_text(encoding="utf-8"))["synthetic"]["synthetic-small"]
+)
 
 
 # The run is shared (conftest.tiny_pipeline_run): its tests go to one pytest-xdist worker (--dist loadgroup).
