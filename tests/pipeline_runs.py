@@ -17,3 +17,23 @@ def tiny_pipeline_command(workdir: Path, *extra: str) -> list[str]:
     """Snakemake on tests/configs/tiny.yaml in ``workdir`` with 2 cores; ``extra``: targets and options."""
     args = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir)]
     return [*args, "--configfile", str(TINY_CONFIG), "--cores", "2", *extra]
+
+
+def other_machine_numerics() -> dict[str, str]:
+    """Environment variables under which numpy and OpenBLAS compute as on another x86-64 machine: OpenBLAS's generic
+    Prescott kernels instead of the ones it picks for this CPU, and numpy without its AVX-512 loops (an AVX2
+    machine's). Results that depend on the CPU then differ from a run without them (mtsig.portable). Empty on other
+    architectures."""
+    import platform
+
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return {}
+    avx512 = [
+        f for f in ("X86_V4", "AVX512_ICL", "AVX512_SPR") if f in __cpu_dispatch__ and __cpu_features__.get(f)
+    ]
+    return {
+        "OPENBLAS_CORETYPE": "Prescott",
+        **({"NPY_DISABLE_CPU_FEATURES": " ".join(avx512)} if avx512 else {}),
+    }

@@ -646,7 +646,7 @@ def test_relabelled_operand_totals_equal_products_of_the_stacked_statistics() ->
 @pytest.mark.parametrize("integer", [True, False])
 def test_relabelled_pairs_give_the_stacked_statistics_results(integer: bool) -> None:
     """pairwise_tests on RelabelledPairs equals pairwise_tests on the stacked statistics byte for byte, for every
-    test (the non-integer case takes the stacked path itself)."""
+    test: for non-integer statistics the factored form of integer slices (sliced_relabelled_operand)."""
     pairs = _relabelled_case(integer)
     names = [f"p{p}.{side}" for p in range(6) for side in "xy"]
     options = dict(

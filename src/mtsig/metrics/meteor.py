@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
+from mtsig import portable
 from mtsig.metrics.base import (
     Metric,
     check_parallel,
@@ -279,7 +280,7 @@ def meteor_score(stats: np.ndarray, settings: MeteorSettings) -> np.ndarray:
         f_mean = 1.0 / (((1.0 - alpha) / precision) + (alpha / recall))
         perfect = (test_matches == test_len) & (ref_matches == ref_len) & (chunks == 1)
         frag = np.where(perfect, 0.0, chunks / ((test_words + ref_words) / 2))
-        score = f_mean * (1.0 - gamma * np.power(frag, beta))
+        score = f_mean * (1.0 - gamma * portable.power(frag, beta))
     return np.where(np.isnan(score), 0.0, np.maximum(score, 0.0))
 
 

@@ -59,6 +59,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from mtsig import portable
 from mtsig.errors import InputError
 from mtsig.metrics.base import (
     Metric,
@@ -192,8 +193,8 @@ def nist_brevity_penalty(hyp_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray
     0 for ``c = 0``; a corpus with no reference words (``r = 0``) is given no penalty."""
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = hyp_len / ref_len
-        log_ratio = np.log(np.where((ratio > 0) & (ratio < 1), ratio, 1.0))
-        penalty = np.exp(-NIST_BETA * log_ratio * log_ratio)
+        log_ratio = portable.log(np.where((ratio > 0) & (ratio < 1), ratio, 1.0))
+        penalty = portable.exp(-NIST_BETA * log_ratio * log_ratio)
     penalty = np.where(ratio <= 0, 0.0, penalty)
     return np.where((ratio >= 1) | (ref_len <= 0), 1.0, penalty)
 

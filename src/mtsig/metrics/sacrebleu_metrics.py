@@ -33,6 +33,7 @@ from sacrebleu.metrics.bleu import BLEU as SacreBLEU
 from sacrebleu.metrics.chrf import CHRF as SacreCHRF
 from sacrebleu.metrics.ter import TER as SacreTER
 
+from mtsig import portable
 from mtsig.errors import InputError
 from mtsig.metrics.base import (
     Metric,
@@ -345,7 +346,7 @@ class BLEU(SacrebleuMetric):
         total = stats[..., 2 + order : 2 + 2 * order]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             brevity = np.where(
-                sys_len >= ref_len, 1.0, np.where(sys_len > 0, np.exp(1.0 - ref_len / sys_len), 0.0)
+                sys_len >= ref_len, 1.0, np.where(sys_len > 0, portable.exp(1.0 - ref_len / sys_len), 0.0)
             )
             log_sum = np.zeros(sys_len.shape)
             smooth = np.ones(sys_len.shape)
@@ -363,8 +364,8 @@ class BLEU(SacrebleuMetric):
                     smoothed = np.zeros(sys_len.shape)
                 precision = np.where(zero_match, smoothed, 100.0 * correct[..., n] / total[..., n])
                 precision = np.where(alive, precision, 0.0)
-                log_sum = log_sum + np.where(precision > 0, np.log(precision), _SACREBLEU_LOG_ZERO)
-            bleu = brevity * np.exp(log_sum / order)
+                log_sum = log_sum + np.where(precision > 0, portable.log(precision), _SACREBLEU_LOG_ZERO)
+            bleu = brevity * portable.exp(log_sum / order)
         return np.where(np.any(correct != 0, axis=-1), bleu, 0.0)
 
     def details(self) -> str:

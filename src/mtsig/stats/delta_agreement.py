@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mtsig import portable
+
 #: Ridge penalty on (b0, b1) of the logistic fit: enough to keep separated data finite, negligible otherwise.
 RIDGE = 1e-3
 OUTCOMES: tuple[str, ...] = ("direction", "significant")
@@ -77,7 +79,7 @@ def logistic_fit(delta: np.ndarray, outcome: np.ndarray, iterations: int = 50) -
     beta = np.zeros((d.shape[0], 2))
     for _ in range(iterations):
         eta = beta[:, :1] + beta[:, 1:] * d
-        p = 1.0 / (1.0 + np.exp(-eta))
+        p = 1.0 / (1.0 + portable.exp(-eta))
         w = p * (1.0 - p)
         gradient = np.stack([(y - p).sum(axis=1), ((y - p) * d).sum(axis=1)], axis=1) - RIDGE * beta
         h00 = w.sum(axis=1) + RIDGE
@@ -103,7 +105,7 @@ def logistic_fit(delta: np.ndarray, outcome: np.ndarray, iterations: int = 50) -
 def logistic(beta: np.ndarray, delta: np.ndarray) -> np.ndarray:
     """The fitted curve at ``delta``: ``[..., len(delta)]`` for coefficients ``[..., 2]``."""
     beta = np.asarray(beta, dtype=np.float64)
-    return 1.0 / (1.0 + np.exp(-(beta[..., :1] + beta[..., 1:] * np.asarray(delta, dtype=np.float64))))
+    return 1.0 / (1.0 + portable.exp(-(beta[..., :1] + beta[..., 1:] * np.asarray(delta, dtype=np.float64))))
 
 
 def delta_for(beta: np.ndarray, target: float, largest: float) -> float:
@@ -111,7 +113,7 @@ def delta_for(beta: np.ndarray, target: float, largest: float) -> float:
     b0, b1 = float(beta[0]), float(beta[1])
     if b1 <= 0:
         return float("nan")
-    delta = (np.log(target / (1.0 - target)) - b0) / b1
+    delta = (portable.log(target / (1.0 - target)) - b0) / b1
     return float(max(delta, 0.0)) if delta <= largest else float("nan")
 
 

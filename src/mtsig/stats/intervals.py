@@ -31,6 +31,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from mtsig import portable
+
 Score = Callable[[np.ndarray], np.ndarray]
 
 PERCENTILE = "percentile"
@@ -136,9 +138,9 @@ def acceleration(jackknife: np.ndarray) -> np.ndarray:
     jackknife = np.atleast_2d(np.asarray(jackknife, dtype=np.float64))
     deviation = jackknife.mean(axis=1, keepdims=True) - jackknife
     squares = (deviation**2).sum(axis=1)
-    cubes = (deviation**3).sum(axis=1)
+    cubes = portable.power(deviation, 3.0).sum(axis=1)  # the C library's pow (mtsig.portable)
     with np.errstate(divide="ignore", invalid="ignore"):
-        acc = cubes / (6.0 * squares**1.5)
+        acc = cubes / (6.0 * portable.power(squares, 1.5))
     return np.where(squares > 0.0, acc, 0.0)
 
 

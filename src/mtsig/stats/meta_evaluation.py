@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from mtsig import portable
 from mtsig.errors import InputError
 
 #: The correlation coefficients of :func:`correlation`.
@@ -210,7 +211,7 @@ def williams_t(r_a: object, r_b: object, r_ab: object, n: object) -> np.ndarray:
     k = 1.0 - r_a * r_a - r_b * r_b - r_ab * r_ab + 2.0 * r_a * r_b * r_ab
     mean = (r_a + r_b) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
-        denominator = 2.0 * k * (n - 1.0) / (n - 3.0) + mean * mean * (1.0 - r_ab) ** 3
+        denominator = 2.0 * k * (n - 1.0) / (n - 3.0) + mean * mean * portable.power(1.0 - r_ab, 3.0)
         t = (r_a - r_b) * np.sqrt((n - 1.0) * (1.0 + r_ab) / denominator)
     t = np.where(r_a == r_b, 0.0, t)
     return np.where(n > 3, t, np.nan)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtsig.errors import InputError
+from mtsig.portable import WeightedSums, sum_of_products
 from mtsig.stats.meta_evaluation import correlation
 
 #: Deutsch et al. (2021), Sec. 3.1: the three bootstrap resampling schemes of a system-level correlation.
@@ -81,12 +82,15 @@ def segment_mean_scores(segments: np.ndarray) -> SystemScoresOfCounts:
     """The system scores of metrics whose system score is the mean of its segment scores ``segments[M, S, N]``,
     as a function of the inputs' draw counts (:data:`SystemScoresOfCounts`)."""
     n_inputs = segments.shape[-1]
+    # the same bits on every machine (mtsig.portable)
+    sums_of = WeightedSums(segments.reshape(-1, n_inputs).T)  # [N, M*S]
 
     def scores(counts: np.ndarray | None) -> np.ndarray:
         if counts is None:
             return segments.mean(axis=-1)
         # the mean over the drawn inputs: each input weighted by how often it was drawn
-        return np.einsum("bn,msn->bms", counts, segments) / n_inputs
+        summed = sums_of(counts, n_inputs)
+        return summed.reshape(counts.shape[0], *segments.shape[:-1]) / n_inputs
 
     return scores
 
@@ -330,15 +334,16 @@ def perm_both_matrix(
         flat = x.reshape(n_metrics, -1)  # [M, K]
         hf = h.reshape(-1)
         k = float(hf.size)
-        sy, syy = hf.sum(), hf @ hf
+        sy, syy = hf.sum(), sum_of_products(hf, hf)
         features = np.concatenate([flat, flat * flat, flat * hf]).T  # [K, 3M]
+        sums_of = WeightedSums(features)  # the same bits on every machine (mtsig.portable)
         base = features.sum(axis=0)
         sx, sxx, sxy = np.split(base, 3)
         r = _pearson_from_sums(k, sx, sy, sxx, syy, sxy)
         delta = r[b_idx] - r[a_idx]
         for size in _chunks(n_resamples):
             mask = (rng.random((size, flat.shape[1])) < 0.5).astype(np.float64)
-            tx, txx, txy = np.split(mask @ features, 3, axis=1)  # [B, M] each
+            tx, txx, txy = np.split(sums_of(mask, flat.shape[1]), 3, axis=1)  # [B, M] each
             dx, dxx, dxy = (t[:, b_idx] - t[:, a_idx] for t in (tx, txx, txy))
             r_a = _pearson_from_sums(k, sx[a_idx] + dx, sy, sxx[a_idx] + dxx, syy, sxy[a_idx] + dxy)
             r_b = _pearson_from_sums(k, sx[b_idx] - dx, sy, sxx[b_idx] - dxx, syy, sxy[b_idx] - dxy)

@@ -25,6 +25,8 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
+from mtsig import portable
+
 Method = Literal["bonferroni", "fisher"]
 METHODS: tuple[str, ...] = ("bonferroni", "fisher")
 
@@ -40,7 +42,7 @@ def partial_conjunction_pvalues(p_values: np.ndarray, method: Method = "bonferro
         combined = np.minimum(1.0, remaining * p)
     elif method == "fisher":
         with np.errstate(divide="ignore"):
-            logs = np.log(p)
+            logs = portable.log(p)
         statistic = -2.0 * np.flip(np.cumsum(np.flip(logs, axis=-1), axis=-1), axis=-1)  # sum over i >= u
         combined = special.chdtrc(2.0 * remaining, statistic)  # chi-square survival function
     else:

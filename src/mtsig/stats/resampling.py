@@ -28,10 +28,14 @@ statistics are integer-valued too (BLEU, chrF, TER and METEOR counts; not NIST's
 no partial sum can exceed 2**24, the product is computed in float32: every intermediate is then an integer that
 float32 represents exactly, so the result is bit-identical to the float64 (and to the exact integer) sum at half the
 memory traffic (:func:`float32_is_exact`). Identical columns of the statistics (a reference length shared by every
-system) are multiplied once. Either way, for integer statistics the numbers do not depend on the BLAS blocking or
-thread count. Simulated pairs that relabel two real systems' outputs per segment (:class:`RelabelledPairs`, the
-calibration study's null pairs and planted alternatives) are multiplied in factored form: only the kept differences
-``keep_p * (X - Y)``, once per pair instead of once per pseudo-system, on the segments where they are not zero.
+system) are multiplied once. Either way, for integer statistics the numbers do not depend on the BLAS kernel,
+blocking or thread count. Statistics that are not integer-valued (NIST's, published segment scores) are cut into
+integer slices whose products are exact too (:class:`mtsig.portable.WeightedSums`): BLAS would round their sums in
+an order that depends on the CPU. Simulated pairs that relabel two real systems' outputs per segment
+(:class:`RelabelledPairs`, the calibration study's null pairs and planted alternatives) are multiplied in factored
+form: only the kept differences ``keep_p * (X - Y)``, once per pair instead of once per pseudo-system, on the
+segments where they are not zero; for statistics that are not integers, slice by slice
+(:func:`sliced_relabelled_operand`).
 
 *Threads.* ``MTSIG_THREADS`` (default 1) threads compute blocks of draws concurrently (:func:`resampling_threads`);
 blocks are combined in order, so the thread count never changes a number. The products run in the BLAS library's
@@ -54,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.portable import WeightedSums, integer_slices
 from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.intervals import check_interval_request, intervals_from_draws, leave_one_out_scores
 from mtsig.stats.seeding import rng_for
@@ -429,6 +434,7 @@ class _Operand:
     column_of: np.ndarray  # [S*k]
     max_abs_statistic: float  # of every value multiplied
     deltas: tuple[_Delta, ...] = ()
+    exact_sums: WeightedSums | None = None  # of ``base``, when it is not integer-valued
 
     @property
     def nbytes(self) -> int:
@@ -437,7 +443,11 @@ class _Operand:
 
     def weighted_totals(self, weights: np.ndarray) -> np.ndarray:
         """``weights[rows, N] @ A`` as float64; float32 weights (chosen by :func:`_weight_dtype` only where exact)
-        are multiplied with the float32 copies."""
+        are multiplied with the float32 copies. Statistics that are not integer-valued are summed exactly in integer
+        slices (:class:`mtsig.portable.WeightedSums`): BLAS would round their sums in an order that depends on the
+        CPU."""
+        if self.exact_sums is not None:
+            return self.exact_sums(weights)[:, self.column_of]
         single = weights.dtype == np.float32
         totals = (weights @ (self.base32 if single else self.base)).astype(np.float64)[:, self.column_of]
         for delta in self.deltas:
@@ -454,11 +464,13 @@ def statistics_operand(stats: np.ndarray) -> _Operand:
     n_systems, n_segments, k = stats.shape
     # Column s*k + c of the statistics matrix [N, S*k] is statistic c of system s; built column-major in one pass.
     distinct, column_of = distinct_columns(stats.transpose(0, 2, 1).reshape(n_systems * k, n_segments).T)
+    integer_valued = is_integer_valued(distinct)
     return _Operand(
         base=distinct,
-        base32=distinct.astype(np.float32) if is_integer_valued(distinct) else None,
+        base32=distinct.astype(np.float32) if integer_valued else None,
         column_of=column_of,
         max_abs_statistic=float(np.abs(distinct).max()),
+        exact_sums=None if integer_valued else WeightedSums(distinct),
     )
 
 
@@ -477,7 +489,8 @@ def relabelled_operand(pairs: RelabelledPairs) -> tuple[_Operand, np.ndarray]:
     ``X == Y`` (a shared reference length) need none, and each product skips the segments where its column of D is
     zero. For integer-valued statistics every product is an exact integer (float32 where :func:`float32_is_exact`;
     ``|Z| <= max |D|`` enters its bound) and so is each sum in float64, so the totals equal the stacked statistics'
-    products bit for bit; that is why :func:`pairwise_tests` uses this form only for integer-valued statistics.
+    products bit for bit; that is why :func:`pairwise_tests` uses this form only for integer-valued statistics, or for
+    the integer slices of others (:func:`sliced_relabelled_operand`).
     """
     x, y, keep = (
         pairs.stats_x.astype(np.float64, copy=False),
@@ -530,6 +543,64 @@ def relabelled_operand(pairs: RelabelledPairs) -> tuple[_Operand, np.ndarray]:
         deltas=tuple(deltas),
     )
     return operand, totals.reshape(2 * n_pairs, k)
+
+
+@dataclass(frozen=True)
+class _SlicedOperand:
+    """Relabelled pairs whose statistics are not integer-valued, as integer slices: ``levels[l]`` is the factored
+    operand (:func:`relabelled_operand`) of slice ``l`` of X and Y, most significant first, each scaled by
+    ``2**(l * bits + exponent[column])``. Every product in a level is exact (:func:`sliced_relabelled_operand`), and
+    the levels' totals are combined least significant first, as :class:`mtsig.portable.WeightedSums` combines a
+    stacked operand's slices: with two slices both give the exact sums rounded once, the same bits."""
+
+    levels: tuple[_Operand, ...]
+    bits: int
+    exponent: np.ndarray  # [2P * k]: column j of the totals is statistic j % k
+    base32: None = None  # for _weight_dtype: float64 weights
+
+    @property
+    def base(self) -> np.ndarray:
+        return self.levels[0].base
+
+    @property
+    def nbytes(self) -> int:
+        return sum(level.nbytes for level in self.levels)
+
+    def combine(self, level_totals: Sequence[np.ndarray]) -> np.ndarray:
+        """The totals of the pseudo-systems from each level's (exact, integer-valued) totals."""
+        total = level_totals[-1]
+        for level_total in reversed(level_totals[:-1]):
+            total = level_total + np.ldexp(total, -self.bits)
+        return np.ldexp(total, -self.exponent)
+
+    def weighted_totals(self, weights: np.ndarray) -> np.ndarray:
+        """``weights[rows, N] @ A`` of the stacked statistics, exactly (float64 weights)."""
+        return self.combine([level.weighted_totals(weights) for level in self.levels])
+
+
+def sliced_relabelled_operand(pairs: RelabelledPairs, max_row_sum: int) -> tuple[_SlicedOperand, np.ndarray]:
+    """The operand and the totals ``[2P, k]`` of relabelled pairs whose statistics are not integer-valued, for
+    weights with rows summing to at most ``max_row_sum``.
+
+    X and Y are cut into integer slices of ``bits = 52 - ceil(log2 max_row_sum)`` bits, statistic by statistic on a
+    common scale (:func:`mtsig.portable.integer_slices`), so that each slice of X, of Y and of their difference
+    gives products that are integers of at most 2**53: exact in the factored form of :func:`relabelled_operand`,
+    one product per pair and varying statistic instead of the stacked statistics' two per pair and statistic.
+    """
+    n_pairs = pairs.keep.shape[0]
+    k = pairs.stats_x.shape[1]
+    bits = 52 - max(1, math.ceil(math.log2(max(max_row_sum, 1))))
+    # X above Y, [2N, k]: one scale per statistic for both
+    both = np.concatenate([pairs.stats_x, pairs.stats_y]).astype(np.float64)
+    slices, exponent = integer_slices(both, bits)
+    n = pairs.stats_x.shape[0]
+    levels, level_totals = [], []
+    for piece in slices:
+        operand, totals = relabelled_operand(RelabelledPairs(piece[:n], piece[n:], pairs.keep))
+        levels.append(operand)
+        level_totals.append(totals.reshape(1, 2 * n_pairs * k))
+    sliced = _SlicedOperand(tuple(levels), bits, np.tile(exponent, 2 * n_pairs))
+    return sliced, sliced.combine(level_totals).reshape(2 * n_pairs, k)
 
 
 # ------------------------------------------------------------------------------------------ counts and p-values
@@ -635,7 +706,8 @@ Bounds = dict[str, tuple[np.ndarray, np.ndarray]]
 
 @dataclass(frozen=True)
 class _Plan:
-    operand: _Operand  # the statistics matrix stats[N, S*k], in the form its weighted totals are computed in
+    # the statistics matrix stats[N, S*k], in the form its weighted totals are computed in
+    operand: _Operand | _SlicedOperand
     totals: np.ndarray  # [S, k]
     score: Score  # oriented: higher is better
     x: np.ndarray  # [P] first system of each unordered pair
@@ -940,12 +1012,8 @@ def pairwise_tests(
     corpus score (N leave-one-segment-out scores). Neither the p-values nor the draws change.
     """
     relabelled = stats if isinstance(stats, RelabelledPairs) else None
-    if relabelled is not None and (
-        not (is_integer_valued(relabelled.stats_x) and is_integer_valued(relabelled.stats_y))
-        or "bca" in intervals
-    ):
-        # The factored products are bit-identical only for integer statistics; BCa's jackknife needs them stacked.
-        stats, relabelled = relabelled.materialise(), None
+    if relabelled is not None and "bca" in intervals:
+        stats, relabelled = relabelled.materialise(), None  # BCa's jackknife needs the stacked statistics
     if relabelled is None:
         stats = np.asarray(stats)
         if stats.ndim != 3:
@@ -978,9 +1046,18 @@ def pairwise_tests(
     oriented: Score = score if higher_is_better else (lambda totals: -np.asarray(score(totals)))
     if relabelled is None:
         stats = stats.astype(np.float64, copy=False)
-        totals, operand = stats.sum(axis=1), statistics_operand(stats)
-    else:
+        operand = statistics_operand(stats)
+        # the exact totals where the statistics are not integers, as the resampled ones (mtsig.portable)
+        totals = (
+            stats.sum(axis=1)
+            if operand.exact_sums is None
+            else operand.weighted_totals(np.ones((1, n_segments))).reshape(n_systems, k)
+        )
+    elif is_integer_valued(relabelled.stats_x) and is_integer_valued(relabelled.stats_y):
         operand, totals = relabelled_operand(relabelled)
+    else:
+        bound = max(max_weight_row_sum(TESTS[t].scheme, n_segments, document_of_segment) for t in tests)
+        operand, totals = sliced_relabelled_operand(relabelled, bound)
     corpus = np.asarray(oriented(totals), dtype=np.float64)
     _require_finite(corpus, "corpus score", lambda i: f"system {systems[i]!r}")
     unordered = _canonical_pairs(pairs, n_systems)

@@ -68,6 +68,7 @@ from scipy import stats as scipy_stats
 
 from mtsig.errors import InputError
 from mtsig.metrics.base import Metric
+from mtsig.portable import WeightedSums
 from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.resampling import DRAW_BLOCK_SIZE, IID_BOOTSTRAP, scheme_counts
 from mtsig.stats.seeding import rng_for
@@ -211,13 +212,13 @@ def bootstrap_run_scores(
     names = list(stats_by_system)
     stacked = np.concatenate([stats_by_system[name] for name in names])  # [R_total, N, k]
     n_runs, n_segments, k = stacked.shape
-    matrix = stacked.transpose(1, 0, 2).reshape(n_segments, n_runs * k)
+    sums_of = WeightedSums(stacked.transpose(1, 0, 2).reshape(n_segments, n_runs * k))
     scores = np.empty((n_runs, n_samples))
     for block in range(-(-n_samples // DRAW_BLOCK_SIZE)):
         first = block * DRAW_BLOCK_SIZE
         rows = min(DRAW_BLOCK_SIZE, n_samples - first)
         counts = scheme_counts(IID_BOOTSTRAP, seed, n_segments, block)[:rows]
-        totals = (counts @ matrix).reshape(rows, n_runs, k)
+        totals = sums_of(counts, n_segments).reshape(rows, n_runs, k)
         scores[:, first : first + rows] = np.asarray(score(totals), dtype=float).T
     bounds = np.cumsum([0] + [stats_by_system[name].shape[0] for name in names])
     return {name: scores[bounds[i] : bounds[i + 1]] for i, name in enumerate(names)}
@@ -259,7 +260,7 @@ def stratified_randomization(
     runs_a, n_segments, k = stats_a.shape
     runs_b = stats_b.shape[0]
     outputs = np.concatenate([stats_a, stats_b])  # [R_A + R_B, N, k]
-    matrix = outputs.transpose(1, 0, 2).reshape(n_segments * (runs_a + runs_b), k)
+    sums_of = WeightedSums(outputs.transpose(1, 0, 2).reshape(n_segments * (runs_a + runs_b), k))
     total_a, total_b = stats_a.sum(axis=(0, 1)), stats_b.sum(axis=(0, 1))
     actual = float(score(total_a) - score(total_b))
     grand_total = total_a + total_b
@@ -268,7 +269,7 @@ def stratified_randomization(
         rows = min(DRAW_BLOCK_SIZE, n_shuffles - block * DRAW_BLOCK_SIZE)
         rng = rng_for(seed, "training_runs", "stratified_randomization", n_segments, runs_a, runs_b, block)
         masks = _subset_masks(runs_a + runs_b, runs_a, (rows, n_segments), rng)
-        shuffled_a = masks.reshape(rows, -1).astype(float) @ matrix  # [rows, k]
+        shuffled_a = sums_of(masks.reshape(rows, -1))  # [rows, k]
         pseudo = np.asarray(score(shuffled_a), dtype=float) - np.asarray(
             score(grand_total - shuffled_a), dtype=float
         )

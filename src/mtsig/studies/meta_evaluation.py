@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.portable import WeightedSums
 from mtsig.stats import meta_evaluation as me
 from mtsig.stats import metric_comparison as mc
 from mtsig.stats.seeding import rng_for
@@ -65,16 +66,17 @@ def corpus_metric(
 ) -> tuple[np.ndarray, mc.SystemScoresOfCounts]:
     """(system scores ``[S]``, scores of resampled test sets) of a metric given by its per-segment sufficient
     statistics ``stats[S, N, W]`` and its corpus score function ``score`` (summed statistics ``[..., W]`` to
-    scores): a drawn test set's statistics are the counts-weighted sums of the segments' (one matrix product)."""
+    scores): a drawn test set's statistics are the counts-weighted sums of the segments' (one matrix product,
+    :class:`mtsig.portable.WeightedSums`)."""
     stats = np.asarray(stats, dtype=np.float64)
     n_sys, n_seg, width = stats.shape
     sign = 1.0 if higher_is_better else -1.0
-    flat = stats.transpose(1, 0, 2).reshape(n_seg, n_sys * width)
+    sums_of = WeightedSums(stats.transpose(1, 0, 2).reshape(n_seg, n_sys * width))
 
     def of_counts(counts: np.ndarray | None) -> np.ndarray:
         if counts is None:
             return sign * np.asarray(score(stats.sum(axis=1)), dtype=np.float64)
-        summed = (counts @ flat).reshape(counts.shape[0], n_sys, width)
+        summed = sums_of(counts, n_seg).reshape(counts.shape[0], n_sys, width)
         return sign * np.asarray(score(summed), dtype=np.float64)
 
     return of_counts(None), of_counts

@@ -38,6 +38,7 @@ import pandas as pd
 from sacrebleu.metrics.bleu import BLEU
 from scipy.stats import rankdata
 
+from mtsig import portable
 from mtsig.errors import InputError
 from mtsig.io.staple import GoldPrompt, NBestList
 from mtsig.stats.seeding import rng_for
@@ -156,12 +157,12 @@ def pearson_r(x: Sequence[float], y: Sequence[float]) -> float:
     if x_arr.size < 2:
         return math.nan
     x_dev, y_dev = x_arr - x_arr.mean(), y_arr - y_arr.mean()
-    denominator = math.sqrt(float(x_dev @ x_dev) * float(y_dev @ y_dev))
+    denominator = math.sqrt(portable.sum_of_products(x_dev, x_dev) * portable.sum_of_products(y_dev, y_dev))
     # A relative threshold: deviations of a constant vector are rounding noise, not variance.
     scale = max(float(np.abs(x_arr).max()), float(np.abs(y_arr).max()), 1.0)
     if denominator <= 1e-12 * scale**2:
         return math.nan
-    return float(x_dev @ y_dev) / denominator
+    return portable.sum_of_products(x_dev, y_dev) / denominator
 
 
 def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float:
@@ -199,7 +200,7 @@ def preference_correlation(
     if len(model_scores) < min_matched:
         return math.nan, math.nan, len(model_scores)
     rho = spearman_rho(model_scores, gold_frequencies)
-    r = pearson_r(model_scores, np.log(gold_frequencies))
+    r = pearson_r(model_scores, portable.log(gold_frequencies))
     return rho, r, len(model_scores)
 
 
@@ -598,7 +599,7 @@ def simulate_system(
     lists: dict[str, NBestList] = {}
     for prompt_id, prompt in gold.items():
         weights = np.asarray(prompt.weights, dtype=float)
-        keys = np.log(weights) + system.drift * rng.gumbel(size=weights.size)
+        keys = portable.log(weights) + system.drift * rng.gumbel(size=weights.size)
         order = np.argsort(-keys, kind="stable")
         valid_order = [prompt.translations[i] for i in order]
         normalized = normalized_gold[prompt_id]

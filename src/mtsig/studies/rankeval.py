@@ -38,6 +38,7 @@ import pandas as pd
 import sacrebleu
 from scipy import special
 
+from mtsig import portable
 from mtsig.errors import InputError
 from mtsig.io.rankings import BLANK_RANK
 from mtsig.metrics import get_metric
@@ -266,7 +267,7 @@ def dcg(predicted_ranks: np.ndarray, human_ranks: np.ndarray, ties: str = "ceili
     """
     present, predicted, human = _normalised_pair(predicted_ranks, human_ranks, ties)
     relevance, _ = _relevance(human, present)
-    terms = (np.exp2(relevance) - 1.0) / np.log2(predicted + 1.0)
+    terms = (portable.exp2(relevance) - 1.0) / portable.log2(predicted + 1.0)
     return np.nansum(terms, axis=-1)
 
 
@@ -277,7 +278,7 @@ def ideal_dcg(human_ranks: np.ndarray, ties: str = "ceiling") -> np.ndarray:
     relevance, _ = _relevance(human, present)
     gains = np.where(present, np.exp2(relevance) - 1.0, 0.0)
     ordered = -np.sort(-gains, axis=-1)
-    discounts = np.log2(np.arange(2, gains.shape[-1] + 2, dtype=float))
+    discounts = portable.log2(np.arange(2, gains.shape[-1] + 2, dtype=float))
     return np.sum(ordered / discounts, axis=-1)
 
 

@@ -1,0 +1,175 @@
+"""Numerics that give the same bits on every machine: weighted sums and the elementary functions of the metrics.
+
+A committed checksum list (:mod:`mtsig.verification`) can only be met on a reviewer's machine if no number depends
+on the CPU it was computed on. Two numpy paths do (found 25 Nov 2026: the checksums made on an AVX2 machine
+differed on an AVX-512 one in 15 of the quick check's 48 tables and 115 of the default run's 394):
+
+- **Matrix products.** OpenBLAS picks its kernel by CPU (Haswell, SkylakeX, SapphireRapids, ...), and each kernel
+  adds the terms of a sum in its own order. :func:`weighted_sums` multiplies integer weights (bootstrap counts,
+  randomization masks, sign flips) by statistics so that every sum BLAS computes is a sum of integers below 2**53,
+  exact in any order: integer statistics as they are, anything else (NIST's information-weighted matches, published
+  segment scores, correlations' cross products) cut into integer slices of a few dozen bits each.
+- **exp, log, pow.** On CPUs with AVX-512 numpy's ``np.exp``, ``np.log`` and ``np.power`` use their own vector
+  implementations, which differ in the last bit from the C library's in about 5% of arguments (measured on
+  100,001 values; on AVX2 machines numpy calls the C library). :func:`exp`, :func:`log`, :func:`log2`, :func:`exp2`
+  and :func:`power` call the C library's functions, element by element.
+
+The elementary functions are compiled with numba (:mod:`mtsig.portable_compiled`). What remains machine-dependent
+is the C library itself: with glibc the same code runs on every x86-64 machine with FMA (every one since 2013);
+other C libraries (macOS, musl) may differ in the last bit of a logarithm. docs/design.md ("Determinism") says what that
+means for a reviewer's ``mtsig verify``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: float64 represents every integer of magnitude <= 2**53 exactly.
+FLOAT64_EXACT_BITS = 53
+
+
+def integer_slices(values: np.ndarray, bits: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """``(slices, exponent)`` with ``values == sum_l ldexp(slices[l], -l * bits - exponent)`` exactly, column by
+    column: every slice integer-valued and at most ``2**bits`` in magnitude. ``exponent[u]`` scales column u's
+    largest magnitude below ``2**bits``; each slice takes the next ``bits`` bits (``x - rint(x)`` and scaling by
+    powers of two are exact in floating point), until nothing is left. Finite ``values`` only."""
+    largest = np.abs(values).max(axis=0) if values.shape[0] else np.zeros(values.shape[1])
+    _, top = np.frexp(largest)  # largest < 2**top
+    exponent = bits - top
+    rest = np.ldexp(values, exponent)
+    slices = []
+    while True:
+        whole = np.rint(rest)
+        slices.append(whole)
+        rest = np.ldexp(rest - whole, bits)
+        if not rest.any():
+            return slices, exponent
+
+
+class WeightedSums:
+    """``weights @ values`` for one ``values[N, U]`` and many integer-valued weight matrices ``weights[B, N]``
+    (counts, 0/1 masks, signs), exact and the same on every machine.
+
+    Integer-valued ``values`` whose partial sums stay at most 2**53 go to BLAS as they are. Others are cut into
+    integer slices (:func:`integer_slices`) narrow enough that every partial sum of ``weights @ slice`` is an
+    integer of at most 2**53, so BLAS computes each slice's sums exactly in any order; the slices' sums are then
+    combined, least significant first, in float64. With two slices (every value within 2**29 of its column's
+    largest, for rows summing to at most 4096) that is one rounding of the exact sum. The values' checks and slices
+    are made once, for all the weight matrices they meet (the blocks of a resampling test).
+    """
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = np.asarray(values, dtype=np.float64)
+        self.finite = bool(np.all(np.isfinite(self.values)))
+        self.integer_valued = self.finite and bool(np.all(self.values == np.rint(self.values)))
+        self.largest = float(np.abs(self.values).max()) if self.values.size and self.finite else 0.0
+        self._slices: dict[int, tuple[list[np.ndarray], np.ndarray]] = {}
+
+    def __call__(self, weights: np.ndarray, max_abs_weight_row_sum: float | None = None) -> np.ndarray:
+        """``weights @ values``; ``max_abs_weight_row_sum`` bounds ``sum_n |weights[b, n]|`` (default: computed)."""
+        weights = np.asarray(weights, dtype=np.float64)
+        if max_abs_weight_row_sum is None:
+            max_abs_weight_row_sum = float(np.abs(weights).sum(axis=1).max()) if weights.size else 0.0
+        if not self.finite or (
+            self.integer_valued and max_abs_weight_row_sum * self.largest <= 2.0**FLOAT64_EXACT_BITS
+        ):
+            return weights @ self.values  # exact; or not a number either way, which the callers reject
+        bits = FLOAT64_EXACT_BITS - max(1, math.ceil(math.log2(max(max_abs_weight_row_sum, 1.0))))
+        if bits < 8:
+            raise ValueError(
+                f"weights whose rows sum to {max_abs_weight_row_sum:g} are too large for exact sums"
+            )
+        if bits not in self._slices:
+            slices, exponent = integer_slices(self.values, bits)
+            # each slice with the columns where it is not zero: the others add exact zeros (integer columns, as
+            # NIST's counts beside its information sums, end after the first slice)
+            used = [(np.flatnonzero(piece.any(axis=0)), piece) for piece in slices]
+            self._slices[bits] = ([(columns, piece[:, columns]) for columns, piece in used], exponent)
+        slices, exponent = self._slices[bits]
+        total = np.zeros((weights.shape[0], self.values.shape[1]))
+        for columns, piece in reversed(slices):  # least significant first
+            total = np.ldexp(total, -bits)
+            total[:, columns] += weights @ piece
+        return np.ldexp(total, -exponent)
+
+
+def weighted_sums(
+    weights: np.ndarray, values: np.ndarray, max_abs_weight_row_sum: float | None = None
+) -> np.ndarray:
+    """``weights[B, N] @ values[N, U]`` for integer-valued weights, exact and the same on every machine
+    (:class:`WeightedSums`, for one product)."""
+    return WeightedSums(values)(weights, max_abs_weight_row_sum)
+
+
+def sum_of_products(x: np.ndarray, y: np.ndarray) -> float:
+    """``sum_i x_i y_i`` of two vectors, by numpy's pairwise summation (``np.dot`` would call BLAS)."""
+    return float(np.sum(np.asarray(x, dtype=np.float64) * np.asarray(y, dtype=np.float64)))
+
+
+#: A process's first values are computed with Python's math module (about 0.1 s per million), the rest, from this
+#: many on, by the compiled loop (:mod:`mtsig.portable_compiled`: 0.4 s to import numba and load it, then 100 times
+#: faster), so that a pipeline job imports numba only when that pays. Both call the C library's functions, so the
+#: switch never changes a bit.
+COMPILED_FROM_SIZE = 3_000_000
+_values_in_python = 0
+
+_MATH = {"exp": math.exp, "log": math.log, "log2": math.log2, "exp2": math.exp2, "power": math.pow}
+
+
+def _c_library(name: str, *values: float) -> float:
+    """One value of the C library's function, with C's results where Python's math module raises instead."""
+    try:
+        return _MATH[name](*values)
+    except OverflowError:  # exp, exp2 or pow beyond the largest float
+        return math.inf
+    except ValueError:  # log of 0 or of a negative number, or pow of a negative base
+        if name in ("log", "log2") and values[0] == 0.0:
+            return -math.inf
+        if name == "power" and values[0] == 0.0:  # pow(0, negative)
+            return math.inf
+        return math.nan
+
+
+def _elementwise(name: str, *arguments: object) -> np.ndarray | float:
+    global _values_in_python
+    arrays = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in arguments))
+    flat = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
+    _values_in_python += flat[0].size
+    if _values_in_python >= COMPILED_FROM_SIZE:
+        from mtsig.portable_compiled import elementwise  # imports numba only when needed
+
+        result = elementwise(name, *flat)
+    else:
+        columns = [a.tolist() for a in flat]
+        result = np.fromiter(
+            (_c_library(name, *v) for v in zip(*columns, strict=True)), np.float64, flat[0].size
+        )
+    result = result.reshape(arrays[0].shape)
+    return float(result) if result.ndim == 0 else result
+
+
+def exp(x: object) -> np.ndarray | float:
+    """``e**x`` element by element, the C library's ``exp`` (module docstring)."""
+    return _elementwise("exp", x)
+
+
+def log(x: object) -> np.ndarray | float:
+    """The natural logarithm element by element, the C library's ``log``."""
+    return _elementwise("log", x)
+
+
+def log2(x: object) -> np.ndarray | float:
+    """The base-2 logarithm element by element, the C library's ``log2``."""
+    return _elementwise("log2", x)
+
+
+def exp2(x: object) -> np.ndarray | float:
+    """``2**x`` element by element, the C library's ``exp2``."""
+    return _elementwise("exp2", x)
+
+
+def power(x: object, y: object) -> np.ndarray | float:
+    """``x**y`` element by element (broadcast), the C library's ``pow``."""
+    return _elementwise("power", x, y)
