@@ -1,7 +1,9 @@
-"""The tiny end-to-end run of the tests (tests/configs/tiny.yaml): its Snakemake command line.
+"""How the tests run the pipeline: the tiny end-to-end run's Snakemake command line (tests/configs/tiny.yaml), and
+the environment that makes numpy and OpenBLAS compute as on another machine.
 
 ``conftest.tiny_pipeline_run`` makes the run once per test process; tests/test_pipeline.py reads it and
-tests/test_bad_input.py damages and repairs a file in it.
+tests/test_bad_input.py damages and repairs a file in it. tests/test_verification.py runs the quick check, and
+tests/test_portable.py a resampling, under :func:`other_machine_numerics`.
 """
 
 from __future__ import annotations
