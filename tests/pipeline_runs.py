@@ -22,15 +22,18 @@ def tiny_pipeline_command(workdir: Path, *extra: str) -> list[str]:
 
 
 def other_machine_numerics() -> dict[str, str]:
-    """Environment variables under which numpy and OpenBLAS compute as on another x86-64 machine: OpenBLAS's generic
-    Prescott kernels instead of the ones it picks for this CPU, and numpy without its AVX-512 loops (an AVX2
-    machine's). Results that depend on the CPU then differ from a run without them (mtsig.portable). Empty on other
-    architectures."""
+    """Environment variables under which numpy and OpenBLAS compute as on another machine: OpenBLAS's generic
+    kernels (Prescott on x86-64, ARMV8 on aarch64) instead of the ones it picks for this CPU, and on x86-64 numpy
+    without its AVX-512 loops (an AVX2 machine's). Results that depend on the CPU then differ from a run without them
+    (mtsig.portable). Empty on other architectures."""
     import platform
 
     from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
-    if platform.machine().lower() not in ("x86_64", "amd64"):
+    machine = platform.machine().lower()
+    if machine in ("aarch64", "arm64"):
+        return {"OPENBLAS_CORETYPE": "ARMV8"}
+    if machine not in ("x86_64", "amd64"):
         return {}
     avx512 = [
         f for f in ("X86_V4", "AVX512_ICL", "AVX512_SPR") if f in __cpu_dispatch__ and __cpu_features__.get(f)

@@ -127,7 +127,7 @@ def test_results_do_not_depend_on_the_machine_s_blas_kernel_or_vector_units() ->
     kernels, numpy without AVX-512): byte-identical. With numpy's matrix product instead of
     :func:`mtsig.portable.weighted_sums` the two differ on every x86-64 machine (Prescott's kernel is none's own)."""
     other = other_machine_numerics()
-    assert other, "this check needs an x86-64 machine"
+    assert other, "this check knows another machine's numerics for x86-64 and aarch64 only"
     digests = [
         subprocess.run(
             [sys.executable, "-c", _RESAMPLE_FLOAT_STATISTICS],
