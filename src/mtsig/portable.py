@@ -14,10 +14,11 @@ differed on an AVX-512 one in 15 of the quick check's 48 tables and 115 of the d
   100,001 values; on AVX2 machines numpy calls the C library). :func:`exp`, :func:`log`, :func:`log2`, :func:`exp2`
   and :func:`power` call the C library's functions, element by element.
 
-The elementary functions are compiled with numba (:mod:`mtsig.portable_compiled`). What remains machine-dependent
-is the C library itself: with glibc the same code runs on every x86-64 machine with FMA (every one since 2013);
-other C libraries (macOS, musl) may differ in the last bit of a logarithm. docs/design.md ("Determinism") says what that
-means for a reviewer's ``mtsig verify``.
+The elementary functions go through Python's math module, or for many values a loop compiled with numba
+(:mod:`mtsig.portable_compiled`): both call the C library. What remains machine-dependent is the C library itself:
+with glibc the same code runs on every x86-64 machine with FMA (every one since 2013); other C libraries (macOS,
+musl) may differ in the last bit of a logarithm. docs/design.md ("Determinism") says what that means for a
+reviewer's ``mtsig verify``.
 """
 
 from __future__ import annotations
@@ -108,12 +109,12 @@ def sum_of_products(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.sum(np.asarray(x, dtype=np.float64) * np.asarray(y, dtype=np.float64)))
 
 
-#: A process's first values are computed with Python's math module (about 0.1 s per million), the rest, from this
-#: many on, by the compiled loop (:mod:`mtsig.portable_compiled`: 0.4 s to import numba and load it, then 100 times
-#: faster), so that a pipeline job imports numba only when that pays. Both call the C library's functions, so the
-#: switch never changes a bit.
+#: A process's first values are computed with Python's math module (about 0.1 s per million), the rest, once this
+#: many have been asked for, by the compiled loop (:mod:`mtsig.portable_compiled`: 0.4 s to import numba and load
+#: it, then about 10 times faster), so that a pipeline job imports numba only when that pays. Both call the C
+#: library's functions, so the switch never changes a bit.
 COMPILED_FROM_SIZE = 3_000_000
-_values_in_python = 0
+_values_asked = 0
 
 _MATH = {"exp": math.exp, "log": math.log, "log2": math.log2, "exp2": math.exp2, "power": math.pow}
 
@@ -133,11 +134,11 @@ def _c_library(name: str, *values: float) -> float:
 
 
 def _elementwise(name: str, *arguments: object) -> np.ndarray | float:
-    global _values_in_python
+    global _values_asked
     arrays = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in arguments))
     flat = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
-    _values_in_python += flat[0].size
-    if _values_in_python >= COMPILED_FROM_SIZE:
+    _values_asked += flat[0].size
+    if _values_asked >= COMPILED_FROM_SIZE:
         from mtsig.portable_compiled import elementwise  # imports numba only when needed
 
         result = elementwise(name, *flat)
