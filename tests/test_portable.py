@@ -1,6 +1,6 @@
 """mtsig.portable: weighted sums and elementary functions that give the same bits on every machine.
 
-Oracles: a left-to-right sum written out in Python, exact integer arithmetic, Python's math module (the C library
+Oracles: exact rational and integer arithmetic (each sum rounded once), Python's math module (the C library
 itself), and the same computation in a process whose numpy and OpenBLAS compute as on another machine.
 """
 

@@ -24,11 +24,26 @@ reviewer's ``mtsig verify``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 #: float64 represents every integer of magnitude <= 2**53 exactly.
 FLOAT64_EXACT_BITS = 53
+
+
+def is_integer_valued(values: np.ndarray) -> bool:
+    """True when every value is a finite integer (NaN and infinity are not)."""
+    return bool(np.all(np.isfinite(values)) and np.all(values == np.rint(values)))
+
+
+def slice_bits(max_abs_weight_row_sum: float, spare_bits: int = 0) -> int:
+    """The width of integer slices whose sums with integer weights (``sum_n |w_n| <= max_abs_weight_row_sum``) are
+    integers of at most ``2**(53 - spare_bits)``, so that float64 holds them, and ``2**spare_bits`` times them, exactly."""
+    bits = FLOAT64_EXACT_BITS - spare_bits - max(1, math.ceil(math.log2(max(max_abs_weight_row_sum, 1.0))))
+    if bits < 8:
+        raise ValueError(f"weights whose rows sum to {max_abs_weight_row_sum:g} are too large for exact sums")
+    return bits
 
 
 def integer_slices(values: np.ndarray, bits: int) -> tuple[list[np.ndarray], np.ndarray]:
@@ -49,6 +64,22 @@ def integer_slices(values: np.ndarray, bits: int) -> tuple[list[np.ndarray], np.
             return slices, exponent
 
 
+def combine_slice_sums(
+    level_sums: Sequence[np.ndarray],
+    bits: int,
+    exponent: np.ndarray,
+    columns: Sequence[np.ndarray] | None = None,
+) -> np.ndarray:
+    """The sums of the values from the exact, integer-valued sums of their :func:`integer_slices` (most
+    significant first; ``columns[l]``: the columns that slice ``l``'s sums cover, all when None), combined least
+    significant first in float64: with two slices one rounding of the exact sum."""
+    total = np.zeros((level_sums[0].shape[0], len(exponent)))
+    for level in reversed(range(len(level_sums))):
+        total = np.ldexp(total, -bits)
+        total[:, slice(None) if columns is None else columns[level]] += level_sums[level]
+    return np.ldexp(total, -exponent)
+
+
 class WeightedSums:
     """``weights @ values`` for one ``values[N, U]`` and many integer-valued weight matrices ``weights[B, N]``
     (counts, 0/1 masks, signs), exact and the same on every machine.
@@ -64,9 +95,9 @@ class WeightedSums:
     def __init__(self, values: np.ndarray) -> None:
         self.values = np.asarray(values, dtype=np.float64)
         self.finite = bool(np.all(np.isfinite(self.values)))
-        self.integer_valued = self.finite and bool(np.all(self.values == np.rint(self.values)))
+        self.integer_valued = is_integer_valued(self.values)
         self.largest = float(np.abs(self.values).max()) if self.values.size and self.finite else 0.0
-        self._slices: dict[int, tuple[list[np.ndarray], np.ndarray]] = {}
+        self._slices: dict[int, tuple[list[np.ndarray], list[np.ndarray], np.ndarray]] = {}
 
     def __call__(self, weights: np.ndarray, max_abs_weight_row_sum: float | None = None) -> np.ndarray:
         """``weights @ values``; ``max_abs_weight_row_sum`` bounds ``sum_n |weights[b, n]|`` (default: computed)."""
@@ -77,23 +108,16 @@ class WeightedSums:
             self.integer_valued and max_abs_weight_row_sum * self.largest <= 2.0**FLOAT64_EXACT_BITS
         ):
             return weights @ self.values  # exact; or not a number either way, which the callers reject
-        bits = FLOAT64_EXACT_BITS - max(1, math.ceil(math.log2(max(max_abs_weight_row_sum, 1.0))))
-        if bits < 8:
-            raise ValueError(
-                f"weights whose rows sum to {max_abs_weight_row_sum:g} are too large for exact sums"
-            )
+        bits = slice_bits(max_abs_weight_row_sum)
         if bits not in self._slices:
             slices, exponent = integer_slices(self.values, bits)
             # each slice with the columns where it is not zero: the others add exact zeros (integer columns, as
             # NIST's counts beside its information sums, end after the first slice)
-            used = [(np.flatnonzero(piece.any(axis=0)), piece) for piece in slices]
-            self._slices[bits] = ([(columns, piece[:, columns]) for columns, piece in used], exponent)
-        slices, exponent = self._slices[bits]
-        total = np.zeros((weights.shape[0], self.values.shape[1]))
-        for columns, piece in reversed(slices):  # least significant first
-            total = np.ldexp(total, -bits)
-            total[:, columns] += weights @ piece
-        return np.ldexp(total, -exponent)
+            columns = [np.flatnonzero(piece.any(axis=0)) for piece in slices]
+            pieces = [piece[:, used] for piece, used in zip(slices, columns, strict=True)]
+            self._slices[bits] = (pieces, columns, exponent)
+        pieces, columns, exponent = self._slices[bits]
+        return combine_slice_sums([weights @ piece for piece in pieces], bits, exponent, columns)
 
 
 def weighted_sums(

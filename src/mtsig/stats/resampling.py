@@ -58,7 +58,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.portable import WeightedSums, integer_slices
+from mtsig.portable import WeightedSums, combine_slice_sums, integer_slices, is_integer_valued, slice_bits
 from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.intervals import check_interval_request, intervals_from_draws, leave_one_out_scores
 from mtsig.stats.seeding import rng_for
@@ -328,11 +328,6 @@ def float32_is_exact(max_abs_statistic: float, max_weight_row_sum: int) -> bool:
     return max_weight_row_sum * max_abs_statistic <= FLOAT32_EXACT_INTEGER_LIMIT
 
 
-def is_integer_valued(values: np.ndarray) -> bool:
-    """True when every value is a finite integer (NaN and infinity are not)."""
-    return bool(np.all(np.isfinite(values)) and np.all(values == np.rint(values)))
-
-
 def distinct_columns(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(distinct, column_of)`` with ``distinct[:, column_of] == matrix``: each distinct column once, in order of
     first appearance. A column shared by every system (BLEU's or TER's reference length, chrF's reference n-gram
@@ -568,10 +563,7 @@ class _SlicedOperand:
 
     def combine(self, level_totals: Sequence[np.ndarray]) -> np.ndarray:
         """The totals of the pseudo-systems from each level's (exact, integer-valued) totals."""
-        total = level_totals[-1]
-        for level_total in reversed(level_totals[:-1]):
-            total = level_total + np.ldexp(total, -self.bits)
-        return np.ldexp(total, -self.exponent)
+        return combine_slice_sums(level_totals, self.bits, self.exponent)
 
     def weighted_totals(self, weights: np.ndarray) -> np.ndarray:
         """``weights[rows, N] @ A`` of the stacked statistics, exactly (float64 weights)."""
@@ -589,7 +581,7 @@ def sliced_relabelled_operand(pairs: RelabelledPairs, max_row_sum: int) -> tuple
     """
     n_pairs = pairs.keep.shape[0]
     k = pairs.stats_x.shape[1]
-    bits = 52 - max(1, math.ceil(math.log2(max(max_row_sum, 1))))
+    bits = slice_bits(max_row_sum, spare_bits=1)  # |X - Y| may reach twice a slice's magnitude
     # X above Y, [2N, k]: one scale per statistic for both
     both = np.concatenate([pairs.stats_x, pairs.stats_y]).astype(np.float64)
     slices, exponent = integer_slices(both, bits)
