@@ -313,6 +313,55 @@ def test_correlation_table_orders_by_pearson_and_marks_winners(tmp_path):
     )
 
 
+#: Metric names of the WMT20 task (the longest ones among them), for heatmaps of realistic label widths.
+WMT20_METRIC_NAMES = [
+    "bleurt-Yisi-combi", "BLEURT-extended", "BERT-large-L2", "OpenKiwi-XLMR", "OpenKiwi-Bert", "SWSS+METEOR",
+    "COMET-HTER", "COMET-Rank", "BERT-base-L2", "COMET-MQM", "BAQ_static", "parchrf++", "paresim-1", "Yisi-combi",
+    "COMET-2R", "COMET-QE", "CharacTER", "EQ_static", "HUMAN_RAW", "mBERT-L2", "sentBLEU", "BAQ_dyn", "EQ_dyn",
+    "parbleu", "YiSi-0", "YiSi-1", "YiSi-2", "BLEURT", "chrF++", "COMET", "prism", "chrF", "BLEU",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("n_metrics", [6, 12, 33])
+def test_williams_heatmap_lays_out_labels_title_and_legend_without_overlap(n_metrics):
+    """Rendered by matplotlib's Agg renderer: the title, the y label, the row and column labels, the x label and
+    the legend each keep to their own region of the figure (window extents), all inside it, and the matrix fills
+    a fair share of the figure whatever the number of metrics (6 to 33 in the default run)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import Bbox
+
+    rng = np.random.default_rng(n_metrics)
+    human = rng.normal(size=10)
+    names = WMT20_METRIC_NAMES[:n_metrics]
+    metrics = {m: human + rng.normal(scale=0.2 + 0.05 * i, size=10) for i, m in enumerate(names)}
+    title = report.williams_heatmap_title("wmt20-ja-en", 10)
+    figure, _ = report.williams_heatmap_figure(me.williams_table(human, metrics), title)
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    (ax,) = figure.axes
+    extent = {
+        "title": next(t for t in figure.texts if t.get_text().replace("\n", " ") == title),
+        "y label": ax.yaxis.label,
+        "x label": ax.xaxis.label,
+        "legend": figure.legends[0],
+    }
+    boxes = {name: artist.get_window_extent(renderer) for name, artist in extent.items()}
+    row_labels = [t for t in ax.texts if t.get_rotation() == 0]
+    column_labels = [t for t in ax.texts if t.get_rotation() != 0]
+    assert len(row_labels) == len(column_labels) == n_metrics
+    boxes["row labels"] = Bbox.union([t.get_window_extent(renderer) for t in row_labels])
+    boxes["column labels"] = Bbox.union([t.get_window_extent(renderer) for t in column_labels])
+    boxes["matrix"] = ax.get_window_extent(renderer)
+    whole = figure.bbox
+    for name, box in boxes.items():
+        assert whole.x0 <= box.x0 and box.x1 <= whole.x1 and whole.y0 <= box.y0 and box.y1 <= whole.y1, name
+    names_of = sorted(boxes)
+    for i, a in enumerate(names_of):
+        for b in names_of[i + 1 :]:
+            assert not boxes[a].overlaps(boxes[b]), (a, b, boxes[a], boxes[b])
+    share = boxes["matrix"].width * boxes["matrix"].height / (whole.width * whole.height)
+    assert share >= 0.35, share
+
+
 def test_readme_shows_the_pipelines_ja_en_table_and_heatmap(ja_en, repo_root, tmp_path):
     """README's ja-en table is the study's Markdown table, row for row, and its figure the study's heatmap, byte
     for byte (save_figure writes reproducible PNGs)."""

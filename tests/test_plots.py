@@ -210,7 +210,7 @@ def test_ink_extents_equal_matplotlibs_path_extents():
     from matplotlib.textpath import TextPath
 
     texts = sorted({plots._format_p(k / 1000) for k in range(1001)}) + ["0", "Online-B", "système"]
-    for size in (plots._GRID_FONT, plots._SINGLE_FONT):
+    for size in (plots._GRID_FONT, plots._SINGLE_FONT, plots._SINGLE_FONT_MAX):
         for text in texts:
             outline = TextPath((0, 0), text, prop=plots._figure_font(size))
             box = outline.get_extents()

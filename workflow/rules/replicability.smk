@@ -54,6 +54,7 @@ rule delta_agreement:
         metrics_task_golds=rules.metrics_task_gold.output.conclusions,
     output:
         pairs=RESULTS / "delta_agreement" / "pairs.tsv",
+        outliers=RESULTS / "delta_agreement" / "outliers.tsv",
         curves=RESULTS / "delta_agreement" / "curves.tsv",
         summary=RESULTS / "delta_agreement" / "summary.tsv",
         md=report(
@@ -74,5 +75,6 @@ rule delta_agreement:
         alpha=config["replicability"]["alpha"],
         seed=config["resampling"]["seed"],
         bootstrap_samples=config["replicability"]["bootstrap_samples"],
+        metric_outlier_cutoff=config["replicability"]["metric_outlier_cutoff"],
     script:
         "../scripts/step.py"

@@ -162,7 +162,8 @@ def add_arguments(compare: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="SUMMARY_TSV",
         help="a run's results/delta_agreement/summary.tsv: print, next to each difference, the estimated share of "
-        "such pairs on which humans agree with the metric's direction (readable output)",
+        "such pairs on which humans agree with the metric's direction, or 'decreasing'/'undetermined' for a metric "
+        "whose fit the table flags (readable output)",
     )
 
 
@@ -193,28 +194,41 @@ def add_conclusion_arguments(compare: argparse.ArgumentParser) -> None:
     )
 
 
-def calibration(path: Path | None) -> Callable[[str, float], float] | None:
+def calibration(path: Path | None) -> Callable[[str, float], float | str] | None:
     """``--calibration FILE``: the delta-agreement summary of a run (``results/delta_agreement/summary.tsv``,
     :mod:`mtsig.stats.delta_agreement`) as (metric, |delta|) -> the estimated share of such pairs on which humans
-    agree with the metric's direction; a metric is looked up by its name, else case-insensitively."""
+    agree with the metric's direction, or the status of a fit the table flags (``decreasing``, ``undetermined``)
+    instead of a number; a metric is looked up by its name, else case-insensitively."""
     if path is None:
         return None
     import csv
 
-    from mtsig.stats.delta_agreement import estimated_agreement
+    from mtsig.stats.delta_agreement import FIT_STATUSES, estimated_agreement
 
     if not path.is_file():
         raise InputError("no such calibration table (results/delta_agreement/summary.tsv of a run)", path)
     try:
-        summary = pd.read_csv(path, sep="\t", quoting=csv.QUOTE_NONE, dtype={"metric": str, "outcome": str})
+        summary = pd.read_csv(
+            path, sep="\t", quoting=csv.QUOTE_NONE, dtype={"metric": str, "outcome": str, "fit": str}
+        )
     except (ValueError, UnicodeDecodeError) as error:
         raise InputError(f"not a delta-agreement summary: {error}", path) from None
     missing = {"metric", "outcome", "b0", "b1"} - set(summary.columns)
     if missing:
         raise InputError(f"not a delta-agreement summary: no column(s) {', '.join(sorted(missing))}", path, 1)
+    if "fit" in summary.columns:
+        unknown = ~summary["fit"].isin(FIT_STATUSES)
+        if unknown.any():
+            line = int(np.flatnonzero(unknown)[0]) + 2  # the header is line 1
+            value = summary["fit"].iloc[line - 2]
+            raise InputError(
+                f"not a delta-agreement summary: fit {value!r} is not one of {', '.join(FIT_STATUSES)}",
+                path,
+                line,
+            )
     names = {name.lower(): name for name in reversed(summary["metric"].tolist())}
 
-    def agreement(metric: str, delta: float) -> float:
+    def agreement(metric: str, delta: float) -> float | str:
         name = metric if metric in set(summary["metric"]) else names.get(metric.lower(), metric)
         return estimated_agreement(summary, name, delta)
 

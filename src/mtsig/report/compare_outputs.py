@@ -234,13 +234,14 @@ def text_report(
     pvalue: str,
     conclusions: Conclusions,
     clusters: bool = False,
-    human_agreement: Callable[[str, float], float] | None = None,
+    human_agreement: Callable[[str, float], float | str] | None = None,
 ) -> str:
     """The readable report: settings, a table of system scores with their BCa intervals, then per metric its
     signatures and one line per unordered pair with the p-values, the percentile and BCa intervals of the statistic
     and whether the pair differs significantly (by ``conclusions``); with ``clusters``, each metric's clusters;
     with ``human_agreement`` (metric, |statistic|) -> probability (a delta-agreement table, ``--calibration``), the
-    estimated share of such pairs on which humans agree with the metric's direction.
+    estimated share of such pairs on which humans agree with the metric's direction, or the word that says why the
+    table gives none (``decreasing``, ``undetermined``: the metric's fit is implausible; ``n/a``: not in it).
 
     Each pair is shown with the better system (by the metric) as X, so the statistic is >= 0 and the one-sided
     p-values are those of "X better than Y"; two-sided p-values do not depend on the order.
@@ -307,7 +308,7 @@ def text_report(
             )
             if human_agreement is not None:
                 agreement = human_agreement(comparison.name, abs(float(row["statistic"])))
-                rows[-1].append("n/a" if agreement != agreement else f"{agreement:.2f}")
+                rows[-1].append(_agreement_text(agreement))
         right = [False, False] + [True] * (len(tests) + 3) + [False] + [True] * (human_agreement is not None)
         lines += aligned_lines(rows, right)
         if clusters:
@@ -324,6 +325,14 @@ def text_report(
                 rows.append([str(tier.cluster), rank, str(tier.system), f"{tier.score:.4f}"])
             lines += aligned_lines(rows, [True, True, False, True])
     return "\n".join(lines) + "\n"
+
+
+def _agreement_text(agreement: float | str) -> str:
+    """A ``humans agree`` cell: the probability, ``n/a`` for a metric the table does not have, or the fit's status
+    when the table flags the metric's fit (:func:`mtsig.stats.delta_agreement.estimated_agreement`)."""
+    if isinstance(agreement, str):
+        return agreement
+    return "n/a" if agreement != agreement else f"{agreement:.2f}"
 
 
 def _system_interval(result: PairwiseResult, name: str, method: str = BCA) -> tuple[float, float]:

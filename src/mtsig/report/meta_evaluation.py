@@ -13,12 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.report.tables import latex_escape
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: Column labels of the system sets.
 SYSTEM_SET_LABELS = {
@@ -199,16 +203,31 @@ def williams_heatmap(
     dpi: float = 100,
 ) -> pd.DataFrame:
     """The Williams matrix of one group (rows of :func:`mtsig.stats.meta_evaluation.williams_table`: ``metric_a,
-    metric_b, p_value``) as a WMT-style heatmap: metrics in the table's order (decreasing correlation, best at the
-    top left), cell (a, b) coloured when a's correlation is significantly higher than b's (p <= ``alpha``, darker
-    at 0.01 and 0.001), p-values printed. An untested cell (NaN) stays blank. PNGs at ``dpi`` (100: a 30-metric
-    matrix is 1400 pixels wide; 0.3 s of CPU each instead of 0.45 at 150). Returns the coloured cells."""
-    from mtsig.report.plots import significance_heatmap
+    metric_b, p_value``) as a WMT-style heatmap (:func:`williams_heatmap_figure`), written to ``out_paths``. PNGs
+    at ``dpi`` (100: a 30-metric matrix is 1400 pixels wide; 0.3 s of CPU each instead of 0.45 at 150). Returns
+    the coloured cells."""
+    import matplotlib
+
+    from mtsig.report.plots import STYLE, save_figure
+
+    figure, coloured = williams_heatmap_figure(williams, title, alpha=alpha)
+    with matplotlib.rc_context(STYLE):
+        save_figure(figure, out_paths, dpi=dpi)
+    return coloured
+
+
+def williams_heatmap_figure(
+    williams: pd.DataFrame, title: str, *, alpha: float = 0.05
+) -> tuple[Figure, pd.DataFrame]:
+    """The figure of :func:`williams_heatmap`, unsaved: metrics in the table's order (decreasing correlation,
+    best at the top left), cell (a, b) coloured when a's correlation is significantly higher than b's (p <=
+    ``alpha``, darker at 0.01 and 0.001), p-values printed, an untested cell (NaN) blank; laid out for any number
+    of metrics by :func:`mtsig.report.plots.significance_heatmap_figure`. Returns it and the coloured cells."""
+    from mtsig.report.plots import significance_heatmap_figure
     from mtsig.stats.meta_evaluation import williams_pivot
 
     matrix = williams_pivot(williams)
-    order = list(matrix.index)
-    return significance_heatmap(matrix, order, alpha, title, out_paths, item="metric", dpi=dpi)
+    return significance_heatmap_figure(matrix, list(matrix.index), alpha, title, item="metric")
 
 
 def _matrix_markdown(

@@ -579,32 +579,85 @@ def significance_heatmap(
     with the p-value printed in it; non-significant p-values are printed in grey. Order ``systems`` by human
     score, best first, to get the paper's upper-triangle picture. ``item`` names what the rows and columns are in
     the axis labels (``metric`` for a Williams matrix); ``dpi`` the PNG resolution (default :data:`STYLE`'s
-    ``savefig.dpi``). Returns the boolean matrix of coloured cells.
+    ``savefig.dpi``). Laid out by :func:`significance_heatmap_figure`. Returns the boolean matrix of coloured cells.
     """
-    ordered = _check_matrix(p_matrix, systems)
+    figure, coloured = significance_heatmap_figure(p_matrix, systems, alpha, title, item=item)
     with matplotlib.rc_context(STYLE):
-        geometry = _heatmap_geometry(systems, _SINGLE_CELL, 1, 1, [title], "")
-        # room for the axis labels: the y label left of the row labels, the x label below the column labels
-        geometry = {
-            **geometry,
-            "left": geometry["left"] + 0.2,
-            "width": geometry["width"] + 0.2,
-            "height": geometry["height"] + 0.25,
-        }
-        figure = Figure(figsize=(geometry["width"], geometry["height"]))
-        ax = _panel_axes(figure, geometry, 0, 0)
+        save_figure(figure, out_paths, **({"dpi": dpi} if dpi else {}))
+    return coloured
+
+
+#: A single heatmap's matrix is at least this many inches wide (its cells grow for few rows, up to
+#: :data:`_SINGLE_CELL_MAX`), so that a 6 x 6 matrix does not float in the margins its labels and title need.
+_SINGLE_MIN_SIDE, _SINGLE_CELL_MAX, _SINGLE_FONT_MAX = 3.2, 0.6, 8.0
+#: Margins of a single heatmap in inches: around the figure, between the row labels and the y label, and the
+#: minimum width, which the legend's three entries need.
+_MARGIN, _LABEL_GAP, _SINGLE_MIN_WIDTH = 0.15, 0.08, 3.6
+
+
+def _wrap_to_width(text: str, size: float, width: float) -> list[str]:
+    """``text`` broken at spaces into lines no wider than ``width`` inches at ``size`` points (a word longer than
+    the width gets a line of its own)."""
+    lines: list[str] = []
+    for word in text.split():
+        candidate = f"{lines[-1]} {word}" if lines else word
+        if lines and _label_width_inches([candidate], size) <= width:
+            lines[-1] = candidate
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
+def _line_height_inches(size: float, lines: int) -> float:
+    """Height of ``lines`` lines of text at ``size`` points (matplotlib's default line spacing, 1.2)."""
+    return lines * 1.2 * size / 72.0
+
+
+def significance_heatmap_figure(
+    p_matrix: pd.DataFrame, systems: Sequence[str], alpha: float, title: str, *, item: str = "system"
+) -> tuple[Figure, pd.DataFrame]:
+    """The figure of :func:`significance_heatmap`, unsaved, and its coloured cells.
+
+    Fixed layout, in inches, from the measured labels, so that nothing overlaps at any number of rows: the
+    matrix is ``max(n * 0.42, 3.2)`` inches wide (cells of at most 0.6 inches); the y label is wrapped to the
+    matrix's height and sits left of the row labels; the rotated column labels and the x label hang below the
+    matrix, the legend below them; the title is wrapped to the figure's width and sits above the matrix. The
+    figure is as wide as the labels, the matrix and the legend need (no wider)."""
+    ordered = _check_matrix(p_matrix, systems)
+    n = len(ordered)
+    with matplotlib.rc_context(STYLE):
+        cell = min(max(_SINGLE_CELL, _SINGLE_MIN_SIDE / n), _SINGLE_CELL_MAX)
+        side = n * cell
+        cell_font = min(_SINGLE_FONT * cell / _SINGLE_CELL, _SINGLE_FONT_MAX)
+        label_size = float(STYLE["axes.labelsize"])
+        title_size = float(STYLE["axes.titlesize"])
+        row_label = _label_width_inches(systems, float(STYLE["ytick.labelsize"])) + 0.08  # + tick and padding
+        y_lines = _wrap_to_width(f"row {item} (coloured: row significantly better)", label_size, side)
+        y_room = _line_height_inches(label_size, len(y_lines))
+        column_drop = row_label * np.sin(np.radians(55)) + 0.12
+        overhang = max(0.0, row_label * np.cos(np.radians(55)) - 0.5 * cell)  # left of the first column
+        x_room, legend_room = _line_height_inches(label_size, 1) + 0.1, 0.45
+        left = _MARGIN + max(y_room + _LABEL_GAP + row_label, overhang)
+        width = max(left + side + _MARGIN, _SINGLE_MIN_WIDTH)
+        left += (width - (left + side + _MARGIN)) / 2  # centre the matrix when the legend sets the width
+        title_lines = _wrap_to_width(title, title_size, width - 2 * _MARGIN)
+        title_room = _line_height_inches(title_size, len(title_lines)) + 0.15
+        below = column_drop + x_room
+        height = _MARGIN + title_room + side + below + legend_room
+        figure = Figure(figsize=(width, height))
+        bottom = height - _MARGIN - title_room - side
+        ax = figure.add_axes((left / width, bottom / height, side / width, side / height))
         coloured = _draw_heatmap(
-            ax, ordered, alpha, show_row_labels=True, cell_font=_SINGLE_FONT, cell_inches=_SINGLE_CELL
+            ax, ordered, alpha, show_row_labels=True, cell_font=cell_font, cell_inches=cell
         )
         # the tick labels are plain texts (:func:`_label_cells`), so the axis labels are placed beyond them here
         ax.set_xlabel(f"column {item}", va="top")
-        ax.xaxis.set_label_coords(0.5, -geometry["below"] / geometry["side"])
-        ax.set_ylabel(f"row {item} (coloured: row significantly better)")
-        ax.yaxis.set_label_coords(-(geometry["label"] + 0.06) / geometry["side"], 0.5)
-        ax.set_title(title)
+        ax.xaxis.set_label_coords(0.5, -column_drop / side)
+        ax.set_ylabel("\n".join(y_lines))
+        ax.yaxis.set_label_coords(-(row_label + _LABEL_GAP) / side, 0.5)
+        figure.suptitle("\n".join(title_lines), y=1 - _MARGIN / height, va="top", fontsize=title_size)
         figure.legend(handles=_legend_handles(alpha), loc="lower center", ncols=3, frameon=False)
-        save_figure(figure, out_paths, **({"dpi": dpi} if dpi else {}))
-    return pd.DataFrame(coloured, index=ordered.index, columns=ordered.columns)
+    return figure, pd.DataFrame(coloured, index=ordered.index, columns=ordered.columns)
 
 
 def significance_heatmap_grid(

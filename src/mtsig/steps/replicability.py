@@ -67,6 +67,7 @@ def delta_agreement(
     metrics_task_scores: Sequence[str | Path],
     metrics_task_golds: Sequence[str | Path],
     pairs: str | Path,
+    outliers: str | Path,
     curves: str | Path,
     summary: str | Path,
     md: str | Path,
@@ -75,18 +76,20 @@ def delta_agreement(
     alpha: float,
     seed: int,
     bootstrap_samples: int,
+    metric_outlier_cutoff: float,
 ) -> None:
     """P(humans agree | metric delta) for every metric, from the text-metric experiments (``scores``, ``human``,
     ``gold_conclusions``: one of each per experiment) and the metrics task's system scores and per-pair golds
-    (``metrics_task_golds``: ``.../<lp>/gold_conclusions.tsv``)."""
+    (``metrics_task_golds``: ``.../<lp>/gold_conclusions.tsv``); the pairs of metric-score outliers (robust z above
+    ``metric_outlier_cutoff``) are listed in ``outliers`` and marked ``left_out`` in ``pairs``, and not fitted."""
     import pandas as pd
 
     from mtsig.metrics import METRICS, get_metric
     from mtsig.report.delta_agreement import delta_agreement_figure, delta_agreement_markdown
-    from mtsig.stats.delta_agreement import agreement_curves
+    from mtsig.stats.delta_agreement import agreement_curves, left_out_pairs, metric_score_outliers
     from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
     from mtsig.stats.seeding import rng_for
-    from mtsig.studies.delta_agreement import experiment_pairs, metrics_task_pairs
+    from mtsig.studies.delta_agreement import experiment_pairs, left_out_summary, metrics_task_pairs
 
     gold_columns = ("gold", *GOLD_CONCLUSION_COLUMNS)
     frames = []
@@ -107,12 +110,27 @@ def delta_agreement(
         system_scores = pd.concat([read_tsv(p) for p in metrics_task_scores])
         frames.append(metrics_task_pairs(system_scores, golds, alpha))
     table = pd.concat(frames, ignore_index=True)
+    flagged = metric_score_outliers(table, cutoff=metric_outlier_cutoff)
+    table = table.assign(left_out=left_out_pairs(table, flagged))
+    for row in flagged.itertuples(index=False):
+        log.info(
+            "left out: %s %s in %s, score %g, robust z %.1f (%d pairs)",
+            row.metric, row.system, row.source, row.score, row.robust_z, row.pairs,
+        )  # fmt: skip
     fitted, coefficients = agreement_curves(
-        table, n_boot=bootstrap_samples, rng=rng_for(seed, "delta_agreement")
+        table[~table["left_out"]], n_boot=bootstrap_samples, rng=rng_for(seed, "delta_agreement")
     )
-    log.info("%d oriented (metric, system pair) rows, %d metrics", len(table), table["metric"].nunique())
+    coefficients = coefficients.merge(left_out_summary(table, flagged), on="metric", how="left")
+    log.info(
+        "%d oriented (metric, system pair) rows, %d metrics, %d left out (%d metric-score outliers)",
+        len(table),
+        table["metric"].nunique(),
+        int(table["left_out"].sum()),
+        len(flagged),
+    )
     write_tsv(table, pairs)
+    write_tsv(flagged, outliers)
     write_tsv(fitted, curves)
     write_tsv(coefficients, summary)
-    write_text(delta_agreement_markdown(coefficients, alpha), md)
-    delta_agreement_figure(table, fitted, figure)
+    write_text(delta_agreement_markdown(coefficients, flagged, alpha, metric_outlier_cutoff), md)
+    delta_agreement_figure(table, fitted, coefficients, figure)

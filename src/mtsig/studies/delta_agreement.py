@@ -45,3 +45,25 @@ def metrics_task_pairs(
             oriented_pairs(metrics[["system", "metric", "score"]], human_scores, chosen, {}).assign(source=lp)
         )
     return pd.concat(frames, ignore_index=True)
+
+
+def left_out_summary(pairs: pd.DataFrame, outliers: pd.DataFrame) -> pd.DataFrame:
+    """Per metric of ``pairs`` (with its ``left_out`` column), what was left out of its fit: ``metric,
+    left_out_systems, left_out_pairs, left_out``, the last naming each outlier of
+    :func:`mtsig.stats.delta_agreement.metric_score_outliers` (``"NiuTrans.1511 in en-zh (score -25.02, robust z
+    231.4)"``, several joined by ``"; "``, empty when none)."""
+    counts = pairs.groupby("metric", sort=True)["left_out"].sum().astype(int).rename("left_out_pairs")
+    texts = [
+        f"{row.system} in {row.source} (score {row.score:.4g}, robust z {row.robust_z:.1f})"
+        for row in outliers.itertuples(index=False)
+    ]
+    named = pd.Series(texts, index=outliers["metric"].to_numpy(), dtype=object).groupby(level=0)
+    systems = outliers.groupby("metric").size()
+    return pd.DataFrame(
+        {
+            "metric": counts.index,
+            "left_out_systems": systems.reindex(counts.index, fill_value=0).to_numpy(dtype=int),
+            "left_out_pairs": counts.to_numpy(),
+            "left_out": named.agg("; ".join).reindex(counts.index, fill_value="").to_numpy(),
+        }
+    )
