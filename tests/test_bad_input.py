@@ -317,6 +317,8 @@ def tables(exp: Experiment, out: Path) -> None:
         accuracy=exp.path("accuracy.tsv"),
         chi_square=exp.path("chi_square.tsv"),
         agreement=exp.path("test_agreement.tsv"),
+        stats=[exp.stats("bleu"), exp.stats("chrf")],
+        system_scores=exp.path("human/system_scores.tsv"),
         md=str(out / f"{NAME}.md"),
         tex=str(out / "t.tex"),
         csv=str(out / "t.csv"),

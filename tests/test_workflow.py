@@ -66,6 +66,7 @@ def _merged_config(*files: Path) -> dict:
         "config/wmt12-es-en.yaml",
         "config/wmt22-ja-en.yaml",
         "config/wmt22-ru-en.yaml",
+        "config/wmt23-en-de.yaml",
         "tests/configs/tiny.yaml",
     ],
 )

@@ -1,5 +1,6 @@
 # Tests against the gold: conclusions, accuracy with Clopper-Pearson intervals, agreement between the tests,
-# multiple-testing corrections, and the paper-layout tables.
+# multiple-testing corrections, and the paper-layout tables (with a note on any metric whose system scores
+# correlate strongly negatively with the humans': check higher_is_better).
 
 
 rule evaluate:
@@ -52,6 +53,8 @@ rule tables:
         accuracy=rules.evaluate.output.accuracy,
         chi_square=rules.evaluate.output.chi_square,
         agreement=rules.evaluate.output.agreement,
+        stats=stats_of,
+        system_scores=rules.human_gold.output.system_scores,
     output:
         md=report(
             RESULTS / "tables" / "{experiment}.md",

@@ -71,7 +71,7 @@ if TYPE_CHECKING:
 
 HELP = "score systems and run randomized significance tests for every pair"
 DESCRIPTION = "Score every system against one reference and test every pair of systems."
-DOCUMENT_FORMATS = ("auto", "lines", "sgm", "wmt_xml")
+DOCUMENT_FORMATS = ("auto", "lines", "sgm", "wmt_xml", "mtme_docs")
 
 
 def metric_list(text: str) -> list[str]:
@@ -131,7 +131,8 @@ def add_arguments(compare: argparse.ArgumentParser) -> None:
         "--docs-format",
         default="auto",
         choices=DOCUMENT_FORMATS,
-        help="format of --docs (default auto: .sgm/.sgml SGML, .xml WMT22 XML, otherwise one id per line)",
+        help="format of --docs (default auto: .sgm/.sgml SGML, .xml WMT22 XML, otherwise one id per line; "
+        "mtme_docs: mt-metrics-eval's documents/LP.docs, DOMAIN DOCUMENT-ID per line)",
     )
     compare.add_argument(
         "--mean-block-length",

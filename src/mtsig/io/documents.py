@@ -2,7 +2,8 @@
 
 WMT test sets keep segments of one news article together; resampling whole documents keeps their dependence.
 Formats: WMT's SGML (``<doc docid=...>`` with ``<seg>`` lines, as newstest2012), the WMT22 XML (``<doc id=...>``
-with ``<src><p><seg>``), or a TSV with one document id per line (line i = segment i).
+with ``<src><p><seg>``), a TSV with one document id per line (line i = segment i), or mt-metrics-eval's
+``documents/<lp>.docs`` (``DOMAIN DOCUMENT-ID`` per line, :func:`mtsig.io.mtme.read_mtme_docs`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from mtsig.errors import InputError
+from mtsig.io.mtme import read_mtme_document_ids
 
 _SGM_DOC = re.compile(r"<doc\b[^>]*\bdocid\s*=\s*\"([^\"]*)\"", re.IGNORECASE)
 _SGM_SEG = re.compile(r"<seg\b", re.IGNORECASE)
@@ -85,7 +87,12 @@ def read_tsv_documents(path: str | Path) -> np.ndarray:
     return np.asarray([line.strip() for line in lines], dtype=str)
 
 
-READERS = {"sgm": read_sgm_documents, "wmt_xml": read_wmt_xml_documents, "tsv": read_tsv_documents}
+READERS = {
+    "sgm": read_sgm_documents,
+    "wmt_xml": read_wmt_xml_documents,
+    "tsv": read_tsv_documents,
+    "mtme_docs": read_mtme_document_ids,
+}
 
 
 def read_documents(path: str | Path, fmt: str, n_segments: int) -> np.ndarray:

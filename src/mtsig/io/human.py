@@ -606,6 +606,28 @@ def _mturk_assignment_ratings(
     return out
 
 
+def check_reference_systems(
+    reference_systems: Sequence[str], systems: Iterable[str] | None, path: str | Path
+) -> list[str]:
+    """The configured human references rated as candidates (``human.reference_systems``) as a list; a name that is
+    also one of the experiment's ``systems`` is an error (a rated reference is kept apart or is a system)."""
+    if isinstance(reference_systems, Mapping) or isinstance(reference_systems, str):
+        raise InputError(
+            "human.reference_systems must be a list of system names for this format (a mapping of file names "
+            "to names is appraise_da's)",
+            path,
+        )
+    references = [str(name) for name in reference_systems]
+    both = sorted(set(references) & set(systems or ()))
+    if both:
+        raise InputError(
+            f"{', '.join(both)}: listed in human.reference_systems and in the experiment's systems; a rated "
+            "human reference is either a system or kept apart, not both",
+            path,
+        )
+    return references
+
+
 def load_tidy(
     path: str | Path,
     *,
@@ -614,6 +636,7 @@ def load_tidy(
     n_segments: int | None = None,
     systems: Iterable[str] | None = None,
     score_range: tuple[float, float] | None = DA_SCORE_RANGE,
+    reference_systems: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Read the tidy ratings TSV (UTF-8, TAB-separated, one header line, one rating per line).
 
@@ -632,8 +655,14 @@ def load_tidy(
     A rating repeated exactly (every column equal) is an error naming both lines: give a deliberate second rating
     the item type ``repeat``, or a ``hit`` column that tells the two apart. ``score_range`` (default 0..100) bounds
     ``raw_score``; pass ``None`` for other scales.
+
+    ``reference_systems``: systems that are a human reference rated as a candidate (``human.reference_systems``);
+    their ``system`` items become ``ref`` items, kept out of the gold and the system scores, as an ``item_type``
+    column saying ``ref`` does (a file without that column, e.g. segment means, needs this list). A listed name
+    that is also in ``systems`` is an error.
     """
     path = Path(path)
+    references = check_reference_systems(reference_systems, systems, path)
     standardised = standardised or segment_means
     frame, lines, header_line = _read_delimited(path, "\t", comments=True)
     required = ["system", "segment", "criterion"]
@@ -654,6 +683,10 @@ def load_tidy(
             frame["annotator"] = ""
         if "item_type" not in frame.columns:
             frame["item_type"] = "system"
+    if references:
+        frame.loc[frame["system"].isin(set(references)) & (frame["item_type"] == "system"), "item_type"] = (
+            "ref"
+        )
     bad_type = ~frame["item_type"].isin(ITEM_TYPES).to_numpy()
     fail_first(
         bad_type,

@@ -243,16 +243,37 @@ def _matrix_markdown(
 
 
 def experiment_meta_evaluation_markdown(
-    experiment: str, results: Mapping[str, pd.DataFrame], *, criterion: str, alpha: float
+    experiment: str,
+    results: Mapping[str, pd.DataFrame],
+    *,
+    criterion: str,
+    alpha: float,
+    human: str = "z",
+    missing_human: Mapping[str, str] | None = None,
+    reversed_metrics: Mapping[str, tuple[float, float]] | None = None,
 ) -> str:
     """The meta-evaluation of one experiment (:func:`mtsig.studies.meta_evaluation.experiment_meta_evaluation`) as
-    Markdown: the correlation table with its Williams winners, the bootstrap intervals of Pearson's r, the
-    PERM-BOTH matrix and each gold's pairwise accuracies with the accuracy tests' significant differences."""
-    label = {"ranking": "WMT relative ranking", "mqm": "MQM", "adequacy": "DA"}.get(criterion, criterion)
+    Markdown: the correlation table with its Williams winners (against the primary human score ``human``), the
+    bootstrap intervals of Pearson's r, the PERM-BOTH matrix and each gold's pairwise accuracies with the accuracy
+    tests' significant differences. ``missing_human`` (kind -> why): human scores the experiment lacks, said under
+    the table; ``reversed_metrics`` (metric -> (r, p)): metrics that look declared with the wrong
+    ``higher_is_better`` (:func:`mtsig.report.tables.reversed_orientation_note`)."""
+    from mtsig.report.tables import human_label, reversed_orientation_note
+
+    label = human_label(criterion)
     lines = [f"## {experiment}: which metric agrees with the humans?", ""]
     lines.append(
-        correlation_table_markdown(results["correlations"], results["winners"], human_label=label).rstrip()
+        correlation_table_markdown(
+            results["correlations"], results["winners"], human=human, human_label=label
+        ).rstrip()
     )
+    if missing_human:
+        used = ", ".join(dict.fromkeys(results["correlations"]["human"]))
+        lines += ["", f"Human scores correlated with: {used} only."]
+        lines += [f"- no {kind}: {reason}" for kind, reason in missing_human.items()]
+    if reversed_metrics:
+        n_systems = int(results["winners"].loc[results["winners"]["systems"] == "all", "n"].iloc[0])
+        lines += ["", reversed_orientation_note(reversed_metrics, f"{label} {human}", n_systems).rstrip()]
     intervals = results["intervals"]
     pearson = intervals.loc[intervals["kind"] == "pearson"]
     if not pearson.empty:

@@ -426,6 +426,40 @@ def agreement_markdown(differing: pd.DataFrame, tests: Sequence[str] = PAPER_TES
     return frame_to_markdown(shown)
 
 
+#: How the tables name an experiment's human judgments, by their criterion (others by the criterion itself).
+HUMAN_LABELS = {"ranking": "WMT relative ranking", "mqm": "MQM", "adequacy": "DA"}
+
+
+def human_label(criterion: str) -> str:
+    """The name of the human judgments of ``criterion`` in the tables (:data:`HUMAN_LABELS`)."""
+    return HUMAN_LABELS.get(criterion, criterion)
+
+
+def reversed_orientation_note(
+    flagged: Mapping[str, tuple[float, float]], human_label: str, n_systems: int
+) -> str:
+    """A note for the tables of an experiment with metrics whose system scores correlate strongly negatively with
+    the human ones (``{metric: (Pearson r, one-sided p)}``, :func:`mtsig.stats.meta_evaluation.reversed_orientation`):
+    most likely declared with the wrong ``higher_is_better``. Empty when nothing is flagged."""
+    from mtsig.stats.meta_evaluation import ORIENTATION_ALPHA, ORIENTATION_R
+
+    if not flagged:
+        return ""
+    bound = f"{ORIENTATION_R:g}".replace("-", "−")
+    lines = [
+        f"**Check higher_is_better.** The system scores of these metrics correlate strongly negatively with the human "
+        f"{human_label} scores ({n_systems} systems; flagged at Pearson r ≤ {bound} with a one-sided p ≤ "
+        f"{ORIENTATION_ALPHA:g}): a metric declared with the wrong orientation looks like this, and its "
+        "conclusions are then reversed.",
+        "",
+    ]
+    lines += [
+        f"- {metric}: r = " + f"{r:.3f}".replace("-", "−") + f", p = {p:.2g}"
+        for metric, (r, p) in flagged.items()
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def tables_index_markdown(
     entries: Sequence[tuple[str, str]] | Mapping[str, str], title: str = "Tables"
 ) -> str:

@@ -340,3 +340,56 @@ def winners(matrix: pd.DataFrame, alpha: float = WILLIAMS_ALPHA) -> list[str]:
     )  # a metric vs itself
     unbeaten = (values > alpha).all(axis=0)
     return [str(name) for name, ok in zip(matrix.columns, unbeaten, strict=True) if ok]
+
+
+# ------------------------------------------------------------------------------------------------ orientation
+
+
+#: A metric looks declared with the wrong ``higher_is_better`` when its system scores (as oriented) correlate with
+#: the human system scores at Pearson r <= ORIENTATION_R and significantly below zero (one-sided, p <=
+#: ORIENTATION_ALPHA; docs/statistics.md, "A metric that disagrees with the humans in sign"). System-level r of a
+#: correctly oriented metric is positive in the WMT metrics tasks (Mathur et al. 2020, Freitag et al. 2023); the
+#: worst real cases the run knows are -0.13 to -0.27 (every text metric on MQM TED zh-en, Freitag et al. 2021's
+#: strong systems and human translation), which the r bound leaves alone, and the significance bound keeps three or
+#: four systems from raising the alarm by chance (with 4 systems it needs r <= -0.90).
+ORIENTATION_R = -0.5
+ORIENTATION_ALPHA = 0.05
+
+
+def negative_correlation_pvalue(r: object, n: int) -> np.ndarray:
+    """One-sided p of Pearson's r being below zero, ``P(T_{n-2} <= t)`` with ``t = r sqrt((n - 2)/(1 - r²))``
+    (the exact test of a normal sample's correlation; ``scipy.stats.pearsonr(..., alternative="less")``);
+    0 at r = -1, NaN for n < 3 or an undefined r."""
+    r = np.asarray(r, dtype=np.float64)
+    df = float(n) - 2.0
+    if df < 1:
+        return np.full(r.shape, np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = r * np.sqrt(df / np.maximum(1.0 - r * r, 0.0))
+        return special.stdtr(df, t)
+
+
+def reversed_orientation(
+    metrics: Mapping[str, object],
+    human: object,
+    *,
+    r_max: float = ORIENTATION_R,
+    alpha: float = ORIENTATION_ALPHA,
+) -> dict[str, tuple[float, float]]:
+    """The metrics whose system scores ``metrics[name][S]`` (oriented so that higher is better, as declared)
+    correlate with the human system scores ``human[S]`` at Pearson r <= ``r_max`` with a one-sided p <= ``alpha``
+    (:func:`negative_correlation_pvalue`): most likely declared with the wrong ``higher_is_better``. Returns
+    ``{metric: (r, p)}`` in the order of ``metrics``; empty with fewer than three systems or no metric."""
+    if not metrics:
+        return {}
+    names, matrix = _metric_matrix(metrics, np.asarray(human).shape[-1])
+    h = _as_float(human, "human scores")
+    if h.shape[-1] < 3:
+        return {}
+    r = correlation(matrix, h, "pearson")
+    p = negative_correlation_pvalue(r, h.shape[-1])
+    return {
+        name: (float(r_i), float(p_i))
+        for name, r_i, p_i in zip(names, r, p, strict=True)
+        if r_i <= r_max and p_i <= alpha
+    }

@@ -132,6 +132,23 @@ def load_scored_stats(path: str | Path) -> tuple[np.ndarray, list[str], str, Met
     return stats, systems, details, scorer
 
 
+def oriented_system_scores(stats: Sequence[str | Path]) -> tuple[list[str], dict[str, np.ndarray]]:
+    """(systems, metric -> system scores) of an experiment's statistics files (rule ``metric_stats``), each
+    metric's corpus score oriented so that higher is better (negated where its ``higher_is_better`` is false)."""
+    systems: list[str] = []
+    scores: dict[str, np.ndarray] = {}
+    for path in stats:
+        statistics, names, _, scorer = load_scored_stats(path)
+        if not systems:
+            systems = list(names)
+        check_same_systems(systems, names, path, stats[0], "metric_stats")
+        sign = 1.0 if scorer.higher_is_better else -1.0
+        scores[metric_name_of(path)] = sign * np.asarray(
+            scorer.score(np.asarray(statistics, dtype=np.float64).sum(axis=1)), dtype=np.float64
+        )
+    return systems, scores
+
+
 def check_same_systems(
     systems: Sequence[str], other: Sequence[str], path: str | Path, other_path: str | Path, made_by: str
 ) -> None:

@@ -148,6 +148,31 @@ def evaluate(
     write_tsv(long[["metric", *[c for c in long.columns if c != "metric"]]], conclusions_path)
 
 
+def reversed_orientation_check(
+    experiment: str, stats: Sequence[str | Path], system_scores: str | Path
+) -> str:
+    """The note under an experiment's accuracy table on metrics whose system scores correlate strongly negatively
+    with the human ones (:func:`mtsig.steps.meta_evaluation.warn_reversed_orientation`, which logs a warning for
+    each): empty when there is none, or no human system score every system has."""
+    from mtsig.steps.common import oriented_system_scores
+    from mtsig.steps.meta_evaluation import warn_reversed_orientation
+    from mtsig.studies.meta_evaluation import available_human_scores, primary_human_kind
+
+    systems, scores = oriented_system_scores(stats)
+    human = read_gold_table(system_scores)
+    criterion = human["criterion"].iloc[0]
+    by_system = human.loc[human["criterion"] == criterion].set_index("system")
+    if not set(systems) <= set(by_system.index):
+        return ""
+    available, _ = available_human_scores(by_system, systems)
+    if not available:
+        return ""
+    kind = primary_human_kind(available)
+    label = f"{paper_tables.human_label(criterion)} {kind}"
+    flagged = warn_reversed_orientation(experiment, scores, available[kind], label)
+    return paper_tables.reversed_orientation_note(flagged, label, len(systems))
+
+
 def tables(
     spec: Mapping[str, Any],
     resampling: Mapping[str, Any],
@@ -155,6 +180,8 @@ def tables(
     accuracy: str | Path,
     chi_square: str | Path,
     agreement: str | Path,
+    stats: Sequence[str | Path],
+    system_scores: str | Path,
     md: str | Path,
     tex: str | Path,
     csv: str | Path,
@@ -162,7 +189,9 @@ def tables(
     """The paper's Tables 1-2 for every gold of the experiment (Markdown with the extra rows, LaTeX, CSV).
 
     The primary gold (the first configured method) fills the main table; every other gold, the tests beyond the
-    paper's three, and the corrected conclusions follow in clearly labelled sections of the Markdown file.
+    paper's three, and the corrected conclusions follow in clearly labelled sections of the Markdown file. Under
+    the main table, a note names any metric whose system scores (``stats``) correlate strongly negatively with the
+    human system scores (``system_scores``): "check higher_is_better" (:func:`reversed_orientation_check`).
     """
     accuracy_path, chi_square_path, agreement_path = (
         accuracy,
@@ -183,6 +212,7 @@ def tables(
     samples = resampling["samples"]
     seed = int(resampling["seed"])
     description = spec.get("description", spec["name"])
+    orientation_note = reversed_orientation_check(spec["name"], stats, system_scores)
     md, tex, csv = [], [], []
     for index, gold in enumerate(golds):
         caption = paper_tables.accuracy_caption(
@@ -201,6 +231,8 @@ def tables(
         csv.append(
             paper_tables.accuracy_table_csv(uncorrected, gold, PAPER_TESTS, metrics) if index == 0 else ""
         )
+        if index == 0 and orientation_note:
+            md.append("\n" + orientation_note)
         extra = [t for t in dict.fromkeys(uncorrected["test"]) if t not in PAPER_TESTS]
         if extra:
             md.append(

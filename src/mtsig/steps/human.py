@@ -33,7 +33,8 @@ def load_judgments(
     moments: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The experiment's human judgments, read by the format's reader (``human.format``): DA ratings
-    (:mod:`mtsig.io.human`) or WMT relative rankings (:func:`mtsig.io.rankings.load_wmt_rankings`). Paths are
+    (:mod:`mtsig.io.human`), mt-metrics-eval human segment scores (:func:`mtsig.io.mtme.read_mtme_human_seg_scores`)
+    or WMT relative rankings (:func:`mtsig.io.rankings.load_wmt_rankings`). Paths are
     relative to ``data_root``. With ``systems`` (the experiment's), a rating of any other system is an error at its
     line (reference pseudo-systems excepted). ``human.z_path`` (WMT MTurk DA): the organisers' own z of every
     rating, used as given (:func:`mtsig.io.human.load_wmt_mturk_da_z`). ``human.complete_from`` (with ``moments``): the
@@ -98,6 +99,23 @@ def load_judgments(
             segment_means=bool(human.get("segment_means", False)),
             n_segments=n_segments,
             systems=systems,
+            reference_systems=human.get("reference_systems", ()),
+        )
+    if fmt == "mtme_seg_score":
+        from mtsig.io.mtme import read_mtme_human_seg_scores
+
+        if "criterion" not in human:
+            raise InputError(
+                "human.criterion is required with format mtme_seg_score (the file does not say what its scores "
+                "are: mqm, da-sqm, esa, ...; gold.criteria must list it)",
+                resolve(human["path"]),
+            )
+        return read_mtme_human_seg_scores(
+            resolve(human["path"]),
+            criterion=str(human["criterion"]),
+            n_segments=n_segments,
+            systems=systems,
+            reference_systems=human.get("reference_systems", ()),
         )
     if fmt == "wmt_da_seg_scores":
         from mtsig.io.wmt_da import load_wmt_da_segment_means

@@ -18,6 +18,29 @@ from mtsig.steps.files import metric_name_of, write_text, write_tsv
 log = logging.getLogger("mtsig")
 
 
+def warn_reversed_orientation(
+    experiment: str, metrics: Mapping[str, np.ndarray], human: np.ndarray, human_label: str
+) -> dict[str, tuple[float, float]]:
+    """Log a warning for every metric whose system scores (oriented as declared) correlate strongly negatively with
+    the human ones (:func:`mtsig.stats.meta_evaluation.reversed_orientation`): its ``higher_is_better`` is most
+    likely wrong. Returns the flagged metrics, ``{metric: (r, p)}``."""
+    from mtsig.stats.meta_evaluation import reversed_orientation
+
+    flagged = reversed_orientation(metrics, human)
+    for metric, (r, p) in flagged.items():
+        log.warning(
+            "%s: metric %s: its system scores correlate with the human %s scores at Pearson r = %.3f (one-sided "
+            "p = %.2g, %d systems): check higher_is_better",
+            experiment,
+            metric,
+            human_label,
+            r,
+            p,
+            len(human),
+        )
+    return flagged
+
+
 def meta_evaluation(
     experiment: str,
     settings: Mapping[str, Any],
@@ -39,9 +62,14 @@ def meta_evaluation(
 ) -> None:
     """Correlations with the human system scores (all systems and without outliers), Williams tests and winners,
     bootstrap intervals, PERM-BOTH and pairwise accuracy against the experiment's golds for every metric of
-    ``experiment`` (its ``stats``), the Markdown table and the Williams heatmap (DA z, all systems). ``settings``:
-    the config's ``meta_evaluation`` block; ``seed``: the run's base seed."""
+    ``experiment`` (its ``stats``), the Markdown table and the Williams heatmap (all systems). The human scores are
+    those of ``system_scores`` that every system has, z and raw or either (segment means of z carry no raw
+    scores): the TSVs' ``human`` column and the table say which; none at all is an error saying why. A metric
+    whose system scores correlate strongly negatively with the humans' is logged as a warning and noted under the
+    table (:func:`warn_reversed_orientation`). ``settings``: the config's ``meta_evaluation`` block; ``seed``: the
+    run's base seed."""
     from mtsig.report.meta_evaluation import experiment_meta_evaluation_markdown, williams_heatmap
+    from mtsig.report.tables import human_label
     from mtsig.studies import meta_evaluation as study
 
     human = read_gold_table(system_scores, ("system", "criterion", "mean_z", "mean_raw"))
@@ -77,10 +105,17 @@ def meta_evaluation(
     extra = sorted(set(by_system.index) - set(systems))
     if extra:
         log.info("%s: %s rated by the humans but scored by no metric: left out", experiment, ", ".join(extra))
-    human_scores = {
-        "z": by_system.loc[systems, "mean_z"].to_numpy(dtype=np.float64),
-        "raw": by_system.loc[systems, "mean_raw"].to_numpy(dtype=np.float64),
-    }
+    human_scores, missing = study.available_human_scores(by_system, systems)
+    if not human_scores:
+        raise InputError(
+            "no human system score to meta-evaluate against: " + "; ".join(missing.values()), system_scores
+        )
+    for kind, reason in missing.items():
+        log.info("%s: no correlations with the human %s scores: %s", experiment, kind, reason)
+    primary = study.primary_human_kind(human_scores)
+    reversed_metrics = warn_reversed_orientation(
+        experiment, corpus, human_scores[primary], f"{human_label(criterion)} {primary}"
+    )
     results = study.experiment_meta_evaluation(
         experiment,
         study.ExperimentMetrics(systems, n_segments, corpus, of_counts, segments),
@@ -106,17 +141,23 @@ def meta_evaluation(
         write_tsv(results[key], path, made_by="meta_evaluation", settings=recorded)
     write_text(
         experiment_meta_evaluation_markdown(
-            experiment, results, criterion=criterion, alpha=float(settings["alpha"])
+            experiment,
+            results,
+            criterion=criterion,
+            alpha=float(settings["alpha"]),
+            human=primary,
+            missing_human=missing,
+            reversed_metrics=reversed_metrics,
         ),
         md,
         made_by="meta_evaluation",
         settings=recorded,
     )
     chosen = results["williams"]
-    chosen = chosen.loc[(chosen["human"] == "z") & (chosen["systems"] == "all")]
+    chosen = chosen.loc[(chosen["human"] == primary) & (chosen["systems"] == "all")]
     williams_heatmap(
         chosen,
-        f"{experiment}: Williams test of Pearson r with the human {criterion} z, {len(systems)} systems",
+        f"{experiment}: Williams test of Pearson r with the human {criterion} {primary}, {len(systems)} systems",
         [heatmap],
         alpha=float(settings["alpha"]),
     )

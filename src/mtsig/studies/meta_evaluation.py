@@ -4,16 +4,17 @@ The WMT metrics tasks' system-level questions (Mathur, Wei, Freitag, Ma & Bojar 
 experiment of the run with the experiment's own metrics, human system scores and gold (docs/statistics.md,
 "Metric meta-evaluation of an experiment"):
 
-1. every metric's Pearson, Spearman and Kendall correlation with the human system scores (z and raw), with all
-   systems and without the MAD rule's outliers (Mathur, Baldwin & Cohn 2020, Sec. 4.2), the Williams test between
-   every two metrics and its winners (Graham & Baldwin 2014) — :func:`mtsig.studies.metrics_task.meta_evaluate`,
-   the code that reproduces the WMT20 task's published numbers;
-2. bootstrap intervals of each metric's correlation with the human z (Deutsch, Dror & Roth 2021, Sec. 3.1):
-   BOOT-SYSTEMS, BOOT-INPUTS and BOOT-BOTH, where resampling the inputs re-scores the drawn test set exactly as the
-   metric scores a corpus (BLEU's n-gram counts summed over the drawn segments, not a mean of sentence scores);
-   the human system scores stay fixed when inputs are drawn, because the humans did not rate every segment of
-   every system (WMT12 ranked 5-system samples, DA rates a subset), so only the metric's test-set variation is
-   resampled: the intervals are those of the metric side;
+1. every metric's Pearson, Spearman and Kendall correlation with the human system scores (z and raw, or whichever
+   of them the experiment has: :func:`available_human_scores`), with all systems and without the MAD rule's
+   outliers (Mathur, Baldwin & Cohn 2020, Sec. 4.2), the Williams test between every two metrics and its winners
+   (Graham & Baldwin 2014) — :func:`mtsig.studies.metrics_task.meta_evaluate`, the code that reproduces the WMT20
+   task's published numbers;
+2. bootstrap intervals of each metric's correlation with the primary human score, z when there is z (Deutsch,
+   Dror & Roth 2021, Sec. 3.1): BOOT-SYSTEMS, BOOT-INPUTS and BOOT-BOTH, where resampling the inputs re-scores the
+   drawn test set exactly as the metric scores a corpus (BLEU's n-gram counts summed over the drawn segments, not
+   a mean of sentence scores); the human system scores stay fixed when inputs are drawn, because the humans did
+   not rate every segment of every system (WMT12 ranked 5-system samples, DA rates a subset), so only the
+   metric's test-set variation is resampled: the intervals are those of the metric side;
 3. PERM-BOTH (Deutsch et al. 2021, Sec. 4.1) between every two metrics, on their segment-level forms (sentence
    BLEU, each segment's own TER, chrF, ...; system score = their mean), as mt-metrics-eval compares metrics;
 4. pairwise accuracy (Kocmi et al. 2021, Sec. 3; ties per Deutsch, Foster & Freitag 2023, acc_eq) of every metric's
@@ -39,12 +40,52 @@ from mtsig.stats import metric_comparison as mc
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.metrics_task import PairScores, excluded_systems, meta_evaluate
 
+#: The human system scores an experiment's metrics are correlated with, in order of preference: kind -> the column
+#: of ``human/system_scores.tsv`` (:func:`mtsig.stats.human.system_scores`). The first one available is the primary
+#: score (the MAD outliers, the bootstrap intervals, PERM-BOTH, the table and the heatmap use it).
+HUMAN_SCORE_COLUMNS = {"z": "mean_z", "raw": "mean_raw"}
+
 INTERVAL_COLUMNS = ["human", "systems", "scheme", "metric", "kind", "r", "low", "high", "confidence", "n_resamples",
                     "n_undefined"]  # fmt: skip
 PERM_BOTH_COLUMNS = ["human", "form", "metric_a", "metric_b", "r_a", "r_b", "p_value", "n_resamples"]
 ACCURACY_COLUMNS = ["gold", "alpha", "metric", "pairs", "correct", "accuracy"]
 ACCURACY_TEST_COLUMNS = ["gold", "alpha", "metric_a", "metric_b", "accuracy_a", "accuracy_b", "p_value",
                          "n_resamples"]  # fmt: skip
+
+
+def available_human_scores(
+    table: pd.DataFrame, systems: Sequence[str]
+) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """The human system scores an experiment can be meta-evaluated against: ``table`` (indexed by system, with the
+    columns of :data:`HUMAN_SCORE_COLUMNS`) read for ``systems``. Returns (kind -> scores ``[S]`` in ``systems``
+    order, for every kind whose score is a finite number for every system; kind -> why another kind is left out).
+    Segment means of z carry no raw scores (``mean_raw`` empty), and relative rankings or MQM scores may lack
+    either: the meta-evaluation uses what there is and says so."""
+    usable: dict[str, np.ndarray] = {}
+    missing: dict[str, str] = {}
+    for kind, column in HUMAN_SCORE_COLUMNS.items():
+        if column not in table.columns:
+            missing[kind] = f"no {column} column"
+            continue
+        values = table.loc[list(systems), column].to_numpy(dtype=np.float64)
+        absent = [s for s, v in zip(systems, values, strict=True) if not np.isfinite(v)]
+        if not absent:
+            usable[kind] = values
+        elif len(absent) == len(systems):
+            missing[kind] = f"{column} is empty for every system (the human judgments carry no {kind} scores)"
+        else:
+            missing[kind] = f"{column} is not a finite number for {', '.join(absent)}"
+    return usable, missing
+
+
+def primary_human_kind(human: Mapping[str, np.ndarray]) -> str:
+    """The primary human score of a meta-evaluation: the first of :data:`HUMAN_SCORE_COLUMNS` in ``human``."""
+    kinds = [k for k in HUMAN_SCORE_COLUMNS if k in human] + [
+        k for k in human if k not in HUMAN_SCORE_COLUMNS
+    ]
+    if not kinds:
+        raise InputError("no human system scores to meta-evaluate against")
+    return kinds[0]
 
 
 @dataclass(frozen=True)
@@ -101,10 +142,11 @@ def bootstrap_table(
     confidence: float,
     seed: int,
     label: str,
+    human_kind: str = "z",
 ) -> pd.DataFrame:
-    """:data:`INTERVAL_COLUMNS` rows: every metric's correlation with ``human`` (system scores, all systems) and
-    its bootstrap interval under each scheme and kind, every metric on the same draws (one stream per scheme and
-    kind, from ``seed`` and ``label``)."""
+    """:data:`INTERVAL_COLUMNS` rows: every metric's correlation with ``human`` (system scores of the kind
+    ``human_kind``, all systems) and its bootstrap interval under each scheme and kind, every metric on the same
+    draws (one stream per scheme and kind, from ``seed`` and ``label``)."""
     names = list(metrics.corpus)
     scores_of = _stacked([metrics.of_counts[m] for m in names])
     rows = []
@@ -122,7 +164,7 @@ def bootstrap_table(
             )
             rows += [
                 (
-                    "z",
+                    human_kind,
                     "all",
                     scheme,
                     m,
@@ -140,7 +182,13 @@ def bootstrap_table(
 
 
 def perm_both_table(
-    metrics: ExperimentMetrics, human: np.ndarray, *, n_resamples: int, seed: int, label: str
+    metrics: ExperimentMetrics,
+    human: np.ndarray,
+    *,
+    n_resamples: int,
+    seed: int,
+    label: str,
+    human_kind: str = "z",
 ) -> pd.DataFrame:
     """:data:`PERM_BOTH_COLUMNS` rows: PERM-BOTH (:func:`mtsig.stats.metric_comparison.perm_both_matrix`, system
     level, metrics standardised) for every ordered pair of the metrics with a segment-level form; ``p_value`` is
@@ -156,7 +204,7 @@ def perm_both_table(
         rng=rng_for(seed, label, "meta_evaluation", "perm_both"),
     )
     rows = [
-        ("z", "segment_mean", a, b, float(r[i]), float(r[j]), float(p[i, j]), n_resamples)
+        (human_kind, "segment_mean", a, b, float(r[i]), float(r[j]), float(p[i, j]), n_resamples)
         for i, a in enumerate(names)
         for j, b in enumerate(names)
         if i != j
@@ -239,25 +287,35 @@ def experiment_meta_evaluation(
 ) -> dict[str, pd.DataFrame]:
     """Items 1-4 of the module docstring for one experiment: ``correlations``, ``williams``, ``winners`` (the
     columns of :func:`mtsig.studies.metrics_task.meta_evaluate`, ``lp`` = the experiment), ``intervals``,
-    ``perm_both``, ``accuracy`` and ``accuracy_tests``. ``human``: system scores ``z`` and ``raw`` in the order of
-    ``metrics.systems``; outliers by the MAD rule on z. Seeded streams depend on ``seed`` and ``name`` only."""
+    ``perm_both``, ``accuracy`` and ``accuracy_tests``. ``human``: system scores in the order of
+    ``metrics.systems``, ``z`` and ``raw`` or whichever of them the experiment has (:func:`available_human_scores`);
+    the correlations and Williams tests are computed for each, the outliers (MAD rule), intervals and PERM-BOTH
+    with the primary one (:func:`primary_human_kind`: z when there is z), whose kind their ``human`` column names.
+    Seeded streams depend on ``seed`` and ``name`` only."""
     if len(metrics.corpus) < 2:
         raise InputError(f"{name}: a meta-evaluation needs at least two metrics, got {len(metrics.corpus)}")
+    primary = primary_human_kind(human)
     pair = PairScores(list(metrics.systems), dict(human), dict(metrics.corpus), {})
-    excluded = excluded_systems(pair.systems, pair.human["z"], None)
+    excluded = excluded_systems(pair.systems, pair.human[primary], None)
     results = meta_evaluate(name, pair, excluded, kinds=kinds, human_as_metric=False, alpha=alpha)
     results["intervals"] = bootstrap_table(
         metrics,
-        pair.human["z"],
+        pair.human[primary],
         kinds=kinds,
         schemes=schemes,
         n_resamples=bootstrap_samples,
         confidence=confidence,
         seed=seed,
         label=name,
+        human_kind=primary,
     )
     results["perm_both"] = perm_both_table(
-        metrics, pair.human["z"], n_resamples=permutation_samples, seed=seed, label=name
+        metrics,
+        pair.human[primary],
+        n_resamples=permutation_samples,
+        seed=seed,
+        label=name,
+        human_kind=primary,
     )
     results["accuracy"], results["accuracy_tests"] = accuracy_tables(
         metrics, gold_conclusions, n_resamples=permutation_samples, seed=seed, label=name
