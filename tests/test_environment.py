@@ -40,7 +40,9 @@ def conda_and_pip(path: Path) -> tuple[list[str], dict[str, str], list[str]]:
                 continue
             requirement = Requirement(line)
             specifiers = list(requirement.specifier)
-            assert len(specifiers) == 1 and specifiers[0].operator == "==", f"{path.name}: {line} is not a pin"
+            assert len(specifiers) == 1 and specifiers[0].operator == "==", (
+                f"{path.name}: {line} is not a pin"
+            )
             pins[canonicalize_name(requirement.name)] = specifiers[0].version
     return conda, pins, other
 
