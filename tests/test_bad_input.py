@@ -318,6 +318,7 @@ def tables(exp: Experiment, out: Path) -> None:
         chi_square=exp.path("chi_square.tsv"),
         agreement=exp.path("test_agreement.tsv"),
         md=str(out / f"{NAME}.md"),
+        html=str(out / f"{NAME}.html"),
         tex=str(out / "t.tex"),
         csv=str(out / "t.csv"),
     )

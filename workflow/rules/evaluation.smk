@@ -53,8 +53,9 @@ rule tables:
         chi_square=rules.evaluate.output.chi_square,
         agreement=rules.evaluate.output.agreement,
     output:
-        md=report(
-            RESULTS / "tables" / "{experiment}.md",
+        md=RESULTS / "tables" / "{experiment}.md",
+        html=report(
+            RESULTS / "tables" / "{experiment}.html",
             caption="../report/table.rst",
             category="Tables",
             subcategory="{experiment}",

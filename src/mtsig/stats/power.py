@@ -535,7 +535,7 @@ def plot_power_curve(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from mtsig.report.plots import save_figure
+    from mtsig.report.plots import FIGURE_DPI, save_figure
 
     path = Path(path)
     sizes = sorted(int(s) for s in table["n_segments"].unique())
@@ -577,5 +577,5 @@ def plot_power_curve(
     axis.set_title(f"{table['metric'].iloc[0]}, {table['test'].iloc[0]}", fontsize=10)
     axis.legend(fontsize=7, loc="upper left")
     figure.tight_layout()
-    save_figure(figure, [path], dpi=150)
+    save_figure(figure, [path], dpi=FIGURE_DPI)
     return path

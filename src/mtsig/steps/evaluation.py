@@ -17,6 +17,7 @@ from mtsig.steps.files import (
     metric_name_of,
     read_intermediate_text,
     read_intermediate_tsv,
+    write_markdown,
     write_text,
     write_tsv,
 )
@@ -156,6 +157,7 @@ def tables(
     chi_square: str | Path,
     agreement: str | Path,
     md: str | Path,
+    html: str | Path,
     tex: str | Path,
     csv: str | Path,
 ) -> None:
@@ -216,7 +218,7 @@ def tables(
             md.append(paper_tables.accuracy_by_test_markdown(corrected, gold, caption, tests, metrics))
     md.append("\n## Agreement between the three tests\n")
     md.append(paper_tables.agreement_markdown(agreement))
-    write_text(f"# {description}\n\n" + "\n".join(md), md_path, made_by="tables")
+    write_markdown(f"# {description}\n\n" + "\n".join(md), md_path, html, made_by="tables")
     write_text("\n\n".join(tex), tex_path)
     write_text(csv[0], csv_path)
 
