@@ -11,7 +11,8 @@ view button and its information (caption) button, and returns what a reader woul
 - results that do not show in the page (only an image or an HTML page shows; anything else is a download),
 - table pages without a table, or with an empty one;
 
-and saves screenshots of the landing page and of the first figure. Run by hand on any report::
+and saves screenshots of the landing page, of the first of the paper's figures and of the first table. Run by
+hand on any report::
 
     python tests/report_browser.py results/report.html /tmp/report-screenshots
 """
@@ -114,9 +115,10 @@ def check_report(report: Path, screenshots: Path, timeout_ms: int = 60_000) -> R
                         where = f"{category} / {subcategory}"
                         _open_menu_to(page, category, subcategory, check)
                         for path in paths:
-                            # the screenshot of a figure: the first of the paper's figures (category Figures)
+                            # screenshots: the first of the paper's figures (category Figures), the first table
                             shoot = category == "Figures" or "Figures" not in check.categories
-                            shot = screenshots / "figure.png" if shoot else None
+                            shot = screenshots / ("table.png" if path.endswith(".html") else "figure.png")
+                            shot = shot if shoot or shot.name == "table.png" else None
                             _view(page, f"{where} / {path}", path, entries[path][0], check, shot)
                         _row(page, paths[0]).locator("a[type=button]").nth(1).click()  # its caption
                         page.wait_for_selector("nav ul")
@@ -181,6 +183,9 @@ def _view(page, where: str, path: str, mime: str, check: ReportCheck, screenshot
         check.tables[path] = rows
         if frame.locator("table").count() == 0 or rows == 0:
             check.problems.append(f"{where}: the page shows no table with rows")
+        elif screenshot is not None and screenshot not in check.screenshots:
+            check.screenshots.append(screenshot)
+            page.screenshot(path=str(screenshot))
     else:
         check.problems.append(
             f"{where}: a {mime or 'file of unknown type'} is offered as a download, not shown"

@@ -293,7 +293,7 @@ def test_palette_image_keeps_every_colour_of_an_image_with_few():
     colours = rng.integers(0, 256, size=(200, 3), dtype=np.uint8)
     rgb = colours[rng.integers(0, 200, size=(40, 30))]
     rgba = np.dstack([rgb, np.full(rgb.shape[:2], 255, np.uint8)])
-    image = plots.palette_image(rgba)
+    image = plots.palette_image(rgba, colours=256)
     assert image.mode == "P"
     np.testing.assert_array_equal(np.asarray(image.convert("RGB")), rgb)
 
@@ -301,16 +301,20 @@ def test_palette_image_keeps_every_colour_of_an_image_with_few():
 def test_palette_image_keeps_the_most_frequent_colours_and_maps_the_rest_to_the_nearest():
     rng = np.random.default_rng(4)
     frequent = rng.integers(0, 256, size=(256, 3))
-    counts = np.arange(1000, 744, -1)  # all distinct: the palette is these 256 colours
+    counts = np.arange(257, 1, -1)  # all distinct and above 1: the palette is these 256 colours
     rare = rng.integers(0, 256, size=(60, 3))  # each once
     pixels = np.concatenate([np.repeat(frequent, counts, axis=0), rare]).astype(np.uint8)
     pixels = pixels[rng.permutation(len(pixels))]
     rgba = np.hstack([pixels, np.full((len(pixels), 1), 255, np.uint8)])[None]  # one row
-    shown = np.asarray(plots.palette_image(rgba).convert("RGB"))[0].astype(int)
+    shown = np.asarray(plots.palette_image(rgba, colours=256).convert("RGB"))[0]
     palette = {tuple(colour) for colour in frequent.tolist()}
-    for original, got in zip(pixels.astype(int).tolist(), shown.tolist(), strict=True):
-        assert tuple(got) in palette
-        if tuple(original) in palette:
+    shown_as: dict[tuple, set] = {}
+    for original, got in zip(map(tuple, pixels.tolist()), map(tuple, shown.tolist()), strict=True):
+        shown_as.setdefault(original, set()).add(got)
+    assert all(len(got) == 1 for got in shown_as.values())  # each colour is shown as one colour
+    for original, (got,) in shown_as.items():
+        assert got in palette
+        if original in palette:
             assert got == original
         else:  # the oracle: the nearest palette colour, by a loop over the palette
             assert sum((g - o) ** 2 for g, o in zip(got, original, strict=True)) == min(

@@ -4,7 +4,8 @@ tests/report_browser.py goes through the report as a person would (every categor
 and lists what went wrong: docutils' "System Message" on any page, console errors, an image that does not decode, a
 table offered as a download instead of shown, a table page without rows. The browser is the system's Chromium
 (.ci/run installs Debian's ``chromium``); without one the test fails and says how to install it. The screenshots of
-the landing page and of one figure are left in the test's temporary folder (printed with ``-s``).
+the landing page, of one figure and of one table are left in the test's temporary folder, ``screenshots/`` (their
+paths are printed; ``-s`` shows them).
 """
 
 from __future__ import annotations
@@ -44,5 +45,5 @@ def test_the_report_shows_every_result_without_a_docutils_message(tiny_pipeline_
     assert all(width > 0 for width in check.images.values())
     assert {"Tables", "Scores", "Segment level", "Replicability"} <= set(check.categories)
     assert len(check.tables) >= 5 and all(rows > 0 for rows in check.tables.values())
-    assert [p.name for p in check.screenshots] == ["landing.png", "figure.png"]
+    assert sorted(p.name for p in check.screenshots) == ["figure.png", "landing.png", "table.png"]
     assert all(p.stat().st_size > 10_000 for p in check.screenshots)
