@@ -213,3 +213,13 @@ def test_the_schema_checks_experiments_without_texts() -> None:
     assert "config key experiments.x.metrics.0" in schema_error({**spec, "metrics": [reused]})
     bad_format = {"m": {"kind": "segment_scores", "format": "csv", "path": "x.tsv"}}
     assert "config key experiments.x.metrics.0" in schema_error({**spec, "metrics": [bad_format]})
+
+
+def test_metric_names_that_differ_only_in_case_are_one_name() -> None:
+    """A metric's files and figures are named after it: chrf and chrF would be one file on a case-insensitive
+    file system, and one link target in the Snakemake report."""
+    declared = {"chrF": {"kind": "segment_scores", "format": "tidy", "path": "chrF.tsv"}}
+    with pytest.raises(InputError, match="chrF, chrf listed twice"):
+        mtsig_config.metric_declarations(["bleu", "chrf", declared], "mixed")
+    names, _ = mtsig_config.metric_declarations(["bleu", "chrf", {"chrF2": declared["chrF"]}], "mixed")
+    assert names == ["bleu", "chrf", "chrF2"]

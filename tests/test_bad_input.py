@@ -320,6 +320,7 @@ def tables(exp: Experiment, out: Path) -> None:
         stats=[exp.stats("bleu"), exp.stats("chrf")],
         system_scores=exp.path("human/system_scores.tsv"),
         md=str(out / f"{NAME}.md"),
+        html=str(out / f"{NAME}.html"),
         tex=str(out / "t.tex"),
         csv=str(out / "t.csv"),
     )

@@ -286,3 +286,66 @@ def test_every_panel_shows_its_cut_off_and_the_actual_statistic_inside_its_axis(
         assert low + margin <= mark <= high - margin, (test, mark, (low, high))
     lines = [line.get_xdata()[0] for line in ax.get_lines() if len(line.get_xdata())]
     assert all(low < x < high for x in lines)
+
+
+def test_palette_image_keeps_every_colour_of_an_image_with_few():
+    rng = np.random.default_rng(3)
+    colours = rng.integers(0, 256, size=(200, 3), dtype=np.uint8)
+    rgb = colours[rng.integers(0, 200, size=(40, 30))]
+    rgba = np.dstack([rgb, np.full(rgb.shape[:2], 255, np.uint8)])
+    image = plots.palette_image(rgba, colours=256)
+    assert image.mode == "P"
+    np.testing.assert_array_equal(np.asarray(image.convert("RGB")), rgb)
+
+
+def test_palette_image_keeps_the_most_frequent_colours_and_maps_the_rest_to_the_nearest():
+    rng = np.random.default_rng(4)
+    frequent = rng.integers(0, 256, size=(256, 3))
+    counts = np.arange(257, 1, -1)  # all distinct and above 1: the palette is these 256 colours
+    rare = rng.integers(0, 256, size=(60, 3))  # each once
+    pixels = np.concatenate([np.repeat(frequent, counts, axis=0), rare]).astype(np.uint8)
+    pixels = pixels[rng.permutation(len(pixels))]
+    rgba = np.hstack([pixels, np.full((len(pixels), 1), 255, np.uint8)])[None]  # one row
+    shown = np.asarray(plots.palette_image(rgba, colours=256).convert("RGB"))[0]
+    palette = {tuple(colour) for colour in frequent.tolist()}
+    shown_as: dict[tuple, set] = {}
+    for original, got in zip(map(tuple, pixels.tolist()), map(tuple, shown.tolist()), strict=True):
+        shown_as.setdefault(original, set()).add(got)
+    assert all(len(got) == 1 for got in shown_as.values())  # each colour is shown as one colour
+    for original, (got,) in shown_as.items():
+        assert got in palette
+        if original in palette:
+            assert got == original
+        else:  # the oracle: the nearest palette colour, by a loop over the palette
+            assert sum((g - o) ** 2 for g, o in zip(got, original, strict=True)) == min(
+                sum((c - o) ** 2 for c, o in zip(colour, original, strict=True)) for colour in palette
+            )
+
+
+@pytest.mark.parametrize("bbox_inches", [None, "tight"])
+def test_png_has_matplotlibs_pixels_and_resolution(tmp_path, bbox_inches):
+    """Flat fills without anti-aliasing (few colours, so the palette is lossless): the file's pixels equal
+    matplotlib's own PNG of the same figure, also when the tight bounding box changes the image's size."""
+    import io
+
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+    from PIL import Image
+
+    def figure() -> Figure:
+        made = Figure(figsize=(3.0, 2.0))
+        axes = made.add_axes((0.1, 0.1, 0.6, 0.8))
+        axes.set_axis_off()
+        for n, colour in enumerate(["#c7e9c0", "#74c476", "#238b45", "#e6e6e6"]):
+            axes.add_patch(Rectangle((n, n % 2), 0.9, 0.9, color=colour, antialiased=False))
+        axes.set_xlim(0, 4)
+        axes.set_ylim(0, 2)
+        return made
+
+    written = plots.save_figure(figure(), [tmp_path / "f.png"], dpi=97, bbox_inches=bbox_inches)[0]
+    expected = io.BytesIO()
+    figure().savefig(expected, format="png", dpi=97, bbox_inches=bbox_inches)
+    ours, theirs = Image.open(written), Image.open(expected)
+    assert ours.mode == "P" and ours.size == theirs.size
+    np.testing.assert_array_equal(np.asarray(ours.convert("RGBA")), np.asarray(theirs.convert("RGBA")))
+    assert ours.info["dpi"] == pytest.approx((97, 97), abs=0.01)

@@ -305,7 +305,9 @@ def metric_declarations(
     scores (``{NAME: {kind: segment_scores, format, path, higher_is_better, options}}``, defaults filled in).
 
     Raises:
-        InputError: a name is listed twice (as a built-in or declared metric).
+        InputError: a name is listed twice (as a built-in or declared metric), also in another case: a metric's
+            files and figures are named after it, and names that differ only in case would be one file on a
+            case-insensitive file system (and one link target in ``snakemake --report``).
     """
     names: list[str] = []
     declared: dict[str, dict[str, Any]] = {}
@@ -316,10 +318,14 @@ def metric_declarations(
         for name, declaration in entry.items():
             names.append(str(name))
             declared[str(name)] = {"higher_is_better": True, "options": {}, **dict(declaration)}
-    repeated = sorted({n for n in names if names.count(n) > 1})
+    folded = [n.casefold() for n in names]
+    repeated = sorted({n for n in names if folded.count(n.casefold()) > 1})
     if repeated:
         where = f"experiment {experiment_name!r}: " if experiment_name else ""
-        raise InputError(f"{where}metric(s) {', '.join(repeated)} listed twice in metrics")
+        raise InputError(
+            f"{where}metric(s) {', '.join(repeated)} listed twice in metrics (names that differ only in case "
+            "count as one)"
+        )
     return names, declared
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.progress import Progress, counter
 
 #: Suffixes of the files whose bytes are checked.
 VERIFIED_SUFFIXES = (".tsv", ".csv", ".md", ".tex")
@@ -77,9 +78,14 @@ def file_checksum(path: str, data: bytes) -> FileChecksum:
     return FileChecksum(path, len(lines), hashlib.sha256(data).hexdigest(), tuple(_block_hashes(lines)))
 
 
-def checksum_table(results: Path) -> pd.DataFrame:
+def checksum_table(results: Path, progress: Progress | None = None) -> pd.DataFrame:
     """The checksum list of every checked file under ``results``."""
-    rows = [file_checksum(name, (results / name).read_bytes()) for name in verified_files(results)]
+    names = verified_files(results)
+    advance = counter(progress, len(names))
+    rows = []
+    for name in names:
+        rows.append(file_checksum(name, (results / name).read_bytes()))
+        advance(1)
     return pd.DataFrame(
         [(r.path, r.rows, r.sha256, ",".join(r.blocks)) for r in rows], columns=CHECKSUM_COLUMNS
     )
@@ -119,25 +125,30 @@ def first_difference(expected: FileChecksum, data: bytes) -> str:
     return f"{note}row 1: {first}"
 
 
-def verify_results(expected: pd.DataFrame, results: Path) -> pd.DataFrame:
+def verify_results(expected: pd.DataFrame, results: Path, progress: Progress | None = None) -> pd.DataFrame:
     """Per file of the list and per checked file found: ``path, status, detail``. Status :data:`EQUAL`,
     :data:`DIFFERENT` (detail: :func:`first_difference`), :data:`MISSING`, or :data:`UNLISTED` (a checked file the
-    list does not name: another run's output; reported, not a difference)."""
+    list does not name: another run's output; reported, not a difference). ``progress``
+    (:mod:`mtsig.progress`): told in listed files."""
     records = []
+    advance = counter(progress, len(expected))
     for row in expected.itertuples(index=False):
-        file = results / row.path
-        if not file.is_file():
-            records.append((row.path, MISSING, ""))
-            continue
-        data = file.read_bytes()
         want = FileChecksum(row.path, int(row.rows), row.sha256, tuple(filter(None, row.blocks.split(","))))
-        if file_checksum(row.path, data).sha256 == want.sha256:
-            records.append((row.path, EQUAL, ""))
-        else:
-            records.append((row.path, DIFFERENT, first_difference(want, data)))
+        records.append((row.path, *_status(want, results / row.path)))
+        advance(1)
     listed = set(expected["path"])
     records += [(name, UNLISTED, "") for name in verified_files(results) if name not in listed]
     return pd.DataFrame(records, columns=["path", "status", "detail"])
+
+
+def _status(want: FileChecksum, file: Path) -> tuple[str, str]:
+    """The status of one listed file, and its detail."""
+    if not file.is_file():
+        return MISSING, ""
+    data = file.read_bytes()
+    if file_checksum(want.path, data).sha256 == want.sha256:
+        return EQUAL, ""
+    return DIFFERENT, first_difference(want, data)
 
 
 def verification_failed(report: pd.DataFrame) -> bool:

@@ -62,10 +62,12 @@ rule section2:
         stats=stats_of,
     output:
         table=RESULTS / "{experiment}" / "section2.tsv",
-        md=report(
-            RESULTS / "tables" / "{experiment}.section2.md",
+        md=RESULTS / "tables" / "{experiment}.section2.md",
+        html=report(
+            RESULTS / "tables" / "{experiment}.section2.html",
             caption="../report/section2.rst",
             category="Tables",
+            subcategory="{experiment}",
         ),
         md_manifest=manifest(RESULTS / "tables" / "{experiment}.section2.md"),
     log:

@@ -183,10 +183,12 @@ def output_experiment_targets(name):
     """What a system-output experiment produces: scores, gold, accuracy, tests, tables and figures."""
     produced = [
         rules.corpus_scores.output.scores,
+        rules.corpus_scores.output.html,
         rules.human_gold.output.gold,
         rules.evaluate.output.accuracy,
         rules.evaluate.output.agreement,
         rules.tables.output.md,
+        rules.tables.output.html,
         rules.figures.output.png,
     ]
     targets = outputs_of(produced, experiment=name)
@@ -206,30 +208,41 @@ def all_targets():
     for name in OUTPUT_EXPERIMENTS:
         targets += output_experiment_targets(name)
     for name in segment_level_names():
-        targets += outputs_of(rules.segment_level.output.table, experiment=name)
+        produced = [rules.segment_level.output.table, rules.segment_level.output.html]
+        targets += outputs_of(produced, experiment=name)
     for name in calibration_names():
-        produced = [rules.calibration.output.table, rules.section2.output.table]
+        produced = [
+            rules.calibration.output.table,
+            rules.section2.output.table,
+            rules.section2.output.html,
+        ]
         targets += outputs_of(produced, experiment=name)
     for name in RUN["nbest"]:
-        produced = [rules.nbest.output.systems, rules.nbest.output.ablation]
+        produced = [
+            rules.nbest.output.systems,
+            rules.nbest.output.ablation,
+            rules.nbest.output.html,
+        ]
         targets += outputs_of(produced, experiment=name)
     for name in RUN["metrics_task"]:
         produced = [
             rules.metrics_task.output.correlations,
             rules.metrics_task.output.md,
+            rules.metrics_task.output.html,
         ]
         targets += outputs_of(produced, experiment=name)
     targets += list(rules.metrics_task_gold.output.gold)
     for name in META_EVALUATION_EXPERIMENTS:
         produced = [
             rules.meta_evaluation.output.md,
+            rules.meta_evaluation.output.html,
             rules.meta_evaluation.output.heatmap,
         ]
         targets += outputs_of(produced, experiment=name)
     if OUTPUT_EXPERIMENTS:
-        targets.append(rules.replicability.output.md)
+        targets += [rules.replicability.output.md, rules.replicability.output.html]
     if TEXT_EXPERIMENTS or RUN["metrics_task"]:
-        targets.append(rules.delta_agreement.output.md)
+        targets += [rules.delta_agreement.output.md, rules.delta_agreement.output.html]
     targets += list(rules.tables_index.output)
     return [str(t) for t in targets]
 

@@ -56,8 +56,9 @@ rule tables:
         stats=stats_of,
         system_scores=rules.human_gold.output.system_scores,
     output:
-        md=report(
-            RESULTS / "tables" / "{experiment}.md",
+        md=RESULTS / "tables" / "{experiment}.md",
+        html=report(
+            RESULTS / "tables" / "{experiment}.html",
             caption="../report/table.rst",
             category="Tables",
             subcategory="{experiment}",

@@ -24,8 +24,9 @@ rule meta_evaluation:
         perm_both_manifest=manifest(META_EVALUATION / "perm_both.tsv"),
         accuracy_manifest=manifest(META_EVALUATION / "accuracy.tsv"),
         accuracy_tests_manifest=manifest(META_EVALUATION / "accuracy_tests.tsv"),
-        md=report(
-            RESULTS / "tables" / "{experiment}.meta_evaluation.md",
+        md=RESULTS / "tables" / "{experiment}.meta_evaluation.md",
+        html=report(
+            RESULTS / "tables" / "{experiment}.meta_evaluation.html",
             caption="../report/meta_evaluation.rst",
             category="Metric meta-evaluation",
             subcategory="{experiment}",

@@ -45,8 +45,9 @@ rule corpus_scores:
     input:
         stats=stats_of,
     output:
-        scores=report(
-            RESULTS / "{experiment}" / "scores.tsv",
+        scores=RESULTS / "{experiment}" / "scores.tsv",
+        html=report(
+            RESULTS / "{experiment}" / "scores.html",
             caption="../report/scores.rst",
             category="Scores",
             subcategory="{experiment}",

@@ -18,8 +18,9 @@ rule metrics_task:
         williams_manifest=manifest(RESULTS / "{experiment}" / "williams.tsv"),
         winners_manifest=manifest(RESULTS / "{experiment}" / "winners.tsv"),
         system_scores_manifest=manifest(RESULTS / "{experiment}" / "system_scores.tsv"),
-        md=report(
-            RESULTS / "tables" / "{experiment}.md",
+        md=RESULTS / "tables" / "{experiment}.md",
+        html=report(
+            RESULTS / "tables" / "{experiment}.html",
             caption="../report/metrics_task.rst",
             category="Metric meta-evaluation",
         ),

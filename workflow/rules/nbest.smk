@@ -13,8 +13,9 @@ rule nbest:
         systems=RESULTS / "{experiment}" / "systems.tsv",
         ablation=RESULTS / "{experiment}" / "ablation.tsv",
         bleu_grid=RESULTS / "{experiment}" / "bleu_grid.tsv",
-        md=report(
-            RESULTS / "tables" / "{experiment}.md",
+        md=RESULTS / "tables" / "{experiment}.md",
+        html=report(
+            RESULTS / "tables" / "{experiment}.html",
             caption="../report/nbest.rst",
             category="n-best lists",
         ),

@@ -20,8 +20,9 @@ rule replicability:
         / "replicability"
         / "tests_partial_conjunction.tsv",
         metrics=RESULTS / "replicability" / "metrics.tsv",
-        md=report(
-            RESULTS / "tables" / "replicability.md",
+        md=RESULTS / "tables" / "replicability.md",
+        html=report(
+            RESULTS / "tables" / "replicability.html",
             caption="../report/replicability.rst",
             category="Replicability",
         ),
@@ -57,8 +58,9 @@ rule delta_agreement:
         outliers=RESULTS / "delta_agreement" / "outliers.tsv",
         curves=RESULTS / "delta_agreement" / "curves.tsv",
         summary=RESULTS / "delta_agreement" / "summary.tsv",
-        md=report(
-            RESULTS / "tables" / "delta_agreement.md",
+        md=RESULTS / "tables" / "delta_agreement.md",
+        html=report(
+            RESULTS / "tables" / "delta_agreement.html",
             caption="../report/delta_agreement.rst",
             category="Replicability",
         ),

@@ -15,8 +15,9 @@ rule segment_level:
         predicted=predicted_inputs,
     output:
         table=RESULTS / "{experiment}" / "segment_level.tsv",
-        md=report(
-            RESULTS / "tables" / "{experiment}.segment_level.md",
+        md=RESULTS / "tables" / "{experiment}.segment_level.md",
+        html=report(
+            RESULTS / "tables" / "{experiment}.segment_level.html",
             caption="../report/segment_level.rst",
             category="Segment level",
         ),

@@ -35,6 +35,9 @@ import pandas as pd
 
 from mtsig.cli._common import (
     DEFAULT_SEED,
+    NO_PROGRESS,
+    ProgressDisplay,
+    add_quiet_argument,
     comma_list,
     confidence_level,
     positive_float,
@@ -68,6 +71,7 @@ from mtsig.stats.training_runs import (
 if TYPE_CHECKING:
     from mtsig.metrics.base import Metric
     from mtsig.metrics.segment_scores import SegmentScores
+    from mtsig.progress import Progress
 
 HELP = "score systems and run randomized significance tests for every pair"
 DESCRIPTION = "Score every system against one reference and test every pair of systems."
@@ -166,6 +170,7 @@ def add_arguments(compare: argparse.ArgumentParser) -> None:
         "such pairs on which humans agree with the metric's direction, or 'decreasing'/'undetermined' for a metric "
         "whose fit the table flags (readable output)",
     )
+    add_quiet_argument(compare)
 
 
 def add_conclusion_arguments(compare: argparse.ArgumentParser) -> None:
@@ -266,8 +271,9 @@ def add_scores_arguments(compare: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """``mtsig compare``: everything is computed before anything is printed. Systems given as run groups
     (``NAME=RUN1,RUN2``) get the run-aware comparison of :func:`mtsig.stats.training_runs.compare_runs_command`."""
+    display = ProgressDisplay.for_command("compare", args)
     if args.scores:
-        comparisons, systems = compare_with_scores(args)
+        comparisons, systems = compare_with_scores(args, display)
         return write_compare_report(args, comparisons, systems)
     if args.ref is None:
         raise InputError(
@@ -277,7 +283,7 @@ def run(args: argparse.Namespace) -> int:
     if any(is_run_group(path) for path in args.systems):
         return run_text_command(compare_run_groups, args)
     systems = dict(zip(system_names(args.systems), args.systems, strict=True))
-    comparisons = compare_text_metrics(args, systems, args.metrics)
+    comparisons = compare_text_metrics(args, systems, args.metrics, display)
     return write_compare_report(args, comparisons, systems)
 
 
@@ -339,11 +345,13 @@ def compare_systems(
     docs_format: str = "auto",
     mean_block_length: float | None = None,
     confidence: float = DEFAULT_LEVEL,
+    display: ProgressDisplay = NO_PROGRESS,
 ) -> list[MetricComparison]:
     """Load the texts, compute each metric's statistics and run the tests for every pair of systems.
 
     All metrics use the same ``seed``: the engine's draws depend only on the seed and the test-set size, so every
     metric sees the same pseudo-samples and the metrics' conclusions differ because of the metrics alone.
+    ``display`` shows each metric's scoring and resampling as stages.
     """
     from mtsig.io.documents import read_documents
     from mtsig.io.text import load_texts, segment_count
@@ -365,20 +373,24 @@ def compare_systems(
     documents = None if docs is None else read_documents(docs, document_format(docs, docs_format), n_segments)
     comparisons = []
     for metric in metrics:
-        comparisons.append(
-            metric_comparison(
-                metric,
-                metric.stats_many(outputs, refs),
-                list(outputs),
-                tests=tests,
-                n_samples=n_samples,
-                seed=seed,
-                pvalue=pvalue,
-                documents=documents,
-                mean_block_length=mean_block_length,
-                confidence=confidence,
+        with display.stage(f"scoring {metric.name}"):
+            stats = metric.stats_many(outputs, refs)
+        with display.stage(f"resampling {metric.name}") as progress:
+            comparisons.append(
+                metric_comparison(
+                    metric,
+                    stats,
+                    list(outputs),
+                    tests=tests,
+                    n_samples=n_samples,
+                    seed=seed,
+                    pvalue=pvalue,
+                    documents=documents,
+                    mean_block_length=mean_block_length,
+                    confidence=confidence,
+                    progress=progress,
+                )
             )
-        )
     return comparisons
 
 
@@ -394,9 +406,10 @@ def metric_comparison(
     documents: np.ndarray | None,
     mean_block_length: float | None,
     confidence: float,
+    progress: Progress | None = None,
 ) -> MetricComparison:
     """One metric's statistics through :func:`pairwise_tests` (every pair, the tests asked for, the percentile and
-    BCa intervals of the paired bootstrap's draws at ``confidence``)."""
+    BCa intervals of the paired bootstrap's draws at ``confidence``; ``progress`` told in blocks of draws)."""
     result = pairwise_tests(
         stats,
         metric.score,
@@ -410,12 +423,16 @@ def metric_comparison(
         mean_block_length=mean_block_length,
         intervals=INTERVAL_METHODS,
         interval_level=confidence,
+        progress=progress,
     )
     return MetricComparison(metric.name, metric.details(), metric.higher_is_better, result)
 
 
 def compare_text_metrics(
-    args: argparse.Namespace, systems: dict[str, Path], metric_names: Sequence[str]
+    args: argparse.Namespace,
+    systems: dict[str, Path],
+    metric_names: Sequence[str],
+    display: ProgressDisplay = NO_PROGRESS,
 ) -> list[MetricComparison]:
     """:func:`compare_systems` with the command's options."""
     return compare_systems(
@@ -432,6 +449,7 @@ def compare_text_metrics(
         docs_format=args.docs_format,
         mean_block_length=args.mean_block_length,
         confidence=args.confidence,
+        display=display,
     )
 
 
@@ -483,7 +501,7 @@ def scores_metric(argument: str, requested_format: str, lower_is_better: set[str
 
 
 def compare_with_scores(
-    args: argparse.Namespace,
+    args: argparse.Namespace, display: ProgressDisplay = NO_PROGRESS
 ) -> tuple[list[MetricComparison], dict[str, Path | None]]:
     """``mtsig compare --scores ...``: precomputed segment scores, alone or next to text metrics.
 
@@ -526,7 +544,7 @@ def compare_with_scores(
         systems = dict(zip(system_names(args.systems), args.systems, strict=True))
         refs, _ = load_texts(args.ref, systems, unescape=args.unescape_html)  # type: ignore[arg-type]
         n_segments = segment_count(refs)
-        comparisons = compare_text_metrics(args, systems, args.metrics) if args.metrics else []  # type: ignore[arg-type]
+        comparisons = compare_text_metrics(args, systems, args.metrics, display) if args.metrics else []  # type: ignore[arg-type]
     if len(systems) < 2:
         raise InputError(f"need at least two systems to compare, got {len(systems)}")
     n_segments, scores_documents = shared_test_set(metrics, list(systems), n_segments)
@@ -539,20 +557,22 @@ def compare_with_scores(
         )
     for metric in metrics:
         stats = metric.stats_for(list(systems), n_segments)
-        comparisons.append(
-            metric_comparison(
-                metric,
-                stats,
-                list(systems),
-                tests=args.tests,
-                n_samples=args.samples,
-                seed=args.seed,
-                pvalue=args.pvalue,
-                documents=documents,
-                mean_block_length=args.mean_block_length,
-                confidence=args.confidence,
+        with display.stage(f"resampling {metric.name}") as progress:
+            comparisons.append(
+                metric_comparison(
+                    metric,
+                    stats,
+                    list(systems),
+                    tests=args.tests,
+                    n_samples=args.samples,
+                    seed=args.seed,
+                    pvalue=args.pvalue,
+                    documents=documents,
+                    mean_block_length=args.mean_block_length,
+                    confidence=args.confidence,
+                    progress=progress,
+                )
             )
-        )
     return comparisons, systems
 
 
@@ -570,20 +590,24 @@ def compare_run_groups(args: argparse.Namespace) -> str:
     :class:`~mtsig.errors.InputError` for bad input, before anything is written.
     """
     groups = parse_run_groups(args.systems)
-    scored = score_run_files(
-        args.ref, groups, args.metrics, unescape=args.unescape_html, language=args.language
-    )
-    comparisons = [
-        compare_training_runs(
-            by_system,
-            metric.score,
-            higher_is_better=metric.higher_is_better,
-            n_samples=args.samples,
-            seed=args.seed,
-            metric=metric.name,
+    display = ProgressDisplay.for_command("compare", args)
+    with display.stage("scoring every run"):
+        scored = score_run_files(
+            args.ref, groups, args.metrics, unescape=args.unescape_html, language=args.language
         )
-        for metric, by_system in scored
-    ]
+    comparisons = []
+    for metric, by_system in scored:
+        with display.stage(f"comparing runs by {metric.name}"):
+            comparisons.append(
+                compare_training_runs(
+                    by_system,
+                    metric.score,
+                    higher_is_better=metric.higher_is_better,
+                    n_samples=args.samples,
+                    seed=args.seed,
+                    metric=metric.name,
+                )
+            )
     details = [metric.details() for metric, _ in scored]
     if args.tsv:
         pairs = []

@@ -24,7 +24,15 @@ import numpy as np
 import pandas as pd
 
 from mtsig import __version__
-from mtsig.cli._common import DEFAULT_SEED, confidence_level, positive_int, significance_level
+from mtsig.cli._common import (
+    DEFAULT_SEED,
+    NO_PROGRESS,
+    ProgressDisplay,
+    add_quiet_argument,
+    confidence_level,
+    positive_int,
+    significance_level,
+)
 from mtsig.errors import InputError
 from mtsig.io import system_scores as ss
 from mtsig.report.meta_evaluation import correlation_table_latex, correlation_table_markdown
@@ -87,6 +95,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print JSON instead of text")
     out.add_argument("--latex", action="store_true", help="print the correlation table as LaTeX")
+    add_quiet_argument(parser)
 
 
 def _human(path: Path) -> tuple[list[str], dict[str, np.ndarray], pd.DataFrame | None]:
@@ -148,7 +157,11 @@ def _metric(
 
 
 def _accuracy(
-    segments: pd.DataFrame, systems: list[str], metrics: dict[str, np.ndarray], args: argparse.Namespace
+    segments: pd.DataFrame,
+    systems: list[str],
+    metrics: dict[str, np.ndarray],
+    args: argparse.Namespace,
+    display: ProgressDisplay = NO_PROGRESS,
 ) -> tuple[dict[str, float], pd.DataFrame, int]:
     """Pairwise accuracy of every metric (Kocmi et al. 2021; ties per Deutsch et al. 2023) against the Wilcoxon
     rank-sum gold on the DA segment means (WMT's DA practice; :func:`mtsig.stats.human.wilcoxon_gold`'s test), and
@@ -164,13 +177,17 @@ def _accuracy(
     signs = gold_pair_signs(better)
     names = list(metrics)
     correct = pair_correct(np.stack([metrics[m] for m in names]), signs)  # [M, P]
-    p = pd.DataFrame(
-        accuracy_permutation_matrix(
-            correct, n_resamples=args.samples, rng=rng_for(args.seed, "metrics", "accuracy")
-        ),
-        index=names,
-        columns=names,
-    )
+    with display.stage("accuracy permutation") as progress:
+        p = pd.DataFrame(
+            accuracy_permutation_matrix(
+                correct,
+                n_resamples=args.samples,
+                rng=rng_for(args.seed, "metrics", "accuracy"),
+                progress=progress,
+            ),
+            index=names,
+            columns=names,
+        )
     return dict(zip(names, correct.mean(axis=1).tolist(), strict=True)), p, int(signs.size)
 
 
@@ -196,6 +213,7 @@ def _intervals(
     metrics: dict[str, np.ndarray],
     segments: dict[str, np.ndarray | None],
     args: argparse.Namespace,
+    display: ProgressDisplay = NO_PROGRESS,
 ) -> pd.DataFrame:
     """Every metric's Pearson r with the human z and its bootstrap intervals (Deutsch et al. 2021):
     BOOT-SYSTEMS always; BOOT-INPUTS and BOOT-BOTH too when every metric has segment scores of the same segments
@@ -210,15 +228,17 @@ def _intervals(
         scores_of, schemes, n_inputs = (lambda counts: matrix), ("systems",), 1
     rows = []
     for scheme in schemes:
-        intervals = bootstrap_correlations(
-            scores_of,
-            human,
-            n_inputs,
-            scheme=scheme,
-            n_resamples=args.samples,
-            confidence=args.confidence,
-            rng=rng_for(args.seed, "metrics", "bootstrap", scheme),
-        )
+        with display.stage(f"BOOT-{scheme.upper()} intervals") as progress:
+            intervals = bootstrap_correlations(
+                scores_of,
+                human,
+                n_inputs,
+                scheme=scheme,
+                n_resamples=args.samples,
+                confidence=args.confidence,
+                rng=rng_for(args.seed, "metrics", "bootstrap", scheme),
+                progress=progress,
+            )
         rows += [
             {
                 "scheme": scheme,
@@ -235,6 +255,7 @@ def _intervals(
 
 def run(args: argparse.Namespace) -> int:
     """Run ``mtsig metrics``; returns the exit status."""
+    display = ProgressDisplay.for_command("metrics", args)
     systems, human, segments_h = _human(args.human_file)
     if args.system_names:
         renaming = _system_names(args.system_names)
@@ -256,19 +277,21 @@ def run(args: argparse.Namespace) -> int:
         "metrics", PairScores(systems, human, metrics, {}), excluded, human_as_metric=False, alpha=args.alpha
     )
     names = list(metrics)
-    intervals = _intervals(human["z"], metrics, segments, args)
-    accuracy = None if segments_h is None else _accuracy(segments_h, systems, metrics, args)
+    intervals = _intervals(human["z"], metrics, segments, args, display)
+    accuracy = None if segments_h is None else _accuracy(segments_h, systems, metrics, args, display)
     perm = None
     if (
         all(seg is not None for seg in segments.values())
         and len({seg.shape for seg in segments.values()}) == 1
     ):
-        p, r = perm_both_matrix(
-            human["z"],
-            np.stack([segments[m] for m in names]),
-            n_resamples=args.samples,
-            rng=rng_for(args.seed, "metrics", "perm_both"),
-        )
+        with display.stage("PERM-BOTH") as progress:
+            p, r = perm_both_matrix(
+                human["z"],
+                np.stack([segments[m] for m in names]),
+                n_resamples=args.samples,
+                rng=rng_for(args.seed, "metrics", "perm_both"),
+                progress=progress,
+            )
         perm = pd.DataFrame(p, index=names, columns=names)
     details = (
         f"human:{args.human_file.name}|systems:{len(systems)}|outliers:mad-{me.MAD_SCALE}-{me.MAD_CUTOFF}"

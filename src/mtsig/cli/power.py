@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mtsig.cli._common import DEFAULT_SEED, numbers, run_text_command
+from mtsig.cli._common import DEFAULT_SEED, ProgressDisplay, add_quiet_argument, numbers, run_text_command
 from mtsig.errors import InputError
 from mtsig.stats.power import (
     DEFAULT_Q_GRID,
@@ -78,6 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--unescape-html", action="store_true", help="undo HTML escaping in all files (e.g. WMT12 outputs)")
     add("--language", default="en", help="target language, used by METEOR (default en)")
     add("systems", nargs=2, type=Path, help="the two system outputs, one segment per line")
+    add_quiet_argument(parser)
 
 
 def power_report(args: argparse.Namespace) -> str:
@@ -100,26 +101,30 @@ def power_report(args: argparse.Namespace) -> str:
     refs, outputs = load_texts(a.ref, dict(zip(names, paths, strict=True)), unescape=a.unescape_html)
     if not refs:
         raise InputError("the reference is empty", a.ref[0])
-    stats = metric.stats_many(outputs, refs)
+    display = ProgressDisplay.for_command("power", a)
+    with display.stage(f"scoring {metric.name}"):
+        stats = metric.stats_many(outputs, refs)
     scores = np.asarray(metric.score(stats.sum(axis=1)), dtype=float)
     oriented = scores if metric.higher_is_better else -scores
     x = 0 if oriented[0] >= oriented[1] else 1
     y = 1 - x
-    table = power_curve(
-        stats[x],
-        stats[y],
-        metric.score,
-        metric.higher_is_better,
-        test=a.test,
-        alpha=a.alpha,
-        q_grid=a.q,
-        n_segments_grid=a.sizes,
-        trials=a.trials,
-        n_samples=a.samples,
-        seed=a.seed,
-        metric=metric.name,
-        pvalue=a.pvalue,
-    )
+    with display.stage("simulating") as progress:
+        table = power_curve(
+            stats[x],
+            stats[y],
+            metric.score,
+            metric.higher_is_better,
+            test=a.test,
+            alpha=a.alpha,
+            q_grid=a.q,
+            n_segments_grid=a.sizes,
+            trials=a.trials,
+            n_samples=a.samples,
+            seed=a.seed,
+            metric=metric.name,
+            pvalue=a.pvalue,
+            progress=progress,
+        )
     detectable = minimum_detectable_difference(table, power=a.power)
     needed = None if a.difference is None else segments_needed(table, a.difference, power=a.power)
     if a.plot is not None:

@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from mtsig.cli._common import ProgressDisplay, add_quiet_argument
 from mtsig.errors import InputError
 
 HELP = "check a run's tables and TSVs against the committed checksums (or --write them)"
@@ -37,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="write the checksum list of RESULTS to --expected instead of checking",
     )
+    add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,13 +54,17 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.results.is_dir():
         raise InputError("no results folder here: run the pipeline first", args.results)
+    display = ProgressDisplay.for_command("verify", args)
     if args.write:
-        table = checksum_table(args.results)
+        with display.stage("hashing files") as progress:
+            table = checksum_table(args.results, progress)
         if table.empty:
             raise InputError("no .tsv, .csv, .md or .tex file under it: nothing to list", args.results)
         write_tsv(table, args.expected)
         sys.stdout.write(f"wrote the checksums of {len(table)} files of {args.results} to {args.expected}\n")
         return 0
-    report = verify_results(read_checksums(args.expected), args.results)
+    expected = read_checksums(args.expected)
+    with display.stage("checking files") as progress:
+        report = verify_results(expected, args.results, progress)
     sys.stdout.write(verification_text(report, args.expected, args.results))
     return EXIT_DIFFERENT if verification_failed(report) else 0

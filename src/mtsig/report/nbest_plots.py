@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from mtsig.report.plots import pdf_and_png, save_figure  # noqa: E402
+from mtsig.report.plots import FIGURE_DPI, pdf_and_png, save_figure  # noqa: E402
 
 SIMULATED_STYLE = {"marker": "o", "facecolors": "none", "edgecolors": "0.35", "s": 36, "linewidths": 1.0}
 REAL_STYLE = {"marker": "*", "color": "tab:red", "s": 140, "zorder": 3}
@@ -41,7 +41,7 @@ def plot_ablation(ablation: pd.DataFrame, stem: str | Path, title: str) -> list[
     axes.set_title(title, fontsize=10)
     axes.legend(loc="lower right")
     axes.grid(alpha=0.3)
-    return save_figure(figure, pdf_and_png(stem), dpi=150)
+    return save_figure(figure, pdf_and_png(stem), dpi=FIGURE_DPI)
 
 
 def _grid_labels(values: pd.Series) -> list[str]:
@@ -78,7 +78,7 @@ def plot_bleu_grid(grid: pd.DataFrame, stem: str | Path, title: str, column: str
     name = {"spearman": "Spearman's $\\rho$", "pearson_rank": "Pearson Rank"}.get(column, column)
     figure.colorbar(image, ax=axes, label=f"{name} with MAP ranking")
     axes.set_title(title, fontsize=10)
-    return save_figure(figure, pdf_and_png(stem), dpi=150)
+    return save_figure(figure, pdf_and_png(stem), dpi=FIGURE_DPI)
 
 
 def _scatter_against_map(axes, systems: pd.DataFrame, column: str, ylabel: str) -> None:
@@ -127,7 +127,7 @@ def plot_map_scatter(
         _scatter_against_map(axes, systems, column, label)
     axes_list[0][0].legend(loc="lower right", fontsize=7)
     figure.suptitle(f"{title}\n{note}" if note else title, fontsize=10)
-    return save_figure(figure, pdf_and_png(stem), dpi=150)
+    return save_figure(figure, pdf_and_png(stem), dpi=FIGURE_DPI)
 
 
 def plot_all(

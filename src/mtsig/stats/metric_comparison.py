@@ -26,6 +26,7 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.portable import WeightedSums, sum_of_products
+from mtsig.progress import Progress, counter
 from mtsig.stats.meta_evaluation import correlation
 
 #: Deutsch et al. (2021), Sec. 3.1: the three bootstrap resampling schemes of a system-level correlation.
@@ -105,6 +106,7 @@ def bootstrap_correlations(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     rng: np.random.Generator,
+    progress: Progress | None = None,
 ) -> list[BootstrapInterval]:
     """Percentile bootstrap intervals of M metrics' system-level correlations with the human system scores
     (Deutsch et al. 2021, Sec. 3.1, Alg. 1-3), all metrics on the same draws.
@@ -115,6 +117,7 @@ def bootstrap_correlations(
     replacement (BOOT-INPUTS), ``both`` draws both independently (BOOT-BOTH); in a chunk the systems are drawn
     before the inputs. The interval is ``[q_{(1-c)/2}, q_{(1+c)/2}]`` of the resampled correlations (numpy's
     linear quantiles); resamples with an undefined correlation (constant scores) are left out and counted.
+    ``progress`` (:mod:`mtsig.progress`): told in resamples after each chunk.
     """
     if scheme not in BOOTSTRAP_SCHEMES:
         raise InputError(f"unknown bootstrap scheme {scheme!r} ({', '.join(BOOTSTRAP_SCHEMES)})")
@@ -129,6 +132,7 @@ def bootstrap_correlations(
         raise InputError(f"{h.shape[0]} human system scores for {n_sys} systems")
     estimates = correlation(full, h, kind)
     draws = []
+    advance = counter(progress, n_resamples)
     for size in _chunks(n_resamples):
         rows = np.arange(size)[:, None]
         systems = (
@@ -148,6 +152,7 @@ def bootstrap_correlations(
         picked_x = np.take_along_axis(sys_x, np.broadcast_to(systems[:, None, :], sys_x.shape), axis=-1)
         picked_h = sys_h[rows, systems]
         draws.append(correlation(picked_x, picked_h[:, None, :], kind))
+        advance(size)
     values = np.concatenate(draws)  # [B, M]
     intervals = []
     for m in range(n_metrics):
@@ -286,6 +291,7 @@ def perm_both_matrix(
     n_resamples: int = 1000,
     standardise: bool = True,
     rng: np.random.Generator,
+    progress: Progress | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """PERM-BOTH (:func:`perm_both`) between every two of M metrics at once: ``(p[M, M], r[M])``, where
     ``p[a, b]`` is the one-sided p of "metric a correlates better than metric b" (the WMT Williams matrices'
@@ -301,6 +307,7 @@ def perm_both_matrix(
     one matrix product ``mask[B, K] @ [x, x², x h][K, 3M]`` gives every pair's resampled Pearson r over the cells;
     at the system level ``mask[B, S, N]`` times each metric's scores, summed over N, gives every pair's
     resampled system means. ``kind`` other than ``pearson`` is supported at the system level only.
+    ``progress`` (:mod:`mtsig.progress`): told in resamples after each chunk.
     """
     x = _finite(metrics, "metric scores", (2, 3))
     h = _finite(human, "human scores", (1, 2))
@@ -318,6 +325,7 @@ def perm_both_matrix(
     a_idx, b_idx = np.triu_indices(n_metrics, k=1)
     at_least = np.zeros(a_idx.size, dtype=np.int64)  # draws with d' >= d: "b beats a"
     at_most = np.zeros(a_idx.size, dtype=np.int64)  # draws with d' <= d: "a beats b" (-d' >= -d)
+    advance = counter(progress, n_resamples)
     if system_level:
         n_inputs = cell_shape[1]
         means = x.mean(axis=-1)  # [M, S]
@@ -330,6 +338,7 @@ def perm_both_matrix(
             draws = correlation(means[b_idx] - shift, h, kind) - correlation(means[a_idx] + shift, h, kind)
             at_least += np.count_nonzero(draws >= delta, axis=0)
             at_most += np.count_nonzero(draws <= delta, axis=0)
+            advance(size)
     else:
         flat = x.reshape(n_metrics, -1)  # [M, K]
         hf = h.reshape(-1)
@@ -350,6 +359,7 @@ def perm_both_matrix(
             draws = r_b - r_a
             at_least += np.count_nonzero(draws >= delta, axis=0)
             at_most += np.count_nonzero(draws <= delta, axis=0)
+            advance(size)
     p = np.full((n_metrics, n_metrics), np.nan)
     p[b_idx, a_idx] = at_least / n_resamples
     p[a_idx, b_idx] = at_most / n_resamples
@@ -424,12 +434,17 @@ def accuracy_permutation(
 
 
 def accuracy_permutation_matrix(
-    correct: object, *, n_resamples: int = 1000, rng: np.random.Generator
+    correct: object,
+    *,
+    n_resamples: int = 1000,
+    rng: np.random.Generator,
+    progress: Progress | None = None,
 ) -> np.ndarray:
     """:func:`accuracy_permutation` between every two of M metrics at once: ``p[a, b]`` is the one-sided p of
     "metric a is more accurate than metric b" (row beats column, as the Williams matrices), NaN on the diagonal.
     ``correct``: bool ``[M, P]`` (:func:`pair_correct` of each metric). One sign vector per resample serves
-    every pair of metrics (each pair's test is the same valid sign-flip test; their p-values are correlated)."""
+    every pair of metrics (each pair's test is the same valid sign-flip test; their p-values are correlated).
+    ``progress`` (:mod:`mtsig.progress`): told in resamples after each chunk."""
     c = np.asarray(correct, dtype=bool)
     if c.ndim != 2 or c.shape[0] < 2:
         raise InputError(f"expected the pair outcomes of at least two metrics [M, P], got shape {c.shape}")
@@ -439,12 +454,14 @@ def accuracy_permutation_matrix(
     delta = d.sum(axis=0) / n_pairs
     at_least = np.zeros(a_idx.size, dtype=np.int64)
     at_most = np.zeros(a_idx.size, dtype=np.int64)
+    advance = counter(progress, n_resamples)
     for size in _chunks(n_resamples):
         flips = np.where(rng.random((size, n_pairs)) < 0.5, -1.0, 1.0)
         draws = flips @ d / n_pairs  # [B, pairs]
         at_least += np.count_nonzero(draws >= delta - 1e-12, axis=0)
         # the sign-flip distribution is symmetric, so "b beats a" counts draws <= delta from the same flips
         at_most += np.count_nonzero(draws <= delta + 1e-12, axis=0)
+        advance(size)
     p = np.full((n_metrics, n_metrics), np.nan)
     p[a_idx, b_idx] = at_least / n_resamples
     p[b_idx, a_idx] = at_most / n_resamples

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.progress import Progress, counter
 from mtsig.stats.evaluation import clopper_pearson
 from mtsig.stats.resampling import IID_BOOTSTRAP, RANDOMIZATION, TESTS, pairwise_tests
 from mtsig.stats.seeding import derive_seed, rng_for
@@ -187,6 +188,7 @@ def power_curve(
     metric: str = "metric",
     pvalue: str = "c/B",
     memory_cap_bytes: int = 1 << 30,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
     """Power of ``test`` at ``alpha`` for every test-set size in ``n_segments_grid`` and keep probability in
     ``q_grid``, by simulation on the per-segment statistics ``stats_x, stats_y`` (``[N, k]``) of two real systems.
@@ -200,6 +202,9 @@ def power_curve(
     ``expected_difference = (2q - 1) * (S(X) - S(Y))`` on the full test set (exact for mean-type metrics),
     ``planted_difference`` the mean over trials of ``S(X') - S(Y')`` (oriented: positive = X' better),
     ``power`` = rejections / trials with its 95% Clopper-Pearson interval ``ci_low, ci_high``.
+
+    ``progress`` (:mod:`mtsig.progress`): told after each (size, q) cell, in segments (a cell counts its size, as its
+    work grows with it); it never changes a number.
     """
     stats_x = np.asarray(stats_x, dtype=float)
     stats_y = np.asarray(stats_y, dtype=float)
@@ -236,6 +241,7 @@ def power_curve(
             f"{real_difference:.6g} in the metric's orientation: swap the two systems"
         )
     rows = []
+    advance = counter(progress, sum(sizes) * len(q_levels))
     for size in sizes:
         subsets = subsample_indices(n_total, size, trials, rng_for(seed, "power", metric, "subsets", size))
         uniforms = rng_for(seed, "power", metric, "keep", size).random((trials, size))
@@ -255,6 +261,7 @@ def power_curve(
             )
             rejections = int(np.count_nonzero(p_values["p_value"].to_numpy() <= alpha))
             low, high = clopper_pearson(rejections, trials)
+            advance(size)
             rows.append(
                 {
                     "metric": metric,
@@ -528,7 +535,7 @@ def plot_power_curve(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from mtsig.report.plots import save_figure
+    from mtsig.report.plots import FIGURE_DPI, save_figure
 
     path = Path(path)
     sizes = sorted(int(s) for s in table["n_segments"].unique())
@@ -570,5 +577,5 @@ def plot_power_curve(
     axis.set_title(f"{table['metric'].iloc[0]}, {table['test'].iloc[0]}", fontsize=10)
     axis.legend(fontsize=7, loc="upper left")
     figure.tight_layout()
-    save_figure(figure, [path], dpi=150)
+    save_figure(figure, [path], dpi=FIGURE_DPI)
     return path

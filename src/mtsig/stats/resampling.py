@@ -59,6 +59,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.portable import WeightedSums, combine_slice_sums, integer_slices, is_integer_valued, slice_bits
+from mtsig.progress import Progress, counter
 from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.intervals import check_interval_request, intervals_from_draws, leave_one_out_scores
 from mtsig.stats.seeding import rng_for
@@ -782,8 +783,21 @@ def _available(plan: _Plan, fixed_bytes: int, floor_bytes: int) -> int:
     return available
 
 
+def _scheme_draws(plan: _Plan, tests: Sequence[str], interval_samples: int = 0) -> int:
+    """Draws one scheme makes: the largest B of its ``tests`` and of the intervals drawn from it."""
+    return max([plan.n_samples[t] for t in tests] + [interval_samples])
+
+
+def _blocks(n_draws: int) -> int:
+    return -(-n_draws // DRAW_BLOCK_SIZE)
+
+
 def _bootstrap_system_scores(
-    plan: _Plan, n_total: int, block_counts: Callable[[int], np.ndarray], workers: int
+    plan: _Plan,
+    n_total: int,
+    block_counts: Callable[[int], np.ndarray],
+    workers: int,
+    advance: Callable[[int], None],
 ) -> np.ndarray:
     """Oriented corpus score of every system on each of the first ``n_total`` pseudo-samples: ``[S, n_total]``.
 
@@ -798,10 +812,10 @@ def _bootstrap_system_scores(
         return plan.score(plan.operand.weighted_totals(counts).reshape(rows, n_systems, k)).T
 
     scores = np.empty((n_systems, n_total), dtype=np.float64)
-    n_blocks = -(-n_total // DRAW_BLOCK_SIZE)
-    for block_index, block in enumerate(_in_order(block_scores, n_blocks, workers)):
+    for block_index, block in enumerate(_in_order(block_scores, _blocks(n_total), workers)):
         first = block_index * DRAW_BLOCK_SIZE
         scores[:, first : first + block.shape[1]] = block
+        advance(1)
     return scores
 
 
@@ -812,13 +826,13 @@ def _bootstrap_tests(
     keep: Sequence[int],
     convention: PValueConvention,
     intervals: _IntervalRequest | None = None,
+    advance: Callable[[int], None] = lambda blocks: None,
 ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[int, np.ndarray], Bounds, Bounds]:
     """p-values of the bootstrap ``tests`` (one scheme) for every pair, ``d_b`` of the pairs in ``keep``, and, when
     ``intervals`` is given, the interval bounds of every pair's ``d`` and of every system's score (oriented) from
-    the first ``intervals.n_samples`` draws: the very ``d_b`` the p-values count, chunk by chunk."""
-    n_total = max(
-        [plan.n_samples[t] for t in tests] + ([intervals.n_samples] if intervals is not None else [])
-    )
+    the first ``intervals.n_samples`` draws: the very ``d_b`` the p-values count, chunk by chunk. ``advance(1)``
+    after each block of draws."""
+    n_total = _scheme_draws(plan, tests, 0 if intervals is None else intervals.n_samples)
     n_systems, k = plan.totals.shape
     n_segments, width = plan.operand.base.shape[0], n_systems * k
     fixed = plan.operand.nbytes + n_systems * n_total * 8
@@ -832,7 +846,7 @@ def _bootstrap_tests(
     available = _available(plan, fixed, max(per_block, per_pair))
     # A thread holds one block's workspace and at most one finished block per thread waits to be stored.
     workers = max(1, min(plan.workers, available // (per_block + n_systems * DRAW_BLOCK_SIZE * 8)))
-    system_scores = _bootstrap_system_scores(plan, n_total, block_counts, workers)
+    system_scores = _bootstrap_system_scores(plan, n_total, block_counts, workers, advance)
 
     n_pairs = len(plan.x)
     counts = {t: (np.empty(n_pairs, np.int64), np.empty(n_pairs, np.int64)) for t in tests}
@@ -875,15 +889,20 @@ def _bootstrap_tests(
 
 
 def _randomization_tests(
-    plan: _Plan, tests: Sequence[str], seed: int, keep: Sequence[int], convention: PValueConvention
+    plan: _Plan,
+    tests: Sequence[str],
+    seed: int,
+    keep: Sequence[int],
+    convention: PValueConvention,
+    advance: Callable[[int], None] = lambda blocks: None,
 ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[int, np.ndarray]]:
     """p-values of the approximate randomization ``tests`` for every pair, and ``d_r`` of the pairs in ``keep``.
 
     One swap mask per shuffle serves every pair; counts accumulate over blocks of shuffles, so no ``[P, R]`` array
     is ever held (AR needs no mean over shuffles, unlike the shift-to-zero bootstrap). Blocks are independent and
-    their integer counts add exactly, so ``plan.workers`` threads may compute them.
+    their integer counts add exactly, so ``plan.workers`` threads may compute them. ``advance(1)`` after each block.
     """
-    n_total = max(plan.n_samples[t] for t in tests)
+    n_total = _scheme_draws(plan, tests)
     n_systems, k = plan.totals.shape
     n_segments, width = plan.operand.base.shape[0], n_systems * k
     n_pairs = len(plan.x)
@@ -936,13 +955,14 @@ def _randomization_tests(
 
     counts = {t: (np.zeros(n_pairs, np.int64), np.zeros(n_pairs, np.int64)) for t in tests}
     kept: dict[int, list[np.ndarray]] = {pair: [] for pair in keep}
-    for block_result, block_kept in _in_order(block_exceedances, -(-n_total // DRAW_BLOCK_SIZE), workers):
+    for block_result, block_kept in _in_order(block_exceedances, _blocks(n_total), workers):
         for test in tests:
             total_xy, total_yx = counts[test]
             total_xy += block_result[test][0]
             total_yx += block_result[test][1]
         for pair in keep:
             kept[pair].append(block_kept[pair])
+        advance(1)
     distributions = {pair: np.concatenate(parts) for pair, parts in kept.items()}
     return _p_values(plan, tests, counts, convention), distributions
 
@@ -981,6 +1001,7 @@ def pairwise_tests(
     mean_block_length: float | None = None,
     intervals: Sequence[str] = (),
     interval_level: float = 0.95,
+    progress: Progress | None = None,
 ) -> PairwiseResult:
     """Run the randomized ``tests`` for every pair of ``systems`` (or the unordered ``pairs`` given).
 
@@ -1002,6 +1023,9 @@ def pairwise_tests(
     They use the i.i.d. bootstrap draws of the paired bootstrap, B = its sample count (``n_samples``, or
     ``n_samples["paired_bootstrap"]``), whether or not that test is run; BCa adds one jackknife of each system's
     corpus score (N leave-one-segment-out scores). Neither the p-values nor the draws change.
+
+    ``progress``: told ``(done, total)`` blocks of :data:`DRAW_BLOCK_SIZE` draws over every scheme run
+    (:mod:`mtsig.progress`); it never changes a number.
     """
     relabelled = stats if isinstance(stats, RelabelledPairs) else None
     if relabelled is not None and "bca" in intervals:
@@ -1092,13 +1116,19 @@ def pairwise_tests(
 
     p_values: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     pseudo_of: dict[str, dict[int, np.ndarray]] = {}
+    runs = []  # (scheme, its tests, whether the intervals come from its draws), in the order of SCHEMES
     for scheme in SCHEMES:
         scheme_tests = [t for t in tests if TESTS[t].scheme == scheme]
         wants_intervals = scheme == IID_BOOTSTRAP and interval_request is not None
-        if not scheme_tests and not wants_intervals:
-            continue
+        if scheme_tests or wants_intervals:
+            runs.append((scheme, scheme_tests, wants_intervals))
+    advance = counter(
+        progress,
+        sum(_blocks(_scheme_draws(plan, t, interval_samples if i else 0)) for _, t, i in runs),
+    )
+    for scheme, scheme_tests, wants_intervals in runs:
         if scheme == RANDOMIZATION:
-            result, kept = _randomization_tests(plan, scheme_tests, seed, keep, p_convention)
+            result, kept = _randomization_tests(plan, scheme_tests, seed, keep, p_convention, advance)
         else:
             weight_dtype = _weight_dtype(plan, max_weight_row_sum(scheme, n_segments, document_of_segment))
 
@@ -1122,6 +1152,7 @@ def pairwise_tests(
                 keep,
                 p_convention,
                 interval_request if wants_intervals else None,
+                advance,
             )
             if wants_intervals:
                 pair_bounds, system_bounds = bounds, own_bounds

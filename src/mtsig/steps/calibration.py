@@ -18,7 +18,7 @@ from mtsig.steps.common import check_same_systems, load_scored_stats, read_gold_
 from mtsig.steps.files import (
     metric_name_of,
     regenerate_hint,
-    write_text,
+    write_markdown,
     write_tsv,
 )
 
@@ -64,7 +64,7 @@ def calibration(
     metric) difference in the same direction: "X clearly better than Y by human gold and metric".
     """
     from mtsig.report.calibration_plots import plot_calibration
-    from mtsig.report.plots import save_figure
+    from mtsig.report.plots import FIGURE_DPI, save_figure
     from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
     from mtsig.studies.calibration import calibration_study, choose_planted_pair, gold_better_pairs
 
@@ -115,7 +115,7 @@ def calibration(
         table[table["swap_unit"] == table["swap_unit"].iloc[0]], alpha=float(calibration["figure_alpha"])
     )
     # bbox "tight" keeps the legend, which sits to the right of the panels
-    save_figure(figure, [png, *([pdf] if pdf else [])], bbox_inches="tight", dpi=150)
+    save_figure(figure, [png, *([pdf] if pdf else [])], bbox_inches="tight", dpi=FIGURE_DPI)
 
 
 def power(
@@ -183,6 +183,7 @@ def section2(
     resampling: Mapping[str, Any],
     table: str | Path,
     md: str | Path,
+    html: str | Path,
 ) -> None:
     """The paper's Section 2 in numbers for every metric: R&M bootstrap vs R&M AR on the closest pairs."""
     from mtsig.report.tables import section2_markdown
@@ -206,6 +207,6 @@ def section2(
     table = pd.concat(frames, ignore_index=True)
     table = table[["metric", *[c for c in table.columns if c != "metric"]]]
     write_tsv(table, table_path)
-    write_text(
-        section2_markdown(experiment, table, int(calibration["section2_pairs"])), md, made_by="section2"
+    write_markdown(
+        section2_markdown(experiment, table, int(calibration["section2_pairs"])), md, html, made_by="section2"
     )

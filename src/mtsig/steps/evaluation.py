@@ -17,6 +17,7 @@ from mtsig.steps.files import (
     metric_name_of,
     read_intermediate_text,
     read_intermediate_tsv,
+    write_markdown,
     write_text,
     write_tsv,
 )
@@ -183,6 +184,7 @@ def tables(
     stats: Sequence[str | Path],
     system_scores: str | Path,
     md: str | Path,
+    html: str | Path,
     tex: str | Path,
     csv: str | Path,
 ) -> None:
@@ -248,7 +250,7 @@ def tables(
             md.append(paper_tables.accuracy_by_test_markdown(corrected, gold, caption, tests, metrics))
     md.append("\n## Agreement between the three tests\n")
     md.append(paper_tables.agreement_markdown(agreement))
-    write_text(f"# {description}\n\n" + "\n".join(md), md_path, made_by="tables")
+    write_markdown(f"# {description}\n\n" + "\n".join(md), md_path, html, made_by="tables")
     write_text("\n\n".join(tex), tex_path)
     write_text(csv[0], csv_path)
 

@@ -70,7 +70,7 @@ def figures(
                 float(arrays["actual"]),
                 shown,
                 f"{metric.upper()}: {x} vs {y}",
-                outs(f"distributions_{metric}_{x}__{y}"),
+                outs(f"distributions_{metric.lower()}_{x}__{y}"),
                 statistic_label=f"{metric.upper()} difference",
             )
     gold_p = read_gold_table(gold_path, ("gold", "criterion", "sys_x", "sys_y", "p_value"))
@@ -90,4 +90,8 @@ def figures(
         present = [t for t in tests if t in in_table]
         matrices = {t: plots.p_matrix_from_tests(table, t, systems) for t in present}
         title = "Randomized tests: row system significantly better than column system"
-        plots.significance_heatmap_grid(matrices, systems, alpha, title, outs(f"tests_{metric}"), metric)
+        # lower case: the report links every figure by its file name, case-insensitively (docutils), so TER's
+        # grid in one experiment and ter's in another must have the same name, not two that collide
+        plots.significance_heatmap_grid(
+            matrices, systems, alpha, title, outs(f"tests_{metric.lower()}"), metric
+        )

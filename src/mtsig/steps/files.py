@@ -264,6 +264,23 @@ def write_text(
     _commit(tmp, path, made_by, settings, {"format": "text", "lines": text.count("\n")})
 
 
+def write_markdown(
+    text: str,
+    path: str | os.PathLike[str],
+    html: str | os.PathLike[str],
+    *,
+    made_by: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> None:
+    """A Markdown table (:func:`write_text`) and, at ``html``, the same as an HTML page, which is what
+    ``snakemake --report`` shows (:func:`mtsig.report.html.markdown_page`; the report offers Markdown only as a
+    download)."""
+    from mtsig.report.html import markdown_page
+
+    write_text(text, path, made_by=made_by, settings=settings)
+    write_text(markdown_page(text), html)
+
+
 def read_intermediate_text(
     path: str | os.PathLike[str],
     made_by: str | None = None,

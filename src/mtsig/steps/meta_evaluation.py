@@ -13,7 +13,7 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.stats.intervals import confidence_level
 from mtsig.steps.common import check_same_systems, load_scored_stats, read_gold_table, sentence_bleu
-from mtsig.steps.files import metric_name_of, write_text, write_tsv
+from mtsig.steps.files import metric_name_of, write_markdown, write_tsv
 
 log = logging.getLogger("mtsig")
 
@@ -58,6 +58,7 @@ def meta_evaluation(
     accuracy: str | Path,
     accuracy_tests: str | Path,
     md: str | Path,
+    html: str | Path,
     heatmap: str | Path,
 ) -> None:
     """Correlations with the human system scores (all systems and without outliers), Williams tests and winners,
@@ -139,7 +140,7 @@ def meta_evaluation(
     }
     for key, path in outputs.items():
         write_tsv(results[key], path, made_by="meta_evaluation", settings=recorded)
-    write_text(
+    write_markdown(
         experiment_meta_evaluation_markdown(
             experiment,
             results,
@@ -150,6 +151,7 @@ def meta_evaluation(
             reversed_metrics=reversed_metrics,
         ),
         md,
+        html,
         made_by="meta_evaluation",
         settings=recorded,
     )

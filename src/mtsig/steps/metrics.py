@@ -19,6 +19,7 @@ from mtsig.steps.files import (
     metric_name_of,
     save_intermediate_arrays,
     save_stats,
+    write_text,
     write_tsv,
 )
 
@@ -126,6 +127,13 @@ def corpus_scores_table(stats_paths: Sequence[str | Path]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["system", "metric", "score", "details"])
 
 
-def corpus_scores(stats: Sequence[str | Path], scores: str | Path) -> None:
-    """``scores.tsv``: every system's corpus score per metric (:func:`corpus_scores_table`)."""
-    write_tsv(corpus_scores_table(stats), scores)
+def corpus_scores(stats: Sequence[str | Path], scores: str | Path, html: str | Path) -> None:
+    """``scores.tsv``: every system's corpus score per metric (:func:`corpus_scores_table`); ``html`` the same
+    table as a page for the report."""
+    from mtsig.report.html import markdown_page
+    from mtsig.report.tables import frame_to_markdown
+
+    table = corpus_scores_table(stats)
+    write_tsv(table, scores)
+    heading = f"# Corpus scores: {Path(scores).parent.name}\n\n"
+    write_text(markdown_page(heading + frame_to_markdown(table, float_format="{:.6g}")), html)

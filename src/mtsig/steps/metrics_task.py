@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.steps.files import write_text, write_tsv
+from mtsig.steps.files import write_markdown, write_text, write_tsv
 
 log = logging.getLogger("mtsig")
 
@@ -60,6 +60,7 @@ def metrics_task(
     winners: str | Path,
     system_scores: str | Path,
     md: str | Path,
+    html: str | Path,
     tex: str | Path,
     csv: str | Path,
     figures: str | Path,
@@ -144,9 +145,10 @@ def metrics_task(
         pd.concat(score_rows, ignore_index=True), system_scores, made_by="metrics_task", settings=settings
     )
     title = spec.get("description", experiment)
-    write_text(
+    write_markdown(
         correlation_table_markdown(frames["correlations"], frames["winners"], title=title),
         md,
+        html,
         made_by="metrics_task",
         settings=settings,
     )

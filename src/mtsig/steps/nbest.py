@@ -10,7 +10,7 @@ from typing import Any
 from mtsig import config as mtsig_config
 from mtsig.errors import InputError
 from mtsig.steps.files import (
-    write_text,
+    write_markdown,
     write_tsv,
 )
 
@@ -26,6 +26,7 @@ def nbest(
     ablation: str | Path,
     bleu_grid: str | Path,
     md: str | Path,
+    html: str | Path,
     figures: str | Path,
 ) -> None:
     """The n-best experiment (mtsig.studies.nbest) on a STAPLE gold: systems, ablation, BLEU grid, MAP table, figures."""
@@ -49,5 +50,5 @@ def nbest(
     write_tsv(results["systems"], systems)
     write_tsv(results["ablation"], ablation)
     write_tsv(results["bleu_grid"], bleu_grid)
-    write_text(nbest_markdown(results), md, made_by="nbest")
+    write_markdown(nbest_markdown(results), md, html, made_by="nbest")
     plot_all(results, figures)

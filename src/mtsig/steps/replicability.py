@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mtsig.steps.common import read_gold_table
-from mtsig.steps.files import read_tsv, write_text, write_tsv
+from mtsig.steps.files import read_tsv, write_markdown, write_tsv
 
 log = logging.getLogger("mtsig")
 
@@ -21,6 +21,7 @@ def replicability(
     tests_partial_conjunction: str | Path,
     metrics: str | Path,
     md: str | Path,
+    html: str | Path,
     *,
     experiments: Sequence[str],
     language_pairs: Sequence[str],
@@ -57,7 +58,7 @@ def replicability(
     write_tsv(per_set, tests)
     write_tsv(combined, tests_partial_conjunction)
     write_tsv(by_metric, metrics)
-    write_text(replicability_markdown(per_set, combined, by_metric, alpha), md)
+    write_markdown(replicability_markdown(per_set, combined, by_metric, alpha), md, html)
 
 
 def delta_agreement(
@@ -71,6 +72,7 @@ def delta_agreement(
     curves: str | Path,
     summary: str | Path,
     md: str | Path,
+    html: str | Path,
     figure: str | Path,
     *,
     alpha: float,
@@ -132,5 +134,5 @@ def delta_agreement(
     write_tsv(flagged, outliers)
     write_tsv(fitted, curves)
     write_tsv(coefficients, summary)
-    write_text(delta_agreement_markdown(coefficients, flagged, alpha, metric_outlier_cutoff), md)
+    write_markdown(delta_agreement_markdown(coefficients, flagged, alpha, metric_outlier_cutoff), md, html)
     delta_agreement_figure(table, fitted, coefficients, figure)

@@ -15,7 +15,7 @@ from mtsig.steps.common import check_same_systems, load_scored_stats, read_prepa
 from mtsig.steps.files import (
     metric_name_of,
     regenerate_hint,
-    write_text,
+    write_markdown,
     write_tsv,
 )
 
@@ -35,6 +35,7 @@ def segment_level(
     convention: str,
     table: str | Path,
     md: str | Path,
+    html: str | Path,
 ) -> None:
     """RankEval measures (Avramidis 2013) for one ranking data set: a WMT experiment's metrics (sentence BLEU
     from the texts, every other metric from its per-segment statistics), or a JCML set's consensus predictors;
@@ -96,4 +97,4 @@ def segment_level(
             source=rankings[0],
         )
     write_tsv(table, table_path)
-    write_text(segment_level_markdown(name, table), md_path, made_by="segment_level")
+    write_markdown(segment_level_markdown(name, table), md_path, html, made_by="segment_level")
