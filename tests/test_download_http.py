@@ -2,9 +2,9 @@
 the data root's files under the URL paths of data/sources.tsv, selected by ``MTSIG_DATA_MIRROR``, to a copy of the
 repository with no data beside it (the download root data/downloads is used).
 
-A small experiment runs end to end from an empty data root, and its tables equal the committed checksums of the
-quick check; a 404, a connection dropped mid-file (every time, or once), a checksum mismatch, no server at all, and
-a run killed mid-download then resumed each end with a clear message and leave nothing half-written.
+A 404, a connection dropped mid-file (every time, or once), a checksum mismatch, no server at all, and a run killed
+mid-download then resumed each end with a clear message and leave nothing half-written. The quick check's own test
+(tests/test_verification.py) runs a small experiment end to end from an empty data root through the same mirror.
 """
 
 from __future__ import annotations
@@ -34,11 +34,9 @@ from mtsig.data import (
     verify,
 )
 from mtsig.steps import item_rule
-from mtsig.verification import read_checksums, verify_results
 
 REPO = Path(__file__).resolve().parents[1]
 MANIFEST = read_manifest(REPO / "data" / "sources.tsv")
-QUICK_CHECKSUMS = REPO / "checksums" / "quick-run.tsv"
 
 
 def _rows(dataset: str):
@@ -147,35 +145,6 @@ def test_fetch_over_http_downloads_and_derives(tmp_path: Path, data_root: Path) 
 
 
 @pytest.mark.pipeline
-def test_a_small_experiment_runs_from_an_empty_data_root(clone: Path, data_root: Path) -> None:
-    """The quick check's experiment (WMT20 ja-en: six metrics' segment scores, the DA gold) up to the paper's table,
-    from nothing: the one dataset it reads is downloaded (a connection dropped once on the way), its six
-    segment-score files derived from the organisers' all-pairs files, and every result equals the quick check's."""
-    targets = [
-        "results/tables/wmt20-ja-en.md",
-        "results/wmt20-ja-en/scores.tsv",
-        "results/wmt20-ja-en/human/z.tsv",
-    ]
-    with DataMirror(data_root, ["wmt20-ja-en"]) as mirror:
-        mirror.faults["chrF.seg.score.gz"] = "drop_once"
-        done = _snakemake(clone, mirror.url, *targets, "--cores", "2", "--configfile", "config/quick.yaml")
-    assert done.returncode == 0, done.stderr[-5000:]
-    assert [p.relative_to(clone / "data" / "downloads").parts[0] for p in _downloaded(clone)] == [
-        "wmt20-ja-en"
-    ] * 8
-    assert verify(_rows("wmt20-ja-en"), clone / "data" / "downloads") == []
-    assert all(path.startswith("/WMT-Metrics-task/wmt20-metrics/") for path in mirror.served)
-    assert (
-        sum(path.endswith("/chrF.seg.score.gz") for path in mirror.served) == 2
-    )  # dropped, then tried again
-    expected = read_checksums(QUICK_CHECKSUMS)
-    made = expected[[(clone / "results" / path).is_file() for path in expected["path"]]]
-    report = verify_results(made, clone / "results")
-    assert len(made) >= 20 and {"tables/wmt20-ja-en.md", "wmt20-ja-en/gold.tsv"} <= set(made["path"])
-    assert (report["status"] == "equal").all(), report[report["status"] != "equal"].to_string()
-
-
-@pytest.mark.pipeline
 def test_no_connection_stops_before_any_job_with_one_line(clone: Path) -> None:
     done = _snakemake(
         clone, f"http://127.0.0.1:{_closed_port()}/", "--cores", "1", "--configfile", "config/quick.yaml"
@@ -194,21 +163,54 @@ def test_no_connection_stops_before_any_job_with_one_line(clone: Path) -> None:
 
 
 @pytest.mark.pipeline
-@pytest.mark.parametrize(
-    ("fault", "message"), [("404", "answered HTTP 404 Not Found"), ("corrupt", "checksum mismatch")]
-)
-def test_a_failed_download_says_why_and_leaves_nothing(
-    clone: Path, data_root: Path, fault: str, message: str
+def test_a_file_the_origin_does_not_serve_stops_its_job_and_leaves_nothing(
+    clone: Path, data_root: Path
 ) -> None:
     with DataMirror(data_root, ["jcml"]) as mirror:
-        mirror.faults["wmt08.jcml"] = fault
+        mirror.faults["wmt08.jcml"] = "404"
         done = _snakemake(clone, mirror.url, "--cores", "1", item_rule("download_dataset", "jcml"))
     assert done.returncode != 0
     lines = [line for line in done.stderr.splitlines() if "mtsig: error: dataset jcml: " in line]
-    assert lines and message in lines[0], done.stderr[-3000:]
-    assert "the pinned file" in lines[0] and "set MTSIG_DATA to a data root that has jcml/" in lines[0]
+    assert lines and "wmt08.jcml answered HTTP 404 Not Found" in lines[0], done.stderr[-3000:]
+    assert "origin does not serve the pinned file" in lines[0]
+    assert "set MTSIG_DATA to a data root that has jcml/" in lines[0]
     assert "Traceback" not in done.stderr
     assert _downloaded(clone) == []  # neither the failed file nor the one verified beside it
+
+
+@pytest.mark.parametrize(
+    ("fault", "message", "advice"),
+    [
+        ("corrupt", "checksum mismatch for http://", "origin does not serve the pinned file"),
+        ("drop", "(5 tries): connection dropped after", "rerun to try again"),
+    ],
+)
+def test_the_download_step_says_why_in_one_line(
+    tmp_path: Path,
+    data_root: Path,
+    fault: str,
+    message: str,
+    advice: str,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The job of rule download_dataset__jcml, in this process (the waits between tries made zero): it ends with
+    status 2 and one line, and leaves no file but the one it verified before (Snakemake removes that one)."""
+    from mtsig import data as mtsig_data
+    from mtsig.steps.data import download_dataset
+
+    monkeypatch.setattr(mtsig_data, "BACKOFF_SECONDS", 0.0)
+    files = [str(tmp_path / "jcml" / path) for path in _rows("jcml")["path"]]
+    with DataMirror(data_root, ["jcml"]) as mirror:
+        mirror.faults["wmt08.jcml"] = fault
+        monkeypatch.setenv("MTSIG_DATA_MIRROR", mirror.url)
+        with pytest.raises(SystemExit) as stopped:
+            download_dataset("jcml", REPO / "data" / "sources.tsv", files=files)
+    assert stopped.value.code == 2
+    [line] = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert line.startswith("mtsig: error: dataset jcml: ") and message in line and advice in line, line
+    assert "set MTSIG_DATA to a data root that has jcml/" in line
+    assert [p.name for p in (tmp_path / "jcml").iterdir()] in ([], ["wmt10-test.de-en.jcml"])
 
 
 @pytest.mark.pipeline

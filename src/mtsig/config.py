@@ -1,7 +1,8 @@
 """The pipeline configuration: experiment files, the data root, validation and per-experiment paths.
 
 The Snakefile validates ``config`` against ``workflow/schemas/config.schema.yaml`` (Snakemake's ``validate``); this
-module does what a schema cannot: merging the per-experiment files, the ``MTSIG_DATA`` override, checking that every
+module does what a schema cannot: merging the per-experiment files, choosing the data root (``MTSIG_DATA``, the
+configured ``data_root``, or the download root) and wording what stops a run that lacks data, checking that every
 name in ``run`` is defined, and turning an experiment's relative paths into absolute ones.
 """
 

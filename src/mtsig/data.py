@@ -130,18 +130,22 @@ def download_file(
     sha256: str | None,
     *,
     timeout: float = 60.0,
-    attempts: int = DOWNLOAD_ATTEMPTS,
-    backoff_seconds: float = BACKOFF_SECONDS,
-    sleep: Callable[[float], None] = time.sleep,
+    attempts: int | None = None,
+    backoff_seconds: float | None = None,
+    sleep: Callable[[float], None] | None = None,
 ) -> None:
     """Download ``url`` to ``dest`` through ``dest.part``, verifying its sha256 (unless None: an intermediate
     whose product is verified) before it appears. A transient failure is tried again after ``backoff_seconds``,
-    then twice as long each time, ``attempts`` tries in all.
+    then twice as long each time, ``attempts`` tries in all (by default :data:`BACKOFF_SECONDS` and
+    :data:`DOWNLOAD_ATTEMPTS`, read when called).
 
     Raises:
         DownloadError: naming ``dest``: not found (or another final HTTP status), a checksum mismatch, or every
             try failed (with the last reason). Nothing is left at ``dest`` or ``dest.part``.
     """
+    attempts = DOWNLOAD_ATTEMPTS if attempts is None else attempts
+    backoff_seconds = BACKOFF_SECONDS if backoff_seconds is None else backoff_seconds
+    sleep = time.sleep if sleep is None else sleep
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + PARTIAL_SUFFIX)
     for attempt in range(1, attempts + 1):

@@ -52,14 +52,3 @@ for dataset, files in DOWNLOADABLE.items():
             manifest=str(MANIFEST),
         script:
             "../scripts/step.py"
-
-
-# Every file of data/sources.tsv that the workflow can download, in the data root (with an existing data root,
-# a check that it has them all); not part of `all`.
-rule download_data:
-    input:
-        lambda wildcards: data_files(
-            DATA_ROOT / row.dataset / row.path
-            for row in mtsig_data.read_manifest(MANIFEST).itertuples()
-            if mtsig_data.obtainable(row.source)
-        ),
