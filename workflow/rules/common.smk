@@ -155,7 +155,7 @@ def data_files(paths):
                 )
         elif not path.exists() and not workflow.dryrun:
             url = mtsig_data.mirrored(
-                download_url(dataset, inside), os.environ.get(mtsig_data.MIRROR_ENV)
+                dataset_url(dataset), os.environ.get(mtsig_data.MIRROR_ENV)
             )
             host = url.split("/", 3)[2]
             if host not in UNREACHABLE:
@@ -180,11 +180,13 @@ def manifest_source(dataset, inside):
     return manifest_rows().get((dataset, inside.as_posix()))
 
 
-def download_url(dataset, inside):
-    """The URL a downloadable file is fetched from (for a remote derivation, its input's)."""
-    source = manifest_source(dataset, inside)
-    remote = mtsig_data.remote_derivation(source)
-    return remote[2] if remote else source
+@functools.cache
+def dataset_url(dataset):
+    """A URL the dataset's files are downloaded from (the first of data/sources.tsv): its origin answers or not."""
+    for source in manifest_rows().loc[dataset]:
+        remote = mtsig_data.remote_derivation(source)
+        if remote or source.startswith(("https://", "http://")):
+            return remote[2] if remote else source
 
 
 def data_glob(root, pattern):
