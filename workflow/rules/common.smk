@@ -66,6 +66,7 @@ DOWNLOADABLE = (
     if DATA.downloads
     else {}
 )
+DOWNLOADABLE_FILES = {(d, p) for d, paths in DOWNLOADABLE.items() for p in paths}
 RUN = mtsig_config.check_run(config)
 OUTPUT_EXPERIMENTS = RUN["outputs"] + RUN["synthetic"]
 ALPHAS = config["evaluation"]["alphas"]
@@ -111,9 +112,8 @@ def outputs_of(pattern, **wildcards):
     return expand(pattern, **wildcards, allow_missing=True)
 
 
-DOWNLOADABLE_FILES = {(d, p) for d, paths in DOWNLOADABLE.items() for p in paths}
 #: Host of a source URL -> why it cannot be reached (None: it answers), asked once per run (data_files).
-UNREACHABLE = {}
+PROBED_HOSTS = {}
 
 
 def data_files(paths):
@@ -127,8 +127,8 @@ def data_files(paths):
     checked = []
     for path in map(Path, paths):
         checked.append(str(path))
-        # not in the data root: an absolute experiment path, or a synthetic experiment's data
-        if not path.is_relative_to(DATA_ROOT):
+        # not in a dataset of the data root: an absolute experiment path, or a synthetic experiment's data
+        if not path.is_relative_to(DATA_ROOT) or path == DATA_ROOT:
             continue
         relative = path.relative_to(DATA_ROOT)
         dataset, inside = relative.parts[0], relative.relative_to(relative.parts[0])
@@ -158,12 +158,12 @@ def data_files(paths):
                 dataset_url(dataset), os.environ.get(mtsig_data.MIRROR_ENV)
             )
             host = url.split("/", 3)[2]
-            if host not in UNREACHABLE:
-                UNREACHABLE[host] = mtsig_data.probe(url)
-            if UNREACHABLE[host] is not None:
+            if host not in PROBED_HOSTS:
+                PROBED_HOSTS[host] = mtsig_data.probe(url)
+            if PROBED_HOSTS[host] is not None:
                 stop(
                     mtsig_config.unreachable_message(
-                        DATA, dataset, url, UNREACHABLE[host]
+                        DATA, dataset, url, PROBED_HOSTS[host]
                     )
                 )
     return checked
