@@ -38,6 +38,17 @@ rule all:
         all_targets(),
 
 
+# Every file of data/sources.tsv that the workflow can download, in the data root: with the download root, what
+# the download rules (workflow/rules/data.smk) make; with an existing data root, a check that it has them all.
+rule download_data:
+    input:
+        lambda wildcards: data_files(
+            DATA_ROOT / row.dataset / row.path
+            for row in mtsig_data.read_manifest(MANIFEST).itertuples()
+            if mtsig_data.obtainable(row.source)
+        ),
+
+
 # Every rule's named inputs, outputs, params and wildcards against the arguments of the step named after it
 # (mtsig.steps.check_rules): a name changed on one side only fails here, before any job runs.
 mtsig_steps.check_rules(workflow.rules)

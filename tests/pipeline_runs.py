@@ -8,6 +8,8 @@ tests/test_portable.py a resampling, under :func:`other_machine_numerics`.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +21,29 @@ def tiny_pipeline_command(workdir: Path, *extra: str) -> list[str]:
     """Snakemake on tests/configs/tiny.yaml in ``workdir`` with 2 cores; ``extra``: targets and options."""
     args = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir)]
     return [*args, "--configfile", str(TINY_CONFIG), "--cores", "2", *extra]
+
+
+def copy_checkout(dest: Path) -> Path:
+    """A copy of this checkout's files at ``dest`` (a reader's clone: what git tracks, and new files it does not
+    ignore, as they are now, with their compiled caches), for tests that run the workflow where its own folders
+    (data/downloads, results, .snakemake) may be written. Returns ``dest``."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    folders = set()
+    for name in filter(None, listed.split("\0")):
+        source = REPO / name
+        if source.is_file():  # a file deleted in the work tree but not yet in git's index is skipped
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+            folders.add(Path(name).parent)
+    # Python's bytecode and numba's compiled kernels, valid in the copy (same sources, same times): without them
+    # every process started in the copy compiles its imports again
+    for folder in folders:
+        if (REPO / folder / "__pycache__").is_dir():
+            shutil.copytree(REPO / folder / "__pycache__", dest / folder / "__pycache__", dirs_exist_ok=True)
+    return dest
 
 
 def other_machine_numerics() -> dict[str, str]:

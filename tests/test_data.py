@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import re
 import shutil
 from pathlib import Path
 
@@ -12,7 +14,11 @@ from mtsig.data import (
     default_manifest,
     derivation,
     fetch,
+    filter_language_pair,
+    obtainable,
+    obtainable_files,
     read_manifest,
+    remote_derivation,
     sha256_file,
     verify,
 )
@@ -90,7 +96,9 @@ def test_fetch_downloads_verifies_and_derives(tmp_path: Path, data_root: Path, m
 def test_checksum_mismatch_leaves_nothing_half_written(tmp_path: Path, data_root: Path, manifest) -> None:
     downloader = _copying_downloader(data_root, manifest, corrupt="newstest2012-ref.en")
     with pytest.raises(InputError, match="checksum mismatch"):
-        fetch(manifest, tmp_path, datasets=["wmt12"], downloader=downloader)
+        fetch(
+            manifest[manifest["source"].map(obtainable)], tmp_path, datasets=["wmt12"], downloader=downloader
+        )
     target = tmp_path / "wmt12" / "plain"
     assert not (target / "newstest2012-ref.en").exists()
     assert not list(tmp_path.rglob("*.part"))
@@ -105,3 +113,47 @@ def test_verify_reports_missing_and_changed_files(tmp_path: Path, data_root: Pat
     problems = verify(jcml, tmp_path)
     assert any("wmt08.de-en.jcml: sha256 differs" in p for p in problems)
     assert any("wmt10-test.de-en.jcml: missing" in p for p in problems)
+
+
+def test_a_file_no_recipe_makes_stops_fetch_before_any_download(tmp_path: Path, manifest) -> None:
+    """wmt12's NIST oracle is the output of NIST's Perl tool: fetch says so before it downloads anything."""
+    called = []
+    with pytest.raises(InputError, match=r"nist_mteval-v13a_es-en.tsv is derived.*README"):
+        fetch(manifest, tmp_path, datasets=["wmt12"], downloader=lambda *args: called.append(args))
+    assert called == [] and not list(tmp_path.rglob("*.*"))
+
+
+def test_obtainable_files_leave_out_only_what_no_recipe_makes(manifest) -> None:
+    files = obtainable_files(manifest)
+    assert set(files) == set(manifest["dataset"])
+    left_out = manifest[~manifest["source"].map(obtainable)]
+    assert list(left_out["path"]) == ["oracles/nist_mteval-v13a_es-en.tsv"]
+    assert sum(map(len, files.values())) == len(manifest) - 1
+    assert len(files["wmt23"]) == 702 and len(files["wmt20-ja-en"]) == 8
+
+
+def test_wmt23_sources_are_the_pinned_commit_of_its_provenance(manifest, data_root: Path) -> None:
+    """Every wmt23 file comes from the raw URL pattern that wmt23/PROVENANCE.txt pins (commit and folder)."""
+    pattern = re.search(r"Raw URL pattern: (\S+)<path>", (data_root / "wmt23" / "PROVENANCE.txt").read_text())
+    assert pattern is not None
+    rows = manifest[manifest["dataset"] == "wmt23"]
+    assert len(rows) == 702
+    assert all(source == pattern[1] + path for source, path in zip(rows["source"], rows["path"], strict=True))
+
+
+def test_lp_filter_keeps_one_pairs_rows_unchanged(tmp_path: Path, data_root: Path, manifest) -> None:
+    """The organisers' all-pairs file filtered to ja-en is the data root's file (rows of another pair around it are
+    dropped; the organisers' own files give the same, checked when the manifest rows were written)."""
+    rows = manifest[manifest["source"].str.startswith("derived:lp_filter(")]
+    assert len(rows) == 6
+    for row in rows.itertuples():
+        recipe, pair, url = remote_derivation(row.source)
+        assert (
+            (recipe, pair) == ("lp_filter", "ja-en") and url.endswith(".seg.score.gz") and "/3e434fc" in url
+        )
+        body = (data_root / row.dataset / row.path).read_bytes()
+        other = body.replace(b"\tja-en\t", b"\tde-en\t").splitlines(keepends=True)
+        source = tmp_path / "all-pairs.gz"
+        source.write_bytes(gzip.compress(b"".join(other[:100]) + body + b"".join(other[100:])))
+        filter_language_pair(source, pair, tmp_path / "kept")
+        assert sha256_file(tmp_path / "kept") == row.sha256

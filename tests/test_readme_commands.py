@@ -1,21 +1,23 @@
-"""Every shell command printed in the READMEs runs as printed.
+"""Every shell command printed in the READMEs runs as printed, in order, as a reader types it.
 
 The commands are taken from README.md and the READMEs under config/, profiles/, data/ and benchmarks/: every line of
 a fenced block marked ``bash``, ``sh``, ``shell`` or ``console`` (a ``$ `` prompt is dropped), of an unmarked block
 whose lines all start with a command (a line ending in a backslash continues on the next), and every inline code span that starts with ``snakemake``, ``mtsig`` or
-``python``. Each command is run from the repository in a fresh temporary directory, with these rules (a command
-the rules do not cover fails the test, so a new command in a README cannot go untested):
+``python``. They run where a reader runs them: in a copy of the repository (a reader's clone, made once) with the
+data beside it as the READMEs assume (``../shared/data``, a link to the ``data_root`` fixture), from the clone's
+folder, with the environment exactly as the README sets it: no ``MTSIG_DATA`` unless the README exports it, and every
+``export NAME=value`` of the README's earlier blocks kept (relative values included), as a reader's shell keeps
+them. So a sequence that breaks for a reader breaks here. Rules (a command the rules do not cover fails the test,
+so a new command in a README cannot go untested):
 
-- ``snakemake ...``: run verbatim with ``-n --directory <tmp>`` added (a dry run; the full pipeline takes ten
-  minutes), so nothing is written outside the temporary directory; it must build its DAG and exit 0. The sharding
-  command must plan 16 ``resample_tests`` jobs per (experiment, metric). A command of a block that reads what an
-  earlier command of the block makes (``MTSIG_DATA=data/downloads`` after ``download_data``) is run after the
-  earlier command's product is put in place (the data root, linked where the download puts it).
-- ``mtsig compare ...``, ``mtsig power ...``: run in full in the temporary directory, on the files it names made from WMT12 es-en
+- ``snakemake ...``: run as printed with ``-n`` added (a dry run; the full pipeline takes minutes); it must build
+  its DAG and exit 0. The sharding command must plan 16 ``resample_tests`` jobs per (experiment, metric).
+  ``snakemake --unlock ...`` runs as printed and must exit 0.
+- ``mtsig compare ...``, ``mtsig power ...``: run in full, on the files it names made from WMT12 es-en
   (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
   it must exit 0 and print a result for every pair.
-- ``mtsig metrics ...``: run in full on the real WMT20 files it names (the data root replaced as below); it must
-  exit 0 and print the Williams winners and PERM-BOTH p-values.
+- ``mtsig metrics ...``: run in full on the real WMT20 files it names; it must exit 0 and print the Williams
+  winners and PERM-BOTH p-values.
 - ``mtsig verify ...``: the checksum list it names must be the repository's, and run where there are no results it
   must exit 2 saying so (``tests/test_verification.py`` runs it on real results, the quick check's).
 - ``python -m pytest ...``: run with ``--collect-only --assert=plain`` (running the suite inside itself would recurse); the
@@ -23,8 +25,7 @@ the rules do not cover fails the test, so a new command in a README cannot go un
 - ``python benchmarks/<script>.py ...``: run with ``--help`` (each benchmark takes minutes, and its figures are
   printed, never asserted); the documented sub-command must be one of the script's choices.
 - ``pip install ...``: never run (tests install nothing): the extra it names must exist in pyproject.toml.
-- ``export VAR=value`` and ``VAR=value`` alone apply to the block's later commands; the data root ``../shared/data`` (CI's layout) is
-  replaced by the ``data_root`` fixture's path.
+- ``export VAR=value`` and ``VAR=value`` alone apply to the README's later commands.
 
 Inline spans with placeholders that do not exist are listed in ``NOT_RUNNABLE`` with the reason.
 """
@@ -41,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from pipeline_runs import copy_checkout
 
 REPO = Path(__file__).resolve().parents[1]
 # Every command of the READMEs in one process, which runs a command printed twice once (_run_once).
@@ -54,7 +56,6 @@ READMES = [
 ]
 SHELL_FENCES = {"bash", "sh", "shell", "console"}
 COMMAND_WORDS = ("snakemake", "mtsig", "python", "pip", "export", "MTSIG_DATA=")
-README_DATA_ROOT = "../shared/data"
 
 #: Inline commands that name a file or plugin the reader supplies; each is a template, not a command to run.
 NOT_RUNNABLE = {
@@ -68,6 +69,8 @@ NOT_RUNNABLE = {
     "pip wheel --no-deps .": "builds the wheel; tests/test_wheel.py does, in a temporary folder",
     "pip install mtsig-0.1.0-py3-none-any.whl": "installs (tests install nothing here; tests/test_wheel.py installs "
     "the wheel into a temporary venv)",
+    "python tests/data_mirror.py ../shared/data": "serves until interrupted; tests/test_download_http.py runs the "
+    "same mirror in its own process",
 }
 
 WMT12 = {
@@ -82,8 +85,9 @@ WMT12 = {
 @dataclass(frozen=True)
 class Command:
     readme: str
-    block: int  # commands of one block share their environment and run in order
+    block: int  # a fenced block, or one inline span
     text: str
+    position: int = 0  # where in the README it is printed: the order a reader meets it
 
     def __str__(self) -> str:
         return f"{self.readme}: {self.text}"
@@ -97,13 +101,14 @@ def _is_shell_block(info: str, body: str) -> bool:
 
 
 def readme_commands() -> list[Command]:
-    """Every command of the READMEs, in order (see the module docstring)."""
+    """Every command of the READMEs, README by README in the order printed (see the module docstring)."""
     commands: list[Command] = []
     block = 0
     for readme in READMES:
         text = (REPO / readme).read_text(encoding="utf-8")
-        fenced = list(re.finditer(r"^```([^\n]*)\n(.*?)^```", text, flags=re.S | re.M))
-        for match in fenced:
+        fences = list(re.finditer(r"^```([^\n]*)\n(.*?)^```", text, flags=re.S | re.M))
+        found: list[Command] = []
+        for match in fences:
             if not _is_shell_block(match.group(1), match.group(2)):
                 continue
             block += 1
@@ -111,13 +116,19 @@ def readme_commands() -> list[Command]:
             for line in body.splitlines():
                 line = line.strip().removeprefix("$ ")
                 if line and not line.startswith("#"):
-                    commands.append(Command(readme, block, line))
-        prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
-        for span in re.findall(r"`([^`]+)`", prose):
-            span = " ".join(span.split())
-            if span.startswith(("snakemake ", "mtsig ", "python ", "pip ")) or span == "mtsig compare":
-                block += 1
-                commands.append(Command(readme, block, span))
+                    found.append(Command(readme, block, line, match.start()))
+        prose_starts = [0] + [match.end() for match in fences]
+        prose_ends = [match.start() for match in fences] + [len(text)]
+        for start, end in zip(prose_starts, prose_ends, strict=True):
+            for span in re.finditer(r"`([^`]+)`", text[start:end]):
+                command = " ".join(span.group(1).split())
+                if (
+                    command.startswith(("snakemake ", "mtsig ", "python ", "pip "))
+                    or command == "mtsig compare"
+                ):
+                    block += 1
+                    found.append(Command(readme, block, command, start + span.start()))
+        commands += sorted(found, key=lambda c: c.position)
     return commands
 
 
@@ -134,9 +145,21 @@ def _strip_comment(line: str) -> str:
     return line.strip()
 
 
-def _env(data_root: Path, extra: dict[str, str]) -> dict[str, str]:
-    env = {**os.environ, "MTSIG_DATA": str(data_root), **extra}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")])
+@pytest.fixture(scope="module")
+def reader_clone(tmp_path_factory: pytest.TempPathFactory, data_root: Path) -> Path:
+    """``<tmp>/mtsig``, a copy of the repository, with the data beside it: ``<tmp>/shared/data`` (a link)."""
+    parent = tmp_path_factory.mktemp("reader")
+    (parent / "shared").mkdir()
+    (parent / "shared" / "data").symlink_to(data_root)
+    return copy_checkout(parent / "mtsig")
+
+
+def _env(clone: Path, extra: dict[str, str]) -> dict[str, str]:
+    """A reader's environment in the clone: this process's without MTSIG_DATA (set only where the README sets
+    it), the clone's code on PYTHONPATH (as `pip install -e .` there would make it), a shell's PWD, and ``extra``."""
+    env = {key: value for key, value in os.environ.items() if key not in ("MTSIG_DATA", "PWD")}
+    env = {**env, "PWD": str(clone), **extra}
+    env["PYTHONPATH"] = os.pathsep.join([str(clone / "src"), env.get("PYTHONPATH", "")])
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     return env
 
@@ -149,9 +172,9 @@ def _run(
     )
 
 
-# Results of commands already run by this process, by command line, environment and (for a dry run) what its fresh
-# work directory held: the READMEs print some commands several times (`snakemake --cores 8`, the test command), and
-# the same command in the same state gives the same result (the module is one xdist group: one process runs all).
+# Results of commands already run by this process, by command line, folder and environment: the READMEs print some
+# commands several times (`snakemake --cores 8`, the test command), and the same command with the same environment
+# gives the same result (the module is one xdist group: one process runs all).
 _ALREADY_RUN: dict[tuple, subprocess.CompletedProcess[str]] = {}
 
 
@@ -166,10 +189,13 @@ def _run_once(
     return _ALREADY_RUN[key]
 
 
-def _run_snakemake(words: list[str], env: dict[str, str], workdir: Path, command: Command) -> str:
-    held = tuple(sorted((path.name, os.path.realpath(path)) for path in workdir.iterdir()))
-    args = [sys.executable, "-m", *words, "-n", "--directory", str(workdir)]
-    done = _run_once(args, REPO, env, key=(*args[:-1], held))  # any fresh folder holding the same
+def _run_snakemake(words: list[str], env: dict[str, str], clone: Path, command: Command) -> str:
+    if "--unlock" in words:  # run as printed: it only removes a lock Snakemake left in the folder
+        done = _run([sys.executable, "-m", *words], clone, env)
+        assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
+        return done.stdout + done.stderr
+    args = [sys.executable, "-m", *words, "-n"]
+    done = _run_once(args, clone, env, key=tuple(args))
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"{command}\n{output[-4000:]}"
     assert "Building DAG of jobs" in output, output[-2000:]
@@ -225,13 +251,13 @@ def _run_verify(words: list[str], env: dict[str, str], workdir: Path, command: C
     assert len(done.stderr.splitlines()) == 1
 
 
-def _run_pytest(words: list[str], env: dict[str, str], command: Command) -> None:
+def _run_pytest(words: list[str], env: dict[str, str], clone: Path, command: Command) -> None:
     if "-n" in words:  # collected as one process: xdist's workers would print no test ids
         at = words.index("-n")
         words = words[:at] + words[at + 2 :]
     # only collected: --assert=plain spares rewriting the assertions of every test module (about 6 CPU s)
     args = [sys.executable, *words[1:], "--collect-only", "--assert=plain"]
-    done = _run_once(args, REPO, env, key=tuple(args))
+    done = _run_once(args, clone, env, key=tuple(args))
     assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
     collected = [line for line in done.stdout.splitlines() if "::" in line]
     assert collected, done.stdout[-2000:]
@@ -242,10 +268,10 @@ def _run_pytest(words: list[str], env: dict[str, str], command: Command) -> None
         assert not slurm, f"{command} collects the Slurm test: {slurm}"
 
 
-def _run_benchmark(words: list[str], env: dict[str, str], command: Command) -> None:
+def _run_benchmark(words: list[str], env: dict[str, str], clone: Path, command: Command) -> None:
     """``--help`` only; every option the README gives must be one the script has, every sub-command one of its
     choices."""
-    done = _run([sys.executable, words[1], "--help"], REPO, env)
+    done = _run([sys.executable, words[1], "--help"], clone, env)
     assert done.returncode == 0, f"{command}\n{done.stderr[-2000:]}"
     choices = re.search(r"\{([a-z_,]+)\}", done.stdout)
     arguments = iter(words[2:])
@@ -274,38 +300,65 @@ def _expand(value: str, env: dict[str, str]) -> str:
     return re.sub(r"\$(\w+)", lambda match: env.get(match.group(1), ""), value)
 
 
-def _run_block(commands: list[Command], data_root: Path, workdir: Path) -> None:
-    exported: dict[str, str] = {}
+def _assign(part: str, exported: dict[str, str], local: dict[str, str]) -> bool:
+    """Apply ``export NAME=value`` (to ``exported``, the environment) or ``NAME=value`` alone (to ``local``, a shell
+    variable) as bash does, expanding ``$NAME``; False for any other command."""
+    words = shlex.split(part)
+    target = local
+    if words[:1] == ["export"] and len(words) == 2 and "=" in words[1]:
+        words, target = words[1:], exported
+    if not words or not all(re.fullmatch(r"[A-Z_]+=.*", word) for word in words):
+        return False
+    for word in words:
+        key, value = word.split("=", 1)
+        target[key] = _expand(value, {**exported, **local})
+    return True
+
+
+def _shell_before(block: list[Command]) -> tuple[dict[str, str], dict[str, str]]:
+    """What a reader's shell holds on reaching ``block``: the exported and the plain variables set by the README's
+    earlier commands."""
+    first, exported, local = block[0], {}, {}
+    for command in readme_commands():
+        if command.readme == first.readme and command.position < first.position:
+            for part in _strip_comment(command.text).split("&&"):
+                _assign(part.strip(), exported, local)
+    return exported, local
+
+
+def _run_block(
+    commands: list[Command],
+    data_root: Path,
+    clone: Path,
+    shell: tuple[dict[str, str], dict[str, str]] = ({}, {}),
+) -> None:
+    """Run a block's commands in order in ``clone``, from the shell state ``shell`` (exported, plain variables)."""
+    exported, local = dict(shell[0]), dict(shell[1])
     for command in commands:
         for part in _strip_comment(command.text).split("&&"):
-            part = part.strip().replace(README_DATA_ROOT, str(data_root))
+            part = part.strip()
+            if _assign(part, exported, local):
+                continue
             words = shlex.split(part)
             prefix = {}
             while words and re.fullmatch(r"[A-Z_]+=.*", words[0]):
                 key, value = words.pop(0).split("=", 1)
                 prefix[key] = value
-            env = _env(data_root, {**exported, **prefix})
-            if not words:  # ``S=...`` alone: a variable for the block's later commands, expanded as bash does
-                exported.update({key: _expand(value, env) for key, value in prefix.items()})
-            elif words[0] == "export":
-                key, value = words[1].split("=", 1)
-                exported[key] = value
-            elif words[0] == "snakemake":
-                if env.get("MTSIG_DATA") == "data/downloads":  # made by the block's download_data command
-                    (workdir / "data").mkdir(exist_ok=True)
-                    if not (workdir / "data" / "downloads").exists():
-                        (workdir / "data" / "downloads").symlink_to(data_root)
-                _run_snakemake(["snakemake", *words[1:]], env, workdir, command)
+            env = _env(clone, {**exported, **prefix})
+            if words[0] == "snakemake":
+                _run_snakemake(words, env, clone, command)
             elif words[:2] == ["mtsig", "verify"]:
-                _run_verify(words, env, workdir, command)
-            elif words[:2] == ["mtsig", "metrics"]:
-                _run_metrics(part, env, workdir, command)
-            elif words[0] == "mtsig":
-                _run_mtsig(part, env, workdir, data_root, command)
+                _run_verify(words, env, clone, command)
+            elif words[0] == "mtsig":  # run by bash, which expands the shell's plain variables too
+                shell_env = _env(clone, {**exported, **local, **prefix})
+                if words[1] == "metrics":
+                    _run_metrics(part, shell_env, clone, command)
+                else:
+                    _run_mtsig(part, shell_env, clone, data_root, command)
             elif words[:3] == ["python", "-m", "pytest"]:
-                _run_pytest(words, env, command)
+                _run_pytest(words, env, clone, command)
             elif words[0] == "python" and words[1].startswith("benchmarks/"):
-                _run_benchmark(words, env, command)
+                _run_benchmark(words, env, clone, command)
             elif words[0] == "pip":
                 _run_pip(words, command)
             else:
@@ -335,9 +388,9 @@ def test_the_readmes_print_the_commands_this_test_runs() -> None:
 
 
 @pytest.mark.parametrize("block", _blocks(), ids=lambda block: f"{block[0].readme}:{block[0].text[:50]}")
-def test_readme_command_runs_as_printed(block: list[Command], data_root: Path, tmp_path: Path) -> None:
+def test_readme_command_runs_as_printed(block: list[Command], data_root: Path, reader_clone: Path) -> None:
     before = {path: path.stat().st_mtime_ns for folder in (REPO, REPO / "data") for path in folder.iterdir()}
-    _run_block(block, data_root, tmp_path)
+    _run_block(block, data_root, reader_clone, _shell_before(block))
     after = {path: path.stat().st_mtime_ns for folder in (REPO, REPO / "data") for path in folder.iterdir()}
     # .git changes under any git command in another worktree of the same repository, not by the command run here
     changed = {path for path in after if before.get(path) != after[path]} - {
@@ -347,10 +400,22 @@ def test_readme_command_runs_as_printed(block: list[Command], data_root: Path, t
     assert not changed, f"written in the repository: {sorted(map(str, changed))}"
 
 
-def test_a_broken_command_is_caught(data_root: Path, tmp_path: Path) -> None:
+def test_a_reader_keeps_what_earlier_blocks_exported() -> None:
+    """The README's quick check runs with the relative data root its test command exported: the sequence a reader
+    types, which broke when Snakemake's --directory moved the relative path one level down."""
+    blocks = _blocks()
+    quick_check = next(
+        b for b in blocks if b[0].text.startswith("snakemake --cores 2 --configfile config/quick.yaml")
+    )
+    assert _shell_before(quick_check)[0].get("MTSIG_DATA") == "../shared/data"
+    quick_start = next(b for b in blocks if b[0].text.startswith("pip install"))
+    assert "MTSIG_DATA" not in _shell_before(quick_start)[0]
+
+
+def test_a_broken_command_is_caught(data_root: Path, reader_clone: Path) -> None:
     """The runner fails on what the README's sharding command used to do: a value the schema refuses."""
     bad = Command(
         "README.md", 0, "snakemake --profile profiles/slurm --config resampling='{pair_shards: zero}'"
     )
     with pytest.raises(AssertionError, match="pair_shards: 'zero' is not of type 'integer'"):
-        _run_block([bad], data_root, tmp_path)
+        _run_block([bad], data_root, reader_clone)

@@ -14,7 +14,14 @@ import yaml
 from mtsig import config as mtsig_config
 from mtsig.metrics import METRICS
 from mtsig.stats.resampling import TESTS
-from mtsig.steps import DEFERRED_NICENESS, RULE_PRIORITIES, check_rule, step_function, step_modules_defining
+from mtsig.steps import (
+    DEFERRED_NICENESS,
+    RULE_PRIORITIES,
+    check_rule,
+    item_rule,
+    step_function,
+    step_modules_defining,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
@@ -99,12 +106,15 @@ def test_every_rule_has_exactly_one_step_in_the_module_named_after_its_rules_fil
     """A job imports only the step module found by its source text (mtsig.steps.step_modules_defining)."""
     rules = set()
     for path in (REPO / "workflow" / "rules").glob("*.smk"):
-        for rule in re.findall(r"^rule (\w+):", path.read_text(), flags=re.M):
+        text = path.read_text()
+        # rules named in the file, and rules made in a loop, one per item, named by item_rule(<step>, item)
+        for rule in re.findall(r"^rule (\w+):", text, flags=re.M) + re.findall(r'item_rule\("(\w+)"', text):
             rules.add(rule)
             assert step_modules_defining(rule) == [path.stem], rule
             step = step_function(rule)
             assert (step.__name__, step.__module__) == (rule, f"mtsig.steps.{path.stem}")
     assert len(rules) == 26
+    assert step_function(item_rule("download_dataset", "wmt22-ja-en")).__name__ == "download_dataset"
     assert step_modules_defining("no_such_rule") == []
 
 

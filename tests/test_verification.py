@@ -5,13 +5,17 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from cli_runner import run_mtsig
-from pipeline_runs import other_machine_numerics
+from data_mirror import DataMirror
+from pipeline_runs import copy_checkout, other_machine_numerics
 from scipy import stats
 
 from mtsig.cli import main
@@ -92,25 +96,86 @@ def test_cli_exit_status_and_write(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory: pytest.TempPathFactory, data_root: Path) -> Path:
-    """README's quick check: config/quick.yaml in its own folder, through the Snakemake target verify (once: its
-    tests share the xdist group ``quick_check``). It computes as another machine would
-    (:func:`pipeline_runs.other_machine_numerics`), so it also fails when an output depends on the CPU: the committed
-    list comes from runs without that environment, on whatever machine regenerated it."""
-    folder = tmp_path_factory.mktemp("quick-check")
-    done = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "2",
-         "--configfile", str(REPO / "config" / "quick.yaml"), "--directory", str(folder), "verify"],
-        env={**os.environ, "MTSIG_DATA": str(data_root), **other_machine_numerics()},
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    log = folder / "logs" / "verify.log"
+def quick_check(tmp_path_factory: pytest.TempPathFactory, data_root: Path) -> SimpleNamespace:
+    """README's quick check as a reader without the data folder runs it: in a clone with nothing beside it, so the
+    workflow downloads the one dataset it reads (from a loopback mirror of the data root, tests/data_mirror.py),
+    through the Snakemake target verify, in its own folder, once (its tests share the xdist group ``quick_check``).
+
+    It is stopped hard mid-way and finished as README's *Artifact review* says: the whole run killed (SIGKILL) once
+    some statistics are written, the rerun refused, ``snakemake --unlock`` with the run's ``--directory``, and the
+    same command again. It computes as another machine would (:func:`pipeline_runs.other_machine_numerics`), so it
+    also fails when an output depends on the CPU: the committed list comes from runs without that environment, on
+    whatever machine regenerated it."""
+    clone = copy_checkout(tmp_path_factory.mktemp("reader") / "mtsig")
+    snakemake = [sys.executable, "-m", "snakemake"]
+    command = [
+        *snakemake,
+        "--cores",
+        "2",
+        "--configfile",
+        "config/quick.yaml",
+        "--directory",
+        "quick-check",
+        "verify",
+    ]
+    stats = clone / "quick-check" / "results" / "wmt20-ja-en" / "stats"
+    with DataMirror(data_root, ["wmt20-ja-en"]) as mirror:
+        env = {key: value for key, value in os.environ.items() if key != "MTSIG_DATA"}
+        env |= {"PWD": str(clone), "PYTHONPATH": str(clone / "src"), "MTSIG_DATA_MIRROR": mirror.url}
+        env |= other_machine_numerics()
+
+        def run(args: list[str]) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(args, cwd=clone, env=env, capture_output=True, text=True, check=False)
+
+        running = subprocess.Popen(
+            command,
+            cwd=clone,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 300
+        while running.poll() is None and not list(stats.glob("*.npz")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert running.poll() is None, "the quick check ended before it could be stopped"
+        os.killpg(running.pid, signal.SIGKILL)
+        running.wait(60)
+        refused = run(command)
+        assert refused.returncode != 0 and "Directory cannot be locked" in refused.stderr, refused.stderr[
+            -3000:
+        ]
+        unlocked = run([*snakemake, "--unlock", "--directory", "quick-check"])
+        assert unlocked.returncode == 0, unlocked.stderr[-3000:]
+        done = run(command)
+    log = clone / "quick-check" / "logs" / "verify.log"
     detail = log.read_text() if log.is_file() else done.stderr[-3000:]
     assert done.returncode == 0, (
         "the quick check's results differ from checksums/quick-run.tsv: if the change is meant to change "
         f"results, regenerate the lists (README, Artifact)\n{detail}"
     )
-    return folder / "results"
+    return SimpleNamespace(results=clone / "quick-check" / "results", clone=clone, served=mirror.served)
+
+
+@pytest.fixture(scope="module")
+def quick_run(quick_check: SimpleNamespace) -> Path:
+    return quick_check.results
+
+
+@pytest.mark.xdist_group("quick_check")
+def test_quick_check_downloads_only_the_dataset_it_reads(quick_check: SimpleNamespace) -> None:
+    """From an empty data root: the eight files of wmt20-ja-en (two DA files, six segment-score files filtered from
+    the organisers' all-pairs files), each equal to the data root's, and nothing else."""
+    from mtsig.data import read_manifest, verify
+
+    downloads = quick_check.clone / "data" / "downloads"
+    assert sorted(p.name for p in downloads.iterdir()) == ["wmt20-ja-en"]
+    assert len([p for p in downloads.rglob("*") if p.is_file()]) == 8
+    manifest = read_manifest(REPO / "data" / "sources.tsv")
+    assert verify(manifest[manifest["dataset"] == "wmt20-ja-en"], downloads) == []
+    assert quick_check.served and all(
+        p.startswith("/WMT-Metrics-task/wmt20-metrics/") for p in quick_check.served
+    )
 
 
 @pytest.mark.xdist_group("quick_check")

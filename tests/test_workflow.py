@@ -176,10 +176,77 @@ def test_run_with_undefined_experiment_names_them() -> None:
 
 
 def test_data_root_env_overrides_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("MTSIG_DATA", str(tmp_path))
-    assert mtsig_config.resolve_data_root({"data_root": "elsewhere"}, REPO) == tmp_path.resolve()
+    """MTSIG_DATA, then an existing data_root folder, then the download root (docs/design.md, Configuration)."""
+    (tmp_path / "configured").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.setenv("MTSIG_DATA", str(tmp_path / "elsewhere"))
+    root = mtsig_config.resolve_data_root({"data_root": "configured"}, tmp_path)
+    assert (root.path, root.origin, root.downloads) == (
+        (tmp_path / "elsewhere").resolve(),
+        "MTSIG_DATA",
+        False,
+    )
+    monkeypatch.setenv("MTSIG_DATA", "elsewhere")  # relative: from the directory the command was started in
+    root = mtsig_config.resolve_data_root({"data_root": "configured"}, REPO, start_dir=lambda: tmp_path)
+    assert root.path == (tmp_path / "elsewhere").resolve()
+    monkeypatch.setenv("MTSIG_DATA", str(tmp_path / "missing"))
+    with pytest.raises(InputError, match=r"MTSIG_DATA=.*missing names no folder.*or unset it"):
+        mtsig_config.resolve_data_root({"data_root": "configured"}, tmp_path)
     monkeypatch.delenv("MTSIG_DATA")
-    assert mtsig_config.resolve_data_root({"data_root": "elsewhere"}, REPO) == (REPO / "elsewhere").resolve()
+    root = mtsig_config.resolve_data_root({"data_root": "configured"}, tmp_path)
+    assert (root.path, root.origin) == ((tmp_path / "configured").resolve(), "data_root")
+    root = mtsig_config.resolve_data_root({"data_root": "../no-such-folder"}, tmp_path)
+    assert (root.path, root.downloads) == ((tmp_path / "data" / "downloads").resolve(), True)
+    monkeypatch.setenv("MTSIG_DATA", "data/downloads")  # naming the download root selects it, to be filled
+    assert mtsig_config.resolve_data_root({"data_root": "configured"}, tmp_path, lambda: tmp_path).downloads
+
+
+def test_start_directory_is_found_behind_snakemakes_directory_option(tmp_path: Path) -> None:
+    """``--directory`` moves Snakemake into the work directory before the Snakefile is read; a relative MTSIG_DATA
+    is still taken from where the command was typed."""
+    start = tmp_path / "clone"
+    work = start / "quick-check" / "run"
+    work.mkdir(parents=True)
+    # no --directory: the current directory
+    assert mtsig_config.started_in(work, None, "/somewhere/else") == work
+    # the shell's $PWD, checked against the relative --directory
+    assert mtsig_config.started_in(work, "quick-check/run", str(start)) == start
+    # $PWD stale (a program started snakemake elsewhere): the work directory minus the relative --directory
+    assert mtsig_config.started_in(work, Path("quick-check/run"), str(tmp_path)) == start.resolve()
+    assert mtsig_config.started_in(work, "./quick-check/run/", None) == start.resolve()
+    # an absolute --directory: only $PWD can say, and it must exist
+    assert mtsig_config.started_in(work, str(work), str(start)) == start
+    with pytest.raises(InputError, match="give MTSIG_DATA as an absolute path"):
+        mtsig_config.started_in(work, str(work), None)
+    with pytest.raises(InputError, match="give MTSIG_DATA as an absolute path"):
+        mtsig_config.started_in(work, str(work), str(tmp_path / "gone"))
+    with pytest.raises(InputError, match="give MTSIG_DATA as an absolute path"):
+        mtsig_config.started_in(work, "../x", None)
+
+
+def test_data_globs_match_files_not_yet_downloaded_as_on_disk(tmp_path: Path) -> None:
+    """A metrics-task study's patterns select the same files from the manifest's list (download root, before the
+    download) as from the folder (an existing data root)."""
+    paths = [
+        "system-scores/baselines/BLEU.sys.score.gz",
+        "system-scores/baselines/sub/chrF.sys.score.gz",
+        "system-scores/submissions/COMET.sys.score.gz",
+        "da/ad-sys-scores-cs-en.csv",
+        "system-scores/README",
+    ]
+    for path in paths:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    for pattern in (
+        "system-scores/baselines/*.sys.score.gz",
+        "system-scores/*/*.sys.score.gz",
+        "system-scores/**/*.gz",
+        "**/*.csv",
+        "da/ad-sys-scores-??-en.csv",
+        "system-scores/[bs]*/C*",
+    ):
+        on_disk = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.glob(pattern) if p.is_file())
+        assert sorted(mtsig_config.glob_relative(paths, pattern)) == on_disk, pattern
 
 
 def _quick_start_commands() -> list[str]:

@@ -1,16 +1,20 @@
 """The pipeline configuration: experiment files, the data root, validation and per-experiment paths.
 
 The Snakefile validates ``config`` against ``workflow/schemas/config.schema.yaml`` (Snakemake's ``validate``); this
-module does what a schema cannot: merging the per-experiment files, the ``MTSIG_DATA`` override, checking that every
+module does what a schema cannot: merging the per-experiment files, choosing the data root (``MTSIG_DATA``, the
+configured ``data_root``, or the download root) and wording what stops a run that lacks data, checking that every
 name in ``run`` is defined, and turning an experiment's relative paths into absolute ones.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import urllib.parse
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -212,13 +216,159 @@ def config_sources(
     return sources
 
 
-def resolve_data_root(config: Mapping[str, Any], base_dir: Path) -> Path:
-    """The data root: ``$MTSIG_DATA`` if set (relative to the current directory, as a shell user expects), else
-    ``config["data_root"]`` relative to ``base_dir`` (the repository)."""
+#: The workflow's own data root, relative to the repository: used when neither ``$MTSIG_DATA`` nor the configured
+#: ``data_root`` names an existing folder, and filled by the download rules (workflow/rules/data.smk).
+DOWNLOAD_ROOT = Path("data") / "downloads"
+
+
+@dataclass(frozen=True)
+class DataRoot:
+    """Where the pipeline reads its data, and why.
+
+    ``origin`` is ``"MTSIG_DATA"`` (the environment variable), ``"data_root"`` (the config key, an existing folder)
+    or ``"download"`` (:data:`DOWNLOAD_ROOT` of the repository, which the download rules fill). Only the download
+    root is ever written by the workflow; the other two are read as they are."""
+
+    path: Path
+    origin: str
+
+    @property
+    def downloads(self) -> bool:
+        """Whether the workflow downloads the files this root lacks (the download root, however selected)."""
+        return self.origin == "download"
+
+
+def started_in(cwd: Path, workdir: str | Path | None, shell_pwd: str | None) -> Path:
+    """The directory ``snakemake`` was started in, before ``--directory`` moved it into the work directory.
+
+    Snakemake changes into ``--directory`` (``workdir``, as given) before it reads the Snakefile, so the process's
+    current directory ``cwd`` is the start directory only when there was no ``--directory``. Otherwise it is the
+    shell's ``$PWD`` (every POSIX shell exports its current directory) if ``--directory`` leads from there to
+    ``cwd``; failing that, for a relative ``--directory`` without ``..``, ``cwd`` with as many trailing parts
+    removed as ``--directory`` has (checked the same way).
+
+    Raises:
+        InputError: the start directory cannot be known (an absolute ``--directory`` and no ``$PWD``, or a
+            relative one that neither ``$PWD`` nor ``cwd`` explains).
+    """
+    if workdir is None:
+        return cwd
+    workdir = Path(workdir)
+
+    def leads_to_cwd(start: Path) -> bool:
+        try:
+            return (start / workdir).resolve().samefile(cwd)
+        except OSError:
+            return False
+
+    if (
+        shell_pwd
+        and Path(shell_pwd).is_absolute()
+        and Path(shell_pwd).is_dir()
+        and leads_to_cwd(Path(shell_pwd))
+    ):
+        return Path(shell_pwd)
+    parts = Path(os.path.normpath(workdir)).parts
+    if not workdir.is_absolute() and ".." not in parts and len(parts) <= len(cwd.resolve().parents):
+        candidate = cwd.resolve().parents[len(parts) - 1] if parts != (".",) else cwd.resolve()
+        if leads_to_cwd(candidate):
+            return candidate
+    raise InputError(
+        f"{DATA_ROOT_ENV} is a relative path and the directory snakemake was started in is unknown "
+        f"(--directory {workdir}, no usable $PWD): give {DATA_ROOT_ENV} as an absolute path"
+    )
+
+
+def resolve_data_root(
+    config: Mapping[str, Any], base_dir: Path, start_dir: Callable[[], Path] | None = None
+) -> DataRoot:
+    """The data root (docs/design.md, "Configuration"), first of:
+
+    1. ``$MTSIG_DATA``, a relative path taken from the directory the command was started in (``start_dir()``,
+       :func:`started_in`; the current directory by default); it must be an existing folder;
+    2. ``config["data_root"]`` relative to ``base_dir`` (the repository), if that folder exists;
+    3. :data:`DOWNLOAD_ROOT` of ``base_dir``, which the workflow's download rules fill.
+
+    ``$MTSIG_DATA`` naming the download root itself also selects 3 (``MTSIG_DATA=data/downloads``).
+
+    Raises:
+        InputError: ``$MTSIG_DATA`` is set but names no folder.
+    """
+    download_root = (base_dir / DOWNLOAD_ROOT).resolve()
     from_env = os.environ.get(DATA_ROOT_ENV)
     if from_env:
-        return Path(from_env).resolve()
-    return (base_dir / config["data_root"]).resolve()
+        path = Path(from_env).expanduser()
+        if not path.is_absolute():
+            path = (start_dir or Path.cwd)() / path
+        path = path.resolve()
+        if path == download_root:
+            return DataRoot(path, "download")
+        if not path.is_dir():
+            raise InputError(
+                f"{DATA_ROOT_ENV}={from_env} names no folder ({path}): set it to a data root (data/README.md), "
+                f"or unset it to let the workflow download what it needs into {download_root}"
+            )
+        return DataRoot(path, DATA_ROOT_ENV)
+    configured = (base_dir / config["data_root"]).resolve()
+    if configured.is_dir() and configured != download_root:
+        return DataRoot(configured, "data_root")
+    return DataRoot(download_root, "download")
+
+
+def missing_data_message(
+    root: DataRoot, relative: str | Path, download_root: Path, unset_to_download: bool
+) -> str:
+    """The line that stops a run reading an existing data root that lacks a file: the file, its dataset, and the two
+    ways to provide it: another data root, or the download root (selected by unsetting ``$MTSIG_DATA`` when
+    ``unset_to_download``, else by naming it)."""
+    relative = Path(relative)
+    dataset = relative.parts[0]
+    origin = DATA_ROOT_ENV if root.origin == DATA_ROOT_ENV else "config data_root"
+    download = (
+        f"unset {DATA_ROOT_ENV} to let the workflow download it into {download_root}"
+        if unset_to_download
+        else f"set {DATA_ROOT_ENV}={download_root} to let the workflow download it there"
+    )
+    return (
+        f"dataset {dataset}: {relative} is missing from the data root {root.path} ({origin}, read as it is); "
+        f"set {DATA_ROOT_ENV} to a data root that has {dataset}/ (data/README.md), or {download}"
+    )
+
+
+def undownloadable_message(root: DataRoot, relative: str | Path, source: str | None) -> str:
+    """The line that stops a run whose download root lacks a file that the workflow cannot download."""
+    relative = Path(relative)
+    why = f"its source is {source}" if source else "data/sources.tsv does not list it"
+    return (
+        f"dataset {relative.parts[0]}: {relative} is not in {root.path} and the workflow cannot download it ({why}); "
+        f"set {DATA_ROOT_ENV} to a data root that has it (data/README.md)"
+    )
+
+
+def unreachable_message(root: DataRoot, dataset: str, url: str, reason: str) -> str:
+    """The line that stops a run whose download root lacks a dataset when its origin cannot be reached."""
+    parts = urllib.parse.urlsplit(url)
+    host = f"{parts.scheme}://{parts.netloc}"
+    return (
+        f"dataset {dataset} is not in {root.path} and cannot be downloaded ({host}: {reason}); connect to the "
+        f"internet and rerun to let the workflow download it there, or set {DATA_ROOT_ENV} to a data root that has "
+        f"{dataset}/ (data/README.md)"
+    )
+
+
+def glob_relative(paths: Iterable[str], pattern: str) -> list[str]:
+    """The ``paths`` (relative, ``/``-separated) that ``pattern`` matches as :meth:`pathlib.Path.glob` would under
+    their root: ``*``, ``?`` and ``[...]`` within one part, ``**`` for any number of parts."""
+
+    def matches(path: Sequence[str], parts: Sequence[str]) -> bool:
+        if not parts:
+            return not path
+        if parts[0] == "**":
+            return any(matches(path[i:], parts[1:]) for i in range(len(path) + 1))
+        return bool(path) and fnmatch.fnmatchcase(path[0], parts[0]) and matches(path[1:], parts[1:])
+
+    wanted = pattern.split("/")
+    return [p for p in paths if matches(p.split("/"), wanted)]
 
 
 def experiment_kinds(config: Mapping[str, Any]) -> dict[str, str]:

@@ -1,18 +1,31 @@
 """The public data: a sources manifest (origin and sha256 of every file), verified download, derived files.
 
 ``data/sources.tsv`` lists, per file the pipeline reads, its dataset folder, path, sha256 and public origin (a URL
-pinned to a commit), or ``derived:<recipe>(<input>)`` for a file rebuilt from another file of its folder (the WMT22
-ja-en and ru-en segment-id maps and reconstructed raw scores; see each folder's README). A download goes to a temporary file, is checked against its sha256, and only
-then renamed into place: a checksum mismatch or an interrupted transfer leaves nothing half-written.
+pinned to a commit), or ``derived:<recipe>(<input>)`` for a file rebuilt from public data: from another file of its
+folder (the WMT22 ja-en and ru-en segment-id maps and reconstructed raw scores; see each folder's README), or, for
+``lp_filter``, from a file of the organisers' repository of which it keeps one language pair's rows.
+
+A download goes to a temporary ``.part`` file, is checked against its sha256, and only then renamed into place: a
+checksum mismatch or an interrupted transfer leaves nothing half-written. A transfer that fails on the way (no
+connection, a connection dropped mid-file, a timeout, a server error) is tried again after 1, 2, 4, ... seconds;
+a file the server does not have (HTTP 404) or whose checksum differs is not. ``$MTSIG_DATA_MIRROR`` (a base URL
+such as ``http://127.0.0.1:8000/``) replaces the scheme and host of every source URL, keeping its path.
 """
 
 from __future__ import annotations
 
+import glob
+import gzip
 import hashlib
+import http.client
 import os
 import re
+import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 
 import pandas as pd
@@ -21,6 +34,37 @@ from mtsig.errors import InputError
 from mtsig.io.documents import read_wmt_xml_documents
 
 MANIFEST_COLUMNS = ["dataset", "path", "sha256", "source"]
+
+#: Environment variable: a base URL replacing the scheme and host of every source URL (a mirror, or a test server).
+MIRROR_ENV = "MTSIG_DATA_MIRROR"
+
+#: Tries per file, and the wait before the second one (doubled before each further one: 1, 2, 4, 8 s).
+DOWNLOAD_ATTEMPTS = 5
+BACKOFF_SECONDS = 1.0
+
+#: Files of one dataset downloaded at the same time.
+PARALLEL_DOWNLOADS = 8
+
+#: HTTP statuses worth trying again: the server may answer the next request.
+RETRYABLE_HTTP_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+
+#: Suffix of the temporary files a download or derivation writes before the checked file is renamed into place.
+PARTIAL_SUFFIX = ".part"
+
+Downloader = Callable[[str, Path, "str | None"], None]
+
+
+class DownloadError(InputError):
+    """A file could not be obtained: not found at its origin, a checksum mismatch, or the transfer failed on every
+    try (``transient``: a later run may succeed). The message names the file (its destination) and the reason."""
+
+    def __init__(self, problem: str, path: str | Path | None = None, *, transient: bool = False) -> None:
+        super().__init__(problem, path)
+        self.transient = transient
+
+
+class _TransientError(Exception):
+    """A failed transfer that may succeed when tried again."""
 
 
 def read_manifest(path: str | Path) -> pd.DataFrame:
@@ -39,27 +83,107 @@ def sha256_file(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+def mirrored(url: str, mirror: str | None) -> str:
+    """``url`` with its scheme and host replaced by ``mirror`` (a base URL, possibly with a path prefix), its path
+    and query kept; ``url`` itself without a mirror."""
+    if not mirror:
+        return url
+    parts = urllib.parse.urlsplit(url)
+    return mirror.rstrip("/") + parts.path + (f"?{parts.query}" if parts.query else "")
+
+
 def _install_verified(tmp: Path, dest: Path, sha256: str, origin: str) -> None:
     """Rename ``tmp`` to ``dest`` if its checksum is right; otherwise delete it and raise."""
     actual = sha256_file(tmp)
     if actual != sha256:
         tmp.unlink(missing_ok=True)
-        raise InputError(f"checksum mismatch for {origin}: expected sha256 {sha256}, got {actual}", dest)
+        raise DownloadError(f"checksum mismatch for {origin}: expected sha256 {sha256}, got {actual}", dest)
     tmp.replace(dest)
 
 
-def download_file(url: str, dest: Path, sha256: str, *, timeout: float = 60.0) -> None:
-    """Download ``url`` to ``dest`` through a temporary file, verifying its sha256 before it appears."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + ".part")
+def _transfer(url: str, tmp: Path, timeout: float) -> None:
+    """Copy the body at ``url`` into ``tmp``. Raises :class:`_TransientError` for what may succeed when tried
+    again (no connection, a dropped connection, fewer bytes than announced, a timeout, a retryable status), and
+    :class:`DownloadError` (without a path) for a status that will not change (such as 404)."""
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response, tmp.open("wb") as out:
+            announced = response.headers.get("Content-Length")
+            received = 0
             while block := response.read(1 << 20):
                 out.write(block)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _install_verified(tmp, dest, sha256, url)
+                received += len(block)
+    except urllib.error.HTTPError as error:
+        if error.code in RETRYABLE_HTTP_STATUSES:
+            raise _TransientError(f"HTTP {error.code} {error.reason}") from error
+        raise DownloadError(f"{url} answered HTTP {error.code} {error.reason}") from error
+    except urllib.error.URLError as error:  # no connection: refused, unknown host, ...
+        raise _TransientError(str(error.reason)) from error
+    except (http.client.HTTPException, OSError) as error:  # dropped, reset or timed out during the transfer
+        raise _TransientError(f"{type(error).__name__}: {error}") from error
+    if announced is not None and received != int(announced):
+        raise _TransientError(f"connection dropped after {received} of {announced} bytes")
+
+
+def download_file(
+    url: str,
+    dest: Path,
+    sha256: str | None,
+    *,
+    timeout: float = 60.0,
+    attempts: int | None = None,
+    backoff_seconds: float | None = None,
+    sleep: Callable[[float], None] | None = None,
+) -> None:
+    """Download ``url`` to ``dest`` through ``dest.part``, verifying its sha256 (unless None: an intermediate
+    whose product is verified) before it appears. A transient failure is tried again after ``backoff_seconds``,
+    then twice as long each time, ``attempts`` tries in all (by default :data:`BACKOFF_SECONDS` and
+    :data:`DOWNLOAD_ATTEMPTS`, read when called).
+
+    Raises:
+        DownloadError: naming ``dest``: not found (or another final HTTP status), a checksum mismatch, or every
+            try failed (with the last reason). Nothing is left at ``dest`` or ``dest.part``.
+    """
+    attempts = DOWNLOAD_ATTEMPTS if attempts is None else attempts
+    backoff_seconds = BACKOFF_SECONDS if backoff_seconds is None else backoff_seconds
+    sleep = time.sleep if sleep is None else sleep
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + PARTIAL_SUFFIX)
+    for attempt in range(1, attempts + 1):
+        try:
+            _transfer(url, tmp, timeout)
+            break
+        except _TransientError as error:
+            tmp.unlink(missing_ok=True)
+            if attempt == attempts:
+                raise DownloadError(
+                    f"could not download {url} ({attempts} tries): {error}", dest, transient=True
+                ) from None
+            sleep(backoff_seconds * 2 ** (attempt - 1))
+        except DownloadError as error:
+            tmp.unlink(missing_ok=True)
+            raise DownloadError(error.problem, dest) from None
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    if sha256 is None:
+        tmp.replace(dest)
+    else:
+        _install_verified(tmp, dest, sha256, url)
+
+
+def probe(url: str, timeout: float = 10.0) -> str | None:
+    """None when the host of ``url`` answers (whatever the HTTP status: a missing file is the download's to
+    report), else why it cannot be reached (no network, unknown host, refused, timed out)."""
+    request = urllib.request.Request(url, method="HEAD")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):
+            return None
+    except urllib.error.HTTPError:
+        return None
+    except urllib.error.URLError as error:
+        return str(error.reason)
+    except (http.client.HTTPException, OSError) as error:
+        return f"{type(error).__name__}: {error}"
 
 
 def derive_sid2line(xml_path: Path, out: Path) -> None:
@@ -106,10 +230,26 @@ def derive_reconstructed_raw(stnd_path: Path, out: Path, mean_sd_path: Path | No
     out.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
+def filter_language_pair(source: Path, pair: str, out: Path) -> None:
+    """Rebuild ``<METRIC>.<lp>.seg.score`` from the WMT20 metrics task's ``<METRIC>.seg.score.gz`` (every pair):
+    the lines whose second tab-separated field is ``pair``, unchanged and in order (wmt20-ja-en/PROVENANCE.txt)."""
+    wanted = pair.encode()
+    with gzip.open(source, "rb") as lines, out.open("wb") as kept:
+        for line in lines:
+            fields = line.split(b"\t", 2)
+            if len(fields) > 1 and fields[1] == wanted:
+                kept.write(line)
+
+
 #: ``derived:<recipe>(<input>)``: the function that rebuilds a file from ``<input>``, a path in the same folder.
 DERIVATIONS: dict[str, Callable[[Path, Path], None]] = {
     "sid2line": derive_sid2line,
     "reconstructed_raw": derive_reconstructed_raw,
+}
+
+#: ``derived:<recipe>(<pair>, <url>)``: the function that rebuilds a file from a downloaded file and a language pair.
+REMOTE_DERIVATIONS: dict[str, Callable[[Path, str, Path], None]] = {
+    "lp_filter": filter_language_pair,
 }
 
 
@@ -121,40 +261,117 @@ def derivation(source: str) -> tuple[str, str]:
     return match.group(1), match.group(2) or ""
 
 
+def remote_derivation(source: str) -> tuple[str, str, str] | None:
+    """``(recipe, pair, url)`` of ``derived:<recipe>(<pair>, <url>)`` with a recipe of :data:`REMOTE_DERIVATIONS`,
+    else None."""
+    if not source.startswith("derived:"):
+        return None
+    recipe, argument = derivation(source)
+    pair, _, url = (part.strip() for part in argument.partition(","))
+    if recipe not in REMOTE_DERIVATIONS or not url.startswith(("https://", "http://")):
+        return None
+    return recipe, pair, url
+
+
+def obtainable(source: str) -> bool:
+    """Whether :func:`fetch` can make a file of this source: a URL, a remote derivation, or a local derivation
+    with a recipe and an input (not, e.g., ``derived:mteval-v13a_nist``, the output of a Perl tool)."""
+    if source.startswith(("https://", "http://")) or remote_derivation(source) is not None:
+        return True
+    if source.startswith("derived:"):
+        recipe, argument = derivation(source)
+        return recipe in DERIVATIONS and bool(argument)
+    return False
+
+
+def obtainable_files(manifest: pd.DataFrame) -> dict[str, list[str]]:
+    """Dataset -> the paths (relative to its folder) of the files :func:`fetch` can make, in manifest order."""
+    files: dict[str, list[str]] = {}
+    for row in manifest.itertuples(index=False):
+        if obtainable(row.source):
+            files.setdefault(row.dataset, []).append(row.path)
+    return files
+
+
+def _remove_partial_files(dest: Path) -> None:
+    """Temporary files an earlier, killed, download or derivation of ``dest`` left behind."""
+    for stale in dest.parent.glob(glob.escape(dest.name) + "*" + PARTIAL_SUFFIX):
+        stale.unlink(missing_ok=True)
+
+
+def _obtain_remote(row, dest: Path, downloader: Downloader, mirror: str | None) -> None:
+    """Download a row's file, or (a remote derivation) download its input and derive it; verified either way."""
+    remote = remote_derivation(row.source)
+    if remote is None:
+        downloader(mirrored(row.source, mirror), dest, row.sha256)
+        return
+    recipe, pair, url = remote
+    source = dest.with_name(dest.name + ".source" + PARTIAL_SUFFIX)
+    tmp = dest.with_name(dest.name + PARTIAL_SUFFIX)
+    try:
+        downloader(mirrored(url, mirror), source, None)
+        REMOTE_DERIVATIONS[recipe](source, pair, tmp)
+        _install_verified(tmp, dest, row.sha256, row.source)
+    finally:
+        source.unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
+
+
 def fetch(
     manifest: pd.DataFrame,
     root: Path,
     *,
     datasets: Iterable[str] | None = None,
-    downloader: Callable[[str, Path, str], None] = download_file,
+    downloader: Downloader = download_file,
+    mirror: str | None = None,
+    workers: int = 1,
 ) -> list[Path]:
     """Obtain every manifest file missing under ``root`` (downloaded, or derived after its inputs), verified.
 
-    Files already present are verified, not fetched again. Returns the paths written.
+    Files already present are verified, not fetched again. Downloads (and remote derivations) run ``workers`` at a
+    time; derivations from files of the folder follow. ``mirror`` replaces the scheme and host of every URL
+    (:func:`mirrored`). Returns the paths written.
+
+    Raises:
+        DownloadError: the first file that could not be obtained (files verified before it stay).
+        InputError: a present file whose sha256 differs, or a file no recipe can make.
     """
     wanted = manifest if datasets is None else manifest[manifest["dataset"].isin(list(datasets))]
-    written: list[Path] = []
-    # downloads first: derived files are built from downloaded ones
-    for row in sorted(wanted.itertuples(index=False), key=lambda r: r.source.startswith("derived:")):
+    remote, local = [], []
+    for row in wanted.itertuples(index=False):
         dest = root / row.dataset / row.path
         if dest.exists():
             if sha256_file(dest) != row.sha256:
                 raise InputError(f"present but its sha256 differs from the manifest ({row.sha256})", dest)
             continue
-        if row.source.startswith("derived:"):
-            recipe, source = derivation(row.source)
-            if recipe not in DERIVATIONS or not source:
-                raise InputError(
-                    f"{row.path} is derived ({row.source}); obtain it with the data folder's README instructions",
-                    dest,
-                )
-            tmp = dest.with_name(dest.name + ".part")
+        if not obtainable(row.source):
+            raise InputError(
+                f"{row.path} is derived ({row.source}); obtain it with the data folder's README instructions",
+                dest,
+            )
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        _remove_partial_files(dest)
+        is_remote = row.source.startswith(("https://", "http://")) or remote_derivation(row.source)
+        (remote if is_remote else local).append((row, dest))
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = [pool.submit(_obtain_remote, row, dest, downloader, mirror) for row, dest in remote]
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        failed = [future for future in futures if future in done and future.exception() is not None]
+        if failed:
+            for future in futures:
+                future.cancel()
+            raise failed[0].exception()  # type: ignore[misc]
+    # derived files are built from downloaded ones
+    for row, dest in local:
+        recipe, source = derivation(row.source)
+        tmp = dest.with_name(dest.name + PARTIAL_SUFFIX)
+        try:
             DERIVATIONS[recipe](root / row.dataset / source, tmp)
-            _install_verified(tmp, dest, row.sha256, row.source)
-        else:
-            downloader(row.source, dest, row.sha256)
-        written.append(dest)
-    return written
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        _install_verified(tmp, dest, row.sha256, row.source)
+    return [dest for _, dest in remote + local]
 
 
 def verify(manifest: pd.DataFrame, root: Path) -> list[str]:

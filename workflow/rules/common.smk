@@ -1,4 +1,6 @@
 # Configuration, validation and the input functions shared by every rule.
+import functools
+import os
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,7 +14,9 @@ sys.path.insert(
 )  # a checkout works without `pip install -e .`
 
 from mtsig import config as mtsig_config  # noqa: E402
+from mtsig import data as mtsig_data  # noqa: E402
 from mtsig import steps as mtsig_steps  # noqa: E402
+from mtsig.errors import InputError  # noqa: E402
 
 BASE_DIR = Path(workflow.basedir)
 RESULTS = Path("results")
@@ -33,7 +37,36 @@ mtsig_config.validate_config(
 )
 
 
-DATA_ROOT = mtsig_config.resolve_data_root(config, BASE_DIR)
+def stop(message):
+    """End the run with one line (no traceback, exit status 2), before any job starts: at parse time or from an
+    input function while Snakemake builds the DAG."""
+    print(f"mtsig: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def start_directory():
+    """The directory snakemake was started in (a relative MTSIG_DATA is taken from there)."""
+    return mtsig_config.started_in(
+        Path.cwd(), workflow.overwrite_workdir, os.environ.get("PWD")
+    )
+
+
+try:
+    DATA = mtsig_config.resolve_data_root(config, BASE_DIR, start_directory)
+except InputError as error:
+    stop(error)
+DATA_ROOT = DATA.path
+if os.environ.get(mtsig_config.DATA_ROOT_ENV):
+    # Every job, and a cluster job's own Snakemake started in another directory, reads the same folder.
+    os.environ[mtsig_config.DATA_ROOT_ENV] = str(DATA_ROOT)
+MANIFEST = BASE_DIR / "data" / "sources.tsv"
+#: With the download root: dataset -> the files of data/sources.tsv its download rule makes (data.smk).
+DOWNLOADABLE = (
+    mtsig_data.obtainable_files(mtsig_data.read_manifest(MANIFEST))
+    if DATA.downloads
+    else {}
+)
+DOWNLOADABLE_FILES = {(d, p) for d, paths in DOWNLOADABLE.items() for p in paths}
 RUN = mtsig_config.check_run(config)
 OUTPUT_EXPERIMENTS = RUN["outputs"] + RUN["synthetic"]
 ALPHAS = config["evaluation"]["alphas"]
@@ -79,6 +112,99 @@ def outputs_of(pattern, **wildcards):
     return expand(pattern, **wildcards, allow_missing=True)
 
 
+#: Host of a source URL -> why it cannot be reached (None: it answers), asked once per run (data_files).
+PROBED_HOSTS = {}
+
+
+def data_files(paths):
+    """Data-root files an input function asks for, as strings; each one the data root cannot provide ends the run
+    with one line naming the file, its dataset and the two ways to provide it (data/README.md).
+
+    An existing data root (MTSIG_DATA, or the configured data_root) is read as it is: a missing file is an error.
+    The download root's missing files are made by the download rules (data.smk) if data/sources.tsv can make
+    them, after a check, outside dry runs, that their origin answers (one request per host).
+    """
+    checked = []
+    for path in map(Path, paths):
+        checked.append(str(path))
+        # not in a dataset of the data root: an absolute experiment path, or a synthetic experiment's data
+        if not path.is_relative_to(DATA_ROOT) or path == DATA_ROOT:
+            continue
+        relative = path.relative_to(DATA_ROOT)
+        dataset, inside = relative.parts[0], relative.relative_to(relative.parts[0])
+        if not DATA.downloads:
+            if not path.exists():
+                unset_to_download = (
+                    DATA.origin == mtsig_config.DATA_ROOT_ENV
+                    and not (BASE_DIR / config["data_root"]).is_dir()
+                )
+                stop(
+                    mtsig_config.missing_data_message(
+                        DATA,
+                        relative,
+                        BASE_DIR / mtsig_config.DOWNLOAD_ROOT,
+                        unset_to_download,
+                    )
+                )
+        elif (dataset, inside.as_posix()) not in DOWNLOADABLE_FILES:
+            if not path.exists():
+                stop(
+                    mtsig_config.undownloadable_message(
+                        DATA, relative, manifest_source(dataset, inside)
+                    )
+                )
+        elif not path.exists() and not workflow.dryrun:
+            url = mtsig_data.mirrored(
+                dataset_url(dataset), os.environ.get(mtsig_data.MIRROR_ENV)
+            )
+            host = url.split("/", 3)[2]
+            if host not in PROBED_HOSTS:
+                PROBED_HOSTS[host] = mtsig_data.probe(url)
+            if PROBED_HOSTS[host] is not None:
+                stop(
+                    mtsig_config.unreachable_message(
+                        DATA, dataset, url, PROBED_HOSTS[host]
+                    )
+                )
+    return checked
+
+
+@functools.cache
+def manifest_rows():
+    """data/sources.tsv's sources by (dataset, path)."""
+    return mtsig_data.read_manifest(MANIFEST).set_index(["dataset", "path"])["source"]
+
+
+def manifest_source(dataset, inside):
+    """The source column of a file in data/sources.tsv, or None when it is not listed."""
+    return manifest_rows().get((dataset, inside.as_posix()))
+
+
+@functools.cache
+def dataset_url(dataset):
+    """A URL the dataset's files are downloaded from (the first of data/sources.tsv): its origin answers or not."""
+    for source in manifest_rows().loc[dataset]:
+        remote = mtsig_data.remote_derivation(source)
+        if remote or source.startswith(("https://", "http://")):
+            return remote[2] if remote else source
+
+
+def data_glob(root, pattern):
+    """Files under ``root`` (a folder of the data root) that ``pattern`` matches: on disk, or, with the download
+    root, among the files the download rules make (they may not be there yet)."""
+    if not DATA.downloads:
+        return [str(p) for p in root.glob(pattern)]
+    relative = root.relative_to(DATA_ROOT)
+    dataset, inside = relative.parts[0], relative.relative_to(relative.parts[0])
+    prefix = "" if inside == Path(".") else inside.as_posix() + "/"
+    paths = [
+        p.removeprefix(prefix)
+        for p in DOWNLOADABLE.get(dataset, ())
+        if p.startswith(prefix)
+    ]
+    return [str(root / p) for p in mtsig_config.glob_relative(paths, pattern)]
+
+
 def generated_data(wildcards):
     """The data directory that rule generate_synthetic writes for a synthetic experiment."""
     return outputs_of(
@@ -102,7 +228,7 @@ def raw_inputs(wildcards):
         paths += list(mtsig_config.output_paths(spec, DATA_ROOT).values())
     if "documents" in spec:
         paths.append(mtsig_config.data_path(DATA_ROOT, spec["documents"]["path"]))
-    return [str(p) for p in paths]
+    return data_files(paths)
 
 
 def training_run_inputs(wildcards):
@@ -114,7 +240,7 @@ def training_run_inputs(wildcards):
         for runs in spec.get("training_runs", {}).values()
         for p in runs
     ]
-    return [str(p) for p in paths]
+    return data_files(paths)
 
 
 def human_inputs(wildcards):
@@ -128,7 +254,7 @@ def human_inputs(wildcards):
     files += [human["complete_from"]["path"]] if "complete_from" in human else []
     moments = spec["standardise"].get("moments")
     files += [moments] if moments else []
-    return [str(mtsig_config.data_path(DATA_ROOT, f)) for f in files]
+    return data_files(mtsig_config.data_path(DATA_ROOT, f) for f in files)
 
 
 def metric_inputs(wildcards):
@@ -136,7 +262,7 @@ def metric_inputs(wildcards):
     files = mtsig_config.segment_score_files(
         experiment_spec(wildcards.experiment), DATA_ROOT
     )
-    return [str(files[wildcards.metric])] if wildcards.metric in files else []
+    return data_files([files[wildcards.metric]] if wildcards.metric in files else [])
 
 
 def meteor_paraphrase_index(wildcards):
@@ -349,7 +475,14 @@ def predicted_ranking_names(name):
 
 def predicted_inputs(wildcards):
     files = config["segment_level"]["predicted_rankings"].get(wildcards.experiment, {})
-    return [str(mtsig_config.data_path(DATA_ROOT, p)) for p in files.values()]
+    return data_files(mtsig_config.data_path(DATA_ROOT, p) for p in files.values())
+
+
+def nbest_inputs(wildcards):
+    """The n-best experiment's gold and every system file it scores (the organisers' baseline, nbest.systems)."""
+    spec = config["nbest"][wildcards.experiment]
+    files = [spec["gold"], spec["baseline"], *spec.get("systems", {}).values()]
+    return data_files(mtsig_config.data_path(DATA_ROOT, f) for f in files)
 
 
 def jcml_input(wildcards):
@@ -357,7 +490,7 @@ def jcml_input(wildcards):
     if wildcards.experiment not in RUN["jcml"]:
         return []
     jcml = config["segment_level"]["jcml"][wildcards.experiment]
-    return str(mtsig_config.data_path(DATA_ROOT, jcml))
+    return data_files([mtsig_config.data_path(DATA_ROOT, jcml)])[0]
 
 
 def wmt_only(function):
@@ -373,7 +506,7 @@ def metrics_task_files(name, key):
     """
     spec = config["metrics_task"][name]
     root = mtsig_config.data_path(DATA_ROOT, spec["root"])
-    return [str(root / spec[key].format(lp=lp)) for lp in spec["pairs"]]
+    return data_files(root / spec[key].format(lp=lp) for lp in spec["pairs"])
 
 
 def metrics_task_metric_files(wildcards):
@@ -384,12 +517,10 @@ def metrics_task_metric_files(wildcards):
     patterns = list(spec["metric_scores"])
     for variant in spec["variants"].values():
         patterns += variant.get("metric_scores", [])
-    files = sorted({str(p) for pattern in patterns for p in root.glob(pattern)})
+    files = sorted({p for pattern in patterns for p in data_glob(root, pattern)})
     if not files:
-        raise ValueError(
-            f"metrics_task {name}: no file matches {patterns} under {root}"
-        )
-    return files
+        stop(f"metrics_task {name}: no file matches {patterns} under {root}")
+    return data_files(files)
 
 
 def metrics_task_gold_inputs():

@@ -1,5 +1,6 @@
 # Inputs: the data root's files, prepared texts and document ids; the synthetic experiments' generated data;
-# and, for users with a network, a target that downloads and verifies the public data (data/README.md).
+# and, with the download root (no MTSIG_DATA, no data_root folder: data/README.md), one rule per dataset of
+# data/sources.tsv that downloads and verifies the files of that dataset, so a run fetches the datasets it reads.
 
 
 rule generate_synthetic:
@@ -34,15 +35,20 @@ rule prepare_texts:
         "../scripts/step.py"
 
 
-rule download_data:
-    output:
-        touch("data/downloads/complete.flag"),
-    log:
-        "logs/download_data.log",
-    conda:
-        "../envs/mtsig.yaml"
-    params:
-        manifest="data/sources.tsv",
-        root=lambda wildcards, output: Path(output[0]).parent,
-    script:
-        "../scripts/step.py"
+for dataset, files in DOWNLOADABLE.items():
+
+    rule:
+        name:
+            mtsig_steps.item_rule("download_dataset", dataset)
+        output:
+            files=[str(DATA_ROOT / dataset / path) for path in files],
+        log:
+            f"logs/download_dataset/{dataset}.log",
+        localrule: True
+        conda:
+            "../envs/mtsig.yaml"
+        params:
+            dataset=dataset,
+            manifest=str(MANIFEST),
+        script:
+            "../scripts/step.py"

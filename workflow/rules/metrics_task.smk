@@ -49,7 +49,7 @@ rule metrics_task:
 
 rule metrics_task_gold:
     input:
-        human=metrics_task_gold_inputs(),
+        human=lambda wildcards: metrics_task_gold_inputs(),
     output:
         gold=metrics_task_gold_outputs("gold.tsv"),
         conclusions=metrics_task_gold_outputs("gold_conclusions.tsv"),

@@ -4,11 +4,7 @@
 
 rule nbest:
     input:
-        gold=lambda wildcards: str(
-            mtsig_config.data_path(
-                DATA_ROOT, config["nbest"][wildcards.experiment]["gold"]
-            )
-        ),
+        data=nbest_inputs,
     output:
         systems=RESULTS / "{experiment}" / "systems.tsv",
         ablation=RESULTS / "{experiment}" / "ablation.tsv",

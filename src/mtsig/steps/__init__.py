@@ -82,8 +82,20 @@ def step_modules_defining(rule: str) -> list[str]:
     return found
 
 
+#: Separates a step's name from the item of a rule made in a loop, one rule per item (``download_dataset__wmt12``).
+ITEM_SEPARATOR = "__"
+
+
+def item_rule(step: str, item: str) -> str:
+    """The name of the rule that runs ``step`` for one ``item`` (a dataset): ``<step>__<item>``, with every character
+    of ``item`` that a rule name cannot hold replaced by ``_``."""
+    return step + ITEM_SEPARATOR + re.sub(r"\W", "_", item)
+
+
 def step_function(rule: str) -> Callable[..., None]:
-    """The function named after ``rule`` in the one step module that defines it."""
+    """The function named after ``rule`` (after its step, for a rule made per item: :func:`item_rule`) in the one
+    step module that defines it."""
+    rule = rule.split(ITEM_SEPARATOR, 1)[0]
     found = []
     for name in step_modules_defining(rule):
         module = importlib.import_module(f"mtsig.steps.{name}")
