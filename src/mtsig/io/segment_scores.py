@@ -70,13 +70,28 @@ def read_data_lines(path: str | Path) -> tuple[list[str], np.ndarray]:
         InputError: the file is missing, a directory, binary (a NUL byte), not UTF-8, or has no non-blank line.
     """
     path = Path(path)
+    data = read_utf8_bytes(path)
     texts: list[str] = []
     numbers: list[int] = []
-    for number, raw in enumerate(read_utf8_bytes(path).split(b"\n"), start=1):
-        text = decode_utf8_line(raw, path, number).removesuffix("\r")
-        if text.strip():
-            texts.append(text)
-            numbers.append(number)
+    if b"\x00" not in data:
+        try:  # the whole file at once (a decoding error is reported line by line below)
+            lines = data.decode("utf-8").split("\n")
+        except UnicodeDecodeError:
+            lines = None
+        if lines is not None:
+            texts = [line.removesuffix("\r") for line in lines]
+            if all(text.strip() for text in texts[:-1]) and not texts[-1].strip():
+                texts.pop()  # no blank line but the empty one after the last newline: the common case
+                numbers = list(range(1, len(texts) + 1))
+            else:
+                numbers = [n for n, text in enumerate(texts, start=1) if text.strip()]
+                texts = [texts[n - 1] for n in numbers]
+    if not numbers and not texts:
+        for number, raw in enumerate(data.split(b"\n"), start=1):
+            text = decode_utf8_line(raw, path, number).removesuffix("\r")
+            if text.strip():
+                texts.append(text)
+                numbers.append(number)
     if not texts:
         raise InputError("empty file (no non-blank line)", path)
     return texts, np.asarray(numbers, dtype=np.int64)
@@ -98,12 +113,13 @@ def split_fields(
     naming the expected ``layout``."""
     rows = [text.split(sep) if sep is not None else text.split() for text in texts]
     counts = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
-    fail_first(
-        counts != n_fields,
-        lines,
-        path,
-        [f"{n} fields, expected {n_fields} ({layout})" for n in counts],
-    )
+    if (counts != n_fields).any():  # the messages only when one is needed
+        fail_first(
+            counts != n_fields,
+            lines,
+            path,
+            [f"{n} fields, expected {n_fields} ({layout})" for n in counts],
+        )
     return rows
 
 
@@ -219,7 +235,7 @@ def check_complete(frame: pd.DataFrame, path: Path, n_segments: int | None) -> i
     check_unique(frame, ("system", "segment"), path, "(system, segment)")
     segments = frame["segment"].to_numpy()
     lines = frame["line"].to_numpy()
-    if n_segments is not None:
+    if n_segments is not None and (segments >= n_segments).any():
         fail_first(
             segments >= n_segments,
             lines,
@@ -322,7 +338,13 @@ def read_tidy_segment_scores(path: str | Path, *, n_segments: int | None = None)
 
 def _rows_in_order(systems: Sequence[str]) -> np.ndarray:
     """0-based position of each row among its system's rows (file order): the segment of order-based layouts."""
-    return pd.Series(systems).groupby(list(systems), sort=False).cumcount().to_numpy(dtype=np.int64)
+    # with integer codes and a stable sort (pandas' groupby of a list of names took 0.1 s for 31,616 rows)
+    codes, _ = pd.factorize(np.asarray(systems, dtype=object))
+    counts = np.bincount(codes)
+    order = np.argsort(codes, kind="stable")
+    position = np.empty(len(codes), dtype=np.int64)
+    position[order] = np.arange(len(codes)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return position
 
 
 def _check_same_row_counts(frame: pd.DataFrame, path: Path, n_segments: int | None) -> int:
