@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig import __version__
-from mtsig.cli._common import DEFAULT_SEED, confidence_level, positive_int, significance_level
+from mtsig.cli._common import DEFAULT_SEED, confidence_level, non_negative_int, significance_level
 from mtsig.errors import InputError
 from mtsig.io import mtme
 from mtsig.io import system_scores as ss
@@ -126,7 +126,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="TSV of two columns, a system's name in the human file and in the metric files (when they differ)",
     )
-    add("--samples", type=positive_int, default=1000, help="bootstrap and PERM-BOTH resamples (default 1000)")
+    add(
+        "--samples",
+        type=non_negative_int,
+        default=1000,
+        help="bootstrap and PERM-BOTH resamples; with --mtme the permutation tests' (0: no tests) (default 1000)",
+    )
     add(
         "--confidence",
         type=confidence_level,
@@ -371,6 +376,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_protocol(args)
     if args.human_file is None or not args.metric_files:
         raise InputError("give HUMAN_FILE and METRIC_FILES, or --mtme DIR for a metrics task's protocol")
+    if args.samples < 1:
+        raise InputError("--samples must be at least 1 for the bootstrap intervals and PERM-BOTH")
     systems, human, segments_h = _human(args.human_file)
     if args.system_names:
         renaming = _system_names(args.system_names)

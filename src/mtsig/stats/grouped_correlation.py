@@ -117,7 +117,8 @@ def _distinct_valid(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
     filled = np.where(valid, values, np.inf)
     ordered = np.sort(filled, axis=-1)
     n = valid.sum(axis=-1)
-    changes = (np.diff(ordered, axis=-1) != 0) & (np.arange(1, values.shape[-1]) < n[..., None])
+    with np.errstate(invalid="ignore"):  # inf - inf past the valid cells, masked below
+        changes = (np.diff(ordered, axis=-1) != 0) & (np.arange(1, values.shape[-1]) < n[..., None])
     return np.where(n > 0, 1 + changes.sum(axis=-1), 0)
 
 

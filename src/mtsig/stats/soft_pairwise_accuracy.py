@@ -61,10 +61,12 @@ def permutation_counts(scores: object, flips: np.ndarray, *, arithmetic: str = "
     i, j = _system_pairs(x.shape[-2])
     lead = x.shape[:-2]
     if arithmetic == "float32":
-        x32 = x.astype(np.float32).reshape(-1, *x.shape[-2:])
+        rows = x.reshape(-1, *x.shape[-2:])
         signs = np.where(flips, np.float32(-1.0), np.float32(1.0))
         counts = []
-        for one in x32:  # pce.py, line by line: float32 sums and product, then the comparisons
+        for row in rows:  # pce.py, line by line: float32 sums and product, then the comparisons
+            # C order, as pce.py's array: BLAS sums a transposed operand in another order (other roundings)
+            one = np.ascontiguousarray(row, dtype=np.float32)
             totals = np.sum(one, axis=1)
             partial = np.matmul(signs, one.T)
             counts.append(np.sum(partial[:, i] - partial[:, j] >= totals[i] - totals[j], axis=0))
