@@ -326,3 +326,27 @@ def test_cli_developer_metric_missing_a_level(data_root, tmp_path):
     )
     assert done.returncode == 2 and "metric 'MyBLEU' has no sys-level en-de scores" in done.stderr
     assert done.stderr.count("\n") == 1 and f"{tmp_path / 'mine'}: " in done.stderr
+
+
+def test_tables_hold_the_results_numbers(wmt23_inputs):
+    """protocol_tables, protocol_table_text and protocol_table_latex print the run's own numbers: every task's
+    values and ranks, the average and its significance matrix, row for row."""
+    from mtsig.report.metrics_protocol import protocol_table_latex, protocol_table_text, protocol_tables
+
+    test_sets, scores = wmt23_inputs
+    result = mp.run_protocol(mp.wmt23(["en-de"]), test_sets, scores, n_resamples=100, seed=3)
+    tables = protocol_tables(result)
+    assert len(tables["tasks"]) == sum(len(t.metrics) for t in result.tasks)
+    for number, task in enumerate(result.tasks, start=1):
+        rows = tables["tasks"].loc[tables["tasks"]["task"] == number]
+        assert rows["metric"].tolist() == [task.metrics[m] for m in task.order]
+        np.testing.assert_array_equal(rows["value"], task.values[list(task.order)])
+    np.testing.assert_array_equal(tables["average"]["average"], result.average)
+    average_sig = tables["significance"].loc[tables["significance"]["task"] == 0]
+    assert len(average_sig) == 32 * 31 // 2
+    first = average_sig.iloc[0]
+    assert (first["metric_a"], first["metric_b"]) == result.metrics[:2]
+    assert first["p_value"] == result.significance[0, 1]
+    text = protocol_table_text(result)
+    assert text.splitlines()[2].split()[:3] == [result.metrics[0], f"{result.average[0]:.4f}", "1"]
+    assert "\\toprule" in protocol_table_latex(result) and "task4: en-de seg acc-t (item)" in text

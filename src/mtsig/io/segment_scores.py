@@ -350,7 +350,8 @@ def _rows_in_order(systems: Sequence[str]) -> np.ndarray:
 def _check_same_row_counts(frame: pd.DataFrame, path: Path, n_segments: int | None) -> int:
     """Order-based layouts: every system needs the same number of rows (``n_segments`` when given); a system
     with another count is an error at its last row."""
-    counts = frame.groupby("system", sort=False).size()
+    codes, names = pd.factorize(frame["system"].to_numpy(dtype=object))  # in order of first appearance
+    counts = pd.Series(np.bincount(codes, minlength=len(names)), index=names)
     expected = n_segments if n_segments is not None else int(counts.max())
     wrong = counts[counts != expected]
     if len(wrong):
@@ -498,14 +499,14 @@ def read_mtme_seg_scores(
             is_none, lines, path, "score 'None' (a missing score) is not allowed in a metric-score file"
         )
     frame = pd.DataFrame({"system": systems, "segment": _rows_in_order(systems), "line": lines})
-    n = _check_same_row_counts(frame, path, n_segments)
+    # every system has n rows, and its k-th row is its segment k - 1: every (system, segment) once, none missing
+    # (what check_complete would check again)
+    _check_same_row_counts(frame, path, n_segments)
     scored = ~is_none
     frame = frame.loc[scored].reset_index(drop=True)
     frame["score"] = parse_finite_numbers(
         [v for v, s in zip(values, scored, strict=True) if s], frame["line"].to_numpy(), path, "score"
     )
-    if not allow_none:
-        check_complete(frame, path, n)
     return _finish(frame, path, "mtme_seg_score")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from mtsig import __version__
 from mtsig.report.tables import latex_escape
@@ -135,4 +136,68 @@ def protocol_json(result: ProtocolResult) -> dict[str, Any]:
         },
         "tasks": tasks,
         "signature": protocol_signature(result),
+    }
+
+
+#: Columns of :func:`protocol_tables`' tables (one TSV each for a pipeline step).
+TASK_COLUMNS = ["task", "label", "statistic", "lps", "level", "weight", "metric", "value", "rank", "epsilon"]
+AVERAGE_COLUMNS = ["metric", "average", "rank"]
+SIGNIFICANCE_COLUMNS = ["task", "metric_a", "metric_b", "p_value"]
+
+
+def protocol_tables(result: ProtocolResult) -> dict[str, pd.DataFrame]:
+    """The run as tidy tables: ``tasks`` (one row per task and metric, in each task's ranking order; ``task`` is
+    1-based), ``average`` (ranking order) and ``significance`` (``p_value`` of ``metric_a`` beating ``metric_b``,
+    a above b in the task's ranking, ``task`` 0 for the average; empty without resamples)."""
+    rows, sig_rows = [], []
+    for number, (task, weight) in enumerate(zip(result.tasks, result.protocol.weights, strict=True), start=1):
+        for m in task.order:
+            rows.append(
+                {
+                    "task": number,
+                    "label": task.task.label,
+                    "statistic": task.task.statistic,
+                    "lps": ",".join(task.task.lps),
+                    "level": task.task.level,
+                    "weight": weight,
+                    "metric": task.metrics[m],
+                    "value": float(task.values[m]),
+                    "rank": int(task.ranks[m]),
+                    "epsilon": np.nan if task.epsilons is None else float(task.epsilons[m]),
+                }
+            )
+        if task.test is not None:
+            names = [task.metrics[m] for m in task.order]
+            i, j = np.triu_indices(len(names), k=1)
+            sig_rows += [
+                {
+                    "task": number,
+                    "metric_a": names[a],
+                    "metric_b": names[b],
+                    "p_value": float(task.significance[a, b]),
+                }
+                for a, b in zip(i, j, strict=True)
+            ]
+    if result.n_resamples and len(result.metrics) > 1:
+        i, j = np.triu_indices(len(result.metrics), k=1)
+        sig_rows += [
+            {
+                "task": 0,
+                "metric_a": result.metrics[a],
+                "metric_b": result.metrics[b],
+                "p_value": float(result.significance[a, b]),
+            }
+            for a, b in zip(i, j, strict=True)
+        ]
+    average = pd.DataFrame(
+        {
+            "metric": list(result.metrics),
+            "average": result.average.astype(float),
+            "rank": result.ranks.astype(int),
+        }
+    )
+    return {
+        "tasks": pd.DataFrame(rows, columns=TASK_COLUMNS),
+        "average": average[AVERAGE_COLUMNS],
+        "significance": pd.DataFrame(sig_rows, columns=SIGNIFICANCE_COLUMNS),
     }
