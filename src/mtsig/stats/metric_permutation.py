@@ -219,6 +219,9 @@ class SpaSwaps:
     metric; a compiled loop then counts every pair's hybrids (:mod:`mtsig.stats.spa_compiled`).
     """
 
+    #: Resamples whose ``(F ∘ w_s) @ z`` are held at once (memory: CHUNK x S x M x R float64).
+    CHUNK = 20
+
     def __init__(self, human_counts: np.ndarray, metrics: np.ndarray, flips: np.ndarray) -> None:
         x = np.asarray(metrics, dtype=np.float64)
         n_metrics, self.n_systems, self.n_segments = x.shape
@@ -249,16 +252,20 @@ class SpaSwaps:
 
     def draws(self, masks: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         used = np.union1d(a, b)
-        size = masks.shape[0]
-        cells = masks.reshape(size, self.n_systems, self.n_segments)
-        q = np.zeros((size, self.n_systems, self.base.shape[0], self.n_permutations))
-        for s in range(self.n_systems):
-            # Y_s[n, (b, m)] = w_b[s, n] z[m, s, n], for the metrics still tested
-            values = (cells[:, s, None, :] * self.z[None, used, s, :]).reshape(-1, self.n_segments).T
-            sums = WeightedSums(values)(self.flips, float(self.n_segments))  # [R, size·used]
-            q[:, s, used, :] = sums.reshape(self.n_permutations, size, used.size).transpose(1, 2, 0)
-        dist = self._distances(q, a, b)  # [size, P, 2]
-        return (dist[:, :, 1] - dist[:, :, 0]).astype(np.float64)
+        out = np.empty((masks.shape[0], a.size))
+        for start in range(0, masks.shape[0], self.CHUNK):  # resamples in chunks: memory, not results
+            chunk = masks[start : start + self.CHUNK]
+            size = chunk.shape[0]
+            cells = chunk.reshape(size, self.n_systems, self.n_segments)
+            q = np.zeros((size, self.n_systems, self.base.shape[0], self.n_permutations))
+            for s in range(self.n_systems):
+                # Y_s[n, (b, m)] = w_b[s, n] z[m, s, n], for the metrics still tested
+                values = (cells[:, s, None, :] * self.z[None, used, s, :]).reshape(-1, self.n_segments).T
+                sums = WeightedSums(values)(self.flips, float(self.n_segments))  # [R, size·used]
+                q[:, s, used, :] = sums.reshape(self.n_permutations, size, used.size).transpose(1, 2, 0)
+            dist = self._distances(q, a, b)  # [size, P, 2]
+            out[start : start + size] = dist[:, :, 1] - dist[:, :, 0]
+        return out
 
 
 # ------------------------------------------------------------------------------------------------ the test
