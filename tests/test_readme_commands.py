@@ -212,7 +212,9 @@ def _run_metrics(line: str, env: dict[str, str], workdir: Path, command: Command
     redirect = re.search(r">\s*(\S+)", line)
     output = (workdir / redirect.group(1)).read_text() if redirect else done.stdout
     if "--mtme" in line:
-        assert "XCOMET-Ensemble" in output and "signature: mtsig:" in output and "|protocol:" in output, output[:2000]
+        assert "XCOMET-Ensemble" in output and "signature: mtsig:" in output and "|protocol:" in output, (
+            output[:2000]
+        )
         return
     assert ("Williams winners" in output or '"winners"' in output) and "perm" in output.lower(), output[:2000]
 
