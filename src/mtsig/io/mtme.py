@@ -310,11 +310,6 @@ def read_test_set(directory: str | Path, lp: str) -> MtmeTestSet:
     )
 
 
-def language_pairs(directory: str | Path) -> tuple[str, ...]:
-    """The language pairs of a test set folder: the names of ``sources/<lp>.txt``, sorted."""
-    return tuple(sorted(p.name.removesuffix(".txt") for p in (Path(directory) / "sources").glob("*.txt")))
-
-
 # ------------------------------------------------------------------------------------------------ scores
 
 

@@ -378,16 +378,18 @@ def _scores(scores: Mapping[ScoreKey, LevelScores], key: ScoreKey) -> LevelScore
     return scores[key]
 
 
-def _lp_inputs(
+def task_inputs(
     task: Task,
     lp: str,
     protocol: Protocol,
     test_sets: Mapping[str, MtmeTestSet],
     scores: Mapping[ScoreKey, LevelScores],
-    all_metrics: bool,
-    always: frozenset[str],
+    *,
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
 ) -> tuple[tuple[str, ...], np.ndarray, dict[str, np.ndarray]]:
-    """(systems, human ``[S, U]``, ``{display name: metric [S, U]}``) of a task at one language pair."""
+    """(systems, human ``[S, U]``, ``{display name: metric [S, U]}``) of a task at one language pair: the
+    selected systems (sorted) and metrics, their scores at the task's level (U = 1 at the system level)."""
     test_set = _test_set(test_sets, lp)
     level = file_level(task)
     human_scores = _scores(scores, ScoreKey(lp, "human", gold_of(task, protocol.info, lp), level))
@@ -440,7 +442,10 @@ def run_task(
 ) -> TaskResult:
     """One task's values, ranking and (with ``n_resamples``) permutation tests and clusters."""
     key = ("metrics_protocol", task.label)
-    per_lp = {lp: _lp_inputs(task, lp, protocol, test_sets, scores, all_metrics, always) for lp in task.lps}
+    per_lp = {
+        lp: task_inputs(task, lp, protocol, test_sets, scores, all_metrics=all_metrics, always=always)
+        for lp in task.lps
+    }
     names = sorted(set.intersection(*(set(metrics) for _, _, metrics in per_lp.values())))
     if len(names) < 1:
         raise InputError(f"{task.label}: no metric to compare")
