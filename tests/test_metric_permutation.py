@@ -12,11 +12,15 @@ fixed direction is uniform).
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
 import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from pipeline_runs import other_machine_numerics
 from scipy import stats
 
 from mtsig.stats.metric_permutation import (
@@ -262,3 +266,57 @@ def test_exchangeable_metrics_give_uniform_p_values(kind):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             assert stats.kstest(p_values, "uniform").pvalue > 0.001
+
+
+_EVERY_SOURCE = """
+import hashlib
+import numpy as np
+from mtsig.stats import metric_permutation as mp
+from mtsig.stats.grouped_correlation import grouped_correlation
+from mtsig.stats.soft_pairwise_accuracy import pce_flips, permutation_counts, soft_pairwise_accuracy
+from mtsig.stats.tie_calibration import calibrate_ties, pair_outcomes
+rng = np.random.default_rng(8)
+human = np.round(rng.normal(size=(5, 40)), 1)
+metrics = human + rng.gamma(2.0, 0.7, size=(4, 5, 40))  # not integer-valued
+flips = pce_flips(40)
+digest = hashlib.sha256()
+def add(*arrays):
+    for array in arrays:
+        digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
+eps = [calibrate_ties(human, m).epsilon for m in metrics]
+sources = [
+    mp.PearsonSwaps(human.reshape(-1), metrics.reshape(4, -1)),
+    mp.PairSwaps(pair_outcomes(human, metrics, eps)),
+    mp.PooledAccuracySwaps([human[:, 0], human[:, 1]], [metrics[:, :, 0], metrics[:, :, 1]]),
+    mp.SpaSwaps(permutation_counts(human, flips), metrics, flips),
+]
+for source in sources:
+    result = mp.permutation_test(source, [2, 0, 3, 1], 150, seed=3, key=("t",), early_stopping=mp.EarlyStopping())
+    add(result.pvalue, result.n_used, np.nan_to_num(result.draws, nan=-9.0))
+mp.SpaSwaps.CHUNK = 7  # another chunking of the resamples: the same draws
+again = mp.permutation_test(sources[3], [2, 0, 3, 1], 150, seed=3, key=("t",))
+first = mp.permutation_test(mp.SpaSwaps(permutation_counts(human, flips), metrics, flips), [2, 0, 3, 1], 150, seed=3,
+                            key=("t",))
+assert np.array_equal(again.draws, first.draws)
+add(grouped_correlation(human, metrics, "pearson", "item"), eps, soft_pairwise_accuracy(human, metrics))
+print(digest.hexdigest())
+"""
+
+
+def test_every_source_gives_the_same_bits_on_another_machine_s_numerics():
+    """Every statistic and permutation source of the protocol on non-integer scores, here and under another
+    machine's numerics (OpenBLAS's generic kernels, numpy without AVX-512; tests/pipeline_runs.py): byte-identical
+    digests; and SPA's resamples chunked differently give the same draws."""
+    other = other_machine_numerics()
+    assert other, "this check knows another machine's numerics for x86-64 and aarch64 only"
+    digests = [
+        subprocess.run(
+            [sys.executable, "-c", _EVERY_SOURCE],
+            env={**os.environ, **extra},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout  # fmt: skip
+        for extra in ({}, other)
+    ]
+    assert digests[0] == digests[1] and len(digests[0].strip()) == 64
