@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from mtsig.io.mtme import read_requested_scores, read_test_set
+from mtsig.stats.metric_ranking import assign_ranks
 from mtsig.stats.soft_pairwise_accuracy import soft_pairwise_accuracy
 from mtsig.studies import metrics_protocol as mp
 
@@ -97,7 +98,33 @@ json.dump(result, open(out, "w"))
 """
 
 
-def run_mtme(git_dir: str, data_root: Path, k: int) -> dict:
+PVALUE_DRIVER = r"""
+import json, resource, sys, time, types
+for name in ("apache_beam", "dacite"):
+    sys.modules[name] = types.ModuleType(name)
+source, root, k, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+sys.path.insert(0, source)
+import numpy as np
+from mt_metrics_eval import data, tasks
+
+lps = ["en-de", "he-en", "zh-en"]
+evs = {("wmt23", lp): data.EvalSet("wmt23", lp, True, path=root) for lp in lps}
+task_set, _ = tasks.WMT23(k=k)
+result = []
+for task in task_set:
+    if task.level != "sys":  # the pooled accuracy and the three system-level Pearson tasks
+        continue
+    start = time.process_time()
+    run = task.Run(evs)
+    n_used = [len(run.Draws(i, j)) for i in range(len(run.metrics)) for j in range(i + 1, len(run.metrics))]
+    result.append({"lang": task.lang, "corr_fcn": task.corr_fcn, "cpu": time.process_time() - start,
+                   "metrics": run.metrics, "matrix": np.asarray(run.matrix).tolist(), "n_used": n_used})
+    print(task.lang, task.corr_fcn, f"{result[-1]['cpu']:.1f} s", flush=True)
+json.dump(result, open(out, "w"))
+"""
+
+
+def run_mtme(git_dir: str, data_root: Path, k: int, driver_text: str = DRIVER) -> dict:
     """mt-metrics-eval's WMT23() and WMT24OnWMT23() with k resamples, in a subprocess (PYTHONHASHSEED=0)."""
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "src"
@@ -110,7 +137,7 @@ def run_mtme(git_dir: str, data_root: Path, k: int) -> dict:
         root.mkdir()
         (root / "wmt23").symlink_to(data_root / "wmt23")
         driver = Path(tmp) / "driver.py"
-        driver.write_text(DRIVER)
+        driver.write_text(driver_text)
         out = Path(tmp) / "out.json"
         env = dict(os.environ, PYTHONHASHSEED="0")
         subprocess.run(
@@ -249,6 +276,47 @@ def clusters(args: argparse.Namespace) -> None:
         print(f"  mtsig {name} k=1000 with early stopping: {cpu_full:.1f} CPU s (reading excluded)")
 
 
+def pvalues(args: argparse.Namespace) -> None:
+    """The system-level tasks of WMT23 (pooled accuracy, Pearson per language pair), both tools with k = 1000 and
+    mt-metrics-eval's early stopping: every pair's p-value, and the tasks' clusters."""
+    theirs = run_mtme(args.mtme_git, args.data, 1000, PVALUE_DRIVER)
+    protocol = mp.wmt23()
+    test_sets, scores = read_inputs(args.data, protocol)
+    for task, entry in zip([t for t in protocol.tasks if t.level == "sys"], theirs, strict=True):
+        start = time.process_time()
+        ours = mp.run_task(task, protocol, test_sets, scores, n_resamples=1000, seed=12345)
+        cpu = time.process_time() - start
+        names = [ours.metrics[m] for m in ours.order]
+        assert names == entry["metrics"], (names, entry["metrics"])
+        sig_ours = ours.significance
+        sig_theirs = np.asarray(entry["matrix"])
+        i, j = np.triu_indices(len(names), k=1)
+        n = len(names)
+        used_matrix = np.zeros((n, n), dtype=np.int64)  # n_used by position in the ranking
+        position = np.empty(n, dtype=np.int64)
+        position[np.asarray(ours.order)] = np.arange(n)
+        pa, pb = position[ours.test.a], position[ours.test.b]
+        used_matrix[np.minimum(pa, pb), np.maximum(pa, pb)] = ours.test.n_used
+        used_ours = used_matrix[i, j]
+        used_theirs = np.asarray(entry["n_used"])
+        decide = (sig_ours[i, j] <= 0.05) == (sig_theirs[i, j] <= 0.05)
+        full = (used_ours == 1000) & (used_theirs == 1000)
+        pooled = (sig_ours[i, j] + sig_theirs[i, j]) / 2
+        error = np.sqrt(2 * pooled * (1 - pooled) / 1000)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = np.abs(sig_ours[i, j] - sig_theirs[i, j]) / error
+        ranks_theirs = assign_ranks(sig_theirs)
+        ranks_ours = assign_ranks(sig_ours)
+        print(
+            f"{task.label} ({','.join(task.lps)}): {len(i)} pairs; p <= 0.05 decided alike in {decide.sum()}; "
+            f"{full.sum()} pairs ran 1000 resamples in both, |p difference| max {np.abs(sig_ours - sig_theirs)[i, j][full].max():.3f}"
+            f" = {np.nanmax(z[full]):.1f} Monte Carlo errors (median {np.nanmedian(z[full]):.2f}); clusters "
+            f"{max(ranks_ours)} (mtsig) and {max(ranks_theirs)} (mt-metrics-eval), the same for "
+            f"{int((ranks_ours == ranks_theirs).sum())}/{len(names)} metrics; CPU s mtsig {cpu:.2f}, "
+            f"mt-metrics-eval {entry['cpu']:.0f}"
+        )
+
+
 SPEED_CHILD = r"""
 import resource, sys, time
 start = time.time()
@@ -285,7 +353,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("part", choices=("values", "clusters", "speed"))
+    parser.add_argument("part", choices=("values", "clusters", "pvalues", "speed"))
     parser.add_argument(
         "--mtme-git", default=MTME_GIT, help="bare git dir of google-research/mt-metrics-eval"
     )
@@ -295,7 +363,7 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="every metric's value in every task (values)")
     args = parser.parse_args()
     args.data = Path(os.environ.get("MTSIG_DATA", "../shared/data")).resolve()
-    {"values": values, "clusters": clusters, "speed": speed}[args.part](args)
+    {"values": values, "clusters": clusters, "pvalues": pvalues, "speed": speed}[args.part](args)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(f"this process: {usage.ru_utime + usage.ru_stime:.1f} CPU s")
 
