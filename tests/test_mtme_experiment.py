@@ -222,7 +222,7 @@ def run_meta_evaluation(wmt23: dict, metrics: list[str], system_scores: Path, ou
     meta_evaluation(
         NAME, META_SETTINGS, 7, stats=[wmt23["stats"][m] for m in metrics], texts=wmt23["texts"],
         system_scores=system_scores, gold_conclusions=wmt23["root"] / "gold_conclusions.tsv",
-        md=out / "meta_evaluation.md", heatmap=out / "williams.png", **outputs,
+        md=out / "meta_evaluation.md", html=out / "meta_evaluation.html", heatmap=out / "williams.png", **outputs,
     )  # fmt: skip
     return {**outputs, "md": out / "meta_evaluation.md"}
 

@@ -16,8 +16,9 @@ so a new command in a README cannot go untested):
 - ``mtsig compare ...``, ``mtsig power ...``: run in full, on the files it names made from WMT12 es-en
   (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
   it must exit 0 and print a result for every pair.
-- ``mtsig metrics ...``: run in full on the real WMT20 files it names; it must exit 0 and print the Williams
-  winners and PERM-BOTH p-values.
+- ``mtsig metrics ...``: run in full on the real WMT20 files it names; it must
+  exit 0 and print the Williams winners and PERM-BOTH p-values; with ``--mtme`` (the WMT23 folder) the protocol's
+  table and its signature.
 - ``mtsig verify ...``: the checksum list it names must be the repository's, and run where there are no results it
   must exit 2 saying so (``tests/test_verification.py`` runs it on real results, the quick check's).
 - ``python -m pytest ...``: run with ``--collect-only --assert=plain`` (running the suite inside itself would recurse); the
@@ -229,12 +230,18 @@ def _run_mtsig(line: str, env: dict[str, str], workdir: Path, data_root: Path, c
 def _run_metrics(line: str, env: dict[str, str], workdir: Path, command: Command) -> None:
     """``mtsig metrics``: run in full (bash expands the glob) on the real WMT20 files it names; it must exit 0 and
     print (or write, after ``>``) the Williams winners and a PERM-BOTH result (tests/test_cli_metrics.py checks the
-    numbers)."""
+    numbers). With ``--mtme`` (a metrics task's protocol on the WMT23 folder): the table and its signature
+    (tests/test_metrics_protocol.py checks the numbers)."""
     done = _run(["bash", "-c", line], workdir, env, timeout=300)
     assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr
     redirect = re.search(r">\s*(\S+)", line)
     output = (workdir / redirect.group(1)).read_text() if redirect else done.stdout
+    if "--mtme" in line:
+        assert "XCOMET-Ensemble" in output and "signature: mtsig:" in output and "|protocol:" in output, (
+            output[:2000]
+        )
+        return
     assert ("Williams winners" in output or '"winners"' in output) and "perm" in output.lower(), output[:2000]
 
 

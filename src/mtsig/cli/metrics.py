@@ -1,4 +1,5 @@
 """``mtsig metrics HUMAN_FILE METRIC_FILES...``: which metric agrees best with the humans, and is it significant?
+``mtsig metrics --mtme DIR --protocol wmt23``: the WMT23 (or WMT24) metrics task's table on expert MQM.
 
 System-level meta-evaluation of the user's own files (docs/statistics.md, "Metric meta-evaluation" and "Comparing
 metrics with resampling"): every metric's Pearson, Spearman and Kendall correlation with the human system scores,
@@ -11,6 +12,12 @@ Layouts are detected (:func:`mtsig.io.system_scores.detect_format`): the human f
 ``ad-sys-scores-*.csv`` (z and raw), ``ad-seg-scores-*.csv`` (system score = mean of the segment means) or a
 tidy system-score TSV (its ``score`` is used as ``z``); metric files are WMT ``.sys.score``/``.seg.score`` (plain or
 gzipped), mt-metrics-eval or tidy (a segment-level metric's system score is its mean over the segments).
+
+With ``--mtme DIR`` (a test set in google-research/mt-metrics-eval's layout, e.g. ``$MTSIG_DATA/wmt23``) the command
+runs a metrics task's protocol instead (:mod:`mtsig.studies.metrics_protocol`: pooled pairwise accuracy, system- and
+segment-level Pearson, tie-calibrated acc_23, SPA; the weighted average, permutation tests and clusters); a metric
+developer adds their own metric with ``--extra-scores DIR`` (``DIR/<lp>/NAME-REFSET.LEVEL.score`` files in
+mt-metrics-eval's format, for every language pair and level the protocol needs).
 """
 
 from __future__ import annotations
@@ -30,12 +37,19 @@ from mtsig.cli._common import (
     ProgressDisplay,
     add_quiet_argument,
     confidence_level,
-    positive_int,
+    non_negative_int,
     significance_level,
 )
 from mtsig.errors import InputError
+from mtsig.io import mtme
 from mtsig.io import system_scores as ss
 from mtsig.report.meta_evaluation import correlation_table_latex, correlation_table_markdown
+from mtsig.report.metrics_protocol import (
+    protocol_json,
+    protocol_signature,
+    protocol_table_latex,
+    protocol_table_text,
+)
 from mtsig.report.signature import signature
 from mtsig.stats import meta_evaluation as me
 from mtsig.stats.human import _pairwise_mann_whitney
@@ -49,6 +63,8 @@ from mtsig.stats.metric_comparison import (
     segment_mean_scores,
 )
 from mtsig.stats.seeding import rng_for
+from mtsig.stats.soft_pairwise_accuracy import ARITHMETICS
+from mtsig.studies import metrics_protocol as mp
 from mtsig.studies.metrics_task import PairScores, excluded_systems, meta_evaluate
 
 HELP = "correlate metrics with human scores: Williams winners, outliers, PERM-BOTH between metrics"
@@ -62,13 +78,53 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add(
         "human_file",
         type=Path,
+        nargs="?",
         help="human scores: ad-sys-scores-*.csv, ad-seg-scores-*.csv or tidy system scores",
     )
     add(
         "metric_files",
         type=Path,
-        nargs="+",
+        nargs="*",
         help="metric scores: .sys.score/.seg.score[.gz], mt-metrics-eval, tidy",
+    )
+    protocol = parser.add_argument_group(
+        "a metrics task's protocol on a test set in mt-metrics-eval's layout"
+    )
+    protocol.add_argument(
+        "--mtme",
+        type=Path,
+        metavar="DIR",
+        help="the test set's folder (<root>/<testset>, e.g. $MTSIG_DATA/wmt23); replaces HUMAN_FILE METRIC_FILES",
+    )
+    protocol.add_argument(
+        "--protocol",
+        choices=sorted(mp.PROTOCOLS),
+        default="wmt23",
+        help="wmt23: pooled accuracy, sys/seg Pearson, acc-t; wmt24: SPA and acc-t (default wmt23)",
+    )
+    protocol.add_argument("--lps", help="comma-separated language pairs (default: all of the protocol)")
+    protocol.add_argument(
+        "--extra-scores",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="your metric's files DIR/<lp>/NAME-REFSET.LEVEL.score (repeatable); shown with the primary metrics",
+    )
+    protocol.add_argument(
+        "--all-metrics", action="store_true", help="every metric, not only the primary ones and the baselines"
+    )
+    protocol.add_argument(
+        "--early-stopping",
+        choices=mp.EARLY_STOPPING,
+        default="mtme",
+        help="mtme: stop a test every 100 resamples once p < 0.02 or p > 0.5 (mt-metrics-eval's); none (default mtme)",
+    )
+    protocol.add_argument(
+        "--spa-arithmetic",
+        choices=ARITHMETICS,
+        default="exact",
+        help="SPA p-values: exact sums (the same on every CPU) or pce.py's float32 (default exact)",
     )
     add("--lp", help="language pair of the rows to keep in WMT .sys.score/.seg.score files (e.g. ja-en)")
     add("--testset", help="test set of the rows to keep in WMT score files (e.g. newstest2020)")
@@ -78,7 +134,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="TSV of two columns, a system's name in the human file and in the metric files (when they differ)",
     )
-    add("--samples", type=positive_int, default=1000, help="bootstrap and PERM-BOTH resamples (default 1000)")
+    add(
+        "--samples",
+        type=non_negative_int,
+        default=1000,
+        help="bootstrap and PERM-BOTH resamples; with --mtme the permutation tests' (0: no tests) (default 1000)",
+    )
     add(
         "--confidence",
         type=confidence_level,
@@ -253,8 +314,90 @@ def _intervals(
     return pd.DataFrame(rows)
 
 
+def _extra_metric_files(directory: Path, test_sets: dict[str, mtme.MtmeTestSet]) -> dict[str, dict]:
+    """``{lp: {(metric, level): path}}`` of a metric developer's folder ``DIR/<lp>/*.score``."""
+    if not directory.is_dir():
+        raise InputError("not a directory (expected DIR/<lp>/NAME-REFSET.LEVEL.score files)", directory)
+    found = {lp: mtme.metric_files_in(directory / lp) for lp in test_sets if (directory / lp).is_dir()}
+    if not any(found.values()):
+        raise InputError(
+            f"no score files in {', '.join(f'{lp}/' for lp in test_sets)} (expected DIR/<lp>/NAME-REFSET.LEVEL.score)",
+            directory,
+        )
+    return found
+
+
+def _check_extra(protocol: mp.Protocol, test_sets: dict, extra: dict[str, dict], directory: Path) -> None:
+    """A developer's metric must be scored at every level the protocol reads, in every language pair, with the
+    standard reference or none (else it would silently drop out of tasks and of the average)."""
+    basenames = {test_sets[lp].metric_basename(name) for lp, files in extra.items() for name, _ in files}
+    levels = sorted({mp.file_level(task) for task in protocol.tasks})
+    for basename in sorted(basenames):
+        for lp in protocol.lps:
+            ref = protocol.info.std_ref[lp]
+            names = {name for name, _ in extra.get(lp, {}) if test_sets[lp].metric_basename(name) == basename}
+            usable = {n for n in names if test_sets[lp].metric_references(n) <= {ref}}
+            if not usable:
+                raise InputError(
+                    f"metric {basename!r} has no {lp} scores with the standard reference {ref} or none: expected "
+                    f"{lp}/{basename}-{ref}.<level>.score or {lp}/{basename}-src.<level>.score",
+                    directory,
+                )
+            for level in levels:
+                if not any((n, level) in extra[lp] for n in usable):
+                    raise InputError(
+                        f"metric {basename!r} has no {level}-level {lp} scores: expected "
+                        f"{lp}/{sorted(usable)[0]}.{level}.score",
+                        directory,
+                    )
+
+
+def _run_protocol(args: argparse.Namespace) -> int:
+    """``mtsig metrics --mtme DIR``: a metrics task's protocol on the test set (module docstring)."""
+    if args.human_file is not None or args.metric_files:
+        raise InputError("--mtme replaces HUMAN_FILE METRIC_FILES: give one or the other")
+    lps = None if args.lps is None else [lp.strip() for lp in args.lps.split(",") if lp.strip()]
+    protocol = mp.PROTOCOLS[args.protocol](lps)
+    test_sets = {lp: mtme.read_test_set(args.mtme, lp) for lp in protocol.lps}
+    always: set[str] = set()
+    for directory in args.extra_scores:
+        extra = _extra_metric_files(directory, test_sets)
+        _check_extra(protocol, test_sets, extra, directory)
+        for lp, files in extra.items():
+            test_sets[lp] = test_sets[lp].with_metric_files(files)
+            always |= {name for name, _ in files}
+    options = {"all_metrics": args.all_metrics, "always": frozenset(always)}
+    scores = mtme.read_requested_scores(test_sets, mp.required_scores(protocol, test_sets, **options))
+    result = mp.run_protocol(
+        protocol,
+        test_sets,
+        scores,
+        n_resamples=args.samples,
+        seed=args.seed,
+        alpha=args.alpha,
+        early_stopping=args.early_stopping,
+        spa_arithmetic=args.spa_arithmetic,
+        **options,
+    )
+    if args.json:
+        json.dump(protocol_json(result), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.latex:
+        sys.stdout.write(protocol_table_latex(result))
+    else:
+        sys.stdout.write(protocol_table_text(result))
+        sys.stdout.write(f"signature: {protocol_signature(result)}\n")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``mtsig metrics``; returns the exit status."""
+    if args.mtme is not None:
+        return _run_protocol(args)
+    if args.human_file is None or not args.metric_files:
+        raise InputError("give HUMAN_FILE and METRIC_FILES, or --mtme DIR for a metrics task's protocol")
+    if args.samples < 1:
+        raise InputError("--samples must be at least 1 for the bootstrap intervals and PERM-BOTH")
     display = ProgressDisplay.for_command("metrics", args)
     systems, human, segments_h = _human(args.human_file)
     if args.system_names:

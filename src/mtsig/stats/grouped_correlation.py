@@ -1,0 +1,249 @@
+"""Correlations of a systems x items score matrix with grouping: WMT's segment-level meta-evaluation.
+
+Since WMT22 the metrics tasks correlate a metric with the human scores (MQM) of every (system, segment) cell, and
+a cell the humans did not rate is left out (Freitag et al. 2022, Sec. 5; Freitag et al. 2023, "Results of WMT23
+Metrics Shared Task: Metrics Might Be Guilty but References Are Not Innocent", Sec. 5). The matrix is turned into
+groups of cells in one of three ways (mt-metrics-eval's ``stats.AverageCorrelation``, ``average_by``):
+
+* ``none``: one group of every cell (system-major order);
+* ``item``: one group per item (segment): the systems' scores of that item, "grouped by item";
+* ``sys``: one group per system: its scores of every item.
+
+In each group the cells whose human score is missing (NaN) are dropped; a group left with fewer than two cells is
+skipped. The statistic of each group is computed, and the result is the mean over the groups where it is defined
+(``nan_groups="drop"``) or over every group with an undefined one counted as 0 (``"zero"``,
+``replace_nans_with_zeros``); with no group counted the result is 0, as mt-metrics-eval returns. Statistics:
+Pearson's r, Spearman's rho (Pearson's r of average ranks), both NaN for a group where either side is constant
+(mt-metrics-eval's explicit check, which keeps scipy < 1.4's NaN), and Kendall's tau variants from the pair counts
+of Deutsch, Foster & Freitag (2023, "Ties Matter", Sec. 3, Eq. 1-5; mt-metrics-eval's ``KendallVariants``) with
+a metric tie threshold epsilon: ``b``, ``c`` (NaN when every pair is tied on one side), ``23`` and ``acc23``.
+docs/statistics.md ("The WMT23/24 metrics-task protocol") states each one exactly.
+
+Vectorised over metrics: ``metric[..., S, N]`` gives ``[...]``. Library only: arrays in, arrays out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtsig.errors import InputError
+from mtsig.stats.meta_evaluation import average_ranks
+
+GROUPINGS = ("none", "item", "sys")
+KINDS = ("pearson", "spearman", "kendall")
+#: Kendall's tau-b (Kendall 1945), tau-c (Stuart 1953), and Deutsch et al.'s (2023) tau_23 and acc_23.
+KENDALL_VARIANTS = ("b", "c", "23", "acc23")
+#: What an undefined group (a constant side) contributes to the mean: nothing (``drop``) or 0 (``zero``).
+NAN_GROUPS = ("drop", "zero")
+#: Pair comparisons held in memory at once by the Kendall counts (a group of every cell has S·N(S·N-1)/2 pairs).
+PAIR_CHUNK = 2_000_000
+
+
+def as_groups(matrix: np.ndarray, grouping: str) -> np.ndarray:
+    """``matrix[..., S, N]`` as groups ``[..., G, L]``: ``none`` -> ``[..., 1, S·N]`` (system-major), ``item``
+    -> ``[..., N, S]``, ``sys`` -> ``[..., S, N]``."""
+    if grouping not in GROUPINGS:
+        raise InputError(f"unknown grouping {grouping!r}; known: {', '.join(GROUPINGS)}")
+    if grouping == "none":
+        return matrix.reshape(*matrix.shape[:-2], 1, -1)
+    if grouping == "item":
+        return np.swapaxes(matrix, -1, -2)
+    return matrix
+
+
+def _check(human: object, metric: object) -> tuple[np.ndarray, np.ndarray]:
+    h = np.asarray(human, dtype=np.float64)
+    m = np.asarray(metric, dtype=np.float64)
+    if h.ndim != 2:
+        raise InputError(f"human scores: expected a systems x items matrix, got shape {h.shape}")
+    if m.shape[-2:] != h.shape:
+        raise InputError(f"metric scores of shape {m.shape} do not end in the human matrix's {h.shape}")
+    if np.isinf(h).any():
+        raise InputError("human scores: infinite value (a missing score is NaN)")
+    if not np.isfinite(m).all():
+        raise InputError("metric scores: every score must be a finite number")
+    return h, m
+
+
+@dataclass(frozen=True)
+class KendallCounts:
+    """Pair counts of each group (Deutsch et al. 2023, Sec. 3): ``concordant``, ``discordant``, tied in the
+    metric only (``metric_ties``), in the human scores only (``human_ties``), in both (``both_ties``); the metric
+    ties a pair when ``|m_i - m_j| <= epsilon``. Arrays ``int64[..., G]``."""
+
+    concordant: np.ndarray
+    discordant: np.ndarray
+    metric_ties: np.ndarray
+    human_ties: np.ndarray
+    both_ties: np.ndarray
+
+    @property
+    def pairs(self) -> np.ndarray:
+        return self.concordant + self.discordant + self.metric_ties + self.human_ties + self.both_ties
+
+
+def kendall_counts(
+    human_groups: np.ndarray, metric_groups: np.ndarray, valid: np.ndarray, epsilon: float = 0.0
+) -> KendallCounts:
+    """:class:`KendallCounts` of every group: ``human_groups[G, L]``, ``metric_groups[..., G, L]``,
+    ``valid[G, L]`` (cells kept). Counted over the pairs i < j of each group, in chunks of pairs."""
+    length = human_groups.shape[-1]
+    i_all, j_all = np.triu_indices(length, k=1)
+    lead = metric_groups.shape[:-1]
+    totals = [np.zeros(lead, dtype=np.int64) for _ in range(5)]
+    chunk = max(1, PAIR_CHUNK // max(1, int(np.prod(lead))))
+    for start in range(0, i_all.size, chunk):
+        i, j = i_all[start : start + chunk], j_all[start : start + chunk]
+        both = valid[..., i] & valid[..., j]
+        dh = human_groups[..., i] - human_groups[..., j]
+        dm = metric_groups[..., i] - metric_groups[..., j]
+        tie_h = dh == 0
+        tie_m = np.abs(dm) <= epsilon
+        strict = ~tie_h & ~tie_m
+        same = np.sign(dh) == np.sign(dm)
+        for total, flags in zip(
+            totals,
+            (strict & same, strict & ~same, tie_m & ~tie_h, tie_h & ~tie_m, tie_h & tie_m),
+            strict=True,
+        ):
+            total += np.count_nonzero(flags & both, axis=-1)
+    return KendallCounts(*totals)
+
+
+def _distinct_valid(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Number of distinct values among the valid cells of each group (last axis)."""
+    filled = np.where(valid, values, np.inf)
+    ordered = np.sort(filled, axis=-1)
+    n = valid.sum(axis=-1)
+    with np.errstate(invalid="ignore"):  # inf - inf past the valid cells, masked below
+        changes = (np.diff(ordered, axis=-1) != 0) & (np.arange(1, values.shape[-1]) < n[..., None])
+    return np.where(n > 0, 1 + changes.sum(axis=-1), 0)
+
+
+def kendall_from_counts(
+    counts: KendallCounts,
+    variant: str,
+    *,
+    n_cells: np.ndarray | None = None,
+    min_classes: np.ndarray | None = None,
+) -> np.ndarray:
+    """Kendall's tau ``variant`` of each group from its :class:`KendallCounts` (mt-metrics-eval's
+    ``KendallVariants``): b and c are NaN when every pair is tied in the metric or every pair in the humans."""
+    con, dis = counts.concordant, counts.discordant
+    tot = counts.pairs
+    m_tie = counts.metric_ties + counts.both_ties
+    h_tie = counts.human_ties + counts.both_ties
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if variant == "acc23":
+            return (con + counts.both_ties) / tot
+        if variant == "23":
+            return (con + counts.both_ties - dis - counts.metric_ties - counts.human_ties) / tot
+        undefined = (m_tie == tot) | (h_tie == tot)
+        if variant == "b":
+            value = (con - dis) / np.sqrt((tot - m_tie).astype(np.float64)) / np.sqrt(tot - h_tie)
+        elif variant == "c":
+            value = 2.0 * (con - dis) / (n_cells.astype(np.float64) ** 2 * (min_classes - 1) / min_classes)
+        else:
+            raise InputError(f"unknown Kendall variant {variant!r}; known: {', '.join(KENDALL_VARIANTS)}")
+        return np.where(undefined, np.nan, value)
+
+
+def _pearson_masked(x: np.ndarray, y: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Pearson's r over the valid cells of each group (two-pass); NaN where a side is constant there."""
+    n = valid.sum(axis=-1)
+    safe_n = np.maximum(n, 1)
+    x_mean = np.where(valid, x, 0.0).sum(axis=-1) / safe_n
+    y_mean = np.where(valid, y, 0.0).sum(axis=-1) / safe_n
+    xc = np.where(valid, x - x_mean[..., None], 0.0)
+    yc = np.where(valid, y - y_mean[..., None], 0.0)
+    sxy = (xc * yc).sum(axis=-1)
+    sxx = (xc * xc).sum(axis=-1)
+    syy = (yc * yc).sum(axis=-1)
+
+    def constant(v: np.ndarray) -> np.ndarray:
+        return np.where(valid, v, -np.inf).max(axis=-1) == np.where(valid, v, np.inf).min(axis=-1)
+
+    undefined = constant(x) | constant(y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = sxy / np.sqrt(sxx * syy)
+    return np.where(undefined, np.nan, np.clip(r, -1.0, 1.0))
+
+
+def group_statistics(
+    human: object,
+    metric: object,
+    kind: str = "pearson",
+    grouping: str = "none",
+    *,
+    kendall_variant: str = "b",
+    epsilon: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(values[..., G], counted[G])``: the statistic of every group (NaN where undefined) and which groups count
+    (at least two cells with a human score). ``human[S, N]`` (NaN = not rated), ``metric[..., S, N]``."""
+    h, m = _check(human, metric)
+    hg = as_groups(h, grouping)
+    mg = as_groups(m, grouping)
+    valid = np.isfinite(hg)
+    counted = valid.sum(axis=-1) >= 2
+    hg = np.where(valid, hg, 0.0)
+    if kind == "pearson":
+        values = _pearson_masked(mg, hg, valid)
+    elif kind == "spearman":
+        big = np.inf
+        values = _pearson_masked(
+            average_ranks(np.where(valid, mg, big)), average_ranks(np.where(valid, hg, big)), valid
+        )
+    elif kind == "kendall":
+        if kendall_variant not in KENDALL_VARIANTS:
+            raise InputError(
+                f"unknown Kendall variant {kendall_variant!r}; known: {', '.join(KENDALL_VARIANTS)}"
+            )
+        if epsilon < 0:
+            raise InputError(f"the tie threshold epsilon must be >= 0, got {epsilon}")
+        if epsilon > 0 and kendall_variant == "c":
+            raise InputError("tau-c is not defined with a tie threshold epsilon > 0 (as in mt-metrics-eval)")
+        counts = kendall_counts(hg, mg, valid, epsilon)
+        extra = {}
+        if kendall_variant == "c":
+            extra = {
+                "n_cells": valid.sum(axis=-1),
+                "min_classes": np.minimum(_distinct_valid(mg, valid), _distinct_valid(hg, valid)),
+            }
+        values = kendall_from_counts(counts, kendall_variant, **extra)
+    else:
+        raise InputError(f"unknown correlation {kind!r}; known: {', '.join(KINDS)}")
+    return np.where(counted, values, np.nan), counted
+
+
+def average_groups(values: np.ndarray, counted: np.ndarray, nan_groups: str = "drop") -> np.ndarray:
+    """The mean over the counted groups of ``values[..., G]``: undefined (NaN) groups dropped or taken as 0;
+    0 when no group is left (mt-metrics-eval's ``AverageCorrelation`` with ``macro=True``)."""
+    if nan_groups not in NAN_GROUPS:
+        raise InputError(f"unknown NaN-group rule {nan_groups!r}; known: {', '.join(NAN_GROUPS)}")
+    defined = np.isfinite(values) & counted
+    weight = defined if nan_groups == "drop" else np.broadcast_to(counted, values.shape)
+    n = weight.sum(axis=-1)
+    total = np.where(defined, values, 0.0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, total / np.maximum(n, 1), 0.0)
+
+
+def grouped_correlation(
+    human: object,
+    metric: object,
+    kind: str = "pearson",
+    grouping: str = "none",
+    *,
+    kendall_variant: str = "b",
+    epsilon: float = 0.0,
+    nan_groups: str = "drop",
+) -> np.ndarray:
+    """The correlation of ``metric[..., S, N]`` with ``human[S, N]`` (NaN = not rated) under ``grouping``,
+    averaged over the groups (module docstring; mt-metrics-eval's ``Correlation.Pearson``, ``Spearman``,
+    ``Kendall`` and ``KendallVariants`` with ``average_by`` and ``replace_nans_with_zeros``). Returns ``[...]``."""
+    values, counted = group_statistics(
+        human, metric, kind, grouping, kendall_variant=kendall_variant, epsilon=epsilon
+    )
+    return average_groups(values, counted, nan_groups)

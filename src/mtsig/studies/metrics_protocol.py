@@ -1,0 +1,605 @@
+"""The WMT23/WMT24 metrics-task protocol: which metric agrees with expert MQM, at system and segment level.
+
+Since WMT22 the metrics shared tasks rank metrics on MQM (Freitag et al. 2023, "Results of WMT23 Metrics Shared
+Task: Metrics Might Be Guilty but References Are Not Innocent", Sec. 5 and Table 8; Freitag et al. 2024, WMT24
+findings, Sec. 5) with a *task set*: several meta-evaluation tasks, each a statistic on one or more language
+pairs, averaged with weights after rescaling each to [0, 1], with significance clusters from permutation tests.
+The reference implementation is google-research/mt-metrics-eval (``tasks.WMT23()``, ``tasks.WMT24OnWMT23()``,
+``data.GetCorrelations``); this module holds the same task sets as data (:func:`wmt23`, :func:`wmt24_on_wmt23`,
+:data:`PROTOCOLS`) and runs one on a test set (:func:`run_protocol`), data in, data out.
+
+**Systems and metrics of a task** (``data.GetCorrelations``): the systems are every system output except the
+standard reference (refA; refB for he-en), the human translations unless the task includes them (WMT23: for he-en,
+whose second reference refA competes as a system; ``lps_with_multiple_refs``), the outliers (synthetic_ref for
+en-de and zh-en), and those without any human score at the task's level. The metrics are those that used only the
+standard reference or none (``-src``), and by default only the task's primary submissions and baselines; a metric
+is named by its basename, ``[noref]`` appended when reference-free and ``*`` prefixed when not primary
+(``DisplayName(fmt='spreadsheet')``). The pooled pairwise accuracy takes the metrics present in every language pair.
+
+**WMT23** (``tasks.WMT23``): task 1 is pairwise accuracy of system rankings pooled over the language pairs
+(weight: the number of language pairs); then, per language pair, system-level Pearson, segment-level Pearson
+(no grouping) and segment-level tie-calibrated acc_23 grouped by item (acc-t; significance by swapping pair
+outcomes), weight 1 each; weights normalised. **WMT24 on WMT23** (``tasks.WMT24OnWMT23``): per language pair,
+soft pairwise accuracy (SPA) and acc-t, weight 1 each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mtsig.errors import InputError
+from mtsig.io.mtme import LevelScores, MtmeTestSet
+from mtsig.stats.grouped_correlation import GROUPINGS, KENDALL_VARIANTS, NAN_GROUPS, grouped_correlation
+from mtsig.stats.metric_permutation import (
+    MTME_EARLY_STOPPING,
+    MTME_PAIRS_EARLY_STOPPING,
+    PairSwaps,
+    PearsonSwaps,
+    PermutationResult,
+    PooledAccuracySwaps,
+    SpaSwaps,
+    permutation_test,
+)
+from mtsig.stats.metric_ranking import assign_ranks, average_significance, ranking_order, weighted_average
+from mtsig.stats.pooled_accuracy import pooled_pairwise_accuracy
+from mtsig.stats.seeding import rng_for
+from mtsig.stats.soft_pairwise_accuracy import (
+    ARITHMETICS,
+    pce_flips,
+    permutation_counts,
+    soft_pairwise_accuracy,
+)
+from mtsig.stats.tie_calibration import TIE_VARIANTS, calibrate_ties, pair_outcomes
+
+#: The statistics a task can compute.
+STATISTICS = ("pooled_accuracy", "pearson", "spearman", "kendall", "tie_calibrated", "spa")
+#: mt-metrics-eval's ``perm_test``: swap the metrics' scores, or (tie-calibrated statistics) the pairs' outcomes.
+PERM_TESTS = ("scores", "pairs")
+#: ``early_stopping`` of :func:`run_protocol`: mt-metrics-eval's ``tasks.Task`` defaults, or every resample.
+EARLY_STOPPING = ("mtme", "none")
+#: The language pairs whose second reference competes as a human system (``lps_with_multiple_refs`` of
+#: mt-metrics-eval's ``tasks.WMT23``).
+LPS_WITH_MULTIPLE_REFS = frozenset({"en-he", "he-en"})
+#: The cluster significance level (``tasks.Task.pval``).
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class TestSetInfo:
+    """What mt-metrics-eval's ``meta_info.MetaInfo`` says of a test set's language pairs: the standard reference
+    and gold, the outlier systems, the primary metrics' and baselines' basenames."""
+
+    std_ref: Mapping[str, str]
+    std_gold: Mapping[str, str]
+    outliers: Mapping[str, frozenset[str]]
+    primary: frozenset[str]
+    baselines: frozenset[str]
+
+
+#: mt-metrics-eval's ``meta_info.WMT23`` (and the ``DATA['wmt23']`` entries of en-de, he-en, zh-en) at commit
+#: 68a481a: the WMT23 metrics task's primary submissions and baselines (Freitag et al. 2023, Table 8).
+WMT23_BASELINES = frozenset(
+    {
+        "BERTscore", "BLEU", "BLEURT-20", "chrF", "COMET", "CometKiwi", "docWMT22CometDA", "docWMT22CometKiwiDA",
+        "f200spBLEU", "MS-COMET-QE-22", "prismRef", "prismSrc", "Random-sysname", "YiSi-1",
+    }
+)  # fmt: skip
+WMT23_INFO = TestSetInfo(
+    std_ref={"en-de": "refA", "he-en": "refB", "zh-en": "refA"},
+    std_gold={"en-de": "mqm", "he-en": "mqm", "zh-en": "mqm"},
+    outliers={
+        "en-de": frozenset({"synthetic_ref"}),
+        "he-en": frozenset(),
+        "zh-en": frozenset({"synthetic_ref"}),
+    },
+    primary=frozenset(
+        {
+            "Calibri-COMET22", "Calibri-COMET22-QE", "cometoid22-wmt22", "eBLEU", "embed_llama", "GEMBA-MQM",
+            "KG-BERTScore", "MaTESe", "MEE4", "MetricX-23", "MetricX-23-QE", "mre-score-labse-regular",
+            "mbr-metricx-qe", "sescoreX", "tokengram_F", "XCOMET-Ensemble", "XCOMET-QE-Ensemble", "XLsim",
+        }
+    )
+    | WMT23_BASELINES,
+    baselines=WMT23_BASELINES,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Task:
+    """One meta-evaluation task (mt-metrics-eval's ``tasks.Task``): a ``statistic`` on language pair(s) ``lps``
+    at ``level`` (``sys`` or ``seg``), with or without the human translations as systems.
+
+    ``grouping`` (``none``, ``item``, ``sys``) and ``variant`` (Kendall's ``b``/``c``/``23``/``acc23``; tie
+    calibration's ``acc23``/``23``) apply to segment-level correlations; ``sample_rate`` to tie calibration;
+    ``perm_test`` says what the significance test swaps; ``gold``: the human score (None: the test set's
+    standard gold); ``weight``: unnormalised."""
+
+    statistic: str
+    lps: tuple[str, ...]
+    level: str
+    include_human: bool
+    grouping: str = "none"
+    variant: str = ""
+    sample_rate: float = 1.0
+    perm_test: str = "scores"
+    gold: str | None = None
+    weight: float = 1.0
+    nan_groups: str = "drop"
+
+    def __post_init__(self) -> None:
+        if self.statistic not in STATISTICS:
+            raise InputError(f"unknown task statistic {self.statistic!r}; known: {', '.join(STATISTICS)}")
+        if self.level not in ("sys", "seg"):
+            raise InputError(f"a task's level is sys or seg, not {self.level!r}")
+        if self.grouping not in GROUPINGS or self.nan_groups not in NAN_GROUPS:
+            raise InputError(f"bad grouping {self.grouping!r} or NaN rule {self.nan_groups!r}")
+        if self.perm_test not in PERM_TESTS:
+            raise InputError(f"unknown perm_test {self.perm_test!r}; known: {', '.join(PERM_TESTS)}")
+        if self.statistic == "tie_calibrated" and self.variant not in TIE_VARIANTS:
+            raise InputError(f"tie calibration optimises {' or '.join(TIE_VARIANTS)}, not {self.variant!r}")
+        if self.statistic == "kendall" and self.variant not in KENDALL_VARIANTS:
+            raise InputError(
+                f"unknown Kendall variant {self.variant!r}; known: {', '.join(KENDALL_VARIANTS)}"
+            )
+        if self.statistic == "pooled_accuracy" and self.level != "sys":
+            raise InputError("pooled pairwise accuracy is a system-level task")
+        if self.statistic != "pooled_accuracy" and len(self.lps) != 1:
+            raise InputError(f"a {self.statistic} task has one language pair, got {', '.join(self.lps)}")
+
+    @property
+    def label(self) -> str:
+        """A short name: ``accuracy``, ``en-de sys pearson``, ``en-de seg acc-t``, ``en-de sys SPA``."""
+        if self.statistic == "pooled_accuracy":
+            return "accuracy"
+        name = {
+            "tie_calibrated": "acc-t" if self.variant == "acc23" else "tau-t",
+            "spa": "SPA",
+            "kendall": f"kendall-{self.variant}",
+        }.get(self.statistic, self.statistic)
+        grouping = f" ({self.grouping})" if self.level == "seg" and self.grouping != "none" else ""
+        return f"{self.lps[0]} {self.level} {name}{grouping}"
+
+    @property
+    def value_range(self) -> tuple[float, float]:
+        """The range the task's statistic is rescaled from (mt-metrics-eval's ``TaskResults.range``): (0, 1) for
+        pooled accuracy, SPA and tie-calibrated acc_23; (-1, 1) otherwise (Kendall's acc23 without tie
+        calibration included, as there)."""
+        if self.statistic in ("pooled_accuracy", "spa") or (
+            self.statistic == "tie_calibrated" and self.variant == "acc23"
+        ):
+            return (0.0, 1.0)
+        return (-1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A task set and the test set's meta information; ``weights``: normalised."""
+
+    name: str
+    info: TestSetInfo
+    tasks: tuple[Task, ...]
+
+    @property
+    def weights(self) -> tuple[float, ...]:
+        total = sum(task.weight for task in self.tasks)
+        return tuple(task.weight / total for task in self.tasks)
+
+    @property
+    def lps(self) -> tuple[str, ...]:
+        return tuple(sorted({lp for task in self.tasks for lp in task.lps}))
+
+
+def _lps(lps: Sequence[str] | None, info: TestSetInfo) -> tuple[str, ...]:
+    chosen = tuple(sorted(lps if lps is not None else info.std_ref))
+    unknown = [lp for lp in chosen if lp not in info.std_ref]
+    if unknown or not chosen:
+        raise InputError(
+            f"language pair(s) {', '.join(unknown) or '(none)'} not in the protocol; known: {', '.join(info.std_ref)}"
+        )
+    return chosen
+
+
+def wmt23(lps: Sequence[str] | None = None, *, info: TestSetInfo = WMT23_INFO) -> Protocol:
+    """The WMT23 metrics task's task set (mt-metrics-eval's ``tasks.WMT23``; Freitag et al. 2023, Sec. 5)."""
+    lps = _lps(lps, info)
+    tasks = [Task("pooled_accuracy", lps, "sys", bool(LPS_WITH_MULTIPLE_REFS & set(lps)), weight=len(lps))]
+    for lp in lps:
+        human = lp in LPS_WITH_MULTIPLE_REFS
+        tasks += [
+            Task("pearson", (lp,), "sys", human),
+            Task("pearson", (lp,), "seg", human),
+            Task("tie_calibrated", (lp,), "seg", human, grouping="item", variant="acc23", perm_test="pairs"),
+        ]
+    return Protocol("wmt23", info, tuple(tasks))
+
+
+def wmt24_on_wmt23(lps: Sequence[str] | None = None, *, info: TestSetInfo = WMT23_INFO) -> Protocol:
+    """The WMT24 task set applied to WMT23 (mt-metrics-eval's ``tasks.WMT24OnWMT23``): per language pair, SPA
+    (Thompson et al. 2024) and acc-t."""
+    lps = _lps(lps, info)
+    tasks = []
+    for lp in lps:
+        human = lp in LPS_WITH_MULTIPLE_REFS
+        tasks += [
+            Task("spa", (lp,), "sys", human),
+            Task("tie_calibrated", (lp,), "seg", human, grouping="item", variant="acc23", perm_test="pairs"),
+        ]
+    return Protocol("wmt24", info, tuple(tasks))
+
+
+#: Protocol name -> its constructor (``lps``: a subset of the language pairs, all by default).
+PROTOCOLS: dict[str, Callable[..., Protocol]] = {"wmt23": wmt23, "wmt24": wmt24_on_wmt23}
+
+
+# ------------------------------------------------------------------------------------------------ selection
+
+
+def display_name(basename: str, references: frozenset[str], primary: bool) -> str:
+    """mt-metrics-eval's ``DisplayName(fmt='spreadsheet')``: ``*`` before a non-primary metric, ``[noref]`` after a
+    reference-free one."""
+    return f"{'' if primary else '*'}{basename}{'' if references else '[noref]'}"
+
+
+def task_metrics(
+    test_set: MtmeTestSet,
+    info: TestSetInfo,
+    level: str,
+    *,
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+) -> dict[str, str]:
+    """``{display name: metric name}`` of the metrics a task at ``level`` compares: a file at that level, only
+    the standard reference or none used, and (unless ``all_metrics``) a primary basename; the metrics named in
+    ``always`` (a user's own) are kept and shown as primary."""
+    main = {info.std_ref[test_set.lp]}
+    chosen: dict[str, str] = {}
+    for name in test_set.metrics:
+        if (name, level) not in test_set.metric_files:
+            continue
+        basename, references = test_set.metric_basename(name), test_set.metric_references(name)
+        if not references <= main:
+            continue
+        primary = basename in info.primary or name in always
+        if not primary and not all_metrics:
+            continue
+        shown = display_name(basename, references, primary)
+        if shown in chosen:
+            raise InputError(
+                f"metrics {chosen[shown]!r} and {name!r} of {test_set.lp} would both be shown as {shown!r}"
+            )
+        chosen[shown] = name
+    return chosen
+
+
+def task_systems(test_set: MtmeTestSet, info: TestSetInfo, task: Task, human: LevelScores) -> tuple[str, ...]:
+    """The systems of a task at one language pair (module docstring), sorted; ``human``: its gold scores."""
+    systems = set(test_set.systems) - {info.std_ref[test_set.lp]}
+    if not task.include_human:
+        systems -= set(test_set.human_systems)
+    systems -= info.outliers.get(test_set.lp, frozenset())
+    rated = {name for name, row in zip(human.systems, human.values, strict=True) if np.isfinite(row).any()}
+    return tuple(sorted(systems & rated))
+
+
+@dataclass(frozen=True)
+class ScoreKey:
+    """One score file a protocol reads: ``kind`` ``human`` (``name`` a gold) or ``metric``."""
+
+    lp: str
+    kind: str
+    name: str
+    level: str
+
+
+def gold_of(task: Task, info: TestSetInfo, lp: str) -> str:
+    return task.gold or info.std_gold[lp]
+
+
+def file_level(task: Task) -> str:
+    """The level of the files a task reads: SPA is system-level but needs segment scores."""
+    return "seg" if task.statistic == "spa" else task.level
+
+
+def required_scores(
+    protocol: Protocol,
+    test_sets: Mapping[str, MtmeTestSet],
+    *,
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+) -> list[ScoreKey]:
+    """Every human and metric score file :func:`run_protocol` needs, in a fixed order."""
+    keys: dict[ScoreKey, None] = {}
+    for task in protocol.tasks:
+        level = file_level(task)
+        for lp in task.lps:
+            test_set = _test_set(test_sets, lp)
+            keys[ScoreKey(lp, "human", gold_of(task, protocol.info, lp), level)] = None
+            for name in task_metrics(
+                test_set, protocol.info, level, all_metrics=all_metrics, always=always
+            ).values():
+                keys[ScoreKey(lp, "metric", name, level)] = None
+    return list(keys)
+
+
+def _test_set(test_sets: Mapping[str, MtmeTestSet], lp: str) -> MtmeTestSet:
+    if lp not in test_sets:
+        raise InputError(f"no test set read for language pair {lp}")
+    return test_sets[lp]
+
+
+# ------------------------------------------------------------------------------------------------ results
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """A task's outcome: ``metrics`` (display names, alphabetical) and their ``values``; ``order``: the ranking
+    (indices, best first; ties by name); ``ranks[m]``: metric m's cluster; ``significance``: mt-metrics-eval's
+    matrix in ranking order (``[i, j]``, i < j: p of the i-th beating the j-th; zeros without resamples);
+    ``epsilons``: tie-calibrated thresholds; ``systems``: per language pair; ``test``: the permutation test."""
+
+    task: Task
+    metrics: tuple[str, ...]
+    values: np.ndarray
+    order: tuple[int, ...]
+    ranks: np.ndarray
+    significance: np.ndarray
+    systems: Mapping[str, tuple[str, ...]]
+    epsilons: np.ndarray | None = None
+    test: PermutationResult | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class ProtocolResult:
+    """A task set's outcome: every task's result; the weighted average of the metrics every task has, in
+    ranking order (``metrics``, ``average``, cluster ``ranks``, ``significance`` in that order)."""
+
+    protocol: Protocol
+    tasks: tuple[TaskResult, ...]
+    metrics: tuple[str, ...]
+    average: np.ndarray
+    ranks: np.ndarray
+    significance: np.ndarray
+    n_resamples: int
+    seed: int
+    alpha: float
+    early_stopping: str
+    spa_arithmetic: str
+
+
+# ------------------------------------------------------------------------------------------------ running
+
+
+def _scores(scores: Mapping[ScoreKey, LevelScores], key: ScoreKey) -> LevelScores:
+    if key not in scores:
+        raise InputError(f"scores of {key.kind} {key.name!r} ({key.lp}, {key.level}) were not read")
+    return scores[key]
+
+
+def task_inputs(
+    task: Task,
+    lp: str,
+    protocol: Protocol,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    *,
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+) -> tuple[tuple[str, ...], np.ndarray, dict[str, np.ndarray]]:
+    """(systems, human ``[S, U]``, ``{display name: metric [S, U]}``) of a task at one language pair: the
+    selected systems (sorted) and metrics, their scores at the task's level (U = 1 at the system level)."""
+    test_set = _test_set(test_sets, lp)
+    level = file_level(task)
+    human_scores = _scores(scores, ScoreKey(lp, "human", gold_of(task, protocol.info, lp), level))
+    systems = task_systems(test_set, protocol.info, task, human_scores)
+    if len(systems) < 2:
+        raise InputError(f"{task.label}: fewer than two systems with human scores in {lp}")
+    human = human_scores.rows(systems, what="human scores")
+    metrics = {}
+    for shown, name in task_metrics(
+        test_set, protocol.info, level, all_metrics=all_metrics, always=always
+    ).items():
+        metrics[shown] = _scores(scores, ScoreKey(lp, "metric", name, level)).rows(
+            systems, what=f"{name} scores"
+        )
+    return systems, human, metrics
+
+
+def _rated_segments(human: np.ndarray, label: str) -> np.ndarray:
+    """The segments every system has a human score of (SPA's permutation test pairs systems segment by segment;
+    mt-metrics-eval reshapes the rated cells per system and needs the same segments for all)."""
+    rated = np.isfinite(human)
+    full = rated.all(axis=0)
+    if (rated.any(axis=0) & ~full).any():
+        raise InputError(
+            f"{label}: SPA needs every system rated on the same segments; some are rated for some only"
+        )
+    return full
+
+
+def _early(early_stopping: str, task: Task):
+    if early_stopping == "none":
+        return None
+    return MTME_PAIRS_EARLY_STOPPING if task.perm_test == "pairs" else MTME_EARLY_STOPPING
+
+
+def run_task(
+    task: Task,
+    protocol: Protocol,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    *,
+    n_resamples: int = 0,
+    seed: int = 0,
+    alpha: float = ALPHA,
+    early_stopping: str = "mtme",
+    spa_arithmetic: str = "exact",
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+    progress: Callable[[str, int, int], None] | None = None,
+) -> TaskResult:
+    """One task's values, ranking and (with ``n_resamples``) permutation tests and clusters."""
+    key = ("metrics_protocol", task.label)
+    per_lp = {
+        lp: task_inputs(task, lp, protocol, test_sets, scores, all_metrics=all_metrics, always=always)
+        for lp in task.lps
+    }
+    names = sorted(set.intersection(*(set(metrics) for _, _, metrics in per_lp.values())))
+    if len(names) < 1:
+        raise InputError(f"{task.label}: no metric to compare")
+    systems = {lp: inputs[0] for lp, inputs in per_lp.items()}
+    epsilons = None
+    source = None
+    if task.statistic == "pooled_accuracy":
+        humans = [inputs[1][:, 0] for inputs in per_lp.values()]
+        metric_rows = [np.stack([inputs[2][m][:, 0] for m in names]) for inputs in per_lp.values()]
+        values, _ = pooled_pairwise_accuracy(humans, metric_rows)
+        if n_resamples:
+            source = PooledAccuracySwaps(humans, metric_rows)
+    else:
+        ((_, human, metric_map),) = per_lp.values()
+        metrics = np.stack([metric_map[m] for m in names])  # [M, S, U]
+        if task.statistic in ("pearson", "spearman", "kendall"):
+            values = grouped_correlation(
+                human,
+                metrics,
+                task.statistic,
+                task.grouping if task.level == "seg" else "none",
+                kendall_variant=task.variant or "b",
+                nan_groups=task.nan_groups,
+            )
+            if n_resamples:
+                if task.statistic != "pearson" or (task.level == "seg" and task.grouping != "none"):
+                    raise InputError(
+                        f"{task.label}: the permutation test is implemented for Pearson without grouping, "
+                        "tie-calibrated statistics (pairs), pooled accuracy and SPA"
+                    )
+                cells = np.isfinite(human).reshape(-1)
+                source = PearsonSwaps(human.reshape(-1)[cells], metrics.reshape(len(names), -1)[:, cells])
+        elif task.statistic == "tie_calibrated":
+            calibrations = [
+                calibrate_ties(
+                    human,
+                    metrics[m],
+                    variant=task.variant,
+                    grouping=task.grouping,
+                    sample_rate=task.sample_rate,
+                    rng=rng_for(seed, *key, "sample", names[m]) if task.sample_rate < 1 else None,
+                )
+                for m in range(len(names))
+            ]
+            values = np.array([c.value for c in calibrations])
+            epsilons = np.array([c.epsilon for c in calibrations])
+            if n_resamples:
+                if task.perm_test != "pairs":
+                    raise InputError(f"{task.label}: tie-calibrated statistics are tested by swapping pairs")
+                outcomes = pair_outcomes(human, metrics, epsilons, grouping=task.grouping)
+                source = PairSwaps(outcomes, task.variant)
+        else:  # spa
+            if spa_arithmetic not in ARITHMETICS:
+                raise InputError(
+                    f"unknown SPA arithmetic {spa_arithmetic!r}; known: {', '.join(ARITHMETICS)}"
+                )
+            rated = _rated_segments(human, task.label)
+            flips = pce_flips(int(rated.sum()))
+            values = soft_pairwise_accuracy(
+                human[:, rated], metrics[:, :, rated], flips=flips, arithmetic=spa_arithmetic
+            )
+            if n_resamples:
+                human_counts = permutation_counts(human[:, rated], flips)
+                source = SpaSwaps(human_counts, metrics[:, :, rated], flips)
+    values = np.asarray(values, dtype=np.float64)
+    order = ranking_order(names, values)
+    rank_of = np.empty(len(names), dtype=np.int64)
+    rank_of[order] = np.arange(len(names))
+    test = None
+    significance = np.zeros((len(names), len(names)))
+    if source is not None and len(names) > 1:
+        test = permutation_test(
+            source,
+            rank_of,
+            n_resamples,
+            seed=seed,
+            key=key,
+            early_stopping=_early(early_stopping, task),
+            progress=None if progress is None else (lambda done, total: progress(task.label, done, total)),
+        )
+        significance = test.matrix(order)
+    ranks = np.empty(len(names), dtype=np.int64)
+    ranks[order] = assign_ranks(significance, alpha)
+    return TaskResult(task, tuple(names), values, tuple(order), ranks, significance, systems, epsilons, test)
+
+
+def run_protocol(
+    protocol: Protocol,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    *,
+    n_resamples: int = 0,
+    seed: int = 0,
+    alpha: float = ALPHA,
+    early_stopping: str = "mtme",
+    spa_arithmetic: str = "exact",
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+    progress: Callable[[str, int, int], None] | None = None,
+) -> ProtocolResult:
+    """Every task of ``protocol`` on ``test_sets`` (``{lp: read_test_set(...)}``) with the ``scores`` that
+    :func:`required_scores` lists, then the weighted average, its significance and clusters.
+
+    ``n_resamples``: resamples of every permutation test (0: values and rankings only, as mt-metrics-eval's
+    ``k=0``, and the clusters are then the ranks). ``seed``: draws (:mod:`mtsig.stats.seeding`);
+    ``early_stopping``: ``mtme`` (mt-metrics-eval's defaults) or ``none``; ``spa_arithmetic``: ``exact`` or
+    ``float32`` (:mod:`mtsig.stats.soft_pairwise_accuracy`); ``all_metrics``: the non-primary metrics too;
+    ``always``: metric names kept and shown as primary (a user's own).
+    """
+    if n_resamples < 0:
+        raise InputError(f"the number of resamples must be >= 0, got {n_resamples}")
+    if early_stopping not in EARLY_STOPPING:
+        raise InputError(f"unknown early stopping {early_stopping!r}; known: {', '.join(EARLY_STOPPING)}")
+    options = dict(
+        n_resamples=n_resamples,
+        seed=seed,
+        alpha=alpha,
+        early_stopping=early_stopping,
+        spa_arithmetic=spa_arithmetic,
+        all_metrics=all_metrics,
+        always=always,
+        progress=progress,
+    )
+    results = tuple(run_task(task, protocol, test_sets, scores, **options) for task in protocol.tasks)
+    common = set.intersection(*(set(r.metrics) for r in results))
+    # AverageCorrs: metrics in the first task's ranking order, then a stable sort by decreasing average
+    first = [results[0].metrics[m] for m in results[0].order if results[0].metrics[m] in common]
+    index = [np.array([r.metrics.index(name) for name in first]) for r in results]
+    average = weighted_average(
+        [r.values[i] for r, i in zip(results, index, strict=True)],
+        [r.task.value_range for r in results],
+        protocol.weights,
+    )
+    order = sorted(range(len(first)), key=lambda m: -average[m])
+    significance = np.zeros((len(first), len(first)))
+    if n_resamples and all(r.test is not None for r in results) and len(first) > 1:
+        significance = average_significance(
+            order,
+            average,
+            [r.test for r in results],
+            [r.task.value_range for r in results],
+            protocol.weights,
+            index,
+        )
+    return ProtocolResult(
+        protocol,
+        results,
+        tuple(first[m] for m in order),
+        average[order],
+        assign_ranks(significance, alpha),
+        significance,
+        n_resamples,
+        seed,
+        alpha,
+        early_stopping,
+        spa_arithmetic,
+    )

@@ -1,0 +1,352 @@
+"""The WMT23/WMT24 metrics-task protocol (mtsig.studies.metrics_protocol, mtsig.stats.pooled_accuracy, ``mtsig
+metrics --mtme``) on the real WMT23 MQM data and on hand cases.
+
+Oracles: google-research/mt-metrics-eval at commit 68a481a (2026-04-23) run on the same files
+($MTSIG_DATA/wmt23) by ``benchmarks/bench_wmt23_protocol.py values``: ``tasks.WMT23(k=0)`` and
+``tasks.WMT24OnWMT23(k=0)``, each ``Task.Run`` on ``data.EvalSet("wmt23", lp, True)``, then
+``TaskSetResults.AverageCorrs(weights)``, with PYTHONHASHSEED=0; the constants below are its printed values (12
+decimals). Every WMT23 value and the acc-t tasks of WMT24 must agree to 1e-9. Soft pairwise accuracy (SPA) agrees
+to 1e-3: mt-metrics-eval's p-values come from pce.py's float32 matrix product (BLAS rounding flips a few near-tie
+permutation comparisons; mtsig sums exactly) and, for metrics with exactly tied permutation sums (MaTESe,
+Random-sysname), depend on the order of the systems in a Python set (mtsig: sorted names); the benchmark shows
+mtsig's SPA equal to 1e-16 in mt-metrics-eval's system order with pce.py's arithmetic. Hand cases for the pooled
+accuracy (Kocmi et al. 2021, with numpy's sign of a tie) and for the selection of systems and metrics
+(mt-metrics-eval's GetCorrelations and meta_info.WMT23, by hand).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from cli_runner import run_mtsig
+
+from mtsig.io.mtme import read_requested_scores, read_test_set
+from mtsig.stats.pooled_accuracy import pooled_pairwise_accuracy
+from mtsig.studies import metrics_protocol as mp
+
+WMT23_AVERAGE = {
+    "XCOMET-Ensemble": 0.824556469326,
+    "XCOMET-QE-Ensemble[noref]": 0.808170457628,
+    "MetricX-23": 0.807733204212,
+    "GEMBA-MQM[noref]": 0.802214285811,
+    "MetricX-23-QE[noref]": 0.800102243524,
+    "mbr-metricx-qe[noref]": 0.788446213469,
+    "MaTESe": 0.782209518621,
+    "CometKiwi[noref]": 0.782059022560,
+    "COMET": 0.778899122581,
+    "BLEURT-20": 0.775805012931,
+    "KG-BERTScore[noref]": 0.774184337406,
+    "sescoreX": 0.772212698698,
+    "cometoid22-wmt22[noref]": 0.772078768255,
+    "docWMT22CometDA": 0.767649618398,
+    "docWMT22CometKiwiDA[noref]": 0.767152344858,
+    "Calibri-COMET22": 0.767058505741,
+    "Calibri-COMET22-QE[noref]": 0.754579362071,
+    "YiSi-1": 0.754073015575,
+    "MS-COMET-QE-22[noref]": 0.744366926145,
+    "prismRef": 0.744341453259,
+    "mre-score-labse-regular": 0.742820443990,
+    "BERTscore": 0.741881884068,
+    "XLsim": 0.719407033564,
+    "f200spBLEU": 0.703602594476,
+    "MEE4": 0.703550220830,
+    "tokengram_F": 0.702813831810,
+    "embed_llama": 0.700957497423,
+    "BLEU": 0.696172367471,
+    "chrF": 0.694418379400,
+    "eBLEU": 0.692046942847,
+    "Random-sysname[noref]": 0.528691030526,
+    "prismSrc[noref]": 0.455225012323,
+}
+WMT23_TASKS = {
+    "XCOMET-Ensemble": (
+        0.927710843373,
+        0.980234779166,
+        0.695322652915,
+        0.603985507246,
+        0.949630733102,
+        0.556050980694,
+        0.585678549093,
+        0.926778048365,
+        0.650305725246,
+        0.542719585710,
+    ),
+    "MaTESe": (
+        0.903614457831,
+        0.918192411654,
+        0.554474619530,
+        0.528458498024,
+        0.906424398861,
+        0.458765600698,
+        0.549781113196,
+        0.889350305150,
+        0.510629612587,
+        0.478512764494,
+    ),
+    "BLEU": (
+        0.815261044177,
+        0.916540926135,
+        0.192050031429,
+        0.519598155468,
+        0.768543701828,
+        0.219797011270,
+        0.441697936210,
+        0.734124095828,
+        0.119377675816,
+        0.471772464296,
+    ),
+    "prismSrc[noref]": (
+        0.385542168675,
+        -0.327422390770,
+        0.424626133620,
+        0.425691699605,
+        -0.017176103588,
+        0.140476918764,
+        0.441244527830,
+        -0.406465366316,
+        0.222984676256,
+        0.420625480439,
+    ),
+    "Random-sysname[noref]": (
+        0.578313253012,
+        0.357349357628,
+        0.063920528259,
+        0.408761528327,
+        0.208995642672,
+        0.041414988695,
+        0.428424015009,
+        0.092663805211,
+        0.018246875442,
+        0.380871464984,
+    ),
+}
+WMT24_AVERAGE = {
+    "GEMBA-MQM[noref]": 0.753234087557,
+    "XCOMET-Ensemble": 0.750881084309,
+    "MetricX-23": 0.740731009221,
+    "MetricX-23-QE[noref]": 0.734646266598,
+    "XCOMET-QE-Ensemble[noref]": 0.733380616820,
+    "COMET": 0.728564377200,
+    "mbr-metricx-qe[noref]": 0.725645684217,
+    "CometKiwi[noref]": 0.723300926346,
+    "BLEURT-20": 0.721161636322,
+    "KG-BERTScore[noref]": 0.718257835070,
+    "docWMT22CometDA": 0.717849028457,
+    "docWMT22CometKiwiDA[noref]": 0.714359154654,
+    "cometoid22-wmt22[noref]": 0.713965735302,
+    "MaTESe": 0.705522715300,
+    "sescoreX": 0.703207428833,
+    "YiSi-1": 0.702682503107,
+    "Calibri-COMET22": 0.699182648635,
+    "MS-COMET-QE-22[noref]": 0.698751421695,
+    "mre-score-labse-regular": 0.696792109589,
+    "prismRef": 0.695385947929,
+    "BERTscore": 0.694418762206,
+    "Calibri-COMET22-QE[noref]": 0.688338718820,
+    "XLsim": 0.672950850124,
+    "f200spBLEU": 0.658970810122,
+    "eBLEU": 0.658329811205,
+    "MEE4": 0.655241064609,
+    "tokengram_F": 0.653124090948,
+    "BLEU": 0.653102923387,
+    "chrF": 0.650620658255,
+    "embed_llama": 0.640223802697,
+    "Random-sysname[noref]": 0.495513913641,
+    "prismSrc[noref]": 0.386019819555,
+}
+WMT24_SPA = {
+    "en-de": {
+        "XCOMET-Ensemble": 0.939409090909,
+        "GEMBA-MQM[noref]": 0.982060606061,
+        "MaTESe": 0.870212121212,
+        "BLEU": 0.857196969697,
+        "Random-sysname[noref]": 0.595803030303,
+        "prismSrc[noref]": 0.269590909091,
+    },
+    "he-en": {
+        "XCOMET-Ensemble": 0.932512820513,
+        "GEMBA-MQM[noref]": 0.942846153846,
+        "MaTESe": 0.908371794872,
+        "BLEU": 0.831628205128,
+        "Random-sysname[noref]": 0.611461538462,
+        "prismSrc[noref]": 0.440128205128,
+    },
+    "zh-en": {
+        "XCOMET-Ensemble": 0.900980952381,
+        "GEMBA-MQM[noref]": 0.936685714286,
+        "MaTESe": 0.897800000000,
+        "BLEU": 0.796723809524,
+        "Random-sysname[noref]": 0.547761904762,
+        "prismSrc[noref]": 0.318838095238,
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def wmt23_inputs(data_root):
+    """Both protocols' test sets and every score file they read (read once for the module)."""
+    test_sets = {lp: read_test_set(data_root / "wmt23", lp) for lp in ("en-de", "he-en", "zh-en")}
+    keys = dict.fromkeys(
+        mp.required_scores(mp.wmt23(), test_sets) + mp.required_scores(mp.wmt24_on_wmt23(), test_sets)
+    )
+    return test_sets, read_requested_scores(test_sets, list(keys))
+
+
+@pytest.fixture(scope="module")
+def wmt23_result(wmt23_inputs):
+    return mp.run_protocol(mp.wmt23(), *wmt23_inputs)
+
+
+@pytest.fixture(scope="module")
+def wmt24_result(wmt23_inputs):
+    return mp.run_protocol(mp.wmt24_on_wmt23(), *wmt23_inputs)
+
+
+def test_wmt23_averages_and_order_equal_mt_metrics_eval(wmt23_result):
+    assert list(wmt23_result.metrics) == list(WMT23_AVERAGE)
+    np.testing.assert_allclose(wmt23_result.average, list(WMT23_AVERAGE.values()), rtol=0, atol=1e-9)
+
+
+def test_wmt23_task_values_equal_mt_metrics_eval(wmt23_result):
+    labels = [t.task.label for t in wmt23_result.tasks]
+    assert labels == ["accuracy"] + [
+        f"{lp} {kind}"
+        for lp in ("en-de", "he-en", "zh-en")
+        for kind in ("sys pearson", "seg pearson", "seg acc-t (item)")
+    ]
+    for metric, expected in WMT23_TASKS.items():
+        got = [t.values[t.metrics.index(metric)] for t in wmt23_result.tasks]
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9, err_msg=metric)
+
+
+def test_wmt24_on_wmt23_equals_mt_metrics_eval(wmt23_result, wmt24_result):
+    assert list(wmt24_result.metrics) == list(WMT24_AVERAGE)
+    np.testing.assert_allclose(wmt24_result.average, list(WMT24_AVERAGE.values()), rtol=0, atol=5e-4)
+    for task in wmt24_result.tasks:
+        if task.task.statistic == "tie_calibrated":  # the same task as WMT23's
+            (same,) = [t for t in wmt23_result.tasks if t.task.label == task.task.label]
+            np.testing.assert_array_equal(task.values, same.values)
+        else:
+            for metric, expected in WMT24_SPA[task.task.lps[0]].items():
+                assert task.values[task.metrics.index(metric)] == pytest.approx(expected, abs=1e-3), metric
+
+
+def test_systems_and_metrics_follow_mt_metrics_evals_selection(wmt23_result):
+    """GetCorrelations with meta_info.WMT23: refA (he-en: refB) is the standard reference and never a system;
+    synthetic_ref is an outlier; only he-en's other reference (refA) competes; every system has MQM scores. The
+    32 metrics are the 18 primary submissions' and 14 baselines' that used the standard reference or none."""
+    accuracy = wmt23_result.tasks[0]
+    assert {lp: len(s) for lp, s in accuracy.systems.items()} == {"en-de": 12, "he-en": 13, "zh-en": 15}
+    assert "refA" in accuracy.systems["he-en"] and "refB" not in accuracy.systems["he-en"]
+    assert not {"refA", "synthetic_ref"} & (set(accuracy.systems["en-de"]) | set(accuracy.systems["zh-en"]))
+    assert len(accuracy.metrics) == 32 and "MetricX-23-QE[noref]" in accuracy.metrics
+    assert not [m for m in accuracy.metrics if m.startswith("*")]
+
+
+def test_all_metrics_adds_the_contrastive_ones_marked(wmt23_inputs):
+    test_sets, _ = wmt23_inputs
+    names = mp.task_metrics(test_sets["he-en"], mp.WMT23_INFO, "seg", all_metrics=True)
+    assert names["*XCOMET-XXL"] == "XCOMET-XXL-refB" and names["CometKiwi[noref]"] == "CometKiwi-src"
+    assert "*XCOMET-XXL" not in mp.task_metrics(test_sets["he-en"], mp.WMT23_INFO, "seg")
+    assert not [m for m in names.values() if test_sets["he-en"].metric_references(m) == {"refA"}]
+
+
+def test_pooled_accuracy_by_hand():
+    """Language pair 1: humans 3 > 2 = 2, metric 1 > 0 = 0: all three pairs agree (the tie on both sides too).
+    Language pair 2: humans 1 < 2, metric 5 = 5: sign -1 against 0, no agreement. Pooled: 3 of 4."""
+    accuracy, pairs = pooled_pairwise_accuracy(
+        [np.array([3.0, 2.0, 2.0]), np.array([1.0, 2.0])], [np.array([1.0, 0.0, 0.0]), np.array([5.0, 5.0])]
+    )
+    assert (float(accuracy), pairs) == (0.75, 4)
+
+
+def test_resampled_protocol_is_deterministic_and_clusters_follow_the_rule(wmt23_inputs):
+    test_sets, scores = wmt23_inputs
+    protocol = mp.wmt23(["en-de"])
+    first = mp.run_protocol(protocol, test_sets, scores, n_resamples=200, seed=7)
+    again = mp.run_protocol(protocol, test_sets, scores, n_resamples=200, seed=7)
+    for a, b in zip(first.tasks, again.tasks, strict=True):
+        np.testing.assert_array_equal(a.significance, b.significance)
+        np.testing.assert_array_equal(a.test.draws, b.test.draws)
+    np.testing.assert_array_equal(first.significance, again.significance)
+    sig = first.significance  # AssignRanks: a new cluster where a metric of the current one beats the next
+    start, rank = 0, 1
+    for i in range(1, sig.shape[0]):
+        if (sig[start:i, i] <= 0.05).any():
+            rank, start = rank + 1, i
+        assert first.ranks[i] == rank
+    assert first.ranks[0] == 1 and first.ranks[-1] > 1
+
+
+def test_cli_table_with_a_developers_metric(data_root, tmp_path):
+    """A metric developer's folder: BLEU's en-de files copied under the name MyBLEU. Its row must equal BLEU's in
+    every task (the same scores), and it is shown although it is not a primary metric."""
+    mine = tmp_path / "mine" / "en-de"
+    mine.mkdir(parents=True)
+    for level in ("sys", "seg"):
+        source = data_root / "wmt23" / "metric-scores" / "en-de" / f"BLEU-refA.{level}.score"
+        shutil.copy(source, mine / f"MyBLEU-refA.{level}.score")
+    done = run_mtsig(
+        "metrics", "--mtme", data_root / "wmt23", "--lps", "en-de", "--samples", "0", "--extra-scores",
+        tmp_path / "mine", "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    for task in result["tasks"]:
+        values = dict(zip(task["metrics"], task["values"], strict=True))
+        assert values["MyBLEU"] == values["BLEU"]
+    assert result["signature"].startswith("mtsig:") and "protocol:wmt23|lps:en-de" in result["signature"]
+    text = run_mtsig("metrics", "--mtme", data_root / "wmt23", "--lps", "en-de", "--samples", "0")
+    assert text.returncode == 0 and text.stdout.splitlines()[2].startswith("XCOMET-Ensemble")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--lps", "fr-de"], "language pair(s) fr-de not in the protocol"),
+        (["--extra-scores", "NOWHERE"], "NOWHERE: not a directory"),
+        (["human.csv", "m.seg.score"], "--mtme replaces HUMAN_FILE METRIC_FILES"),
+    ],
+)
+def test_cli_errors_are_one_line(data_root, args, message):
+    done = run_mtsig("metrics", "--mtme", data_root / "wmt23", "--samples", "0", *args)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+
+
+def test_cli_developer_metric_missing_a_level(data_root, tmp_path):
+    mine = tmp_path / "mine" / "en-de"
+    mine.mkdir(parents=True)
+    shutil.copy(data_root / "wmt23/metric-scores/en-de/BLEU-refA.seg.score", mine / "MyBLEU-refA.seg.score")
+    done = run_mtsig(
+        "metrics", "--mtme", data_root / "wmt23", "--lps", "en-de", "--extra-scores", tmp_path / "mine"
+    )
+    assert done.returncode == 2 and "metric 'MyBLEU' has no sys-level en-de scores" in done.stderr
+    assert done.stderr.count("\n") == 1 and f"{tmp_path / 'mine'}: " in done.stderr
+
+
+def test_tables_hold_the_results_numbers(wmt23_inputs):
+    """protocol_tables, protocol_table_text and protocol_table_latex print the run's own numbers: every task's
+    values and ranks, the average and its significance matrix, row for row."""
+    from mtsig.report.metrics_protocol import protocol_table_latex, protocol_table_text, protocol_tables
+
+    test_sets, scores = wmt23_inputs
+    result = mp.run_protocol(mp.wmt23(["en-de"]), test_sets, scores, n_resamples=100, seed=3)
+    tables = protocol_tables(result)
+    assert len(tables["tasks"]) == sum(len(t.metrics) for t in result.tasks)
+    for number, task in enumerate(result.tasks, start=1):
+        rows = tables["tasks"].loc[tables["tasks"]["task"] == number]
+        assert rows["metric"].tolist() == [task.metrics[m] for m in task.order]
+        np.testing.assert_array_equal(rows["value"], task.values[list(task.order)])
+    np.testing.assert_array_equal(tables["average"]["average"], result.average)
+    average_sig = tables["significance"].loc[tables["significance"]["task"] == 0]
+    assert len(average_sig) == 32 * 31 // 2
+    first = average_sig.iloc[0]
+    assert (first["metric_a"], first["metric_b"]) == result.metrics[:2]
+    assert first["p_value"] == result.significance[0, 1]
+    text = protocol_table_text(result)
+    assert text.splitlines()[2].split()[:3] == [result.metrics[0], f"{result.average[0]:.4f}", "1"]
+    assert "\\toprule" in protocol_table_latex(result) and "task4: en-de seg acc-t (item)" in text
