@@ -564,7 +564,7 @@ def metrics_protocol_inputs(wildcards):
     metrics_protocol_beyond.experiment_files), found from the files' names alone (on disk, or, with the download
     root, among the files the download rules make), so that the download rules can fetch them.
     """
-    from mtsig.io.mtme import LAYOUT_PATTERNS, test_set_from_names
+    from mtsig.io.mtme import LAYOUT_PATTERNS, layout_from_names
     from mtsig.studies.metrics_protocol_beyond import (
         experiment_files,
         experiment_protocols,
@@ -581,7 +581,7 @@ def metrics_protocol_inputs(wildcards):
                 for pattern in LAYOUT_PATTERNS
                 for p in data_glob(root, pattern.format(lp=lp))
             ]
-            test_sets[lp] = test_set_from_names(root, lp, names)
+            test_sets[lp] = layout_from_names(root, lp, names)
         files = experiment_files(protocols, test_sets, all_metrics=spec["all_metrics"])
     except InputError as error:
         stop(f"metrics_protocol {wildcards.experiment}: {error}")

@@ -280,18 +280,18 @@ def _human_score_file(path: Path, lp: str) -> tuple[str, str]:
     return ".".join(parts[1:-2]), parts[-2]
 
 
-def test_set_files(directory: str | Path, lp: str) -> list[str]:
+def layout_files(directory: str | Path, lp: str) -> list[str]:
     """The files of one language pair in ``directory`` (:data:`LAYOUT_PATTERNS`: the source, the references, the
     system outputs, the documents, the human-score and metric-score files) as paths relative to ``directory``
-    (``/``-separated), sorted: what :func:`test_set_from_names` reads the layout from."""
+    (``/``-separated), sorted: what :func:`layout_from_names` reads the layout from."""
     directory = Path(directory)
     found = {p for pattern in LAYOUT_PATTERNS for p in directory.glob(pattern.format(lp=lp))}
     return sorted(p.relative_to(directory).as_posix() for p in found)
 
 
-def test_set_from_names(directory: str | Path, lp: str, files: Iterable[str]) -> MtmeTestSet:
+def layout_from_names(directory: str | Path, lp: str, files: Iterable[str]) -> MtmeTestSet:
     """What one language pair of a test set holds, from its files' names alone (``files``: paths relative to
-    ``directory``, as :func:`test_set_files` lists them): references, systems, human-score and metric-score files.
+    ``directory``, as :func:`layout_files` lists them): references, systems, human-score and metric-score files.
     Nothing is read, so it serves before the files exist (a workflow that will download them); ``n_segments`` is
     0 and the documents empty (:func:`read_test_set` reads them).
 
@@ -350,7 +350,7 @@ def read_test_set(directory: str | Path, lp: str) -> MtmeTestSet:
         raise InputError(
             f"no source file for {lp!r}; the test set has {', '.join(known) or 'no sources/<lp>.txt'}", source
         )
-    named = test_set_from_names(directory, lp, test_set_files(directory, lp))
+    named = layout_from_names(directory, lp, layout_files(directory, lp))
     n_segments = _count_lines(source)
     references = [directory / "references" / f"{lp}.{name}.txt" for name in named.references]
     outputs = [directory / "system-outputs" / lp / f"{name}.txt" for name in named.systems]

@@ -322,7 +322,7 @@ def experiment_score_keys(
 def experiment_files(
     protocols: Sequence[Protocol], test_sets: Mapping[str, MtmeTestSet], *, all_metrics: bool = False
 ) -> list[Path]:
-    """Every file an experiment reads (``test_sets`` from :func:`mtsig.io.mtme.test_set_from_names` will do: the
+    """Every file an experiment reads (``test_sets`` from :func:`mtsig.io.mtme.layout_from_names` will do: the
     names are enough): what :func:`mtsig.io.mtme.read_test_set` reads of each language pair (source, references,
     system outputs, documents) and the score files of :func:`experiment_score_keys`, sorted."""
     files = set()
