@@ -28,6 +28,7 @@ include: "workflow/rules/calibration.smk"
 include: "workflow/rules/nbest.smk"
 include: "workflow/rules/meta_evaluation.smk"
 include: "workflow/rules/metrics_task.smk"
+include: "workflow/rules/metrics_protocol.smk"
 include: "workflow/rules/replicability.smk"
 include: "workflow/rules/verify.smk"
 

@@ -253,3 +253,37 @@ def test_compare_prints_the_estimated_human_agreement_of_each_difference(
     assert bad.returncode == 2 and f"{flagged}:2:" in bad.stderr and "'down'" in bad.stderr
     bad = run_mtsig("compare", "--ref", tmp_path / "ref", "--calibration", tmp_path / "ref", tmp_path / "a", tmp_path / "b")  # fmt: skip
     assert bad.returncode == 2 and "not a delta-agreement summary" in bad.stderr
+
+
+def test_protocol_pairs_are_labelled_apart_and_oriented_by_hand() -> None:
+    """Three MT systems of one language pair: MQM system scores X -1, Y -2, Z -3; BLEU 30, 31, 25; the MQM gold
+    says X better than Z, the rest ties. BLEU prefers Y to X by 1 (humans disagree), X to Z by 5 (humans agree,
+    significantly) and Y to Z by 6 (agree, not significant). The curves are labelled "BLEU (wmt23 MQM)", apart from
+    WMT20's BLEU."""
+    from mtsig.errors import InputError
+    from mtsig.studies.delta_agreement import protocol_pairs
+
+    scores = pd.DataFrame(
+        {
+            "lp": "en-de",
+            "system": ["X", "Y", "Z"] * 3,
+            "source": ["human_mqm"] * 3 + ["BLEU"] * 3 + ["chrF"] * 3,
+            "score": [-1.0, -2.0, -3.0, 30.0, 31.0, 25.0, 50.0, 50.0, 40.0],
+        }
+    )
+    gold = pd.DataFrame(
+        {
+            "lp": "en-de",
+            "sys_x": ["X", "X", "Y"],
+            "sys_y": ["Y", "Z", "Z"],
+            "alpha": 0.05,
+            "conclusion": ["tie", "sys_x", "tie"],
+        }
+    )
+    pairs = protocol_pairs("wmt23", scores, gold, 0.05, ["BLEU"]).set_index(["better", "worse"])
+    assert set(pairs["metric"]) == {"BLEU (wmt23 MQM)"} and set(pairs["source"]) == {"wmt23 en-de"}
+    assert pairs.loc[("Y", "X"), "delta"] == 1.0 and not pairs.loc[("Y", "X"), "direction"]
+    assert pairs.loc[("X", "Z"), "delta"] == 5.0 and pairs.loc[("X", "Z"), "significant"]
+    assert pairs.loc[("Y", "Z"), "direction"] and not pairs.loc[("Y", "Z"), "significant"]
+    with pytest.raises(InputError, match="no system scores of COMET"):
+        protocol_pairs("wmt23", scores, gold, 0.05, ["COMET"])

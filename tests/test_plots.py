@@ -349,3 +349,17 @@ def test_png_has_matplotlibs_pixels_and_resolution(tmp_path, bbox_inches):
     assert ours.mode == "P" and ours.size == theirs.size
     np.testing.assert_array_equal(np.asarray(ours.convert("RGBA")), np.asarray(theirs.convert("RGBA")))
     assert ours.info["dpi"] == pytest.approx((97, 97), abs=0.01)
+
+
+def test_figures_get_the_mode_of_any_new_file(tmp_path):
+    """A written figure is readable by whoever may read the files next to it: the mode open() gives a new file
+    under the process's umask, not the temporary file's private 0600."""
+    import stat
+
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(1.0, 1.0))
+    written = plots.save_figure(figure, [tmp_path / "f.png", tmp_path / "f.pdf"], dpi=50)
+    (tmp_path / "plain.txt").write_text("x")
+    expected = stat.S_IMODE((tmp_path / "plain.txt").stat().st_mode)
+    assert [stat.S_IMODE(p.stat().st_mode) for p in written] == [expected, expected]

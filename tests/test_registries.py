@@ -113,7 +113,7 @@ def test_every_rule_has_exactly_one_step_in_the_module_named_after_its_rules_fil
             assert step_modules_defining(rule) == [path.stem], rule
             step = step_function(rule)
             assert (step.__name__, step.__module__) == (rule, f"mtsig.steps.{path.stem}")
-    assert len(rules) == 26
+    assert len(rules) == 27
     assert step_function(item_rule("download_dataset", "wmt22-ja-en")).__name__ == "download_dataset"
     assert step_modules_defining("no_such_rule") == []
 
@@ -204,3 +204,20 @@ def test_citation_gives_the_version_every_signature_prints() -> None:
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "mtsig.__version__"}
     text = signature(metric_details="bleu", test="bootstrap", n_samples=10, seed=1, pvalue="c/B")
     assert text.startswith(f"mtsig:{mtsig.__version__}|")
+
+
+def test_schema_metrics_protocol_enums_are_the_protocol_registries() -> None:
+    """The protocols, early-stopping rules and SPA arithmetics a metrics_protocol experiment may name are
+    mtsig.studies.metrics_protocol's; its replicability tasks are the per-language-pair task kinds of those
+    protocols (mtsig.studies.metrics_protocol_beyond.task_kind)."""
+    from mtsig.stats.soft_pairwise_accuracy import ARITHMETICS
+    from mtsig.studies.metrics_protocol import EARLY_STOPPING, PROTOCOLS
+    from mtsig.studies.metrics_protocol_beyond import task_kind
+
+    spec = SCHEMA["properties"]["metrics_protocol"]["additionalProperties"]["properties"]
+    assert spec["protocols"]["propertyNames"]["enum"] == list(PROTOCOLS)
+    assert spec["early_stopping"]["enum"] == list(EARLY_STOPPING)
+    assert spec["spa_arithmetic"]["enum"] == list(ARITHMETICS)
+    per_lp = [t for make in PROTOCOLS.values() for t in make(["en-de", "zh-en"]).tasks if len(t.lps) == 1]
+    kinds = {task_kind(t) for t in per_lp}
+    assert set(spec["replicability_tasks"]["items"]["enum"]) == kinds

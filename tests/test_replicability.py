@@ -111,3 +111,33 @@ def test_metrics_replicability_uses_the_listed_language_pairs_only() -> None:
     assert table[["metric_a", "metric_b", "n_sets"]].values.tolist() == [["M1", "M2", 3]]
     # Bonferroni: 3 x 0.001, 2 x 0.002 <= 0.05, 0.5 not: k = 2, in aa and bb
     assert table.loc[0, "k_bonferroni"] == 2 and table.loc[0, "replicated_in"] == "aa,bb"
+
+
+def test_protocol_replicability_by_hand() -> None:
+    """Per (experiment, protocol, kind) and ordered metric pair, by hand (Bonferroni, alpha 0.05): p-values 0.001,
+    0.01, 0.2 over three language pairs give 3 x 0.001, 2 x 0.01 <= 0.05 < 0.2, so k = 2 in en-de and he-en
+    (Holm's order); 0.5, 0.6, 0.9 give k = 0; a second task kind is combined on its own."""
+    rows = []
+    for lp, ab, ba, other in (
+        ("en-de", 0.001, 0.9, 0.04),
+        ("he-en", 0.01, 0.6, 0.04),
+        ("zh-en", 0.2, 0.5, 0.04),
+    ):
+        rows += [
+            {"protocol": "wmt23", "kind": "sys pearson", "lp": lp, "metric_a": "A", "metric_b": "B", "p_value": ab},
+            {"protocol": "wmt23", "kind": "sys pearson", "lp": lp, "metric_a": "B", "metric_b": "A", "p_value": ba},
+            {"protocol": "wmt23", "kind": "seg acc-t (item)", "lp": lp, "metric_a": "A", "metric_b": "B",
+             "p_value": other},
+        ]  # fmt: skip
+    table = study.protocol_replicability(pd.DataFrame(rows).assign(experiment="wmt23"), 0.05)
+    assert list(table.columns[:3]) == study.PROTOCOL_KEYS
+    by = table.set_index(["kind", "metric_a", "metric_b"])
+    assert by.loc[("sys pearson", "A", "B"), "k_bonferroni"] == 2
+    assert by.loc[("sys pearson", "A", "B"), "replicated_in"] == "en-de,he-en"
+    assert by.loc[("sys pearson", "A", "B"), "significant_alone"] == 2
+    assert by.loc[("sys pearson", "B", "A"), "k_bonferroni"] == 0
+    # 0.04 in all three: u = 3 gives 1 x 0.04 <= 0.05, but u = 1 gives 3 x 0.04 > 0.05, and k counts from u = 1
+    assert by.loc[("seg acc-t (item)", "A", "B"), "k_bonferroni"] == 0
+    assert by.loc[("seg acc-t (item)", "A", "B"), "n_sets"] == 3
+    empty = study.protocol_replicability(pd.DataFrame(rows).iloc[:0].assign(experiment="wmt23"), 0.05)
+    assert empty.empty and list(empty.columns) == list(table.columns)

@@ -67,6 +67,7 @@ def _merged_config(*files: Path) -> dict:
         "config/wmt22-ja-en.yaml",
         "config/wmt22-ru-en.yaml",
         "config/wmt23-en-de.yaml",
+        "config/wmt23.yaml",
         "tests/configs/tiny.yaml",
     ],
 )

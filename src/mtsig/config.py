@@ -26,16 +26,16 @@ DATA_ROOT_ENV = "MTSIG_DATA"
 
 
 #: The sections of an experiment file whose definitions :func:`merge_experiment_files` adds to the config.
-EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task")
+EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task", "metrics_protocol")
 
 
 def merge_experiment_files(config: dict[str, Any], base_dir: Path) -> None:
-    """Add the experiments (and metrics-task studies) defined in ``config["experiment_files"]`` to
-    ``config["experiments"]`` (``config["metrics_task"]``) in place.
+    """Add the experiments (metrics-task studies, metrics-task protocols) defined in ``config["experiment_files"]``
+    to ``config["experiments"]`` (``config["metrics_task"]``, ``config["metrics_protocol"]``) in place.
 
     A definition already present in ``config`` (e.g. from a ``--configfile`` of the user's) wins over the file.
-    Each file has the shape of a stand-alone config: ``run: [...]`` and ``experiments: {name: {...}}`` and/or
-    ``metrics_task: {name: {...}}``.
+    Each file has the shape of a stand-alone config: ``run: [...]`` and ``experiments: {name: {...}}``,
+    ``metrics_task: {name: {...}}`` and/or ``metrics_protocol: {name: {...}}``.
     """
     for relative in config.get("experiment_files", []):
         path = (base_dir / relative).resolve()
@@ -46,7 +46,8 @@ def merge_experiment_files(config: dict[str, Any], base_dir: Path) -> None:
         sections = [key for key in EXPERIMENT_FILE_SECTIONS if key in loaded]
         if not sections or not all(isinstance(loaded[key], Mapping) for key in sections):
             raise InputError(
-                "an experiment file must define a mapping `experiments:` or `metrics_task:`", path
+                "an experiment file must define a mapping `experiments:`, `metrics_task:` or `metrics_protocol:`",
+                path,
             )
         for section in sections:
             defined = config.setdefault(section, {})
@@ -372,8 +373,8 @@ def glob_relative(paths: Iterable[str], pattern: str) -> list[str]:
 
 
 def experiment_kinds(config: Mapping[str, Any]) -> dict[str, str]:
-    """Map every defined experiment name to its kind: ``outputs``, ``synthetic``, ``jcml``, ``nbest`` or
-    ``metrics_task``."""
+    """Map every defined experiment name to its kind: ``outputs``, ``synthetic``, ``jcml``, ``nbest``,
+    ``metrics_task`` or ``metrics_protocol``."""
     kinds: dict[str, str] = {}
     for kind, names in (
         ("outputs", config.get("experiments", {})),
@@ -381,6 +382,7 @@ def experiment_kinds(config: Mapping[str, Any]) -> dict[str, str]:
         ("jcml", config.get("segment_level", {}).get("jcml", {})),
         ("nbest", config.get("nbest", {})),
         ("metrics_task", config.get("metrics_task", {})),
+        ("metrics_protocol", config.get("metrics_protocol", {})),
     ):
         for name in names:
             if name in kinds:
@@ -403,6 +405,7 @@ def check_run(config: Mapping[str, Any]) -> dict[str, list[str]]:
         "jcml": [],
         "nbest": [],
         "metrics_task": [],
+        "metrics_protocol": [],
     }
     for name in config["run"]:
         grouped[kinds[name]].append(name)

@@ -358,6 +358,13 @@ def all_targets():
         ]
         targets += outputs_of(produced, experiment=name)
     targets += list(rules.metrics_task_gold.output.gold)
+    for name in RUN["metrics_protocol"]:
+        produced = [
+            rules.metrics_protocol.output.tasks,
+            rules.metrics_protocol.output.md,
+            rules.metrics_protocol.output.html,
+        ]
+        targets += outputs_of(produced, experiment=name)
     for name in META_EVALUATION_EXPERIMENTS:
         produced = [
             rules.meta_evaluation.output.md,
@@ -365,9 +372,14 @@ def all_targets():
             rules.meta_evaluation.output.heatmap,
         ]
         targets += outputs_of(produced, experiment=name)
-    if OUTPUT_EXPERIMENTS:
+    if OUTPUT_EXPERIMENTS or RUN["metrics_protocol"]:
         targets += [rules.replicability.output.md, rules.replicability.output.html]
-    if TEXT_EXPERIMENTS or RUN["metrics_task"]:
+    delta_protocols = [
+        n
+        for n in RUN["metrics_protocol"]
+        if config["metrics_protocol"][n]["delta_metrics"]
+    ]
+    if TEXT_EXPERIMENTS or RUN["metrics_task"] or delta_protocols:
         targets += [rules.delta_agreement.output.md, rules.delta_agreement.output.html]
     targets += list(rules.tables_index.output)
     return [str(t) for t in targets]
@@ -458,6 +470,9 @@ def tables_index_entries():
         )
     ]
     entries += [(rules.metrics_task.output.md, "metrics_task", RUN["metrics_task"])]
+    entries += [
+        (rules.metrics_protocol.output.md, "metrics_protocol", RUN["metrics_protocol"])
+    ]
     return [
         (table, rule)
         for pattern, rule, names in entries
@@ -541,3 +556,33 @@ def metrics_task_gold_outputs(filename):
         for name in RUN["metrics_task"]
         for lp in config["metrics_task"][name]["pairs"]
     ]
+
+
+def metrics_protocol_inputs(wildcards):
+    """Every file a metrics-task protocol experiment reads: each language pair's source, references, system
+    outputs and documents, and the score files of its protocols, MQM gold and system scores (mtsig.studies.
+    metrics_protocol_beyond.experiment_files), found from the files' names alone (on disk, or, with the download
+    root, among the files the download rules make), so that the download rules can fetch them.
+    """
+    from mtsig.io.mtme import LAYOUT_PATTERNS, layout_from_names
+    from mtsig.studies.metrics_protocol_beyond import (
+        experiment_files,
+        experiment_protocols,
+    )
+
+    spec = config["metrics_protocol"][wildcards.experiment]
+    root = mtsig_config.data_path(DATA_ROOT, spec["root"])
+    try:
+        protocols = experiment_protocols(list(spec["protocols"]), spec["lps"])
+        test_sets = {}
+        for lp in spec["lps"]:
+            names = [
+                Path(p).relative_to(root).as_posix()
+                for pattern in LAYOUT_PATTERNS
+                for p in data_glob(root, pattern.format(lp=lp))
+            ]
+            test_sets[lp] = layout_from_names(root, lp, names)
+        files = experiment_files(protocols, test_sets, all_metrics=spec["all_metrics"])
+    except InputError as error:
+        stop(f"metrics_protocol {wildcards.experiment}: {error}")
+    return data_files(files)

@@ -1,6 +1,7 @@
 # Do the conclusions replicate across test sets, and which metric deltas do humans notice? Partial conjunction tests (Dror et al. 2017) over the run's
 # experiments (is one randomized test more accurate than another in at least k of them?) and over the language
-# pairs of the metrics task (does metric A beat metric B in at least k of them?). One job, a few CPU seconds.
+# pairs of the metrics task and of a metrics-task protocol (does metric A beat metric B in at least k of them?).
+# One job, a few CPU seconds.
 
 
 rule replicability:
@@ -14,7 +15,16 @@ rule replicability:
         williams=expand(
             rules.metrics_task.output.williams, experiment=RUN["metrics_task"]
         ),
+        protocol_replication=expand(
+            rules.metrics_protocol.output.replication,
+            experiment=RUN["metrics_protocol"],
+        ),
     output:
+        **(
+            {"protocol_metrics": RESULTS / "replicability" / "protocol_metrics.tsv"}
+            if RUN["metrics_protocol"]
+            else {}
+        ),
         tests=RESULTS / "replicability" / "tests.tsv",
         tests_partial_conjunction=RESULTS
         / "replicability"
@@ -53,6 +63,14 @@ rule delta_agreement:
             rules.metrics_task.output.system_scores, experiment=RUN["metrics_task"]
         ),
         metrics_task_golds=rules.metrics_task_gold.output.conclusions,
+        protocol_scores=expand(
+            rules.metrics_protocol.output.system_scores,
+            experiment=RUN["metrics_protocol"],
+        ),
+        protocol_golds=expand(
+            rules.metrics_protocol.output.mqm_gold_conclusions,
+            experiment=RUN["metrics_protocol"],
+        ),
     output:
         pairs=RESULTS / "delta_agreement" / "pairs.tsv",
         outliers=RESULTS / "delta_agreement" / "outliers.tsv",
@@ -78,5 +96,9 @@ rule delta_agreement:
         seed=config["resampling"]["seed"],
         bootstrap_samples=config["replicability"]["bootstrap_samples"],
         metric_outlier_cutoff=config["replicability"]["metric_outlier_cutoff"],
+        protocol_metrics={
+            name: config["metrics_protocol"][name]["delta_metrics"]
+            for name in RUN["metrics_protocol"]
+        },
     script:
         "../scripts/step.py"

@@ -57,6 +57,15 @@ LEVELS = ("sys", "domain", "doc", "seg")
 #: mt-metrics-eval's REFSET of a reference-free metric, and of a metric that used every reference.
 REFERENCE_FREE = "src"
 ALL_REFERENCES = "all"
+#: Where one language pair's files lie in a test set's folder (glob patterns, ``{lp}`` the language pair).
+LAYOUT_PATTERNS = (
+    "sources/{lp}.txt",
+    "references/{lp}.*.txt",
+    "system-outputs/{lp}/*.txt",
+    "documents/{lp}.docs",
+    "human-scores/{lp}.*.score",
+    "metric-scores/{lp}/*.score",
+)
 
 
 # ------------------------------------------------------------------------------------------------ names
@@ -260,18 +269,66 @@ def metric_files_in(directory: str | Path) -> dict[tuple[str, str], Path]:
     return files
 
 
-def _human_score_files(directory: Path, lp: str) -> dict[tuple[str, str], Path]:
-    files = {}
-    for path in sorted((directory / "human-scores").glob(f"{lp}.*.score")):
-        parts = path.name.split(".")
-        # LP.GOLD.LEVEL.score, where GOLD may itself hold dots (mt-metrics-eval's ParseHumanScoreFilename)
-        if len(parts) < 4 or parts[-2] not in LEVELS:
-            raise InputError(
-                f"a human-score file is named {lp}.GOLD.LEVEL.score with LEVEL one of {', '.join(LEVELS)}",
-                path,
-            )
-        files[(".".join(parts[1:-2]), parts[-2])] = path
-    return files
+def _human_score_file(path: Path, lp: str) -> tuple[str, str]:
+    """``(gold, level)`` of ``human-scores/LP.GOLD.LEVEL.score``, where GOLD may itself hold dots (mt-metrics-eval's
+    ``ParseHumanScoreFilename``)."""
+    parts = path.name.split(".")
+    if len(parts) < 4 or parts[-2] not in LEVELS:
+        raise InputError(
+            f"a human-score file is named {lp}.GOLD.LEVEL.score with LEVEL one of {', '.join(LEVELS)}", path
+        )
+    return ".".join(parts[1:-2]), parts[-2]
+
+
+def layout_files(directory: str | Path, lp: str) -> list[str]:
+    """The files of one language pair in ``directory`` (:data:`LAYOUT_PATTERNS`: the source, the references, the
+    system outputs, the documents, the human-score and metric-score files) as paths relative to ``directory``
+    (``/``-separated), sorted: what :func:`layout_from_names` reads the layout from."""
+    directory = Path(directory)
+    found = {p for pattern in LAYOUT_PATTERNS for p in directory.glob(pattern.format(lp=lp))}
+    return sorted(p.relative_to(directory).as_posix() for p in found)
+
+
+def layout_from_names(directory: str | Path, lp: str, files: Iterable[str]) -> MtmeTestSet:
+    """What one language pair of a test set holds, from its files' names alone (``files``: paths relative to
+    ``directory``, as :func:`layout_files` lists them): references, systems, human-score and metric-score files.
+    Nothing is read, so it serves before the files exist (a workflow that will download them); ``n_segments`` is
+    0 and the documents empty (:func:`read_test_set` reads them).
+
+    Raises:
+        InputError: an invalid reference name, a misnamed score file, no system output.
+    """
+    directory = Path(directory)
+    references, outputs, human, metric = {}, {}, {}, {}
+    for name in sorted(files):
+        path = directory / name
+        folder, _, rest = name.partition("/")
+        if folder == "references" and rest.startswith(f"{lp}.") and rest.endswith(".txt") and "/" not in rest:
+            reference = rest[len(lp) + 1 : -len(".txt")]
+            if "-" in reference or "." in reference or reference in (REFERENCE_FREE, ALL_REFERENCES):
+                raise InputError(
+                    f"invalid reference name {reference!r} (no '-' or '.', not src or all)", path
+                )
+            references[reference] = path
+        elif folder == "system-outputs" and rest.startswith(f"{lp}/") and rest.endswith(".txt"):
+            outputs[Path(rest).stem] = path
+        elif folder == "human-scores" and rest.startswith(f"{lp}.") and rest.endswith(".score"):
+            human[_human_score_file(path, lp)] = path
+        elif folder == "metric-scores" and rest.startswith(f"{lp}/") and rest.endswith(".score"):
+            metric[parse_score_file_name(path)] = path
+    if not outputs:
+        raise InputError(f"no system outputs (expected system-outputs/{lp}/SYS.txt)", directory)
+    return MtmeTestSet(
+        directory=directory,
+        lp=lp,
+        n_segments=0,
+        references=tuple(sorted(references)),
+        systems=tuple(sorted(outputs)),
+        segment_domains=(),
+        segment_documents=(),
+        human_files=human,
+        metric_files=metric,
+    )
 
 
 def read_test_set(directory: str | Path, lp: str) -> MtmeTestSet:
@@ -293,17 +350,11 @@ def read_test_set(directory: str | Path, lp: str) -> MtmeTestSet:
         raise InputError(
             f"no source file for {lp!r}; the test set has {', '.join(known) or 'no sources/<lp>.txt'}", source
         )
+    named = layout_from_names(directory, lp, layout_files(directory, lp))
     n_segments = _count_lines(source)
-    references = {}
-    for path in sorted((directory / "references").glob(f"{lp}.*.txt")):
-        name = path.name[len(lp) + 1 : -len(".txt")]
-        if "-" in name or "." in name or name in (REFERENCE_FREE, ALL_REFERENCES):
-            raise InputError(f"invalid reference name {name!r} (no '-' or '.', not src or all)", path)
-        references[name] = path
-    outputs = {path.stem: path for path in sorted((directory / "system-outputs" / lp).glob("*.txt"))}
-    if not outputs:
-        raise InputError(f"no system outputs (expected system-outputs/{lp}/SYS.txt)", directory)
-    for path in [*references.values(), *outputs.values()]:
+    references = [directory / "references" / f"{lp}.{name}.txt" for name in named.references]
+    outputs = [directory / "system-outputs" / lp / f"{name}.txt" for name in named.systems]
+    for path in [*references, *outputs]:
         count = _count_lines(path)
         if count != n_segments:
             raise InputError(f"{count} lines, but the source {source} has {n_segments}", path)
@@ -313,17 +364,11 @@ def read_test_set(directory: str | Path, lp: str) -> MtmeTestSet:
             f"{len(docs)} lines, but the source {source} has {n_segments}",
             directory / "documents" / f"{lp}.docs",
         )
-    metric_dir = directory / "metric-scores" / lp
-    return MtmeTestSet(
-        directory=directory,
-        lp=lp,
+    return replace(
+        named,
         n_segments=n_segments,
-        references=tuple(sorted(references)),
-        systems=tuple(sorted(outputs)),
         segment_domains=tuple(docs["domain"]),
         segment_documents=tuple(docs["document"]),
-        human_files=_human_score_files(directory, lp),
-        metric_files=metric_files_in(metric_dir) if metric_dir.is_dir() else {},
     )
 
 

@@ -80,8 +80,10 @@ def delta_agreement_markdown(
         "agree less the larger the metric's Δ) and one whose interval includes zero *undetermined*: neither gives "
         "a Δ, nor an agreement in `mtsig compare --calibration`. `results/delta_agreement/curves.tsv` has the "
         "fitted curves with 95% bootstrap bands, `summary.tsv` the coefficients that `mtsig compare "
-        "--calibration` reads. Lower-case metrics are the run's own (WMT12, WMT22, MQM experiments), the others "
-        "the WMT20 metrics task's 18 language pairs.",
+        "--calibration` reads. Lower-case metrics are the run's own (WMT12, WMT22, MQM experiments); a metric "
+        "labelled `(<experiment> MQM)` is a metrics-task protocol's (WMT23: its MT systems of en-de, he-en and "
+        "zh-en against the paired permutation test on the MQM segment scores); the others are the WMT20 metrics "
+        "task's 18 language pairs.",
         "",
         frame_to_markdown(pd.DataFrame(rows)),
         "",

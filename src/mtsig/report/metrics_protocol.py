@@ -5,13 +5,14 @@ rank, then each task's value and rank; as text, LaTeX or a JSON-ready dict. Func
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from mtsig import __version__
-from mtsig.report.tables import latex_escape
+from mtsig.report.tables import frame_to_markdown, latex_escape
 from mtsig.studies.metrics_protocol import ProtocolResult
 
 
@@ -201,3 +202,143 @@ def protocol_tables(result: ProtocolResult) -> dict[str, pd.DataFrame]:
         "average": average[AVERAGE_COLUMNS],
         "significance": pd.DataFrame(sig_rows, columns=SIGNIFICANCE_COLUMNS),
     }
+
+
+# ------------------------------------------------------------------------------------------------ the pipeline's
+
+
+def metric_basename(display: str) -> str:
+    """A metric's basename from its display name (``*`` before a non-primary metric, ``[noref]`` after a
+    reference-free one: :func:`mtsig.studies.metrics_protocol.display_name`)."""
+    return display.removeprefix("*").removesuffix("[noref]")
+
+
+def metric_kind(display: str, result: ProtocolResult) -> str:
+    """``baseline`` (the task's baselines, Freitag et al. 2023, Table 8's grey rows), ``primary`` or
+    ``contrastive`` (a display name with ``*``)."""
+    if metric_basename(display) in result.protocol.info.baselines:
+        return "baseline"
+    return "contrastive" if display.startswith("*") else "primary"
+
+
+def _value_cell(value: float, rank: int | None = None, digits: int = 3) -> str:
+    return f"{value:.{digits}f}" + ("" if rank is None else f" ({rank})")
+
+
+def protocol_table_markdown(
+    result: ProtocolResult,
+    intervals: dict[str, pd.DataFrame] | None = None,
+    *,
+    heading: str,
+    confidence: float = 0.95,
+    reproduce: str | None = None,
+) -> str:
+    """A protocol's table in Markdown, Table 8's layout (Freitag et al. 2023): one row per metric in order of the
+    weighted average, its cluster, its kind (baseline or primary), the average, then each task's value and
+    cluster; the tasks (weight, metrics, systems); with ``intervals`` (task label -> ``metric, ci_low, ci_high``
+    rows) every value's bootstrap interval in a second table; the signature and ``reproduce`` (a command) last."""
+    cells = _task_cells(result)
+    labels = [task.task.label for task in result.tasks]
+    rows = []
+    for name, average, rank in zip(result.metrics, result.average, result.ranks, strict=True):
+        row = {
+            "rank": int(rank),
+            "metric": name,
+            "kind": metric_kind(name, result),
+            "avg": _value_cell(average),
+        }
+        for label, task in zip(labels, cells, strict=True):
+            value, task_rank = task[name]
+            row[label] = _value_cell(value, task_rank)
+        rows.append(row)
+    lines = [f"## {heading}", ""]
+    lines += [
+        "Metrics in order of the weighted average of the tasks (each rescaled to [0, 1] by its range); `rank`: "
+        "the significance cluster of the average, and in brackets each task's cluster (permutation tests between "
+        f"every two metrics, α = {result.alpha:g}, {result.n_resamples} resamples"
+        + (", mt-metrics-eval's early stopping" if result.early_stopping == "mtme" else "")
+        + "; without resamples the rank). Baselines as the task named them.",
+        "",
+        frame_to_markdown(pd.DataFrame(rows)),
+        "",
+        "| task | weight | metrics | systems |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    for task, weight in zip(result.tasks, result.protocol.weights, strict=True):
+        systems = "; ".join(f"{lp} {len(names)}" for lp, names in task.systems.items())
+        lines.append(f"| {task.task.label} | {weight:.4g} | {len(task.metrics)} | {systems} |")
+    lines.append("")
+    if intervals:
+        by_task = {label: frame.set_index("metric") for label, frame in intervals.items()}
+        interval_rows = []
+        for name in result.metrics:
+            row = {"metric": name}
+            for label, task in zip(labels, cells, strict=True):
+                value, _ = task[name]
+                if label in by_task and name in by_task[label].index:
+                    low, high = by_task[label].loc[name, ["ci_low", "ci_high"]]
+                    row[label] = f"{value:.3f} [{low:.3f}, {high:.3f}]"
+                else:
+                    row[label] = _value_cell(value)
+            interval_rows.append(row)
+        lines += [
+            f"### Each task value with its {confidence:.0%} bootstrap interval",
+            "",
+            "Percentile intervals (Deutsch, Dror & Roth 2021, Sec. 3.1): the systems of each language pair drawn "
+            "with replacement for the system-level tasks (BOOT-SYSTEMS; a pair of copies of one system left out), "
+            "the rated segments for the segment-level ones (BOOT-INPUTS; acc-t at each metric's calibrated "
+            'epsilon); docs/statistics.md, "Bootstrap intervals of the task values".',
+            "",
+            frame_to_markdown(pd.DataFrame(interval_rows)),
+            "",
+        ]
+    lines.append(f"Signature: `{protocol_signature(result)}`")
+    if reproduce:
+        lines += ["", f"The same table from the data folder: `{reproduce}`"]
+    return "\n".join(lines) + "\n"
+
+
+def significance_frame(metrics: list[str] | tuple[str, ...], significance: np.ndarray) -> pd.DataFrame:
+    """A task's (or the average's) significance matrix in ranking order as a frame: ``[a, b]`` the p-value of
+    ``a`` beating ``b`` for a above b, NaN elsewhere (the protocol tests only the higher-ranked metric's side)."""
+    matrix = np.where(np.triu(np.ones_like(significance, dtype=bool), k=1), significance, np.nan)
+    return pd.DataFrame(matrix, index=list(metrics), columns=list(metrics))
+
+
+def heatmap_name(protocol: str, label: str) -> str:
+    """The file stem of a task's heatmap: ``wmt23_en-de_seg_acc-t_item`` (lower case: a report's link targets
+    are compared case-insensitively)."""
+    return "_".join([protocol, *label.replace("(", "").replace(")", "").split()]).lower()
+
+
+def protocol_heatmaps(result: ProtocolResult, directory: str | Path, *, dpi: float = 100) -> list[Path]:
+    """One WMT-style heatmap per tested task and for the average (:func:`mtsig.report.plots.
+    significance_heatmap_figure`: metrics in ranking order, a cell coloured where the row metric beats the column
+    metric at the protocol's alpha, darker at 0.01 and 0.001, p printed), as ``<directory>/<heatmap_name>.png``;
+    none without resamples. PNGs at ``dpi`` (100, as the Williams heatmaps: a 32-metric matrix is about 1400
+    pixels wide)."""
+    import matplotlib
+
+    from mtsig.report.plots import STYLE, save_figure, significance_heatmap_figure
+
+    panels = []
+    for task in result.tasks:
+        if task.test is None:
+            continue
+        names = [task.metrics[m] for m in task.order]
+        panels.append((task.task.label, names, task.significance))
+    if result.n_resamples and len(result.metrics) > 1 and panels:
+        panels.append(("average", list(result.metrics), result.significance))
+    written = []
+    for label, names, significance in panels:
+        title = (
+            f"{result.protocol.name.upper()} {label}: p of the row metric beating the column metric "
+            f"(paired permutation, {result.n_resamples} resamples)"
+        )
+        figure, _ = significance_heatmap_figure(
+            significance_frame(names, significance), names, result.alpha, title, item="metric"
+        )
+        path = Path(directory) / f"{heatmap_name(result.protocol.name, label)}.png"
+        with matplotlib.rc_context(STYLE):
+            written += save_figure(figure, [path], dpi=dpi)
+    return written

@@ -105,6 +105,16 @@ _PAIRED_BOOTSTRAP = frozenset(
 # --------------------------------------------------------------------------------------------------- saving
 
 
+def _default_file_mode() -> int:
+    """The mode ``open()`` gives a new file under the process's umask (0644 under the usual 022)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+_FILE_MODE = _default_file_mode()
+
+
 def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any) -> list[Path]:
     """Write ``figure`` to every path (PDF or PNG by suffix) reproducibly and atomically, then close it: the
     metadata carries no date or version, so reruns are byte-identical. ``savefig`` options (e.g. ``dpi``,
@@ -122,6 +132,9 @@ def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any)
         out.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(suffix=suffix, dir=out.parent, prefix=f".{out.stem}.")
         os.close(handle)
+        os.chmod(
+            temporary, _FILE_MODE
+        )  # mkstemp's 0600 would hide the figure from the other users of a share
         try:
             if suffix == ".png":
                 _save_png(figure, temporary, savefig)

@@ -50,9 +50,15 @@ def _metric_rows(metrics: pd.DataFrame) -> pd.DataFrame:
 
 
 def replicability_markdown(
-    per_set: pd.DataFrame, combined: pd.DataFrame, metrics: pd.DataFrame, alpha: float, top: int = 20
+    per_set: pd.DataFrame,
+    combined: pd.DataFrame,
+    metrics: pd.DataFrame,
+    alpha: float,
+    top: int = 20,
+    protocol: pd.DataFrame | None = None,
 ) -> str:
-    """The whole table: tests across experiments, then metrics across language pairs."""
+    """The whole table: tests across experiments, metrics across the WMT20 language pairs, then (``protocol``, the
+    rows of :func:`mtsig.studies.replicability.protocol_replicability`) across a protocol's language pairs."""
     lines = [
         "# Do the conclusions replicate? Partial conjunction tests (Dror et al. 2017)",
         "",
@@ -62,6 +68,20 @@ def replicability_markdown(
         "",
         "## Is one randomized test more accurate than another, across the experiments?",
         "",
+    ]
+    if per_set.empty:
+        lines += ["No experiment with a gold in this run.", ""]
+    else:
+        lines += _tests_lines(per_set, combined, alpha)
+    if not metrics.empty:  # a metrics task in the run
+        lines += _wmt20_lines(metrics, alpha, top)
+    if protocol is not None and not protocol.empty:
+        lines += ["", *protocol_replicability_lines(protocol, alpha)]
+    return "\n".join(lines) + "\n"
+
+
+def _tests_lines(per_set: pd.DataFrame, combined: pd.DataFrame, alpha: float) -> list[str]:
+    lines = [
         f"Per experiment: the one-sided exact McNemar p-value over the (metric, system pair) conclusions at α = "
         f"{alpha:g} that exactly one of the two tests gets right against the primary gold (A right / B right in "
         "brackets).",
@@ -106,9 +126,11 @@ def replicability_markdown(
     table["comparison"] = [" > ".join(map(test_label, c.split(" > "))) for c in table["comparison"]]
     table.columns = [str(c) if c != "comparison" else "A > B" for c in table.columns]
     lines += [frame_to_markdown(table), ""]
-    if metrics.empty:  # no metrics task in the run
-        return "\n".join(lines) + "\n"
-    lines += [
+    return lines
+
+
+def _wmt20_lines(metrics: pd.DataFrame, alpha: float, top: int) -> list[str]:
+    lines = [
         "## Does a metric beat another across the WMT20 language pairs?",
         "",
         'Per ordered pair of metrics (A, B): the one-sided Williams p-values of "A correlates better with the DA '
@@ -140,4 +162,63 @@ def replicability_markdown(
             alpha,
         )
     )
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+#: Rivals whose comparison the protocol section always shows (when both are in the protocol's tasks): the task's
+#: leaders against each other and the baselines people use.
+PROTOCOL_RIVALS: tuple[tuple[str, str], ...] = (
+    ("XCOMET-Ensemble", "MetricX-23"),
+    ("MetricX-23", "XCOMET-Ensemble"),
+    ("XCOMET-Ensemble", "GEMBA-MQM[noref]"),
+    ("GEMBA-MQM[noref]", "XCOMET-Ensemble"),
+    ("XCOMET-Ensemble", "COMET"),
+    ("MetricX-23", "COMET"),
+    ("COMET", "BLEURT-20"),
+    ("CometKiwi[noref]", "COMET"),
+    ("COMET", "BLEU"),
+    ("BLEU", "COMET"),
+    ("chrF", "BLEU"),
+    ("BLEU", "chrF"),
+)
+
+
+def protocol_replicability_lines(protocol: pd.DataFrame, alpha: float) -> list[str]:
+    """The section of a metrics-task protocol (rows of :func:`mtsig.studies.replicability.protocol_replicability`):
+    per (experiment, protocol, task kind), how many ordered pairs of metrics beat their rival in at least k of the
+    language pairs, and the familiar rivals (:data:`PROTOCOL_RIVALS`)."""
+    lines = []
+    for (experiment, name, kind), group in protocol.groupby(["experiment", "protocol", "kind"], sort=False):
+        n = int(group["n_sets"].max())
+        lines += [
+            f"## Does a metric beat another across the {n} language pairs of {experiment}? ({name} protocol, {kind})",
+            "",
+            f'Per ordered pair of metrics (A, B): the one-sided p-value of "A beats B" in the task {kind} of each '
+            "language pair, from the protocol's paired permutation test (both directions from the same resamples, "
+            "(c + 1)/(n + 1)), combined. Ordered pairs of metrics by k (Bonferroni):",
+            "",
+        ]
+        counts = group["k_bonferroni"].value_counts()
+        lines += [
+            frame_to_markdown(
+                pd.DataFrame(
+                    {
+                        "k (Bonf.)": [f"at least {k} of {n}" if k else "none" for k in range(n, -1, -1)],
+                        "ordered pairs": [int(counts.get(k, 0)) for k in range(n, -1, -1)],
+                    }
+                )
+            ),
+            "Familiar rivals:",
+            "",
+        ]
+        pairs = set(zip(group["metric_a"], group["metric_b"], strict=True))
+        featured = [pair for pair in PROTOCOL_RIVALS if pair in pairs]
+        chosen = group.set_index(["metric_a", "metric_b"]).loc[featured].reset_index()
+        lines += [frame_to_markdown(_metric_rows(chosen)), ""]
+        lines += [
+            replication_sentence(r.metric_a, r.metric_b, f"beats ({kind})", int(r.k_bonferroni), int(r.n_sets),
+                                 "language pairs", alpha)
+            for r in chosen.itertuples(index=False)
+        ]  # fmt: skip
+        lines.append("")
+    return lines

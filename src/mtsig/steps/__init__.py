@@ -34,6 +34,7 @@ STEP_MODULES = (
     "nbest",
     "meta_evaluation",
     "metrics_task",
+    "metrics_protocol",
     "replicability",
     "verify",
 )
@@ -59,6 +60,8 @@ RULE_PRIORITIES = {
     # jobs (JobScheduler.update_input_sizes): run them first, a few CPU seconds, instead of carrying them along.
     "metrics_task": 25,
     "metrics_task_gold": 25,
+    # 198 input files, and the longest job of the metrics tasks (the WMT23 protocol's permutation tests)
+    "metrics_protocol": 25,
 }
 
 #: Niceness of the jobs of the other rules. Snakemake's priorities only choose which ready jobs start; when more

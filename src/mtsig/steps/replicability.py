@@ -4,7 +4,7 @@ WMT20 language pairs (:mod:`mtsig.studies.replicability`)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mtsig.steps.common import read_gold_table
@@ -12,11 +12,15 @@ from mtsig.steps.files import read_tsv, write_markdown, write_tsv
 
 log = logging.getLogger("mtsig")
 
+#: The columns of a protocol experiment's ``replication.tsv`` that the replicability study reads.
+PROTOCOL_COLUMNS = ("protocol", "kind", "lp", "metric_a", "metric_b", "p_value")
+
 
 def replicability(
     test_conclusions: Sequence[str | Path],
     gold_conclusions: Sequence[str | Path],
     williams: Sequence[str | Path],
+    protocol_replication: Sequence[str | Path],
     tests: str | Path,
     tests_partial_conjunction: str | Path,
     metrics: str | Path,
@@ -26,26 +30,44 @@ def replicability(
     experiments: Sequence[str],
     language_pairs: Sequence[str],
     alpha: float,
+    protocol_metrics: str | Path | None = None,
 ) -> None:
     """Is one test more accurate than another in at least k of the experiments (``test_conclusions`` and
     ``gold_conclusions``, one of each per experiment, in the order of ``experiments``)? Does metric A beat metric
-    B in at least k of the ``language_pairs`` of ``williams`` (the metrics task's Williams tests; none: no rows)?"""
+    B in at least k of the ``language_pairs`` of ``williams`` (the metrics task's Williams tests; none: no rows)?
+    And in at least k of a metrics-task protocol's language pairs (``protocol_replication``: each protocol
+    experiment's per-language-pair p-values, ``results/<experiment>/replication.tsv``; written to
+    ``protocol_metrics`` when there is one)?"""
     import pandas as pd
 
     from mtsig.report.replicability import replicability_markdown
     from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
-    from mtsig.studies.replicability import metrics_replicability, tests_replicability
+    from mtsig.steps.files import read_intermediate_tsv
+    from mtsig.studies.replicability import metrics_replicability, protocol_replicability, tests_replicability
 
     tables = {
         name: (read_tsv(t), read_gold_table(g, ("gold", *GOLD_CONCLUSION_COLUMNS)))
         for name, t, g in zip(experiments, test_conclusions, gold_conclusions, strict=True)
     }
-    per_set, combined = tests_replicability(tables, alpha)
+    per_set, combined = tests_replicability(tables, alpha) if tables else (pd.DataFrame(), pd.DataFrame())
     by_metric = (
         metrics_replicability(pd.concat([read_tsv(path) for path in williams]), language_pairs, alpha)
         if williams
         else pd.DataFrame()
     )
+    by_protocol = None
+    if protocol_replication:
+        replication = pd.concat(
+            [
+                read_intermediate_tsv(path, "metrics_protocol", columns=PROTOCOL_COLUMNS).assign(
+                    experiment=Path(path).parent.name
+                )
+                for path in protocol_replication
+            ],
+            ignore_index=True,
+        )
+        by_protocol = protocol_replicability(replication, alpha)
+        log.info("%d ordered metric pairs of the protocols' tasks", len(by_protocol))
     for row in per_set.itertuples(index=False):
         log.info(
             "%s in %s: %d vs %d, p = %.4g",
@@ -58,7 +80,11 @@ def replicability(
     write_tsv(per_set, tests)
     write_tsv(combined, tests_partial_conjunction)
     write_tsv(by_metric, metrics)
-    write_markdown(replicability_markdown(per_set, combined, by_metric, alpha), md, html)
+    if protocol_metrics is not None:
+        write_tsv(by_protocol if by_protocol is not None else pd.DataFrame(), protocol_metrics)
+    write_markdown(
+        replicability_markdown(per_set, combined, by_metric, alpha, protocol=by_protocol), md, html
+    )
 
 
 def delta_agreement(
@@ -67,6 +93,8 @@ def delta_agreement(
     gold_conclusions: Sequence[str | Path],
     metrics_task_scores: Sequence[str | Path],
     metrics_task_golds: Sequence[str | Path],
+    protocol_scores: Sequence[str | Path],
+    protocol_golds: Sequence[str | Path],
     pairs: str | Path,
     outliers: str | Path,
     curves: str | Path,
@@ -79,11 +107,15 @@ def delta_agreement(
     seed: int,
     bootstrap_samples: int,
     metric_outlier_cutoff: float,
+    protocol_metrics: Mapping[str, Sequence[str]],
 ) -> None:
     """P(humans agree | metric delta) for every metric, from the text-metric experiments (``scores``, ``human``,
-    ``gold_conclusions``: one of each per experiment) and the metrics task's system scores and per-pair golds
-    (``metrics_task_golds``: ``.../<lp>/gold_conclusions.tsv``); the pairs of metric-score outliers (robust z above
-    ``metric_outlier_cutoff``) are listed in ``outliers`` and marked ``left_out`` in ``pairs``, and not fitted."""
+    ``gold_conclusions``: one of each per experiment), the metrics task's system scores and per-pair golds
+    (``metrics_task_golds``: ``.../<lp>/gold_conclusions.tsv``) and the metrics-task protocols' MT systems
+    (``protocol_scores``, ``protocol_golds``: ``results/<experiment>/system_scores.tsv`` and
+    ``mqm_gold_conclusions.tsv``, for the metrics ``protocol_metrics[<experiment>]``); the pairs of metric-score
+    outliers (robust z above ``metric_outlier_cutoff``) are listed in ``outliers`` and marked ``left_out`` in
+    ``pairs``, and not fitted."""
     import pandas as pd
 
     from mtsig.metrics import METRICS, get_metric
@@ -91,7 +123,13 @@ def delta_agreement(
     from mtsig.stats.delta_agreement import agreement_curves, left_out_pairs, metric_score_outliers
     from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
     from mtsig.stats.seeding import rng_for
-    from mtsig.studies.delta_agreement import experiment_pairs, left_out_summary, metrics_task_pairs
+    from mtsig.steps.files import read_intermediate_tsv
+    from mtsig.studies.delta_agreement import (
+        experiment_pairs,
+        left_out_summary,
+        metrics_task_pairs,
+        protocol_pairs,
+    )
 
     gold_columns = ("gold", *GOLD_CONCLUSION_COLUMNS)
     frames = []
@@ -111,6 +149,23 @@ def delta_agreement(
         golds = {Path(p).parent.name: read_gold_table(p, gold_columns) for p in metrics_task_golds}
         system_scores = pd.concat([read_tsv(p) for p in metrics_task_scores])
         frames.append(metrics_task_pairs(system_scores, golds, alpha))
+    for score_path, gold_path in zip(protocol_scores, protocol_golds, strict=True):
+        experiment = Path(score_path).parent.name
+        if not protocol_metrics.get(experiment):
+            continue
+        frames.append(
+            protocol_pairs(
+                experiment,
+                read_intermediate_tsv(
+                    score_path, "metrics_protocol", columns=("lp", "system", "source", "score")
+                ),
+                read_intermediate_tsv(
+                    gold_path, "metrics_protocol", columns=("lp", *GOLD_CONCLUSION_COLUMNS)
+                ),
+                alpha,
+                protocol_metrics[experiment],
+            )
+        )
     table = pd.concat(frames, ignore_index=True)
     flagged = metric_score_outliers(table, cutoff=metric_outlier_cutoff)
     table = table.assign(left_out=left_out_pairs(table, flagged))

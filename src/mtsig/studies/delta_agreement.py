@@ -1,15 +1,17 @@
 """The metric deltas humans notice, from every system pair with a human gold in the run
-(:mod:`mtsig.stats.delta_agreement`; Kocmi et al. 2021, 2024): the text-metric experiments (WMT12, WMT22, MQM) and
-the 18 language pairs of the WMT20 metrics task (its ~30 metrics' system scores against its DA gold)."""
+(:mod:`mtsig.stats.delta_agreement`; Kocmi et al. 2021, 2024): the text-metric experiments (WMT12, WMT22, MQM), the
+18 language pairs of the WMT20 metrics task (its ~30 metrics' system scores against its DA gold) and a metrics-task
+protocol's language pairs (WMT23: chosen metrics' system scores against a paired MQM gold)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from mtsig.errors import InputError
 from mtsig.stats.delta_agreement import oriented_pairs
 
 #: Human translations rated as systems (WMT20 Human-A, ...): not MT systems, left out as the metrics task does.
@@ -45,6 +47,37 @@ def metrics_task_pairs(
             oriented_pairs(metrics[["system", "metric", "score"]], human_scores, chosen, {}).assign(source=lp)
         )
     return pd.concat(frames, ignore_index=True)
+
+
+def protocol_pairs(
+    experiment: str,
+    system_scores: pd.DataFrame,
+    gold_conclusions: pd.DataFrame,
+    alpha: float,
+    metrics: Sequence[str],
+    human: str = "human_mqm",
+) -> pd.DataFrame:
+    """A metrics-task protocol experiment's oriented pairs (:mod:`mtsig.studies.metrics_protocol_beyond`): its MT
+    systems' ``system_scores`` (``lp, system, source, score``; the MQM system score under ``human``) and the MQM
+    gold's conclusions of every language pair (``lp, sys_x, sys_y, alpha, conclusion``), for the ``metrics``
+    named. Each metric is labelled ``"<metric> (<experiment> MQM)"`` and each source ``"<experiment> <lp>"``, so
+    that its curve is fitted on its own, apart from a metric of the same name on another gold (WMT20's BLEU on DA).
+
+    Raises:
+        InputError: a metric in ``metrics`` without system scores.
+    """
+    missing = sorted(set(metrics) - set(system_scores["source"]))
+    if missing:
+        raise InputError(
+            f"{experiment}: no system scores of {', '.join(missing)} for the delta-agreement curves"
+        )
+    chosen = system_scores[system_scores["source"].isin([human, *metrics])]
+    golds = {lp: frame for lp, frame in gold_conclusions.groupby("lp", sort=True)}
+    pairs = metrics_task_pairs(chosen, golds, alpha, human=human)
+    return pairs.assign(
+        metric=[f"{m} ({experiment} MQM)" for m in pairs["metric"]],
+        source=[f"{experiment} {lp}" for lp in pairs["source"]],
+    )
 
 
 def left_out_summary(pairs: pd.DataFrame, outliers: pd.DataFrame) -> pd.DataFrame:

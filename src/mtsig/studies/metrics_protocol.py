@@ -407,7 +407,7 @@ def task_inputs(
     return systems, human, metrics
 
 
-def _rated_segments(human: np.ndarray, label: str) -> np.ndarray:
+def rated_segments(human: np.ndarray, label: str) -> np.ndarray:
     """The segments every system has a human score of (SPA's permutation test pairs systems segment by segment;
     mt-metrics-eval reshapes the rated cells per system and needs the same segments for all)."""
     rated = np.isfinite(human)
@@ -502,7 +502,7 @@ def run_task(
                 raise InputError(
                     f"unknown SPA arithmetic {spa_arithmetic!r}; known: {', '.join(ARITHMETICS)}"
                 )
-            rated = _rated_segments(human, task.label)
+            rated = rated_segments(human, task.label)
             flips = pce_flips(int(rated.sum()))
             values = soft_pairwise_accuracy(
                 human[:, rated], metrics[:, :, rated], flips=flips, arithmetic=spa_arithmetic

@@ -7,7 +7,8 @@ over the experiments of a run and over the 18 language pairs of the WMT20 metric
   agrees with the gold (:func:`more_accurate_pvalue`), then the partial conjunction over the experiments.
 * **Metrics** (the metrics task's question over language pairs): for each ordered pair of metrics (A, B), the
   one-sided Williams p-values "A correlates better with humans than B" of every language pair where both were
-  scored, then the partial conjunction: "A beats B in at least k of N language pairs".
+  scored, then the partial conjunction: "A beats B in at least k of N language pairs"; likewise for the WMT23
+  protocol's tasks on MQM (en-de, he-en, zh-en), from their permutation tests (:func:`protocol_replicability`).
 """
 
 from __future__ import annotations
@@ -95,25 +96,14 @@ def tests_replicability(
     return pd.DataFrame(per_set), pd.DataFrame(combined)
 
 
-def metrics_replicability(
-    williams: pd.DataFrame,
-    language_pairs: Sequence[str],
-    alpha: float = 0.05,
-    human: str = "z",
-    systems: str = "all",
-    exclude: Sequence[str] = ("HUMAN_RAW",),
-) -> pd.DataFrame:
-    """Per ordered metric pair (A, B): over the ``language_pairs`` where both have a Williams p-value (one-sided,
-    "A beats B"; a task's further evaluations of a pair's subsets, such as WMT20's en-iu_news, are left out: they
-    share data with their pair), ``n_sets``, ``k_bonferroni``, ``k_fisher`` (language pairs are disjoint test
-    sets and judgments, so Fisher's independence holds), ``significant_alone`` (p <= alpha in that pair), the
-    language pairs Holm's procedure names, and the partial conjunction p-value at u = 1. Sorted by k."""
-    chosen = williams[(williams["human"] == human) & (williams["systems"] == systems)]
-    chosen = chosen[chosen["lp"].isin(language_pairs)]
-    chosen = chosen[~chosen["metric_a"].isin(exclude) & ~chosen["metric_b"].isin(exclude)]
-    chosen = chosen.dropna(subset=["p_value"])
+def pairwise_replicability(p_values: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """Per ordered metric pair (A, B) of ``p_values`` (``lp, metric_a, metric_b, p_value``: one-sided p-values of
+    "A beats B", one per test set): ``n_sets``, ``k_bonferroni``, ``k_fisher`` (language pairs are disjoint test
+    sets and judgments, so Fisher's independence holds), ``significant_alone`` (p <= alpha in that test set), the
+    test sets Holm's procedure names (``replicated_in``), and the partial conjunction p-value at u = 1. Sorted by
+    k, then by name."""
     rows = []
-    for (a, b), group in chosen.groupby(["metric_a", "metric_b"], sort=True):
+    for (a, b), group in p_values.groupby(["metric_a", "metric_b"], sort=True):
         p = group["p_value"].to_numpy(dtype=float)
         lps = group["lp"].to_numpy()
         k_bonferroni = int(replicability_count(p, alpha, "bonferroni"))
@@ -130,6 +120,12 @@ def metrics_replicability(
                 "p_u1_bonferroni": float(partial_conjunction_pvalues(p, "bonferroni")[0]),
             }
         )
+    columns = [
+        "metric_a", "metric_b", "n_sets", "k_bonferroni", "k_fisher", "significant_alone", "replicated_in",
+        "p_u1_bonferroni",
+    ]  # fmt: skip
+    if not rows:
+        return pd.DataFrame(columns=columns)
     return (
         pd.DataFrame(rows)
         .sort_values(
@@ -139,3 +135,42 @@ def metrics_replicability(
         )
         .reset_index(drop=True)
     )
+
+
+def metrics_replicability(
+    williams: pd.DataFrame,
+    language_pairs: Sequence[str],
+    alpha: float = 0.05,
+    human: str = "z",
+    systems: str = "all",
+    exclude: Sequence[str] = ("HUMAN_RAW",),
+) -> pd.DataFrame:
+    """:func:`pairwise_replicability` of the one-sided Williams p-values "A correlates better with humans than B"
+    of the ``language_pairs`` where both metrics were scored (a task's further evaluations of a pair's subsets,
+    such as WMT20's en-iu_news, are left out: they share data with their pair), for the ``human`` score and the
+    ``systems`` set given."""
+    chosen = williams[(williams["human"] == human) & (williams["systems"] == systems)]
+    chosen = chosen[chosen["lp"].isin(language_pairs)]
+    chosen = chosen[~chosen["metric_a"].isin(exclude) & ~chosen["metric_b"].isin(exclude)]
+    return pairwise_replicability(chosen.dropna(subset=["p_value"]), alpha)
+
+
+#: The columns that name a comparison of :func:`protocol_replicability`, before :func:`pairwise_replicability`'s.
+PROTOCOL_KEYS = ["experiment", "protocol", "kind"]
+
+
+def protocol_replicability(replication: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """Does metric A beat metric B across a metrics-task protocol's language pairs? :func:`pairwise_replicability`
+    of each (experiment, protocol, task kind) of ``replication`` (the rows of :func:`mtsig.studies.
+    metrics_protocol_beyond.replication_pvalues` with an ``experiment`` column: per language pair, the permutation
+    test's ``(c + 1)/(n + 1)`` p-value of "A beats B"), with those three columns first."""
+    frames = [
+        pairwise_replicability(group, alpha).assign(experiment=e, protocol=p, kind=k)
+        for (e, p, k), group in replication.groupby(PROTOCOL_KEYS, sort=False)
+    ]
+    if not frames:
+        return pd.DataFrame(
+            columns=PROTOCOL_KEYS + list(pairwise_replicability(replication.iloc[:0]).columns)
+        )
+    table = pd.concat(frames, ignore_index=True)
+    return table[PROTOCOL_KEYS + [c for c in table.columns if c not in PROTOCOL_KEYS]]

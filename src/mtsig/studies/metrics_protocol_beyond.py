@@ -1,0 +1,346 @@
+"""What mtsig adds to the WMT23/24 metrics-task protocol (:mod:`mtsig.studies.metrics_protocol`), on the same data.
+
+mt-metrics-eval reports each task's value, its ranking and clusters. Three further questions, each from the files the
+protocol reads (docs/statistics.md, "The WMT23/24 metrics-task protocol on expert MQM" and the sections after it):
+
+* **How precise is each task value?** (:func:`task_intervals`) A percentile bootstrap interval of every metric's
+  value in every task (Deutsch, Dror & Roth 2021, Sec. 3.1): BOOT-SYSTEMS for the system-level statistics (the
+  systems of each language pair drawn with replacement: pooled pairwise accuracy, system-level Pearson, SPA),
+  BOOT-INPUTS for the segment-level ones (the rated items drawn: Pearson over cells, acc-t at each metric's
+  calibrated epsilon) (:mod:`mtsig.stats.task_bootstrap`).
+* **Does "metric A beats metric B" replicate across the language pairs?** (:func:`replication_pvalues`) Each
+  per-language-pair task's permutation test gives, for every ordered pair of metrics, the one-sided p-value of "A
+  beats B" (both directions from the same resamples: the protocol tests only the higher-ranked metric's), as
+  ``(c + 1)/(n + 1)``, a valid p-value (Phipson & Smyth 2010), which the partial conjunction tests of Dror et al.
+  (2017) need (:mod:`mtsig.studies.replicability`).
+* **Which metric deltas do MQM raters notice?** (:func:`mqm_system_gold`, :func:`system_score_rows`) The system
+  pairs of each language pair with MQM system scores and a gold of significance from the MQM segment scores: the
+  paired permutation test of soft pairwise accuracy (pce.py's 1000 sign flips over the segments every system is
+  rated on, Thompson et al. 2024, Sec. 3), the human significance of the WMT24 task itself: every system is rated on
+  the same segments, so the test is paired, unlike the rank-sum test of the DA golds, whose ratings are not
+  (:mod:`mtsig.studies.delta_agreement`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mtsig.errors import InputError
+from mtsig.io.mtme import LevelScores, MtmeTestSet
+from mtsig.stats import task_bootstrap as tb
+from mtsig.stats.human import gold_conclusions
+from mtsig.stats.pooled_accuracy import pair_agreement
+from mtsig.stats.soft_pairwise_accuracy import pce_flips, permutation_counts
+from mtsig.stats.tie_calibration import good_pairs, group_pairs, pair_differences
+from mtsig.studies.metrics_protocol import (
+    PROTOCOLS,
+    Protocol,
+    ProtocolResult,
+    ScoreKey,
+    Task,
+    TaskResult,
+    rated_segments,
+    required_scores,
+    task_inputs,
+)
+
+#: Columns of :func:`task_intervals`.
+INTERVAL_COLUMNS = ["metric", "value", "scheme", "ci_low", "ci_high", "n_undefined"]
+#: Columns of :func:`replication_pvalues`.
+REPLICATION_COLUMNS = ["protocol", "task", "kind", "lp", "metric_a", "metric_b", "count", "n_used", "p_value"]
+#: The human score of :func:`system_score_rows`, as the ``source`` column names it.
+HUMAN_SOURCE = "human_mqm"
+#: The criterion of :func:`mqm_system_gold` (a gold table's ``criterion`` column).
+MQM_CRITERION = "mqm"
+
+
+def task_scheme(task: Task) -> str:
+    """The bootstrap scheme of a task's interval: ``systems`` (BOOT-SYSTEMS) at the system level, ``items``
+    (BOOT-INPUTS) at the segment level."""
+    return "systems" if task.level == "sys" else "items"
+
+
+def _item_acc23(human: np.ndarray, metrics: np.ndarray, epsilons: np.ndarray, grouping: str) -> np.ndarray:
+    """``[M, R]``: each metric's share of good pairs (acc_23 at its epsilon) in each of the R items with a pair."""
+    pairs = group_pairs(human, grouping)
+    good = good_pairs(
+        pair_differences(human, pairs, grouping), pair_differences(metrics, pairs, grouping), epsilons
+    )
+    items, position = np.unique(pairs.group, return_inverse=True)
+    sizes = np.bincount(position, minlength=items.size)
+    counted = np.stack(
+        [np.bincount(position, weights=row, minlength=items.size) for row in good.astype(np.float64)]
+    )
+    return counted / sizes
+
+
+def task_draws(
+    result: TaskResult,
+    protocol: Protocol,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    *,
+    n_resamples: int,
+    rng: np.random.Generator,
+    spa_arithmetic: str = "exact",
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+) -> np.ndarray:
+    """``[B, M]``: the task's statistic of each metric of ``result`` (its order) on ``n_resamples`` bootstrap
+    resamples (module docstring; docs/statistics.md gives each definition). Draws from ``rng``: one
+    :func:`mtsig.stats.task_bootstrap.draw_counts` per language pair, in the task's order.
+
+    Raises:
+        InputError: a statistic without an interval here (Spearman, Kendall, grouped Pearson).
+    """
+    task = result.task
+    names = list(result.metrics)
+    per_lp = {
+        lp: task_inputs(task, lp, protocol, test_sets, scores, all_metrics=all_metrics, always=always)
+        for lp in task.lps
+    }
+    if task.statistic == "pooled_accuracy":
+        weights, values = [], []
+        for systems, human, metric_map in per_lp.values():
+            metrics = np.stack([metric_map[m][:, 0] for m in names])
+            first, second = np.triu_indices(len(systems), k=1)
+            weights.append(tb.pair_weights(tb.draw_counts(rng, len(systems), n_resamples), first, second))
+            values.append(pair_agreement(human[:, 0], metrics).astype(np.float64))
+        return tb.resampled_pair_mean(weights, values)
+    ((systems, human, metric_map),) = per_lp.values()
+    metrics = np.stack([metric_map[m] for m in names])  # [M, S, U]
+    if task.statistic == "pearson" and (task.level == "sys" or task.grouping == "none"):
+        if task.level == "sys":  # the systems are the units, one cell each
+            unit_human, unit_metrics = human, metrics
+        else:  # the items are the units, their systems' cells
+            rated = np.isfinite(human).any(axis=0)
+            unit_human, unit_metrics = human[:, rated].T, metrics[:, :, rated].transpose(0, 2, 1)
+        features = tb.pearson_features(unit_human, unit_metrics)
+        return tb.resampled_pearson(tb.draw_counts(rng, features.shape[0], n_resamples), features)
+    if task.statistic == "tie_calibrated" and task.variant == "acc23":
+        items = _item_acc23(human, metrics, result.epsilons, task.grouping)
+        return tb.resampled_item_mean(tb.draw_counts(rng, items.shape[1], n_resamples), items)
+    if task.statistic == "spa":
+        rated = rated_segments(human, task.label)
+        flips = pce_flips(int(rated.sum()))
+        human_counts = permutation_counts(human[:, rated], flips, arithmetic=spa_arithmetic)
+        metric_counts = permutation_counts(metrics[:, :, rated], flips, arithmetic=spa_arithmetic)
+        first, second = np.triu_indices(len(systems), k=1)
+        weights = tb.pair_weights(tb.draw_counts(rng, len(systems), n_resamples), first, second)
+        distance = np.abs(metric_counts - human_counts).astype(np.float64)
+        return 1.0 - tb.resampled_pair_mean([weights], [distance]) / flips.shape[0]
+    raise InputError(f"{task.label}: no bootstrap interval for this statistic")
+
+
+def task_intervals(
+    result: TaskResult,
+    protocol: Protocol,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    *,
+    n_resamples: int,
+    confidence: float,
+    rng: np.random.Generator,
+    spa_arithmetic: str = "exact",
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+) -> pd.DataFrame:
+    """One row per metric of the task, in its ranking order: ``metric, value, scheme, ci_low, ci_high,
+    n_undefined`` (:data:`INTERVAL_COLUMNS`), the percentile interval at ``confidence`` of :func:`task_draws`."""
+    draws = task_draws(
+        result, protocol, test_sets, scores, n_resamples=n_resamples, rng=rng, spa_arithmetic=spa_arithmetic,
+        all_metrics=all_metrics, always=always,
+    )  # fmt: skip
+    low, high, undefined = tb.percentile_intervals(draws, confidence)
+    order = list(result.order)
+    return pd.DataFrame(
+        {
+            "metric": [result.metrics[m] for m in order],
+            "value": result.values[order].astype(float),
+            "scheme": task_scheme(result.task),
+            "ci_low": low[order],
+            "ci_high": high[order],
+            "n_undefined": undefined[order].astype(int),
+        }
+    )[INTERVAL_COLUMNS]
+
+
+def task_kind(task: Task) -> str:
+    """A per-language-pair task's label without its language pair (``sys pearson``, ``seg acc-t (item)``,
+    ``sys SPA``): the comparisons that replicate across language pairs."""
+    if len(task.lps) != 1:
+        raise InputError(f"{task.label} is not a task of one language pair")
+    return task.label.removeprefix(f"{task.lps[0]} ")
+
+
+def replication_pvalues(result: ProtocolResult, kinds: Sequence[str]) -> pd.DataFrame:
+    """For every task of one language pair whose :func:`task_kind` is in ``kinds`` and which was tested, every
+    ordered pair of metrics: ``count`` of the resamples whose hybrid difference "A minus B" reached the observed
+    one, ``n_used`` resamples (early stopping ends both directions of a pair together) and ``p_value`` ``(count +
+    1) / (n_used + 1)`` of "A beats B" (:data:`REPLICATION_COLUMNS`)."""
+    rows = []
+    for task in result.tasks:
+        if task.test is None or len(task.task.lps) != 1 or task_kind(task.task) not in kinds:
+            continue
+        test = task.test
+        with np.errstate(invalid="ignore"):
+            a_beats_b = (test.draws >= test.delta).sum(axis=0)  # NaN (stopped) compares False
+            b_beats_a = (test.draws <= test.delta).sum(axis=0)
+        for first, second, forward in ((test.a, test.b, a_beats_b), (test.b, test.a, b_beats_a)):
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "protocol": result.protocol.name,
+                        "task": task.task.label,
+                        "kind": task_kind(task.task),
+                        "lp": task.task.lps[0],
+                        "metric_a": [task.metrics[m] for m in first],
+                        "metric_b": [task.metrics[m] for m in second],
+                        "count": forward.astype(int),
+                        "n_used": test.n_used.astype(int),
+                        "p_value": (forward + 1.0) / (test.n_used + 1.0),
+                    }
+                )
+            )
+    if not rows:
+        return pd.DataFrame(columns=REPLICATION_COLUMNS)
+    return pd.concat(rows, ignore_index=True).sort_values(
+        ["task", "metric_a", "metric_b"], kind="stable", ignore_index=True
+    )[REPLICATION_COLUMNS]
+
+
+# ------------------------------------------------------------------------------------------------ MQM gold
+
+
+def system_tasks(lp: str) -> tuple[Task, Task]:
+    """The MT systems of ``lp`` at the system level (their MQM and metric system scores) and at the segment level
+    (the MQM segment scores of the gold), human translations left out: tasks that only select inputs."""
+    return Task("pearson", (lp,), "sys", False), Task("spa", (lp,), "sys", False)
+
+
+def mqm_system_gold(
+    human: np.ndarray, systems: Sequence[str], alphas: Sequence[float]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(gold, conclusions)`` of the MT systems of one language pair from their MQM segment scores
+    ``human[S, N]`` (NaN = not rated; every system rated on the same segments): for every ordered pair (X, Y) the
+    one-sided p-value of "X better than Y" of pce.py's paired permutation test (:func:`mtsig.stats.
+    soft_pairwise_accuracy.permutation_counts`: the share of its 1000 sign flips whose null difference reaches the
+    observed one), as an experiment's ``gold.tsv`` (``sys_x, sys_y, criterion, p_value``, criterion ``mqm``), and
+    the three-way conclusions at each of ``alphas`` (:func:`mtsig.stats.human.gold_conclusions`)."""
+    rated = rated_segments(human, "MQM gold")
+    flips = pce_flips(int(rated.sum()))
+    first, second = np.triu_indices(len(systems), k=1)
+    better = permutation_counts(human[:, rated], flips) / flips.shape[0]  # first better than second
+    worse = permutation_counts(-human[:, rated], flips) / flips.shape[0]  # second better than first
+    names = np.asarray(systems, dtype=object)
+    gold = pd.DataFrame(
+        {
+            "sys_x": np.concatenate([names[first], names[second]]),
+            "sys_y": np.concatenate([names[second], names[first]]),
+            "criterion": MQM_CRITERION,
+            "p_value": np.concatenate([better, worse]),
+        }
+    )
+    return gold, gold_conclusions(gold, alphas, criteria_priority=(MQM_CRITERION,), systems=list(systems))
+
+
+def system_score_rows(
+    lp: str, systems: Sequence[str], human: np.ndarray, metrics: Mapping[str, np.ndarray]
+) -> pd.DataFrame:
+    """``lp, system, source, score``: each MT system's MQM system score (source :data:`HUMAN_SOURCE`) and every
+    metric's system score (source = the metric's display name; higher is better, as mt-metrics-eval's files hold
+    every metric), the columns of the WMT20 study's ``system_scores.tsv``."""
+    frames = [pd.DataFrame({"lp": lp, "system": list(systems), "source": HUMAN_SOURCE, "score": human[:, 0]})]
+    frames += [
+        pd.DataFrame({"lp": lp, "system": list(systems), "source": name, "score": values[:, 0]})
+        for name, values in metrics.items()
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def mqm_pairs(
+    lp: str,
+    protocol: Protocol,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    alphas: Sequence[float],
+    *,
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """``(system scores, gold, conclusions)`` of the MT systems of ``lp`` (:func:`system_tasks`; ``scores`` must
+    hold the files :func:`mtsig.studies.metrics_protocol.required_scores` lists for them): :func:`system_score_rows`
+    and :func:`mqm_system_gold`.
+
+    Raises:
+        InputError: the systems with MQM scores differ between the system and segment levels.
+    """
+    options = {"all_metrics": all_metrics, "always": always}
+    system_level, segment_level = system_tasks(lp)
+    systems, human, metrics = task_inputs(system_level, lp, protocol, test_sets, scores, **options)
+    rated_systems, segments, _ = task_inputs(segment_level, lp, protocol, test_sets, scores, **options)
+    if rated_systems != systems:
+        raise InputError(
+            f"{lp}: the MQM system scores rate {', '.join(systems)}, the segment scores {', '.join(rated_systems)}"
+        )
+    gold, conclusions = mqm_system_gold(segments, systems, alphas)
+    return system_score_rows(lp, systems, human, metrics), gold, conclusions
+
+
+# ------------------------------------------------------------------------------------------------ an experiment
+
+
+def experiment_protocols(protocols: Sequence[str], lps: Sequence[str] | None) -> list[Protocol]:
+    """The task sets named in ``protocols`` (:data:`mtsig.studies.metrics_protocol.PROTOCOLS`) on ``lps`` (all of
+    the protocol's when None), in the order given."""
+    unknown = [name for name in protocols if name not in PROTOCOLS]
+    if unknown:
+        raise InputError(f"unknown protocol(s) {', '.join(unknown)}; known: {', '.join(PROTOCOLS)}")
+    return [PROTOCOLS[name](lps) for name in protocols]
+
+
+def experiment_score_keys(
+    protocols: Sequence[Protocol], test_sets: Mapping[str, MtmeTestSet], *, all_metrics: bool = False
+) -> list[ScoreKey]:
+    """Every score file an experiment reads: those of each protocol (:func:`mtsig.studies.metrics_protocol.
+    required_scores`) and those of the MT systems' MQM gold and system scores (:func:`system_tasks`), in a fixed
+    order, each once."""
+    keys: dict[ScoreKey, None] = {}
+    for protocol in protocols:
+        keys.update(dict.fromkeys(required_scores(protocol, test_sets, all_metrics=all_metrics)))
+    if protocols:
+        lps = sorted({lp for protocol in protocols for lp in protocol.lps})
+        pairs = Protocol("mqm-pairs", protocols[0].info, tuple(t for lp in lps for t in system_tasks(lp)))
+        keys.update(dict.fromkeys(required_scores(pairs, test_sets, all_metrics=all_metrics)))
+    return list(keys)
+
+
+def experiment_files(
+    protocols: Sequence[Protocol], test_sets: Mapping[str, MtmeTestSet], *, all_metrics: bool = False
+) -> list[Path]:
+    """Every file an experiment reads (``test_sets`` from :func:`mtsig.io.mtme.layout_from_names` will do: the
+    names are enough): what :func:`mtsig.io.mtme.read_test_set` reads of each language pair (source, references,
+    system outputs, documents) and the score files of :func:`experiment_score_keys`, sorted."""
+    files = set()
+    for lp, test_set in test_sets.items():
+        root = test_set.directory
+        files.add(root / "sources" / f"{lp}.txt")
+        files.add(root / "documents" / f"{lp}.docs")
+        files.update(root / "references" / f"{lp}.{name}.txt" for name in test_set.references)
+        files.update(root / "system-outputs" / lp / f"{name}.txt" for name in test_set.systems)
+    for key in experiment_score_keys(protocols, test_sets, all_metrics=all_metrics):
+        test_set = test_sets[key.lp]
+        found = (test_set.human_files if key.kind == "human" else test_set.metric_files).get(
+            (key.name, key.level)
+        )
+        if found is None:
+            raise InputError(
+                f"no {key.level}-level {key.kind} scores {key.name!r} for {key.lp}",
+                test_set.directory / ("human-scores" if key.kind == "human" else f"metric-scores/{key.lp}"),
+            )
+        files.add(found)
+    return sorted(files)

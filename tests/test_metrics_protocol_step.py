@@ -1,0 +1,227 @@
+"""The rule metrics_protocol's step on the real WMT23 MQM folder (mtsig.steps.metrics_protocol), the files it lists
+for Snakemake, and what it hands to the replicability and delta-agreement studies.
+
+Oracles: mt-metrics-eval's task values and averages (the constants of tests/test_metrics_protocol.py, produced by
+its ``tasks.WMT23(k=0)`` at commit 68a481a); ``mtsig metrics --mtme`` run with the command the table prints; pce.py's
+formulation of the paired permutation p-values (``t @ d`` against the observed sum, sign vectors ``t = ±1``) for
+the MQM gold; the organisers' MQM system-score file; and the files' own manifests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from cli_runner import run_mtsig
+from PIL import Image
+from test_metrics_protocol import WMT23_AVERAGE, WMT23_TASKS
+
+from mtsig.io.mtme import layout_files, layout_from_names, read_human_scores, read_test_set
+from mtsig.io.system_scores import read_mtme_sys_scores
+from mtsig.stats.soft_pairwise_accuracy import pce_flips
+from mtsig.steps.files import read_intermediate_tsv, verify_intermediate
+from mtsig.studies import metrics_protocol_beyond as beyond
+
+#: One language pair keeps the test fast (a third of the files, 4 tasks); the three are tested in
+#: tests/test_metrics_protocol.py (the library) and listed below (the input function).
+LPS = ["en-de"]
+ALL_LPS = ["en-de", "he-en", "zh-en"]
+SPEC = {
+    "description": "WMT23 metrics task on expert MQM",
+    "root": "wmt23",
+    "lps": LPS,
+    "protocols": {"wmt23": {"samples": 100}},
+    "early_stopping": "mtme",
+    "spa_arithmetic": "exact",
+    "alpha": 0.05,
+    "all_metrics": False,
+    "bootstrap": {"samples": 100, "confidence": 0.95},
+    "replicability_tasks": ["sys pearson", "seg acc-t (item)"],
+    "delta_metrics": ["BLEU", "COMET"],
+}
+TABLES = (
+    "tasks",
+    "average",
+    "significance",
+    "replication",
+    "system_scores",
+    "mqm_gold",
+    "mqm_gold_conclusions",
+)
+
+
+@pytest.fixture(scope="module")
+def run(data_root, tmp_path_factory):
+    """One run of the step (WMT23 protocol on en-de, 100 resamples) into a temporary results folder."""
+    from mtsig.steps.metrics_protocol import metrics_protocol
+
+    out = tmp_path_factory.mktemp("results")
+    scores = [data_root / "wmt23" / f for lp in LPS for f in layout_files(data_root / "wmt23", lp)]
+    metrics_protocol(
+        "wmt23", SPEC, data_root, 20140626, [0.05, 0.01],
+        scores=[str(p) for p in scores],
+        **{name: str(out / "wmt23" / f"{name}.tsv") for name in TABLES},
+        md=str(out / "tables" / "wmt23.md"), html=str(out / "tables" / "wmt23.html"),
+        tex=str(out / "tables" / "wmt23.tex"), figures=str(out / "figures" / "wmt23"),
+    )  # fmt: skip
+    return out
+
+
+def _table(run: Path, name: str) -> pd.DataFrame:
+    return read_intermediate_tsv(run / "wmt23" / f"{name}.tsv", "metrics_protocol")
+
+
+def test_task_values_equal_mt_metrics_eval(run):
+    """en-de's system-level Pearson, segment-level Pearson and acc-t (columns 2-4 of WMT23_TASKS); the pooled
+    accuracy of en-de alone is no task of mt-metrics-eval's table."""
+    tasks = _table(run, "tasks")
+    labels = ["en-de sys pearson", "en-de seg pearson", "en-de seg acc-t (item)"]
+    assert list(dict.fromkeys(tasks["label"])) == ["accuracy", *labels]
+    assert set(tasks["metric"]) == set(WMT23_AVERAGE)
+    for metric, values in WMT23_TASKS.items():
+        rows = tasks[tasks["metric"] == metric].set_index("label").loc[labels]
+        np.testing.assert_allclose(rows["value"], values[1:4], rtol=0, atol=1e-9)
+    # every value with an interval of its scheme; the value inside its own interval for nearly every metric
+    assert set(tasks["scheme"]) == {"systems", "items"}
+    assert (tasks["ci_low"] <= tasks["ci_high"]).all()
+    inside = (tasks["ci_low"] <= tasks["value"]) & (tasks["value"] <= tasks["ci_high"])
+    assert inside.mean() > 0.95
+
+
+def test_the_printed_command_reproduces_the_table(run, data_root):
+    """``mtsig metrics --mtme`` with the command the Markdown table prints: the same averages, clusters and task
+    p-values, from the data folder (the command runs the library's run_protocol, which tests/test_metrics_protocol.py
+    checks against mt-metrics-eval's averages)."""
+    text = (run / "tables" / "wmt23.md").read_text(encoding="utf-8")
+    (command,) = re.findall(r"The same table from the data folder: `(mtsig metrics [^`]+)`", text)
+    words = shlex.split(command.replace("$MTSIG_DATA", str(data_root)))[1:]
+    done = run_mtsig(*words, "--json")
+    assert done.returncode == 0, done.stderr
+    printed = json.loads(done.stdout)
+    average = _table(run, "average")
+    assert printed["average"]["metrics"] == list(average["metric"])
+    assert printed["average"]["values"] == list(average["average"])
+    assert printed["average"]["ranks"] == list(average["rank"])
+    significance = _table(run, "significance")
+    for number, task in enumerate(printed["tasks"], start=1):
+        names, matrix = task["metrics"], np.array(task["significance"])
+        rows = significance[significance["task"] == number]
+        i, j = np.triu_indices(len(names), k=1)
+        assert list(rows["metric_a"]) == [names[a] for a in i]
+        np.testing.assert_array_equal(rows["p_value"], matrix[i, j])
+
+
+def test_files_are_written_with_manifests_and_figures_decode(run):
+    for name in TABLES:
+        verify_intermediate(run / "wmt23" / f"{name}.tsv", "metrics_protocol")
+    verify_intermediate(run / "tables" / "wmt23.md", "metrics_protocol")
+    assert not list(run.rglob("*.tmp"))
+    assert "<table" in (run / "tables" / "wmt23.html").read_text(encoding="utf-8")
+    assert "\\begin{tabular}" in (run / "tables" / "wmt23.tex").read_text(encoding="utf-8")
+    pngs = sorted((run / "figures" / "wmt23").glob("*.png"))
+    assert len(pngs) == 5  # the 4 tasks and the average
+    for png in pngs:
+        with Image.open(png) as image:
+            image.load()
+            assert image.width > 800 and image.height > 800
+
+
+def test_replication_pvalues_hold_both_directions_of_the_protocols_tests(run):
+    """The higher-ranked metric's count over its resamples is the protocol's p-value (significance.tsv); the
+    other direction counts the resamples at or below the observed difference, so the two counts add up to at
+    least the resamples used."""
+    replication = _table(run, "replication")
+    assert set(replication["kind"]) == {"sys pearson", "seg acc-t (item)"}
+    assert set(replication["lp"]) == {"en-de"}
+    np.testing.assert_array_equal(
+        replication["p_value"], (replication["count"] + 1) / (replication["n_used"] + 1)
+    )
+    tasks = _table(run, "tasks")
+    numbers = dict(zip(tasks["label"], tasks["task"], strict=False))
+    significance = _table(run, "significance")
+    merged = replication.assign(number=replication["task"].map(numbers)).merge(
+        significance, left_on=["number", "metric_a", "metric_b"], right_on=["task", "metric_a", "metric_b"]
+    )
+    assert len(merged) == len(replication) // 2  # one direction is the protocol's
+    np.testing.assert_allclose(merged["count"] / merged["n_used"], merged["p_value_y"], rtol=0, atol=1e-15)
+    both = replication.merge(
+        replication, left_on=["task", "metric_a", "metric_b"], right_on=["task", "metric_b", "metric_a"]
+    )
+    assert (both["count_x"] + both["count_y"] >= both["n_used_x"]).all()
+
+
+def test_mqm_gold_is_pces_paired_permutation_test_and_system_scores_the_organisers(run, data_root):
+    gold = _table(run, "mqm_gold")
+    scores = _table(run, "system_scores")
+    test_set = read_test_set(data_root / "wmt23", "en-de")
+    segments = read_human_scores(test_set, "mqm", "seg")
+    systems = sorted(set(scores.loc[scores["lp"] == "en-de", "system"]))
+    assert "refA" not in systems and "synthetic_ref" not in systems and len(systems) == 12
+    human = segments.rows(systems)
+    rated = np.isfinite(human).all(axis=0)
+    signs = np.where(pce_flips(int(rated.sum())), -1.0, 1.0)
+    x = human[:, rated].astype(np.float32).astype(np.float64)
+    en_de = gold[gold["lp"] == "en-de"].set_index(["sys_x", "sys_y"])["p_value"]
+    for a, b in [(0, 1), (1, 0), (3, 7), (11, 2)]:
+        d = x[a] - x[b]
+        assert en_de[(systems[a], systems[b])] == np.mean(signs @ d >= d.sum())
+    conclusions = _table(run, "mqm_gold_conclusions")
+    at = conclusions[(conclusions["lp"] == "en-de") & (conclusions["alpha"] == 0.05)]
+    assert len(at) == 66 and set(at["conclusion"]) <= {"sys_x", "sys_y", "tie"}
+    organisers = read_mtme_sys_scores(data_root / "wmt23" / "human-scores" / "en-de.mqm.sys.score")
+    organisers = organisers.set_index("system")["score"]
+    mine = scores[(scores["lp"] == "en-de") & (scores["source"] == beyond.HUMAN_SOURCE)].set_index("system")
+    np.testing.assert_array_equal(mine["score"].loc[systems], organisers.loc[systems])
+
+
+def test_listed_files_are_what_the_step_reads(data_root):
+    """The input function lists files from their names alone (the download root may not have them yet): the
+    same files as from the test sets read from disk, and every one exists."""
+    root = data_root / "wmt23"
+    protocols = beyond.experiment_protocols(["wmt23", "wmt24"], ALL_LPS)
+    named = {lp: layout_from_names(root, lp, layout_files(root, lp)) for lp in ALL_LPS}
+    read = {lp: read_test_set(root, lp) for lp in ALL_LPS}
+    listed = beyond.experiment_files(protocols, named)
+    assert listed == beyond.experiment_files(protocols, read)
+    assert all(path.is_file() for path in listed)
+    assert len([p for p in listed if "metric-scores" in p.parts]) == 3 * 32 * 2
+    assert sum(len(layout_files(root, lp)) for lp in ALL_LPS) > len(listed)
+
+
+def test_the_default_run_plans_the_protocol_and_hands_it_to_the_studies(data_root, repo_root, tmp_path):
+    """``snakemake -n`` of the default run: one metrics_protocol job reading exactly the files the step reads
+    (the three language pairs' sources, references, outputs, documents and 198 score files), whose replication
+    p-values the replicability job reads and whose MQM gold and system scores the delta-agreement job reads."""
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--cores", "2", "--directory", str(tmp_path)],
+        cwd=repo_root, env={**os.environ, "MTSIG_DATA": str(data_root)}, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.M))
+    assert counts["metrics_protocol"] == "1"
+    jobs = {
+        block.split(":", 1)[0].strip(): block
+        for block in re.split(r"^(?:local)?rule ", result.stdout, flags=re.M)
+    }
+    (inputs,) = re.findall(r"^    input: (.+)$", jobs["metrics_protocol"], flags=re.M)
+    listed = sorted(Path(p) for p in inputs.split(", "))
+    root = data_root / "wmt23"
+    protocols = beyond.experiment_protocols(["wmt23", "wmt24"], ALL_LPS)
+    expected = beyond.experiment_files(protocols, {lp: read_test_set(root, lp) for lp in ALL_LPS})
+    assert listed == expected
+    assert len([p for p in listed if p.suffix == ".score"]) == 3 * (
+        32 * 2 + 2
+    )  # sys and seg: 32 metrics, MQM
+    assert "results/wmt23/replication.tsv" in jobs["replicability"]
+    assert "results/replicability/protocol_metrics.tsv" in jobs["replicability"]
+    assert "results/wmt23/mqm_gold_conclusions.tsv" in jobs["delta_agreement"]
+    assert "results/tables/wmt23.md" in jobs["tables_index"]
