@@ -881,7 +881,8 @@ def test_confidence_level_is_a_fraction_or_a_percentage(given: str, level: float
 def test_ambiguous_or_impossible_confidence_levels_are_refused(
     given: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 29: ``--confidence 1.0`` printed 1% intervals; 0, 1, 100 and everything outside (0, 100) are refused,
+    """A confidence level is a percentage strictly between 0 and 100 (``--confidence 1.0`` once printed 1% intervals):
+    0, 1, 100 and everything outside (0, 100) are refused,
     by the CLI (one line, exit 2, nothing on stdout) and by the config's schema, with the same rule."""
     from mtsig.stats.intervals import confidence_level
 

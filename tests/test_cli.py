@@ -151,7 +151,7 @@ def test_one_system_is_an_error(files) -> None:
 
 
 def test_every_subcommand_is_one_module_of_the_cli_package() -> None:
-    """Issue 29: a new sub-command is one new file under ``mtsig/cli/`` (HELP, add_arguments, run)."""
+    """A new sub-command is one new file under ``mtsig/cli/`` (HELP, add_arguments, run)."""
     import mtsig.cli as package
     from mtsig.cli import build_parser, subcommands
 
@@ -166,7 +166,7 @@ def test_every_subcommand_is_one_module_of_the_cli_package() -> None:
 
 
 def test_a_system_and_its_byte_copy_are_never_significant(files, tmp_path: Path) -> None:
-    """Issue 29: ``a.txt`` against a byte copy printed ``paired_bootstrap 0.0000``; now p = 1 from every test (ties
+    """A system against a byte copy of itself gets p = 1 from every test (it once printed ``paired_bootstrap 0.0000``; ties
     are no evidence, docs/statistics.md), in both orders, also in the readable report."""
     from mtsig.stats.resampling import ALL_TESTS
 

@@ -272,7 +272,7 @@ def test_command_line_systems_must_be_in_every_file_and_files_must_agree(tmp_pat
     ],
 )
 def test_overflowing_scores_are_refused_never_concluded(tmp_path: Path, second: str, tests: str) -> None:
-    """Issue 29: scores of 1e308 printed statistic 0.0000, a CI of [0.0000, nan] and 'significant: yes'. Any NaN or
+    """Scores of 1e308 once printed statistic 0.0000, a CI of [0.0000, nan] and 'significant: yes'. Any NaN or
     infinity on the way to a result is refused with one line, exit 2, nothing on stdout."""
     scores = tmp_path / "huge.tsv"
     scores.write_text(f"system\tsegment\tscore\na\t0\t1e308\na\t1\t{second}\nb\t0\t-1e308\nb\t1\t0\n")

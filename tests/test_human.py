@@ -834,7 +834,7 @@ def _gold_p_values(
 def test_wmt22_ruen_gold_from_the_organisers_z_equals_their_segment_means_and_tests(
     data_root: Path, repo_root: Path
 ) -> None:
-    """Issue 27: ru-en's organisers computed z with unrounded moments, so the printed moments that reproduce ja-en
+    """ru-en's organisers computed z with unrounded moments, so the printed moments that reproduce ja-en
     move some ru-en p-values by ~5e-5 relative; their own z (human.z_path) gives every one of the 18,776 segment
     means and all 90 p-values of scipy's rank-sum test on their means exactly, and their published matrix."""
     spec = yaml.safe_load((repo_root / "config" / "wmt22-ru-en.yaml").read_text())["experiments"][

@@ -269,7 +269,7 @@ def test_p_matrix_from_tests_by_hand():
 
 @pytest.mark.parametrize("test", list(ALL_TESTS))
 def test_every_panel_shows_its_cut_off_and_the_actual_statistic_inside_its_axis(test: str) -> None:
-    """Issue 29: the AR panel of distributions_bleu_QCRI--primary__onlineD showed a cut-off (d = 9.9) beyond every
+    """Every cut-off stays visible: the AR panel of distributions_bleu_QCRI--primary__onlineD showed a cut-off (d = 9.9) beyond every
     d_r, drawn on the axis frame: every cut-off and the actual statistic must lie inside the x-limits, off the
     frame by at least 2% of the axis width, also when they are the extremes of the data."""
     from matplotlib.figure import Figure

@@ -221,3 +221,31 @@ def test_schema_metrics_protocol_enums_are_the_protocol_registries() -> None:
     per_lp = [t for make in PROTOCOLS.values() for t in make(["en-de", "zh-en"]).tasks if len(t.lps) == 1]
     kinds = {task_kind(t) for t in per_lp}
     assert set(spec["replicability_tasks"]["items"]["enum"]) == kinds
+
+
+def test_design_notes_name_every_module_in_where_in_the_code(repo_root):
+    """docs/design.md's "Where in the code" table is the one place that names modules: every module of the package
+    appears in it, by its path (``src/mtsig/stats/power.py``, or ``steps/data.py`` below ``src/mtsig/``) or in a
+    row that names its folder and its file (``src/mtsig/cli/`` with ``compare.py``), and every path it names
+    exists."""
+    import re
+
+    text = (repo_root / "docs" / "design.md").read_text()
+    section = text.split("## Where in the code", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")]
+    package = repo_root / "src" / "mtsig"
+    modules = sorted(
+        p.relative_to(repo_root).as_posix() for p in package.rglob("*.py") if p.name != "__init__.py"
+    )
+
+    def named(module: str) -> bool:
+        folder, name = module.rsplit("/", 1)
+        inside = module.removeprefix("src/mtsig/")
+        return any(
+            module in row or f"`{inside}`" in row or (f"`{folder}/`" in row and f"`{name}`" in row)
+            for row in rows
+        )
+
+    assert [m for m in modules if not named(m)] == []
+    paths = set(re.findall(r"`(src/mtsig/[\w/]+(?:\.py|/))`", section))
+    assert paths and [p for p in sorted(paths) if not (repo_root / p).exists()] == []

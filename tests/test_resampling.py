@@ -666,7 +666,7 @@ def test_relabelled_pairs_give_the_stacked_statistics_results(integer: bool) -> 
 @pytest.mark.parametrize("convention", ["c/B", "(c+1)/(B+1)"])
 @pytest.mark.parametrize("n_segments", [1, 40])
 def test_identical_systems_get_p_one_from_every_test(convention: str, n_segments: int) -> None:
-    """Issue 29: a system compared with a byte copy of itself (d = 0 and every d_b = d_r = 0) is never significant:
+    """A system compared with a byte copy of itself (d = 0 and every d_b = d_r = 0) is never significant:
     p = 1 from every test, both orders, every sidedness and block bootstrap (c = B: a tie is no evidence). The
     literal Fig. 4 rule counted no sample and gave p = 0, "X better than Y" and "Y better than X" at once."""
     one = small_bleu_stats(n_systems=1, n_segments=n_segments)[0]

@@ -1,5 +1,5 @@
 """The wheel works alone: built from the checkout, installed into a fresh virtual environment, used from a folder
-with no checkout (issue 28). Slow (a build and a venv): CI runs it with ``pytest -m slow``."""
+with no checkout. Slow (a build and a venv): CI runs it with ``pytest -m slow``."""
 
 from __future__ import annotations
 

@@ -3,6 +3,9 @@
 * ``mtsig compare`` (:mod:`mtsig.cli.compare`): score systems (or read any metric's segment scores) and run the
   randomized tests for every pair, with intervals, conclusions, clusters and signatures.
 * ``mtsig power`` (:mod:`mtsig.cli.power`): a test's power and minimum detectable difference, by simulation.
+* ``mtsig metrics`` (:mod:`mtsig.cli.metrics`): which metric agrees best with the humans (correlations, Williams,
+  PERM-BOTH), and the WMT23/WMT24 metrics task's table on a folder in mt-metrics-eval's layout (``--mtme``).
+* ``mtsig verify`` (:mod:`mtsig.cli.verify`): a run's tables against the committed checksums.
 
 **Adding a sub-command is one new file** ``mtsig/cli/<name>.py`` defining ``HELP`` (one line for ``mtsig --help``),
 optionally ``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args) -> int`` (the exit status):
