@@ -215,7 +215,7 @@ def test_the_download_step_says_why_in_one_line(
 
 @pytest.mark.pipeline
 def test_a_run_killed_mid_download_resumes(clone: Path, data_root: Path) -> None:
-    """SIGKILL to the whole run while a file is half transferred, then README's recovery (Artifact review):
+    """SIGKILL to the whole run while a file is half transferred, then the recovery of docs/artifact-review.md (After a hard stop):
     ``snakemake --unlock`` and the same command again."""
     target = item_rule("download_dataset", "jcml")
     with DataMirror(data_root, ["jcml"]) as mirror:

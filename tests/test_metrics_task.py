@@ -12,8 +12,8 @@ the data in shared/data/wmt20-metrics comes from), for the results of Mathur, We
 - ``results/p0-preprocess_scores_and_visualize.ipynb``: the printed output of the MAD rule on z for every pair
   ("outliers_z"), and the outlier lists they then "manually update[d]".
 
-Every published cell of all 19 evaluations is compared in the study's report (README, "Which metric agrees with
-humans"); these tests pin a handful and the rules that make them equal.
+Every published cell of all 19 evaluations is compared in the study's report (docs/wmt20-metrics.md, "Which
+published number each result equals"); these tests pin a handful and the rules that make them equal.
 """
 
 from __future__ import annotations
@@ -362,10 +362,11 @@ def test_williams_heatmap_lays_out_labels_title_and_legend_without_overlap(n_met
     assert share >= 0.35, share
 
 
-def test_readme_shows_the_pipelines_ja_en_table_and_heatmap(ja_en, repo_root, tmp_path):
-    """README's ja-en table is the study's Markdown table, row for row, and its figure the study's heatmap, byte
-    for byte (save_figure writes reproducible PNGs)."""
-    readme = (repo_root / "README.md").read_text()
+def test_docs_show_the_pipelines_ja_en_table_and_heatmap(ja_en, repo_root, tmp_path):
+    """docs/wmt20-metrics.md's ja-en table is the study's Markdown table, row for row, and its figure the study's
+    heatmap, byte for byte (save_figure writes reproducible PNGs)."""
+    readme = (repo_root / "docs" / "wmt20-metrics.md").read_text()
+    assert "](figures/wmt20-metrics-ja-en.png)" in readme
     markdown = report.correlation_table_markdown(ja_en["correlations"], ja_en["winners"])
     rows = [line for line in markdown.splitlines() if line.startswith("| ja-en |")]
     assert len(rows) == 31

@@ -97,11 +97,11 @@ def test_cli_exit_status_and_write(tmp_path: Path, capsys: pytest.CaptureFixture
 
 @pytest.fixture(scope="module")
 def quick_check(tmp_path_factory: pytest.TempPathFactory, data_root: Path) -> SimpleNamespace:
-    """README's quick check as a reader without the data folder runs it: in a clone with nothing beside it, so the
+    """The quick check of docs/artifact-review.md as a reader without the data folder runs it: in a clone with nothing beside it, so the
     workflow downloads the one dataset it reads (from a loopback mirror of the data root, tests/data_mirror.py),
     through the Snakemake target verify, in its own folder, once (its tests share the xdist group ``quick_check``).
 
-    It is stopped hard mid-way and finished as README's *Artifact review* says: the whole run killed (SIGKILL) once
+    It is stopped hard mid-way and finished as docs/artifact-review.md says (*After a hard stop*): the whole run killed (SIGKILL) once
     some statistics are written, the rerun refused, ``snakemake --unlock`` with the run's ``--directory``, and the
     same command again. It computes as another machine would (:func:`pipeline_runs.other_machine_numerics`), so it
     also fails when an output depends on the CPU: the committed list comes from runs without that environment, on
@@ -152,7 +152,7 @@ def quick_check(tmp_path_factory: pytest.TempPathFactory, data_root: Path) -> Si
     detail = log.read_text() if log.is_file() else done.stderr[-3000:]
     assert done.returncode == 0, (
         "the quick check's results differ from checksums/quick-run.tsv: if the change is meant to change "
-        f"results, regenerate the lists (README, Artifact)\n{detail}"
+        f"results, regenerate the lists (docs/artifact-review.md, The quick check)\n{detail}"
     )
     return SimpleNamespace(results=clone / "quick-check" / "results", clone=clone, served=mirror.served)
 

@@ -190,7 +190,7 @@ def correlation_table_csv(correlations: pd.DataFrame, winners: pd.DataFrame, *, 
 
 
 def williams_heatmap_title(group: str, n_systems: int, human: str = "z") -> str:
-    """The title of a group's Williams heatmap (the pipeline's figures and the README's)."""
+    """The title of a group's Williams heatmap (the pipeline's figures and docs/wmt20-metrics.md's)."""
     return f"{group}: Williams test of Pearson r with DA {human}, {n_systems} MT systems"
 
 
