@@ -114,3 +114,34 @@ def test_readme_figure_is_drawn_from_the_default_runs_tables() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     first_screen = readme.split("\n## ", 1)[0]
     assert "](docs/figures/delta-agreement.png)" in first_screen
+
+
+def test_readme_wmt23_table_is_mt_metrics_evals() -> None:
+    """README's WMT23 MQM table prints mt-metrics-eval's values: each average and task value is the constant its
+    ``tasks.WMT23(k=0)`` produced (tests/test_metrics_protocol.py, commit 68a481a) rounded to three decimals, the
+    metrics in the order of their average, and the rank (the cluster of the average) never falls down the list."""
+    from test_metrics_protocol import WMT23_AVERAGE, WMT23_TASKS
+
+    labels = ["accuracy"] + [
+        f"{lp} {kind}"
+        for lp in ("en-de", "he-en", "zh-en")
+        for kind in ("sys pearson", "seg pearson", "seg acc-t (item)")
+    ]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Which metric agrees with experts (WMT23 MQM)", 1)[1].split("\n## ", 1)[0]
+    rows = [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in section.splitlines()
+        if line.startswith("|")
+    ]
+    header, body = rows[0], rows[2:]
+    assert header[:3] == ["rank", "metric", "avg"] and set(header[3:]) <= set(labels) and len(body) >= 8
+    ranks, positions = [], []
+    for rank, metric, average, *values in body:
+        assert f"{WMT23_AVERAGE[metric]:.3f}" == average, metric
+        for label, cell in zip(header[3:], values, strict=True):
+            value, cluster = re.fullmatch(r"(-?\d\.\d{3}) \((\d+)\)", cell).groups()
+            assert value == f"{WMT23_TASKS[metric][labels.index(label)]:.3f}", (metric, label)
+        ranks.append(int(rank))
+        positions.append(list(WMT23_AVERAGE).index(metric))
+    assert positions == sorted(positions) and ranks == sorted(ranks)
