@@ -32,12 +32,12 @@ from mtsig.steps import evaluation as evaluation_step
 from mtsig.steps import figures as figures_step
 from mtsig.steps import human as human_step
 from mtsig.steps.common import read_prepared_texts
-from mtsig.steps.data import prepare_texts, write_prepared_texts
+from mtsig.steps.data import prepare_texts, write_prepared_texts, write_synthetic_experiment
 from mtsig.steps.evaluation import tables_index
 from mtsig.steps.files import load_stats, manifest_path, save_stats, write_tsv
 from mtsig.steps.metrics import corpus_scores_table, metric_stats
 from mtsig.steps.significance import merge_tests, resample_tests
-from mtsig.studies.synthetic import SyntheticSpec, write_synthetic_experiment
+from mtsig.studies.synthetic import SyntheticSpec
 
 REPO = Path(__file__).resolve().parents[1]
 NAME = "synth"

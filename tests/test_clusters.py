@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from mtsig.errors import InputError
+from mtsig.report.clusters import clusters_latex
 from mtsig.stats import resampling as rs
 from mtsig.stats.clusters import (
     CLUSTER_COLUMNS,
@@ -25,7 +26,6 @@ from mtsig.stats.clusters import (
     cluster_boundaries,
     clusters_from_gold,
     clusters_from_tests,
-    clusters_latex,
     significance_clusters,
 )
 
@@ -514,7 +514,8 @@ def test_experiment_clusters_put_each_metric_and_gold_ranking_side_by_side() -> 
     """By hand: the metric's p-values separate all three systems (A > B > C, every pair significant); the gold only
     A > C, so under all_pairs it is one cluster (neither boundary has every system above beating every system
     below), and C ranks above B by the human scores (lower TER is better for the other metric, same clusters)."""
-    from mtsig.stats.clusters import clusters_side_by_side, experiment_clusters, experiment_clusters_latex
+    from mtsig.report.clusters import experiment_clusters_latex
+    from mtsig.stats.clusters import clusters_side_by_side, experiment_clusters
 
     p_metric = {("A", "B"): 0.01, ("A", "C"): 0.001, ("B", "C"): 0.02}
     p_metric |= {(y, x): 1 - v for (x, y), v in p_metric.items()}

@@ -1,4 +1,4 @@
-"""Power and sample size (mtsig.stats.power), by simulation with known truth.
+"""Power and sample size (mtsig.studies.power), by simulation with known truth.
 
 The oracle is a synthetic mean-type metric (segment score and a count of 1; the corpus score is the mean) with
 Gaussian segment scores, where the power of each test has a closed form under the normal approximation. For a
@@ -19,8 +19,8 @@ from scipy import stats as scipy_stats
 
 from mtsig.cli import main
 from mtsig.errors import InputError
-from mtsig.stats import power
-from mtsig.stats.power import (
+from mtsig.studies import power
+from mtsig.studies.power import (
     DetectableDifference,
     minimum_detectable_difference,
     planted_pairs,
@@ -295,7 +295,7 @@ def test_power_command_reports_bad_input(texts, tmp_path, capsys):
 def test_experiment_power_takes_the_two_best_systems_and_finds_the_closed_form_difference(population):
     """The pipeline's table: of three systems (Y, X and one far worse), X and Y are the two best; the minimum
     detectable difference of each size is the normal approximation's at the full size (as above)."""
-    from mtsig.stats.power import experiment_power
+    from mtsig.studies.power import experiment_power
 
     stats_x, stats_y = population
     worse = stats_y.copy()

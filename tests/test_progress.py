@@ -28,8 +28,8 @@ from mtsig.stats.metric_comparison import (
     bootstrap_correlations,
     perm_both_matrix,
 )
-from mtsig.stats.power import power_curve
 from mtsig.stats.resampling import pairwise_tests
+from mtsig.studies.power import power_curve
 from mtsig.verification import checksum_table, verify_results
 
 REPO = Path(__file__).resolve().parents[1]

@@ -148,7 +148,7 @@ def test_job_usage_counts_the_job_and_the_children_it_waited_for(tmp_path: Path)
 
 
 def test_schema_power_test_enum_is_the_power_registry() -> None:
-    from mtsig.stats.power import POWER_TESTS
+    from mtsig.studies.power import POWER_TESTS
 
     assert SCHEMA["properties"]["power"]["properties"]["test"]["enum"] == list(POWER_TESTS)
 
@@ -225,7 +225,7 @@ def test_schema_metrics_protocol_enums_are_the_protocol_registries() -> None:
 
 def test_design_notes_name_every_module_in_where_in_the_code(repo_root):
     """docs/design.md's "Where in the code" table is the one place that names modules: every module of the package
-    appears in it, by its path (``src/mtsig/stats/power.py``, or ``steps/data.py`` below ``src/mtsig/``) or in a
+    appears in it, by its path (``src/mtsig/studies/power.py``, or ``steps/data.py`` below ``src/mtsig/``) or in a
     row that names its folder and its file (``src/mtsig/cli/`` with ``compare.py``), and every path it names
     exists."""
     import re
@@ -249,3 +249,56 @@ def test_design_notes_name_every_module_in_where_in_the_code(repo_root):
     assert [m for m in modules if not named(m)] == []
     paths = set(re.findall(r"`(src/mtsig/[\w/]+(?:\.py|/))`", section))
     assert paths and [p for p in sorted(paths) if not (repo_root / p).exists()] == []
+
+
+#: The layers of the package, bottom first: a module may import from its own layer and the ones below only.
+LAYERS = [
+    {"errors", "portable", "portable_compiled", "numba_compilation", "progress"},
+    {"io"},
+    {"metrics"},
+    {"stats"},
+    {"studies"},
+    {"report"},
+    {"steps", "config", "data", "verification"},
+    {"cli"},
+]
+
+
+def _layer(module: str) -> int:
+    """The layer of ``mtsig.<part>...`` (``mtsig`` itself, the version, sits at the bottom)."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return 0
+    (index,) = [i for i, names in enumerate(LAYERS) if parts[1] in names]
+    return index
+
+
+def upward_imports(root: Path) -> list[str]:
+    """Every ``import`` of the package under ``root`` (at module level or inside a function) that points to a
+    higher layer than its module's, as ``module -> imported``."""
+    import ast
+
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        module = ".".join(("mtsig", *path.relative_to(root).with_suffix("").parts)).removesuffix(".__init__")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                targets = [node.module]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                if target.split(".")[0] == "mtsig" and _layer(target) > _layer(module):
+                    found.append(f"{module} -> {target}")
+    return found
+
+
+def test_layers_only_point_down(repo_root: Path, tmp_path: Path) -> None:
+    """cli -> steps -> report -> studies -> stats -> metrics -> io -> errors (docs/design.md, "Principles"): no module
+    imports from a layer above its own; and the check finds a planted upward import, inside a function too."""
+    assert upward_imports(repo_root / "src" / "mtsig") == []
+    planted = tmp_path / "stats"
+    planted.mkdir()
+    (planted / "clusters.py").write_text("def f():\n    from mtsig.report.tables import latex_escape\n")
+    assert upward_imports(tmp_path) == ["mtsig.stats.clusters -> mtsig.report.tables"]

@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
-from mtsig.metrics.numba_compilation import compile_once
+from mtsig.numba_compilation import compile_once
 
 
 @njit(cache=True, nogil=True)

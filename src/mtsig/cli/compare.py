@@ -57,14 +57,13 @@ from mtsig.report.compare_outputs import (
     long_table,
     text_report,
 )
+from mtsig.report.training_runs import runs_signatures, runs_text_report
 from mtsig.stats.intervals import DEFAULT_LEVEL, INTERVAL_METHODS
 from mtsig.stats.resampling import ALL_TESTS, PAPER_TESTS, pairwise_tests
 from mtsig.stats.training_runs import (
     compare_training_runs,
     is_run_group,
     parse_run_groups,
-    runs_signatures,
-    runs_text_report,
     score_run_files,
 )
 

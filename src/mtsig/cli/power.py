@@ -1,6 +1,6 @@
 """``mtsig power``: the power and minimum detectable difference of a test on two real systems, by simulation.
 
-The simulation is :func:`mtsig.stats.power.power_curve` (its module docstring has the construction); this module
+The simulation is :func:`mtsig.studies.power.power_curve` (its module docstring has the construction); this module
 parses the arguments, scores the two systems with the metric and prints the power table (or ``--tsv``), the
 minimum detectable difference, the segments needed for ``--difference`` and, with ``--plot``, the figure.
 """
@@ -14,14 +14,13 @@ import numpy as np
 
 from mtsig.cli._common import DEFAULT_SEED, ProgressDisplay, add_quiet_argument, numbers, run_text_command
 from mtsig.errors import InputError
-from mtsig.stats.power import (
+from mtsig.report.power import plot_power_curve, power_table_text
+from mtsig.studies.power import (
     DEFAULT_Q_GRID,
     DEFAULT_TARGET_POWER,
     POWER_TESTS,
     minimum_detectable_difference,
-    plot_power_curve,
     power_curve,
-    power_table_text,
     segments_needed,
 )
 

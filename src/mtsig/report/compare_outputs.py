@@ -26,9 +26,10 @@ import numpy as np
 import pandas as pd
 
 from mtsig import __version__
+from mtsig.report.clusters import clusters_latex, format_rank_range
 from mtsig.report.signature import format_level, result_signatures
 from mtsig.report.tables import latex_escape
-from mtsig.stats.clusters import clusters_from_tests, clusters_latex, format_rank_range, significant_pairs
+from mtsig.stats.clusters import clusters_from_tests, significant_pairs
 from mtsig.stats.evaluation import corrected_test_conclusions
 from mtsig.stats.intervals import BCA
 from mtsig.stats.resampling import PairwiseResult
@@ -400,7 +401,7 @@ def clusters_table(comparisons: Sequence[MetricComparison], conclusions: Conclus
 
 def latex_report(comparisons: Sequence[MetricComparison], conclusions: Conclusions, clusters: bool) -> str:
     """:func:`mtsig.report.compare_outputs.latex_table` of every metric, then (``clusters``) one ranked cluster table per
-    metric (:func:`mtsig.stats.clusters.clusters_latex`)."""
+    metric (:func:`mtsig.report.clusters.clusters_latex`)."""
     c = conclusions
     signatures = [m.signatures(c.alpha, c.correction)[c.test] for m in comparisons]
     text = latex_table(

@@ -9,7 +9,7 @@
 - :mod:`mtsig.stats.meta_evaluation`: system-level metric meta-evaluation: correlation with human scores, MAD
   outlier systems, the Williams test and its winners (the WMT metrics tasks).
 - :mod:`mtsig.stats.seeding`: stable seeds, so results do not depend on cores or sharding.
-- :mod:`mtsig.stats.intervals`, :mod:`mtsig.stats.clusters`, :mod:`mtsig.stats.power`,
-  :mod:`mtsig.stats.training_runs`: confidence intervals, significance clusters, power and sample size, and
-  comparisons over several training runs.
+- :mod:`mtsig.stats.intervals`, :mod:`mtsig.stats.clusters`, :mod:`mtsig.stats.training_runs`: confidence
+  intervals, significance clusters and comparisons over several training runs (the power study, which simulates
+  with the calibration study's planted pairs, is :mod:`mtsig.studies.power`).
 """

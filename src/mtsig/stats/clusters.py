@@ -44,7 +44,6 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.report.tables import latex_escape
 from mtsig.stats.conclusions import SYS_X, SYS_Y
 from mtsig.stats.evaluation import Source, corrected_gold_conclusions, corrected_test_conclusions
 
@@ -222,52 +221,6 @@ def clusters_from_gold(
     return significance_clusters(scores, significant_pairs(conclusions, source), rule=rule)
 
 
-def format_rank_range(low: int, high: int) -> str:
-    """``"3"`` or ``"2-5"`` (plain text; :func:`clusters_latex` prints an en dash)."""
-    return f"{low}" if low == high else f"{low}-{high}"
-
-
-def clusters_latex(
-    clusters: pd.DataFrame,
-    *,
-    caption: str,
-    label: str,
-    score_header: str = "Score",
-    score_format: str = "{:.2f}",
-) -> str:
-    """A ranked LaTeX table of :func:`significance_clusters`' output (needs ``\\usepackage{booktabs}``): rank range,
-    system, score, best first, with a ``\\midrule`` between clusters, in the layout of the WMT findings tables."""
-    missing = [c for c in CLUSTER_COLUMNS if c not in clusters.columns]
-    if missing:
-        raise InputError(f"clusters table lacks column(s) {', '.join(missing)}")
-    lines = [
-        "% requires \\usepackage{booktabs}",
-        r"\begin{table}[t]",
-        r"\centering",
-        r"\small",
-        r"\begin{tabular}{rlr}",
-        r"\toprule",
-        rf"Rank & System & {latex_escape(score_header)} \\",
-        r"\midrule",
-    ]
-    previous = None
-    for row in clusters.itertuples(index=False):
-        if previous is not None and row.cluster != previous:
-            lines.append(r"\midrule")
-        previous = row.cluster
-        low, high = int(row.rank_low), int(row.rank_high)
-        rank = f"{low}" if low == high else f"{low}--{high}"
-        lines.append(f"{rank} & {latex_escape(str(row.system))} & {score_format.format(row.score)} \\\\")
-    lines += [
-        r"\bottomrule",
-        r"\end{tabular}",
-        rf"\caption{{{latex_escape(caption)}}}",
-        rf"\label{{{label}}}",
-        r"\end{table}",
-    ]
-    return "\n".join(lines) + "\n"
-
-
 #: Columns of :func:`experiment_clusters`: which ranking (``source``: a metric or a human gold; ``kind``:
 #: ``metric`` or ``human``), then :data:`CLUSTER_COLUMNS`.
 EXPERIMENT_CLUSTER_COLUMNS = ("source", "kind", *CLUSTER_COLUMNS)
@@ -329,23 +282,6 @@ def clusters_side_by_side(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def experiment_clusters_latex(table: pd.DataFrame, *, experiment: str, settings: str) -> str:
-    """One ranked table (:func:`clusters_latex`) per ranking of :func:`experiment_clusters`, metric rankings first,
-    each captioned with the experiment, the source and ``settings`` (test, alpha, correction, rule)."""
-    parts = []
-    for source, rows in table.groupby("source", sort=False):
-        label = f"tab:clusters-{experiment}-{source}".replace(":", "-").replace("_", "-")
-        parts.append(
-            clusters_latex(
-                rows,
-                caption=f"{experiment}: significance clusters by {source} ({settings})",
-                label=label,
-                score_header="Score",
-            )
-        )
-    return "\n".join(parts)
-
-
 __all__ = [
     "ALL_PAIRS",
     "CLUSTER_COLUMNS",
@@ -358,11 +294,8 @@ __all__ = [
     "cluster_boundaries",
     "clusters_from_gold",
     "clusters_from_tests",
-    "clusters_latex",
     "clusters_side_by_side",
     "experiment_clusters",
-    "experiment_clusters_latex",
-    "format_rank_range",
     "ranked_systems",
     "significance_clusters",
     "significant_pairs",

@@ -128,11 +128,12 @@ def power(
     png: str | Path,
 ) -> None:
     """``power.tsv`` and the power-vs-segments figure of an experiment: the power of ``power.test`` for its two
-    best systems by ``power.metric`` at every test-set size of :func:`mtsig.stats.power.default_sizes` and keep
-    probability ``power.q``, with the minimum detectable difference per size (:func:`mtsig.stats.power.
+    best systems by ``power.metric`` at every test-set size of :func:`mtsig.studies.power.default_sizes` and keep
+    probability ``power.q``, with the minimum detectable difference per size (:func:`mtsig.studies.power.
     experiment_power`); seeded by the config seed and (experiment, "power")."""
+    from mtsig.report.power import plot_power_curve
     from mtsig.report.signature import signature
-    from mtsig.stats.power import experiment_power, plot_power_curve
+    from mtsig.studies.power import experiment_power
 
     stats_path = stats if isinstance(stats, str | Path) else stats[0]  # one file: power.metric's statistics
     power_settings = power

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,9 @@ from mtsig.steps.files import (
     write_text,
     write_tsv,
 )
+
+if TYPE_CHECKING:
+    from mtsig.studies.synthetic import SyntheticSpec
 
 log = logging.getLogger("mtsig")
 
@@ -144,10 +147,29 @@ def write_prepared_texts(
     write(list(outputs), texts_dir / "systems.txt")
 
 
+def write_synthetic_experiment(spec: SyntheticSpec, out_dir: str | Path) -> None:
+    """Write the synthetic experiment ``spec`` (:mod:`mtsig.studies.synthetic`) into ``out_dir``: reference.txt,
+    system.<name>.txt, documents.tsv, ratings.tsv and truth.tsv."""
+    from mtsig.studies.synthetic import generate_ratings, generate_texts, system_names
+
+    out_dir = Path(out_dir)
+    references, outputs, quality = generate_texts(spec)
+    write_text("\n".join(references) + "\n", out_dir / "reference.txt")
+    for name, lines in outputs.items():
+        write_text("\n".join(lines) + "\n", out_dir / f"system.{name}.txt")
+    docs = [f"doc{i // spec.segments_per_document:04d}" for i in range(spec.segments)]
+    write_text("\n".join(docs) + "\n", out_dir / "documents.tsv")
+    write_tsv(generate_ratings(spec, quality), out_dir / "ratings.tsv")
+    truth = pd.DataFrame(
+        {"system": system_names(spec), "corruption": spec.corruption(), "mean_quality": quality.mean(axis=1)}
+    )
+    write_tsv(truth, out_dir / "truth.tsv")
+
+
 def generate_synthetic(spec: Mapping[str, Any], synthetic: str | Path) -> None:
     """A synthetic experiment with planted system quality and biased annotators (:mod:`mtsig.studies.synthetic`),
     written into the directory ``synthetic``."""
-    from mtsig.studies.synthetic import SyntheticSpec, write_synthetic_experiment
+    from mtsig.studies.synthetic import SyntheticSpec
 
     planted = SyntheticSpec(**spec)
     write_synthetic_experiment(planted, Path(synthetic))

@@ -45,8 +45,9 @@ def clusters(
     alpha, correction and rule (``evaluation.clusters``): ``clusters.tsv`` (with each ranking's signature),
     ``clusters.tex`` (one ranked table per ranking) and ``results/tables/{experiment}.clusters.md`` (the rankings
     side by side, with their signatures; listed in the tables index)."""
+    from mtsig.report.clusters import experiment_clusters_latex
     from mtsig.report.signature import gold_signature, with_conclusion
-    from mtsig.stats.clusters import clusters_side_by_side, experiment_clusters, experiment_clusters_latex
+    from mtsig.stats.clusters import clusters_side_by_side, experiment_clusters
     from mtsig.stats.evaluation import GOLD_PVALUE_COLUMNS
     from mtsig.steps.common import load_scored_stats
 

@@ -10,13 +10,11 @@ Pairs of systems with equal corruption are truly tied; all others truly differ.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from mtsig.stats.seeding import rng_for
-from mtsig.steps.files import write_text, write_tsv
 
 DEFAULT_CORRUPTION = (0.05, 0.05, 0.20, 0.35, 0.35, 0.55)
 
@@ -136,22 +134,6 @@ def generate_ratings(spec: SyntheticSpec, quality: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame(
         rows, columns=["annotator", "system", "segment", "item_type", "criterion", "raw_score", "hit"]
     )
-
-
-def write_synthetic_experiment(spec: SyntheticSpec, out_dir: str | Path) -> None:
-    """Write reference.txt, system.<name>.txt, documents.tsv, ratings.tsv and truth.tsv into ``out_dir``."""
-    out_dir = Path(out_dir)
-    references, outputs, quality = generate_texts(spec)
-    write_text("\n".join(references) + "\n", out_dir / "reference.txt")
-    for name, lines in outputs.items():
-        write_text("\n".join(lines) + "\n", out_dir / f"system.{name}.txt")
-    docs = [f"doc{i // spec.segments_per_document:04d}" for i in range(spec.segments)]
-    write_text("\n".join(docs) + "\n", out_dir / "documents.tsv")
-    write_tsv(generate_ratings(spec, quality), out_dir / "ratings.tsv")
-    truth = pd.DataFrame(
-        {"system": system_names(spec), "corruption": spec.corruption(), "mean_quality": quality.mean(axis=1)}
-    )
-    write_tsv(truth, out_dir / "truth.tsv")
 
 
 def planted_conclusion(spec: SyntheticSpec, x: str, y: str) -> str:

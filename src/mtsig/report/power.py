@@ -1,0 +1,94 @@
+"""The power study's report: its table as aligned text and its figure (:mod:`mtsig.studies.power` computes them).
+
+Graham, Mathur & Baldwin (2014) judge the tests by their agreement with a human gold; the power study asks how often
+they find a difference of known size, planted in real MT statistics (docs/statistics.md, "Power").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mtsig.studies.power import DEFAULT_TARGET_POWER
+
+
+def power_table_text(table: pd.DataFrame, *, digits: int = 3) -> str:
+    """The power table as aligned text: one row per test-set size, one column per q (power with its 95% CI), and
+    a header line with each q's mean planted difference at the largest size."""
+    sizes = sorted(int(s) for s in table["n_segments"].unique())
+    q_levels = sorted(float(q) for q in table["q"].unique())
+    largest = table[table["n_segments"] == sizes[-1]].set_index("q")
+    header = ["segments", *(f"q={q:g}" for q in q_levels)]
+    planted = ["difference", *(f"{largest.loc[q, 'planted_difference']:.{digits}f}" for q in q_levels)]
+    rows = [header, planted]
+    indexed = table.set_index(["n_segments", "q"])
+    for size in sizes:
+        cells = [str(size)]
+        for q in q_levels:
+            row = indexed.loc[(size, q)]
+            cells.append(f"{row['power']:.{digits}f} [{row['ci_low']:.2f},{row['ci_high']:.2f}]")
+        rows.append(cells)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return (
+        "\n".join("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows)
+        + "\n"
+    )
+
+
+def plot_power_curve(
+    table: pd.DataFrame, path: str | Path, *, target_power: float = DEFAULT_TARGET_POWER, units: str = ""
+) -> Path:
+    """Figure: power against the number of segments, one line per planted difference (q > 0.5) and the null
+    (q = 0.5, the test's size), each point with its 95% Clopper-Pearson interval; dashed lines at the target
+    power and at alpha. Written reproducibly (no date in the file) by :func:`mtsig.report.plots.save_figure`."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mtsig.report.plots import FIGURE_DPI, save_figure
+
+    path = Path(path)
+    sizes = sorted(int(s) for s in table["n_segments"].unique())
+    q_levels = sorted(float(q) for q in table["q"].unique())
+    largest = table[table["n_segments"] == sizes[-1]].set_index("q")
+    colours = plt.get_cmap("viridis")(np.linspace(0.0, 0.9, len(q_levels)))
+    figure, axis = plt.subplots(figsize=(5.6, 4.0))
+    for colour, q in zip(colours, q_levels, strict=True):
+        rows = table[table["q"] == q].sort_values("n_segments")
+        power = rows["power"].to_numpy()
+        error = np.vstack([power - rows["ci_low"].to_numpy(), rows["ci_high"].to_numpy() - power])
+        label = (
+            "q = 0.5 (no difference)"
+            if q == 0.5
+            else f"q = {q:g}, difference {largest.loc[q, 'planted_difference']:.2f}{units}"
+        )
+        axis.errorbar(
+            rows["n_segments"],
+            power,
+            yerr=error,
+            color=colour,
+            marker="o",
+            markersize=3.5,
+            linewidth=1.2,
+            capsize=2,
+            elinewidth=0.8,
+            label=label,
+        )
+    alpha = float(table["alpha"].iloc[0])
+    axis.axhline(target_power, color="0.3", linestyle="--", linewidth=0.8)
+    axis.axhline(alpha, color="0.3", linestyle=":", linewidth=0.8)
+    axis.set_xscale("log")
+    axis.set_xticks(sizes)
+    axis.set_xticklabels([str(s) for s in sizes], rotation=45)
+    axis.minorticks_off()
+    axis.set_ylim(0.0, 1.02)
+    axis.set_xlabel("segments in the test set")
+    axis.set_ylabel(f"power at alpha = {alpha:g}")
+    axis.set_title(f"{table['metric'].iloc[0]}, {table['test'].iloc[0]}", fontsize=10)
+    axis.legend(fontsize=7, loc="upper left")
+    figure.tight_layout()
+    save_figure(figure, [path], dpi=FIGURE_DPI)
+    return path
