@@ -163,3 +163,28 @@ def test_power_table_and_figure(tiny_run: Path) -> None:
     real = power[power["q"] == 1.0].set_index("n_segments")["power"]
     assert real[300] >= real[125]
     assert (tiny_run / "figures" / "synthetic-small" / "power.png").stat().st_size > 0
+
+
+def test_engine_settings_rerun_nothing(tiny_pipeline_run: Path, data_root: Path, tmp_path: Path) -> None:
+    """The memory cap and the cores change no number (docs/design.md, "Memory cap and sharding"), so a dry run of
+    the finished run with another cap, on one core, plans no job; another seed, which changes every p-value, plans
+    the resampling jobs again (the check can fail)."""
+    import os
+    import subprocess
+
+    from pipeline_runs import tiny_pipeline_command
+
+    env = {**os.environ, "MTSIG_DATA": str(data_root)}
+
+    def planned(settings: str, *extra: str) -> str:
+        override = tmp_path / "override.yaml"
+        override.write_text(settings)
+        command = tiny_pipeline_command(tiny_pipeline_run, "-n", *extra)
+        command[command.index("--configfile") + 1 : command.index("--configfile") + 2] = [str(TINY_CONFIG), str(override)]  # fmt: skip
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout + done.stderr
+
+    assert "Nothing to be done" in planned("resampling: {memory_cap_mb: 512}\n", "--cores", "1")
+    reseeded = planned("resampling: {seed: 7}\n")
+    assert "Nothing to be done" not in reseeded and "merge_tests" in reseeded

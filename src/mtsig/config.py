@@ -27,6 +27,15 @@ DATA_ROOT_ENV = "MTSIG_DATA"
 
 #: The sections of an experiment file whose definitions :func:`merge_experiment_files` adds to the config.
 EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task", "metrics_protocol")
+#: The settings of ``resampling`` that change how the engine works, never a number it writes (docs/design.md,
+#: "Memory cap and sharding"): kept out of every rule's ``params``, so that changing them makes Snakemake rerun
+#: nothing finished; the memory cap reaches its jobs as a resource (:func:`mtsig.steps.run_step`).
+ENGINE_SETTINGS = ("memory_cap_mb", "pair_shards")
+
+
+def output_settings(resampling: Mapping[str, Any]) -> dict[str, Any]:
+    """``resampling`` without :data:`ENGINE_SETTINGS`: what a rule's outputs may depend on."""
+    return {key: value for key, value in resampling.items() if key not in ENGINE_SETTINGS}
 
 
 def merge_experiment_files(config: dict[str, Any], base_dir: Path) -> None:

@@ -22,9 +22,10 @@ rule calibration:
         "../envs/mtsig.yaml"
     resources:
         mem_mb=ENGINE_MEM_MB,
+        memory_cap_mb=MEMORY_CAP_MB,
     params:
         calibration=config["calibration"],
-        resampling=config["resampling"],
+        resampling=RESAMPLING,
         tests=lambda wildcards: tests_of_experiment(wildcards.experiment),
     script:
         "../scripts/step.py"
@@ -50,9 +51,10 @@ rule power:
         "../envs/mtsig.yaml"
     resources:
         mem_mb=ENGINE_MEM_MB,
+        memory_cap_mb=MEMORY_CAP_MB,
     params:
         power=config["power"],
-        resampling=config["resampling"],
+        resampling=RESAMPLING,
     script:
         "../scripts/step.py"
 
@@ -76,8 +78,9 @@ rule section2:
         "../envs/mtsig.yaml"
     resources:
         mem_mb=ENGINE_MEM_MB,
+        memory_cap_mb=MEMORY_CAP_MB,
     params:
         calibration=config["calibration"],
-        resampling=config["resampling"],
+        resampling=RESAMPLING,
     script:
         "../scripts/step.py"

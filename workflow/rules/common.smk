@@ -71,8 +71,12 @@ RUN = mtsig_config.check_run(config)
 OUTPUT_EXPERIMENTS = RUN["outputs"] + RUN["synthetic"]
 ALPHAS = config["evaluation"]["alphas"]
 SHARDS = config["resampling"]["pair_shards"]
-# Jobs running the resampling engine: its memory cap plus headroom for the statistics and the interpreter.
-ENGINE_MEM_MB = config["resampling"]["memory_cap_mb"] + 1024
+# The resampling settings a rule's outputs depend on (params); the engine's own, which change no number, stay out.
+RESAMPLING = mtsig_config.output_settings(config["resampling"])
+# Jobs running the resampling engine: its memory cap (a resource, so changing it reruns nothing) plus headroom for
+# the statistics and the interpreter.
+MEMORY_CAP_MB = config["resampling"]["memory_cap_mb"]
+ENGINE_MEM_MB = MEMORY_CAP_MB + 1024
 
 
 wildcard_constraints:

@@ -74,7 +74,7 @@ rule tables:
         "../envs/mtsig.yaml"
     params:
         spec=lambda wildcards: experiment_spec(wildcards.experiment),
-        resampling=config["resampling"],
+        resampling=RESAMPLING,
     script:
         "../scripts/step.py"
 

@@ -64,8 +64,9 @@ rule resample_tests:
         "../envs/mtsig.yaml"
     resources:
         mem_mb=ENGINE_MEM_MB,
+        memory_cap_mb=MEMORY_CAP_MB,
     params:
-        resampling=config["resampling"],
+        resampling=RESAMPLING,
         test_names=lambda wildcards: tests_of_experiment(wildcards.experiment),
         shards=SHARDS,
     script:
@@ -87,8 +88,9 @@ rule merge_tests:
         "../envs/mtsig.yaml"
     resources:
         mem_mb=ENGINE_MEM_MB,
+        memory_cap_mb=MEMORY_CAP_MB,
     params:
-        resampling=config["resampling"],
+        resampling=RESAMPLING,
         test_names=lambda wildcards: tests_of_experiment(wildcards.experiment),
     script:
         "../scripts/step.py"
@@ -109,6 +111,6 @@ rule training_runs:
         spec=lambda wildcards: experiment_spec(wildcards.experiment),
         data_root=DATA_ROOT,
         metrics=lambda wildcards: metrics_of(wildcards.experiment),
-        resampling=config["resampling"],
+        resampling=RESAMPLING,
     script:
         "../scripts/step.py"

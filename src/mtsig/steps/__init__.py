@@ -259,6 +259,15 @@ def write_job_usage(path: str | os.PathLike[str]) -> None:
     )
 
 
+def engine_params(params: dict[str, Any], resources: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` with the engine's settings that a rule passes as resources (the memory cap: it changes no number,
+    so it is not a param, whose change would make Snakemake rerun the job; :data:`mtsig.config.ENGINE_SETTINGS`)
+    put back into ``params["resampling"]``, where the steps read them."""
+    if "resampling" in params and "memory_cap_mb" in resources:
+        params = {**params, "resampling": {**params["resampling"], "memory_cap_mb": int(resources["memory_cap_mb"])}}
+    return params
+
+
 def run_step(snakemake: Any) -> None:
     """Run the step named after ``snakemake.rule`` with the rule's named items, logging to the rule's log."""
     from mtsig.steps.files import logged
@@ -269,7 +278,7 @@ def run_step(snakemake: Any) -> None:
     named = {
         "input": dict(snakemake.input.items()),
         "output": dict(snakemake.output.items()),
-        "params": dict(snakemake.params.items()),
+        "params": engine_params(dict(snakemake.params.items()), dict(snakemake.resources.items())),
         "wildcards": dict(snakemake.wildcards.items()),
     }
     function, arguments = step_arguments(snakemake.rule, named, threads=snakemake.threads)
