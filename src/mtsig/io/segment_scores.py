@@ -283,6 +283,34 @@ def _finish(frame: pd.DataFrame, path: Path, fmt: str) -> pd.DataFrame:
     return out
 
 
+def read_tidy_columns(
+    path: Path, required: Sequence[str], optional: Sequence[str], described: str
+) -> tuple[dict[str, list[str]], np.ndarray]:
+    """A tidy TSV's columns by name and the line number of each row: a header naming every ``required`` column and
+    any of the ``optional`` ones, in any order, then at least one row with as many TAB-separated fields. Another
+    column name is an error (a misspelt optional column would otherwise be dropped silently), as is a column named
+    twice; ``described`` says which columns there are in the message."""
+    texts, lines = read_data_lines(path)
+    header = texts[0].split("\t")
+    if not set(required) <= set(header):
+        raise InputError(
+            f"no header: the first line must name the columns {', '.join(required)} (TAB-separated), "
+            f"found {texts[0][:80]!r}",
+            path,
+            int(lines[0]),
+        )
+    unknown = [c for c in header if c not in (*required, *optional)]
+    if unknown or len(set(header)) != len(header):
+        problem = (
+            f"unknown column(s) {', '.join(map(repr, unknown))}" if unknown else "a column is named twice"
+        )
+        raise InputError(f"{problem}; the columns are {described}", path, int(lines[0]))
+    if len(texts) == 1:
+        raise InputError("no rows after the header", path, int(lines[0]))
+    rows = split_fields(texts[1:], lines[1:], path, len(header), "\t", "the header's columns, TAB-separated")
+    return {name: [row[i] for row in rows] for i, name in enumerate(header)}, lines[1:]
+
+
 # ----------------------------------------------------------------------------------------------------- readers
 
 
@@ -294,30 +322,9 @@ def read_tidy_segment_scores(path: str | Path, *, n_segments: int | None = None)
     ``n_segments``: the test set's size, when known; otherwise every system must cover ``0..max segment``.
     """
     path = Path(path)
-    texts, lines = read_data_lines(path)
-    header = texts[0].split("\t")
-    if not set(TIDY_COLUMNS) <= set(header):
-        raise InputError(
-            f"no header: the first line must name the columns {', '.join(TIDY_COLUMNS)} (TAB-separated), "
-            f"found {texts[0][:80]!r}",
-            path,
-            int(lines[0]),
-        )
-    unknown = [c for c in header if c not in (*TIDY_COLUMNS, *OPTIONAL_TIDY_COLUMNS)]
-    if unknown or len(set(header)) != len(header):
-        problem = (
-            f"unknown column(s) {', '.join(map(repr, unknown))}" if unknown else "a column is named twice"
-        )
-        raise InputError(
-            f"{problem}; the columns are {', '.join(TIDY_COLUMNS)} and optionally document",
-            path,
-            int(lines[0]),
-        )
-    if len(texts) == 1:
-        raise InputError("no rows after the header", path, int(lines[0]))
-    texts, lines = texts[1:], lines[1:]
-    rows = split_fields(texts, lines, path, len(header), "\t", "the header's columns, TAB-separated")
-    columns = {name: [row[i] for row in rows] for i, name in enumerate(header)}
+    columns, lines = read_tidy_columns(
+        path, TIDY_COLUMNS, OPTIONAL_TIDY_COLUMNS, f"{', '.join(TIDY_COLUMNS)} and optionally document"
+    )
     check_no_empty(columns["system"], lines, path, "system")
     frame = pd.DataFrame(
         {

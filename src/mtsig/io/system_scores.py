@@ -49,6 +49,7 @@ from mtsig.io.segment_scores import (
     check_unique,
     parse_finite_numbers,
     read_data_lines,
+    read_tidy_columns,
     split_fields,
 )
 
@@ -133,33 +134,15 @@ def read_tidy_sys_scores(path: str | Path) -> pd.DataFrame:
     ``lp``, in any order; then one row per (metric, lp, system). Another column name is an error (a misspelt
     ``metric`` would otherwise merge two metrics silently), as is a repeated key."""
     path = Path(path)
-    texts, lines = read_data_lines(path)
-    header = texts[0].split("\t")
-    if not set(TIDY_COLUMNS) <= set(header):
-        raise InputError(
-            f"no header: the first line must name the columns {', '.join(TIDY_COLUMNS)} (TAB-separated), "
-            f"found {texts[0][:80]!r}",
-            path,
-            int(lines[0]),
-        )
-    unknown = [c for c in header if c not in (*TIDY_COLUMNS, *OPTIONAL_TIDY_COLUMNS)]
-    if unknown or len(set(header)) != len(header):
-        problem = (
-            f"unknown column(s) {', '.join(map(repr, unknown))}" if unknown else "a column is named twice"
-        )
-        raise InputError(
-            f"{problem}; the columns are system, score and optionally metric, lp", path, int(lines[0])
-        )
-    if len(texts) == 1:
-        raise InputError("no rows after the header", path, int(lines[0]))
-    rows = split_fields(texts[1:], lines[1:], path, len(header), "\t", "the header's columns, TAB-separated")
-    columns = {name: [row[i] for row in rows] for i, name in enumerate(header)}
+    columns, lines = read_tidy_columns(
+        path, TIDY_COLUMNS, OPTIONAL_TIDY_COLUMNS, "system, score and optionally metric, lp"
+    )
     keys = [c for c in ("metric", "lp") if c in columns] + ["system"]
     for key in keys:
-        check_no_empty(columns[key], lines[1:], path, key)
+        check_no_empty(columns[key], lines, path, key)
     frame = pd.DataFrame({key: columns[key] for key in keys})
-    frame["score"] = parse_finite_numbers(columns["score"], lines[1:], path, "score")
-    frame["line"] = lines[1:]
+    frame["score"] = parse_finite_numbers(columns["score"], lines, path, "score")
+    frame["line"] = lines
     check_unique(frame, keys, path, "(" + ", ".join(keys) + ")")
     return _finish(frame, path, "tidy")
 

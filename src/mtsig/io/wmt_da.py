@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -66,6 +67,36 @@ def _read_table(path: Path, header: tuple[str, ...]) -> tuple[dict[str, list[str
         raise InputError("no rows after the header", path, int(lines[0]))
     rows = split_fields(texts[1:], lines[1:], path, len(names), None, "the header's columns, space-separated")
     return {name: [row[i] for row in rows] for i, name in enumerate(names)}, lines[1:]
+
+
+def _segment_mean_columns(
+    columns: dict[str, list[str]],
+    lines: np.ndarray,
+    path: Path,
+    sid: np.ndarray,
+    criterion: str,
+    n_segments: int | None,
+) -> dict[str, Any]:
+    """The columns every layout of DA segment means gives (``system, segment, criterion, raw_score, z, n``), from
+    its ``SYS``, ``RAW.SCR``, ``Z.SCR`` and ``N`` columns and the 1-based ``sid``, each checked: SIDs inside the
+    test set of ``n_segments`` (when known), raw scores inside :data:`DA_SCORE_RANGE`, counts at least 1."""
+    if n_segments is not None:
+        fail_first(
+            sid > n_segments, lines, path, [f"SID {s} is outside the test set (1..{n_segments})" for s in sid]
+        )
+    raw = parse_finite_numbers(columns["RAW.SCR"], lines, path, "RAW.SCR")
+    low, high = DA_SCORE_RANGE
+    fail_first(
+        (raw < low) | (raw > high), lines, path, [f"RAW.SCR {v} is outside {low:g}..{high:g}" for v in raw]
+    )
+    return {
+        "system": columns["SYS"],
+        "segment": sid - 1,
+        "criterion": criterion,
+        "raw_score": raw,
+        "z": parse_finite_numbers(columns["Z.SCR"], lines, path, "Z.SCR"),
+        "n": parse_integers(columns["N"], lines, path, "N", minimum=1),
+    }
 
 
 def read_wmt_da_seg_scores(
@@ -121,23 +152,9 @@ def read_wmt_da_seg_scores(
         )
     else:
         sid = parse_integers(columns["SID"], lines, path, "SID", minimum=1)
-    if n_segments is not None:
-        fail_first(
-            sid > n_segments, lines, path, [f"SID {s} is outside the test set (1..{n_segments})" for s in sid]
-        )
-    raw = parse_finite_numbers(columns["RAW.SCR"], lines, path, "RAW.SCR")
-    low, high = DA_SCORE_RANGE
-    fail_first(
-        (raw < low) | (raw > high), lines, path, [f"RAW.SCR {v} is outside {low:g}..{high:g}" for v in raw]
-    )
     frame = pd.DataFrame(
         {
-            "system": columns["SYS"],
-            "segment": sid - 1,
-            "criterion": criterion,
-            "raw_score": raw,
-            "z": parse_finite_numbers(columns["Z.SCR"], lines, path, "Z.SCR"),
-            "n": parse_integers(columns["N"], lines, path, "N", minimum=1),
+            **_segment_mean_columns(columns, lines, path, sid, criterion, n_segments),
             "line": lines,
         }
     )
@@ -196,23 +213,9 @@ def read_wmt_da_metrics_seg_scores(
         [f"SEGID {value!r} is not <document>::<n>" for value in columns["SEGID"]],
     )
     sid = parse_integers(columns["SID"], lines, path, "SID", minimum=1)
-    if n_segments is not None:
-        fail_first(
-            sid > n_segments, lines, path, [f"SID {s} is outside the test set (1..{n_segments})" for s in sid]
-        )
-    raw = parse_finite_numbers(columns["RAW.SCR"], lines, path, "RAW.SCR")
-    low, high = DA_SCORE_RANGE
-    fail_first(
-        (raw < low) | (raw > high), lines, path, [f"RAW.SCR {v} is outside {low:g}..{high:g}" for v in raw]
-    )
     frame = pd.DataFrame(
         {
-            "system": columns["SYS"],
-            "segment": sid - 1,
-            "criterion": criterion,
-            "raw_score": raw,
-            "z": parse_finite_numbers(columns["Z.SCR"], lines, path, "Z.SCR"),
-            "n": parse_integers(columns["N"], lines, path, "N", minimum=1),
+            **_segment_mean_columns(columns, lines, path, sid, criterion, n_segments),
             "document": [doc for doc, _, _ in parts],
             "doc_segment": np.array([int(n) for _, _, n in parts], dtype=np.int64),
             "line": lines,

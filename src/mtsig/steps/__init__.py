@@ -264,7 +264,10 @@ def engine_params(params: dict[str, Any], resources: Mapping[str, Any]) -> dict[
     so it is not a param, whose change would make Snakemake rerun the job; :data:`mtsig.config.ENGINE_SETTINGS`)
     put back into ``params["resampling"]``, where the steps read them."""
     if "resampling" in params and "memory_cap_mb" in resources:
-        params = {**params, "resampling": {**params["resampling"], "memory_cap_mb": int(resources["memory_cap_mb"])}}
+        params = {
+            **params,
+            "resampling": {**params["resampling"], "memory_cap_mb": int(resources["memory_cap_mb"])},
+        }
     return params
 
 
