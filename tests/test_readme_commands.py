@@ -19,6 +19,9 @@ so a new command in a README cannot go untested):
   ``power``, ``metrics``) runs through bash in a fresh interpreter (the console script); the later ones in this
   process (``tests/cli_runner.py``, the reader's environment set), on the words bash expands the line to (variables,
   globs, quotes) and with stdout written where its ``>`` points: the same command without 1.5-2.5 CPU s of imports.
+  The two heaviest run with fewer resamples appended (``FEWER_SAMPLES``; argparse takes the last value): every
+  printed option is still parsed and used, the output checked for its format, and the numbers are checked by the
+  tests named there.
 - ``mtsig metrics ...``: run in full on the real WMT20 files it names; it must
   exit 0 and print the Williams winners and PERM-BOTH p-values; with ``--mtme`` (the WMT23 folder) the protocol's
   table and its signature.
@@ -55,6 +58,14 @@ REPO = Path(__file__).resolve().parents[1]
 # the workers like any test.
 QUICK_GROUP = "readme_commands"
 COMPUTING = ("compare", "power", "metrics")  # mtsig sub-commands run in full
+#: Options appended to the README's heaviest commands (unless the command sets them itself): at the printed
+#: defaults they take 14 and 12 CPU s, at these 1.5 and 1.5.
+FEWER_SAMPLES = {
+    # the protocol's values at k = 0 and its resampling are checked by tests/test_metrics_protocol.py
+    "mtsig metrics --mtme": ("--samples", "100"),
+    # the simulated power against closed forms by tests/test_power.py
+    "mtsig power": ("--trials", "20"),
+}
 READMES = [
     "README.md",
     "config/README.md",
@@ -229,6 +240,9 @@ def _run_computing(
     """``mtsig ...`` (a ``compare``, ``power`` or ``metrics`` line): through bash and the console script if it is
     the README's first command of its sub-command, else in this process on bash's expansion of it (the module
     docstring); a ``> FILE`` redirect gets stdout either way."""
+    for start, (option, value) in FEWER_SAMPLES.items():
+        if line.startswith(start) and option not in line.split():
+            line = f"{line} {option} {value}"
     if command.text in FIRST_OF_EACH_SUBCOMMAND:
         return _run(["bash", "-c", line], workdir, env, timeout=timeout)
     scratch = workdir / ".argv"
