@@ -26,7 +26,8 @@ so a new command in a README cannot go untested):
   exit 0 and print the Williams winners and PERM-BOTH p-values; with ``--mtme`` (the WMT23 folder) the protocol's
   table and its signature.
 - ``mtsig verify ...``: the checksum list it names must be the repository's, and run where there are no results it
-  must exit 2 saying so (``tests/test_verification.py`` runs it on real results, the quick check's).
+  must exit 2 saying so (``tests/test_verification.py`` runs it on real results, the quick check's); the first one
+  through the console script, the others in this process.
 - ``python -m pytest ...``: run with ``--collect-only --assert=plain`` (running the suite inside itself would recurse); the
   README's test command must collect no Slurm test, the Slurm command only Slurm tests.
 - ``python benchmarks/<script>.py ...``: run with ``--help`` (each benchmark takes minutes, and its figures are
@@ -58,6 +59,8 @@ REPO = Path(__file__).resolve().parents[1]
 # the workers like any test.
 QUICK_GROUP = "readme_commands"
 COMPUTING = ("compare", "power", "metrics")  # mtsig sub-commands run in full
+#: Sub-commands whose first README command runs in a fresh interpreter (the console script), the others in this one.
+ONE_FRESH_RUN = (*COMPUTING, "verify")
 #: Options appended to the README's heaviest commands (unless the command sets them itself): at the printed
 #: defaults they take 14 and 12 CPU s, at these 1.5 and 1.5.
 FEWER_SAMPLES = {
@@ -221,14 +224,14 @@ def _mtsig_words(line: str, workdir: Path, env: dict[str, str], scratch: Path) -
 
 
 def _first_of_each_subcommand() -> set[str]:
-    """The README command text that first uses each computing sub-command, in README order."""
+    """The README command text that first uses each sub-command of ``ONE_FRESH_RUN``, in README order."""
     first: dict[str, str] = {}
     for command in readme_commands():
         if command.text in NOT_RUNNABLE:
             continue
         for part in _strip_comment(command.text).split("&&"):
             words = part.split()
-            if words[:1] == ["mtsig"] and len(words) > 1 and words[1] in COMPUTING:
+            if words[:1] == ["mtsig"] and len(words) > 1 and words[1] in ONE_FRESH_RUN:
                 first.setdefault(words[1], command.text)
     return set(first.values())
 
@@ -249,18 +252,22 @@ def _run_computing(
         return _run(["bash", "-c", line], workdir, env, timeout=timeout)
     scratch = workdir / ".argv"
     scratch.mkdir(exist_ok=True)
-    words = _mtsig_words(line, workdir, env, scratch)
-    # the reader's environment, as the console script would see it
+    done = _in_process(_mtsig_words(line, workdir, env, scratch), env, workdir)
+    redirect = re.search(r">\s*(\S+)", line)
+    if redirect:
+        (workdir / redirect.group(1)).write_text(done.stdout)
+    return done
+
+
+def _in_process(words: list[str], env: dict[str, str], workdir: Path) -> subprocess.CompletedProcess[str]:
+    """``mtsig WORDS`` in this process (tests/cli_runner.py), in ``workdir``, with the reader's environment ``env``
+    as the console script would see it."""
     with pytest.MonkeyPatch.context() as patch:
         for name in set(os.environ) - set(env):
             patch.delenv(name)
         for name, value in env.items():
             patch.setenv(name, value)
-        done = run_mtsig(*words, cwd=workdir)
-    redirect = re.search(r">\s*(\S+)", line)
-    if redirect:
-        (workdir / redirect.group(1)).write_text(done.stdout)
-    return done
+        return run_mtsig(*words, cwd=workdir)
 
 
 def _run_snakemake(words: list[str], env: dict[str, str], clone: Path, command: Command) -> str:
@@ -326,7 +333,10 @@ def _run_verify(words: list[str], env: dict[str, str], workdir: Path, command: C
 
     expected = words[words.index("--expected") + 1] if "--expected" in words else "checksums/default-run.tsv"
     assert not read_checksums(REPO / expected).empty, command
-    done = _run(["mtsig", *words[1:]], workdir, env)
+    if command.text in FIRST_OF_EACH_SUBCOMMAND:  # the console script; the others in this process
+        done = _run(["mtsig", *words[1:]], workdir, env)
+    else:
+        done = _in_process(words[1:], env, workdir)
     assert done.returncode == 2 and "no results folder here" in done.stderr, f"{command}\n{done.stderr}"
     assert len(done.stderr.splitlines()) == 1
 
