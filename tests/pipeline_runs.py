@@ -3,7 +3,8 @@ the environment that makes numpy and OpenBLAS compute as on another machine.
 
 ``conftest.tiny_pipeline_run`` makes the run once per test process; tests/test_pipeline.py reads it and
 tests/test_bad_input.py damages and repairs a file in it. tests/test_verification.py runs the quick check, and
-tests/test_portable.py a resampling, under :func:`other_machine_numerics`.
+tests/test_portable.py and tests/test_metric_permutation.py computations
+(:func:`digests_here_and_on_another_machine`), under :func:`other_machine_numerics`.
 """
 
 from __future__ import annotations
@@ -44,6 +45,27 @@ def copy_checkout(dest: Path) -> Path:
         if (REPO / folder / "__pycache__").is_dir():
             shutil.copytree(REPO / folder / "__pycache__", dest / folder / "__pycache__", dirs_exist_ok=True)
     return dest
+
+
+def digests_here_and_on_another_machine(script: str) -> list[str]:
+    """What ``script`` (Python source that prints a digest of its results) prints run in this process, with this
+    machine's numerics, and in a fresh interpreter under :func:`other_machine_numerics` (environment variables
+    that take effect when numpy and OpenBLAS load). The script must leave the process's state as it found it."""
+    import contextlib
+    import io
+    import os
+
+    here = io.StringIO()
+    with contextlib.redirect_stdout(here):
+        exec(compile(script, "<digest script>", "exec"), {})
+    other = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, **other_machine_numerics()},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [here.getvalue(), other]
 
 
 def other_machine_numerics() -> dict[str, str]:

@@ -19,6 +19,8 @@ from cli_runner import run_mtsig
 from scipy import stats
 
 METRICS = ("chrF", "TER", "parbleu", "parchrf++", "SWSS+METEOR", "YiSi-2")
+# The module's fixture runs the command once (with PERM-BOTH): its tests go to one worker.
+pytestmark = pytest.mark.xdist_group("cli_metrics")
 
 
 def run(*args: object) -> subprocess.CompletedProcess[str]:

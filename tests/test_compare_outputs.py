@@ -75,17 +75,22 @@ def test_two_references_equal_sacrebleu_command_line(wmt12) -> None:
     assert status == 0, err
     document = json.loads(out)
     assert document["reference"] == [str(wmt12["ref"]), str(wmt12["onlineB"])]
-    for metric in ("bleu", "chrf", "ter"):
+    metrics = ("bleu", "chrf", "ter")
+    for metric in metrics:
         assert "|nrefs:2|" in document["metrics"][metric]["details"]
-        for path in systems:
-            printed = subprocess.run(
-                [sys.executable, "-m", "sacrebleu", str(wmt12["ref"]), str(wmt12["onlineB"]), "-i", str(path),
-                 "-m", metric, "-b", "-w", "8"],
-                capture_output=True, text=True, check=True,
-            )  # fmt: skip
-            assert document["metrics"][metric]["scores"][path.name] == pytest.approx(
-                float(printed.stdout), abs=5e-8
-            ), (metric, path.name)
+    for (
+        path
+    ) in systems:  # sacrebleu's command line, the three metrics in one run: a JSON list of their scores
+        printed = subprocess.run(
+            [sys.executable, "-m", "sacrebleu", str(wmt12["ref"]), str(wmt12["onlineB"]), "-i", str(path),
+             "-m", *metrics, "-b", "-w", "8"],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        for metric, score in zip(metrics, json.loads(printed.stdout), strict=True):
+            assert document["metrics"][metric]["scores"][path.name] == pytest.approx(score, abs=5e-8), (
+                metric,
+                path.name,
+            )
     # One reference: nrefs:1 and a different BLEU (the second reference adds matches).
     _, single, _ = run("--ref", wmt12["ref"], "--samples", 50, "--json", *systems)
     one = json.loads(single)["metrics"]["bleu"]

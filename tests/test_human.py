@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from itertools import combinations
 from pathlib import Path
@@ -318,6 +319,14 @@ def _jaen_build(data_root: Path, spec: dict, standardise: dict, gold: dict) -> d
     )
 
 
+@functools.cache
+def _jaen_configured(data_root: Path, repo_root: Path) -> dict:
+    """The ja-en gold as configured (the default run's), built once per test process for the tests below (which
+    only read it)."""
+    spec = _jaen_spec(repo_root)
+    return _jaen_build(data_root, spec, spec["standardise"], spec["gold"])
+
+
 def _organisers_segment_means(data_root: Path) -> pd.DataFrame:
     """Their ad-seg-scores-ja-en.csv with our keys: system without its ".<id>", 0-based line through sid2line
     (its SID is the DA segment id, not the line)."""
@@ -359,7 +368,7 @@ def _require_zero_variance_worker(result: dict, data_root: Path) -> None:
 def test_wmt22_jaen_segment_means_equal_organisers(data_root: Path, repo_root: Path) -> None:
     spec = _jaen_spec(repo_root)
     assert spec["standardise"]["zero_variance"] == "zero"  # the organisers' convention is the configured one
-    result = _jaen_build(data_root, spec, spec["standardise"], spec["gold"])
+    result = _jaen_configured(data_root, repo_root)
     _require_zero_variance_worker(result, data_root)
     ours = human.segment_mean_scores(result["z"], significant_digits=spec["gold"]["significant_digits"])
     published = _organisers_segment_means(data_root)
@@ -383,7 +392,12 @@ def test_wmt22_jaen_gold_equals_wilcoxon_on_the_organisers_segment_means(
     assert len(oracle) == 182
 
     def p_values(standardise: dict, gold: dict) -> pd.Series:
-        result = _jaen_build(data_root, spec, standardise, gold)
+        configured = standardise == spec["standardise"] and gold == spec["gold"]
+        result = (
+            _jaen_configured(data_root, repo_root)
+            if configured
+            else _jaen_build(data_root, spec, standardise, gold)
+        )
         _require_zero_variance_worker(result, data_root)
         return result["gold"].set_index(["sys_x", "sys_y"])["p_value"]
 
@@ -400,7 +414,7 @@ def test_wmt22_jaen_gold_equals_wilcoxon_on_the_organisers_segment_means(
 
 def test_wmt22_jaen_drop_convention_drops_the_zero_variance_worker(data_root: Path, repo_root: Path) -> None:
     spec = _jaen_spec(repo_root)
-    zero = _jaen_build(data_root, spec, spec["standardise"], spec["gold"])
+    zero = _jaen_configured(data_root, repo_root)
     _require_zero_variance_worker(zero, data_root)
     drop = _jaen_build(data_root, spec, {**spec["standardise"], "zero_variance": "drop"}, spec["gold"])
     assert drop["zero_z"] == [] and drop["dropped"].values.tolist() == [
@@ -659,10 +673,12 @@ def test_item_score_gold_on_wmt12_es_en(data_root: Path) -> None:
     assert significant(gold) == 48 and significant(shared_gold) == 54
 
 
-def test_ranking_gold_rejection_rate_under_the_null() -> None:
-    # Latent-quality model: 6 systems, A and B of equal quality; each judgment ranks 5 of them by quality + noise,
-    # rounded to give ties. The rate of p(A > B) <= 0.05 must lie in the 99% binomial interval of 0.05.
-    n_sets, alpha = 400, 0.05
+@pytest.mark.parametrize("n_sets", [200, pytest.param(400, marks=pytest.mark.slow)])
+def test_ranking_gold_rejection_rate_under_the_null(n_sets: int) -> None:
+    """Latent-quality model: 6 systems, A and B of equal quality; each judgment ranks 5 of them by quality + noise,
+    rounded to give ties. The rate of p(A > B) <= 0.05 must lie in the 99% binomial interval of 0.05: on 200 sets
+    of judgments (about 17 ms each), on 400 with ``-m slow``."""
+    alpha = 0.05
     quality = {"A": 0.0, "B": 0.0, "C": 0.5, "D": -0.5, "E": 1.0, "F": -1.0}
     names = np.array(list(quality))
     rng = rng_for(SEED, "test_human", "null_rankings")

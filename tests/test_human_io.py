@@ -23,6 +23,8 @@ from mtsig.io.human import (
 
 JAEN = "wmt22-ja-en/da"
 ENLIV = "wmt22-en-liv/da"
+# The module's fixture reads WMT22 ja-en's DA once: its tests go to one worker.
+pytestmark = pytest.mark.xdist_group("human_io")
 
 
 @pytest.fixture(scope="module")

@@ -12,15 +12,12 @@ fixed direction is uniform).
 from __future__ import annotations
 
 import itertools
-import os
-import subprocess
-import sys
 import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from pipeline_runs import other_machine_numerics
+from pipeline_runs import digests_here_and_on_another_machine, other_machine_numerics
 from scipy import stats
 
 from mtsig.stats.metric_permutation import (
@@ -293,8 +290,11 @@ sources = [
 for source in sources:
     result = mp.permutation_test(source, [2, 0, 3, 1], 150, seed=3, key=("t",), early_stopping=mp.EarlyStopping())
     add(result.pvalue, result.n_used, np.nan_to_num(result.draws, nan=-9.0))
-mp.SpaSwaps.CHUNK = 7  # another chunking of the resamples: the same draws
-again = mp.permutation_test(sources[3], [2, 0, 3, 1], 150, seed=3, key=("t",))
+chunk, mp.SpaSwaps.CHUNK = mp.SpaSwaps.CHUNK, 7  # another chunking of the resamples: the same draws
+try:
+    again = mp.permutation_test(sources[3], [2, 0, 3, 1], 150, seed=3, key=("t",))
+finally:
+    mp.SpaSwaps.CHUNK = chunk  # the script also runs in the test's own process
 first = mp.permutation_test(mp.SpaSwaps(permutation_counts(human, flips), metrics, flips), [2, 0, 3, 1], 150, seed=3,
                             key=("t",))
 assert np.array_equal(again.draws, first.draws)
@@ -307,16 +307,6 @@ def test_every_source_gives_the_same_bits_on_another_machine_s_numerics():
     """Every statistic and permutation source of the protocol on non-integer scores, here and under another
     machine's numerics (OpenBLAS's generic kernels, numpy without AVX-512; tests/pipeline_runs.py): byte-identical
     digests; and SPA's resamples chunked differently give the same draws."""
-    other = other_machine_numerics()
-    assert other, "this check knows another machine's numerics for x86-64 and aarch64 only"
-    digests = [
-        subprocess.run(
-            [sys.executable, "-c", _EVERY_SOURCE],
-            env={**os.environ, **extra},
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout  # fmt: skip
-        for extra in ({}, other)
-    ]
+    assert other_machine_numerics(), "this check knows another machine's numerics for x86-64 and aarch64 only"
+    digests = digests_here_and_on_another_machine(_EVERY_SOURCE)
     assert digests[0] == digests[1] and len(digests[0].strip()) == 64

@@ -27,6 +27,9 @@ from mtsig.io.mtme import read_requested_scores, read_test_set
 from mtsig.stats.pooled_accuracy import pooled_pairwise_accuracy
 from mtsig.studies import metrics_protocol as mp
 
+# The module's fixtures read every WMT23 score file and run both protocols (about 8 CPU s): one worker makes them.
+pytestmark = pytest.mark.xdist_group("wmt23_protocol")
+
 WMT23_AVERAGE = {
     "XCOMET-Ensemble": 0.824556469326,
     "XCOMET-QE-Ensemble[noref]": 0.808170457628,

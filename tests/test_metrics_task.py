@@ -33,6 +33,9 @@ from mtsig.report import meta_evaluation as report
 from mtsig.stats import meta_evaluation as me
 from mtsig.studies import metrics_task as study
 
+# The module's fixtures read and evaluate the WMT20 metrics task once: its tests go to one worker.
+pytestmark = pytest.mark.xdist_group("metrics_task")
+
 
 @pytest.fixture(scope="module")
 def spec(repo_root: Path) -> dict:

@@ -205,11 +205,15 @@ def test_matrix_missing_a_system_is_an_error(tmp_path):
 # ----------------------------------------------------------------------------------------- fast drawing paths
 
 
-def test_ink_extents_equal_matplotlibs_path_extents():
-    # oracle: matplotlib's own Path.get_extents (Bezier extrema) on every p-value string a cell can print
+@pytest.mark.parametrize("step", [11, pytest.param(1, marks=pytest.mark.slow)])
+def test_ink_extents_equal_matplotlibs_path_extents(step: int):
+    """Oracle: matplotlib's own Path.get_extents (Bezier extrema) on the p-value strings a cell prints for every
+    ``step``-th k / 1000 (and both ends; every digit in every place) at each font size; every string (step 1, all
+    1001) with ``-m slow``."""
     from matplotlib.textpath import TextPath
 
-    texts = sorted({plots._format_p(k / 1000) for k in range(1001)}) + ["0", "Online-B", "système"]
+    shown = sorted({*range(0, 1001, step), 1, 999, 1000})
+    texts = sorted({plots._format_p(k / 1000) for k in shown}) + ["0", "Online-B", "système"]
     for size in (plots._GRID_FONT, plots._SINGLE_FONT, plots._SINGLE_FONT_MAX):
         for text in texts:
             outline = TextPath((0, 0), text, prop=plots._figure_font(size))

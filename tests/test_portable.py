@@ -7,14 +7,11 @@ itself), and the same computation in a process whose numpy and OpenBLAS compute 
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from pipeline_runs import other_machine_numerics
+from pipeline_runs import digests_here_and_on_another_machine, other_machine_numerics
 
 from mtsig import portable
 
@@ -126,16 +123,6 @@ def test_results_do_not_depend_on_the_machine_s_blas_kernel_or_vector_units() ->
     """The same resampling of non-integer statistics here and under another machine's numerics (OpenBLAS's generic
     kernels, numpy without AVX-512): byte-identical. With numpy's matrix product instead of
     :func:`mtsig.portable.weighted_sums` the two differ on every x86-64 machine (Prescott's kernel is none's own)."""
-    other = other_machine_numerics()
-    assert other, "this check knows another machine's numerics for x86-64 and aarch64 only"
-    digests = [
-        subprocess.run(
-            [sys.executable, "-c", _RESAMPLE_FLOAT_STATISTICS],
-            env={**os.environ, **extra},
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout  # fmt: skip
-        for extra in ({}, other)
-    ]
+    assert other_machine_numerics(), "this check knows another machine's numerics for x86-64 and aarch64 only"
+    digests = digests_here_and_on_another_machine(_RESAMPLE_FLOAT_STATISTICS)
     assert digests[0] == digests[1] and len(digests[0].strip()) == 64

@@ -16,12 +16,17 @@ so a new command in a README cannot go untested):
   ``snakemake --unlock ...`` runs as printed and must exit 0.
 - ``mtsig compare ...``, ``mtsig power ...``: run in full, on the files it names made from WMT12 es-en
   (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
-  it must exit 0 and print a result for every pair.
+  it must exit 0 and print a result for every pair. The first README command of each sub-command (``compare``,
+  ``power``, ``metrics``) runs through bash in a fresh interpreter (the console script); the later ones in this
+  process (``tests/cli_runner.py``, the reader's environment set), on the words bash expands the line to (variables,
+  globs, quotes) and with stdout written where its ``>`` points: the same command, as printed, without 1.5-2.5
+  CPU s of imports. A line printed twice (README.md and docs/cli.md) with the same folder and environment runs once.
 - ``mtsig metrics ...``: run in full on the real WMT20 files it names; it must
   exit 0 and print the Williams winners and PERM-BOTH p-values; with ``--mtme`` (the WMT23 folder) the protocol's
   table and its signature.
 - ``mtsig verify ...``: the checksum list it names must be the repository's, and run where there are no results it
-  must exit 2 saying so (``tests/test_verification.py`` runs it on real results, the quick check's).
+  must exit 2 saying so (``tests/test_verification.py`` runs it on real results, the quick check's); the first one
+  through the console script, the others in this process.
 - ``python -m pytest ...``: run with ``--collect-only --assert=plain`` (running the suite inside itself would recurse); the
   README's test command must collect no Slurm test, the Slurm command only Slurm tests.
 - ``python benchmarks/<script>.py ...``: run with ``--help`` (each benchmark takes minutes, and its figures are
@@ -44,11 +49,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cli_runner import run_mtsig
 from pipeline_runs import copy_checkout
 
 REPO = Path(__file__).resolve().parents[1]
-# Every command of the READMEs in one process, which runs a command printed twice once (_run_once).
-pytestmark = pytest.mark.xdist_group("readme_commands")
+# The blocks of Snakemake, pytest and the other quick commands run in one process (the xdist group), which runs a
+# command printed twice once (_run_once); the blocks that compute (mtsig compare, power, metrics) are spread over
+# the workers like any test.
+QUICK_GROUP = "readme_commands"
+COMPUTING = ("compare", "power", "metrics")  # mtsig sub-commands run in full
+#: Sub-commands whose first README command runs in a fresh interpreter (the console script), the others in this one.
+ONE_FRESH_RUN = (*COMPUTING, "verify")
 READMES = [
     "README.md",
     "docs/install.md",
@@ -158,7 +169,7 @@ def _strip_comment(line: str) -> str:
     return line.strip()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def reader_clone(tmp_path_factory: pytest.TempPathFactory, data_root: Path) -> Path:
     """``<tmp>/mtsig``, a copy of the repository, with the data beside it: ``<tmp>/shared/data`` (a link)."""
     parent = tmp_path_factory.mktemp("reader")
@@ -192,14 +203,76 @@ _ALREADY_RUN: dict[tuple, subprocess.CompletedProcess[str]] = {}
 
 
 def _run_once(
-    args: list[str], cwd: Path, env: dict[str, str], key: tuple, timeout: float = 600
+    args: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    key: tuple,
+    timeout: float = 600,
+    unread: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
-    """``_run(args, cwd, env)``, or the result of the run with the same ``key`` made earlier by this process."""
+    """``_run(args, cwd, env)``, or the result of the run with the same ``key`` made earlier by this process;
+    ``unread``: environment variables the command does not read (left out of the comparison)."""
     # PYTEST_CURRENT_TEST names the running test: the one variable that differs between two identical runs
-    key = (key, str(cwd), tuple(sorted(item for item in env.items() if item[0] != "PYTEST_CURRENT_TEST")))
+    ignored = {"PYTEST_CURRENT_TEST", *unread}
+    key = (key, str(cwd), tuple(sorted(item for item in env.items() if item[0] not in ignored)))
     if key not in _ALREADY_RUN:
         _ALREADY_RUN[key] = _run(args, cwd, env, timeout)
     return _ALREADY_RUN[key]
+
+
+def _mtsig_words(line: str, workdir: Path, env: dict[str, str], scratch: Path) -> list[str]:
+    """The words after ``mtsig`` that bash passes to the command ``line`` in ``workdir`` with ``env`` (variables,
+    globs and quotes expanded; a ``> FILE`` redirect is made by bash, which creates the file)."""
+    argv = scratch / "mtsig-argv"
+    script = f'mtsig() {{ printf "%s\\0" "$@" > {shlex.quote(str(argv))}; }}\n{line}'
+    done = _run(["bash", "-c", script], workdir, env, timeout=60)
+    assert done.returncode == 0 and argv.is_file(), f"bash could not expand {line}\n{done.stderr}"
+    return argv.read_text().split("\0")[:-1]
+
+
+def _first_of_each_subcommand() -> set[str]:
+    """The README command text that first uses each sub-command of ``ONE_FRESH_RUN``, in README order."""
+    first: dict[str, str] = {}
+    for command in readme_commands():
+        if command.text in NOT_RUNNABLE:
+            continue
+        for part in _strip_comment(command.text).split("&&"):
+            words = part.split()
+            if words[:1] == ["mtsig"] and len(words) > 1 and words[1] in ONE_FRESH_RUN:
+                first.setdefault(words[1], command.text)
+    return set(first.values())
+
+
+FIRST_OF_EACH_SUBCOMMAND = _first_of_each_subcommand()
+
+
+def _run_computing(
+    line: str, env: dict[str, str], workdir: Path, command: Command, timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """``mtsig ...`` (a ``compare``, ``power`` or ``metrics`` line): through bash and the console script if it is
+    the README's first command of its sub-command, else in this process on bash's expansion of it (the module
+    docstring); a ``> FILE`` redirect gets stdout either way."""
+    if command.text in FIRST_OF_EACH_SUBCOMMAND:
+        # README.md and docs/cli.md print the same example: it runs once (the same line, folder and environment)
+        return _run_once(["bash", "-c", line], workdir, env, key=("bash", line), timeout=timeout)
+    scratch = workdir / ".argv"
+    scratch.mkdir(exist_ok=True)
+    done = _in_process(_mtsig_words(line, workdir, env, scratch), env, workdir)
+    redirect = re.search(r">\s*(\S+)", line)
+    if redirect:
+        (workdir / redirect.group(1)).write_text(done.stdout)
+    return done
+
+
+def _in_process(words: list[str], env: dict[str, str], workdir: Path) -> subprocess.CompletedProcess[str]:
+    """``mtsig WORDS`` in this process (tests/cli_runner.py), in ``workdir``, with the reader's environment ``env``
+    as the console script would see it."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in set(os.environ) - set(env):
+            patch.delenv(name)
+        for name, value in env.items():
+            patch.setenv(name, value)
+        return run_mtsig(*words, cwd=workdir)
 
 
 def _run_snakemake(words: list[str], env: dict[str, str], clone: Path, command: Command) -> str:
@@ -225,8 +298,7 @@ def _run_mtsig(line: str, env: dict[str, str], workdir: Path, data_root: Path, c
         target = workdir / name
         if not target.exists():
             target.symlink_to(data_root / relative)
-    # README.md and docs/cli.md print the same example: it runs once (the same line, folder and environment)
-    done = _run_once(["bash", "-c", line], workdir, env, key=("bash", line), timeout=900)
+    done = _run_computing(line, env, workdir, command, timeout=900)
     assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr
     redirect = re.search(r">\s*(\S+)", line)
@@ -245,7 +317,7 @@ def _run_metrics(line: str, env: dict[str, str], workdir: Path, command: Command
     print (or write, after ``>``) the Williams winners and a PERM-BOTH result (tests/test_cli_metrics.py checks the
     numbers). With ``--mtme`` (a metrics task's protocol on the WMT23 folder): the table and its signature
     (tests/test_metrics_protocol.py checks the numbers)."""
-    done = _run(["bash", "-c", line], workdir, env, timeout=300)
+    done = _run_computing(line, env, workdir, command, timeout=300)
     assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr
     redirect = re.search(r">\s*(\S+)", line)
@@ -266,7 +338,10 @@ def _run_verify(words: list[str], env: dict[str, str], workdir: Path, command: C
 
     expected = words[words.index("--expected") + 1] if "--expected" in words else "checksums/default-run.tsv"
     assert not read_checksums(REPO / expected).empty, command
-    done = _run(["mtsig", *words[1:]], workdir, env)
+    if command.text in FIRST_OF_EACH_SUBCOMMAND:  # the console script; the others in this process
+        done = _run(["mtsig", *words[1:]], workdir, env)
+    else:
+        done = _in_process(words[1:], env, workdir)
     assert done.returncode == 2 and "no results folder here" in done.stderr, f"{command}\n{done.stderr}"
     assert len(done.stderr.splitlines()) == 1
 
@@ -277,7 +352,9 @@ def _run_pytest(words: list[str], env: dict[str, str], clone: Path, command: Com
         words = words[:at] + words[at + 2 :]
     # only collected: --assert=plain spares rewriting the assertions of every test module (about 6 CPU s)
     args = [sys.executable, *words[1:], "--collect-only", "--assert=plain"]
-    done = _run_once(args, clone, env, key=tuple(args))
+    # collecting reads no data (only the data_root fixture does, when a test runs): README.md's test command (after
+    # its `export MTSIG_DATA`) and profiles/slurm/README.md's `python -m pytest -q` collect the same
+    done = _run_once(args, clone, env, key=tuple(args), unread=("MTSIG_DATA",))
     assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
     collected = [line for line in done.stdout.splitlines() if "::" in line]
     assert collected, done.stdout[-2000:]
@@ -291,7 +368,8 @@ def _run_pytest(words: list[str], env: dict[str, str], clone: Path, command: Com
 def _run_benchmark(words: list[str], env: dict[str, str], clone: Path, command: Command) -> None:
     """``--help`` only; every option the README gives must be one the script has, every sub-command one of its
     choices."""
-    done = _run([sys.executable, words[1], "--help"], clone, env)
+    args = [sys.executable, words[1], "--help"]
+    done = _run_once(args, clone, env, key=tuple(args))  # a script printed with several sub-commands: once
     assert done.returncode == 0, f"{command}\n{done.stderr[-2000:]}"
     choices = re.search(r"\{([a-z_,]+)\}", done.stdout)
     arguments = iter(words[2:])
@@ -393,6 +471,24 @@ def _blocks() -> list[list[Command]]:
     return list(blocks.values())
 
 
+def _computes(block: list[Command]) -> bool:
+    """Whether a block runs an mtsig sub-command in full (outside the group of quick commands)."""
+    return any(
+        f"mtsig {name} " in f" {_strip_comment(command.text)}" for command in block for name in COMPUTING
+    )
+
+
+def _block_params() -> list:
+    return [
+        pytest.param(
+            block,
+            marks=() if _computes(block) else pytest.mark.xdist_group(QUICK_GROUP),
+            id=f"{block[0].readme}:{block[0].text[:50]}",
+        )
+        for block in _blocks()
+    ]
+
+
 def test_the_readmes_print_the_commands_this_test_runs() -> None:
     commands = readme_commands()
     texts = [c.text for c in commands]
@@ -407,7 +503,7 @@ def test_the_readmes_print_the_commands_this_test_runs() -> None:
     assert len(re.findall(r"^```bash$", quick_start, flags=re.M)) == 2, "the quick start stays two commands"
 
 
-@pytest.mark.parametrize("block", _blocks(), ids=lambda block: f"{block[0].readme}:{block[0].text[:50]}")
+@pytest.mark.parametrize("block", _block_params())
 def test_readme_command_runs_as_printed(block: list[Command], data_root: Path, reader_clone: Path) -> None:
     before = {path: path.stat().st_mtime_ns for folder in (REPO, REPO / "data") for path in folder.iterdir()}
     _run_block(block, data_root, reader_clone, _shell_before(block))
@@ -433,6 +529,7 @@ def test_a_reader_keeps_what_earlier_blocks_exported() -> None:
     assert "MTSIG_DATA" not in _shell_before(quick_start)[0]
 
 
+@pytest.mark.xdist_group(QUICK_GROUP)
 def test_a_broken_command_is_caught(data_root: Path, reader_clone: Path) -> None:
     """The runner fails on what the README's sharding command used to do: a value the schema refuses."""
     bad = Command(

@@ -3,6 +3,8 @@ a simulation with planted effects; the study's McNemar p-values against scipy.""
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -34,6 +36,15 @@ def test_the_authors_example_by_hand() -> None:
     assert fisher[1] < 0.05 < fisher[2] and replicability_count(EXAMPLE, 0.05, "fisher") == 2
 
 
+def holm_rejections(p: np.ndarray, alpha: float) -> int:
+    """statsmodels' count of Holm's step-down rejections. Its ``multipletests`` runs ``gc.collect()`` on every
+    Holm call (statsmodels 0.15), about 0.2-0.5 s in a test process holding the rest of the suite; a collection
+    changes no number, so it is skipped here."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gc, "collect", lambda *args: 0)
+        return int(multipletests(p, alpha, method="holm")[0].sum())
+
+
 def test_every_u_equals_scipy_fisher_and_holm_counts() -> None:
     rng = np.random.default_rng(3)
     p = np.concatenate([rng.uniform(size=(25, 5)), rng.uniform(0, 0.02, size=(25, 4))], axis=1)
@@ -44,7 +55,7 @@ def test_every_u_equals_scipy_fisher_and_holm_counts() -> None:
         raw = [stats.combine_pvalues(ordered[u:], method="fisher").pvalue for u in range(len(row))]
         np.testing.assert_allclose(f, np.maximum.accumulate(raw), rtol=1e-10)
         # Bonferroni's k is the number of rejections of Holm's step-down procedure (statsmodels)
-        assert int((b <= 0.05).sum()) == int(multipletests(row, 0.05, method="holm")[0].sum())
+        assert int((b <= 0.05).sum()) == holm_rejections(row, 0.05)
     assert (np.diff(fisher, axis=1) >= 0).all() and (np.diff(bonferroni, axis=1) >= 0).all()
 
 

@@ -26,6 +26,8 @@ from mtsig.stats.resampling import ALL_TESTS, TESTS, PairwiseResult, pairwise_te
 SYSTEMS = ("onlineB", "uedin-wmt12", "UPC")
 N_SAMPLES = 1000
 SEED = 20140626
+# The module's fixture computes sacrebleu's chrF on WMT12 (about 2.5 CPU s): its tests go to one worker.
+pytestmark = pytest.mark.xdist_group("segment_scores_metric")
 
 
 @pytest.fixture(scope="module")

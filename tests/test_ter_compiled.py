@@ -309,11 +309,12 @@ SPECIAL_LINES = [
 
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(o))
 def test_each_option_equals_sacrebleu(data_root: Path, options: dict[str, bool]) -> None:
-    """On raw (still escaped) WMT12 text, so that ``normalized`` has entities to undo, plus special lines."""
+    """On raw (still escaped) WMT12 text, so that ``normalized`` has entities to undo (30 lines with an entity and
+    the first 50 of each direction: sacrebleu's TER is pure Python), plus special lines."""
     hyps, refs = [], []
     for pair, system in (("es-en", "onlineB"), ("en-es", "onlineA")):
         pair_refs, systems = wmt12_texts(data_root, pair, unescape=False)
-        chosen = [i for i, hyp in enumerate(systems[system]) if "&" in hyp][:60] + list(range(100))
+        chosen = [i for i, hyp in enumerate(systems[system]) if "&" in hyp][:30] + list(range(50))
         hyps += [systems[system][i] for i in chosen]
         refs += [pair_refs[i] for i in chosen]
     hyps += [h for h, _ in SPECIAL_LINES]

@@ -195,6 +195,11 @@ def test_results_are_deterministic():
 # ------------------------------------------------------------------------------- simulation with known truth
 
 
+#: Resamples (and MultEval's shuffles) per simulated trial: each p-value is (c + 1)/(B + 1), valid at any B, and at
+#: B = 200 the rejection rates at alpha = 0.05 are what the assertions measure (the cost is linear in B).
+SIMULATION_SAMPLES = 200
+
+
 def simulate(rng, *, offset_sd: float, true_difference: float, trials: int, runs: int = 3, n: int = 300):
     """Two systems whose runs share the segments' difficulty; each run adds its own optimizer offset (normal,
     sd ``offset_sd``, the same distribution for both systems) and segment noise (sd 10, so one run's corpus score
@@ -207,7 +212,10 @@ def simulate(rng, *, offset_sd: float, true_difference: float, trials: int, runs
         a = difficulty + true_difference + rng.normal(0, offset_sd, (runs, 1)) + rng.normal(0, 10, (runs, n))
         b = difficulty + rng.normal(0, offset_sd, (runs, 1)) + rng.normal(0, 10, (runs, n))
         result = compare_training_runs(
-            {"A": mean_metric_stats(a), "B": mean_metric_stats(b)}, mean_score, n_samples=500, seed=trial
+            {"A": mean_metric_stats(a), "B": mean_metric_stats(b)},
+            mean_score,
+            n_samples=SIMULATION_SAMPLES,
+            seed=trial,
         )
         run_aware.append(result.pairs["p_value"].iloc[0])
         multeval.append(result.pairs["p_multeval"].iloc[0])
@@ -219,7 +227,7 @@ def simulate(rng, *, offset_sd: float, true_difference: float, trials: int, runs
         mean_score,
         names,
         tests=("paired_bootstrap",),
-        n_samples=500,
+        n_samples=SIMULATION_SAMPLES,
         seed=1,
         pairs=[(2 * t, 2 * t + 1) for t in range(trials)],
     ).table.set_index(["sys_x", "sys_y"])
