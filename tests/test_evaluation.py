@@ -60,6 +60,25 @@ def test_clopper_pearson_matches_statsmodels(k, n, level):
     assert ev.clopper_pearson(k, n, level) == pytest.approx(expected, abs=1e-12)
 
 
+def test_clopper_pearson_is_scipy_stats_beta_ppf_bit_for_bit():
+    """The bounds come from scipy.special.betaincinv (no scipy.stats import in a pipeline job): the very
+    quantiles of scipy.stats.beta.ppf, every k of n up to 100 and of larger n, at two levels."""
+    from scipy import stats
+
+    ev._beta_quantile_bounds.cache_clear()
+    for n in [*range(1, 101), 997, 3003]:
+        for level in (0.95, 0.99):
+            tail = (1 - level) / 2
+            k = np.arange(n + 1)
+            low = np.where(k > 0, stats.beta.ppf(tail, np.maximum(k, 1), n - k + 1), 0.0)
+            high = np.where(k < n, stats.beta.ppf(1 - tail, k + 1, np.maximum(n - k, 1)), 1.0)
+            ours = np.array([ev.clopper_pearson(int(i), n, level) for i in k])
+            assert ours[:, 0].tobytes() == low.tobytes() and ours[:, 1].tobytes() == high.tobytes(), (
+                n,
+                level,
+            )
+
+
 def test_clopper_pearson_edge_cases_have_closed_forms():
     # k = 0: low is 0 and high solves (1 - p)^n = a/2; k = n: mirror image.
     n = 20
@@ -209,6 +228,28 @@ def test_metric_chi_square_matches_hand_calculation():
 
     assert out.p_value == pytest.approx(erfc(sqrt(expected / 2)))
     assert out.min_expected == pytest.approx(15.0)
+
+
+def test_pearson_chi_square_is_scipy_chi2_contingency_bit_for_bit():
+    """metric_chi_square's test on scipy.special alone (no scipy.stats import in a pipeline job): statistic,
+    p-value and expected counts equal scipy.stats.chi2_contingency(correction=False)'s to the bit, for tables of
+    2 to 12 metrics x {correct, incorrect} like the accuracy tables', dof 1 (where scipy would apply Yates'
+    correction by default) included."""
+    from scipy import stats
+
+    rng = np.random.default_rng(7)
+    for _ in range(400):
+        total = rng.integers(1, 3000, size=rng.integers(2, 13))
+        correct = rng.binomial(total, rng.uniform(0.05, 0.95))
+        observed = np.column_stack([correct, total - correct]).astype(float)
+        if (observed.sum(axis=0) == 0).any():
+            continue
+        statistic, p_value, expected = ev.pearson_chi_square(observed)
+        result = stats.chi2_contingency(observed, correction=False)
+        assert statistic == result.statistic and p_value == result.pvalue, observed
+        assert expected.tobytes() == result.expected_freq.tobytes()
+    with pytest.raises(ValueError, match="zero"):
+        ev.pearson_chi_square(np.array([[0.0, 0.0], [3.0, 4.0]]))
 
 
 def test_metric_chi_square_is_nan_when_every_metric_is_always_right():

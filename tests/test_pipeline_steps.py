@@ -204,3 +204,23 @@ def test_jobs_keep_freed_memory_instead_of_faulting_it_in_again() -> None:
         for mode in ("default", "keep")
     }
     assert faults["default"] >= 32 and faults["keep"] * 10 < faults["default"], faults
+
+
+def test_an_intermediate_table_s_settings_are_shared_by_the_frames_made_from_it(tmp_path: Path) -> None:
+    """read_intermediate_tsv puts the manifest's settings in ``attrs``; pandas deep-copies ``attrs`` into every
+    derived frame, so the settings are one shared object (copying every test's signature per selection cost a
+    tenth of an evaluate job), equal to what was written."""
+    from mtsig.steps.files import read_intermediate_tsv, write_tsv
+
+    settings = {"signatures": {"paired_bootstrap": "nrefs:1|bs:1000"}, "seed": 7}
+    path = tmp_path / "tests.tsv"
+    write_tsv(
+        pd.DataFrame({"test": ["a", "b"], "p_value": [0.5, 0.25]}),
+        path,
+        made_by="merge_tests",
+        settings=settings,
+    )
+    frame = read_intermediate_tsv(path, "merge_tests")
+    derived = frame[frame["test"] == "b"].merge(frame, on="test")
+    assert frame.attrs["settings"] == settings
+    assert derived.attrs["settings"] is frame.attrs["settings"]

@@ -618,10 +618,11 @@ def test_stationary_counts_equal_counting_the_loop_series() -> None:
 # ------------------------------------------------------------------------------------- relabelled pairs
 
 
-def _relabelled_case(integer: bool) -> rs.RelabelledPairs:
+def _relabelled_case(integer: bool, documents: np.ndarray | None = None) -> rs.RelabelledPairs:
     """Two systems' BLEU-like statistics with every special case of the factored form: a statistic shared by X and
     Y (the reference length), a difference column that is zero on most segments, two statistics with the same
-    difference, and pairs with the same keep mask."""
+    difference, and pairs with the same keep mask. With ``documents`` (each segment's document), whole documents
+    keep or swap their labels."""
     rng = np.random.default_rng(SEED)
     n = 120
     stats_x = rng.integers(0, 12, (n, 10)).astype(float)
@@ -632,8 +633,18 @@ def _relabelled_case(integer: bool) -> rs.RelabelledPairs:
     if not integer:
         stats_x[:, 2] += rng.random(n) / 3  # NIST-like information weights
     keep = rng.random((6, n)) < 0.6
+    if documents is not None:
+        by_document = rng.random((6, documents.max() + 1)) < 0.6
+        # the first four masks spell each document's number in binary: no two documents are relabelled alike
+        by_document[:4] = (np.arange(documents.max() + 1) >> np.arange(4)[:, None]) & 1
+        keep = by_document[:, documents]
     keep[4] = keep[5] = True  # q = 1: two identical pairs
     return rs.RelabelledPairs(stats_x, stats_y, keep)
+
+
+#: Segment -> document of the relabelled cases: 12 documents of 10 segments, contiguous or interleaved.
+CONTIGUOUS_DOCUMENTS = np.repeat(np.arange(12), 10)
+INTERLEAVED_DOCUMENTS = np.random.default_rng(3).permutation(CONTIGUOUS_DOCUMENTS)
 
 
 def test_relabelled_operand_totals_equal_products_of_the_stacked_statistics() -> None:
@@ -654,6 +665,50 @@ def test_relabelled_operand_totals_equal_products_of_the_stacked_statistics() ->
                 np.testing.assert_array_equal(factored[:, s, c], direct)
     assert len(operand.deltas) == 2  # the dense columns together, the sparse one alone
     assert operand.deltas[1].rows is not None and len(operand.deltas[1].rows) <= 20
+
+
+@pytest.mark.parametrize(
+    "documents", [CONTIGUOUS_DOCUMENTS, INTERLEAVED_DOCUMENTS], ids=["contiguous", "interleaved"]
+)
+def test_relabelled_documents_are_multiplied_document_by_document(documents: np.ndarray) -> None:
+    """Whole documents relabelled: the products are summed per document and then over the documents' keep
+    (_GroupedDelta), exactly the direct products of the stacked statistics, one system and statistic at a time, for
+    bootstrap counts, AR masks and float32 weights; documents need not be contiguous."""
+    pairs = _relabelled_case(integer=True, documents=documents)
+    stacked = pairs.materialise()
+    operand, totals = rs.relabelled_operand(pairs)
+    assert [type(delta).__name__ for delta in operand.deltas] == ["_GroupedDelta"]
+    assert (operand.deltas[0].order is None) == (documents is CONTIGUOUS_DOCUMENTS)
+    np.testing.assert_array_equal(totals, stacked.sum(axis=1))
+    n_systems, n_segments, k = stacked.shape
+    counts = rs.scheme_counts(rs.IID_BOOTSTRAP, SEED, n_segments, 0)[:40]
+    masks = rs.swap_masks(SEED, n_segments, 0)[:40].astype(np.float64)
+    for weights in (counts, masks, counts.astype(np.float32)):
+        factored = operand.weighted_totals(weights).reshape(len(weights), n_systems, k)
+        for s in range(n_systems):
+            for c in range(k):
+                direct = weights.astype(np.float64) @ stacked[s, :, c]
+                np.testing.assert_array_equal(factored[:, s, c], direct)
+
+
+@pytest.mark.parametrize("integer", [True, False])
+def test_relabelled_documents_give_the_stacked_statistics_results(integer: bool) -> None:
+    """pairwise_tests on whole documents relabelled equals pairwise_tests on the stacked statistics byte for byte,
+    for every test, integer statistics or not (then every integer slice is multiplied document by document)."""
+    pairs = _relabelled_case(integer, documents=INTERLEAVED_DOCUMENTS)
+    names = [f"p{p}.{side}" for p in range(6) for side in "xy"]
+    options = dict(
+        tests=rs.ALL_TESTS,
+        n_samples=300,
+        seed=SEED,
+        pairs=[(2 * p, 2 * p + 1) for p in range(6)],
+        documents=INTERLEAVED_DOCUMENTS,
+        mean_block_length=3.0,
+    )
+    factored = rs.pairwise_tests(pairs, bleu_score, names, **options)
+    stacked = rs.pairwise_tests(pairs.materialise(), bleu_score, names, **options)
+    pd.testing.assert_frame_equal(factored.table, stacked.table, check_exact=True)
+    assert factored.system_scores == stacked.system_scores
 
 
 @pytest.mark.parametrize("integer", [True, False])

@@ -2,6 +2,7 @@
 import functools
 import os
 import sys
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -42,6 +43,15 @@ def stop(message):
     input function while Snakemake builds the DAG."""
     print(f"mtsig: error: {message}", file=sys.stderr)
     raise SystemExit(2)
+
+
+def cancel_pending_reschedulings():
+    """Cancel Snakemake's pending rescheduling timers (``threading.Timer``, one per job-submission timespan while
+    jobs wait for a core): at the end of a run they only delay its exit, by up to a timespan (a minute with
+    profiles/default)."""
+    for thread in threading.enumerate():
+        if isinstance(thread, threading.Timer):
+            thread.cancel()
 
 
 def start_directory():

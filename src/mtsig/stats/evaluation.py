@@ -237,12 +237,14 @@ def clopper_pearson(k: int | np.integer, n: int | np.integer, level: float = 0.9
 @functools.lru_cache(maxsize=4096)
 def _beta_quantile_bounds(k: int, n: int, level: float) -> tuple[float, float]:
     """:func:`clopper_pearson`'s Beta quantiles, computed once per (k, n, level): an accuracy table repeats the
-    same counts for many (metric, test, alpha) cells, and each scalar ``beta.ppf`` call costs about a millisecond."""
-    from scipy import stats  # here, not at the top: importing scipy.stats costs a pipeline job about a second
+    same counts for many (metric, test, alpha) cells. ``scipy.special.betaincinv(a, b, q)`` is the quantile that
+    ``scipy.stats.beta.ppf(q, a, b)`` computes (the same bits, tested), without importing scipy.stats, which costs
+    a pipeline job about a second."""
+    from scipy.special import betaincinv
 
     tail = (1.0 - level) / 2.0
-    low = 0.0 if k == 0 else float(stats.beta.ppf(tail, k, n - k + 1))
-    high = 1.0 if k == n else float(stats.beta.ppf(1.0 - tail, k + 1, n - k))
+    low = 0.0 if k == 0 else float(betaincinv(float(k), float(n - k + 1), tail))
+    high = 1.0 if k == n else float(betaincinv(float(k + 1), float(n - k), 1.0 - tail))
     return low, high
 
 
@@ -332,12 +334,31 @@ def accuracy(
     )
 
 
+def pearson_chi_square(observed: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """Pearson's chi-square test of independence of a two-way table without Yates' correction: ``(X^2, p, E)``
+    with ``E = row sums x column sums / total``, ``X^2 = sum (O - E)^2 / E`` and ``p`` the chi-square survival
+    function at ``X^2`` with ``(rows - 1)(columns - 1)`` degrees of freedom.
+
+    The operations of ``scipy.stats.chi2_contingency(observed, correction=False)`` in its order, so the same bits
+    (tested), on ``scipy.special.chdtrc`` alone: importing scipy.stats costs a pipeline job about a second. A table
+    with a zero expected count raises ValueError, as scipy does."""
+    from scipy.special import chdtrc
+
+    observed = np.asarray(observed, dtype=np.float64)
+    expected = observed.sum(axis=1, keepdims=True) * observed.sum(axis=0, keepdims=True) / observed.sum()
+    if np.any(expected == 0):
+        raise ValueError("the table of expected frequencies has a zero element")
+    dof = expected.size - sum(expected.shape) + expected.ndim - 1
+    statistic = ((observed - expected) ** 2 / expected).sum()
+    return float(statistic), float(chdtrc(float(dof), statistic)), expected
+
+
 def metric_chi_square(accuracy_table: pd.DataFrame) -> pd.DataFrame:
     """Pearson chi-square test that accuracy does not depend on the metric, per (gold, test, alpha).
 
     The paper's "differences in accuracy for metrics are not significant (Chi-square test)" (Section 4.1): the
     contingency table is metric x {correct, incorrect}, tested for independence with
-    ``scipy.stats.chi2_contingency(..., correction=False)`` — no Yates correction, which scipy would otherwise
+    ``scipy.stats.chi2_contingency(..., correction=False)`` (:func:`pearson_chi_square`) — no Yates correction, which scipy would otherwise
     apply only when dof = 1 (two metrics), so that the statistic is the plain Pearson X^2 for any number of
     metrics. The test treats the metrics' conclusions as independent samples; they are conclusions about the same
     pairs, so the p-value is approximate (conservative for positively correlated metrics).
@@ -351,8 +372,6 @@ def metric_chi_square(accuracy_table: pd.DataFrame) -> pd.DataFrame:
     _require_columns(
         accuracy_table, ("gold", "test", "alpha", "metric", "correct", "total"), None, "accuracy"
     )
-    from scipy import stats  # here, not at the top: importing scipy.stats costs a pipeline job about a second
-
     rows = []
     for (gold, test, alpha), group in accuracy_table.groupby(["gold", "test", "alpha"], sort=False):
         correct = group["correct"].to_numpy(dtype=float)
@@ -362,9 +381,8 @@ def metric_chi_square(accuracy_table: pd.DataFrame) -> pd.DataFrame:
         if observed.shape[0] < 2 or (observed.sum(axis=0) == 0).any():
             statistic, p_value, min_expected = np.nan, np.nan, np.nan
         else:
-            result = stats.chi2_contingency(observed, correction=False)
-            statistic, p_value = float(result.statistic), float(result.pvalue)
-            min_expected = float(result.expected_freq.min())
+            statistic, p_value, expected = pearson_chi_square(observed)
+            min_expected = float(expected.min())
         rows.append(
             {
                 "gold": gold,

@@ -245,8 +245,17 @@ def read_intermediate_tsv(
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InputError(f"missing column(s) {', '.join(missing)}; {hint}", path)
-    frame.attrs["settings"] = manifest.get("settings", {})
+    frame.attrs["settings"] = SharedSettings(manifest.get("settings", {}))
     return frame
+
+
+class SharedSettings(dict):
+    """A manifest's settings in a table's ``attrs``, shared, not copied: pandas deep-copies a frame's ``attrs``
+    into every frame derived from it (each selection, merge or column), and a tests table's settings hold every
+    test's signature, which made a tenth of an evaluate job's CPU. They are read, never changed."""
+
+    def __deepcopy__(self, memo: dict) -> SharedSettings:
+        return self
 
 
 def write_text(
