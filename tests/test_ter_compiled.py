@@ -67,11 +67,11 @@ def sacrebleu_stats(
 
 
 @pytest.mark.parametrize("pair", list(PAIRS))
-def test_every_50th_wmt12_segment_of_every_system_equals_sacrebleu(data_root: Path, pair: str) -> None:
-    """The default suite's share of the test below: segments 0, 50, 100, ... (61 of 3003) of every system, the
+def test_every_100th_wmt12_segment_of_every_system_equals_sacrebleu(data_root: Path, pair: str) -> None:
+    """The default suite's share of the test below: segments 0, 100, 200, ... (31 of 3003) of every system, the
     statistics equal sacrebleu's exactly (the full check runs with ``-m slow``, as CI does)."""
     refs, systems = wmt12_texts(data_root, pair)
-    chosen = list(range(0, len(refs), 50))
+    chosen = list(range(0, len(refs), 100))
     refs = [refs[i] for i in chosen]
     systems = {name: [lines[i] for i in chosen] for name, lines in systems.items()}
     expected = sacrebleu_stats([h for lines in systems.values() for h in lines], refs * len(systems))
