@@ -647,13 +647,9 @@ CONTIGUOUS_DOCUMENTS = np.repeat(np.arange(12), 10)
 INTERLEAVED_DOCUMENTS = np.random.default_rng(3).permutation(CONTIGUOUS_DOCUMENTS)
 
 
-def test_relabelled_operand_totals_equal_products_of_the_stacked_statistics() -> None:
-    """The factored totals ``W @ Y + W @ Z_p`` / ``W @ X - W @ Z_p`` against the direct product of the stacked
-    statistics, one system and statistic at a time (a loop), for bootstrap counts and for AR masks."""
-    pairs = _relabelled_case(integer=True)
-    stacked = pairs.materialise()
-    operand, totals = rs.relabelled_operand(pairs)
-    np.testing.assert_array_equal(totals, stacked.sum(axis=1))
+def _assert_factored_totals_equal_direct_products(operand, stacked: np.ndarray) -> None:
+    """The operand's weighted totals equal the direct product of the stacked statistics, one system and statistic
+    at a time (a loop), for bootstrap counts, AR masks and float32 weights."""
     n_systems, n_segments, k = stacked.shape
     counts = rs.scheme_counts(rs.IID_BOOTSTRAP, SEED, n_segments, 0)[:40]
     masks = rs.swap_masks(SEED, n_segments, 0)[:40].astype(np.float64)
@@ -663,6 +659,16 @@ def test_relabelled_operand_totals_equal_products_of_the_stacked_statistics() ->
             for c in range(k):
                 direct = weights.astype(np.float64) @ stacked[s, :, c]
                 np.testing.assert_array_equal(factored[:, s, c], direct)
+
+
+def test_relabelled_operand_totals_equal_products_of_the_stacked_statistics() -> None:
+    """The factored totals ``W @ Y + W @ Z_p`` / ``W @ X - W @ Z_p`` against the direct product of the stacked
+    statistics, one system and statistic at a time (a loop), for bootstrap counts and for AR masks."""
+    pairs = _relabelled_case(integer=True)
+    stacked = pairs.materialise()
+    operand, totals = rs.relabelled_operand(pairs)
+    np.testing.assert_array_equal(totals, stacked.sum(axis=1))
+    _assert_factored_totals_equal_direct_products(operand, stacked)
     assert len(operand.deltas) == 2  # the dense columns together, the sparse one alone
     assert operand.deltas[1].rows is not None and len(operand.deltas[1].rows) <= 20
 
@@ -680,15 +686,7 @@ def test_relabelled_documents_are_multiplied_document_by_document(documents: np.
     assert [type(delta).__name__ for delta in operand.deltas] == ["_GroupedDelta"]
     assert (operand.deltas[0].order is None) == (documents is CONTIGUOUS_DOCUMENTS)
     np.testing.assert_array_equal(totals, stacked.sum(axis=1))
-    n_systems, n_segments, k = stacked.shape
-    counts = rs.scheme_counts(rs.IID_BOOTSTRAP, SEED, n_segments, 0)[:40]
-    masks = rs.swap_masks(SEED, n_segments, 0)[:40].astype(np.float64)
-    for weights in (counts, masks, counts.astype(np.float32)):
-        factored = operand.weighted_totals(weights).reshape(len(weights), n_systems, k)
-        for s in range(n_systems):
-            for c in range(k):
-                direct = weights.astype(np.float64) @ stacked[s, :, c]
-                np.testing.assert_array_equal(factored[:, s, c], direct)
+    _assert_factored_totals_equal_direct_products(operand, stacked)
 
 
 @pytest.mark.parametrize("integer", [True, False])
