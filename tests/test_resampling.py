@@ -590,6 +590,21 @@ def test_stationary_draws_cover_the_series_and_indices_equal_the_loop(monkeypatc
         assert list(indices[row]) == loop_stationary_series(starts[row], lengths[row], 300)
 
 
+@pytest.mark.parametrize("n", [40, rs.ROW_BY_ROW_COUNTS, 3003])
+def test_bootstrap_counts_count_each_row_s_draws(n: int) -> None:
+    """The count matrix of a block of i.i.d. draws, counted all rows at once (few items) or row by row (many): how
+    often each item occurs in each row, in the requested dtype."""
+    indices = rs.bootstrap_indices(SEED, n, 2)
+    for dtype in (np.float32, np.float64):
+        counts = rs.counts_from_indices(indices, n, dtype)
+        assert counts.dtype == dtype and counts.shape == (rs.DRAW_BLOCK_SIZE, n)
+        for row in (0, 7, rs.DRAW_BLOCK_SIZE - 1):
+            expected = np.zeros(n)
+            for item in indices[row]:
+                expected[item] += 1
+            np.testing.assert_array_equal(counts[row], expected)
+
+
 def test_stationary_counts_equal_counting_the_loop_series() -> None:
     """The engine counts stationary-bootstrap draws from the blocks directly; the counts must equal those of the
     literal loop series, including blocks longer than the series (wrapping the circle several times)."""
