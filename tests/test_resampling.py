@@ -693,6 +693,44 @@ def test_relabelled_documents_are_multiplied_document_by_document(documents: np.
                 np.testing.assert_array_equal(factored[:, s, c], direct)
 
 
+def test_the_document_bootstrap_multiplies_documents_summed_statistics_to_the_same_bits() -> None:
+    """The document bootstrap's weights are constant within documents, so the engine multiplies the documents'
+    counts by the documents' summed statistics (by_document): the totals equal the segments' counts times the
+    segments' statistics bit for bit, for stacked statistics, relabelled pairs (segments or whole documents
+    relabelled) and the integer slices of statistics that are not integers, with the weights' dtypes the engine
+    uses; statistics that are not integers, stacked, are left as they are."""
+    documents = INTERLEAVED_DOCUMENTS
+    n_documents = int(documents.max()) + 1
+    operands = [
+        rs.statistics_operand(small_bleu_stats(n_systems=4, n_segments=len(documents))),
+        rs.relabelled_operand(_relabelled_case(integer=True))[0],
+        rs.relabelled_operand(_relabelled_case(integer=True, documents=documents))[0],
+        rs.sliced_relabelled_operand(_relabelled_case(integer=False, documents=documents), 4096)[0],
+        rs.sliced_relabelled_operand(_relabelled_case(integer=False), 4096)[0],
+    ]
+    for operand in operands:
+        summed = rs.by_document(operand, documents)
+        if summed is None:  # whole documents relabelled: multiplied group by group already
+            assert any(
+                isinstance(delta, rs._GroupedDelta)
+                for level in getattr(operand, "levels", [operand])
+                for delta in level.deltas
+            )
+            continue
+        # float32 weights where the engine uses them: never with the slices (_weight_dtype)
+        for dtype in (np.float64,) if isinstance(operand, rs._SlicedOperand) else (np.float32, np.float64):
+            per_document = rs.document_counts(SEED, n_documents, 1, dtype)
+            segments = rs.scheme_counts(
+                rs.DOCUMENT_BOOTSTRAP, SEED, len(documents), 1, document_of_segment=documents, dtype=dtype
+            )
+            expected = operand.weighted_totals(segments)
+            assert summed.weighted_totals(per_document).tobytes() == expected.tobytes()
+    not_integers = rs.statistics_operand(
+        np.random.default_rng(1).gamma(2.0, 1.5, size=(3, len(documents), 2))
+    )
+    assert rs.by_document(not_integers, documents) is None
+
+
 @pytest.mark.parametrize("integer", [True, False])
 def test_relabelled_documents_give_the_stacked_statistics_results(integer: bool) -> None:
     """pairwise_tests on whole documents relabelled equals pairwise_tests on the stacked statistics byte for byte,

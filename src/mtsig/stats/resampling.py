@@ -51,7 +51,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeVar
 
 import numpy as np
@@ -279,6 +279,12 @@ def document_codes(documents: Sequence[object] | np.ndarray) -> np.ndarray:
     return rank_of_sorted[inverse.ravel()]
 
 
+def document_counts(seed: int, n_documents: int, block_index: int, dtype: type = np.float64) -> np.ndarray:
+    """Count matrix ``dtype[DRAW_BLOCK_SIZE, n_documents]`` of one block of the document bootstrap's draws: how
+    often each document is drawn (each of its segments is drawn as often)."""
+    return counts_from_indices(document_draws(seed, n_documents, block_index), n_documents, dtype)
+
+
 def scheme_counts(
     scheme: str,
     seed: int,
@@ -300,8 +306,7 @@ def scheme_counts(
     if scheme == DOCUMENT_BOOTSTRAP:
         assert document_of_segment is not None
         n_documents = int(document_of_segment.max()) + 1
-        per_document = counts_from_indices(document_draws(seed, n_documents, block_index), n_documents, dtype)
-        return per_document[:, document_of_segment]
+        return document_counts(seed, n_documents, block_index, dtype)[:, document_of_segment]
     if scheme == STATIONARY_BOOTSTRAP:
         assert mean_block_length is not None
         starts, lengths = stationary_draws(seed, n_segments, mean_block_length, block_index)
@@ -424,6 +429,14 @@ class _Delta:
     def nbytes(self) -> int:
         return self.values.nbytes + self.values32.nbytes
 
+    def by_segment(self, n_segments: int) -> np.ndarray:
+        """``values`` on every segment (zero off ``rows``), float64 ``[N, J]``."""
+        if self.rows is None:
+            return self.values
+        full = np.zeros((n_segments, self.values.shape[1]))
+        full[self.rows] = self.values
+        return full
+
     def product(self, weights: np.ndarray) -> np.ndarray:
         """``W[:, rows] @ values`` as float64 (float32 weights with the float32 copy)."""
         selected = weights if self.rows is None else weights[:, self.rows]
@@ -459,6 +472,17 @@ class _GroupedDelta:
     @property
     def nbytes(self) -> int:
         return self.values.nbytes + self.values32.nbytes + self.masks.nbytes
+
+    def by_segment(self, n_segments: int) -> np.ndarray:
+        """The multiplied values ``K[G(i), m] d[i]`` of every segment i, float64 ``[N, J * M]`` (column ``n * M +
+        m``), as :class:`_Delta` would hold them."""
+        group = np.repeat(np.arange(len(self.bounds) - 1), np.diff(self.bounds))  # of each position in order
+        ordered = (self.values[:, :, None] * self.masks[group][:, None, :]).reshape(n_segments, -1)
+        if self.order is None:
+            return ordered
+        full = np.empty_like(ordered)
+        full[self.order] = ordered
+        return full
 
     def product(self, weights: np.ndarray) -> np.ndarray:
         """``W @ (K[G(i), m] d[i])`` for every difference and mask, exactly, as float64 ``[rows, J * M]``."""
@@ -692,6 +716,42 @@ def sliced_relabelled_operand(pairs: RelabelledPairs, max_row_sum: int) -> tuple
         level_totals.append(totals.reshape(1, 2 * n_pairs * k))
     sliced = _SlicedOperand(tuple(levels), bits, np.tile(exponent, 2 * n_pairs))
     return sliced, sliced.combine(level_totals).reshape(2 * n_pairs, k)
+
+
+def by_document(
+    operand: _Operand | _SlicedOperand, document_of_segment: np.ndarray
+) -> _Operand | _SlicedOperand | None:
+    """The operand of the documents' summed statistics, for the document bootstrap, whose weights are constant
+    within documents: ``W @ A = W_d @ (P^T A)``, ``W_d`` the documents' counts and ``P`` the segment-to-document
+    indicator, in about as many multiplications as there are documents instead of segments. Every product of
+    integer statistics is an exact sum of integers, as large at most as the segments' own, so the totals are the
+    same bits (float32 where the segments' products were exact in it). None for statistics that are not integers
+    (:class:`mtsig.portable.WeightedSums` slices them by their magnitude, which summing would change) and for
+    whole documents relabelled (:class:`_GroupedDelta`, multiplied group by group already)."""
+    if isinstance(operand, _SlicedOperand):
+        levels = [by_document(level, document_of_segment) for level in operand.levels]
+        if any(level is None for level in levels):
+            return None
+        return _SlicedOperand(tuple(levels), operand.bits, operand.exponent)  # type: ignore[arg-type]
+    if operand.exact_sums is not None or operand.base32 is None:
+        return None
+    if any(isinstance(delta, _GroupedDelta) for delta in operand.deltas):
+        return None  # already multiplied group by group: summing its segments' values would cost more
+    n_segments = operand.base.shape[0]
+    indicator = np.zeros((int(document_of_segment.max()) + 1, n_segments))
+    indicator[document_of_segment, np.arange(n_segments)] = 1.0
+
+    def summed(values: np.ndarray) -> np.ndarray:
+        return indicator @ values  # exact: sums of integers
+
+    deltas = []
+    for delta in operand.deltas:
+        values = summed(delta.by_segment(n_segments))
+        deltas.append(_Delta(None, values, values.astype(np.float32), delta.plus, delta.minus, delta.source))
+    base = np.asfortranarray(summed(operand.base))
+    return _Operand(
+        base, base.astype(np.float32), operand.column_of, operand.max_abs_statistic, tuple(deltas)
+    )
 
 
 # ------------------------------------------------------------------------------------------ counts and p-values
@@ -1229,10 +1289,20 @@ def pairwise_tests(
             result, kept = _randomization_tests(plan, scheme_tests, seed, keep, p_convention, advance)
         else:
             weight_dtype = _weight_dtype(plan, max_weight_row_sum(scheme, n_segments, document_of_segment))
+            scheme_plan = plan
+            documents_operand = None
+            if scheme == DOCUMENT_BOOTSTRAP:
+                documents_operand = by_document(plan.operand, document_of_segment)
+                scheme_plan = plan if documents_operand is None else replace(plan, operand=documents_operand)
 
             def block_counts(
-                block_index: int, scheme: str = scheme, dtype: type = weight_dtype
+                block_index: int,
+                scheme: str = scheme,
+                dtype: type = weight_dtype,
+                of_documents: bool = documents_operand is not None,
             ) -> np.ndarray:
+                if of_documents:
+                    return document_counts(seed, int(document_of_segment.max()) + 1, block_index, dtype)
                 return scheme_counts(
                     scheme,
                     seed,
@@ -1244,7 +1314,7 @@ def pairwise_tests(
                 )
 
             result, kept, bounds, own_bounds = _bootstrap_tests(
-                plan,
+                scheme_plan,
                 scheme_tests,
                 block_counts,
                 keep,
