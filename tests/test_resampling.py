@@ -603,6 +603,21 @@ def test_stationary_draws_cover_the_series_and_indices_equal_the_loop(monkeypatc
         assert list(indices[row]) == loop_stationary_series(starts[row], lengths[row], 300)
 
 
+@pytest.mark.parametrize("n", [40, rs.ROW_BY_ROW_COUNTS, 3003])
+def test_bootstrap_counts_count_each_row_s_draws(n: int) -> None:
+    """The count matrix of a block of i.i.d. draws, counted all rows at once (few items) or row by row (many): how
+    often each item occurs in each row, in the requested dtype."""
+    indices = rs.bootstrap_indices(SEED, n, 2)
+    for dtype in (np.float32, np.float64):
+        counts = rs.counts_from_indices(indices, n, dtype)
+        assert counts.dtype == dtype and counts.shape == (rs.DRAW_BLOCK_SIZE, n)
+        for row in (0, 7, rs.DRAW_BLOCK_SIZE - 1):
+            expected = np.zeros(n)
+            for item in indices[row]:
+                expected[item] += 1
+            np.testing.assert_array_equal(counts[row], expected)
+
+
 def test_stationary_counts_equal_counting_the_loop_series() -> None:
     """The engine counts stationary-bootstrap draws from the blocks directly; the counts must equal those of the
     literal loop series, including blocks longer than the series (wrapping the circle several times)."""
@@ -687,6 +702,44 @@ def test_relabelled_documents_are_multiplied_document_by_document(documents: np.
     assert (operand.deltas[0].order is None) == (documents is CONTIGUOUS_DOCUMENTS)
     np.testing.assert_array_equal(totals, stacked.sum(axis=1))
     _assert_factored_totals_equal_direct_products(operand, stacked)
+
+
+def test_the_document_bootstrap_multiplies_documents_summed_statistics_to_the_same_bits() -> None:
+    """The document bootstrap's weights are constant within documents, so the engine multiplies the documents'
+    counts by the documents' summed statistics (by_document): the totals equal the segments' counts times the
+    segments' statistics bit for bit, for stacked statistics, relabelled pairs (segments or whole documents
+    relabelled) and the integer slices of statistics that are not integers, with the weights' dtypes the engine
+    uses; statistics that are not integers, stacked, are left as they are."""
+    documents = INTERLEAVED_DOCUMENTS
+    n_documents = int(documents.max()) + 1
+    operands = [
+        rs.statistics_operand(small_bleu_stats(n_systems=4, n_segments=len(documents))),
+        rs.relabelled_operand(_relabelled_case(integer=True))[0],
+        rs.relabelled_operand(_relabelled_case(integer=True, documents=documents))[0],
+        rs.sliced_relabelled_operand(_relabelled_case(integer=False, documents=documents), 4096)[0],
+        rs.sliced_relabelled_operand(_relabelled_case(integer=False), 4096)[0],
+    ]
+    for operand in operands:
+        summed = rs.by_document(operand, documents)
+        if summed is None:  # whole documents relabelled: multiplied group by group already
+            assert any(
+                isinstance(delta, rs._GroupedDelta)
+                for level in getattr(operand, "levels", [operand])
+                for delta in level.deltas
+            )
+            continue
+        # float32 weights where the engine uses them: never with the slices (_weight_dtype)
+        for dtype in (np.float64,) if isinstance(operand, rs._SlicedOperand) else (np.float32, np.float64):
+            per_document = rs.document_counts(SEED, n_documents, 1, dtype)
+            segments = rs.scheme_counts(
+                rs.DOCUMENT_BOOTSTRAP, SEED, len(documents), 1, document_of_segment=documents, dtype=dtype
+            )
+            expected = operand.weighted_totals(segments)
+            assert summed.weighted_totals(per_document).tobytes() == expected.tobytes()
+    not_integers = rs.statistics_operand(
+        np.random.default_rng(1).gamma(2.0, 1.5, size=(3, len(documents), 2))
+    )
+    assert rs.by_document(not_integers, documents) is None
 
 
 @pytest.mark.parametrize("integer", [True, False])

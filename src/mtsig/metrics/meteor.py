@@ -190,6 +190,18 @@ def normaliser_command(java: str, jar: Path, settings: MeteorSettings) -> list[s
     ]
 
 
+def run_with_files(command: list[str], workdir: str, stdin: bytes = b"") -> tuple[int, bytes, bytes]:
+    """``(exit status, standard output, standard error)`` of ``command`` run in ``workdir``, its standard streams
+    in files there rather than pipes: reading a pipe while the JVM writes it line by line woke this process tens of
+    thousands of times (0.55 s of its CPU for the jar's statistics of WMT12 es-en)."""
+    with tempfile.TemporaryDirectory(prefix="streams-", dir=workdir) as folder:
+        paths = [Path(folder) / name for name in ("stdin", "stdout", "stderr")]
+        paths[0].write_bytes(stdin)
+        with paths[0].open("rb") as inp, paths[1].open("wb") as out, paths[2].open("wb") as err:
+            returncode = subprocess.run(command, stdin=inp, stdout=out, stderr=err, cwd=workdir).returncode
+        return returncode, paths[1].read_bytes(), paths[2].read_bytes()
+
+
 def normalise_lines(lines: Sequence[str], command: list[str], workdir: str) -> list[str]:
     """Each line (no line breaks in it) as the jar's ``-norm`` normalises it before lowercasing, computed by the
     jar's own ``Normalizer`` class in one JVM (:func:`normaliser_command`).
@@ -203,18 +215,15 @@ def normalise_lines(lines: Sequence[str], command: list[str], workdir: str) -> l
     Raises:
         RuntimeError: the JVM failed or printed another number of lines.
     """
-    completed = subprocess.run(
-        command,
-        input="".join(line + "\n" for line in lines).encode("utf-8"),
-        capture_output=True,
-        cwd=workdir,
+    returncode, stdout, stderr = run_with_files(
+        command, workdir, "".join(line + "\n" for line in lines).encode("utf-8")
     )
-    if completed.returncode != 0:
+    if returncode != 0:
         raise RuntimeError(
-            f"Meteor's normaliser failed (exit {completed.returncode}): {' '.join(command)}\n"
-            f"{completed.stderr.decode('utf-8', 'replace')[-2000:]}"
+            f"Meteor's normaliser failed (exit {returncode}): {' '.join(command)}\n"
+            f"{stderr.decode('utf-8', 'replace')[-2000:]}"
         )
-    normalised = completed.stdout.decode("utf-8").split("\n")  # Java's println ends lines with "\n" only
+    normalised = stdout.decode("utf-8").split("\n")  # Java's println ends lines with "\n" only
     if normalised.pop() != "" or len(normalised) != len(lines):
         raise RuntimeError(f"Meteor's normaliser printed {len(normalised)} lines for {len(lines)}")
     return normalised
@@ -295,15 +304,14 @@ def _run_jar(command: list[str], n_lines: int, workdir: str) -> np.ndarray:
     Raises:
         RuntimeError: the jar failed or printed another number of lines.
     """
-    completed = subprocess.run(command, capture_output=True, text=True, encoding="utf-8", cwd=workdir)
-    if completed.returncode != 0:
-        raise RuntimeError(
-            f"Meteor failed (exit {completed.returncode}): {' '.join(command)}\n{completed.stderr[-2000:]}"
-        )
-    lines = [line for line in completed.stdout.splitlines() if line.strip()]
+    returncode, stdout, stderr_bytes = run_with_files(command, workdir)
+    stderr = stderr_bytes.decode("utf-8", "replace")
+    if returncode != 0:
+        raise RuntimeError(f"Meteor failed (exit {returncode}): {' '.join(command)}\n{stderr[-2000:]}")
+    lines = [line for line in stdout.decode("utf-8").splitlines() if line.strip()]
     if len(lines) != n_lines:
         raise RuntimeError(
-            f"Meteor printed {len(lines)} statistics lines for {n_lines} segments\n{completed.stderr[-2000:]}"
+            f"Meteor printed {len(lines)} statistics lines for {n_lines} segments\n{stderr[-2000:]}"
         )
     return parse_meteor_statistics(lines)
 

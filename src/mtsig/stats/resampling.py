@@ -51,7 +51,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeVar
 
 import numpy as np
@@ -240,28 +240,33 @@ def stationary_counts(
     end = first + rest  # exclusive; past n means the interval wraps to 0
     wraps = end > n
     row_offset = rows * (n + 1)
-    edges = np.concatenate(
-        [
-            row_offset + first,
-            row_offset + np.minimum(end, n),
-            row_offset[wraps],
-            (row_offset + end - n)[wraps],
-        ]
+    size = n_rows * (n + 1)
+    opening = np.bincount(np.concatenate([row_offset + first, row_offset[wraps]]), minlength=size)
+    closing = np.bincount(
+        np.concatenate([row_offset + np.minimum(end, n), (row_offset + end - n)[wraps]]), minlength=size
     )
-    signs = np.concatenate(
-        [np.ones(len(first)), -np.ones(len(first)), np.ones(wraps.sum()), -np.ones(wraps.sum())]
-    )
-    # Small integers: exact in any float dtype, so the running sum is taken directly in the requested one.
-    steps = np.bincount(edges, weights=signs, minlength=n_rows * (n + 1)).astype(dtype)
-    counts = np.cumsum(steps.reshape(n_rows, n + 1)[:, :n], axis=1, dtype=dtype)
+    # Every interval closes in its own row (at column n at the latest), so each row's steps sum to zero and one
+    # running sum over all rows at once (contiguous, much faster than along each row) counts every row's points.
+    # Small integers: exact in any dtype.
+    counts = np.cumsum(opening - closing).reshape(n_rows, n + 1)[:, :n].astype(dtype)
     counts += np.bincount(rows, weights=full_turns, minlength=n_rows).astype(dtype)[:, None]
     return counts
+
+
+#: From this many items on, :func:`counts_from_indices` counts row by row (below, one bincount of every row at once
+#: costs less than a Python loop over the rows).
+ROW_BY_ROW_COUNTS = 512
 
 
 def counts_from_indices(indices: np.ndarray, n: int, dtype: type = np.float64) -> np.ndarray:
     """Count matrix ``dtype[rows, n]`` (float64 by default): how often each of ``n`` items occurs in each row of
     ``indices``."""
     n_rows = indices.shape[0]
+    if n >= ROW_BY_ROW_COUNTS:  # each row's counts fit in the CPU cache: about 40% faster for WMT12's 3003
+        counts = np.empty((n_rows, n), dtype=dtype)
+        for row in range(n_rows):
+            counts[row] = np.bincount(indices[row], minlength=n)
+        return counts
     flat = indices + n * np.arange(n_rows, dtype=np.int64)[:, None]
     return np.bincount(flat.ravel(), minlength=n_rows * n).reshape(n_rows, n).astype(dtype, copy=False)
 
@@ -272,6 +277,12 @@ def document_codes(documents: Sequence[object] | np.ndarray) -> np.ndarray:
     rank_of_sorted = np.empty(len(first), dtype=np.int64)
     rank_of_sorted[np.argsort(first, kind="stable")] = np.arange(len(first))
     return rank_of_sorted[inverse.ravel()]
+
+
+def document_counts(seed: int, n_documents: int, block_index: int, dtype: type = np.float64) -> np.ndarray:
+    """Count matrix ``dtype[DRAW_BLOCK_SIZE, n_documents]`` of one block of the document bootstrap's draws: how
+    often each document is drawn (each of its segments is drawn as often)."""
+    return counts_from_indices(document_draws(seed, n_documents, block_index), n_documents, dtype)
 
 
 def scheme_counts(
@@ -295,8 +306,7 @@ def scheme_counts(
     if scheme == DOCUMENT_BOOTSTRAP:
         assert document_of_segment is not None
         n_documents = int(document_of_segment.max()) + 1
-        per_document = counts_from_indices(document_draws(seed, n_documents, block_index), n_documents, dtype)
-        return per_document[:, document_of_segment]
+        return document_counts(seed, n_documents, block_index, dtype)[:, document_of_segment]
     if scheme == STATIONARY_BOOTSTRAP:
         assert mean_block_length is not None
         starts, lengths = stationary_draws(seed, n_segments, mean_block_length, block_index)
@@ -419,6 +429,14 @@ class _Delta:
     def nbytes(self) -> int:
         return self.values.nbytes + self.values32.nbytes
 
+    def by_segment(self, n_segments: int) -> np.ndarray:
+        """``values`` on every segment (zero off ``rows``), float64 ``[N, J]``."""
+        if self.rows is None:
+            return self.values
+        full = np.zeros((n_segments, self.values.shape[1]))
+        full[self.rows] = self.values
+        return full
+
     def product(self, weights: np.ndarray) -> np.ndarray:
         """``W[:, rows] @ values`` as float64 (float32 weights with the float32 copy)."""
         selected = weights if self.rows is None else weights[:, self.rows]
@@ -454,6 +472,17 @@ class _GroupedDelta:
     @property
     def nbytes(self) -> int:
         return self.values.nbytes + self.values32.nbytes + self.masks.nbytes
+
+    def by_segment(self, n_segments: int) -> np.ndarray:
+        """The multiplied values ``K[G(i), m] d[i]`` of every segment i, float64 ``[N, J * M]`` (column ``n * M +
+        m``), as :class:`_Delta` would hold them."""
+        group = np.repeat(np.arange(len(self.bounds) - 1), np.diff(self.bounds))  # of each position in order
+        ordered = (self.values[:, :, None] * self.masks[group][:, None, :]).reshape(n_segments, -1)
+        if self.order is None:
+            return ordered
+        full = np.empty_like(ordered)
+        full[self.order] = ordered
+        return full
 
     def product(self, weights: np.ndarray) -> np.ndarray:
         """``W @ (K[G(i), m] d[i])`` for every difference and mask, exactly, as float64 ``[rows, J * M]``."""
@@ -687,6 +716,42 @@ def sliced_relabelled_operand(pairs: RelabelledPairs, max_row_sum: int) -> tuple
         level_totals.append(totals.reshape(1, 2 * n_pairs * k))
     sliced = _SlicedOperand(tuple(levels), bits, np.tile(exponent, 2 * n_pairs))
     return sliced, sliced.combine(level_totals).reshape(2 * n_pairs, k)
+
+
+def by_document(
+    operand: _Operand | _SlicedOperand, document_of_segment: np.ndarray
+) -> _Operand | _SlicedOperand | None:
+    """The operand of the documents' summed statistics, for the document bootstrap, whose weights are constant
+    within documents: ``W @ A = W_d @ (P^T A)``, ``W_d`` the documents' counts and ``P`` the segment-to-document
+    indicator, in about as many multiplications as there are documents instead of segments. Every product of
+    integer statistics is an exact sum of integers, as large at most as the segments' own, so the totals are the
+    same bits (float32 where the segments' products were exact in it). None for statistics that are not integers
+    (:class:`mtsig.portable.WeightedSums` slices them by their magnitude, which summing would change) and for
+    whole documents relabelled (:class:`_GroupedDelta`, multiplied group by group already)."""
+    if isinstance(operand, _SlicedOperand):
+        levels = [by_document(level, document_of_segment) for level in operand.levels]
+        if any(level is None for level in levels):
+            return None
+        return _SlicedOperand(tuple(levels), operand.bits, operand.exponent)  # type: ignore[arg-type]
+    if operand.exact_sums is not None or operand.base32 is None:
+        return None
+    if any(isinstance(delta, _GroupedDelta) for delta in operand.deltas):
+        return None  # already multiplied group by group: summing its segments' values would cost more
+    n_segments = operand.base.shape[0]
+    indicator = np.zeros((int(document_of_segment.max()) + 1, n_segments))
+    indicator[document_of_segment, np.arange(n_segments)] = 1.0
+
+    def summed(values: np.ndarray) -> np.ndarray:
+        return indicator @ values  # exact: sums of integers
+
+    deltas = []
+    for delta in operand.deltas:
+        values = summed(delta.by_segment(n_segments))
+        deltas.append(_Delta(None, values, values.astype(np.float32), delta.plus, delta.minus, delta.source))
+    base = np.asfortranarray(summed(operand.base))
+    return _Operand(
+        base, base.astype(np.float32), operand.column_of, operand.max_abs_statistic, tuple(deltas)
+    )
 
 
 # ------------------------------------------------------------------------------------------ counts and p-values
@@ -1224,10 +1289,20 @@ def pairwise_tests(
             result, kept = _randomization_tests(plan, scheme_tests, seed, keep, p_convention, advance)
         else:
             weight_dtype = _weight_dtype(plan, max_weight_row_sum(scheme, n_segments, document_of_segment))
+            scheme_plan = plan
+            documents_operand = None
+            if scheme == DOCUMENT_BOOTSTRAP:
+                documents_operand = by_document(plan.operand, document_of_segment)
+                scheme_plan = plan if documents_operand is None else replace(plan, operand=documents_operand)
 
             def block_counts(
-                block_index: int, scheme: str = scheme, dtype: type = weight_dtype
+                block_index: int,
+                scheme: str = scheme,
+                dtype: type = weight_dtype,
+                of_documents: bool = documents_operand is not None,
             ) -> np.ndarray:
+                if of_documents:
+                    return document_counts(seed, int(document_of_segment.max()) + 1, block_index, dtype)
                 return scheme_counts(
                     scheme,
                     seed,
@@ -1239,7 +1314,7 @@ def pairwise_tests(
                 )
 
             result, kept, bounds, own_bounds = _bootstrap_tests(
-                plan,
+                scheme_plan,
                 scheme_tests,
                 block_counts,
                 keep,

@@ -36,11 +36,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sacrebleu.metrics.bleu import BLEU
-from scipy.stats import rankdata
 
 from mtsig import portable
 from mtsig.errors import InputError
 from mtsig.io.staple import GoldPrompt, NBestList
+from mtsig.stats.meta_evaluation import average_ranks
 from mtsig.stats.seeding import rng_for
 
 # Deleting with one compiled character class is 3x faster than str.translate on non-ASCII text, same result.
@@ -166,8 +166,12 @@ def pearson_r(x: Sequence[float], y: Sequence[float]) -> float:
 
 
 def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman's rho: Pearson's r of the average ranks (ties share their mean rank); NaN when undefined."""
-    return pearson_r(rankdata(x), rankdata(y))
+    """Spearman's rho: Pearson's r of the average ranks (ties share their mean rank, ``scipy.stats.rankdata``'s
+    ranks); NaN when undefined or when a value is NaN (whose ranks rankdata makes NaN)."""
+    x_arr, y_arr = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if np.isnan(x_arr).any() or np.isnan(y_arr).any():
+        return math.nan
+    return pearson_r(average_ranks(x_arr), average_ranks(y_arr))
 
 
 def preference_correlation(
