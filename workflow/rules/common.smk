@@ -55,11 +55,18 @@ def machine_cpus():
 # At most one job per CPU, whatever --cores asks: with more jobs than CPUs (the README's `snakemake --cores 8` on a
 # 2-core machine) the jobs only share the CPUs, and their caches, and the same work took 5-10% more CPU time and
 # longer (benchmarks/README.md, "The whole run"). A cluster executor runs its jobs elsewhere: no cap there.
-if (
-    workflow.local_exec
-    and (workflow.global_resources["_cores"].value or 0) > machine_cpus()
-):
-    workflow.global_resources["_cores"] = machine_cpus()
+def cap_local_cores():
+    """Cap the local run's cores at the machine's CPUs. It reads Snakemake's internal resource table (9.x): a
+    Snakemake whose table looks otherwise is left alone (the cap only saves time)."""
+    try:
+        asked = workflow.global_resources["_cores"].value or 0
+    except (AttributeError, KeyError, TypeError):
+        return
+    if workflow.local_exec and asked > machine_cpus():
+        workflow.global_resources["_cores"] = machine_cpus()
+
+
+cap_local_cores()
 
 
 def cancel_pending_reschedulings():
