@@ -65,7 +65,8 @@ RULE_PRIORITIES = {
 }
 
 #: Niceness of the jobs of the other rules. Snakemake's priorities only choose which ready jobs start; when more
-#: jobs run than there are cores (``--cores 8`` on 2), the kernel shares the CPU among them, and the jobs the run
+#: jobs run than there are cores (``--cores 8`` on 2 before local runs were capped at one job per CPU, in
+#: workflow/rules/common.smk; other work on the machine), the kernel shares the CPU among them, and the jobs the run
 #: waits for (WMT12 es-en's METEOR, then its calibration) got a quarter of a core. A job at nice 5 weighs about a
 #: third of a job at nice 0 in Linux's scheduler; with no more jobs than cores, nothing changes.
 DEFERRED_NICENESS = 5
