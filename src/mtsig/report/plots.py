@@ -105,14 +105,13 @@ _PAIRED_BOOTSTRAP = frozenset(
 # --------------------------------------------------------------------------------------------------- saving
 
 
+@functools.cache
 def _default_file_mode() -> int:
-    """The mode ``open()`` gives a new file under the process's umask (0644 under the usual 022)."""
+    """The mode ``open()`` gives a new file under the process's umask (0644 under the usual 022), read once, when the
+    first figure is written rather than when the module is imported."""
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
-
-
-_FILE_MODE = _default_file_mode()
 
 
 def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any) -> list[Path]:
@@ -132,9 +131,8 @@ def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any)
         out.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(suffix=suffix, dir=out.parent, prefix=f".{out.stem}.")
         os.close(handle)
-        os.chmod(
-            temporary, _FILE_MODE
-        )  # mkstemp's 0600 would hide the figure from the other users of a share
+        # mkstemp's 0600 would hide the figure from the other users of a share
+        os.chmod(temporary, _default_file_mode())
         try:
             if suffix == ".png":
                 _save_png(figure, temporary, savefig)
