@@ -21,7 +21,10 @@ from sacrebleu.metrics import BLEU
 from sacrebleu.significance import PairedTest
 from scipy import stats as scipy_stats
 
+from mtsig.portable import is_integer_valued
 from mtsig.stats import resampling as rs
+from mtsig.stats.resampling import draws
+from mtsig.stats.resampling.operands import GroupedDelta, SlicedOperand
 from mtsig.stats.seeding import rng_for
 
 SEED = 20140601
@@ -514,10 +517,10 @@ def test_float32_exactness_bound_by_hand() -> None:
     assert rs.float32_is_exact(1.0, 2**24)
     assert not rs.float32_is_exact(1.0, 2**24 + 1)
     assert not rs.float32_is_exact(256.0, 65_537)  # 16 777 472 > 2**24
-    assert rs.is_integer_valued(np.array([0.0, 3.0, -7.0]))
-    assert not rs.is_integer_valued(np.array([1.0, 2.5]))
-    assert not rs.is_integer_valued(np.array([1.0, np.nan]))
-    assert not rs.is_integer_valued(np.array([np.inf]))
+    assert is_integer_valued(np.array([0.0, 3.0, -7.0]))
+    assert not is_integer_valued(np.array([1.0, 2.5]))
+    assert not is_integer_valued(np.array([1.0, np.nan]))
+    assert not is_integer_valued(np.array([np.inf]))
 
 
 def test_distinct_columns_and_weight_row_sum_bounds_by_hand() -> None:
@@ -541,9 +544,9 @@ def test_float32_and_float64_products_give_identical_tables() -> None:
     products; unscaled, float32 ones. All three tables must be byte-identical."""
     stats = small_bleu_stats(n_systems=4, n_segments=60, seed=11)
     n_segments = stats.shape[1]
-    assert rs.is_integer_valued(stats)
+    assert is_integer_valued(stats)
     assert rs.float32_is_exact(np.abs(stats).max(), n_segments)
-    assert not rs.is_integer_valued(stats * 0.5)
+    assert not is_integer_valued(stats * 0.5)
     assert not rs.float32_is_exact(np.abs(stats * 2.0**16).max(), n_segments)
     reference = _run(stats).table
     for scaled in (stats * 0.5, stats * 2.0**16):
@@ -595,7 +598,7 @@ def test_stationary_draws_cover_the_series_and_indices_equal_the_loop(monkeypatc
         for row in range(0, rs.DRAW_BLOCK_SIZE, 17):
             assert list(indices[row]) == loop_stationary_series(starts[row], lengths[row], n), (n, b, row)
     # Force the second round (a first round of one block cannot cover 300 points): N pairs, still exact.
-    monkeypatch.setattr(rs, "stationary_blocks_first_round", lambda n_segments, mean_block_length: 1)
+    monkeypatch.setattr(draws, "stationary_blocks_first_round", lambda n_segments, mean_block_length: 1)
     starts, lengths = rs.stationary_draws(SEED, 300, 6.0, 0)
     assert starts.shape == lengths.shape == (rs.DRAW_BLOCK_SIZE, 300)
     indices = rs.stationary_indices(starts, lengths, 300)
@@ -693,12 +696,12 @@ def test_relabelled_operand_totals_equal_products_of_the_stacked_statistics() ->
 )
 def test_relabelled_documents_are_multiplied_document_by_document(documents: np.ndarray) -> None:
     """Whole documents relabelled: the products are summed per document and then over the documents' keep
-    (_GroupedDelta), exactly the direct products of the stacked statistics, one system and statistic at a time, for
+    (GroupedDelta), exactly the direct products of the stacked statistics, one system and statistic at a time, for
     bootstrap counts, AR masks and float32 weights; documents need not be contiguous."""
     pairs = _relabelled_case(integer=True, documents=documents)
     stacked = pairs.materialise()
     operand, totals = rs.relabelled_operand(pairs)
-    assert [type(delta).__name__ for delta in operand.deltas] == ["_GroupedDelta"]
+    assert [type(delta).__name__ for delta in operand.deltas] == ["GroupedDelta"]
     assert (operand.deltas[0].order is None) == (documents is CONTIGUOUS_DOCUMENTS)
     np.testing.assert_array_equal(totals, stacked.sum(axis=1))
     _assert_factored_totals_equal_direct_products(operand, stacked)
@@ -723,13 +726,13 @@ def test_the_document_bootstrap_multiplies_documents_summed_statistics_to_the_sa
         summed = rs.by_document(operand, documents)
         if summed is None:  # whole documents relabelled: multiplied group by group already
             assert any(
-                isinstance(delta, rs._GroupedDelta)
+                isinstance(delta, GroupedDelta)
                 for level in getattr(operand, "levels", [operand])
                 for delta in level.deltas
             )
             continue
-        # float32 weights where the engine uses them: never with the slices (_weight_dtype)
-        for dtype in (np.float64,) if isinstance(operand, rs._SlicedOperand) else (np.float32, np.float64):
+        # float32 weights where the engine uses them: never with the slices (weight_dtype)
+        for dtype in (np.float64,) if isinstance(operand, SlicedOperand) else (np.float32, np.float64):
             per_document = rs.document_counts(SEED, n_documents, 1, dtype)
             segments = rs.scheme_counts(
                 rs.DOCUMENT_BOOTSTRAP, SEED, len(documents), 1, document_of_segment=documents, dtype=dtype

@@ -59,7 +59,8 @@ from mtsig.report.compare_outputs import (
 )
 from mtsig.report.training_runs import runs_signatures, runs_text_report
 from mtsig.stats.intervals import DEFAULT_LEVEL, INTERVAL_METHODS
-from mtsig.stats.resampling import ALL_TESTS, PAPER_TESTS, pairwise_tests
+from mtsig.stats.resampling.engine import pairwise_tests
+from mtsig.stats.resampling.registry import ALL_TESTS, PAPER_TESTS
 from mtsig.stats.training_runs import (
     compare_training_runs,
     is_run_group,

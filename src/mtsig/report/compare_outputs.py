@@ -32,7 +32,7 @@ from mtsig.report.tables import latex_escape
 from mtsig.stats.clusters import clusters_from_tests, significant_pairs
 from mtsig.stats.evaluation import corrected_test_conclusions
 from mtsig.stats.intervals import BCA
-from mtsig.stats.resampling import PairwiseResult
+from mtsig.stats.resampling.tables import PairwiseResult
 
 #: ``--correction`` of the CLI -> :data:`mtsig.stats.evaluation.CORRECTIONS`.
 CLI_CORRECTIONS = {"none": "none", "holm": "holm", "bh": "benjamini_hochberg"}

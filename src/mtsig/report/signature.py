@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from mtsig import __version__
-from mtsig.stats.resampling import STATIONARY_BOOTSTRAP, TESTS
+from mtsig.stats.resampling.draws import STATIONARY_BOOTSTRAP
+from mtsig.stats.resampling.registry import TESTS
 
 PLUS_ONE = "(c+1)/(B+1)"
 

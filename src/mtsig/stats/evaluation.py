@@ -38,7 +38,7 @@ from mtsig.stats.conclusions import (
     conclude_two_sided,
     unordered_pairs,
 )
-from mtsig.stats.resampling import (
+from mtsig.stats.resampling.registry import (
     PAPER_TESTS,  # the paper's three one-sided tests, in its Tables 1-2 column order
     TESTS,
 )

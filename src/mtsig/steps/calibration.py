@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.stats.resampling import samples_per_test
+from mtsig.stats.resampling.registry import samples_per_test
 from mtsig.stats.seeding import derive_seed
 from mtsig.steps.common import check_same_systems, load_scored_stats, read_gold_table, read_segment_documents
 from mtsig.steps.files import (

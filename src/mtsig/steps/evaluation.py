@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from mtsig.report import tables as paper_tables
-from mtsig.stats.resampling import PAPER_TESTS
+from mtsig.stats.resampling.registry import PAPER_TESTS
 from mtsig.steps.common import read_gold_table, read_tests_table
 from mtsig.steps.files import (
     metric_name_of,

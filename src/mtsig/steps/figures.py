@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.stats.resampling import PAPER_TESTS
+from mtsig.stats.resampling.registry import PAPER_TESTS
 from mtsig.steps.common import read_gold_table, read_tests_table
 from mtsig.steps.files import (
     MANIFEST_SUFFIX,

@@ -15,7 +15,7 @@ import pandas as pd
 from mtsig.errors import InputError
 from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.intervals import confidence_level
-from mtsig.stats.resampling import samples_per_test
+from mtsig.stats.resampling.registry import samples_per_test
 from mtsig.stats.seeding import derive_seed
 from mtsig.steps.common import check_same_systems, load_scored_stats, read_segment_documents
 from mtsig.steps.files import (
@@ -109,7 +109,7 @@ def tests_shard(
     """
     from mtsig.report.signature import result_signatures
     from mtsig.stats.intervals import INTERVAL_METHODS
-    from mtsig.stats.resampling import pairwise_tests
+    from mtsig.stats.resampling.engine import pairwise_tests
 
     stats, systems, _, scorer = load_scored_stats(stats_path)
     selection_stats, selection_systems, _, selection_scorer = load_scored_stats(selection_path)

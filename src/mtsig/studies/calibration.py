@@ -46,15 +46,10 @@ import pandas as pd
 from mtsig.errors import InputError
 from mtsig.stats.conclusions import SYS_X, SYS_Y, unordered_pairs
 from mtsig.stats.evaluation import clopper_pearson
-from mtsig.stats.resampling import (
-    ALL_TESTS,
-    IID_BOOTSTRAP,
-    RANDOMIZATION,
-    TESTS,
-    RelabelledPairs,
-    document_codes,
-    pairwise_tests,
-)
+from mtsig.stats.resampling.draws import IID_BOOTSTRAP, RANDOMIZATION, document_codes
+from mtsig.stats.resampling.engine import pairwise_tests
+from mtsig.stats.resampling.registry import ALL_TESTS, TESTS
+from mtsig.stats.resampling.relabelled import RelabelledPairs
 from mtsig.stats.seeding import derive_seed, rng_for
 
 ScoreFunction = Callable[[np.ndarray], np.ndarray]

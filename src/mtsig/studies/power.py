@@ -48,7 +48,9 @@ import pandas as pd
 from mtsig.errors import InputError
 from mtsig.progress import Progress, counter
 from mtsig.stats.evaluation import clopper_pearson
-from mtsig.stats.resampling import IID_BOOTSTRAP, RANDOMIZATION, TESTS, pairwise_tests
+from mtsig.stats.resampling.draws import IID_BOOTSTRAP, RANDOMIZATION
+from mtsig.stats.resampling.engine import pairwise_tests
+from mtsig.stats.resampling.registry import TESTS
 from mtsig.stats.seeding import derive_seed, rng_for
 from mtsig.studies.calibration import pseudo_system_names, trial_p_values
 

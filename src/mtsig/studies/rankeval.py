@@ -43,7 +43,8 @@ from mtsig.errors import InputError
 from mtsig.io.rankings import BLANK_RANK
 from mtsig.metrics import get_metric
 from mtsig.stats.conclusions import conclude
-from mtsig.stats.resampling import DRAW_BLOCK_SIZE, bootstrap_indices, counts_from_indices, pairwise_tests
+from mtsig.stats.resampling.draws import DRAW_BLOCK_SIZE, bootstrap_indices, counts_from_indices
+from mtsig.stats.resampling.engine import pairwise_tests
 from mtsig.stats.seeding import derive_seed
 
 #: Rank normalisations of Avramidis (2013, Sec. 3.6); ``ceiling`` is the paper's default.
