@@ -242,6 +242,30 @@ def load_sid2line(path: str | Path, n_segments: int) -> dict[int, int]:
 WMT_DA_ITEM_TYPES = {"SYSTEM": "system", "REPEAT": "repeat", "BAD_REF": "bad_ref", "REF": "ref"}
 
 
+def _da_segments_and_systems(
+    sids: pd.Series,
+    sid_labels: Sequence[str],
+    system_ids: pd.Series,
+    lines: np.ndarray,
+    path: Path,
+    sid2line_path: str | Path,
+    n_segments: int,
+    systems: Iterable[str] | None,
+) -> tuple[pd.Series, pd.Series]:
+    """WMT DA ``sid``s through the sid2line map -> segments, system ids minus their ``.<digits>`` suffix -> systems;
+    a sid outside the map (named by ``sid_labels``) or an unknown system is an error at its line."""
+    segment = sids.map(load_sid2line(sid2line_path, n_segments))
+    fail_first(
+        segment.isna().to_numpy(),
+        lines,
+        path,
+        [f"DA sid {label} is not in the sid2line map {sid2line_path}" for label in sid_labels],
+    )
+    system = system_ids.map(strip_numeric_suffix)
+    _check_known_systems(system, lines, path, systems, set())
+    return segment, system
+
+
 def load_wmt_mturk_da(
     path: str | Path,
     sid2line_path: str | Path,
@@ -272,17 +296,17 @@ def load_wmt_mturk_da(
     fail_first(
         criterion.isna().to_numpy(), lines, path, [f"unknown Input.item {c!r}" for c in frame["Input.item"]]
     )
-    sid2line = load_sid2line(sid2line_path, n_segments)
-    sid_numbers = pd.to_numeric(frame["sid"], errors="coerce")
-    segment = sid_numbers.map(sid2line)
-    fail_first(
-        segment.isna().to_numpy(),
+    sid_labels = [repr(s) for s in frame["sid"]]
+    segment, system = _da_segments_and_systems(
+        pd.to_numeric(frame["sid"], errors="coerce"),
+        sid_labels,
+        frame["sys_id"],
         lines,
         path,
-        [f"DA sid {s!r} is not in the sid2line map {sid2line_path}" for s in frame["sid"]],
+        sid2line_path,
+        n_segments,
+        systems,
     )
-    system = frame["sys_id"].map(strip_numeric_suffix)
-    _check_known_systems(system, lines, path, systems, set())
     fail_first((frame["WorkerId"] == "").to_numpy(), lines, path, "empty WorkerId")
     scores = _parse_scores(frame["score"], lines, path, DA_SCORE_RANGE, integer=True)
     return pd.DataFrame(
@@ -351,17 +375,17 @@ def load_wmt_mturk_da_segment_means(
 
     path = Path(path)
     frame = read_wmt_da_seg_scores(path)
-    sid2line = load_sid2line(sid2line_path, n_segments)
-    segment = (frame["segment"] + 1).map(sid2line)
     lines = frame["line"].to_numpy()
-    fail_first(
-        segment.isna().to_numpy(),
+    segment, system = _da_segments_and_systems(
+        frame["segment"] + 1,
+        [str(sid + 1) for sid in frame["segment"]],
+        frame["system"],
         lines,
         path,
-        [f"DA sid {sid + 1} is not in the sid2line map {sid2line_path}" for sid in frame["segment"]],
+        sid2line_path,
+        n_segments,
+        systems,
     )
-    system = frame["system"].map(strip_numeric_suffix)
-    _check_known_systems(system, lines, path, systems, set())
     return frame.assign(system=system, segment=segment.to_numpy(dtype=np.int64))
 
 
