@@ -6,9 +6,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mtsig.steps.common import read_gold_table
 from mtsig.steps.files import read_tsv, write_markdown, write_tsv
+
+if TYPE_CHECKING:
+    from mtsig.studies.delta_agreement import ExperimentInput, ProtocolInput
 
 log = logging.getLogger("mtsig")
 
@@ -87,6 +91,53 @@ def replicability(
     )
 
 
+def read_experiment_inputs(
+    scores: Sequence[str | Path], human: Sequence[str | Path], gold_conclusions: Sequence[str | Path]
+) -> list[ExperimentInput]:
+    """Each text-metric experiment's metric scores, human system scores and gold conclusions (one of each per
+    experiment, in the same order), named after the experiment's folder."""
+    from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
+    from mtsig.studies.delta_agreement import ExperimentInput
+
+    experiments = []
+    for score_path, human_path, gold_path in zip(scores, human, gold_conclusions, strict=True):
+        table = read_tsv(score_path)
+        log.info("%s: metrics %s", score_path, sorted(set(table["metric"])))
+        gold = read_gold_table(gold_path, ("gold", *GOLD_CONCLUSION_COLUMNS))
+        experiments.append(ExperimentInput(Path(score_path).parent.name, table, read_tsv(human_path), gold))
+    return experiments
+
+
+def read_protocol_inputs(
+    protocol_scores: Sequence[str | Path],
+    protocol_golds: Sequence[str | Path],
+    protocol_metrics: Mapping[str, Sequence[str]],
+) -> list[ProtocolInput]:
+    """The MT system scores and MQM gold conclusions of each protocol experiment (``results/<experiment>/``) that
+    ``protocol_metrics`` gives metrics."""
+    from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
+    from mtsig.steps.files import read_intermediate_tsv
+    from mtsig.studies.delta_agreement import ProtocolInput
+
+    protocols = []
+    for score_path, gold_path in zip(protocol_scores, protocol_golds, strict=True):
+        experiment = Path(score_path).parent.name
+        if protocol_metrics.get(experiment):
+            protocols.append(
+                ProtocolInput(
+                    experiment,
+                    read_intermediate_tsv(
+                        score_path, "metrics_protocol", columns=("lp", "system", "source", "score")
+                    ),
+                    read_intermediate_tsv(
+                        gold_path, "metrics_protocol", columns=("lp", *GOLD_CONCLUSION_COLUMNS)
+                    ),
+                    tuple(protocol_metrics[experiment]),
+                )
+            )
+    return protocols
+
+
 def delta_agreement(
     scores: Sequence[str | Path],
     human: Sequence[str | Path],
@@ -118,76 +169,40 @@ def delta_agreement(
     ``pairs``, and not fitted."""
     import pandas as pd
 
-    from mtsig.metrics import METRICS, get_metric
     from mtsig.report.delta_agreement import delta_agreement_figure, delta_agreement_markdown
-    from mtsig.stats.delta_agreement import agreement_curves, left_out_pairs, metric_score_outliers
     from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
-    from mtsig.stats.seeding import rng_for
-    from mtsig.steps.files import read_intermediate_tsv
-    from mtsig.studies.delta_agreement import (
-        experiment_pairs,
-        left_out_summary,
-        metrics_task_pairs,
-        protocol_pairs,
-    )
+    from mtsig.studies import delta_agreement as study
 
-    gold_columns = ("gold", *GOLD_CONCLUSION_COLUMNS)
-    frames = []
-    for score_path, human_path, gold_path in zip(scores, human, gold_conclusions, strict=True):
-        table = read_tsv(score_path)
-        log.info("%s: metrics %s", score_path, sorted(set(table["metric"])))
-        table = table[
-            table["metric"].isin(list(METRICS))
-        ]  # the run's own metrics; declared ones have no registry
-        directions = {name: get_metric(name).higher_is_better for name in set(table["metric"])}
-        frames.append(
-            experiment_pairs(
-                table, read_tsv(human_path), read_gold_table(gold_path, gold_columns), alpha, directions
-            ).assign(source=Path(score_path).parent.name)
-        )
+    metrics_task = None
     if metrics_task_scores:
-        golds = {Path(p).parent.name: read_gold_table(p, gold_columns) for p in metrics_task_golds}
-        system_scores = pd.concat([read_tsv(p) for p in metrics_task_scores])
-        frames.append(metrics_task_pairs(system_scores, golds, alpha))
-    for score_path, gold_path in zip(protocol_scores, protocol_golds, strict=True):
-        experiment = Path(score_path).parent.name
-        if not protocol_metrics.get(experiment):
-            continue
-        frames.append(
-            protocol_pairs(
-                experiment,
-                read_intermediate_tsv(
-                    score_path, "metrics_protocol", columns=("lp", "system", "source", "score")
-                ),
-                read_intermediate_tsv(
-                    gold_path, "metrics_protocol", columns=("lp", *GOLD_CONCLUSION_COLUMNS)
-                ),
-                alpha,
-                protocol_metrics[experiment],
-            )
-        )
-    table = pd.concat(frames, ignore_index=True)
-    flagged = metric_score_outliers(table, cutoff=metric_outlier_cutoff)
-    table = table.assign(left_out=left_out_pairs(table, flagged))
-    for row in flagged.itertuples(index=False):
+        golds = {
+            Path(p).parent.name: read_gold_table(p, ("gold", *GOLD_CONCLUSION_COLUMNS))
+            for p in metrics_task_golds
+        }
+        metrics_task = (pd.concat([read_tsv(p) for p in metrics_task_scores]), golds)
+    experiments = read_experiment_inputs(scores, human, gold_conclusions)
+    protocols = read_protocol_inputs(protocol_scores, protocol_golds, protocol_metrics)
+    result = study.delta_agreement(
+        experiments, metrics_task, protocols, alpha=alpha, metric_outlier_cutoff=metric_outlier_cutoff,
+        bootstrap_samples=bootstrap_samples, seed=seed,
+    )  # fmt: skip
+    for row in result.outliers.itertuples(index=False):
         log.info(
             "left out: %s %s in %s, score %g, robust z %.1f (%d pairs)",
             row.metric, row.system, row.source, row.score, row.robust_z, row.pairs,
         )  # fmt: skip
-    fitted, coefficients = agreement_curves(
-        table[~table["left_out"]], n_boot=bootstrap_samples, rng=rng_for(seed, "delta_agreement")
-    )
-    coefficients = coefficients.merge(left_out_summary(table, flagged), on="metric", how="left")
+    table = result.pairs
     log.info(
         "%d oriented (metric, system pair) rows, %d metrics, %d left out (%d metric-score outliers)",
         len(table),
         table["metric"].nunique(),
         int(table["left_out"].sum()),
-        len(flagged),
+        len(result.outliers),
     )
     write_tsv(table, pairs)
-    write_tsv(flagged, outliers)
-    write_tsv(fitted, curves)
-    write_tsv(coefficients, summary)
-    write_markdown(delta_agreement_markdown(coefficients, flagged, alpha, metric_outlier_cutoff), md, html)
-    delta_agreement_figure(table, fitted, coefficients, figure)
+    write_tsv(result.outliers, outliers)
+    write_tsv(result.curves, curves)
+    write_tsv(result.summary, summary)
+    page = delta_agreement_markdown(result.summary, result.outliers, alpha, metric_outlier_cutoff)
+    write_markdown(page, md, html)
+    delta_agreement_figure(table, result.curves, result.summary, figure)
