@@ -4,7 +4,7 @@ task, :mod:`mtsig.studies.metrics_task`) and the DA Wilcoxon gold of each of its
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -160,24 +160,16 @@ def metrics_task(
         williams_heatmap(chosen, title, [Path(figures) / f"{evaluation.name}.png"], alpha=options.alpha)
 
 
-def metrics_task_gold(
+def gold_outputs(
     specs: Mapping[str, Mapping[str, Any]],
     data_root: str | Path,
-    alphas: Sequence[float],
-    *,
     human: Sequence[str | Path],
     gold: Sequence[str | Path],
     conclusions: Sequence[str | Path],
-) -> None:
-    """The DA Wilcoxon gold of every pair of every study in ``specs`` (``results/<study>/<lp>/gold.tsv`` and
-    ``gold_conclusions.tsv``, the columns of an experiment's), built exactly as an experiment's ``human_gold``
-    builds it from the same file (config/wmt20-ja-en.yaml: ``wmt_da_seg_scores``, no QC, the study's ``gold``
-    block), with the systems renamed to the metric files' names (:func:`mtsig.io.wmt_da.metrics_task_names`) and
-    in case-insensitive alphabetical order. Each output's study and pair are read from its path."""
-    from mtsig.io.wmt_da import load_wmt_da_segment_means, metrics_task_names, read_wmt_da_sys_scores
-    from mtsig.stats.human import build_gold
-    from mtsig.studies.metrics_task import gold_systems
-
+) -> Iterator[tuple[str, str, dict[str, Path], Path, Path]]:
+    """(study, pair, its DA files, gold output, conclusions output) of every pair of rule ``metrics_task_gold``'s
+    outputs (``results/<study>/<lp>/``); the DA files (``human_segment_scores``, ``da_system_scores``,
+    ``human_system_scores`` of the study's spec) must be among the rule's inputs ``human``."""
     if len(gold) != len(conclusions):
         raise InputError(f"{len(gold)} gold outputs but {len(conclusions)} conclusions outputs")
     human_inputs = {Path(p).resolve() for p in human}
@@ -196,41 +188,53 @@ def metrics_task_gold(
         for path in files.values():
             if path.resolve() not in human_inputs:
                 raise InputError(f"not among the rule's inputs (the {lp} DA files)", path)
-        renaming = metrics_task_names(
+        yield study, lp, files, gold_path, conclusions_path
+
+
+def metrics_task_gold(
+    specs: Mapping[str, Mapping[str, Any]],
+    data_root: str | Path,
+    alphas: Sequence[float],
+    *,
+    human: Sequence[str | Path],
+    gold: Sequence[str | Path],
+    conclusions: Sequence[str | Path],
+) -> None:
+    """The DA Wilcoxon gold of every pair of every study in ``specs`` (``results/<study>/<lp>/gold.tsv`` and
+    ``gold_conclusions.tsv``, the columns of an experiment's), built exactly as an experiment's ``human_gold``
+    builds it from the same file (config/wmt20-ja-en.yaml: ``wmt_da_seg_scores``, no QC, the study's ``gold``
+    block), with the systems renamed to the metric files' names (:func:`mtsig.io.wmt_da.metrics_task_names`) and
+    in case-insensitive alphabetical order. Each output's study and pair are read from its path."""
+    from mtsig.io.wmt_da import load_wmt_da_segment_means, read_wmt_da_sys_scores
+    from mtsig.studies.metrics_task import pair_gold
+
+    for study, lp, files, gold_path, conclusions_path in gold_outputs(
+        specs, data_root, human, gold, conclusions
+    ):
+        spec = specs[study]
+        result = pair_gold(
+            load_wmt_da_segment_means(files["human_segment_scores"]),
             read_wmt_da_sys_scores(files["da_system_scores"]),
             read_wmt_da_sys_scores(files["human_system_scores"]),
-        )
-        segments = load_wmt_da_segment_means(files["human_segment_scores"])
-        # The organisers' Wilcoxon matrices hold the systems of the DA system file: iu-en, km-en and ps-en's
-        # segment files also rate a human translation (HUMAN) that their system files, and so their gold, leave out.
-        rated = segments["system"].isin(set(renaming))
-        for name in sorted(set(segments.loc[~rated, "system"])):
-            log.info("%s %s: %s has segment scores but no system score: not in the gold", study, lp, name)
-        segments = segments.loc[rated]
-        segments = segments.assign(system=segments["system"].map(renaming))
-        systems = gold_systems(sorted(set(segments["system"])), {})
-        human_spec = {"format": "wmt_da_seg_scores", "path": str(files["human_segment_scores"])}
-        result = build_gold(
-            human_spec,
-            segments,
-            systems,
             alphas,
-            source=files["human_segment_scores"],
-            qc={"enabled": False},
-            gold=spec["gold"],
+            spec["gold"],
+            source=str(files["human_segment_scores"]),
         )
-        settings = {"systems": systems, "alphas": [float(a) for a in alphas], "gold": dict(spec["gold"])}
-        write_tsv(result["gold"], gold_path, made_by="metrics_task_gold", settings=settings)
-        write_tsv(
-            result["gold_conclusions"], conclusions_path, made_by="metrics_task_gold", settings=settings
-        )
-        primary = result["gold_conclusions"]
-        at = primary[primary["alpha"] == primary["alpha"].iloc[0]]
+        for name in result.unscored:
+            log.info("%s %s: %s has segment scores but no system score: not in the gold", study, lp, name)
+        settings = {
+            "systems": result.systems,
+            "alphas": [float(a) for a in alphas],
+            "gold": dict(spec["gold"]),
+        }
+        write_tsv(result.gold, gold_path, made_by="metrics_task_gold", settings=settings)
+        write_tsv(result.conclusions, conclusions_path, made_by="metrics_task_gold", settings=settings)
+        at = result.conclusions[result.conclusions["alpha"] == result.conclusions["alpha"].iloc[0]]
         log.info(
             "%s %s: %d systems, %d of %d pairs significant at %g",
             study,
             lp,
-            len(systems),
+            len(result.systems),
             int((at["conclusion"] != "tie").sum()),
             len(at),
             float(at["alpha"].iloc[0]),
