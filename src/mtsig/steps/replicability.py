@@ -12,12 +12,32 @@ from mtsig.steps.common import read_gold_table
 from mtsig.steps.files import read_tsv, write_markdown, write_tsv
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from mtsig.studies.delta_agreement import ExperimentInput, ProtocolInput
 
 log = logging.getLogger("mtsig")
 
 #: The columns of a protocol experiment's ``replication.tsv`` that the replicability study reads.
 PROTOCOL_COLUMNS = ("protocol", "kind", "lp", "metric_a", "metric_b", "p_value")
+
+
+def read_protocol_replication(paths: Sequence[str | Path]) -> pd.DataFrame:
+    """The per-language-pair p-values of every protocol experiment (``results/<experiment>/replication.tsv`` of
+    rule ``metrics_protocol``), with an ``experiment`` column."""
+    import pandas as pd
+
+    from mtsig.steps.files import read_intermediate_tsv
+
+    return pd.concat(
+        [
+            read_intermediate_tsv(path, "metrics_protocol", columns=PROTOCOL_COLUMNS).assign(
+                experiment=Path(path).parent.name
+            )
+            for path in paths
+        ],
+        ignore_index=True,
+    )
 
 
 def replicability(
@@ -46,33 +66,18 @@ def replicability(
 
     from mtsig.report.replicability import replicability_markdown
     from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
-    from mtsig.steps.files import read_intermediate_tsv
-    from mtsig.studies.replicability import metrics_replicability, protocol_replicability, tests_replicability
+    from mtsig.studies.replicability import run_replicability
 
     tables = {
         name: (read_tsv(t), read_gold_table(g, ("gold", *GOLD_CONCLUSION_COLUMNS)))
         for name, t, g in zip(experiments, test_conclusions, gold_conclusions, strict=True)
     }
-    per_set, combined = tests_replicability(tables, alpha) if tables else (pd.DataFrame(), pd.DataFrame())
-    by_metric = (
-        metrics_replicability(pd.concat([read_tsv(path) for path in williams]), language_pairs, alpha)
-        if williams
-        else pd.DataFrame()
-    )
-    by_protocol = None
-    if protocol_replication:
-        replication = pd.concat(
-            [
-                read_intermediate_tsv(path, "metrics_protocol", columns=PROTOCOL_COLUMNS).assign(
-                    experiment=Path(path).parent.name
-                )
-                for path in protocol_replication
-            ],
-            ignore_index=True,
-        )
-        by_protocol = protocol_replicability(replication, alpha)
-        log.info("%d ordered metric pairs of the protocols' tasks", len(by_protocol))
-    for row in per_set.itertuples(index=False):
+    williams_rows = pd.concat([read_tsv(path) for path in williams]) if williams else None
+    replication = read_protocol_replication(protocol_replication) if protocol_replication else None
+    result = run_replicability(tables, williams_rows, language_pairs, replication, alpha)
+    if result.protocols is not None:
+        log.info("%d ordered metric pairs of the protocols' tasks", len(result.protocols))
+    for row in result.tests.itertuples(index=False):
         log.info(
             "%s in %s: %d vs %d, p = %.4g",
             row.comparison,
@@ -81,14 +86,15 @@ def replicability(
             row.only_b,
             row.p_value,
         )
-    write_tsv(per_set, tests)
-    write_tsv(combined, tests_partial_conjunction)
-    write_tsv(by_metric, metrics)
+    write_tsv(result.tests, tests)
+    write_tsv(result.tests_combined, tests_partial_conjunction)
+    write_tsv(result.metrics, metrics)
     if protocol_metrics is not None:
-        write_tsv(by_protocol if by_protocol is not None else pd.DataFrame(), protocol_metrics)
-    write_markdown(
-        replicability_markdown(per_set, combined, by_metric, alpha, protocol=by_protocol), md, html
+        write_tsv(result.protocols if result.protocols is not None else pd.DataFrame(), protocol_metrics)
+    page = replicability_markdown(
+        result.tests, result.tests_combined, result.metrics, alpha, protocol=result.protocols
     )
+    write_markdown(page, md, html)
 
 
 def read_experiment_inputs(
