@@ -131,6 +131,33 @@ def test_ja_en_without_published_outliers_equals_the_published_file(ja_en):
     assert len(winners) == 31
 
 
+def test_task_results_of_ja_en_equal_the_published_files(root, spec, metric_rows):
+    """The whole evaluation loop (``task_results``, the step's one call) on ja-en with the study's config: Kendall
+    of prism .8666666666666666 over all 10 systems (DA-jaen-cor.csv) and Pearson of SWSS+METEOR .9189438837210531
+    without the published outliers (DA-jaen-cor-excloutl.csv); the DA system scores and each metric's scores in
+    ``system_scores``."""
+    relative = {f: Path(f).relative_to(root).as_posix() for f in set(metric_rows["file"])}
+    options = study.TaskOptions(
+        refset=spec["refset"], reference_free=tuple(spec["reference_free"]), reference_free_refset="newstest2020",
+        exclude_systems=tuple(spec["exclude_systems"]), outlier_score="z", outlier_scale=me.MAD_SCALE,
+        outlier_cutoff=me.MAD_CUTOFF, published_outliers={"ja-en": tuple(spec["published_outliers"]["ja-en"])},
+        kinds=me.KINDS, human_as_metric=True, identical=spec["identical_metrics"], alpha=0.05,
+    )  # fmt: skip
+    (ja_en,) = [e for e in study.evaluations(spec) if e.name == "ja-en"]
+    human = {"ja-en": read_wmt_da_sys_scores(root / "da" / "metrics-ad-sys-scores-ja-en.csv")}
+    results = study.task_results([ja_en], metric_rows, relative, human, options)
+    r = results.correlations.set_index(["systems", "kind", "metric"]).query("human == 'z'")["r"]
+    assert r["all", "kendall", "prism"] == pytest.approx(0.8666666666666666, abs=1e-15)
+    assert r["no_outliers_published", "pearson", "SWSS+METEOR"] == pytest.approx(
+        0.9189438837210531, abs=1e-14
+    )
+    (evaluation,) = results.evaluations
+    assert len(evaluation.systems) == 10 and len(evaluation.metrics) == 30
+    assert sorted(evaluation.excluded["no_outliers"]) == ["Online-G.1564", "Online-Z.1640"]
+    sources = results.system_scores.groupby("source")["system"].count()
+    assert sources["human_z"] == 10 and sources["prism"] == 10
+
+
 # The MAD rule's output on z that the organisers' notebook printed for every pair ("outliers_z"), and the pairs
 # where their published outlier list (the notebook's "manually update outliers" cell) adds systems to it.
 NOTEBOOK_MAD_OUTLIERS = {

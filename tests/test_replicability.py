@@ -152,3 +152,18 @@ def test_protocol_replicability_by_hand() -> None:
     assert by.loc[("seg acc-t (item)", "A", "B"), "n_sets"] == 3
     empty = study.protocol_replicability(pd.DataFrame(rows).iloc[:0].assign(experiment="wmt23"), 0.05)
     assert empty.empty and list(empty.columns) == list(table.columns)
+
+
+def test_run_replicability_without_experiments_williams_or_protocols() -> None:
+    """A run with only the metrics task's Williams tests: the tests' tables are empty, the protocols' absent
+    (None: no ``protocol_metrics.tsv`` rows), and the metrics table is the hand-checked k = 2 of two language
+    pairs at p 0.001 and 0.002 (Bonferroni: 2 x 0.002 <= 0.05)."""
+    williams = pd.DataFrame(
+        [(lp, "z", "all", "M1", "M2", p) for lp, p in [("aa", 0.001), ("bb", 0.002)]],
+        columns=["lp", "human", "systems", "metric_a", "metric_b", "p_value"],
+    )
+    result = study.run_replicability({}, williams, ["aa", "bb"], None, 0.05)
+    assert result.tests.empty and result.tests_combined.empty and result.protocols is None
+    assert result.metrics.loc[0, "k_bonferroni"] == 2 and result.metrics.loc[0, "replicated_in"] == "aa,bb"
+    nothing = study.run_replicability({}, None, ["aa"], None, 0.05)
+    assert nothing.metrics.empty

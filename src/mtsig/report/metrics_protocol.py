@@ -5,6 +5,8 @@ rank, then each task's value and rank; as text, LaTeX or a JSON-ready dict. Func
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ import pandas as pd
 from mtsig import __version__
 from mtsig.report.tables import frame_to_markdown, latex_escape
 from mtsig.studies.metrics_protocol import ProtocolResult
+from mtsig.studies.metrics_protocol_beyond import ExperimentOptions, ProtocolExperiment
 
 
 def protocol_signature(result: ProtocolResult) -> str:
@@ -342,3 +345,106 @@ def protocol_heatmaps(result: ProtocolResult, directory: str | Path, *, dpi: flo
         with matplotlib.rc_context(STYLE):
             written += save_figure(figure, [path], dpi=dpi)
     return written
+
+
+# ------------------------------------------------------------------------------------------------ an experiment's
+
+#: The heading of each known protocol's table.
+PROTOCOL_HEADINGS = {
+    "wmt23": "The WMT23 protocol (Freitag et al. 2023, Table 8; mt-metrics-eval's tasks.WMT23)",
+    "wmt24": "The WMT24 protocol on WMT23 (SPA and acc-t; mt-metrics-eval's tasks.WMT24OnWMT23)",
+}
+
+
+def reproduce_command(
+    root: str, protocol: str, lps: Sequence[str], options: ExperimentOptions, seed: int
+) -> str:
+    """The ``mtsig metrics --mtme`` command that prints the same table from the data folder (``root`` under
+    ``$MTSIG_DATA``; the protocol's seed, resamples and options of the experiment)."""
+    parts = [
+        f"mtsig metrics --mtme $MTSIG_DATA/{root} --protocol {protocol} --lps {','.join(lps)}",
+        f"--samples {options.samples[protocol]} --seed {seed}",
+    ]
+    if options.early_stopping != "mtme":
+        parts.append(f"--early-stopping {options.early_stopping}")
+    if options.spa_arithmetic != "exact":
+        parts.append(f"--spa-arithmetic {options.spa_arithmetic}")
+    if options.all_metrics:
+        parts.append("--all-metrics")
+    if options.alpha != 0.05:
+        parts.append(f"--alpha {options.alpha:g}")
+    return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class ExperimentTables:
+    """What a protocol experiment writes (one TSV per frame, each protocol's rows in turn with a ``protocol``
+    column first; the MQM golds with ``lp`` first), its Markdown page and its LaTeX tables."""
+
+    tasks: pd.DataFrame
+    average: pd.DataFrame
+    significance: pd.DataFrame
+    replication: pd.DataFrame
+    system_scores: pd.DataFrame
+    mqm_gold: pd.DataFrame
+    mqm_gold_conclusions: pd.DataFrame
+    markdown: str
+    latex: str
+
+
+def _first(frame: pd.DataFrame, first: list[str]) -> pd.DataFrame:
+    return frame[first + [c for c in frame.columns if c not in first]]
+
+
+def experiment_tables(
+    experiment: ProtocolExperiment, options: ExperimentOptions, *, title: str, root: str
+) -> ExperimentTables:
+    """The tables of :func:`mtsig.studies.metrics_protocol_beyond.run_experiment`: each protocol's
+    :func:`protocol_tables` (its task rows with their bootstrap intervals), per-language-pair p-values and MQM
+    golds; the Markdown page (``title``, then each protocol's :func:`protocol_table_markdown` with the command
+    that reproduces it from ``root``) and each protocol's :func:`protocol_table_latex`."""
+    tasks, average, significance = [], [], []
+    markdown, latex = [f"# {title}", ""], []
+    for run in experiment.runs:
+        name = run.protocol.name
+        tables = protocol_tables(run.result)
+        task_table = tables["tasks"]
+        if run.intervals:
+            interval_rows = pd.concat(
+                [frame.assign(label=label) for label, frame in run.intervals.items()], ignore_index=True
+            )
+            task_table = task_table.merge(
+                interval_rows.drop(columns="value"), on=["label", "metric"], how="left", validate="one_to_one"
+            )
+        tasks.append(task_table.assign(protocol=name))
+        average.append(tables["average"].assign(protocol=name))
+        significance.append(tables["significance"].assign(protocol=name))
+        heading = PROTOCOL_HEADINGS.get(name, f"Protocol {name}")
+        markdown.append(
+            protocol_table_markdown(
+                run.result,
+                run.intervals,
+                heading=heading,
+                confidence=options.confidence,
+                reproduce=reproduce_command(root, name, run.protocol.lps, options, run.seed),
+            )
+        )
+        latex.append(f"% {heading}\n" + protocol_table_latex(run.result))
+
+    def by_lp(index: int) -> pd.DataFrame:
+        frame = pd.concat(
+            [parts[index].assign(lp=lp) for lp, parts in zip(experiment.lps, experiment.pairs, strict=True)]
+        )
+        return _first(frame.reset_index(drop=True), ["lp"])
+
+    return ExperimentTables(
+        tasks=_first(pd.concat(tasks, ignore_index=True), ["protocol"]),
+        average=_first(pd.concat(average, ignore_index=True), ["protocol"]),
+        significance=_first(pd.concat(significance, ignore_index=True), ["protocol"]),
+        replication=pd.concat([run.replication for run in experiment.runs], ignore_index=True),
+        system_scores=pd.concat([scores for scores, _, _ in experiment.pairs], ignore_index=True),
+        mqm_gold=by_lp(1),
+        mqm_gold_conclusions=by_lp(2),
+        markdown="\n".join(markdown),
+        latex="\n".join(latex),
+    )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,7 @@ import pandas as pd
 from mtsig import config as mtsig_config
 from mtsig.errors import InputError
 from mtsig.steps.common import read_experiment_systems, read_prepared_texts
-from mtsig.steps.files import (
-    write_tsv,
-)
+from mtsig.steps.files import write_tsv
 
 log = logging.getLogger("mtsig")
 
@@ -25,6 +24,156 @@ def judgments_source(human: Mapping[str, Any], data_root: str | Path) -> Path:
     return mtsig_config.data_path(data_root, path) if isinstance(path, str) else Path(data_root)
 
 
+@dataclass(frozen=True)
+class JudgmentRequest:
+    """What every reader of :func:`load_judgments` is given: the experiment's ``human`` block, the data root its
+    paths are relative to, the test set's size, the experiment's systems (None: any) and the organisers' printed
+    per-annotator moments (None: none)."""
+
+    human: Mapping[str, Any]
+    data_root: str | Path
+    n_segments: int
+    systems: Sequence[str] | None
+    moments: pd.DataFrame | None
+
+    def path(self, key: str = "path") -> Path:
+        """The file the ``human`` block names under ``key``, resolved against the data root."""
+        return mtsig_config.data_path(self.data_root, self.human[key])
+
+
+def _wmt_rankings(request: JudgmentRequest) -> pd.DataFrame:
+    from mtsig.io.rankings import load_wmt_rankings
+
+    human = request.human
+    return load_wmt_rankings(
+        judgments_source(human, request.data_root),
+        source_language=human.get("source_language", "Spanish"),
+        target_language=human.get("target_language", "English"),
+    )
+
+
+def _wmt_mturk_da(request: JudgmentRequest) -> pd.DataFrame:
+    """WMT MTurk DA ratings; with ``z_path`` the organisers' own z of every rating, with ``complete_from`` the
+    ratings of a zero-variance worker restored from their segment means."""
+    from mtsig.io import human as human_io
+
+    human, n_segments, systems = request.human, request.n_segments, request.systems
+    sid2line = request.path("sid2line")
+    ratings = human_io.load_wmt_mturk_da(request.path(), sid2line, n_segments, systems=systems)
+    if human.get("z_path"):
+        ratings = ratings.assign(
+            z=human_io.load_wmt_mturk_da_z(request.path("z_path"), ratings, sid2line, n_segments)
+        )
+    if not human.get("complete_from"):
+        return ratings
+    from mtsig.stats.human import restore_unrated_cells
+
+    restore = human["complete_from"]
+    means_path = mtsig_config.data_path(request.data_root, restore["path"])
+    if request.moments is None:
+        raise InputError("human.complete_from needs standardise.moments (the workers' printed mean and sd)")
+    means = human_io.load_wmt_mturk_da_segment_means(means_path, sid2line, n_segments, systems=systems)
+    ratings = restore_unrated_cells(ratings, means, request.moments, restore["annotator"], means_path)
+    restored = int((ratings["annotator"] == restore["annotator"]).sum())
+    log.info("restored %d ratings of worker %s from %s", restored, restore["annotator"], means_path)
+    return ratings
+
+
+def _appraise_da(request: JudgmentRequest) -> pd.DataFrame:
+    from mtsig.io.human import load_appraise_da
+
+    human = request.human
+    return load_appraise_da(
+        request.path(),
+        request.path("header"),
+        request.n_segments,
+        human.get("source_language", "eng"),
+        human.get("target_language", "liv"),
+        human.get("reference_systems"),
+        systems=request.systems,
+    )
+
+
+def _mturk_batch(request: JudgmentRequest) -> pd.DataFrame:
+    from mtsig.io.human import load_mturk_batch
+
+    paths = request.human["path"]
+    return load_mturk_batch(
+        [
+            mtsig_config.data_path(request.data_root, p)
+            for p in (paths if isinstance(paths, list) else [paths])
+        ],
+        n_segments=request.n_segments,
+        systems=request.systems,
+    )
+
+
+def _tidy(request: JudgmentRequest) -> pd.DataFrame:
+    from mtsig.io.human import load_tidy
+
+    human = request.human
+    return load_tidy(
+        request.path(),
+        standardised=bool(human.get("standardised", False)),
+        segment_means=bool(human.get("segment_means", False)),
+        n_segments=request.n_segments,
+        systems=request.systems,
+        reference_systems=human.get("reference_systems", ()),
+    )
+
+
+def _mtme_seg_score(request: JudgmentRequest) -> pd.DataFrame:
+    from mtsig.io.mtme import read_mtme_human_seg_scores
+
+    human = request.human
+    if "criterion" not in human:
+        raise InputError(
+            "human.criterion is required with format mtme_seg_score (the file does not say what its scores "
+            "are: mqm, da-sqm, esa, ...; gold.criteria must list it)",
+            request.path(),
+        )
+    return read_mtme_human_seg_scores(
+        request.path(),
+        criterion=str(human["criterion"]),
+        n_segments=request.n_segments,
+        systems=request.systems,
+        reference_systems=human.get("reference_systems", ()),
+    )
+
+
+def _wmt_da_seg_scores(request: JudgmentRequest) -> pd.DataFrame:
+    from mtsig.io.wmt_da import load_wmt_da_segment_means
+
+    return load_wmt_da_segment_means(request.path(), request.n_segments, request.systems)
+
+
+def _mqm(request: JudgmentRequest) -> pd.DataFrame:
+    from mtsig.io.mqm import load_mqm_ratings
+
+    human = request.human
+    return load_mqm_ratings(
+        request.path(),
+        weights=human.get("weights"),
+        reference_system=human.get("reference_system", "ref"),
+        standardised=not human.get("standardise_raters", False),
+        n_segments=request.n_segments,
+        systems=request.systems,
+    )
+
+
+#: The reader of each ``human.format``.
+JUDGMENT_READERS: dict[str, Callable[[JudgmentRequest], pd.DataFrame]] = {
+    "wmt_rankings": _wmt_rankings,
+    "wmt_mturk_da": _wmt_mturk_da,
+    "appraise_da": _appraise_da,
+    "mturk_batch": _mturk_batch,
+    "tidy": _tidy,
+    "mtme_seg_score": _mtme_seg_score,
+    "wmt_da_seg_scores": _wmt_da_seg_scores,
+    "mqm": _mqm,
+}
+
+
 def load_judgments(
     human: Mapping[str, Any],
     data_root: str | Path,
@@ -32,107 +181,19 @@ def load_judgments(
     systems: Sequence[str] | None = None,
     moments: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """The experiment's human judgments, read by the format's reader (``human.format``): DA ratings
-    (:mod:`mtsig.io.human`), mt-metrics-eval human segment scores (:func:`mtsig.io.mtme.read_mtme_human_seg_scores`)
-    or WMT relative rankings (:func:`mtsig.io.rankings.load_wmt_rankings`). Paths are
+    """The experiment's human judgments, read by the format's reader (``human.format``, :data:`JUDGMENT_READERS`):
+    DA ratings (:mod:`mtsig.io.human`), mt-metrics-eval human segment scores
+    (:func:`mtsig.io.mtme.read_mtme_human_seg_scores`), WMT DA segment means (:mod:`mtsig.io.wmt_da`), MQM ratings
+    (:mod:`mtsig.io.mqm`) or WMT relative rankings (:func:`mtsig.io.rankings.load_wmt_rankings`). Paths are
     relative to ``data_root``. With ``systems`` (the experiment's), a rating of any other system is an error at its
     line (reference pseudo-systems excepted). ``human.z_path`` (WMT MTurk DA): the organisers' own z of every
     rating, used as given (:func:`mtsig.io.human.load_wmt_mturk_da_z`). ``human.complete_from`` (with ``moments``): the
     organisers' segment means that restore the ratings of a zero-variance worker the per-rating file leaves out
     (:func:`mtsig.stats.human.restore_unrated_cells`)."""
-    from mtsig.io import human as human_io
-    from mtsig.io.rankings import load_wmt_rankings
-
-    def resolve(relative: str) -> Path:
-        return mtsig_config.data_path(data_root, relative)
-
-    fmt = human["format"]
-    if fmt == "wmt_rankings":
-        return load_wmt_rankings(
-            judgments_source(human, data_root),
-            source_language=human.get("source_language", "Spanish"),
-            target_language=human.get("target_language", "English"),
-        )
-    if fmt == "wmt_mturk_da":
-        ratings = human_io.load_wmt_mturk_da(
-            resolve(human["path"]), resolve(human["sid2line"]), n_segments, systems=systems
-        )
-        if human.get("z_path"):
-            z = human_io.load_wmt_mturk_da_z(
-                resolve(human["z_path"]), ratings, resolve(human["sid2line"]), n_segments
-            )
-            ratings = ratings.assign(z=z)
-        if not human.get("complete_from"):
-            return ratings
-        from mtsig.stats.human import restore_unrated_cells
-
-        restore = human["complete_from"]
-        means_path = resolve(restore["path"])
-        if moments is None:
-            raise InputError(
-                "human.complete_from needs standardise.moments (the workers' printed mean and sd)"
-            )
-        means = human_io.load_wmt_mturk_da_segment_means(
-            means_path, resolve(human["sid2line"]), n_segments, systems=systems
-        )
-        ratings = restore_unrated_cells(ratings, means, moments, restore["annotator"], means_path)
-        restored = int((ratings["annotator"] == restore["annotator"]).sum())
-        log.info("restored %d ratings of worker %s from %s", restored, restore["annotator"], means_path)
-        return ratings
-    if fmt == "appraise_da":
-        return human_io.load_appraise_da(
-            resolve(human["path"]),
-            resolve(human["header"]),
-            n_segments,
-            human.get("source_language", "eng"),
-            human.get("target_language", "liv"),
-            human.get("reference_systems"),
-            systems=systems,
-        )
-    if fmt == "mturk_batch":
-        paths = human["path"] if isinstance(human["path"], list) else [human["path"]]
-        return human_io.load_mturk_batch([resolve(p) for p in paths], n_segments=n_segments, systems=systems)
-    if fmt == "tidy":
-        return human_io.load_tidy(
-            resolve(human["path"]),
-            standardised=bool(human.get("standardised", False)),
-            segment_means=bool(human.get("segment_means", False)),
-            n_segments=n_segments,
-            systems=systems,
-            reference_systems=human.get("reference_systems", ()),
-        )
-    if fmt == "mtme_seg_score":
-        from mtsig.io.mtme import read_mtme_human_seg_scores
-
-        if "criterion" not in human:
-            raise InputError(
-                "human.criterion is required with format mtme_seg_score (the file does not say what its scores "
-                "are: mqm, da-sqm, esa, ...; gold.criteria must list it)",
-                resolve(human["path"]),
-            )
-        return read_mtme_human_seg_scores(
-            resolve(human["path"]),
-            criterion=str(human["criterion"]),
-            n_segments=n_segments,
-            systems=systems,
-            reference_systems=human.get("reference_systems", ()),
-        )
-    if fmt == "wmt_da_seg_scores":
-        from mtsig.io.wmt_da import load_wmt_da_segment_means
-
-        return load_wmt_da_segment_means(resolve(human["path"]), n_segments, systems)
-    if fmt == "mqm":
-        from mtsig.io.mqm import load_mqm_ratings
-
-        return load_mqm_ratings(
-            resolve(human["path"]),
-            weights=human.get("weights"),
-            reference_system=human.get("reference_system", "ref"),
-            standardised=not human.get("standardise_raters", False),
-            n_segments=n_segments,
-            systems=systems,
-        )
-    raise InputError(f"unknown human format {fmt!r}")
+    reader = JUDGMENT_READERS.get(human["format"])
+    if reader is None:
+        raise InputError(f"unknown human format {human['format']!r}")
+    return reader(JudgmentRequest(human, data_root, n_segments, systems, moments))
 
 
 def load_moments(standardise: Mapping[str, Any], data_root: str | Path) -> pd.DataFrame | None:

@@ -5,36 +5,55 @@ task sets on the WMT23 test set, :mod:`mtsig.studies.metrics_protocol`) and what
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mtsig.errors import InputError
 from mtsig.steps.files import write_markdown, write_text, write_tsv
 
+if TYPE_CHECKING:
+    from mtsig.io.mtme import LevelScores, MtmeTestSet
+    from mtsig.studies.metrics_protocol import Protocol, ScoreKey
+    from mtsig.studies.metrics_protocol_beyond import ExperimentOptions, ProtocolRun
+
 log = logging.getLogger("mtsig")
 
 
-def reproduce_command(
-    root: str, protocol: str, lps: Sequence[str], spec: Mapping[str, Any], seed: int
-) -> str:
-    """The ``mtsig metrics --mtme`` command that prints the same table from the data folder (the protocol's
-    seed, resamples and options of the experiment)."""
-    options = spec["protocols"][protocol]
-    parts = [
-        f"mtsig metrics --mtme $MTSIG_DATA/{root} --protocol {protocol} --lps {','.join(lps)}",
-        f"--samples {options['samples']} --seed {seed}",
-    ]
-    if spec["early_stopping"] != "mtme":
-        parts.append(f"--early-stopping {spec['early_stopping']}")
-    if spec["spa_arithmetic"] != "exact":
-        parts.append(f"--spa-arithmetic {spec['spa_arithmetic']}")
-    if spec["all_metrics"]:
-        parts.append("--all-metrics")
-    if float(spec["alpha"]) != 0.05:
-        parts.append(f"--alpha {spec['alpha']:g}")
-    return " ".join(parts)
+def read_protocol_scores(
+    experiment: str,
+    root: Path,
+    protocols: Sequence[Protocol],
+    scores: Sequence[str | Path],
+    options: ExperimentOptions,
+) -> tuple[dict[str, MtmeTestSet], dict[ScoreKey, LevelScores]]:
+    """The test sets of the protocols' language pairs under ``root`` and every score file the experiment reads
+    (:func:`mtsig.studies.metrics_protocol_beyond.experiment_score_keys`), each of which must be among the rule's
+    inputs ``scores``."""
+    from mtsig.io.mtme import read_requested_scores, read_test_set
+    from mtsig.studies import metrics_protocol_beyond as beyond
+
+    lps = sorted({lp for protocol in protocols for lp in protocol.lps})
+    test_sets = {lp: read_test_set(root, lp) for lp in lps}
+    given = {Path(p).resolve() for p in scores}
+    for path in beyond.experiment_files(protocols, test_sets, all_metrics=options.all_metrics):
+        if path.resolve() not in given:
+            raise InputError("read by the protocol but not among the rule's inputs", path)
+    keys = beyond.experiment_score_keys(protocols, test_sets, all_metrics=options.all_metrics)
+    log.info("%s: %d score files of %s", experiment, len(keys), ", ".join(lps))
+    return test_sets, read_requested_scores(test_sets, keys)
+
+
+def log_protocol_run(experiment: str, run: ProtocolRun) -> None:
+    """One line per protocol: its tasks, metrics, resamples and CPU seconds, the first and last metric."""
+    result = run.result
+    log.info(
+        "%s %s: %d tasks, %d metrics, %d resamples (%.1f CPU s), intervals (%.1f CPU s); first %s %.4f, "
+        "last %s %.4f",
+        experiment, run.protocol.name, len(result.tasks), len(result.metrics), result.n_resamples,
+        run.test_seconds, run.interval_seconds, result.metrics[0], result.average[0], result.metrics[-1],
+        result.average[-1],
+    )  # fmt: skip
 
 
 def metrics_protocol(
@@ -66,131 +85,40 @@ def metrics_protocol(
     (``mqm_gold``, ``mqm_gold_conclusions`` at ``alphas``). Seeds: the permutation tests of protocol P from
     ``derive_seed(seed, experiment, P)``; the intervals of a task from ``rng_for(seed, experiment, "bootstrap",
     <task label>)``. ``scores``: the rule's inputs, which must hold every file read."""
-    import pandas as pd
-
-    from mtsig.io.mtme import read_requested_scores, read_test_set
-    from mtsig.report.metrics_protocol import (
-        protocol_heatmaps,
-        protocol_table_latex,
-        protocol_table_markdown,
-        protocol_tables,
-    )
-    from mtsig.stats.seeding import derive_seed, rng_for
-    from mtsig.studies import metrics_protocol as mp
+    from mtsig.report.metrics_protocol import experiment_tables, protocol_heatmaps
     from mtsig.studies import metrics_protocol_beyond as beyond
 
-    root = Path(data_root) / spec["root"]
-    all_metrics = bool(spec["all_metrics"])
     protocols = beyond.experiment_protocols(list(spec["protocols"]), spec.get("lps"))
-    lps = sorted({lp for protocol in protocols for lp in protocol.lps})
-    test_sets = {lp: read_test_set(root, lp) for lp in lps}
-    given = {Path(p).resolve() for p in scores}
-    for path in beyond.experiment_files(protocols, test_sets, all_metrics=all_metrics):
-        if path.resolve() not in given:
-            raise InputError("read by the protocol but not among the rule's inputs", path)
-    keys = beyond.experiment_score_keys(protocols, test_sets, all_metrics=all_metrics)
-    read = read_requested_scores(test_sets, keys)
-    log.info("%s: %d score files of %s", experiment, len(keys), ", ".join(lps))
-    bootstrap = spec["bootstrap"]
-    frames: dict[str, list[pd.DataFrame]] = {
-        "tasks": [],
-        "average": [],
-        "significance": [],
-        "replication": [],
-    }
-    markdown = [f"# {spec.get('description', experiment)}", ""]
-    latex = []
-    Path(figures).mkdir(parents=True, exist_ok=True)
-    for protocol in protocols:
-        start = time.process_time()
-        options = spec["protocols"][protocol.name]
-        protocol_seed = derive_seed(seed, experiment, protocol.name)
-        result = mp.run_protocol(
-            protocol,
-            test_sets,
-            read,
-            n_resamples=int(options["samples"]),
-            seed=protocol_seed,
-            alpha=float(spec["alpha"]),
-            early_stopping=spec["early_stopping"],
-            spa_arithmetic=spec["spa_arithmetic"],
-            all_metrics=all_metrics,
-        )
-        tested = time.process_time()
-        intervals = {}
-        if bootstrap["samples"]:
-            for task in result.tasks:
-                intervals[task.task.label] = beyond.task_intervals(
-                    task, protocol, test_sets, read,
-                    n_resamples=int(bootstrap["samples"]), confidence=float(bootstrap["confidence"]),
-                    rng=rng_for(seed, experiment, "bootstrap", task.task.label),
-                    spa_arithmetic=spec["spa_arithmetic"], all_metrics=all_metrics,
-                )  # fmt: skip
-        bootstrapped = time.process_time()
-        tables = protocol_tables(result)
-        task_table = tables["tasks"]
-        if intervals:
-            interval_rows = pd.concat(
-                [frame.assign(label=label) for label, frame in intervals.items()], ignore_index=True
-            )
-            task_table = task_table.merge(
-                interval_rows.drop(columns="value"), on=["label", "metric"], how="left", validate="one_to_one"
-            )
-        frames["tasks"].append(task_table.assign(protocol=protocol.name))
-        frames["average"].append(tables["average"].assign(protocol=protocol.name))
-        frames["significance"].append(tables["significance"].assign(protocol=protocol.name))
-        frames["replication"].append(beyond.replication_pvalues(result, spec["replicability_tasks"]))
-        heading = {
-            "wmt23": "The WMT23 protocol (Freitag et al. 2023, Table 8; mt-metrics-eval's tasks.WMT23)",
-            "wmt24": "The WMT24 protocol on WMT23 (SPA and acc-t; mt-metrics-eval's tasks.WMT24OnWMT23)",
-        }.get(protocol.name, f"Protocol {protocol.name}")
-        markdown.append(
-            protocol_table_markdown(
-                result,
-                intervals,
-                heading=heading,
-                confidence=float(bootstrap["confidence"]),
-                reproduce=reproduce_command(spec["root"], protocol.name, protocol.lps, spec, protocol_seed),
-            )
-        )
-        latex.append(f"% {heading}\n" + protocol_table_latex(result))
-        protocol_heatmaps(result, figures)
-        log.info(
-            "%s %s: %d tasks, %d metrics, %d resamples (%.1f CPU s), intervals (%.1f CPU s); first %s %.4f, "
-            "last %s %.4f",
-            experiment, protocol.name, len(result.tasks), len(result.metrics), result.n_resamples,
-            tested - start, bootstrapped - tested, result.metrics[0], result.average[0], result.metrics[-1],
-            result.average[-1],
-        )  # fmt: skip
-    pair_frames = [
-        beyond.mqm_pairs(lp, protocols[0], test_sets, read, alphas, all_metrics=all_metrics) for lp in lps
-    ]
-    settings = {"experiment": experiment, "spec": dict(spec), "seed": int(seed)}
-
-    def ordered(frame: pd.DataFrame, first: list[str]) -> pd.DataFrame:
-        return frame[first + [c for c in frame.columns if c not in first]]
-
-    write_tsv(
-        ordered(pd.concat(frames["tasks"], ignore_index=True), ["protocol"]), tasks, made_by="metrics_protocol",
-        settings=settings,
-    )  # fmt: skip
-    for name, path in (("average", average), ("significance", significance)):
-        frame = ordered(pd.concat(frames[name], ignore_index=True), ["protocol"])
-        write_tsv(frame, path, made_by="metrics_protocol", settings=settings)
-    write_tsv(
-        pd.concat(frames["replication"], ignore_index=True),
-        replication,
-        made_by="metrics_protocol",
-        settings=settings,
+    options = beyond.ExperimentOptions(
+        samples={name: int(values["samples"]) for name, values in spec["protocols"].items()},
+        alpha=float(spec["alpha"]),
+        early_stopping=spec["early_stopping"],
+        spa_arithmetic=spec["spa_arithmetic"],
+        all_metrics=bool(spec["all_metrics"]),
+        bootstrap_samples=int(spec["bootstrap"]["samples"]),
+        confidence=float(spec["bootstrap"]["confidence"]),
+        replicability_tasks=tuple(spec["replicability_tasks"]),
     )
-    write_tsv(
-        pd.concat([scores_ for scores_, _, _ in pair_frames], ignore_index=True), system_scores,
-        made_by="metrics_protocol", settings=settings,
-    )  # fmt: skip
-    for index, path in ((1, mqm_gold), (2, mqm_gold_conclusions)):
-        frame = pd.concat([parts[index].assign(lp=lp) for lp, parts in zip(lps, pair_frames, strict=True)])
-        write_tsv(
-            ordered(frame.reset_index(drop=True), ["lp"]), path, made_by="metrics_protocol", settings=settings
-        )
-    write_markdown("\n".join(markdown), md, html, made_by="metrics_protocol", settings=settings)
-    write_text("\n".join(latex), tex)
+    test_sets, read = read_protocol_scores(
+        experiment, Path(data_root) / spec["root"], protocols, scores, options
+    )
+    result = beyond.run_experiment(experiment, protocols, test_sets, read, options, seed=seed, alphas=alphas)
+    Path(figures).mkdir(parents=True, exist_ok=True)
+    for run in result.runs:
+        protocol_heatmaps(run.result, figures)
+        log_protocol_run(experiment, run)
+    tables = experiment_tables(result, options, title=spec.get("description", experiment), root=spec["root"])
+    settings = {"experiment": experiment, "spec": dict(spec), "seed": int(seed)}
+    outputs = {
+        tasks: tables.tasks,
+        average: tables.average,
+        significance: tables.significance,
+        replication: tables.replication,
+        system_scores: tables.system_scores,
+        mqm_gold: tables.mqm_gold,
+        mqm_gold_conclusions: tables.mqm_gold_conclusions,
+    }
+    for path, frame in outputs.items():
+        write_tsv(frame, path, made_by="metrics_protocol", settings=settings)
+    write_markdown(tables.markdown, md, html, made_by="metrics_protocol", settings=settings)
+    write_text(tables.latex, tex)

@@ -3,16 +3,18 @@ task, :mod:`mtsig.studies.metrics_task`) and the DA Wilcoxon gold of each of its
 
 from __future__ import annotations
 
-import fnmatch
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.steps.files import write_markdown, write_text, write_tsv
+
+if TYPE_CHECKING:
+    from mtsig.studies.metrics_task import Evaluation, TaskResults
 
 log = logging.getLogger("mtsig")
 
@@ -28,13 +30,6 @@ def _relative(path: str | Path, root: Path) -> str:
         raise InputError(f"a metric-score file outside the task's root {root}", path) from None
 
 
-def files_matching(relative: Mapping[str, str], patterns: Sequence[str]) -> list[str]:
-    """The files of ``relative`` (file -> its path relative to the task's root) that match one of ``patterns``,
-    sorted by relative path (the order of the organisers' sorted glob)."""
-    chosen = [f for f, name in relative.items() if any(fnmatch.fnmatch(name, p) for p in patterns)]
-    return sorted(chosen, key=relative.__getitem__)
-
-
 def _one_metric(table: pd.DataFrame) -> pd.DataFrame:
     """A ``sys.score`` file's rows under one metric name, its first row's, with a ``file`` column: the organisers
     name a file's metric by its first row (``metric_df.metric[0]`` in ``results/combine-scores-sys-DA.py``), and
@@ -46,6 +41,53 @@ def _one_metric(table: pd.DataFrame) -> pd.DataFrame:
             "%s names %s; its metric is %s (its first row's)", table.attrs["path"], ", ".join(names), names[0]
         )
     return table.assign(metric=names[0], file=table.attrs["path"])
+
+
+def read_metric_scores(
+    root: Path, metric_scores: Sequence[str | Path]
+) -> tuple[pd.DataFrame, dict[str, str]]:
+    """The rows of every ``sys.score`` file of the rule's inputs, each under its first row's metric name with a
+    ``file`` column (:func:`_one_metric`), and each file's path relative to the task's ``root``."""
+    from mtsig.io.system_scores import read_wmt_sys_scores
+
+    relative = {str(f): _relative(f, root) for f in metric_scores}
+    rows = pd.concat(
+        [_one_metric(read_wmt_sys_scores(path)) for path in map(Path, metric_scores)], ignore_index=True
+    )
+    return rows, relative
+
+
+def read_human_scores(
+    root: Path, pattern: str, evaluations: Sequence[Evaluation], human: Sequence[str | Path]
+) -> dict[str, pd.DataFrame]:
+    """The DA system scores of every evaluation's pair (``pattern`` under ``root``), each of which must be among
+    the rule's inputs ``human``."""
+    from mtsig.io.wmt_da import read_wmt_da_sys_scores
+
+    human_inputs = {Path(p).resolve() for p in human}
+    tables = {}
+    for evaluation in evaluations:
+        human_path = _pair_file(root, pattern, evaluation.pair)
+        if human_path.resolve() not in human_inputs:
+            raise InputError(
+                f"the human system scores of {evaluation.pair} are not among the rule's inputs", human_path
+            )
+        tables[evaluation.pair] = read_wmt_da_sys_scores(human_path)
+    return tables
+
+
+def log_evaluations(results: TaskResults) -> None:
+    """Per evaluation: the metrics left out, the systems and metrics correlated and the MAD rule's outliers."""
+    for evaluation in results.evaluations:
+        for metric, missing in evaluation.incomplete.items():
+            log.info("%s: %s left out, no score for %s", evaluation.name, metric, ", ".join(missing))
+        log.info(
+            "%s: %d systems, %d metrics; outliers (MAD): %s",
+            evaluation.name,
+            len(evaluation.systems),
+            len(evaluation.metrics),
+            ", ".join(evaluation.excluded["no_outliers"]) or "none",
+        )
 
 
 def metrics_task(
@@ -69,8 +111,6 @@ def metrics_task(
     and without the published ones), Williams tests and winners for the human z and raw scores; the system scores
     (the input of the delta-agreement study); the table (Markdown, LaTeX, CSV) and a Williams heatmap per
     evaluation (all systems, DA z) under ``figures``. ``metric_scores`` and ``human`` are the rule's inputs."""
-    from mtsig.io.system_scores import read_wmt_sys_scores
-    from mtsig.io.wmt_da import read_wmt_da_sys_scores
     from mtsig.report.meta_evaluation import (
         correlation_table_csv,
         correlation_table_latex,
@@ -80,114 +120,56 @@ def metrics_task(
     )
     from mtsig.studies import metrics_task as study
 
+    published, outliers = spec.get("published_outliers") or {}, spec.get("outliers", {})
+    options = study.TaskOptions(
+        refset=spec["refset"],
+        reference_free=tuple(spec.get("reference_free", ())),
+        reference_free_refset=spec.get("reference_free_refset", "newstest2020"),
+        exclude_systems=tuple(spec.get("exclude_systems", ())),
+        outlier_score=outliers.get("score", "z"),
+        outlier_scale=float(outliers.get("scale", 1.4826)),
+        outlier_cutoff=float(outliers.get("cutoff", 2.5)),
+        published_outliers={name: tuple(systems) for name, systems in published.items()} or None,
+        kinds=tuple(spec.get("kinds", ("pearson", "spearman", "kendall"))),
+        human_as_metric=bool(spec.get("human_as_metric", True)),
+        identical=spec.get("identical_metrics", "tie"),
+        alpha=float(spec.get("alpha", 0.05)),
+    )
+    evaluations = study.evaluations(spec)
     root = Path(data_root) / spec["root"]
-    human_inputs = {Path(p).resolve() for p in human}
-    relative = {str(f): _relative(f, root) for f in metric_scores}
-    rows = pd.concat(
-        [_one_metric(read_wmt_sys_scores(path)) for path in map(Path, metric_scores)], ignore_index=True
-    )
-    published = spec.get("published_outliers", {})
-    outlier_options = spec.get("outliers", {})
-    results: dict[str, list[pd.DataFrame]] = {"correlations": [], "williams": [], "winners": []}
-    score_rows = []
-    heatmaps = []
-    for evaluation in study.evaluations(spec):
-        human_path = _pair_file(root, spec["human_system_scores"], evaluation.pair)
-        if human_path.resolve() not in human_inputs:
-            raise InputError(
-                f"the human system scores of {evaluation.pair} are not among the rule's inputs", human_path
-            )
-        human_table = read_wmt_da_sys_scores(human_path)
-        files = set(files_matching(relative, evaluation.patterns))
-        scores = study.metric_system_scores(
-            rows.loc[rows["file"].isin(files)],
-            evaluation.metric_lp,
-            spec["refset"],
-            spec.get("reference_free", ()),
-            spec.get("reference_free_refset", "newstest2020"),
-        )
-        pair = study.pair_scores(human_table, scores, spec.get("exclude_systems", ()))
-        for metric, missing in pair.incomplete.items():
-            log.info("%s: %s left out, no score for %s", evaluation.name, metric, ", ".join(missing))
-        excluded = study.excluded_systems(
-            pair.systems,
-            pair.human[outlier_options.get("score", "z")],
-            published.get(evaluation.name, []) if published else None,
-            scale=float(outlier_options.get("scale", 1.4826)),
-            cutoff=float(outlier_options.get("cutoff", 2.5)),
-        )
-        log.info(
-            "%s: %d systems, %d metrics; outliers (MAD): %s",
-            evaluation.name,
-            len(pair.systems),
-            len(pair.metrics),
-            ", ".join(excluded["no_outliers"]) or "none",
-        )
-        tables_of = study.meta_evaluate(
-            evaluation.name,
-            pair,
-            excluded,
-            kinds=spec.get("kinds", ("pearson", "spearman", "kendall")),
-            human_as_metric=bool(spec.get("human_as_metric", True)),
-            identical=spec.get("identical_metrics", "tie"),
-            alpha=float(spec.get("alpha", 0.05)),
-        )
-        for key, frame in tables_of.items():
-            results[key].append(frame)
-        score_rows.append(study.system_score_rows(evaluation.name, human_table, scores))
-        heatmaps.append((evaluation.name, len(pair.systems), tables_of["williams"]))
+    rows, relative = read_metric_scores(root, metric_scores)
+    human_tables = read_human_scores(root, spec["human_system_scores"], evaluations, human)
+    results = study.task_results(evaluations, rows, relative, human_tables, options)
+    log_evaluations(results)
     settings = {"study": experiment, "spec": dict(spec)}
-    frames = {key: pd.concat(parts, ignore_index=True) for key, parts in results.items()}
-    write_tsv(frames["correlations"], correlations, made_by="metrics_task", settings=settings)
-    write_tsv(frames["williams"], williams, made_by="metrics_task", settings=settings)
-    write_tsv(frames["winners"], winners, made_by="metrics_task", settings=settings)
-    write_tsv(
-        pd.concat(score_rows, ignore_index=True), system_scores, made_by="metrics_task", settings=settings
-    )
+    for frame, path in ((results.correlations, correlations), (results.williams, williams),
+                        (results.winners, winners), (results.system_scores, system_scores)):  # fmt: skip
+        write_tsv(frame, path, made_by="metrics_task", settings=settings)
     title = spec.get("description", experiment)
-    write_markdown(
-        correlation_table_markdown(frames["correlations"], frames["winners"], title=title),
-        md,
-        html,
-        made_by="metrics_task",
-        settings=settings,
-    )
+    page = correlation_table_markdown(results.correlations, results.winners, title=title)
+    write_markdown(page, md, html, made_by="metrics_task", settings=settings)
+    label = f"tab:{experiment}"
     write_text(
-        correlation_table_latex(
-            frames["correlations"], frames["winners"], caption=title, label=f"tab:{experiment}"
-        ),
-        tex,
+        correlation_table_latex(results.correlations, results.winners, caption=title, label=label), tex
     )
-    write_text(correlation_table_csv(frames["correlations"], frames["winners"]), csv)
-    alpha = float(spec.get("alpha", 0.05))
-    for name, n, williams_rows in heatmaps:
-        chosen = williams_rows.loc[(williams_rows["human"] == "z") & (williams_rows["systems"] == "all")]
-        williams_heatmap(
-            chosen,
-            williams_heatmap_title(name, n),
-            [Path(figures) / f"{name}.png"],
-            alpha=alpha,
-        )
+    write_text(correlation_table_csv(results.correlations, results.winners), csv)
+    for evaluation in results.evaluations:
+        rows_ = evaluation.tables["williams"]
+        chosen = rows_.loc[(rows_["human"] == "z") & (rows_["systems"] == "all")]
+        title = williams_heatmap_title(evaluation.name, len(evaluation.systems))
+        williams_heatmap(chosen, title, [Path(figures) / f"{evaluation.name}.png"], alpha=options.alpha)
 
 
-def metrics_task_gold(
+def gold_outputs(
     specs: Mapping[str, Mapping[str, Any]],
     data_root: str | Path,
-    alphas: Sequence[float],
-    *,
     human: Sequence[str | Path],
     gold: Sequence[str | Path],
     conclusions: Sequence[str | Path],
-) -> None:
-    """The DA Wilcoxon gold of every pair of every study in ``specs`` (``results/<study>/<lp>/gold.tsv`` and
-    ``gold_conclusions.tsv``, the columns of an experiment's), built exactly as an experiment's ``human_gold``
-    builds it from the same file (config/wmt20-ja-en.yaml: ``wmt_da_seg_scores``, no QC, the study's ``gold``
-    block), with the systems renamed to the metric files' names (:func:`mtsig.io.wmt_da.metrics_task_names`) and
-    in case-insensitive alphabetical order. Each output's study and pair are read from its path."""
-    from mtsig.io.wmt_da import load_wmt_da_segment_means, metrics_task_names, read_wmt_da_sys_scores
-    from mtsig.stats.human import build_gold
-    from mtsig.studies.metrics_task import gold_systems
-
+) -> Iterator[tuple[str, str, dict[str, Path], Path, Path]]:
+    """(study, pair, its DA files, gold output, conclusions output) of every pair of rule ``metrics_task_gold``'s
+    outputs (``results/<study>/<lp>/``); the DA files (``human_segment_scores``, ``da_system_scores``,
+    ``human_system_scores`` of the study's spec) must be among the rule's inputs ``human``."""
     if len(gold) != len(conclusions):
         raise InputError(f"{len(gold)} gold outputs but {len(conclusions)} conclusions outputs")
     human_inputs = {Path(p).resolve() for p in human}
@@ -206,41 +188,53 @@ def metrics_task_gold(
         for path in files.values():
             if path.resolve() not in human_inputs:
                 raise InputError(f"not among the rule's inputs (the {lp} DA files)", path)
-        renaming = metrics_task_names(
+        yield study, lp, files, gold_path, conclusions_path
+
+
+def metrics_task_gold(
+    specs: Mapping[str, Mapping[str, Any]],
+    data_root: str | Path,
+    alphas: Sequence[float],
+    *,
+    human: Sequence[str | Path],
+    gold: Sequence[str | Path],
+    conclusions: Sequence[str | Path],
+) -> None:
+    """The DA Wilcoxon gold of every pair of every study in ``specs`` (``results/<study>/<lp>/gold.tsv`` and
+    ``gold_conclusions.tsv``, the columns of an experiment's), built exactly as an experiment's ``human_gold``
+    builds it from the same file (config/wmt20-ja-en.yaml: ``wmt_da_seg_scores``, no QC, the study's ``gold``
+    block), with the systems renamed to the metric files' names (:func:`mtsig.io.wmt_da.metrics_task_names`) and
+    in case-insensitive alphabetical order. Each output's study and pair are read from its path."""
+    from mtsig.io.wmt_da import load_wmt_da_segment_means, read_wmt_da_sys_scores
+    from mtsig.studies.metrics_task import pair_gold
+
+    for study, lp, files, gold_path, conclusions_path in gold_outputs(
+        specs, data_root, human, gold, conclusions
+    ):
+        spec = specs[study]
+        result = pair_gold(
+            load_wmt_da_segment_means(files["human_segment_scores"]),
             read_wmt_da_sys_scores(files["da_system_scores"]),
             read_wmt_da_sys_scores(files["human_system_scores"]),
-        )
-        segments = load_wmt_da_segment_means(files["human_segment_scores"])
-        # The organisers' Wilcoxon matrices hold the systems of the DA system file: iu-en, km-en and ps-en's
-        # segment files also rate a human translation (HUMAN) that their system files, and so their gold, leave out.
-        rated = segments["system"].isin(set(renaming))
-        for name in sorted(set(segments.loc[~rated, "system"])):
-            log.info("%s %s: %s has segment scores but no system score: not in the gold", study, lp, name)
-        segments = segments.loc[rated]
-        segments = segments.assign(system=segments["system"].map(renaming))
-        systems = gold_systems(sorted(set(segments["system"])), {})
-        human_spec = {"format": "wmt_da_seg_scores", "path": str(files["human_segment_scores"])}
-        result = build_gold(
-            human_spec,
-            segments,
-            systems,
             alphas,
-            source=files["human_segment_scores"],
-            qc={"enabled": False},
-            gold=spec["gold"],
+            spec["gold"],
+            source=str(files["human_segment_scores"]),
         )
-        settings = {"systems": systems, "alphas": [float(a) for a in alphas], "gold": dict(spec["gold"])}
-        write_tsv(result["gold"], gold_path, made_by="metrics_task_gold", settings=settings)
-        write_tsv(
-            result["gold_conclusions"], conclusions_path, made_by="metrics_task_gold", settings=settings
-        )
-        primary = result["gold_conclusions"]
-        at = primary[primary["alpha"] == primary["alpha"].iloc[0]]
+        for name in result.unscored:
+            log.info("%s %s: %s has segment scores but no system score: not in the gold", study, lp, name)
+        settings = {
+            "systems": result.systems,
+            "alphas": [float(a) for a in alphas],
+            "gold": dict(spec["gold"]),
+        }
+        write_tsv(result.gold, gold_path, made_by="metrics_task_gold", settings=settings)
+        write_tsv(result.conclusions, conclusions_path, made_by="metrics_task_gold", settings=settings)
+        at = result.conclusions[result.conclusions["alpha"] == result.conclusions["alpha"].iloc[0]]
         log.info(
             "%s %s: %d systems, %d of %d pairs significant at %g",
             study,
             lp,
-            len(systems),
+            len(result.systems),
             int((at["conclusion"] != "tie").sum()),
             len(at),
             float(at["alpha"].iloc[0]),

@@ -6,14 +6,38 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mtsig.steps.common import read_gold_table
 from mtsig.steps.files import read_tsv, write_markdown, write_tsv
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from mtsig.studies.delta_agreement import ExperimentInput, ProtocolInput
 
 log = logging.getLogger("mtsig")
 
 #: The columns of a protocol experiment's ``replication.tsv`` that the replicability study reads.
 PROTOCOL_COLUMNS = ("protocol", "kind", "lp", "metric_a", "metric_b", "p_value")
+
+
+def read_protocol_replication(paths: Sequence[str | Path]) -> pd.DataFrame:
+    """The per-language-pair p-values of every protocol experiment (``results/<experiment>/replication.tsv`` of
+    rule ``metrics_protocol``), with an ``experiment`` column."""
+    import pandas as pd
+
+    from mtsig.steps.files import read_intermediate_tsv
+
+    return pd.concat(
+        [
+            read_intermediate_tsv(path, "metrics_protocol", columns=PROTOCOL_COLUMNS).assign(
+                experiment=Path(path).parent.name
+            )
+            for path in paths
+        ],
+        ignore_index=True,
+    )
 
 
 def replicability(
@@ -42,33 +66,18 @@ def replicability(
 
     from mtsig.report.replicability import replicability_markdown
     from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
-    from mtsig.steps.files import read_intermediate_tsv
-    from mtsig.studies.replicability import metrics_replicability, protocol_replicability, tests_replicability
+    from mtsig.studies.replicability import run_replicability
 
     tables = {
         name: (read_tsv(t), read_gold_table(g, ("gold", *GOLD_CONCLUSION_COLUMNS)))
         for name, t, g in zip(experiments, test_conclusions, gold_conclusions, strict=True)
     }
-    per_set, combined = tests_replicability(tables, alpha) if tables else (pd.DataFrame(), pd.DataFrame())
-    by_metric = (
-        metrics_replicability(pd.concat([read_tsv(path) for path in williams]), language_pairs, alpha)
-        if williams
-        else pd.DataFrame()
-    )
-    by_protocol = None
-    if protocol_replication:
-        replication = pd.concat(
-            [
-                read_intermediate_tsv(path, "metrics_protocol", columns=PROTOCOL_COLUMNS).assign(
-                    experiment=Path(path).parent.name
-                )
-                for path in protocol_replication
-            ],
-            ignore_index=True,
-        )
-        by_protocol = protocol_replicability(replication, alpha)
-        log.info("%d ordered metric pairs of the protocols' tasks", len(by_protocol))
-    for row in per_set.itertuples(index=False):
+    williams_rows = pd.concat([read_tsv(path) for path in williams]) if williams else None
+    replication = read_protocol_replication(protocol_replication) if protocol_replication else None
+    result = run_replicability(tables, williams_rows, language_pairs, replication, alpha)
+    if result.protocols is not None:
+        log.info("%d ordered metric pairs of the protocols' tasks", len(result.protocols))
+    for row in result.tests.itertuples(index=False):
         log.info(
             "%s in %s: %d vs %d, p = %.4g",
             row.comparison,
@@ -77,14 +86,62 @@ def replicability(
             row.only_b,
             row.p_value,
         )
-    write_tsv(per_set, tests)
-    write_tsv(combined, tests_partial_conjunction)
-    write_tsv(by_metric, metrics)
+    write_tsv(result.tests, tests)
+    write_tsv(result.tests_combined, tests_partial_conjunction)
+    write_tsv(result.metrics, metrics)
     if protocol_metrics is not None:
-        write_tsv(by_protocol if by_protocol is not None else pd.DataFrame(), protocol_metrics)
-    write_markdown(
-        replicability_markdown(per_set, combined, by_metric, alpha, protocol=by_protocol), md, html
+        write_tsv(result.protocols if result.protocols is not None else pd.DataFrame(), protocol_metrics)
+    page = replicability_markdown(
+        result.tests, result.tests_combined, result.metrics, alpha, protocol=result.protocols
     )
+    write_markdown(page, md, html)
+
+
+def read_experiment_inputs(
+    scores: Sequence[str | Path], human: Sequence[str | Path], gold_conclusions: Sequence[str | Path]
+) -> list[ExperimentInput]:
+    """Each text-metric experiment's metric scores, human system scores and gold conclusions (one of each per
+    experiment, in the same order), named after the experiment's folder."""
+    from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
+    from mtsig.studies.delta_agreement import ExperimentInput
+
+    experiments = []
+    for score_path, human_path, gold_path in zip(scores, human, gold_conclusions, strict=True):
+        table = read_tsv(score_path)
+        log.info("%s: metrics %s", score_path, sorted(set(table["metric"])))
+        gold = read_gold_table(gold_path, ("gold", *GOLD_CONCLUSION_COLUMNS))
+        experiments.append(ExperimentInput(Path(score_path).parent.name, table, read_tsv(human_path), gold))
+    return experiments
+
+
+def read_protocol_inputs(
+    protocol_scores: Sequence[str | Path],
+    protocol_golds: Sequence[str | Path],
+    protocol_metrics: Mapping[str, Sequence[str]],
+) -> list[ProtocolInput]:
+    """The MT system scores and MQM gold conclusions of each protocol experiment (``results/<experiment>/``) that
+    ``protocol_metrics`` gives metrics."""
+    from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
+    from mtsig.steps.files import read_intermediate_tsv
+    from mtsig.studies.delta_agreement import ProtocolInput
+
+    protocols = []
+    for score_path, gold_path in zip(protocol_scores, protocol_golds, strict=True):
+        experiment = Path(score_path).parent.name
+        if protocol_metrics.get(experiment):
+            protocols.append(
+                ProtocolInput(
+                    experiment,
+                    read_intermediate_tsv(
+                        score_path, "metrics_protocol", columns=("lp", "system", "source", "score")
+                    ),
+                    read_intermediate_tsv(
+                        gold_path, "metrics_protocol", columns=("lp", *GOLD_CONCLUSION_COLUMNS)
+                    ),
+                    tuple(protocol_metrics[experiment]),
+                )
+            )
+    return protocols
 
 
 def delta_agreement(
@@ -118,76 +175,40 @@ def delta_agreement(
     ``pairs``, and not fitted."""
     import pandas as pd
 
-    from mtsig.metrics import METRICS, get_metric
     from mtsig.report.delta_agreement import delta_agreement_figure, delta_agreement_markdown
-    from mtsig.stats.delta_agreement import agreement_curves, left_out_pairs, metric_score_outliers
     from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
-    from mtsig.stats.seeding import rng_for
-    from mtsig.steps.files import read_intermediate_tsv
-    from mtsig.studies.delta_agreement import (
-        experiment_pairs,
-        left_out_summary,
-        metrics_task_pairs,
-        protocol_pairs,
-    )
+    from mtsig.studies import delta_agreement as study
 
-    gold_columns = ("gold", *GOLD_CONCLUSION_COLUMNS)
-    frames = []
-    for score_path, human_path, gold_path in zip(scores, human, gold_conclusions, strict=True):
-        table = read_tsv(score_path)
-        log.info("%s: metrics %s", score_path, sorted(set(table["metric"])))
-        table = table[
-            table["metric"].isin(list(METRICS))
-        ]  # the run's own metrics; declared ones have no registry
-        directions = {name: get_metric(name).higher_is_better for name in set(table["metric"])}
-        frames.append(
-            experiment_pairs(
-                table, read_tsv(human_path), read_gold_table(gold_path, gold_columns), alpha, directions
-            ).assign(source=Path(score_path).parent.name)
-        )
+    metrics_task = None
     if metrics_task_scores:
-        golds = {Path(p).parent.name: read_gold_table(p, gold_columns) for p in metrics_task_golds}
-        system_scores = pd.concat([read_tsv(p) for p in metrics_task_scores])
-        frames.append(metrics_task_pairs(system_scores, golds, alpha))
-    for score_path, gold_path in zip(protocol_scores, protocol_golds, strict=True):
-        experiment = Path(score_path).parent.name
-        if not protocol_metrics.get(experiment):
-            continue
-        frames.append(
-            protocol_pairs(
-                experiment,
-                read_intermediate_tsv(
-                    score_path, "metrics_protocol", columns=("lp", "system", "source", "score")
-                ),
-                read_intermediate_tsv(
-                    gold_path, "metrics_protocol", columns=("lp", *GOLD_CONCLUSION_COLUMNS)
-                ),
-                alpha,
-                protocol_metrics[experiment],
-            )
-        )
-    table = pd.concat(frames, ignore_index=True)
-    flagged = metric_score_outliers(table, cutoff=metric_outlier_cutoff)
-    table = table.assign(left_out=left_out_pairs(table, flagged))
-    for row in flagged.itertuples(index=False):
+        golds = {
+            Path(p).parent.name: read_gold_table(p, ("gold", *GOLD_CONCLUSION_COLUMNS))
+            for p in metrics_task_golds
+        }
+        metrics_task = (pd.concat([read_tsv(p) for p in metrics_task_scores]), golds)
+    experiments = read_experiment_inputs(scores, human, gold_conclusions)
+    protocols = read_protocol_inputs(protocol_scores, protocol_golds, protocol_metrics)
+    result = study.delta_agreement(
+        experiments, metrics_task, protocols, alpha=alpha, metric_outlier_cutoff=metric_outlier_cutoff,
+        bootstrap_samples=bootstrap_samples, seed=seed,
+    )  # fmt: skip
+    for row in result.outliers.itertuples(index=False):
         log.info(
             "left out: %s %s in %s, score %g, robust z %.1f (%d pairs)",
             row.metric, row.system, row.source, row.score, row.robust_z, row.pairs,
         )  # fmt: skip
-    fitted, coefficients = agreement_curves(
-        table[~table["left_out"]], n_boot=bootstrap_samples, rng=rng_for(seed, "delta_agreement")
-    )
-    coefficients = coefficients.merge(left_out_summary(table, flagged), on="metric", how="left")
+    table = result.pairs
     log.info(
         "%d oriented (metric, system pair) rows, %d metrics, %d left out (%d metric-score outliers)",
         len(table),
         table["metric"].nunique(),
         int(table["left_out"].sum()),
-        len(flagged),
+        len(result.outliers),
     )
     write_tsv(table, pairs)
-    write_tsv(flagged, outliers)
-    write_tsv(fitted, curves)
-    write_tsv(coefficients, summary)
-    write_markdown(delta_agreement_markdown(coefficients, flagged, alpha, metric_outlier_cutoff), md, html)
-    delta_agreement_figure(table, fitted, coefficients, figure)
+    write_tsv(result.outliers, outliers)
+    write_tsv(result.curves, curves)
+    write_tsv(result.summary, summary)
+    page = delta_agreement_markdown(result.summary, result.outliers, alpha, metric_outlier_cutoff)
+    write_markdown(page, md, html)
+    delta_agreement_figure(table, result.curves, result.summary, figure)

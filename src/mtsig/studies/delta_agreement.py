@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -100,3 +101,88 @@ def left_out_summary(pairs: pd.DataFrame, outliers: pd.DataFrame) -> pd.DataFram
             "left_out": named.agg("; ".join).reindex(counts.index, fill_value="").to_numpy(),
         }
     )
+
+
+@dataclass(frozen=True)
+class ExperimentInput:
+    """A text-metric experiment's tables: its metric ``scores`` (``system, metric, score``), ``human`` system
+    scores and ``gold_conclusions`` (rule ``human_gold``), named ``source`` in the pairs."""
+
+    source: str
+    scores: pd.DataFrame
+    human: pd.DataFrame
+    gold_conclusions: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class ProtocolInput:
+    """A metrics-task protocol experiment's MT system scores and MQM gold conclusions (rule ``metrics_protocol``)
+    and the metrics of it that take part (none: the experiment is left out)."""
+
+    experiment: str
+    system_scores: pd.DataFrame
+    gold_conclusions: pd.DataFrame
+    metrics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DeltaAgreement:
+    """Every oriented (metric, system pair) row with its ``left_out`` mark (``pairs``), the metric-score outliers
+    (``outliers``), the fitted curves with their bands (``curves``) and each metric's summary with what was left
+    out of it (``summary``)."""
+
+    pairs: pd.DataFrame
+    outliers: pd.DataFrame
+    curves: pd.DataFrame
+    summary: pd.DataFrame
+
+
+def delta_agreement(
+    experiments: Sequence[ExperimentInput],
+    metrics_task: tuple[pd.DataFrame, Mapping[str, pd.DataFrame]] | None,
+    protocols: Sequence[ProtocolInput],
+    *,
+    alpha: float,
+    metric_outlier_cutoff: float,
+    bootstrap_samples: int,
+    seed: int,
+) -> DeltaAgreement:
+    """P(humans agree | metric delta) for every metric (Kocmi et al. 2021, Sec. 4; 2024): the oriented pairs of
+    the text-metric experiments (:func:`experiment_pairs`, the run's own metrics, oriented by the registry's
+    ``higher_is_better``), of the metrics task (``metrics_task``: its system scores and its per-pair golds,
+    :func:`metrics_task_pairs`) and of the protocols (:func:`protocol_pairs`); the pairs of a metric-score outlier
+    (robust z above ``metric_outlier_cutoff``, :func:`mtsig.stats.delta_agreement.metric_score_outliers`) are
+    marked and not fitted; the curves' bootstrap draws from ``rng_for(seed, "delta_agreement")``."""
+    from mtsig.metrics import METRICS, get_metric
+    from mtsig.stats.delta_agreement import agreement_curves, left_out_pairs, metric_score_outliers
+    from mtsig.stats.seeding import rng_for
+
+    frames = []
+    for experiment in experiments:
+        scores = experiment.scores[
+            experiment.scores["metric"].isin(list(METRICS))
+        ]  # declared ones: no registry
+        directions = {name: get_metric(name).higher_is_better for name in set(scores["metric"])}
+        pairs = experiment_pairs(scores, experiment.human, experiment.gold_conclusions, alpha, directions)
+        frames.append(pairs.assign(source=experiment.source))
+    if metrics_task is not None:
+        frames.append(metrics_task_pairs(metrics_task[0], metrics_task[1], alpha))
+    for protocol in protocols:
+        if protocol.metrics:
+            frames.append(
+                protocol_pairs(
+                    protocol.experiment,
+                    protocol.system_scores,
+                    protocol.gold_conclusions,
+                    alpha,
+                    protocol.metrics,
+                )
+            )
+    table = pd.concat(frames, ignore_index=True)
+    flagged = metric_score_outliers(table, cutoff=metric_outlier_cutoff)
+    table = table.assign(left_out=left_out_pairs(table, flagged))
+    fitted, coefficients = agreement_curves(
+        table[~table["left_out"]], n_boot=bootstrap_samples, rng=rng_for(seed, "delta_agreement")
+    )
+    coefficients = coefficients.merge(left_out_summary(table, flagged), on="metric", how="left")
+    return DeltaAgreement(table, flagged, fitted, coefficients)

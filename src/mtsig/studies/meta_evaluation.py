@@ -321,3 +321,61 @@ def experiment_meta_evaluation(
         metrics, gold_conclusions, n_resamples=permutation_samples, seed=seed, label=name
     )
     return results
+
+
+@dataclass(frozen=True)
+class MetaEvaluationOptions:
+    """The settings of an experiment's meta-evaluation (the config's ``meta_evaluation`` block): the resamples of
+    the bootstrap intervals and of PERM-BOTH and the accuracy tests, the intervals' confidence and the tests'
+    alpha."""
+
+    bootstrap_samples: int
+    permutation_samples: int
+    confidence: float
+    alpha: float
+
+
+@dataclass(frozen=True)
+class ExperimentMetaEvaluation:
+    """An experiment's meta-evaluation: the tables of :func:`experiment_meta_evaluation` (``correlations``,
+    ``williams``, ``winners``, ``intervals``, ``perm_both``, ``accuracy``, ``accuracy_tests``), the primary human
+    score's kind (``human``), the metrics whose orientation looks reversed (metric -> Pearson r and one-sided p,
+    :func:`mtsig.stats.meta_evaluation.reversed_orientation`) and the Williams tests against the primary human
+    score with all systems (``williams_primary``, the heatmap's)."""
+
+    tables: dict[str, pd.DataFrame]
+    human: str
+    reversed_metrics: dict[str, tuple[float, float]]
+    williams_primary: pd.DataFrame
+
+
+def meta_evaluate_experiment(
+    name: str,
+    metrics: ExperimentMetrics,
+    human: Mapping[str, np.ndarray],
+    gold_conclusions: pd.DataFrame,
+    options: MetaEvaluationOptions,
+    *,
+    seed: int,
+) -> ExperimentMetaEvaluation:
+    """Which metric of experiment ``name`` agrees best with its humans (items 1-4 of the module docstring:
+    correlations and Williams tests, Graham & Baldwin 2014; the MAD outliers, Mathur, Baldwin & Cohn 2020, Sec.
+    4.2; bootstrap intervals and PERM-BOTH, Deutsch, Dror & Roth 2021, Secs. 3.1 and 4.1; pairwise accuracy,
+    Kocmi et al. 2021, Sec. 3), with the metrics whose system scores correlate strongly negatively with the
+    primary human score (:func:`primary_human_kind`): their ``higher_is_better`` is most likely wrong."""
+    primary = primary_human_kind(human)
+    reversed_metrics = me.reversed_orientation(metrics.corpus, human[primary])
+    tables = experiment_meta_evaluation(
+        name,
+        metrics,
+        human,
+        gold_conclusions,
+        bootstrap_samples=options.bootstrap_samples,
+        permutation_samples=options.permutation_samples,
+        confidence=options.confidence,
+        alpha=options.alpha,
+        seed=seed,
+    )
+    williams = tables["williams"]
+    chosen = williams.loc[(williams["human"] == primary) & (williams["systems"] == "all")]
+    return ExperimentMetaEvaluation(tables, primary, reversed_metrics, chosen)

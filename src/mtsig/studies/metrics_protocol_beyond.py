@@ -24,6 +24,7 @@ protocol reads (docs/statistics.md, "The WMT23/24 metrics-task protocol on exper
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -344,3 +345,107 @@ def experiment_files(
             )
         files.add(found)
     return sorted(files)
+
+
+@dataclass(frozen=True)
+class ExperimentOptions:
+    """The settings of a protocol experiment that change its numbers: each protocol's permutation resamples
+    (``samples``, by protocol name), the tests' ``alpha``, ``early_stopping`` and ``spa_arithmetic``
+    (:func:`mtsig.studies.metrics_protocol.run_protocol`), the bootstrap intervals' resamples and confidence
+    (:func:`task_intervals`; no intervals with 0 resamples) and the task kinds whose per-language-pair p-values
+    the replicability study combines (:func:`replication_pvalues`)."""
+
+    samples: Mapping[str, int]
+    alpha: float
+    early_stopping: str
+    spa_arithmetic: str
+    all_metrics: bool
+    bootstrap_samples: int
+    confidence: float
+    replicability_tasks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ProtocolRun:
+    """One protocol of an experiment: its result, its seed, the bootstrap interval of every task (task label ->
+    :func:`task_intervals`; empty without bootstrap resamples), its per-language-pair p-values
+    (:func:`replication_pvalues`) and the CPU seconds of the tests and of the intervals."""
+
+    protocol: Protocol
+    seed: int
+    result: ProtocolResult
+    intervals: dict[str, pd.DataFrame]
+    replication: pd.DataFrame
+    test_seconds: float
+    interval_seconds: float
+
+
+@dataclass(frozen=True)
+class ProtocolExperiment:
+    """Every protocol of an experiment (:class:`ProtocolRun`, in the order given) and, for every language pair
+    ``lps`` of them, the MT systems' ``(system scores, gold, conclusions)`` (:func:`mqm_pairs`)."""
+
+    runs: tuple[ProtocolRun, ...]
+    lps: tuple[str, ...]
+    pairs: tuple[tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame], ...]
+
+
+def run_experiment(
+    experiment: str,
+    protocols: Sequence[Protocol],
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    options: ExperimentOptions,
+    *,
+    seed: int,
+    alphas: Sequence[float],
+) -> ProtocolExperiment:
+    """Every protocol of an experiment on the same score files (``scores``: those of
+    :func:`experiment_score_keys`): the protocol's permutation tests (Freitag et al. 2023, Sec. 3 and Table 8;
+    :func:`mtsig.studies.metrics_protocol.run_protocol`) seeded by ``derive_seed(seed, experiment, <protocol>)``,
+    the bootstrap interval of every task value (Deutsch, Dror & Roth 2021, Sec. 3.1; :func:`task_intervals`) drawn
+    from ``rng_for(seed, experiment, "bootstrap", <task label>)``, the per-language-pair p-values of
+    ``options.replicability_tasks``, and the MQM gold of every language pair's MT systems at ``alphas``
+    (:func:`mqm_pairs`, of the first protocol)."""
+    import time
+
+    from mtsig.stats.seeding import derive_seed, rng_for
+    from mtsig.studies.metrics_protocol import run_protocol
+
+    runs = []
+    for protocol in protocols:
+        start = time.process_time()
+        protocol_seed = derive_seed(seed, experiment, protocol.name)
+        result = run_protocol(
+            protocol, test_sets, scores,
+            n_resamples=int(options.samples[protocol.name]), seed=protocol_seed, alpha=options.alpha,
+            early_stopping=options.early_stopping, spa_arithmetic=options.spa_arithmetic,
+            all_metrics=options.all_metrics,
+        )  # fmt: skip
+        tested = time.process_time()
+        intervals = {}
+        if options.bootstrap_samples:
+            for task in result.tasks:
+                intervals[task.task.label] = task_intervals(
+                    task, protocol, test_sets, scores,
+                    n_resamples=options.bootstrap_samples, confidence=options.confidence,
+                    rng=rng_for(seed, experiment, "bootstrap", task.task.label),
+                    spa_arithmetic=options.spa_arithmetic, all_metrics=options.all_metrics,
+                )  # fmt: skip
+        replication = replication_pvalues(result, options.replicability_tasks)
+        runs.append(
+            ProtocolRun(
+                protocol,
+                protocol_seed,
+                result,
+                intervals,
+                replication,
+                tested - start,
+                time.process_time() - tested,
+            )
+        )
+    lps = tuple(sorted({lp for protocol in protocols for lp in protocol.lps}))
+    pairs = tuple(
+        mqm_pairs(lp, protocols[0], test_sets, scores, alphas, all_metrics=options.all_metrics) for lp in lps
+    )
+    return ProtocolExperiment(tuple(runs), lps, pairs)

@@ -26,6 +26,7 @@ writes the files.
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -250,3 +251,164 @@ def gold_systems(da_names: Sequence[str], renaming: Mapping[str, str]) -> list[s
     published Wilcoxon matrices), under the metric files' names (``renaming``), in case-insensitive alphabetical
     order (the order of config/wmt20-ja-en.yaml, so that ja-en's gold equals that experiment's byte for byte)."""
     return sorted((renaming.get(s, s) for s in da_names), key=lambda s: (s.casefold(), s))
+
+
+def files_matching(relative: Mapping[str, str], patterns: Sequence[str]) -> list[str]:
+    """The files of ``relative`` (file -> its path relative to the task's root) that match one of ``patterns``,
+    sorted by relative path (the order of the organisers' sorted glob)."""
+    chosen = [f for f, name in relative.items() if any(fnmatch.fnmatch(name, p) for p in patterns)]
+    return sorted(chosen, key=relative.__getitem__)
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    """Every choice of config/wmt20-metrics.yaml that changes a number (steps 2-5 of the module docstring): the
+    reference of the metrics' rows (``refset``; ``reference_free_refset`` for the metrics of ``reference_free``),
+    the systems left out (``exclude_systems``), the MAD rule (the human ``outlier_score``, ``outlier_scale``,
+    ``outlier_cutoff``; Mathur, Baldwin & Cohn 2020, Sec. 4.2), the organisers' published outliers (evaluation ->
+    systems; None: no ``no_outliers_published`` set), the correlation ``kinds``, whether the other human score
+    competes as a metric, how the Williams test treats identical metrics and its ``alpha``."""
+
+    refset: str
+    reference_free: tuple[str, ...]
+    reference_free_refset: str
+    exclude_systems: tuple[str, ...]
+    outlier_score: str
+    outlier_scale: float
+    outlier_cutoff: float
+    published_outliers: Mapping[str, Sequence[str]] | None
+    kinds: tuple[str, ...]
+    human_as_metric: bool
+    identical: str
+    alpha: float
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """One evaluation's correlated systems, metrics, the metrics left out for lacking a system's score (metric
+    -> the systems it lacks), the systems left out of each system set (:func:`excluded_systems`) and its tables
+    (:func:`meta_evaluate`)."""
+
+    name: str
+    systems: tuple[str, ...]
+    metrics: tuple[str, ...]
+    incomplete: dict[str, list[str]]
+    excluded: dict[str, list[str]]
+    tables: dict[str, pd.DataFrame]
+
+
+@dataclass(frozen=True)
+class TaskResults:
+    """The study's tables over every evaluation (their rows in turn): ``correlations``, ``williams``,
+    ``winners`` and ``system_scores`` (:func:`system_score_rows`), and each evaluation's own result."""
+
+    correlations: pd.DataFrame
+    williams: pd.DataFrame
+    winners: pd.DataFrame
+    system_scores: pd.DataFrame
+    evaluations: tuple[EvaluationResult, ...]
+
+
+def task_results(
+    task_evaluations: Sequence[Evaluation],
+    rows: pd.DataFrame,
+    relative: Mapping[str, str],
+    human: Mapping[str, pd.DataFrame],
+    options: TaskOptions,
+) -> TaskResults:
+    """Every evaluation of a metrics task (steps 1-5 of the module docstring; Mathur et al. 2020, Sec. 3): the
+    metric system scores of its files (``rows`` of :func:`mtsig.io.system_scores.read_wmt_sys_scores` with a
+    ``file`` column; ``relative``: each file's path relative to the task's root, which the evaluation's glob
+    patterns match) joined with the DA system scores of its pair (``human``: pair -> the table of
+    :func:`mtsig.io.wmt_da.read_wmt_da_sys_scores`), the systems left out by the MAD rule and by the
+    organisers, then correlations, Williams tests (Graham & Baldwin 2014) and winners."""
+    results: dict[str, list[pd.DataFrame]] = {"correlations": [], "williams": [], "winners": []}
+    score_rows, done = [], []
+    published = options.published_outliers
+    for evaluation in task_evaluations:
+        human_table = human[evaluation.pair]
+        files = set(files_matching(relative, evaluation.patterns))
+        scores = metric_system_scores(
+            rows.loc[rows["file"].isin(files)],
+            evaluation.metric_lp,
+            options.refset,
+            options.reference_free,
+            options.reference_free_refset,
+        )
+        pair = pair_scores(human_table, scores, options.exclude_systems)
+        excluded = excluded_systems(
+            pair.systems,
+            pair.human[options.outlier_score],
+            published.get(evaluation.name, []) if published else None,
+            scale=options.outlier_scale,
+            cutoff=options.outlier_cutoff,
+        )
+        tables = meta_evaluate(
+            evaluation.name, pair, excluded, kinds=options.kinds, human_as_metric=options.human_as_metric,
+            identical=options.identical, alpha=options.alpha,
+        )  # fmt: skip
+        for key, frame in tables.items():
+            results[key].append(frame)
+        score_rows.append(system_score_rows(evaluation.name, human_table, scores))
+        done.append(
+            EvaluationResult(
+                evaluation.name, tuple(pair.systems), tuple(pair.metrics), pair.incomplete, excluded, tables
+            )
+        )
+    frames = {key: pd.concat(parts, ignore_index=True) for key, parts in results.items()}
+    return TaskResults(
+        frames["correlations"],
+        frames["williams"],
+        frames["winners"],
+        pd.concat(score_rows, ignore_index=True),
+        tuple(done),
+    )
+
+
+@dataclass(frozen=True)
+class PairGold:
+    """The DA Wilcoxon gold of one pair of a metrics task: its systems (the metric files' names, in
+    case-insensitive alphabetical order), the systems with segment scores but no DA system score (left out), and
+    the gold p-values and conclusions (the tables of :func:`mtsig.stats.human.build_gold`)."""
+
+    systems: list[str]
+    unscored: tuple[str, ...]
+    gold: pd.DataFrame
+    conclusions: pd.DataFrame
+
+
+def pair_gold(
+    segments: pd.DataFrame,
+    da_system_scores: pd.DataFrame,
+    human_system_scores: pd.DataFrame,
+    alphas: Sequence[float],
+    gold: Mapping[str, Any],
+    *,
+    source: str,
+) -> PairGold:
+    """The gold of one pair built exactly as an experiment's ``human_gold`` builds it from the same DA segment
+    means (``segments``, :func:`mtsig.io.wmt_da.load_wmt_da_segment_means`; no QC; the study's ``gold`` block;
+    the rank-sum test of Graham et al. 2013 as the WMT organisers run it, Mathur et al. 2020, Sec. 2), with the
+    systems renamed to the metric files' names (:func:`mtsig.io.wmt_da.metrics_task_names`, from the DA and the
+    human system files) and ordered by :func:`gold_systems`. The organisers' Wilcoxon matrices hold the systems
+    of the DA system file: iu-en, km-en and ps-en's segment files also rate a human translation (HUMAN) that
+    their system files, and so their gold, leave out. ``source``: the segment file, named in errors."""
+    from mtsig.io.wmt_da import metrics_task_names
+    from mtsig.stats.human import build_gold
+
+    renaming = metrics_task_names(da_system_scores, human_system_scores)
+    rated = segments["system"].isin(set(renaming))
+    unscored = tuple(sorted(set(segments.loc[~rated, "system"])))
+    segments = segments.loc[rated]
+    segments = segments.assign(system=segments["system"].map(renaming))
+    systems = gold_systems(sorted(set(segments["system"])), {})
+    result = build_gold(
+        {"format": "wmt_da_seg_scores", "path": source},
+        segments,
+        systems,
+        alphas,
+        source=source,
+        qc={"enabled": False},
+        gold=gold,
+    )
+    return PairGold(systems, unscored, result["gold"], result["gold_conclusions"])

@@ -14,6 +14,7 @@ over the experiments of a run and over the 18 language pairs of the WMT20 metric
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -174,3 +175,39 @@ def protocol_replicability(replication: pd.DataFrame, alpha: float = 0.05) -> pd
         )
     table = pd.concat(frames, ignore_index=True)
     return table[PROTOCOL_KEYS + [c for c in table.columns if c not in PROTOCOL_KEYS]]
+
+
+@dataclass(frozen=True)
+class Replicability:
+    """The run's replicability tables: per comparison of tests and experiment (``tests``), their partial
+    conjunctions over the experiments (``tests_combined``), the metrics task's metric pairs over its language
+    pairs (``metrics``) and the protocols' (``protocols``; None without protocol experiments)."""
+
+    tests: pd.DataFrame
+    tests_combined: pd.DataFrame
+    metrics: pd.DataFrame
+    protocols: pd.DataFrame | None
+
+
+def run_replicability(
+    experiments: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]],
+    williams: pd.DataFrame | None,
+    language_pairs: Sequence[str],
+    protocol_replication: pd.DataFrame | None,
+    alpha: float,
+) -> Replicability:
+    """Partial conjunction tests (Dror et al. 2017; Benjamini & Heller 2008) of the module docstring's three
+    questions: the tests over the ``experiments`` (name -> its test conclusions and gold conclusions,
+    :func:`tests_replicability`), the metrics task's Williams tests over its ``language_pairs``
+    (:func:`metrics_replicability`; ``williams`` None: no rows) and the protocols' permutation tests over theirs
+    (:func:`protocol_replicability`; ``protocol_replication`` None: no protocol)."""
+    per_set, combined = (
+        tests_replicability(experiments, alpha) if experiments else (pd.DataFrame(), pd.DataFrame())
+    )
+    by_metric = (
+        metrics_replicability(williams, language_pairs, alpha) if williams is not None else pd.DataFrame()
+    )
+    by_protocol = (
+        protocol_replicability(protocol_replication, alpha) if protocol_replication is not None else None
+    )
+    return Replicability(per_set, combined, by_metric, by_protocol)
