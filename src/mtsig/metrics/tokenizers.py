@@ -37,8 +37,9 @@ def independent_pieces(line: str) -> list[str]:
 
 def word_by_word(preprocess: Callable[[str], str]) -> Callable[[str], str]:
     """``preprocess`` (sacrebleu's BLEU preprocessing: lowercase, ``13a``) of a line computed piece by piece
-    (:func:`independent_pieces`), each distinct piece once: the same tokens, joined by single spaces. Tested
-    against sacrebleu on every WMT12 system and edge cases (tests/test_nist.py)."""
+    (:func:`independent_pieces`), each distinct piece once, the pieces' results joined by spaces: the same tokens
+    once split on whitespace. Tested against sacrebleu on every WMT12 system and edge cases
+    (tests/test_ngram_compiled.py, tests/test_tokenizers.py)."""
     cache: dict[str, str] = {}
 
     def apply(line: str) -> str:

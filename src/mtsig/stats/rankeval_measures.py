@@ -157,9 +157,9 @@ def kendall_tau_p_value(tau: float | np.ndarray, n_items: int | np.ndarray) -> n
     items, as the paper states.  For a data set, :func:`mtsig.studies.rankeval.segment_level_table` passes the
     number of human-ranked items in the judgments that contribute pairs; the RankEval tool passes the number of
     compared pairs (concordant + discordant) instead (:func:`rankeval_tool_p_value`).  Neither is the null
-    distribution of a pooled tau: for J untied 5-way rankings the null variance of micro tau is 1/(6J), while eq. 3 gives about
-    4/(45J) with n = 5J items and 2/(45J) with n = 10J pairs, so this p-value is anti-conservative; prefer
-    :func:`mtsig.stats.tau_bootstrap.tau_confidence_interval`.
+    distribution of a pooled tau: for J untied 5-way rankings the null variance of micro tau is 1/(6J), while
+    eq. 3 gives about 4/(45J) with n = 5J items and 2/(45J) with n = 10J pairs, so this p-value is
+    anti-conservative; prefer :func:`mtsig.stats.tau_bootstrap.tau_confidence_interval`.
     """
     n = np.asarray(n_items, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
