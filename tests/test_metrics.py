@@ -302,7 +302,7 @@ def test_segment_grouped_statistics_equal_sacrebleu_per_segment(wmt12, name: str
     """stats_many groups BLEU's and chrF's work by segment (each segment's references cached once, in chunks of
     SEGMENT_CHUNK segments; segment ranges in worker processes): every per-segment statistic of every system must
     equal sacrebleu's own ``_extract_corpus_statistics`` of that system alone, across chunk and worker bounds."""
-    from mtsig.metrics.sacrebleu_metrics import SEGMENT_CHUNK
+    from mtsig.metrics.sacrebleu_base import SEGMENT_CHUNK
 
     refs, outputs = wmt12
     systems = dict(list(outputs.items())[:3])

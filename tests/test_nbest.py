@@ -14,27 +14,29 @@ from scipy import stats
 from mtsig.errors import InputError
 from mtsig.io.staple import GoldPrompt, NBestList, read_staple_gold, read_system_file
 from mtsig.report.nbest_plots import plot_ablation, plot_all
+from mtsig.stats.nbest_measures import (
+    average_precision,
+    mean_average_precision,
+    pearson_r,
+    pearson_rank,
+    spearman_rho,
+    weighted_f1,
+    weighted_macro_f1,
+)
 from mtsig.studies.nbest import (
     ALL,
     SimulatedSystem,
     ablate_gold,
     ablation_study,
-    average_precision,
     bleu_grid,
     gold_vocabulary,
     gold_weights,
-    mean_average_precision,
     normalize_staple,
-    pearson_r,
-    pearson_rank,
     preference_correlation,
     pseudo_corpus,
     run_nbest_experiment,
     simulate_system,
-    spearman_rho,
     system_preference_correlation,
-    weighted_f1,
-    weighted_macro_f1,
 )
 
 # ------------------------------------------------------------------------------------------------ AP / MAP

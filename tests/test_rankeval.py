@@ -1,5 +1,7 @@
-"""Tests of mtsig.studies.rankeval against independent oracles: hand arithmetic, SciPy, sacrebleu, literal loop transcriptions
-of Avramidis (2013)'s equations / Algorithm 1 and of the RankEval tool's pair loop, and simulation with known truth."""
+"""Tests of the RankEval measures (mtsig.stats.rankeval_measures, mtsig.stats.tau_bootstrap), the study
+(mtsig.studies.rankeval) and sacrebleu's sentence BLEU (mtsig.metrics.bleu) against independent oracles: hand
+arithmetic, SciPy, sacrebleu, literal loop transcriptions of Avramidis (2013)'s equations / Algorithm 1 and of the
+RankEval tool's pair loop, and simulation with known truth."""
 
 from __future__ import annotations
 
@@ -14,39 +16,43 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.io.rankings import load_jcml, load_wmt_rankings
-from mtsig.stats.resampling import bootstrap_indices
-from mtsig.stats.seeding import rng_for
-from mtsig.studies.rankeval import (
+from mtsig.stats.rankeval_measures import (
     TIE_MODES,
     best_predicted_human_rank,
     best_predicted_vs_human,
-    bootstrap_micro_taus,
     bph_percentages,
-    consensus_scores,
     dcg,
     expected_reciprocal_rank,
     ideal_dcg,
-    jcml_segment_level,
-    judgment_arrays,
     kendall_tau,
     kendall_tau_p_value,
     macro_tau,
-    metric_segment_scores,
     micro_tau,
     ndcg,
     normalize_ranks,
     pair_counts,
-    pairwise_tau_tests,
     rankeval_tool_macro_tau,
-    rankeval_tool_measures,
     rankeval_tool_ndcg_err,
     rankeval_tool_p_value,
     ranks_from_scores,
     reciprocal_ranks,
     round_half_away_from_zero,
+)
+from mtsig.stats.resampling import bootstrap_indices
+from mtsig.stats.seeding import rng_for
+from mtsig.stats.tau_bootstrap import (
+    bootstrap_micro_taus,
+    tau_confidence_interval,
+)
+from mtsig.studies.rankeval import (
+    consensus_scores,
+    jcml_segment_level,
+    judgment_arrays,
+    metric_segment_scores,
+    pairwise_tau_tests,
+    rankeval_tool_measures,
     segment_level_measures,
     segment_level_table,
-    tau_confidence_interval,
     wmt_predictions,
     wmt_segment_level,
 )
@@ -610,7 +616,7 @@ def test_sentence_bleu_of_statistics_equals_sacrebleu_sentence_bleu(data_root):
     edge cases (empty output, no match, fewer than four words: effective order) each value must equal
     ``sacrebleu.sentence_bleu`` exactly."""
     from mtsig.metrics import get_metric
-    from mtsig.studies.rankeval import sentence_bleu_of_statistics
+    from mtsig.metrics.bleu import sentence_bleu_of_statistics
 
     folder = data_root / "wmt12"
     reference = (folder / "plain" / "newstest2012-ref.en").read_text(encoding="utf-8").splitlines()[:1000]

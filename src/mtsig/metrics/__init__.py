@@ -13,9 +13,11 @@ from typing import Any
 
 from mtsig.errors import InputError
 from mtsig.metrics.base import Metric
+from mtsig.metrics.bleu import BLEU
+from mtsig.metrics.chrf import CHRF
 from mtsig.metrics.meteor import METEOR, JavaNotFoundError
 from mtsig.metrics.nist import NIST
-from mtsig.metrics.sacrebleu_metrics import BLEU, CHRF, TER
+from mtsig.metrics.ter import TER
 
 METRICS: dict[str, type[Metric]] = {cls.name: cls for cls in (BLEU, NIST, METEOR, TER, CHRF)}
 

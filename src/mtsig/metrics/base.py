@@ -249,3 +249,12 @@ def check_stats_width(stats: np.ndarray, width: int, metric: str) -> np.ndarray:
     if array.ndim == 0 or array.shape[-1] != width:
         raise InputError(f"{metric} statistics must have last axis {width}, got shape {array.shape}")
     return array
+
+
+def check_choice(metric: str, option: str, value: object, choices: Sequence[object]) -> None:
+    """Raise :class:`InputError` unless option ``option`` of ``metric`` is one of ``choices`` (the one check of
+    every metric option that takes one of a few named values, e.g. BLEU's ``smooth_method``)."""
+    if value not in choices:
+        raise InputError(
+            f"{metric} {option} must be one of {', '.join(str(c) for c in choices)}, got {value!r}"
+        )

@@ -180,10 +180,10 @@ def sentence_bleu(
     from the experiment's BLEU statistics when they were extracted as ``sentence_bleu`` extracts them (its
     tokenisation and case, one reference): a fraction of a second instead of tokenising every output again
     (about 10 s for WMT12 es-en). None otherwise (the caller scores the texts)."""
-    from mtsig.studies import rankeval
+    from mtsig.metrics import bleu
 
     one_reference = not (texts_dir / "reference.2.txt").exists()
-    wanted = rankeval.SENTENCE_BLEU_STATISTICS_OPTIONS
+    wanted = bleu.SENTENCE_BLEU_STATISTICS_OPTIONS
     if one_reference and all(options.get(key) == value for key, value in wanted.items()):
-        return rankeval.sentence_bleu_of_statistics(statistics)
+        return bleu.sentence_bleu_of_statistics(statistics)
     return None

@@ -44,6 +44,7 @@ def segment_level(
     table's ``convention`` column (:func:`mtsig.studies.rankeval.segment_level_table`). A JCML set names its file
     in ``jcml``; a WMT experiment its ``rankings``, prepared ``texts`` and metric ``stats`` (the others empty)."""
     from mtsig.io.rankings import load_jcml, load_predicted_ranking, load_wmt_rankings
+    from mtsig.metrics.bleu import sentence_bleu_scores
     from mtsig.report.tables import segment_level_markdown
     from mtsig.studies import rankeval
 
@@ -82,7 +83,7 @@ def segment_level(
         # BLEU first, as the table lists it; from the texts when the experiment has no usable BLEU statistics.
         bleu = scores.pop("bleu", None)
         if bleu is None:
-            bleu = rankeval.sentence_bleu_scores(outputs_by_system, reference)
+            bleu = sentence_bleu_scores(outputs_by_system, reference)
         scores = {"bleu": bleu, **scores}
         languages = (spec["human"]["source_language"], spec["human"]["target_language"])
         table = rankeval.wmt_segment_level(

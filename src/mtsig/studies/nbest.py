@@ -1,6 +1,8 @@
 """Evaluation of MT n-best lists (Bremerman, Khayrallah, Oard & Post 2020, "On the Evaluation of MT n-best Lists").
 
-The paper asks three questions of an n-best list and answers each with a measure, all implemented here:
+The paper asks three questions of an n-best list and answers each with a measure (the measures of lists and
+correlations are in :mod:`mtsig.stats.nbest_measures`; the STAPLE matching, the simulated systems and the experiment
+here):
 
 1. Head-weighted precision (Sec. 3): uninterpolated average precision of the list against the set of valid
    translations (eq. 1), averaged over prompts (MAP); and the ablation of incomplete gold (Sec. 3.2, Fig. 1):
@@ -28,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 import string
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +42,14 @@ from sacrebleu.metrics.bleu import BLEU
 from mtsig import portable
 from mtsig.errors import InputError
 from mtsig.io.staple import GoldPrompt, NBestList
-from mtsig.stats.meta_evaluation import average_ranks
+from mtsig.metrics.tokenizers import TokenIds
+from mtsig.stats.nbest_measures import (
+    mean_average_precision,
+    pearson_r,
+    pearson_rank,
+    spearman_rho,
+    weighted_macro_f1,
+)
 from mtsig.stats.seeding import rng_for
 
 # Deleting with one compiled character class is 3x faster than str.translate on non-ASCII text, same result.
@@ -77,101 +86,7 @@ def normalized_lists(system: Mapping[str, NBestList]) -> dict[str, list[str]]:
     return {prompt_id: [normalize_staple(t) for t in nbest.texts] for prompt_id, nbest in system.items()}
 
 
-# ------------------------------------------------------------------------------------------- Q1: MAP and F1
-
-
-def average_precision(ranked: Sequence[str], valid: Collection[str]) -> float:
-    """Uninterpolated average precision, Bremerman et al. (2020) eq. 1: ``AP = (1/N) sum_i (T_i / i) s_i``.
-
-    ``N`` is the number of valid items, ``s_i`` is 1 when the item at rank ``i`` is valid and ``T_i`` the number
-    of valid items at or above rank ``i``. A valid item repeated in the list counts only at its first rank (a
-    repeat adds no new valid translation; this also keeps AP <= 1), so later copies are scored as invalid.
-    """
-    if len(valid) == 0:
-        raise ValueError("average precision needs at least one valid item")
-    found: set[str] = set()
-    precision_sum = 0.0
-    for rank, item in enumerate(ranked, start=1):
-        if item in valid and item not in found:
-            found.add(item)
-            precision_sum += len(found) / rank
-    return precision_sum / len(valid)
-
-
-def mean_average_precision(
-    system_lists: Mapping[str, Sequence[str]], valid_sets: Mapping[str, Collection[str]]
-) -> float:
-    """MAP over the gold prompts (Sec. 3.1): the mean of :func:`average_precision` over every prompt in
-    ``valid_sets``. A prompt the system did not translate scores AP 0 (as ``trec_eval -c``); lists are expected
-    in normalised form (:func:`normalized_lists`)."""
-    return float(
-        np.mean([average_precision(system_lists.get(p, ()), valid) for p, valid in valid_sets.items()])
-    )
-
-
-def weighted_f1(predicted: Iterable[str], weights: Mapping[str, float]) -> float:
-    """STAPLE's per-prompt weighted F1 (Mayhew et al. 2020; ``staple_2020_scorer.py``; Bremerman et al. Sec. 3.3).
-
-    The prediction is a set. Precision is unweighted, ``TP / (TP + FP)``; recall is weighted by the gold
-    frequencies, ``WTP / (WTP + WFN)`` (sum of the weights of the found / missed gold translations); F1 is
-    their harmonic mean, and 0 when both are 0, as in the official scorer.
-    """
-    predicted_set = set(predicted)
-    true_positives = predicted_set & weights.keys()
-    precision = len(true_positives) / len(predicted_set) if predicted_set else 0.0
-    total_weight = sum(weights.values())
-    # summed in the gold's order: a set's order follows the string hashes, which change from run to run (and so
-    # would the last digits of the sum)
-    found_weight = sum(w for t, w in weights.items() if t in predicted_set)
-    weighted_recall = found_weight / total_weight if total_weight > 0 else 0.0
-    if precision == 0 and weighted_recall == 0:
-        return 0.0
-    return 2 * precision * weighted_recall / (precision + weighted_recall)
-
-
-def weighted_macro_f1(
-    system_lists: Mapping[str, Sequence[str]],
-    weights_by_prompt: Mapping[str, Mapping[str, float]],
-    depth: int | None,
-) -> float:
-    """STAPLE's official measure, weighted macro F1: :func:`weighted_f1` per gold prompt, averaged over prompts.
-
-    Each list is truncated at ``depth`` hypotheses (None: the whole list) before it is read as a set. The paper
-    truncated at a tuned fraction of the top hypothesis' probability; a fixed depth is the choice here because
-    the simulated systems and the 1-best baseline have no comparable probabilities. A prompt the system did not
-    translate scores 0.
-    """
-    scores = []
-    for prompt_id, weights in weights_by_prompt.items():
-        ranked = system_lists.get(prompt_id, ())
-        scores.append(weighted_f1(ranked[:depth] if depth is not None else ranked, weights))
-    return float(np.mean(scores))
-
-
 # ---------------------------------------------------------------------------------- Q2: preference correlation
-
-
-def pearson_r(x: Sequence[float], y: Sequence[float]) -> float:
-    """Pearson's product-moment r; NaN when either input is constant or has fewer than two values."""
-    x_arr, y_arr = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x_arr.size < 2:
-        return math.nan
-    x_dev, y_dev = x_arr - x_arr.mean(), y_arr - y_arr.mean()
-    denominator = math.sqrt(portable.sum_of_products(x_dev, x_dev) * portable.sum_of_products(y_dev, y_dev))
-    # A relative threshold: deviations of a constant vector are rounding noise, not variance.
-    scale = max(float(np.abs(x_arr).max()), float(np.abs(y_arr).max()), 1.0)
-    if denominator <= 1e-12 * scale**2:
-        return math.nan
-    return portable.sum_of_products(x_dev, y_dev) / denominator
-
-
-def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman's rho: Pearson's r of the average ranks (ties share their mean rank, ``scipy.stats.rankdata``'s
-    ranks); NaN when undefined or when a value is NaN (whose ranks rankdata makes NaN)."""
-    x_arr, y_arr = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if np.isnan(x_arr).any() or np.isnan(y_arr).any():
-        return math.nan
-    return pearson_r(average_ranks(x_arr), average_ranks(y_arr))
 
 
 def preference_correlation(
@@ -233,53 +148,6 @@ def system_preference_correlation(
     if not rhos:
         return math.nan, math.nan, 0
     return float(np.mean(rhos)), float(np.mean(rs)), len(rhos)
-
-
-# ------------------------------------------------------------------------------- comparing system rankings
-
-
-def pearson_rank(reference: Sequence[float], other: Sequence[float]) -> float:
-    """Pearson Rank (Gao, Bagdouri & Oard 2016, "Pearson Rank: a head-weighted gap-sensitive score-based
-    correlation coefficient", SIGIR 2016, pp. 941-944, doi:10.1145/2911451.2914728), as used by Bremerman et
-    al. (2020) Sec. 3.2 / Fig. 1 to compare the full-gold and ablated-gold MAP system rankings.
-
-    Pearson Rank is to Pearson's r what Yilmaz et al.'s AP correlation (tau_AP) is to Kendall's tau. Pearson's
-    r has a pairwise form, ``r = sum_{i<j} dx_ij dy_ij / sqrt(sum dx_ij^2 * sum dy_ij^2)`` with ``dx_ij = x_i -
-    x_j``; Pearson Rank orders the items by ``reference`` (best first), correlates each item ``i = 2..n`` in this
-    pairwise form with the items ranked above it only, and averages over the items, as tau_AP averages the
-    per-item fraction of correctly ordered items above::
-
-        PR = 1/(n-1) * sum_{i=2..n}  sum_{j<i} dx_ij dy_ij / sqrt(sum_{j<i} dx_ij^2 * sum_{j<i} dy_ij^2)
-
-    with ``x = reference`` and ``y = other``. A pair enters the terms of every item below it, so disagreements
-    near the head weigh most (head-weighted; the second item's term is +-1, tau_AP's own); each term weighs a
-    pair by the product of its score gaps, so a swap of far-apart systems costs more than one of close ones
-    (gap-sensitive). PR = 1 when ``other`` is a positive linear function of ``reference`` and -1 for a negative
-    one. Asymmetric, like tau_AP: ``reference`` fixes the order (ties by input order).
-
-    Source: only the paper's abstract could be retrieved where this was written (a head-weighted measure in the
-    manner of tau_AP, for interval-scale scores, where Pearson's r is the gap-sensitive one). The formula is
-    built from that description after tau_AP, and its per-item terms are those of the public implementation in
-    the diffir toolkit (Jose et al. 2021, ``TopkMeasure.pearson_rank``), which weights item ``i``'s term by its
-    min-max-normalised reference score where this averages uniformly, as tau_AP does. Items whose term is
-    undefined (every item above tied with it, in either vector) are left out of the average; NaN if none is
-    defined.
-    """
-    ref = np.asarray(reference, dtype=float)
-    oth = np.asarray(other, dtype=float)
-    if ref.shape != oth.shape or ref.ndim != 1:
-        raise ValueError("pearson_rank needs two score vectors of equal length")
-    order = np.argsort(-ref, kind="stable")
-    ref, oth = ref[order], oth[order]
-    # Row i holds the gaps x_i - x_j to the items j ranked above i (strictly lower triangle); row 0 is empty.
-    above = np.tri(ref.size, k=-1, dtype=bool)
-    ref_gaps = np.where(above, ref[:, None] - ref[None, :], 0.0)[1:]
-    oth_gaps = np.where(above, oth[:, None] - oth[None, :], 0.0)[1:]
-    denominators = np.sqrt((ref_gaps**2).sum(axis=1) * (oth_gaps**2).sum(axis=1))
-    defined = denominators > 0
-    if not defined.any():
-        return math.nan
-    return float(np.mean((ref_gaps * oth_gaps).sum(axis=1)[defined] / denominators[defined]))
 
 
 # ------------------------------------------------------------------------------------ ablation (Sec. 3.2)
@@ -385,45 +253,6 @@ def _closest_lengths(hypothesis_lengths: np.ndarray, sorted_lengths: np.ndarray)
     )
 
 
-class _WordTokens:
-    """sacrebleu's BLEU preprocessing (lowercase, ``13a`` tokenizer) of a line as integer token ids, computed
-    word by word with a cache.
-
-    Splitting on whitespace first changes nothing: 13a pads the line with spaces and its four regular expressions
-    only ever use a whitespace character as the *first* character of a match (``[^0-9]`` before ``.`` or ``,``)
-    or as the *second* (``[.,]`` then ``[^0-9]``), never consumed in a way that another match across the space
-    would need, so every whitespace-separated word is tokenised exactly as it would be alone; its text
-    replacements (``&quot;`` ...) contain no whitespace. The tests compare the BLEU of the result with sacrebleu's
-    ``corpus_bleu`` on real STAPLE data.
-    """
-
-    def __init__(self, metric: BLEU) -> None:
-        self._preprocess = metric._preprocess_segment
-        self._vocabulary: dict[str, int] = {}
-        self._words: dict[str, list[int]] = {}
-
-    def _word(self, word: str) -> list[int]:
-        tokens = self._preprocess(word).split()
-        return [self._vocabulary.setdefault(token, len(self._vocabulary)) for token in tokens]
-
-    def __call__(self, lines: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """(token ids of every line concatenated, token count of every line)."""
-        words, ids, lengths = self._words, [], np.zeros(len(lines), dtype=np.int64)
-        for index, line in enumerate(lines):
-            start = len(ids)
-            for word in line.split():
-                tokens = words.get(word)
-                if tokens is None:
-                    tokens = words[word] = self._word(word)
-                ids.extend(tokens)
-            lengths[index] = len(ids) - start
-        return np.asarray(ids, dtype=np.int64), lengths
-
-    @property
-    def vocabulary_size(self) -> int:
-        return max(len(self._vocabulary), 1)
-
-
 def _ngram_counts(
     ids: np.ndarray, lengths: np.ndarray, order: int, vocabulary_size: int
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -461,7 +290,8 @@ def bleu_grid(
     lowercased because the STAPLE gold is all lowercase (the cased 1-best baseline would otherwise lose every
     sentence-initial word). The computation is reorganised for speed, not changed: it runs prompt by prompt,
     computes the segment statistics of each distinct hypothesis of a prompt once per y with arrays (sacrebleu's
-    preprocessing word by word, :class:`_WordTokens`; n-gram counts, clipped matches against the maximum count
+    preprocessing word by word, :class:`mtsig.metrics.tokenizers.TokenIds`, the
+    tokenisation of BLEU's compiled statistics; n-gram counts, clipped matches against the maximum count
     over the top-y references and the closest reference length as sacrebleu defines them), and sums the line
     statistics of each system's top-x lines; ``BLEU.compute_bleu`` of those sums equals ``corpus_bleu`` on the
     pseudo-corpus (checked in the tests). Returns columns system, x, y, bleu (x and y as strings: "1", ..., "all").
@@ -470,7 +300,7 @@ def bleu_grid(
     order = metric.max_ngram_order
     names = list(systems)
     totals = np.zeros((len(names), len(depths), len(references), 2 + 2 * order), dtype=np.int64)
-    tokenise = _WordTokens(metric)
+    tokenise = TokenIds(metric._preprocess_segment)
     for prompt_id, prompt in gold.items():
         texts = list(
             dict.fromkeys(
