@@ -8,7 +8,9 @@ name in ``run`` is defined, and turning an experiment's relative paths into abso
 
 from __future__ import annotations
 
+import copy
 import fnmatch
+import functools
 import math
 import os
 import re
@@ -21,21 +23,51 @@ from typing import Any, NoReturn
 import yaml
 
 from mtsig.errors import InputError
+from mtsig.settings import ENGINE_SETTINGS
 
 DATA_ROOT_ENV = "MTSIG_DATA"
 
 
 #: The sections of an experiment file whose definitions :func:`merge_experiment_files` adds to the config.
 EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task", "metrics_protocol")
-#: The settings of ``resampling`` that change how the engine works, never a number it writes (docs/design.md,
-#: "Memory cap and sharding"): kept out of every rule's ``params``, so that changing them makes Snakemake rerun
-#: nothing finished; the memory cap reaches its jobs as a resource (:func:`mtsig.steps.run_step`).
-ENGINE_SETTINGS = ("memory_cap_mb", "pair_shards")
+#: The schema of the config: its only home of defaults (:mod:`mtsig.settings`).
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
-def output_settings(resampling: Mapping[str, Any]) -> dict[str, Any]:
-    """``resampling`` without :data:`ENGINE_SETTINGS`: what a rule's outputs may depend on."""
-    return {key: value for key, value in resampling.items() if key not in ENGINE_SETTINGS}
+def output_settings(resampling: Mapping[str, Any], fields: Iterable[str] | None = None) -> dict[str, Any]:
+    """``resampling`` without :data:`mtsig.settings.ENGINE_SETTINGS`, or only ``fields`` of it: what a rule's
+    outputs may depend on (its ``params``)."""
+    wanted = set(resampling if fields is None else fields) - set(ENGINE_SETTINGS)
+    return {key: value for key, value in resampling.items() if key in wanted}
+
+
+@functools.cache
+def load_schema(path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
+    """The config schema (``workflow/schemas/config.schema.yaml``) as a dict, read once (do not change it)."""
+    with open(path, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def fill_defaults(value: Any, node: Mapping[str, Any], schema: Mapping[str, Any]) -> Any:
+    """Fill in the schema's defaults in ``value`` in place, as Snakemake's ``validate`` does for the config: every
+    absent property with a ``default`` gets a copy of it, then nested objects are filled in the same way. For the
+    definitions the pipeline makes itself (a synthetic experiment) and that no validation sees."""
+    node = _resolve(node, schema)
+    if isinstance(value, dict):
+        properties = node.get("properties", {})
+        for key, child in properties.items():
+            child = _resolve(child, schema)
+            if key not in value and "default" in child:
+                value[key] = copy.deepcopy(child["default"])
+        extra = node.get("additionalProperties")
+        for key in value:
+            child = properties.get(key, extra if isinstance(extra, Mapping) else None)
+            if child is not None:
+                fill_defaults(value[key], child, schema)
+    elif isinstance(value, list) and isinstance(node.get("items"), Mapping):
+        for item in value:
+            fill_defaults(item, node["items"], schema)
+    return value
 
 
 def merge_experiment_files(config: dict[str, Any], base_dir: Path) -> None:
@@ -445,17 +477,17 @@ def synthetic_experiment(name: str, spec: Mapping[str, Any], results_dir: Path) 
 
 
 def experiment(config: Mapping[str, Any], name: str, results_dir: Path = Path("results")) -> dict[str, Any]:
-    """The definition of a system-output experiment (real or synthetic) with defaults filled in."""
+    """The definition of a system-output experiment (real or synthetic) with the schema's defaults filled in (a
+    synthetic experiment's, which no validation sees, by :func:`fill_defaults`) and the run's ``metrics`` where it
+    lists none."""
     if name in config.get("synthetic", {}):
         spec = synthetic_experiment(name, config["synthetic"][name], results_dir.resolve())
     else:
-        spec = dict(config["experiments"][name])
+        spec = copy.deepcopy(dict(config["experiments"][name]))
+    schema = load_schema()
+    fill_defaults(spec, schema["$defs"]["experiment"], schema)  # a synthetic one was not validated
     spec.setdefault("metrics", list(config["metrics"]))
     spec["metrics"], spec["metric_declarations"] = metric_declarations(spec["metrics"], name)
-    spec.setdefault("unescape_html", False)
-    spec.setdefault("meteor", {})
-    spec.setdefault("qc", {})
-    spec.setdefault("standardise", {})
     spec["name"] = name
     return spec
 
