@@ -83,7 +83,10 @@ def test_the_default_configs_blocks_build() -> None:
         for variant in task.variants:
             assert task.variant(variant).pair
     for name, block in config["metrics_protocol"].items():
-        assert settings.build(settings.MetricsProtocol, block, name).bootstrap.samples == block["bootstrap"]["samples"]
+        assert (
+            settings.build(settings.MetricsProtocol, block, name).bootstrap.samples
+            == block["bootstrap"]["samples"]
+        )
     for name in config["experiments"]:
         spec = mtsig_config.experiment(config, name)
         qc = settings.build(settings.QualityControl, spec["qc"])
@@ -115,7 +118,9 @@ def test_settings_are_frozen_and_hold_no_lists() -> None:
     resampling = settings.build(settings.Resampling, validated_default_config()["resampling"])
     with pytest.raises(dataclasses.FrozenInstanceError):
         resampling.seed = 1  # type: ignore[misc]
-    protocol = settings.build(settings.MetricsProtocol, validated_default_config()["metrics_protocol"]["wmt23"])
+    protocol = settings.build(
+        settings.MetricsProtocol, validated_default_config()["metrics_protocol"]["wmt23"]
+    )
     with pytest.raises(TypeError):
         protocol.protocols["wmt23"]["samples"] = 1  # type: ignore[index]
     assert isinstance(protocol.lps, tuple) and isinstance(protocol.delta_metrics, tuple)
