@@ -34,11 +34,9 @@ EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task", "metrics_protocol")
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
-def output_settings(resampling: Mapping[str, Any], fields: Iterable[str] | None = None) -> dict[str, Any]:
-    """``resampling`` without :data:`mtsig.settings.ENGINE_SETTINGS`, or only ``fields`` of it: what a rule's
-    outputs may depend on (its ``params``)."""
-    wanted = set(resampling if fields is None else fields) - set(ENGINE_SETTINGS)
-    return {key: value for key, value in resampling.items() if key in wanted}
+def output_settings(resampling: Mapping[str, Any]) -> dict[str, Any]:
+    """``resampling`` without :data:`mtsig.settings.ENGINE_SETTINGS`: what a rule's outputs may depend on."""
+    return {key: value for key, value in resampling.items() if key not in ENGINE_SETTINGS}
 
 
 @functools.cache

@@ -4,7 +4,7 @@
 them in, and :func:`build` then takes every field from the validated block, refusing a block that lacks a field or
 has one the dataclass does not know (``tests/test_settings.py`` checks that each dataclass's fields are its
 schema block's properties, so the two cannot drift). Lists become tuples and mappings read-only, so a settings
-object cannot be changed after it is built.
+object cannot be changed after it is built; a ``float`` field holds a float even where the YAML wrote an integer.
 
 A field typed ``... | None`` without a schema default is optional in the schema (absent means None); every other
 field must be in the block.
@@ -69,8 +69,18 @@ def build(cls: type[Settings], block: Mapping[str, Any], where: str = "") -> Set
         if nested is not None and isinstance(value, Mapping):
             values[field] = build(nested, value, f"{name}.{field}")
         else:
-            values[field] = _frozen(value)
+            values[field] = _as_annotated(_frozen(value), hints[field])
     return cls(**values)
+
+
+def _as_annotated(value: Any, annotation: Any) -> Any:
+    """An integer of a ``float`` field (the schema's ``number``: YAML reads ``10`` as an int) as a float, alone or
+    in a tuple of floats."""
+    if annotation is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if typing.get_origin(annotation) is tuple and typing.get_args(annotation) == (float, ...):
+        return tuple(_as_annotated(v, float) for v in value)
+    return value
 
 
 def as_block(settings: Any) -> dict[str, Any]:

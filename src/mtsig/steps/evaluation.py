@@ -177,7 +177,9 @@ def reversed_orientation_check(
 
 def tables(
     spec: Mapping[str, Any],
-    resampling: Mapping[str, Any],
+    samples: int | Mapping[str, int],
+    seed: int,
+    pvalue: str,
     *,
     accuracy: str | Path,
     chi_square: str | Path,
@@ -195,6 +197,7 @@ def tables(
     paper's three, and the corrected conclusions follow in clearly labelled sections of the Markdown file. Under
     the main table, a note names any metric whose system scores (``stats``) correlate strongly negatively with the
     human system scores (``system_scores``): "check higher_is_better" (:func:`reversed_orientation_check`).
+    ``samples``, ``seed`` and ``pvalue`` (``resampling.*``) are named in the captions.
     """
     accuracy_path, chi_square_path, agreement_path = (
         accuracy,
@@ -212,14 +215,12 @@ def tables(
     golds = list(dict.fromkeys(uncorrected["gold"]))
     metrics = list(spec["metrics"])
     n_systems = len(spec["systems"])
-    samples = resampling["samples"]
-    seed = int(resampling["seed"])
     description = spec.get("description", spec["name"])
     orientation_note = reversed_orientation_check(spec["name"], stats, system_scores)
     md, tex, csv = [], [], []
     for index, gold in enumerate(golds):
         caption = paper_tables.accuracy_caption(
-            description, gold, n_systems, samples, seed, resampling["pvalue"]
+            description, gold, n_systems, samples, seed, pvalue
         )
         heading = "Primary gold" if index == 0 else "Second gold"
         md.append(f"## {heading}: {gold}\n")
