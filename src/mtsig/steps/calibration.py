@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -83,7 +82,9 @@ def calibration(
     stats_paths, gold_conclusions_path, documents_path, table_path = stats, gold_conclusions, documents, table
 
     if not any(np.isclose(figure_alpha, alphas)):
-        raise InputError(f"calibration.figure_alpha {figure_alpha} is not one of calibration.alphas {list(alphas)}")
+        raise InputError(
+            f"calibration.figure_alpha {figure_alpha} is not one of calibration.alphas {list(alphas)}"
+        )
     by_metric, systems = stats_by_metric(stats_paths)
     gold = read_gold_table(gold_conclusions_path, ("gold", *GOLD_CONCLUSION_COLUMNS))
     gold = gold[gold["gold"] == gold["gold"].iloc[0]]
@@ -120,9 +121,7 @@ def calibration(
         )
     table = pd.concat(frames, ignore_index=True)
     write_tsv(table, table_path)
-    figure = plot_calibration(
-        table[table["swap_unit"] == table["swap_unit"].iloc[0]], alpha=figure_alpha
-    )
+    figure = plot_calibration(table[table["swap_unit"] == table["swap_unit"].iloc[0]], alpha=figure_alpha)
     # bbox "tight" keeps the legend, which sits to the right of the panels
     save_figure(figure, [png, *([pdf] if pdf else [])], bbox_inches="tight", dpi=FIGURE_DPI)
 
@@ -228,6 +227,4 @@ def section2(
     table = pd.concat(frames, ignore_index=True)
     table = table[["metric", *[c for c in table.columns if c != "metric"]]]
     write_tsv(table, table_path)
-    write_markdown(
-        section2_markdown(experiment, table, section2_pairs), md, html, made_by="section2"
-    )
+    write_markdown(section2_markdown(experiment, table, section2_pairs), md, html, made_by="section2")

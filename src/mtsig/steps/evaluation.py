@@ -219,9 +219,7 @@ def tables(
     orientation_note = reversed_orientation_check(spec["name"], stats, system_scores)
     md, tex, csv = [], [], []
     for index, gold in enumerate(golds):
-        caption = paper_tables.accuracy_caption(
-            description, gold, n_systems, samples, seed, pvalue
-        )
+        caption = paper_tables.accuracy_caption(description, gold, n_systems, samples, seed, pvalue)
         heading = "Primary gold" if index == 0 else "Second gold"
         md.append(f"## {heading}: {gold}\n")
         md.append(

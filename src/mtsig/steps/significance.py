@@ -194,7 +194,15 @@ def resample_tests(
     (:func:`mtsig.steps.engine_params`)."""
     resampling = build(Resampling, resampling)
     result = tests_shard(
-        stats, selection, documents, experiment, metric, int(shard), resampling.pair_shards, test_names, resampling
+        stats,
+        selection,
+        documents,
+        experiment,
+        metric,
+        int(shard),
+        resampling.pair_shards,
+        test_names,
+        resampling,
     )
     made = {"made_by": "resample_tests", "settings": result.settings}
     write_tsv(result.table, shard_tests, **made)
