@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import fnmatch
-import functools
 import math
 import os
 import re
@@ -23,49 +22,19 @@ from typing import Any, NoReturn
 import yaml
 
 from mtsig.errors import InputError
-from mtsig.settings import ENGINE_SETTINGS
+from mtsig.settings import ENGINE_SETTINGS, fill_defaults, load_schema
+from mtsig.settings import resolve_ref as _resolve
 
 DATA_ROOT_ENV = "MTSIG_DATA"
 
 
 #: The sections of an experiment file whose definitions :func:`merge_experiment_files` adds to the config.
 EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task", "metrics_protocol")
-#: The schema of the config: its only home of defaults (:mod:`mtsig.settings`).
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def output_settings(resampling: Mapping[str, Any]) -> dict[str, Any]:
     """``resampling`` without :data:`mtsig.settings.ENGINE_SETTINGS`: what a rule's outputs may depend on."""
     return {key: value for key, value in resampling.items() if key not in ENGINE_SETTINGS}
-
-
-@functools.cache
-def load_schema(path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
-    """The config schema (``workflow/schemas/config.schema.yaml``) as a dict, read once (do not change it)."""
-    with open(path, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
-
-
-def fill_defaults(value: Any, node: Mapping[str, Any], schema: Mapping[str, Any]) -> Any:
-    """Fill in the schema's defaults in ``value`` in place, as Snakemake's ``validate`` does for the config: every
-    absent property with a ``default`` gets a copy of it, then nested objects are filled in the same way. For the
-    definitions the pipeline makes itself (a synthetic experiment) and that no validation sees."""
-    node = _resolve(node, schema)
-    if isinstance(value, dict):
-        properties = node.get("properties", {})
-        for key, child in properties.items():
-            child = _resolve(child, schema)
-            if key not in value and "default" in child:
-                value[key] = copy.deepcopy(child["default"])
-        extra = node.get("additionalProperties")
-        for key in value:
-            child = properties.get(key, extra if isinstance(extra, Mapping) else None)
-            if child is not None:
-                fill_defaults(value[key], child, schema)
-    elif isinstance(value, list) and isinstance(node.get("items"), Mapping):
-        for item in value:
-            fill_defaults(item, node["items"], schema)
-    return value
 
 
 def merge_experiment_files(config: dict[str, Any], base_dir: Path) -> None:
@@ -104,16 +73,6 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "array": (list,),
     "object": (dict,),
 }
-
-
-def _resolve(node: Mapping[str, Any], schema: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Follow a local ``$ref`` (``#/$defs/name``)."""
-    while "$ref" in node:
-        target: Any = schema
-        for part in node["$ref"].removeprefix("#/").split("/"):
-            target = target[part]
-        node = target
-    return node
 
 
 def _fits(value: Any, node: Mapping[str, Any], schema: Mapping[str, Any]) -> bool:

@@ -12,12 +12,17 @@ field must be in the block.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
+
+import yaml
 
 from mtsig.errors import InputError
 
@@ -96,6 +101,68 @@ def as_block(settings: Any) -> dict[str, Any]:
         return value
 
     return plain(settings)
+
+
+# --- the schema ---------------------------------------------------------------------------------------------------
+
+#: The schema of the config, the only home of the settings' defaults.
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+@functools.cache
+def load_schema(path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
+    """The config schema (``workflow/schemas/config.schema.yaml``) as a dict, read once (do not change it)."""
+    with open(path, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def resolve_ref(node: Mapping[str, Any], schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Follow a local ``$ref`` (``#/$defs/name``)."""
+    while "$ref" in node:
+        target: Any = schema
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def fill_defaults(value: Any, node: Mapping[str, Any], schema: Mapping[str, Any]) -> Any:
+    """Fill in the schema's defaults in ``value`` in place, as Snakemake's ``validate`` does for the config: every
+    absent property with a ``default`` gets a copy of it, then nested objects are filled in the same way. For the
+    definitions the pipeline makes itself (a synthetic experiment) and blocks a Python user writes
+    (:func:`with_defaults`), which no validation sees."""
+    node = resolve_ref(node, schema)
+    if isinstance(value, dict):
+        properties = node.get("properties", {})
+        for key, child in properties.items():
+            child = resolve_ref(child, schema)
+            if key not in value and "default" in child:
+                value[key] = copy.deepcopy(child["default"])
+        extra = node.get("additionalProperties")
+        for key in value:
+            child = properties.get(key, extra if isinstance(extra, Mapping) else None)
+            if child is not None:
+                fill_defaults(value[key], child, schema)
+    elif isinstance(value, list) and isinstance(node.get("items"), Mapping):
+        for item in value:
+            fill_defaults(item, node["items"], schema)
+    return value
+
+
+def block_with_defaults(cls: type, block: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A copy of the config block of ``cls`` (none: empty) with the schema's defaults filled in, as validation
+    fills them."""
+    schema = load_schema()
+    node: Any = schema
+    for part in SCHEMA_BLOCKS[cls]:
+        node = node[part]
+    return fill_defaults(copy.deepcopy(dict(block or {})), node, schema)
+
+
+def with_defaults(cls: type[Settings], block: Mapping[str, Any] | None = None) -> Settings:
+    """The settings object ``cls`` of ``block`` (none: all defaults) with the schema's defaults filled in: for a
+    Python user calling the library without a validated config. The defaults are the schema's, never code's."""
+    return build(cls, block_with_defaults(cls, block))
 
 
 # --- resampling and evaluation ----------------------------------------------------------------------------------

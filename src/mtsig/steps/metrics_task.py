@@ -185,6 +185,7 @@ def metrics_task_gold(
     block), with the systems renamed to the metric files' names (:func:`mtsig.io.wmt_da.metrics_task_names`) and
     in case-insensitive alphabetical order. Each output's study and pair are read from its path."""
     from mtsig.io.wmt_da import load_wmt_da_segment_means, metrics_task_names, read_wmt_da_sys_scores
+    from mtsig.settings import HumanGold, QualityControl, build, with_defaults
     from mtsig.stats.human import build_gold
     from mtsig.studies.metrics_task import gold_systems
 
@@ -221,13 +222,13 @@ def metrics_task_gold(
         systems = gold_systems(sorted(set(segments["system"])), {})
         human_spec = {"format": "wmt_da_seg_scores", "path": str(files["human_segment_scores"])}
         result = build_gold(
-            human_spec,
+            human_spec["format"],
             segments,
             systems,
             alphas,
             source=files["human_segment_scores"],
-            qc={"enabled": False},
-            gold=spec["gold"],
+            qc=with_defaults(QualityControl, {"enabled": False}),
+            gold=build(HumanGold, spec["gold"]),
         )
         settings = {"systems": systems, "alphas": [float(a) for a in alphas], "gold": dict(spec["gold"])}
         write_tsv(result["gold"], gold_path, made_by="metrics_task_gold", settings=settings)
