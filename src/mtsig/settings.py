@@ -292,12 +292,30 @@ class Verification:
 
 
 @dataclass(frozen=True)
+class NBestParameters:
+    """``nbest.<name>.parameters``: the simulation of :func:`mtsig.studies.nbest.run_nbest_experiment` (ranges are
+    (low, high) of a uniform draw per simulated system; depths and references are counts or ``"all"``)."""
+
+    n_systems: int
+    list_length: int
+    p_valid_head: tuple[float, ...]
+    p_valid_tail: tuple[float, ...]
+    head_length: float
+    drift: tuple[float, ...]
+    max_edits: int
+    f1_depth: int
+    min_matched: int
+    kept_fractions: tuple[float, ...]
+    bleu_depths: tuple[int | str, ...]
+    bleu_references: tuple[int | str, ...]
+
+
+@dataclass(frozen=True)
 class NBest:
-    """``nbest.<name>``: an n-best experiment on a STAPLE gold (``parameters``: the simulation's, read by
-    :func:`mtsig.studies.nbest.run_nbest_experiment`)."""
+    """``nbest.<name>``: an n-best experiment on a STAPLE gold."""
 
     gold: str
-    parameters: Mapping[str, Any]
+    parameters: NBestParameters
     systems: Mapping[str, str]
     baseline: str | None = None
 
@@ -423,6 +441,7 @@ SCHEMA_BLOCKS: dict[type, tuple[str, ...]] = {
     Figures: ("properties", "figures"),
     Verification: ("properties", "verification"),
     NBest: ("properties", "nbest", "additionalProperties"),
+    NBestParameters: ("properties", "nbest", "additionalProperties", "properties", "parameters"),
     MetricsTask: ("properties", "metrics_task", "additionalProperties"),
     MetricsTaskOutliers: ("properties", "metrics_task", "additionalProperties", "properties", "outliers"),
     MetricsTaskVariant: (
