@@ -453,7 +453,8 @@ def metric_declarations(
     entries: Sequence[str | Mapping[str, Any]], experiment_name: str = ""
 ) -> tuple[list[str], dict[str, dict[str, Any]]]:
     """Split a ``metrics:`` list into the metric names in order and the declarations of metrics read from segment
-    scores (``{NAME: {kind: segment_scores, format, path, higher_is_better, options}}``, defaults filled in).
+    scores (``{NAME: {kind: segment_scores, format, path, higher_is_better, options}}``, the schema's defaults
+    filled in).
 
     Raises:
         InputError: a name is listed twice (as a built-in or declared metric), also in another case: a metric's
@@ -462,13 +463,15 @@ def metric_declarations(
     """
     names: list[str] = []
     declared: dict[str, dict[str, Any]] = {}
+    schema = load_schema()
+    declaration_schema = schema["$defs"]["segment_scores_metric"]
     for entry in entries:
         if isinstance(entry, str):
             names.append(entry)
             continue
         for name, declaration in entry.items():
             names.append(str(name))
-            declared[str(name)] = {"higher_is_better": True, "options": {}, **dict(declaration)}
+            declared[str(name)] = fill_defaults(copy.deepcopy(dict(declaration)), declaration_schema, schema)
     folded = [n.casefold() for n in names]
     repeated = sorted({n for n in names if folded.count(n.casefold()) > 1})
     if repeated:
