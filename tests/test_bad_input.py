@@ -732,7 +732,12 @@ def test_documented_tidy_examples_are_accepted(experiment: Experiment, tmp_path:
         (tmp_path / "ratings.tsv").write_text(body)
         human = {"format": "tidy", "path": "ratings.tsv", **option}
         out = tmp_path / "results"
-        spec = {**experiment.spec, "human": human, "qc": {"enabled": False}, "systems": ["sys1", "sys2"]}
+        spec = {
+            **experiment.spec,
+            "human": human,
+            "qc": {**experiment.spec["qc"], "enabled": False},
+            "systems": ["sys1", "sys2"],
+        }
         texts = tmp_path / "texts"
         reference, outputs = read_prepared_texts(experiment.texts)
         write_prepared_texts(reference, {s: outputs[s] for s in spec["systems"]}, texts)
