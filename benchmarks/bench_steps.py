@@ -266,6 +266,7 @@ def bench_nbest(data_root: Path) -> None:
     from sacrebleu.metrics.bleu import BLEU
 
     from mtsig.io.staple import read_staple_gold, read_system_file
+    from mtsig.settings import NBestParameters, with_defaults
     from mtsig.studies.nbest import (
         ALL,
         _check_parameters,
@@ -285,12 +286,13 @@ def bench_nbest(data_root: Path) -> None:
     start = time.perf_counter()
     sources = {"aws_baseline": baseline_path}
     real = {name: read_system_file(path) for name, path in sources.items()}
-    run_nbest_experiment(read_staple_gold(gold_path), real, dict(spec["parameters"]), seed, sources)
+    parameters = with_defaults(NBestParameters, spec["parameters"])
+    run_nbest_experiment(read_staple_gold(gold_path), real, parameters, seed, sources)
     print(
         f"  run_nbest_experiment: {time.perf_counter() - start:.1f} s (figures and tables not included); load {load()}"
     )
 
-    params = _check_parameters(dict(spec["parameters"]))
+    params = _check_parameters(parameters)
     gold = read_staple_gold(gold_path)
     vocabulary, normalized = gold_vocabulary(gold), normalized_gold_translations(gold)
     systems = {

@@ -143,7 +143,7 @@ def test_two_scores_files_must_agree_on_the_test_set(tmp_path: Path) -> None:
     longer = SCORES + "A\t3\t1\nB\t3\t1\n"
     (tmp_path / "longer.tsv").write_text(longer, encoding="utf-8")
     spec["metrics"].append("n")
-    spec["metric_declarations"]["n"] = {"kind": "segment_scores", "format": "tidy", "path": "longer.tsv"}
+    spec["metric_declarations"]["n"] = {**spec["metric_declarations"]["m"], "path": "longer.tsv"}
     with pytest.raises(
         InputError, match=r"longer.tsv: metric 'n' scores 4 segments but .*scores.tsv scores 3"
     ):

@@ -53,6 +53,8 @@ RESAMPLING = {
     "mean_block_length": 10,
     "distribution_gap_quantile": 0.75,
     "confidence": 0.95,
+    "pair_shards": 2,
+    "tests": TESTS,
 }
 
 
@@ -261,7 +263,6 @@ def run_shard(exp: Experiment, out: Path, k: int, *, stats: Path | None = None, 
         experiment=NAME,
         metric="bleu",
         shard=k,
-        shards=2,
         test_names=TESTS,
         resampling={**RESAMPLING, "seed": seed},
         shard_tests=out / f"bleu.{k}.tsv",
@@ -313,7 +314,9 @@ def evaluate(exp: Experiment, out: Path) -> None:
 def tables(exp: Experiment, out: Path) -> None:
     evaluation_step.tables(
         exp.spec,
-        RESAMPLING,
+        RESAMPLING["samples"],
+        RESAMPLING["seed"],
+        RESAMPLING["pvalue"],
         accuracy=exp.path("accuracy.tsv"),
         chi_square=exp.path("chi_square.tsv"),
         agreement=exp.path("test_agreement.tsv"),
@@ -729,7 +732,12 @@ def test_documented_tidy_examples_are_accepted(experiment: Experiment, tmp_path:
         (tmp_path / "ratings.tsv").write_text(body)
         human = {"format": "tidy", "path": "ratings.tsv", **option}
         out = tmp_path / "results"
-        spec = {**experiment.spec, "human": human, "qc": {"enabled": False}, "systems": ["sys1", "sys2"]}
+        spec = {
+            **experiment.spec,
+            "human": human,
+            "qc": {**experiment.spec["qc"], "enabled": False},
+            "systems": ["sys1", "sys2"],
+        }
         texts = tmp_path / "texts"
         reference, outputs = read_prepared_texts(experiment.texts)
         write_prepared_texts(reference, {s: outputs[s] for s in spec["systems"]}, texts)

@@ -15,6 +15,7 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.io.human import load_r_mean_sd, load_wmt_mturk_da
+from mtsig.settings import HumanGold, QualityControl, Standardise, with_defaults
 from mtsig.stats import human
 from mtsig.stats.seeding import rng_for
 from mtsig.steps.human import judgments_source, load_judgments, load_moments
@@ -284,24 +285,33 @@ def _jaen_spec(repo_root: Path) -> dict:
 
 
 def build_from_files(
-    human_config: dict, data_root: Path, systems: list, n_segments: int, alphas: list, **options
+    human_config: dict,
+    data_root: Path,
+    systems: list,
+    n_segments: int,
+    alphas: list,
+    *,
+    qc: dict | None = None,
+    standardise: dict | None = None,
+    gold: dict | None = None,
+    restore_moments: str | None = None,
 ):
-    """build_gold on the files of ``human_config``, read as the pipeline step reads them."""
-    standardise = options.get("standardise_options") or human_config.get("standardise", {})
+    """build_gold on the files of ``human_config``, read as the pipeline step reads them; ``qc``, ``standardise``
+    and ``gold`` blocks as a config writes them (the schema's defaults filled in; gold: Wilcoxon)."""
+    standardise_settings = with_defaults(Standardise, standardise)
     # The restoring of a worker's ratings (human.complete_from) reads the printed moments even where the
     # variant under test standardises without them.
-    printed = load_moments(
-        {"moments": options.pop("restore_moments", None)} if "restore_moments" in options else standardise,
-        data_root,
-    )
+    printed = load_moments(restore_moments or standardise_settings.moments, data_root)
     return human.build_gold(
-        human_config,
+        human_config["format"],
         load_judgments(human_config, data_root, n_segments, systems, printed),
         systems,
         alphas,
         source=judgments_source(human_config, data_root),
-        moments=load_moments(standardise, data_root),
-        **options,
+        moments=load_moments(standardise_settings.moments, data_root),
+        qc=with_defaults(QualityControl, qc),
+        standardise=standardise_settings,
+        gold=with_defaults(HumanGold, gold or {"methods": ["wilcoxon"]}),
     )
 
 
@@ -313,7 +323,7 @@ def _jaen_build(data_root: Path, spec: dict, standardise: dict, gold: dict) -> d
         2008,
         [0.05],
         qc=spec["qc"],
-        standardise_options=standardise,
+        standardise=standardise,
         gold=gold,
         restore_moments=spec["standardise"]["moments"],
     )
@@ -757,16 +767,17 @@ def test_build_gold_reports_system_mismatch(tmp_path: Path) -> None:
     # A rated system without an output file: an error at the line of its first rating (line 3, after the header).
     with pytest.raises(InputError, match=r"r\.tsv:3: unknown system 'C' \(known: A, B\)"):
         build_from_files(
-            {"format": "tidy", "path": "r.tsv", "qc": {"enabled": False}}, tmp_path, ["A", "B"], 5, [0.05]
+            {"format": "tidy", "path": "r.tsv"}, tmp_path, ["A", "B"], 5, [0.05], qc={"enabled": False}
         )
     # An output system without ratings: no line to point to, the file is named.
     with pytest.raises(InputError, match=r"r\.tsv: systems with an output file but no human judgments: B, D"):
         build_from_files(
-            {"format": "tidy", "path": "r.tsv", "qc": {"enabled": False}},
+            {"format": "tidy", "path": "r.tsv"},
             tmp_path,
             ["A", "B", "C", "D"],
             5,
             [0.05],
+            qc={"enabled": False},
         )
 
 
@@ -838,11 +849,12 @@ def _scipy_on_means(means: pd.DataFrame, systems: list[str]) -> pd.Series:
 def _gold_p_values(
     spec: dict, data_root: Path, n_segments: int, human_config: dict, standardise: dict
 ) -> tuple:
-    moments = load_moments(standardise, data_root) if standardise.get("moments") else None
+    moments = load_moments(standardise.get("moments"), data_root)
     ratings = load_judgments(human_config, data_root, n_segments, spec["systems"], moments)
     result = human.build_gold(
-        human_config, ratings, spec["systems"], [0.05], moments=moments, qc=spec["qc"],
-        standardise_options=standardise, gold=spec["gold"],
+        human_config["format"], ratings, spec["systems"], [0.05], moments=moments,
+        qc=with_defaults(QualityControl, spec["qc"]), standardise=with_defaults(Standardise, standardise),
+        gold=with_defaults(HumanGold, spec["gold"]),
     )  # fmt: skip
     return result, result["gold"].set_index(["sys_x", "sys_y"])["p_value"]
 
@@ -884,10 +896,15 @@ def test_wmt22_jaen_organisers_z_reproduce_it_too(data_root: Path, repo_root: Pa
     organisers' segment means and the rank-sum p-values on them exactly as well."""
     spec = _jaen_spec(repo_root)
     config = {**spec["human"], "z_path": "wmt22-ja-en/da/ad-jaen-good-stnd.csv"}
-    moments = load_moments(spec["standardise"], data_root)
+    moments = load_moments(spec["standardise"]["moments"], data_root)
     ratings = load_judgments(config, data_root, 2008, spec["systems"], moments)
     result = human.build_gold(
-        config, ratings, spec["systems"], [0.05], qc=spec["qc"], standardise_options={}, gold=spec["gold"]
+        config["format"],
+        ratings,
+        spec["systems"],
+        [0.05],
+        qc=with_defaults(QualityControl, spec["qc"]),
+        gold=with_defaults(HumanGold, spec["gold"]),
     )
     published = _published_means(data_root, "ja-en", 2008, spec["systems"])
     ours = human.segment_mean_scores(result["z"], significant_digits=15)

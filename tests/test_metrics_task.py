@@ -39,9 +39,11 @@ pytestmark = pytest.mark.xdist_group("metrics_task")
 
 @pytest.fixture(scope="module")
 def spec(repo_root: Path) -> dict:
-    return yaml.safe_load((repo_root / "config" / "wmt20-metrics.yaml").read_text())["metrics_task"][
-        "wmt20-metrics"
-    ]
+    """The study's definition as the pipeline passes it: validated, the schema's defaults filled in."""
+    from mtsig.settings import MetricsTask, block_with_defaults
+
+    config = yaml.safe_load((repo_root / "config" / "wmt20-metrics.yaml").read_text())
+    return block_with_defaults(MetricsTask, config["metrics_task"]["wmt20-metrics"])
 
 
 @pytest.fixture(scope="module")
@@ -233,6 +235,7 @@ def golds(tmp_path_factory, data_root: Path, spec: dict) -> Path:
 def test_ja_en_gold_is_byte_identical_to_the_wmt20_ja_en_experiments(golds, data_root, repo_root, tmp_path):
     """The experiment's human_gold step calls load_judgments and build_gold with config/wmt20-ja-en.yaml (993
     segments, its 10 systems) and writes with write_tsv: the same calls here, the same bytes."""
+    from mtsig.settings import HumanGold, QualityControl, with_defaults
     from mtsig.stats.human import build_gold
     from mtsig.steps.files import write_tsv
     from mtsig.steps.human import judgments_source, load_judgments
@@ -242,9 +245,10 @@ def test_ja_en_gold_is_byte_identical_to_the_wmt20_ja_en_experiments(golds, data
     ]
     systems = experiment["systems"]
     judgments = load_judgments(experiment["human"], data_root, 993, systems)
-    result = build_gold(experiment["human"], judgments, systems, [0.05, 0.01, 0.001],
-                        source=judgments_source(experiment["human"], data_root), qc=experiment["qc"],
-                        standardise_options={}, gold=experiment["gold"])  # fmt: skip
+    result = build_gold(experiment["human"]["format"], judgments, systems, [0.05, 0.01, 0.001],
+                        source=judgments_source(experiment["human"], data_root),
+                        qc=with_defaults(QualityControl, experiment["qc"]),
+                        gold=with_defaults(HumanGold, experiment["gold"]))  # fmt: skip
     for key, name in (("gold", "gold.tsv"), ("gold_conclusions", "gold_conclusions.tsv")):
         write_tsv(result[key], tmp_path / name)
         assert (tmp_path / name).read_bytes() == (golds / "ja-en" / name).read_bytes(), name

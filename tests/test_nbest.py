@@ -14,6 +14,7 @@ from scipy import stats
 from mtsig.errors import InputError
 from mtsig.io.staple import GoldPrompt, NBestList, read_staple_gold, read_system_file
 from mtsig.report.nbest_plots import plot_ablation, plot_all
+from mtsig.settings import NBestParameters, with_defaults
 from mtsig.stats.nbest_measures import (
     average_precision,
     mean_average_precision,
@@ -362,9 +363,11 @@ def _small_files(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def run_files(gold: Path, systems: dict[str, Path], params: dict, seed: int) -> dict[str, pd.DataFrame]:
-    """The experiment on files, read as the pipeline step reads them."""
+    """The experiment on files, read as the pipeline step reads them; ``params`` as a config writes them (the
+    schema's defaults filled in)."""
     loaded = {name: read_system_file(path) for name, path in systems.items()}
-    return run_nbest_experiment(read_staple_gold(gold), loaded, params, seed, sources=systems)
+    parameters = with_defaults(NBestParameters, params)
+    return run_nbest_experiment(read_staple_gold(gold), loaded, parameters, seed, sources=systems)
 
 
 def test_run_nbest_experiment_small(tmp_path: Path) -> None:
@@ -409,7 +412,7 @@ def test_run_nbest_experiment_small(tmp_path: Path) -> None:
 
 def test_run_nbest_experiment_rejects_bad_input(tmp_path: Path) -> None:
     gold_path, baseline_path = _small_files(tmp_path)
-    with pytest.raises(InputError, match="unknown n-best parameter"):
+    with pytest.raises(InputError, match="NBestParameters: unknown key.*n_sytems"):
         run_files(gold_path, {"aws_baseline": baseline_path}, {"n_sytems": 3}, seed=1)
     stray = tmp_path / "stray.txt"
     stray.write_text("nope|frase|-1\n", encoding="utf-8")

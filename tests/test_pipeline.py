@@ -166,30 +166,55 @@ def test_power_table_and_figure(tiny_run: Path) -> None:
 
 
 def test_engine_settings_rerun_nothing(tiny_pipeline_run: Path, data_root: Path, tmp_path: Path) -> None:
-    """The memory cap and the cores change no number (docs/design.md, "Memory cap and sharding"), so a dry run of
-    the run with another cap, on one core, plans exactly the jobs a dry run with the run's own settings plans (none,
-    unless a test before this one touched a file); another seed, which changes every p-value, plans the resampling
-    jobs again (the check can fail)."""
+    """The engine's settings (mtsig.settings.ENGINE_SETTINGS) and the cores change no number (docs/design.md,
+    "Memory cap and sharding"), so none is in a rule's params: after changing each of them, Snakemake lists no
+    output of the finished run whose params changed. Another memory cap, on one core, plans exactly the jobs a dry
+    run with the run's own settings plans (none, unless a test before this one touched a file). Another number
+    of shards adds the shards' jobs and, as documented, reruns what reads the tests (merge_tests' input set
+    changed) and nothing else. Another seed, which changes every p-value, changes params and plans the
+    resampling jobs again (the checks can fail)."""
     import os
     import subprocess
 
     from pipeline_runs import tiny_pipeline_command
 
+    from mtsig.settings import ENGINE_SETTINGS
+
     env = {**os.environ, "MTSIG_DATA": str(data_root)}
 
-    def planned(settings: str, *extra: str) -> list[tuple[str, str]]:
-        """The job counts per rule that a dry run with ``settings`` merged into the tiny config plans."""
+    def snakemake(settings: str, *extra: str) -> str:
+        """The output of Snakemake with ``settings`` merged into the tiny config."""
         override = tmp_path / "override.yaml"
         override.write_text(settings)
-        command = tiny_pipeline_command(tiny_pipeline_run, "-n", "--quiet", "rules", *extra)
+        command = tiny_pipeline_command(tiny_pipeline_run, *extra)
         at = command.index("--configfile") + 1
         command[at : at + 1] = [str(TINY_CONFIG), str(override)]
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-3000:]
-        counts = (line.split() for line in done.stdout.splitlines())
+        return done.stdout
+
+    def planned(settings: str, *extra: str) -> list[tuple[str, str]]:
+        """The job counts per rule that a dry run with ``settings`` plans."""
+        counts = (line.split() for line in snakemake(settings, "-n", "--quiet", "rules", *extra).splitlines())
         return sorted({(words[0], words[1]) for words in counts if len(words) == 2 and words[1].isdigit()})
 
+    def params_changed(settings: str) -> set[str]:
+        """The files Snakemake lists as made with other params under ``settings`` (it also lists the files it
+        has no record of, e.g. the manifests: the same whatever the settings)."""
+        return set(snakemake(settings, "--list-changes", "params").splitlines())
+
+    as_recorded = params_changed("resampling: {}\n")
+    changed = {"memory_cap_mb": 512, "pair_shards": 3}  # the tiny run has 2 shards
+    assert set(changed) == set(ENGINE_SETTINGS)  # a new engine setting is tested here too
+    for setting, value in changed.items():
+        assert params_changed(f"resampling: {{{setting}: {value}}}\n") == as_recorded, setting
     as_run = planned("resampling: {}\n")
     assert planned("resampling: {memory_cap_mb: 512}\n", "--cores", "1") == as_run
+    sharded = dict(planned("resampling: {pair_shards: 3}\n"))
+    merges = int(sharded.get("merge_tests", "0"))
+    assert merges > 0 and int(sharded["resample_tests"]) == 3 * merges
+    statistics_and_gold = {"prepare_texts", "metric_stats", "human_gold", "calibration", "section2", "power"}
+    assert not statistics_and_gold & set(sharded)
+    assert params_changed("resampling: {seed: 7}\n") > as_recorded
     reseeded = planned("resampling: {seed: 7}\n")
     assert reseeded != as_run and "merge_tests" in {rule for rule, _ in reseeded}

@@ -112,6 +112,7 @@ def test_a_list_of_references_is_scored_as_sacrebleu_with_several_reference_file
         "reference": [str(tmp_path / "ref"), str(tmp_path / "onlineB")],
         "outputs": str(tmp_path / "{system}"),
         "systems": ["UPC", "QCRI--primary"],
+        "unescape_html": False,
     }
     assert reference_paths(spec, tmp_path) == [tmp_path / "ref", tmp_path / "onlineB"]
     texts = tmp_path / "texts"
@@ -152,14 +153,16 @@ def test_training_runs_step_scores_each_run_as_sacrebleu_and_runs_the_library_co
     spec = {
         "reference": "ref",
         "training_runs": {"A": ["onlineC", "onlineF"], "B": ["uk-dan-moses", "onlineE"]},
+        "unescape_html": False,
+        "meteor": {"language": "en"},
     }
-    resampling = {"seed": 5, "samples": {"paired_bootstrap": 200}}
     training_runs(
         spec=spec,
         data_root=tmp_path,
         experiment="toy",
         metrics=["bleu"],
-        resampling=resampling,
+        samples={"paired_bootstrap": 200},
+        seed=5,
         pairs=tmp_path / "pairs.tsv",
         systems=tmp_path / "systems.tsv",
     )

@@ -8,6 +8,7 @@ name in ``run`` is defined, and turning an experiment's relative paths into abso
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import math
 import os
@@ -21,20 +22,18 @@ from typing import Any, NoReturn
 import yaml
 
 from mtsig.errors import InputError
+from mtsig.settings import ENGINE_SETTINGS, fill_defaults, load_schema
+from mtsig.settings import resolve_ref as _resolve
 
 DATA_ROOT_ENV = "MTSIG_DATA"
 
 
 #: The sections of an experiment file whose definitions :func:`merge_experiment_files` adds to the config.
 EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task", "metrics_protocol")
-#: The settings of ``resampling`` that change how the engine works, never a number it writes (docs/design.md,
-#: "Memory cap and sharding"): kept out of every rule's ``params``, so that changing them makes Snakemake rerun
-#: nothing finished; the memory cap reaches its jobs as a resource (:func:`mtsig.steps.run_step`).
-ENGINE_SETTINGS = ("memory_cap_mb", "pair_shards")
 
 
 def output_settings(resampling: Mapping[str, Any]) -> dict[str, Any]:
-    """``resampling`` without :data:`ENGINE_SETTINGS`: what a rule's outputs may depend on."""
+    """``resampling`` without :data:`mtsig.settings.ENGINE_SETTINGS`: what a rule's outputs may depend on."""
     return {key: value for key, value in resampling.items() if key not in ENGINE_SETTINGS}
 
 
@@ -74,16 +73,6 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "array": (list,),
     "object": (dict,),
 }
-
-
-def _resolve(node: Mapping[str, Any], schema: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Follow a local ``$ref`` (``#/$defs/name``)."""
-    while "$ref" in node:
-        target: Any = schema
-        for part in node["$ref"].removeprefix("#/").split("/"):
-            target = target[part]
-        node = target
-    return node
 
 
 def _fits(value: Any, node: Mapping[str, Any], schema: Mapping[str, Any]) -> bool:
@@ -445,17 +434,17 @@ def synthetic_experiment(name: str, spec: Mapping[str, Any], results_dir: Path) 
 
 
 def experiment(config: Mapping[str, Any], name: str, results_dir: Path = Path("results")) -> dict[str, Any]:
-    """The definition of a system-output experiment (real or synthetic) with defaults filled in."""
+    """The definition of a system-output experiment (real or synthetic) with the schema's defaults filled in (a
+    synthetic experiment's, which no validation sees, by :func:`fill_defaults`) and the run's ``metrics`` where it
+    lists none."""
     if name in config.get("synthetic", {}):
         spec = synthetic_experiment(name, config["synthetic"][name], results_dir.resolve())
     else:
-        spec = dict(config["experiments"][name])
+        spec = copy.deepcopy(dict(config["experiments"][name]))
+    schema = load_schema()
+    fill_defaults(spec, schema["$defs"]["experiment"], schema)  # a synthetic one was not validated
     spec.setdefault("metrics", list(config["metrics"]))
     spec["metrics"], spec["metric_declarations"] = metric_declarations(spec["metrics"], name)
-    spec.setdefault("unescape_html", False)
-    spec.setdefault("meteor", {})
-    spec.setdefault("qc", {})
-    spec.setdefault("standardise", {})
     spec["name"] = name
     return spec
 
@@ -464,7 +453,8 @@ def metric_declarations(
     entries: Sequence[str | Mapping[str, Any]], experiment_name: str = ""
 ) -> tuple[list[str], dict[str, dict[str, Any]]]:
     """Split a ``metrics:`` list into the metric names in order and the declarations of metrics read from segment
-    scores (``{NAME: {kind: segment_scores, format, path, higher_is_better, options}}``, defaults filled in).
+    scores (``{NAME: {kind: segment_scores, format, path, higher_is_better, options}}``, the schema's defaults
+    filled in).
 
     Raises:
         InputError: a name is listed twice (as a built-in or declared metric), also in another case: a metric's
@@ -473,13 +463,15 @@ def metric_declarations(
     """
     names: list[str] = []
     declared: dict[str, dict[str, Any]] = {}
+    schema = load_schema()
+    declaration_schema = schema["$defs"]["segment_scores_metric"]
     for entry in entries:
         if isinstance(entry, str):
             names.append(entry)
             continue
         for name, declaration in entry.items():
             names.append(str(name))
-            declared[str(name)] = {"higher_is_better": True, "options": {}, **dict(declaration)}
+            declared[str(name)] = fill_defaults(copy.deepcopy(dict(declaration)), declaration_schema, schema)
     folded = [n.casefold() for n in names]
     repeated = sorted({n for n in names if folded.count(n.casefold()) > 1})
     if repeated:

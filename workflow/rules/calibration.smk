@@ -24,8 +24,17 @@ rule calibration:
         mem_mb=ENGINE_MEM_MB,
         memory_cap_mb=MEMORY_CAP_MB,
     params:
-        calibration=config["calibration"],
-        resampling=RESAMPLING,
+        null_pairs=config["calibration"]["null_pairs"],
+        samples=config["calibration"]["samples"],
+        alphas=config["calibration"]["alphas"],
+        q=config["calibration"]["q"],
+        swap_units=config["calibration"]["swap_units"],
+        alternatives_per_q=config["calibration"]["alternatives_per_q"],
+        planted_alpha=config["calibration"]["planted_alpha"],
+        figure_alpha=config["calibration"]["figure_alpha"],
+        seed=config["resampling"]["seed"],
+        pvalue=config["resampling"]["pvalue"],
+        mean_block_length=config["resampling"]["mean_block_length"],
         tests=lambda wildcards: tests_of_experiment(wildcards.experiment),
     script:
         "../scripts/step.py"
@@ -53,8 +62,14 @@ rule power:
         mem_mb=ENGINE_MEM_MB,
         memory_cap_mb=MEMORY_CAP_MB,
     params:
-        power=config["power"],
-        resampling=RESAMPLING,
+        test=config["power"]["test"],
+        alpha=config["power"]["alpha"],
+        trials=config["power"]["trials"],
+        samples=config["power"]["samples"],
+        q=config["power"]["q"],
+        target_power=config["power"]["target_power"],
+        seed=config["resampling"]["seed"],
+        pvalue=config["resampling"]["pvalue"],
     script:
         "../scripts/step.py"
 
@@ -80,7 +95,8 @@ rule section2:
         mem_mb=ENGINE_MEM_MB,
         memory_cap_mb=MEMORY_CAP_MB,
     params:
-        calibration=config["calibration"],
-        resampling=RESAMPLING,
+        section2_pairs=config["calibration"]["section2_pairs"],
+        samples=config["resampling"]["samples"],
+        seed=config["resampling"]["seed"],
     script:
         "../scripts/step.py"

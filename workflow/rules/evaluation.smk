@@ -74,7 +74,9 @@ rule tables:
         "../envs/mtsig.yaml"
     params:
         spec=lambda wildcards: experiment_spec(wildcards.experiment),
-        resampling=RESAMPLING,
+        samples=config["resampling"]["samples"],
+        seed=config["resampling"]["seed"],
+        pvalue=config["resampling"]["pvalue"],
     script:
         "../scripts/step.py"
 

@@ -65,10 +65,10 @@ rule resample_tests:
     resources:
         mem_mb=ENGINE_MEM_MB,
         memory_cap_mb=MEMORY_CAP_MB,
+        pair_shards=SHARDS,
     params:
         resampling=RESAMPLING,
         test_names=lambda wildcards: tests_of_experiment(wildcards.experiment),
-        shards=SHARDS,
     script:
         "../scripts/step.py"
 
@@ -89,6 +89,7 @@ rule merge_tests:
     resources:
         mem_mb=ENGINE_MEM_MB,
         memory_cap_mb=MEMORY_CAP_MB,
+        pair_shards=SHARDS,
     params:
         resampling=RESAMPLING,
         test_names=lambda wildcards: tests_of_experiment(wildcards.experiment),
@@ -111,6 +112,7 @@ rule training_runs:
         spec=lambda wildcards: experiment_spec(wildcards.experiment),
         data_root=DATA_ROOT,
         metrics=lambda wildcards: metrics_of(wildcards.experiment),
-        resampling=RESAMPLING,
+        samples=config["resampling"]["samples"],
+        seed=config["resampling"]["seed"],
     script:
         "../scripts/step.py"

@@ -79,17 +79,18 @@ class SegmentScores(Metric):
 
     @classmethod
     def from_declaration(cls, name: str, declaration: Mapping[str, Any], data_root: Path) -> SegmentScores:
-        """From a config declaration ``{kind: segment_scores, format, path, higher_is_better, options}`` (path
-        relative to ``data_root`` unless absolute)."""
-        if declaration.get("kind", "segment_scores") != "segment_scores":
-            raise InputError(f"metric {name!r}: unknown kind {declaration.get('kind')!r} (segment_scores)")
+        """From a validated config declaration ``{kind: segment_scores, format, path, higher_is_better, options}``
+        with the schema's defaults filled in (:func:`mtsig.config.metric_declarations`; path relative to
+        ``data_root`` unless absolute)."""
+        if declaration["kind"] != "segment_scores":
+            raise InputError(f"metric {name!r}: unknown kind {declaration['kind']!r} (segment_scores)")
         path = Path(declaration["path"])
         return cls(
             name=name,
-            higher_is_better=bool(declaration.get("higher_is_better", True)),
+            higher_is_better=declaration["higher_is_better"],
             path=str(path if path.is_absolute() else Path(data_root) / path),
             format=declaration["format"],
-            read_options=declaration.get("options") or {},
+            read_options=declaration["options"],
         )
 
     @classmethod

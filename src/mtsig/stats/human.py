@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,9 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.stats.conclusions import by_priority, conclude, unordered_pairs
+
+if TYPE_CHECKING:
+    from mtsig.settings import HumanGold, QualityControl, Standardise
 
 GOLD_COLUMNS = ["sys_x", "sys_y", "criterion", "unit", "n_x", "n_y", "statistic", "p_value"]
 QC_COLUMNS = ["annotator", "n_pairs", "statistic", "p_value", "kept"]
@@ -572,27 +575,26 @@ def ranking_system_scores(judgments: pd.DataFrame, systems: Sequence[str] | None
 
 
 def _standardise_configured(
-    ratings: pd.DataFrame, options: Mapping[str, Any], moments: pd.DataFrame | None
+    ratings: pd.DataFrame, options: Standardise, moments: pd.DataFrame | None
 ) -> tuple[pd.DataFrame, list[str]]:
     """:func:`standardise` or, with ``moments`` (the organisers' printed per-annotator means and sds, the file
-    ``options["moments"]`` names), :func:`standardise_with`; ``zero_variance`` and ``ddof`` from ``options``."""
-    zero_variance = str(options.get("zero_variance", "drop"))
+    ``options.moments`` names), :func:`standardise_with`; ``zero_variance`` and ``ddof`` from ``options``."""
     if moments is not None:
-        return standardise_with(ratings, moments, zero_variance)
-    return standardise(ratings, ddof=int(options.get("ddof", 1)), zero_variance=zero_variance)
+        return standardise_with(ratings, moments, options.zero_variance)
+    return standardise(ratings, ddof=options.ddof, zero_variance=options.zero_variance)
 
 
 def build_gold(
-    human: Mapping[str, Any],
+    human_format: str,
     judgments: pd.DataFrame,
     systems: Sequence[str],
     alphas: Iterable[float],
     *,
+    gold: HumanGold,
     source: str | Path | None = None,
     moments: pd.DataFrame | None = None,
-    qc: Mapping[str, Any] | None = None,
-    standardise_options: Mapping[str, Any] | None = None,
-    gold: Mapping[str, Any] | None = None,
+    qc: QualityControl | None = None,
+    standardise: Standardise | None = None,
 ) -> dict[str, pd.DataFrame]:
     """The whole human step of one experiment: check systems, QC, standardise, gold, conclusions, scores.
 
@@ -600,15 +602,15 @@ def build_gold(
     :mod:`mtsig.io.human` and :mod:`mtsig.io.rankings` return them (``mtsig.steps.human.load_judgments``);
     ``source`` the file they came from (named in errors); ``moments`` the organisers' per-annotator means and sds
     when ``standardise.moments`` names them (:func:`mtsig.io.human.load_r_mean_sd`).
-    ``human`` is the experiment's ``human:`` config (format, path, format options). ``qc``, ``standardise_options``
-    and ``gold`` are the experiment's ``qc:``, ``standardise:`` and ``gold:`` blocks; when omitted they are read
-    from ``human`` itself (``human["qc"]`` etc.), so one nested dict works too. Defaults: QC on (t-test, 0.05) for
-    DA and off for rankings; ddof 1; gold methods ``[wilcoxon]`` for DA and ``[head_to_head,
-    item_score_wilcoxon]`` for rankings, unit ``rating``, item types ``[system, repeat]``, criteria ``[adequacy,
-    fluency]``.
+    ``human_format`` is the experiment's ``human.format``. ``qc``, ``standardise`` and ``gold`` are the
+    experiment's ``qc:``, ``standardise:`` and ``gold:`` blocks as settings (:mod:`mtsig.settings`; a Python user
+    without a config: :func:`mtsig.settings.with_defaults`, e.g. ``with_defaults(HumanGold, {"methods":
+    ["wilcoxon"]})``); ``qc`` and ``standardise`` omitted are the schema's defaults. QC applies to DA ratings
+    only (never to rankings, MQM, or scores already standardised).
 
-    Standardisation options: ``ddof``; ``zero_variance`` (``drop`` | ``zero``, :func:`standardise`); ``moments``
-    (the organisers' printed per-annotator mean and sd, :func:`standardise_with`). Gold option
+    Standardisation: ``ddof``; ``zero_variance`` (``drop`` | ``zero``, :func:`standardise`); ``moments``
+    (the organisers' printed per-annotator mean and sd, :func:`standardise_with`). Gold: ``methods`` (DA:
+    ``[wilcoxon]``; rankings: ``head_to_head``, ``item_score_wilcoxon``), ``unit``, ``item_types``, ``criteria``,
     ``significant_digits`` (:func:`wilcoxon_gold`).
 
     Returns DataFrames: ``z`` (standardised ratings, or standardised item scores for rankings), ``qc``,
@@ -616,15 +618,14 @@ def build_gold(
     the method; the first listed is the primary gold), ``system_scores``; and ``zero_z``, the list of zero-variance
     annotators kept with z = 0 (``zero_variance: zero``; empty otherwise).
     """
-    qc = dict(human.get("qc", {}) if qc is None else qc)
-    standardise_options = dict(
-        human.get("standardise", {}) if standardise_options is None else standardise_options
-    )
-    gold = dict(human.get("gold", {}) if gold is None else gold)
-    ddof = int(standardise_options.get("ddof", 1))
+    from mtsig.settings import QualityControl, Standardise, with_defaults
+
+    qc = with_defaults(QualityControl) if qc is None else qc
+    standardise_options = with_defaults(Standardise) if standardise is None else standardise
+    ddof = standardise_options.ddof
     alphas = list(alphas)
-    if human["format"] == "wmt_rankings":
-        if standardise_options.get("zero_variance", "drop") != "drop" or standardise_options.get("moments"):
+    if human_format == "wmt_rankings":
+        if standardise_options.zero_variance != "drop" or standardise_options.moments:
             raise InputError(
                 "standardise.zero_variance: zero and standardise.moments apply to rated (DA) scores; "
                 "relative rankings standardise item scores per judge and drop zero-variance judges"
@@ -638,32 +639,32 @@ def build_gold(
     dropped: list[tuple[str, str]] = []
     qc_table = pd.DataFrame(columns=QC_COLUMNS)
     already_standardised = "z" in ratings.columns
-    if qc.get("enabled", True) and not already_standardised and human["format"] != "mqm":  # QC is DA's
-        qc_table = quality_control(ratings, qc.get("method", "t"), float(qc.get("alpha", 0.05)))
+    if qc.enabled and not already_standardised and human_format != "mqm":  # QC is DA's
+        qc_table = quality_control(ratings, qc.method, qc.alpha)
         failed = qc_table.loc[~qc_table["kept"], "annotator"]
-        dropped += [(a, f"failed quality control ({qc.get('method', 't')})") for a in failed]
+        dropped += [(a, f"failed quality control ({qc.method})") for a in failed]
         ratings = ratings.loc[~ratings["annotator"].isin(set(failed))]
     zero_z: list[str] = []
     if already_standardised:
         z = ratings
     else:
         z, zero_variance = _standardise_configured(ratings, standardise_options, moments)
-        if standardise_options.get("zero_variance", "drop") == "zero":
+        if standardise_options.zero_variance == "zero":
             zero_z = zero_variance
         else:
             dropped += [(a, "zero variance") for a in zero_variance]
-    item_types = tuple(gold.get("item_types", ("system", "repeat")))
-    methods = list(gold.get("methods", ["wilcoxon"]))
+    item_types = gold.item_types
+    methods = list(gold.methods)
     if methods != ["wilcoxon"]:
         raise InputError(f"gold methods {methods} do not apply to DA ratings (use [wilcoxon])")
     table = wilcoxon_gold(
         z,
-        unit=gold.get("unit", "rating"),
+        unit=gold.unit,
         item_types=item_types,
         systems=systems,
-        significant_digits=gold.get("significant_digits"),
+        significant_digits=gold.significant_digits,
     )
-    criteria = tuple(gold.get("criteria", ("adequacy", "fluency")))
+    criteria = gold.criteria
     conclusions = gold_conclusions(table, alphas, criteria, systems)
     return {
         "z": z.reset_index(drop=True),
@@ -682,13 +683,13 @@ def _build_ranking_gold(
     systems: Sequence[str],
     alphas: list[float],
     ddof: int,
-    gold: Mapping[str, Any],
+    gold: HumanGold,
 ) -> dict[str, pd.DataFrame]:
     """:func:`build_gold` for relative rankings (WMT RNK csv, :func:`mtsig.io.rankings.load_wmt_rankings`)."""
     from mtsig.io.human import check_systems
 
     check_systems(sorted(set(_ranked(judgments)["system"])), systems, source)
-    methods = list(gold.get("methods", ["head_to_head", "item_score_wilcoxon"]))
+    methods = list(gold.methods)
     builders = {
         "head_to_head": lambda: head_to_head_gold(judgments, systems),
         "item_score_wilcoxon": lambda: item_score_wilcoxon_gold(judgments, systems, ddof),

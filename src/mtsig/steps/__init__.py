@@ -121,16 +121,19 @@ def check_rule(
     outputs: Iterable[str],
     params: Iterable[str],
     wildcards: Iterable[str],
+    engine_settings: Iterable[str] = (),
 ) -> list[str]:
     """Problems wiring ``rule`` to its step (empty when it fits): every argument of the step without a default
-    must be one named input, output, param or wildcard of the rule, no name may be two of them, and every named
-    output except the manifests must be an argument (a step writes each output it declares)."""
+    must be one named input, output, param, wildcard or engine setting (a resource of the rule named in
+    :data:`mtsig.settings.ENGINE_SETTINGS`, :func:`engine_params`) of the rule, no name may be two of them, and
+    every named output except the manifests must be an argument (a step writes each output it declares)."""
     parameters = _parameters(step_function(rule))
     kinds = {
         "input": list(inputs),
         "output": list(outputs),
         "params": list(params),
         "wildcards": list(wildcards),
+        "engine setting": list(engine_settings),
     }
     problems = []
     seen: dict[str, str] = {}
@@ -152,6 +155,8 @@ def check_rule(
 def check_rules(rules: Iterable[Any], script_name: str = "step.py") -> None:
     """Check every Snakemake rule whose script is ``step.py`` against its step (:func:`check_rule`); called by the
     Snakefile once all rules are defined. Raises ValueError listing every problem."""
+    from mtsig.settings import ENGINE_SETTINGS
+
     problems = []
     for rule in rules:
         if not str(getattr(rule, "script", "") or "").endswith(script_name):
@@ -162,6 +167,7 @@ def check_rules(rules: Iterable[Any], script_name: str = "step.py") -> None:
             rule.output._names,
             rule.params._names,
             rule.wildcard_names,
+            [name for name in rule.resources if name in ENGINE_SETTINGS],
         )
     if problems:
         raise ValueError("rules and steps disagree:\n" + "\n".join(problems))
@@ -261,14 +267,19 @@ def write_job_usage(path: str | os.PathLike[str]) -> None:
 
 
 def engine_params(params: dict[str, Any], resources: Mapping[str, Any]) -> dict[str, Any]:
-    """``params`` with the engine's settings that a rule passes as resources (the memory cap: it changes no number,
-    so it is not a param, whose change would make Snakemake rerun the job; :data:`mtsig.config.ENGINE_SETTINGS`)
-    put back into ``params["resampling"]``, where the steps read them."""
-    if "resampling" in params and "memory_cap_mb" in resources:
-        params = {
-            **params,
-            "resampling": {**params["resampling"], "memory_cap_mb": int(resources["memory_cap_mb"])},
-        }
+    """``params`` with the engine's settings (:data:`mtsig.settings.ENGINE_SETTINGS`: the memory cap, the number
+    of shards) that a rule passes as resources put back: each as a param of its own (a step taking
+    ``memory_cap_mb``), and into ``params["resampling"]`` when the rule passes that block (a step building
+    :class:`mtsig.settings.Resampling`). They change no number, so they are not params, whose change would make
+    Snakemake rerun the job; Snakemake does not track resources."""
+    from mtsig.settings import ENGINE_SETTINGS
+
+    engine = {key: int(resources[key]) for key in ENGINE_SETTINGS if key in resources}
+    if not engine:
+        return params
+    params = {**params, **engine}
+    if "resampling" in params:
+        params["resampling"] = {**params["resampling"], **engine}
     return params
 
 

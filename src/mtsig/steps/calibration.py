@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -50,15 +49,27 @@ def calibration(
     gold_conclusions: str | Path,
     documents: str | Path,
     experiment: str,
-    calibration: Mapping[str, Any],
-    resampling: Mapping[str, Any],
+    null_pairs: int,
+    samples: int,
+    alphas: Sequence[float],
+    q: Sequence[float],
+    swap_units: Sequence[str],
+    alternatives_per_q: int,
+    planted_alpha: float,
+    figure_alpha: float,
+    seed: int,
+    pvalue: str,
+    mean_block_length: float,
+    memory_cap_mb: int,
     tests: Sequence[str],
     table: str | Path,
     png: str | Path,
     pdf: str | Path | None = None,
 ) -> None:
     """Type I error and power of every test and metric (mtsig.studies.calibration), for each configured swap unit;
-    the figure as PNG, and as PDF too when ``pdf`` is given (config ``figures.pdf``).
+    the figure as PNG, and as PDF too when ``pdf`` is given (config ``figures.pdf``). The settings are the fields
+    of :class:`mtsig.settings.Calibration` and ``seed``, ``pvalue``, ``mean_block_length``, ``memory_cap_mb`` of
+    :class:`mtsig.settings.Resampling`.
 
     The planted pair is the one the primary gold calls significantly different with the largest BLEU (or first
     metric) difference in the same direction: "X clearly better than Y by human gold and metric".
@@ -70,22 +81,21 @@ def calibration(
 
     stats_paths, gold_conclusions_path, documents_path, table_path = stats, gold_conclusions, documents, table
 
-    if not any(np.isclose(float(calibration["figure_alpha"]), calibration["alphas"])):
+    if not any(np.isclose(figure_alpha, alphas)):
         raise InputError(
-            f"calibration.figure_alpha {calibration['figure_alpha']} is not one of calibration.alphas "
-            f"{calibration['alphas']}"
+            f"calibration.figure_alpha {figure_alpha} is not one of calibration.alphas {list(alphas)}"
         )
     by_metric, systems = stats_by_metric(stats_paths)
     gold = read_gold_table(gold_conclusions_path, ("gold", *GOLD_CONCLUSION_COLUMNS))
     gold = gold[gold["gold"] == gold["gold"].iloc[0]]
     chooser = "bleu" if "bleu" in by_metric else next(iter(by_metric))
     stats, score, higher = by_metric[chooser]
-    better = gold_better_pairs(gold, float(calibration["planted_alpha"]))
+    better = gold_better_pairs(gold, planted_alpha)
     x, y = choose_planted_pair(stats, score, systems, higher_is_better=higher, gold_better=better)
     log.info("planted pair: %s better than %s (by gold and %s)", x, y, chooser)
     documents = read_segment_documents(documents_path, next(iter(by_metric.values()))[0].shape[1])
     frames = []
-    for unit in calibration["swap_units"]:
+    for unit in swap_units:
         if unit == "document" and documents is None:
             log.info("no document ids: skipping document swaps")
             continue
@@ -95,25 +105,23 @@ def calibration(
                 systems,
                 x,
                 y,
-                null_pairs=int(calibration["null_pairs"]),
-                q_values=calibration["q"],
-                alternatives_per_q=int(calibration["alternatives_per_q"]),
-                alphas=calibration["alphas"],
+                null_pairs=null_pairs,
+                q_values=list(q),
+                alternatives_per_q=alternatives_per_q,
+                alphas=list(alphas),
                 tests=[t for t in tests if documents is not None or not t.endswith("_documents")],
-                n_samples=int(calibration["samples"]),
-                seed=derive_seed(int(resampling["seed"]), experiment, "calibration", unit),
-                pvalue=resampling["pvalue"],
+                n_samples=samples,
+                seed=derive_seed(seed, experiment, "calibration", unit),
+                pvalue=pvalue,
                 documents=documents,
-                mean_block_length=float(resampling["mean_block_length"]),
+                mean_block_length=mean_block_length,
                 swap_unit=unit,
-                memory_cap_bytes=int(resampling["memory_cap_mb"]) * 2**20,
+                memory_cap_bytes=memory_cap_mb * 2**20,
             ).assign(sys_x=x, sys_y=y)
         )
     table = pd.concat(frames, ignore_index=True)
     write_tsv(table, table_path)
-    figure = plot_calibration(
-        table[table["swap_unit"] == table["swap_unit"].iloc[0]], alpha=float(calibration["figure_alpha"])
-    )
+    figure = plot_calibration(table[table["swap_unit"] == table["swap_unit"].iloc[0]], alpha=figure_alpha)
     # bbox "tight" keeps the legend, which sits to the right of the panels
     save_figure(figure, [png, *([pdf] if pdf else [])], bbox_inches="tight", dpi=FIGURE_DPI)
 
@@ -122,48 +130,56 @@ def power(
     *,
     experiment: str,
     stats: str | Path | Sequence[str | Path],
-    power: Mapping[str, Any],
-    resampling: Mapping[str, Any],
+    test: str,
+    alpha: float,
+    trials: int,
+    samples: int,
+    q: Sequence[float],
+    target_power: float,
+    seed: int,
+    pvalue: str,
+    memory_cap_mb: int,
     table: str | Path,
     png: str | Path,
 ) -> None:
     """``power.tsv`` and the power-vs-segments figure of an experiment: the power of ``power.test`` for its two
     best systems by ``power.metric`` at every test-set size of :func:`mtsig.studies.power.default_sizes` and keep
     probability ``power.q``, with the minimum detectable difference per size (:func:`mtsig.studies.power.
-    experiment_power`); seeded by the config seed and (experiment, "power")."""
+    experiment_power`); seeded by the config seed and (experiment, "power"). The settings are the fields of
+    :class:`mtsig.settings.Power` that change the table (not ``experiments``, nor ``metric``, which chooses the
+    input) and ``seed``, ``pvalue``, ``memory_cap_mb`` of :class:`mtsig.settings.Resampling`."""
     from mtsig.report.power import plot_power_curve
     from mtsig.report.signature import signature
     from mtsig.studies.power import experiment_power
 
     stats_path = stats if isinstance(stats, str | Path) else stats[0]  # one file: power.metric's statistics
-    power_settings = power
     metric_stats, systems, details, scorer = load_scored_stats(stats_path)
     power_table = experiment_power(
         metric_stats,
         systems,
         scorer.score,
         scorer.higher_is_better,
-        target_power=float(power_settings["target_power"]),
-        test=str(power_settings["test"]),
-        alpha=float(power_settings["alpha"]),
-        q_grid=[float(q) for q in power_settings["q"]],
-        trials=int(power_settings["trials"]),
-        n_samples=int(power_settings["samples"]),
-        seed=derive_seed(int(resampling["seed"]), experiment, "power"),
+        target_power=target_power,
+        test=test,
+        alpha=alpha,
+        q_grid=list(q),
+        trials=trials,
+        n_samples=samples,
+        seed=derive_seed(seed, experiment, "power"),
         metric=metric_name_of(stats_path),
-        pvalue=resampling["pvalue"],
-        memory_cap_bytes=int(resampling["memory_cap_mb"]) * 2**20,
+        pvalue=pvalue,
+        memory_cap_bytes=memory_cap_mb * 2**20,
     )
     power_table["signature"] = signature(
         metric_details=details,
-        test=str(power_settings["test"]),
-        n_samples=int(power_settings["samples"]),
-        seed=derive_seed(int(resampling["seed"]), experiment, "power"),
-        pvalue=resampling["pvalue"],
-        alpha=float(power_settings["alpha"]),
+        test=test,
+        n_samples=samples,
+        seed=derive_seed(seed, experiment, "power"),
+        pvalue=pvalue,
+        alpha=alpha,
     )
     write_tsv(power_table, table)
-    plot_power_curve(power_table, png, target_power=float(power_settings["target_power"]))
+    plot_power_curve(power_table, png, target_power=target_power)
     full = power_table[power_table["n_segments"] == power_table["n_segments"].max()]
     log.info(
         "%s: %s vs %s (%s), minimum detectable difference at %d segments: %.4g",
@@ -180,13 +196,16 @@ def section2(
     *,
     stats: Sequence[str | Path],
     experiment: str,
-    calibration: Mapping[str, Any],
-    resampling: Mapping[str, Any],
+    section2_pairs: int,
+    samples: int | Mapping[str, int],
+    seed: int,
+    memory_cap_mb: int,
     table: str | Path,
     md: str | Path,
     html: str | Path,
 ) -> None:
-    """The paper's Section 2 in numbers for every metric: R&M bootstrap vs R&M AR on the closest pairs."""
+    """The paper's Section 2 in numbers for every metric: R&M bootstrap vs R&M AR on the ``section2_pairs``
+    closest pairs (``calibration.section2_pairs``), with the R&M bootstrap's ``resampling.samples``."""
     from mtsig.report.tables import section2_markdown
     from mtsig.studies.calibration import section2_table
 
@@ -199,15 +218,13 @@ def section2(
             score,
             systems,
             higher_is_better=higher,
-            n_closest=int(calibration["section2_pairs"]),
-            n_samples=int(samples_per_test(resampling["samples"], ["rm_bootstrap"])["rm_bootstrap"]),
-            seed=derive_seed(int(resampling["seed"]), experiment, metric, "section2"),
-            memory_cap_bytes=int(resampling["memory_cap_mb"]) * 2**20,
+            n_closest=section2_pairs,
+            n_samples=samples_per_test(samples, ["rm_bootstrap"])["rm_bootstrap"],
+            seed=derive_seed(seed, experiment, metric, "section2"),
+            memory_cap_bytes=memory_cap_mb * 2**20,
         )
         frames.append(table.assign(metric=metric))
     table = pd.concat(frames, ignore_index=True)
     table = table[["metric", *[c for c in table.columns if c != "metric"]]]
     write_tsv(table, table_path)
-    write_markdown(
-        section2_markdown(experiment, table, int(calibration["section2_pairs"])), md, html, made_by="section2"
-    )
+    write_markdown(section2_markdown(experiment, table, section2_pairs), md, html, made_by="section2")

@@ -55,7 +55,7 @@ def prepare_texts(
         references, outputs = load_texts(
             mtsig_config.reference_paths(spec, data_root),
             mtsig_config.output_paths(spec, data_root),
-            unescape=bool(spec.get("unescape_html", False)),
+            unescape=spec["unescape_html"],
         )
         streams = references if isinstance(references[0], list) else [references]
         reference, more_references = streams[0], streams[1:]
@@ -94,7 +94,7 @@ def mqm_texts(
     from mtsig.io.mqm import read_mqm
 
     source = spec["texts"]
-    reference_system = source.get("reference_system", "ref")
+    reference_system = source["reference_system"]
     if reference_system in spec["systems"]:
         raise InputError(
             f"experiment {spec.get('name')!r}: {reference_system!r} is the reference (texts.reference_system) and "

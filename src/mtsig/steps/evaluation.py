@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from mtsig.report import tables as paper_tables
+from mtsig.settings import Clusters, as_block, build
 from mtsig.stats.resampling.registry import PAPER_TESTS
 from mtsig.steps.common import read_gold_table, read_tests_table
 from mtsig.steps.files import (
@@ -41,8 +42,9 @@ def clusters(
     latex: str | Path,
     markdown: str | Path,
 ) -> None:
-    """WMT-style significance clusters of every metric (by ``settings["test"]``) and of every human gold, at one
-    alpha, correction and rule (``evaluation.clusters``): ``clusters.tsv`` (with each ranking's signature),
+    """WMT-style significance clusters of every metric (by ``settings.test``) and of every human gold, at one
+    alpha, correction and rule (``settings``: the block ``evaluation.clusters``, :class:`mtsig.settings.Clusters`):
+    ``clusters.tsv`` (with each ranking's signature),
     ``clusters.tex`` (one ranked table per ranking) and ``results/tables/{experiment}.clusters.md`` (the rankings
     side by side, with their signatures; listed in the tables index)."""
     from mtsig.report.clusters import experiment_clusters_latex
@@ -51,8 +53,8 @@ def clusters(
     from mtsig.stats.evaluation import GOLD_PVALUE_COLUMNS
     from mtsig.steps.common import load_scored_stats
 
-    test, alpha = str(settings["test"]), float(settings["alpha"])
-    correction, rule = str(settings["correction"]), str(settings["rule"])
+    chosen = build(Clusters, settings, "evaluation.clusters")
+    test, alpha, correction, rule = chosen.test, chosen.alpha, chosen.correction, chosen.rule
     tables = tests_by_metric(tests)
     scores: dict[str, dict[str, float]] = {}
     higher_is_better: dict[str, bool] = {}
@@ -90,7 +92,7 @@ def clusters(
     side = paper_tables.frame_to_markdown(clusters_side_by_side(table))
     lines = [f"# {experiment}: significance clusters ({described})", "", side.rstrip("\n"), ""]
     lines += [f"- {source}: `{text}`" for source, text in signatures.items()]
-    write_text("\n".join(lines) + "\n", markdown, made_by="clusters", settings=dict(settings))
+    write_text("\n".join(lines) + "\n", markdown, made_by="clusters", settings=as_block(chosen))
     for source, rows in table.groupby("source", sort=False):
         log.info("%s: %d clusters of %d systems", source, int(rows["cluster"].max()), len(rows))
 
@@ -177,7 +179,9 @@ def reversed_orientation_check(
 
 def tables(
     spec: Mapping[str, Any],
-    resampling: Mapping[str, Any],
+    samples: int | Mapping[str, int],
+    seed: int,
+    pvalue: str,
     *,
     accuracy: str | Path,
     chi_square: str | Path,
@@ -195,6 +199,7 @@ def tables(
     paper's three, and the corrected conclusions follow in clearly labelled sections of the Markdown file. Under
     the main table, a note names any metric whose system scores (``stats``) correlate strongly negatively with the
     human system scores (``system_scores``): "check higher_is_better" (:func:`reversed_orientation_check`).
+    ``samples``, ``seed`` and ``pvalue`` (``resampling.*``) are named in the captions.
     """
     accuracy_path, chi_square_path, agreement_path = (
         accuracy,
@@ -212,15 +217,11 @@ def tables(
     golds = list(dict.fromkeys(uncorrected["gold"]))
     metrics = list(spec["metrics"])
     n_systems = len(spec["systems"])
-    samples = resampling["samples"]
-    seed = int(resampling["seed"])
     description = spec.get("description", spec["name"])
     orientation_note = reversed_orientation_check(spec["name"], stats, system_scores)
     md, tex, csv = [], [], []
     for index, gold in enumerate(golds):
-        caption = paper_tables.accuracy_caption(
-            description, gold, n_systems, samples, seed, resampling["pvalue"]
-        )
+        caption = paper_tables.accuracy_caption(description, gold, n_systems, samples, seed, pvalue)
         heading = "Primary gold" if index == 0 else "Second gold"
         md.append(f"## {heading}: {gold}\n")
         md.append(

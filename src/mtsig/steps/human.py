@@ -12,6 +12,7 @@ import pandas as pd
 
 from mtsig import config as mtsig_config
 from mtsig.errors import InputError
+from mtsig.settings import HumanGold, QualityControl, Standardise, build
 from mtsig.steps.common import read_experiment_systems, read_prepared_texts
 from mtsig.steps.files import write_tsv
 
@@ -196,11 +197,10 @@ def load_judgments(
     return reader(JudgmentRequest(human, data_root, n_segments, systems, moments))
 
 
-def load_moments(standardise: Mapping[str, Any], data_root: str | Path) -> pd.DataFrame | None:
-    """The organisers' printed per-annotator means and sds (``standardise.moments``), or None."""
+def load_moments(moments: str | None, data_root: str | Path) -> pd.DataFrame | None:
+    """The organisers' printed per-annotator means and sds (the file ``standardise.moments`` names), or None."""
     from mtsig.io.human import load_r_mean_sd
 
-    moments = standardise.get("moments")
     return load_r_mean_sd(mtsig_config.data_path(data_root, moments)) if moments else None
 
 
@@ -227,18 +227,19 @@ def human_gold(
         systems, n_segments = list(outputs), len(reference)
     else:
         systems, n_segments = read_experiment_systems(Path(texts), Path(documents))
-    human, standardise = spec["human"], spec.get("standardise", {})
-    moments = load_moments(standardise, data_root)
+    human = spec["human"]
+    standardise = build(Standardise, spec["standardise"])
+    moments = load_moments(standardise.moments, data_root)
     result = build_gold(
-        human,
+        human["format"],
         load_judgments(human, data_root, n_segments, systems, moments),
         systems,
         alphas,
         source=judgments_source(human, data_root),
         moments=moments,
-        qc=spec.get("qc", {}),
-        standardise_options=standardise,
-        gold=spec["gold"],
+        qc=build(QualityControl, spec["qc"]),
+        standardise=standardise,
+        gold=build(HumanGold, spec["gold"]),
     )
     for annotator, reason in result["dropped"].itertuples(index=False):
         log.info("dropped annotator %s: %s", annotator, reason)

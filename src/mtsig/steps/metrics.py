@@ -32,8 +32,7 @@ log = logging.getLogger("mtsig")
 def metric_options(spec: Mapping[str, Any], metric: str) -> dict[str, Any]:
     """Options of a metric from the experiment's config (METEOR: language and modules)."""
     if metric == "meteor":
-        meteor = dict(spec.get("meteor", {}))
-        return {k: v for k, v in meteor.items() if k == "language"}  # modules follow the language
+        return {"language": spec["meteor"]["language"]}  # modules follow the language
     return {}
 
 

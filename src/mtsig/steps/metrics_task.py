@@ -206,6 +206,7 @@ def metrics_task_gold(
     block), with the systems renamed to the metric files' names (:func:`mtsig.io.wmt_da.metrics_task_names`) and
     in case-insensitive alphabetical order. Each output's study and pair are read from its path."""
     from mtsig.io.wmt_da import load_wmt_da_segment_means, read_wmt_da_sys_scores
+    from mtsig.settings import HumanGold, build
     from mtsig.studies.metrics_task import pair_gold
 
     for study, lp, files, gold_path, conclusions_path in gold_outputs(
@@ -217,7 +218,7 @@ def metrics_task_gold(
             read_wmt_da_sys_scores(files["da_system_scores"]),
             read_wmt_da_sys_scores(files["human_system_scores"]),
             alphas,
-            spec["gold"],
+            build(HumanGold, spec["gold"]),
             source=str(files["human_segment_scores"]),
         )
         for name in result.unscored:

@@ -9,6 +9,7 @@ from typing import Any
 
 from mtsig import config as mtsig_config
 from mtsig.errors import InputError
+from mtsig.settings import NBest, build
 from mtsig.steps.files import (
     write_markdown,
     write_tsv,
@@ -35,15 +36,16 @@ def nbest(
     from mtsig.report.tables import nbest_markdown
     from mtsig.studies.nbest import run_nbest_experiment
 
-    extra = spec.get("systems", {})
+    settings = build(NBest, spec, "nbest")
+    extra = settings.systems
     if "aws_baseline" in extra:
         raise InputError("nbest.systems names a system aws_baseline, the organisers' baseline's name")
     sources = {"aws_baseline": mtsig_config.data_path(data_root, spec["baseline"])}
     sources |= {name: mtsig_config.data_path(data_root, p) for name, p in extra.items()}
     results = run_nbest_experiment(
-        read_staple_gold(mtsig_config.data_path(data_root, spec["gold"])),
+        read_staple_gold(mtsig_config.data_path(data_root, settings.gold)),
         {name: read_system_file(path) for name, path in sources.items()},
-        dict(spec.get("parameters", {})),
+        settings.parameters,
         seed,
         sources,
     )

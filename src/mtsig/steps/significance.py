@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.settings import Resampling, build
 from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.intervals import confidence_level
 from mtsig.stats.resampling.registry import samples_per_test
@@ -97,7 +98,7 @@ def tests_shard(
     shard: int,
     n_shards: int,
     test_names: Sequence[str],
-    resampling: Mapping[str, Any],
+    resampling: Resampling,
 ) -> TestsShard:
     """Every configured test for one shard of the pairs of one (experiment, metric), and the percentile and BCa
     intervals (:mod:`mtsig.stats.intervals`, level ``resampling.confidence``) of every pair's difference and every
@@ -127,8 +128,8 @@ def tests_shard(
     keep = distribution_pairs(
         selection_scores,
         selection_systems,
-        resampling["distribution_pairs"],
-        float(resampling["distribution_gap_quantile"]),
+        resampling.distribution_pairs,
+        resampling.distribution_gap_quantile,
     )
     pairs = shard_pairs(len(systems), shard, n_shards)
     index = {name: i for i, name in enumerate(systems)}
@@ -140,16 +141,16 @@ def tests_shard(
         systems,
         higher_is_better=scorer.higher_is_better,
         tests=list(test_names),
-        n_samples=samples_per_test(resampling["samples"], test_names),
-        seed=derive_seed(int(resampling["seed"]), experiment, metric),
-        pvalue=resampling["pvalue"],
-        memory_cap_bytes=int(resampling["memory_cap_mb"]) * 2**20,
+        n_samples=samples_per_test(resampling.samples, test_names),
+        seed=derive_seed(resampling.seed, experiment, metric),
+        pvalue=resampling.pvalue,
+        memory_cap_bytes=resampling.memory_cap_bytes,
         pairs=pairs,
         keep_distributions=keep,
         documents=documents,
-        mean_block_length=float(resampling["mean_block_length"]),
+        mean_block_length=resampling.mean_block_length,
         intervals=INTERVAL_METHODS,
-        interval_level=confidence_level(resampling["confidence"]),
+        interval_level=confidence_level(resampling.confidence),
     )
     settings = resampling_settings(experiment, metric, test_names, resampling, systems) | {
         "signatures": result_signatures(scorer.details(), result.settings),
@@ -180,18 +181,28 @@ def resample_tests(
     experiment: str,
     metric: str,
     shard: int | str,
-    shards: int,
     test_names: Sequence[str],
-    resampling: Mapping[str, Any],
+    resampling: Resampling | Mapping[str, Any],
     shard_tests: str | Path,
     shard_distributions: str | Path,
     shard_intervals: str | Path,
     shard_system_intervals: str | Path,
 ) -> None:
     """One shard of the pairs (``resampling.pair_shards`` > 1): :func:`tests_shard`, written for
-    :func:`merge_tests`, each test's signature and the shard in the manifests' settings."""
+    :func:`merge_tests`, each test's signature and the shard in the manifests' settings. ``resampling``: the
+    validated block (:class:`mtsig.settings.Resampling`), whose engine settings the job receives as resources
+    (:func:`mtsig.steps.engine_params`)."""
+    resampling = build(Resampling, resampling)
     result = tests_shard(
-        stats, selection, documents, experiment, metric, int(shard), int(shards), test_names, resampling
+        stats,
+        selection,
+        documents,
+        experiment,
+        metric,
+        int(shard),
+        resampling.pair_shards,
+        test_names,
+        resampling,
     )
     made = {"made_by": "resample_tests", "settings": result.settings}
     write_tsv(result.table, shard_tests, **made)
@@ -211,14 +222,15 @@ def training_runs(
     data_root: str | Path,
     experiment: str,
     metrics: Sequence[str],
-    resampling: Mapping[str, Any],
+    samples: int | Mapping[str, int],
+    seed: int,
     pairs: str | Path,
     systems: str | Path,
 ) -> None:
     """Several training runs per system (the experiment's ``training_runs``: name -> run files), compared per
     metric by :func:`mtsig.stats.training_runs.compare_training_runs` (the run-aware test and MultEval's
-    stratified randomization, Clark et al. 2011) with B = R = the paired bootstrap's samples and a seed derived
-    from the config seed and (experiment, metric, "training_runs"): ``training_runs.tsv`` (pairs) and
+    stratified randomization, Clark et al. 2011) with B = R = the paired bootstrap's samples (of
+    ``resampling.samples``) and a seed derived from the config seed and (experiment, metric, "training_runs"): ``training_runs.tsv`` (pairs) and
     ``training_runs.systems.tsv`` (run means, s_dev, s_sel, s_opt), one block of rows per metric."""
     from mtsig import config as mtsig_config
     from mtsig.stats.training_runs import compare_training_runs, score_run_files
@@ -231,10 +243,10 @@ def training_runs(
         mtsig_config.reference_paths(spec, data_root),
         groups,
         metrics,
-        unescape=bool(spec.get("unescape_html", False)),
-        language=spec.get("meteor", {}).get("language", "en"),
+        unescape=spec["unescape_html"],
+        language=spec["meteor"]["language"],
     )
-    n_samples = samples_per_test(resampling["samples"], ["paired_bootstrap"])["paired_bootstrap"]
+    n_samples = samples_per_test(samples, ["paired_bootstrap"])["paired_bootstrap"]
     pair_tables, system_tables = [], []
     for (metric, by_system), name in zip(scored, metrics, strict=True):
         result = compare_training_runs(
@@ -242,7 +254,7 @@ def training_runs(
             metric.score,
             higher_is_better=metric.higher_is_better,
             n_samples=n_samples,
-            seed=derive_seed(int(resampling["seed"]), experiment, name, "training_runs"),
+            seed=derive_seed(seed, experiment, name, "training_runs"),
             metric=name,
         )
         pair_tables.append(result.pairs)
@@ -256,7 +268,7 @@ def resampling_settings(
     experiment: str,
     metric: str,
     tests: Sequence[str],
-    resampling: Mapping[str, Any],
+    resampling: Resampling,
     systems: Sequence[str],
 ) -> dict[str, Any]:
     """What a tests table was made with, recorded in its manifest: merged shards must agree on all of it."""
@@ -265,10 +277,10 @@ def resampling_settings(
         "metric": metric,
         "systems": list(systems),
         "tests": list(tests),
-        "samples": samples_per_test(resampling["samples"], tests),
-        "seed": int(resampling["seed"]),
-        "pvalue": resampling["pvalue"],
-        "confidence": confidence_level(resampling["confidence"]),
+        "samples": samples_per_test(resampling.samples, tests),
+        "seed": resampling.seed,
+        "pvalue": resampling.pvalue,
+        "confidence": confidence_level(resampling.confidence),
     }
 
 
@@ -288,7 +300,7 @@ def merge_tests(
     experiment: str = "",
     metric: str = "",
     test_names: Sequence[str] = (),
-    resampling: Mapping[str, Any] | None = None,
+    resampling: Resampling | Mapping[str, Any] | None = None,
 ) -> None:
     """The tests of one (experiment, metric): the shards of :func:`resample_tests` concatenated in shard order
     (= the canonical pair order), or, given ``stats`` (``resampling.pair_shards: 1``, the default), the one
@@ -301,6 +313,7 @@ def merge_tests(
     if stats is not None:
         if selection is None or documents is None or resampling is None:
             raise ValueError("merge_tests computing its one shard needs selection, documents and resampling")
+        resampling = build(Resampling, resampling)
         shard = tests_shard(stats, selection, documents, experiment, metric, 0, 1, test_names, resampling)
         table, interval_table, system_table = shard.table, shard.intervals, shard.system_intervals
         per_pair = shard.distributions

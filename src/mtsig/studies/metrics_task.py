@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.settings import HumanGold
 from mtsig.stats import meta_evaluation as me
 
 #: The system sets every correlation is reported for: all MT systems, without the outliers of the MAD rule, and
@@ -382,7 +383,7 @@ def pair_gold(
     da_system_scores: pd.DataFrame,
     human_system_scores: pd.DataFrame,
     alphas: Sequence[float],
-    gold: Mapping[str, Any],
+    gold: HumanGold,
     *,
     source: str,
 ) -> PairGold:
@@ -394,6 +395,7 @@ def pair_gold(
     of the DA system file: iu-en, km-en and ps-en's segment files also rate a human translation (HUMAN) that
     their system files, and so their gold, leave out. ``source``: the segment file, named in errors."""
     from mtsig.io.wmt_da import metrics_task_names
+    from mtsig.settings import QualityControl, with_defaults
     from mtsig.stats.human import build_gold
 
     renaming = metrics_task_names(da_system_scores, human_system_scores)
@@ -403,12 +405,12 @@ def pair_gold(
     segments = segments.assign(system=segments["system"].map(renaming))
     systems = gold_systems(sorted(set(segments["system"])), {})
     result = build_gold(
-        {"format": "wmt_da_seg_scores", "path": source},
+        "wmt_da_seg_scores",
         segments,
         systems,
         alphas,
         source=source,
-        qc={"enabled": False},
+        qc=with_defaults(QualityControl, {"enabled": False}),
         gold=gold,
     )
     return PairGold(systems, unscored, result["gold"], result["gold_conclusions"])

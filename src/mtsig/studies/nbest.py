@@ -33,7 +33,7 @@ import string
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -51,6 +51,9 @@ from mtsig.stats.nbest_measures import (
     weighted_macro_f1,
 )
 from mtsig.stats.seeding import rng_for
+
+if TYPE_CHECKING:
+    from mtsig.settings import NBestParameters
 
 # Deleting with one compiled character class is 3x faster than str.translate on non-ASCII text, same result.
 _PUNCTUATION = re.compile(f"[{re.escape(string.punctuation)}]")
@@ -479,28 +482,12 @@ def gold_vocabulary(gold: Mapping[str, GoldPrompt]) -> list[str]:
 
 # ------------------------------------------------------------------------------------------- the experiment
 
-DEFAULT_PARAMETERS: dict[str, Any] = {
-    "n_systems": 20,
-    "list_length": 100,
-    "p_valid_head": [0.5, 0.98],
-    "p_valid_tail": [0.05, 0.8],
-    "head_length": 10.0,
-    "drift": [0.0, 3.0],
-    "max_edits": 2,
-    "f1_depth": 10,
-    "min_matched": 3,
-    "kept_fractions": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
-    "bleu_depths": [1, 5, 10, 100, ALL],
-    "bleu_references": [1, 5, 10, 100, ALL],
-}
-"""Defaults of :func:`run_nbest_experiment`; ranges are [low, high] of a uniform draw per simulated system."""
 
+def _check_parameters(params: NBestParameters) -> dict[str, Any]:
+    """The parameters as a dict (lists, as the config writes them), checked beyond what the schema checks."""
+    from mtsig.settings import as_block
 
-def _check_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(params) - set(DEFAULT_PARAMETERS))
-    if unknown:
-        raise InputError(f"unknown n-best parameter(s) {unknown}; known: {sorted(DEFAULT_PARAMETERS)}")
-    merged = {**DEFAULT_PARAMETERS, **params}
+    merged = as_block(params)
     for key in ("p_valid_head", "p_valid_tail"):
         low, high = merged[key]
         if not 0 <= low <= high <= 1:
@@ -523,13 +510,14 @@ def _check_prompts(system: Mapping[str, NBestList], gold: Mapping[str, GoldPromp
 def run_nbest_experiment(
     gold: Mapping[str, GoldPrompt],
     real_systems: Mapping[str, Mapping[str, NBestList]],
-    params: Mapping[str, Any],
+    params: NBestParameters,
     seed: int,
     sources: Mapping[str, str | Path] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """The n-best experiment of Bremerman et al. (2020) on a STAPLE gold (:func:`mtsig.io.staple.read_staple_gold`).
 
-    Systems: ``params["n_systems"]`` simulated systems (:func:`simulate_system`, labelled ``simulated``), then
+    ``params``: the config's ``nbest.<name>.parameters`` (a Python user: ``mtsig.settings.with_defaults(
+    NBestParameters, {...})``, the schema's defaults). Systems: ``params.n_systems`` simulated systems (:func:`simulate_system`, labelled ``simulated``), then
     ``real_systems`` in order (name -> n-best lists, :func:`mtsig.io.staple.read_system_file`; the pipeline puts
     the organisers' baseline ``aws_baseline`` first). ``sources`` (name -> file) names the file in errors.
     Returns DataFrames:
