@@ -30,6 +30,7 @@ from mtsig.errors import InputError
 from mtsig.io.system_scores import read_wmt_sys_scores
 from mtsig.io.wmt_da import read_wmt_da_sys_scores
 from mtsig.report import meta_evaluation as report
+from mtsig.settings import MetricsTask, build
 from mtsig.stats import meta_evaluation as me
 from mtsig.studies import metrics_task as study
 
@@ -145,7 +146,7 @@ def test_task_results_of_ja_en_equal_the_published_files(root, spec, metric_rows
         outlier_cutoff=me.MAD_CUTOFF, published_outliers={"ja-en": tuple(spec["published_outliers"]["ja-en"])},
         kinds=me.KINDS, human_as_metric=True, identical=spec["identical_metrics"], alpha=0.05,
     )  # fmt: skip
-    (ja_en,) = [e for e in study.evaluations(spec) if e.name == "ja-en"]
+    (ja_en,) = [e for e in study.evaluations(build(MetricsTask, spec)) if e.name == "ja-en"]
     human = {"ja-en": read_wmt_da_sys_scores(root / "da" / "metrics-ad-sys-scores-ja-en.csv")}
     results = study.task_results([ja_en], metric_rows, relative, human, options)
     r = results.correlations.set_index(["systems", "kind", "metric"]).query("human == 'z'")["r"]
@@ -196,7 +197,7 @@ def test_a_file_is_one_metric_named_by_its_first_row(metric_rows, spec):
 
 
 def test_en_iu_news_variant_reads_the_out_of_domain_rows(root, spec):
-    [variant] = [e for e in study.evaluations(spec) if e.name == "en-iu_news"]
+    [variant] = [e for e in study.evaluations(build(MetricsTask, spec)) if e.name == "en-iu_news"]
     assert (variant.pair, variant.metric_lp) == ("en-iu", "en-in")
     rows = pd.concat(
         [
@@ -296,7 +297,9 @@ def test_bad_study_inputs_are_input_errors(spec):
     with pytest.raises(InputError, match="not among the systems correlated"):
         study.excluded_systems(["A", "B", "C"], np.array([0.1, 0.2, 0.3]), ["D"])
     with pytest.raises(InputError, match="pair 'xx-en' is not among the pairs"):
-        study.evaluations({**spec, "variants": {"v": {"pair": "xx-en", "metric_lp": "xx-en"}}})
+        study.evaluations(
+            build(MetricsTask, {**spec, "variants": {"v": {"pair": "xx-en", "metric_lp": "xx-en"}}})
+        )
 
 
 # ------------------------------------------------------------------------------------------------ report

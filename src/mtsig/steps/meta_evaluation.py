@@ -142,13 +142,15 @@ def meta_evaluation(
     run's base seed."""
     from mtsig.report.meta_evaluation import experiment_meta_evaluation_markdown, williams_heatmap
     from mtsig.report.tables import human_label
+    from mtsig.settings import MetaEvaluation, build
     from mtsig.studies.meta_evaluation import MetaEvaluationOptions, meta_evaluate_experiment
 
+    block = build(MetaEvaluation, settings, "meta_evaluation")
     options = MetaEvaluationOptions(
-        bootstrap_samples=int(settings["bootstrap_samples"]),
-        permutation_samples=int(settings["permutation_samples"]),
-        confidence=confidence_level(settings["confidence"]),
-        alpha=float(settings["alpha"]),
+        bootstrap_samples=block.bootstrap_samples,
+        permutation_samples=block.permutation_samples,
+        confidence=confidence_level(block.confidence),
+        alpha=block.alpha,
     )
     metrics = read_metrics(experiment, stats, texts)
     criterion, human, missing = read_human_scores(experiment, system_scores, metrics.systems)

@@ -86,28 +86,30 @@ def metrics_protocol(
     ``derive_seed(seed, experiment, P)``; the intervals of a task from ``rng_for(seed, experiment, "bootstrap",
     <task label>)``. ``scores``: the rule's inputs, which must hold every file read."""
     from mtsig.report.metrics_protocol import experiment_tables, protocol_heatmaps
+    from mtsig.settings import MetricsProtocol, build
     from mtsig.studies import metrics_protocol_beyond as beyond
 
-    protocols = beyond.experiment_protocols(list(spec["protocols"]), spec.get("lps"))
+    protocol = build(MetricsProtocol, spec, f"metrics_protocol.{experiment}")
+    protocols = beyond.experiment_protocols(list(protocol.protocols), protocol.lps)
     options = beyond.ExperimentOptions(
-        samples={name: int(values["samples"]) for name, values in spec["protocols"].items()},
-        alpha=float(spec["alpha"]),
-        early_stopping=spec["early_stopping"],
-        spa_arithmetic=spec["spa_arithmetic"],
-        all_metrics=bool(spec["all_metrics"]),
-        bootstrap_samples=int(spec["bootstrap"]["samples"]),
-        confidence=float(spec["bootstrap"]["confidence"]),
-        replicability_tasks=tuple(spec["replicability_tasks"]),
+        samples={name: values["samples"] for name, values in protocol.protocols.items()},
+        alpha=protocol.alpha,
+        early_stopping=protocol.early_stopping,
+        spa_arithmetic=protocol.spa_arithmetic,
+        all_metrics=protocol.all_metrics,
+        bootstrap_samples=protocol.bootstrap.samples,
+        confidence=protocol.bootstrap.confidence,
+        replicability_tasks=protocol.replicability_tasks,
     )
     test_sets, read = read_protocol_scores(
-        experiment, Path(data_root) / spec["root"], protocols, scores, options
+        experiment, Path(data_root) / protocol.root, protocols, scores, options
     )
     result = beyond.run_experiment(experiment, protocols, test_sets, read, options, seed=seed, alphas=alphas)
     Path(figures).mkdir(parents=True, exist_ok=True)
     for run in result.runs:
         protocol_heatmaps(run.result, figures)
         log_protocol_run(experiment, run)
-    tables = experiment_tables(result, options, title=spec.get("description", experiment), root=spec["root"])
+    tables = experiment_tables(result, options, title=protocol.description or experiment, root=protocol.root)
     settings = {"experiment": experiment, "spec": dict(spec), "seed": int(seed)}
     outputs = {
         tasks: tables.tasks,

@@ -118,34 +118,22 @@ def metrics_task(
         williams_heatmap,
         williams_heatmap_title,
     )
+    from mtsig.settings import MetricsTask, build
     from mtsig.studies import metrics_task as study
 
-    published, outliers = spec.get("published_outliers") or {}, spec.get("outliers", {})
-    options = study.TaskOptions(
-        refset=spec["refset"],
-        reference_free=tuple(spec.get("reference_free", ())),
-        reference_free_refset=spec.get("reference_free_refset", "newstest2020"),
-        exclude_systems=tuple(spec.get("exclude_systems", ())),
-        outlier_score=outliers.get("score", "z"),
-        outlier_scale=float(outliers.get("scale", 1.4826)),
-        outlier_cutoff=float(outliers.get("cutoff", 2.5)),
-        published_outliers={name: tuple(systems) for name, systems in published.items()} or None,
-        kinds=tuple(spec.get("kinds", ("pearson", "spearman", "kendall"))),
-        human_as_metric=bool(spec.get("human_as_metric", True)),
-        identical=spec.get("identical_metrics", "tie"),
-        alpha=float(spec.get("alpha", 0.05)),
-    )
-    evaluations = study.evaluations(spec)
-    root = Path(data_root) / spec["root"]
+    task = build(MetricsTask, spec, f"metrics_task.{experiment}")
+    options = study.TaskOptions.of(task)
+    evaluations = study.evaluations(task)
+    root = Path(data_root) / task.root
     rows, relative = read_metric_scores(root, metric_scores)
-    human_tables = read_human_scores(root, spec["human_system_scores"], evaluations, human)
+    human_tables = read_human_scores(root, task.human_system_scores, evaluations, human)
     results = study.task_results(evaluations, rows, relative, human_tables, options)
     log_evaluations(results)
     settings = {"study": experiment, "spec": dict(spec)}
     for frame, path in ((results.correlations, correlations), (results.williams, williams),
                         (results.winners, winners), (results.system_scores, system_scores)):  # fmt: skip
         write_tsv(frame, path, made_by="metrics_task", settings=settings)
-    title = spec.get("description", experiment)
+    title = task.description or experiment
     page = correlation_table_markdown(results.correlations, results.winners, title=title)
     write_markdown(page, md, html, made_by="metrics_task", settings=settings)
     label = f"tab:{experiment}"

@@ -29,13 +29,12 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.settings import HumanGold
+from mtsig.settings import HumanGold, MetricsTask
 from mtsig.stats import meta_evaluation as me
 
 #: The system sets every correlation is reported for: all MT systems, without the outliers of the MAD rule, and
@@ -66,18 +65,15 @@ class Evaluation:
     patterns: tuple[str, ...]
 
 
-def evaluations(spec: Mapping[str, Any]) -> list[Evaluation]:
+def evaluations(task: MetricsTask) -> list[Evaluation]:
     """The evaluations of a ``metrics_task`` definition: each pair, then each variant (config ``variants``)."""
-    patterns = tuple(spec["metric_scores"])
-    out = [Evaluation(lp, lp, lp, patterns) for lp in spec["pairs"]]
-    for name, variant in spec.get("variants", {}).items():
-        if variant["pair"] not in spec["pairs"]:
-            raise InputError(f"metrics_task variant {name}: pair {variant['pair']!r} is not among the pairs")
-        out.append(
-            Evaluation(
-                name, variant["pair"], variant["metric_lp"], tuple(variant.get("metric_scores", patterns))
-            )
-        )
+    out = [Evaluation(lp, lp, lp, task.metric_scores) for lp in task.pairs]
+    for name in task.variants:
+        variant = task.variant(name)
+        if variant.pair not in task.pairs:
+            raise InputError(f"metrics_task variant {name}: pair {variant.pair!r} is not among the pairs")
+        patterns = task.metric_scores if variant.metric_scores is None else variant.metric_scores
+        out.append(Evaluation(name, variant.pair, variant.metric_lp, patterns))
     names = [e.name for e in out]
     if len(set(names)) != len(names):
         raise InputError(f"metrics_task: a variant is named like a pair ({', '.join(names)})")
@@ -282,6 +278,24 @@ class TaskOptions:
     human_as_metric: bool
     identical: str
     alpha: float
+
+    @classmethod
+    def of(cls, task: MetricsTask) -> TaskOptions:
+        """The options of a study's settings (no published outliers: no ``no_outliers_published`` set)."""
+        return cls(
+            refset=task.refset,
+            reference_free=task.reference_free,
+            reference_free_refset=task.reference_free_refset,
+            exclude_systems=task.exclude_systems,
+            outlier_score=task.outliers.score,
+            outlier_scale=task.outliers.scale,
+            outlier_cutoff=task.outliers.cutoff,
+            published_outliers=dict(task.published_outliers) or None,
+            kinds=task.kinds,
+            human_as_metric=task.human_as_metric,
+            identical=task.identical_metrics,
+            alpha=task.alpha,
+        )
 
 
 @dataclass(frozen=True)
