@@ -28,6 +28,7 @@ from pipeline_runs import TINY_CONFIG, tiny_pipeline_command
 from mtsig import cli
 from mtsig import config as mtsig_config
 from mtsig.errors import InputError
+from mtsig.settings import HumanSource, block_with_defaults
 from mtsig.steps import evaluation as evaluation_step
 from mtsig.steps import figures as figures_step
 from mtsig.steps import human as human_step
@@ -651,7 +652,11 @@ def test_bad_human_judgments(experiment: Experiment, case: RawCase, tmp_path: Pa
         "username,system,itemId,itemType,srcLang,trgLang,score,timeStart,timeEnd\n"
     )
     human = case.human or {"format": "tidy", "path": "ratings.tsv"}
-    spec = {**experiment.spec, "human": human, "qc": {"enabled": False}}
+    spec = {
+        **experiment.spec,
+        "human": block_with_defaults(HumanSource, human),
+        "qc": {**experiment.spec["qc"], "enabled": False},
+    }
     out = tmp_path / "results"
     with pytest.raises(InputError) as caught:
         outputs = {name: str(out / file) for name, file in HUMAN_OUTPUTS.items()}
@@ -734,7 +739,7 @@ def test_documented_tidy_examples_are_accepted(experiment: Experiment, tmp_path:
         out = tmp_path / "results"
         spec = {
             **experiment.spec,
-            "human": human,
+            "human": block_with_defaults(HumanSource, human),
             "qc": {**experiment.spec["qc"], "enabled": False},
             "systems": ["sys1", "sys2"],
         }

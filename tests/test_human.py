@@ -15,7 +15,7 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.io.human import load_r_mean_sd, load_wmt_mturk_da
-from mtsig.settings import HumanGold, QualityControl, Standardise, with_defaults
+from mtsig.settings import HumanGold, HumanSource, QualityControl, Standardise, with_defaults
 from mtsig.stats import human
 from mtsig.stats.seeding import rng_for
 from mtsig.steps.human import judgments_source, load_judgments, load_moments
@@ -304,10 +304,10 @@ def build_from_files(
     printed = load_moments(restore_moments or standardise_settings.moments, data_root)
     return human.build_gold(
         human_config["format"],
-        load_judgments(human_config, data_root, n_segments, systems, printed),
+        load_judgments(with_defaults(HumanSource, human_config), data_root, n_segments, systems, printed),
         systems,
         alphas,
-        source=judgments_source(human_config, data_root),
+        source=judgments_source(with_defaults(HumanSource, human_config), data_root),
         moments=load_moments(standardise_settings.moments, data_root),
         qc=with_defaults(QualityControl, qc),
         standardise=standardise_settings,
@@ -850,7 +850,9 @@ def _gold_p_values(
     spec: dict, data_root: Path, n_segments: int, human_config: dict, standardise: dict
 ) -> tuple:
     moments = load_moments(standardise.get("moments"), data_root)
-    ratings = load_judgments(human_config, data_root, n_segments, spec["systems"], moments)
+    ratings = load_judgments(
+        with_defaults(HumanSource, human_config), data_root, n_segments, spec["systems"], moments
+    )
     result = human.build_gold(
         human_config["format"], ratings, spec["systems"], [0.05], moments=moments,
         qc=with_defaults(QualityControl, spec["qc"]), standardise=with_defaults(Standardise, standardise),
@@ -897,7 +899,7 @@ def test_wmt22_jaen_organisers_z_reproduce_it_too(data_root: Path, repo_root: Pa
     spec = _jaen_spec(repo_root)
     config = {**spec["human"], "z_path": "wmt22-ja-en/da/ad-jaen-good-stnd.csv"}
     moments = load_moments(spec["standardise"]["moments"], data_root)
-    ratings = load_judgments(config, data_root, 2008, spec["systems"], moments)
+    ratings = load_judgments(with_defaults(HumanSource, config), data_root, 2008, spec["systems"], moments)
     result = human.build_gold(
         config["format"],
         ratings,

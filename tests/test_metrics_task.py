@@ -236,7 +236,7 @@ def golds(tmp_path_factory, data_root: Path, spec: dict) -> Path:
 def test_ja_en_gold_is_byte_identical_to_the_wmt20_ja_en_experiments(golds, data_root, repo_root, tmp_path):
     """The experiment's human_gold step calls load_judgments and build_gold with config/wmt20-ja-en.yaml (993
     segments, its 10 systems) and writes with write_tsv: the same calls here, the same bytes."""
-    from mtsig.settings import HumanGold, QualityControl, with_defaults
+    from mtsig.settings import HumanGold, HumanSource, QualityControl, with_defaults
     from mtsig.stats.human import build_gold
     from mtsig.steps.files import write_tsv
     from mtsig.steps.human import judgments_source, load_judgments
@@ -245,9 +245,9 @@ def test_ja_en_gold_is_byte_identical_to_the_wmt20_ja_en_experiments(golds, data
         "wmt20-ja-en"
     ]
     systems = experiment["systems"]
-    judgments = load_judgments(experiment["human"], data_root, 993, systems)
+    judgments = load_judgments(with_defaults(HumanSource, experiment["human"]), data_root, 993, systems)
     result = build_gold(experiment["human"]["format"], judgments, systems, [0.05, 0.01, 0.001],
-                        source=judgments_source(experiment["human"], data_root),
+                        source=judgments_source(with_defaults(HumanSource, experiment["human"]), data_root),
                         qc=with_defaults(QualityControl, experiment["qc"]),
                         gold=with_defaults(HumanGold, experiment["gold"]))  # fmt: skip
     for key, name in (("gold", "gold.tsv"), ("gold_conclusions", "gold_conclusions.tsv")):

@@ -30,6 +30,7 @@ from mtsig.errors import InputError
 from mtsig.io.documents import read_documents
 from mtsig.io.human import load_tidy
 from mtsig.io.mtme import read_mtme_docs, read_mtme_human_seg_scores
+from mtsig.settings import HumanSource, block_with_defaults, with_defaults
 from mtsig.stats.meta_evaluation import negative_correlation_pvalue, reversed_orientation
 from mtsig.steps.data import prepare_texts
 from mtsig.steps.evaluation import reversed_orientation_check
@@ -153,7 +154,7 @@ def test_mtme_human_scores_bad_input_names_file_and_line(data_root: Path, tmp_pa
         read_mtme_human_seg_scores(bad, criterion="esa")
     human = {"format": "mtme_seg_score", "path": MQM, "reference_systems": ["refA"]}
     with pytest.raises(InputError, match="human.criterion is required with format mtme_seg_score"):
-        load_judgments(human, data_root, 557, systems)
+        load_judgments(with_defaults(HumanSource, human), data_root, 557, systems)
 
 
 # -------------------------------------------------------------------------------------------------- documents
@@ -249,7 +250,10 @@ def test_meta_evaluation_of_segment_means_without_raw_scores(
     pd.DataFrame(rows, columns=["system", "segment", "criterion", "z"]).to_csv(tidy, sep="\t", index=False)
     spec = {
         **wmt23["spec"],
-        "human": {"format": "tidy", "path": str(tidy), "segment_means": True, "reference_systems": ["refA"]},
+        "human": block_with_defaults(
+            HumanSource,
+            {"format": "tidy", "path": str(tidy), "segment_means": True, "reference_systems": ["refA"]},
+        ),
     }
     human = {k: tmp_path / "human" / f"{k}.tsv" for k in HUMAN_OUTPUTS}
     documents = wmt23["root"] / "documents.tsv"

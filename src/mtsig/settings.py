@@ -427,6 +427,28 @@ class Standardise:
     moments: str | None = None
 
 
+@dataclass(frozen=True)
+class HumanSource:
+    """An experiment's ``human``: the judgments' file(s) and format and what each format's reader needs (the
+    schema says which format reads which field; paths relative to the data root)."""
+
+    format: str
+    path: str | tuple[str, ...]
+    standardised: bool
+    segment_means: bool
+    reference_system: str
+    standardise_raters: bool
+    criterion: str | None = None
+    reference_systems: tuple[str, ...] | Mapping[str, str] | None = None
+    sid2line: str | None = None
+    z_path: str | None = None
+    complete_from: Mapping[str, str] | None = None
+    header: str | None = None
+    source_language: str | None = None
+    target_language: str | None = None
+    weights: Mapping[str, float] | None = None
+
+
 #: Settings dataclass -> its block's path in the schema (``properties``/``$defs`` keys), for the test that keeps
 #: the two equal.
 SCHEMA_BLOCKS: dict[type, tuple[str, ...]] = {
@@ -457,4 +479,5 @@ SCHEMA_BLOCKS: dict[type, tuple[str, ...]] = {
     HumanGold: ("$defs", "gold"),
     QualityControl: ("$defs", "experiment", "properties", "qc"),
     Standardise: ("$defs", "experiment", "properties", "standardise"),
+    HumanSource: ("$defs", "experiment", "properties", "human"),
 }

@@ -12,16 +12,16 @@ import pandas as pd
 
 from mtsig import config as mtsig_config
 from mtsig.errors import InputError
-from mtsig.settings import HumanGold, QualityControl, Standardise, build
+from mtsig.settings import HumanGold, HumanSource, QualityControl, Standardise, build
 from mtsig.steps.common import read_experiment_systems, read_prepared_texts
 from mtsig.steps.files import write_tsv
 
 log = logging.getLogger("mtsig")
 
 
-def judgments_source(human: Mapping[str, Any], data_root: str | Path) -> Path:
+def judgments_source(human: HumanSource, data_root: str | Path) -> Path:
     """The human judgment file named in errors (the data root when the format reads several files)."""
-    path = human["path"]
+    path = human.path
     return mtsig_config.data_path(data_root, path) if isinstance(path, str) else Path(data_root)
 
 
@@ -31,7 +31,7 @@ class JudgmentRequest:
     paths are relative to, the test set's size, the experiment's systems (None: any) and the organisers' printed
     per-annotator moments (None: none)."""
 
-    human: Mapping[str, Any]
+    human: HumanSource
     data_root: str | Path
     n_segments: int
     systems: Sequence[str] | None
@@ -39,7 +39,7 @@ class JudgmentRequest:
 
     def path(self, key: str = "path") -> Path:
         """The file the ``human`` block names under ``key``, resolved against the data root."""
-        return mtsig_config.data_path(self.data_root, self.human[key])
+        return mtsig_config.data_path(self.data_root, getattr(self.human, key))
 
 
 def _wmt_rankings(request: JudgmentRequest) -> pd.DataFrame:
@@ -48,8 +48,8 @@ def _wmt_rankings(request: JudgmentRequest) -> pd.DataFrame:
     human = request.human
     return load_wmt_rankings(
         judgments_source(human, request.data_root),
-        source_language=human.get("source_language", "Spanish"),
-        target_language=human.get("target_language", "English"),
+        source_language=human.source_language,
+        target_language=human.target_language,
     )
 
 
@@ -61,15 +61,15 @@ def _wmt_mturk_da(request: JudgmentRequest) -> pd.DataFrame:
     human, n_segments, systems = request.human, request.n_segments, request.systems
     sid2line = request.path("sid2line")
     ratings = human_io.load_wmt_mturk_da(request.path(), sid2line, n_segments, systems=systems)
-    if human.get("z_path"):
+    if human.z_path:
         ratings = ratings.assign(
             z=human_io.load_wmt_mturk_da_z(request.path("z_path"), ratings, sid2line, n_segments)
         )
-    if not human.get("complete_from"):
+    if not human.complete_from:
         return ratings
     from mtsig.stats.human import restore_unrated_cells
 
-    restore = human["complete_from"]
+    restore = human.complete_from
     means_path = mtsig_config.data_path(request.data_root, restore["path"])
     if request.moments is None:
         raise InputError("human.complete_from needs standardise.moments (the workers' printed mean and sd)")
@@ -88,9 +88,9 @@ def _appraise_da(request: JudgmentRequest) -> pd.DataFrame:
         request.path(),
         request.path("header"),
         request.n_segments,
-        human.get("source_language", "eng"),
-        human.get("target_language", "liv"),
-        human.get("reference_systems"),
+        human.source_language,
+        human.target_language,
+        human.reference_systems,
         systems=request.systems,
     )
 
@@ -98,11 +98,11 @@ def _appraise_da(request: JudgmentRequest) -> pd.DataFrame:
 def _mturk_batch(request: JudgmentRequest) -> pd.DataFrame:
     from mtsig.io.human import load_mturk_batch
 
-    paths = request.human["path"]
+    paths = request.human.path
     return load_mturk_batch(
         [
             mtsig_config.data_path(request.data_root, p)
-            for p in (paths if isinstance(paths, list) else [paths])
+            for p in ((paths,) if isinstance(paths, str) else paths)
         ],
         n_segments=request.n_segments,
         systems=request.systems,
@@ -115,11 +115,11 @@ def _tidy(request: JudgmentRequest) -> pd.DataFrame:
     human = request.human
     return load_tidy(
         request.path(),
-        standardised=bool(human.get("standardised", False)),
-        segment_means=bool(human.get("segment_means", False)),
+        standardised=human.standardised,
+        segment_means=human.segment_means,
         n_segments=request.n_segments,
         systems=request.systems,
-        reference_systems=human.get("reference_systems", ()),
+        reference_systems=human.reference_systems or (),
     )
 
 
@@ -127,7 +127,7 @@ def _mtme_seg_score(request: JudgmentRequest) -> pd.DataFrame:
     from mtsig.io.mtme import read_mtme_human_seg_scores
 
     human = request.human
-    if "criterion" not in human:
+    if human.criterion is None:
         raise InputError(
             "human.criterion is required with format mtme_seg_score (the file does not say what its scores "
             "are: mqm, da-sqm, esa, ...; gold.criteria must list it)",
@@ -135,10 +135,10 @@ def _mtme_seg_score(request: JudgmentRequest) -> pd.DataFrame:
         )
     return read_mtme_human_seg_scores(
         request.path(),
-        criterion=str(human["criterion"]),
+        criterion=str(human.criterion),
         n_segments=request.n_segments,
         systems=request.systems,
-        reference_systems=human.get("reference_systems", ()),
+        reference_systems=human.reference_systems or (),
     )
 
 
@@ -154,9 +154,9 @@ def _mqm(request: JudgmentRequest) -> pd.DataFrame:
     human = request.human
     return load_mqm_ratings(
         request.path(),
-        weights=human.get("weights"),
-        reference_system=human.get("reference_system", "ref"),
-        standardised=not human.get("standardise_raters", False),
+        weights=human.weights,
+        reference_system=human.reference_system,
+        standardised=not human.standardise_raters,
         n_segments=request.n_segments,
         systems=request.systems,
     )
@@ -176,7 +176,7 @@ JUDGMENT_READERS: dict[str, Callable[[JudgmentRequest], pd.DataFrame]] = {
 
 
 def load_judgments(
-    human: Mapping[str, Any],
+    human: HumanSource,
     data_root: str | Path,
     n_segments: int,
     systems: Sequence[str] | None = None,
@@ -191,9 +191,9 @@ def load_judgments(
     rating, used as given (:func:`mtsig.io.human.load_wmt_mturk_da_z`). ``human.complete_from`` (with ``moments``): the
     organisers' segment means that restore the ratings of a zero-variance worker the per-rating file leaves out
     (:func:`mtsig.stats.human.restore_unrated_cells`)."""
-    reader = JUDGMENT_READERS.get(human["format"])
+    reader = JUDGMENT_READERS.get(human.format)
     if reader is None:
-        raise InputError(f"unknown human format {human['format']!r}")
+        raise InputError(f"unknown human format {human.format!r}")
     return reader(JudgmentRequest(human, data_root, n_segments, systems, moments))
 
 
@@ -227,11 +227,11 @@ def human_gold(
         systems, n_segments = list(outputs), len(reference)
     else:
         systems, n_segments = read_experiment_systems(Path(texts), Path(documents))
-    human = spec["human"]
+    human = build(HumanSource, spec["human"], "human")
     standardise = build(Standardise, spec["standardise"])
     moments = load_moments(standardise.moments, data_root)
     result = build_gold(
-        human["format"],
+        human.format,
         load_judgments(human, data_root, n_segments, systems, moments),
         systems,
         alphas,
