@@ -30,7 +30,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from mtsig import config as mtsig_config  # noqa: E402
+from mtsig.pipeline import config as mtsig_config  # noqa: E402
 
 CHILD = """
 import json, sys
@@ -41,7 +41,7 @@ metric_stats(spec, metric, texts, out)
 
 
 def experiment_specs(names: list[str]) -> dict[str, dict]:
-    """The default configuration's experiments as the workflow builds them (``mtsig.config.experiment``)."""
+    """The default configuration's experiments as the workflow builds them (``mtsig.pipeline.config.experiment``)."""
     with (REPO / "config" / "config.yaml").open(encoding="utf-8") as handle:
         config = yaml.safe_load(handle)
     mtsig_config.merge_experiment_files(config, REPO)

@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from mtsig.data import read_manifest, remote_derivation  # noqa: E402
+from mtsig.pipeline.data import read_manifest, remote_derivation  # noqa: E402
 
 #: What the mirror can do instead of serving a path: answer 404; drop the connection after half of the body,
 #: every time or only the first time; serve the body with a byte changed; send half of the body, then wait.

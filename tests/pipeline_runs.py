@@ -72,7 +72,7 @@ def other_machine_numerics() -> dict[str, str]:
     """Environment variables under which numpy and OpenBLAS compute as on another machine: OpenBLAS's generic
     kernels (Prescott on x86-64, ARMV8 on aarch64) instead of the ones it picks for this CPU, and on x86-64 numpy
     without its AVX-512 loops (an AVX2 machine's). Results that depend on the CPU then differ from a run without them
-    (mtsig.portable). Empty on other architectures."""
+    (mtsig.runtime.portable). Empty on other architectures."""
     import platform
 
     from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__

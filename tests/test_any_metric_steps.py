@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from mtsig import config as mtsig_config
 from mtsig.errors import InputError
+from mtsig.pipeline import config as mtsig_config
 from mtsig.steps.common import load_scored_stats, read_prepared_texts, read_segment_documents
 from mtsig.steps.data import prepare_texts
 from mtsig.steps.human import human_gold

@@ -26,8 +26,8 @@ import yaml
 from pipeline_runs import TINY_CONFIG, tiny_pipeline_command
 
 from mtsig import cli
-from mtsig import config as mtsig_config
 from mtsig.errors import InputError
+from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import HumanSource, block_with_defaults
 from mtsig.steps import evaluation as evaluation_step
 from mtsig.steps import figures as figures_step

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mtsig.data import (
+from mtsig.errors import InputError
+from mtsig.pipeline.data import (
     DERIVATIONS,
     default_manifest,
     derivation,
@@ -22,7 +23,6 @@ from mtsig.data import (
     sha256_file,
     verify,
 )
-from mtsig.errors import InputError
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def _copying_downloader(data_root: Path, manifest, corrupt: str | None = None):
     by_url = {row.source: data_root / row.dataset / row.path for row in manifest.itertuples()}
 
     def download(url: str, dest: Path, sha256: str) -> None:
-        from mtsig.data import _install_verified
+        from mtsig.pipeline.data import _install_verified
 
         tmp = dest.with_name(dest.name + ".part")
         dest.parent.mkdir(parents=True, exist_ok=True)

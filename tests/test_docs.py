@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from test_readme_commands import READMES
 
-from mtsig.verification import read_checksums
+from mtsig.pipeline.verification import read_checksums
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = sorted(

@@ -21,7 +21,7 @@ import pytest
 from data_mirror import DataMirror
 from pipeline_runs import copy_checkout
 
-from mtsig.data import (
+from mtsig.pipeline.data import (
     BACKOFF_SECONDS,
     DOWNLOAD_ATTEMPTS,
     DownloadError,
@@ -196,7 +196,7 @@ def test_the_download_step_says_why_in_one_line(
 ) -> None:
     """The job of rule download_dataset__jcml, in this process (the waits between tries made zero): it ends with
     status 2 and one line, and leaves no file but the one it verified before (Snakemake removes that one)."""
-    from mtsig import data as mtsig_data
+    from mtsig.pipeline import data as mtsig_data
     from mtsig.steps.data import download_dataset
 
     monkeypatch.setattr(mtsig_data, "BACKOFF_SECONDS", 0.0)

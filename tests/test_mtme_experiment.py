@@ -25,11 +25,11 @@ import pytest
 import yaml
 from scipy import stats
 
-from mtsig import config as mtsig_config
 from mtsig.errors import InputError
 from mtsig.io.documents import read_documents
 from mtsig.io.human import load_tidy
 from mtsig.io.mtme import read_mtme_docs, read_mtme_human_seg_scores
+from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import HumanSource, block_with_defaults, with_defaults
 from mtsig.stats.meta_evaluation import negative_correlation_pvalue, reversed_orientation
 from mtsig.steps.data import prepare_texts

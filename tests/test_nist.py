@@ -18,11 +18,11 @@ import yaml
 from nltk.translate.nist_score import corpus_nist
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from mtsig import config as mtsig_config
 from mtsig.errors import InputError
 from mtsig.io.text import load_texts
 from mtsig.metrics import get_metric
 from mtsig.metrics.nist import NIST_BETA, information_weights, mteval_tokenize, segment_statistics
+from mtsig.pipeline import config as mtsig_config
 from mtsig.steps.metrics import metric_options
 
 

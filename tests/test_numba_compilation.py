@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mtsig.metrics import ngram_compiled, ter_compiled
-from mtsig.numba_compilation import compile_once, lock_path
+from mtsig.runtime.numba_compilation import compile_once, lock_path
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -58,7 +58,7 @@ def test_warm_up_runs_once_per_process_under_the_lock(
     """compile_once calls the warm-up once per module and process, holding the module's lock file (in the temporary
     folder, one per module path)."""
     calls = []
-    monkeypatch.setattr("mtsig.numba_compilation._READY", set())
+    monkeypatch.setattr("mtsig.runtime.numba_compilation._READY", set())
     module = str(tmp_path / "kernels.py")
     compile_once(module, lambda: calls.append(lock_path(module).exists()))
     compile_once(module, lambda: calls.append("again"))

@@ -95,8 +95,8 @@ def test_a_list_of_references_is_scored_as_sacrebleu_with_several_reference_file
     two reference streams (WMT12 es-en, first 300 segments; onlineB stands in for a second reference)."""
     import sacrebleu
 
-    from mtsig.config import reference_paths
     from mtsig.io.text import read_lines, unescape_html
+    from mtsig.pipeline.config import reference_paths
     from mtsig.steps.common import load_scored_stats
     from mtsig.steps.data import prepare_texts
     from mtsig.steps.metrics import metric_stats

@@ -1,4 +1,4 @@
-"""mtsig.portable: weighted sums and elementary functions that give the same bits on every machine.
+"""mtsig.runtime.portable: weighted sums and elementary functions that give the same bits on every machine.
 
 Oracles: exact rational and integer arithmetic (each sum rounded once), Python's math module (the C library
 itself), and the same computation in a process whose numpy and OpenBLAS compute as on another machine.
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from pipeline_runs import digests_here_and_on_another_machine, other_machine_numerics
 
-from mtsig import portable
+from mtsig.runtime import portable
 
 
 def _exact(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -103,7 +103,7 @@ def test_power_and_the_c_library_s_special_values(elementary_path: str) -> None:
 _RESAMPLE_FLOAT_STATISTICS = """
 import hashlib
 import numpy as np
-from mtsig import portable
+from mtsig.runtime import portable
 from mtsig.stats import resampling as rs
 from mtsig.stats.metric_comparison import perm_both_matrix
 rng = np.random.default_rng(5)
@@ -122,7 +122,7 @@ print(digest.hexdigest())
 def test_results_do_not_depend_on_the_machine_s_blas_kernel_or_vector_units() -> None:
     """The same resampling of non-integer statistics here and under another machine's numerics (OpenBLAS's generic
     kernels, numpy without AVX-512): byte-identical. With numpy's matrix product instead of
-    :func:`mtsig.portable.weighted_sums` the two differ on every x86-64 machine (Prescott's kernel is none's own)."""
+    :func:`mtsig.runtime.portable.weighted_sums` the two differ on every x86-64 machine (Prescott's kernel is none's own)."""
     assert other_machine_numerics(), "this check knows another machine's numerics for x86-64 and aarch64 only"
     digests = digests_here_and_on_another_machine(_RESAMPLE_FLOAT_STATISTICS)
     assert digests[0] == digests[1] and len(digests[0].strip()) == 64

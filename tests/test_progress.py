@@ -22,7 +22,8 @@ import pytest
 
 from mtsig.cli import main
 from mtsig.cli._common import PROGRESS_DELAY_ENV, ProgressDisplay
-from mtsig.progress import counter
+from mtsig.pipeline.verification import checksum_table, verify_results
+from mtsig.runtime.progress import counter
 from mtsig.stats.metric_comparison import (
     accuracy_permutation_matrix,
     bootstrap_correlations,
@@ -30,7 +31,6 @@ from mtsig.stats.metric_comparison import (
 )
 from mtsig.stats.resampling import pairwise_tests
 from mtsig.studies.power import power_curve
-from mtsig.verification import checksum_table, verify_results
 
 REPO = Path(__file__).resolve().parents[1]
 

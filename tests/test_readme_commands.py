@@ -334,7 +334,7 @@ def _run_verify(words: list[str], env: dict[str, str], workdir: Path, command: C
     """``mtsig verify``: needs the results of a finished run (tests/test_verification.py runs it on the quick check);
     here the checksum list it names must be the repository's, and in a folder without results it must parse its
     options and say there are none, on one line, exit 2."""
-    from mtsig.verification import read_checksums
+    from mtsig.pipeline.verification import read_checksums
 
     expected = words[words.index("--expected") + 1] if "--expected" in words else "checksums/default-run.tsv"
     assert not read_checksums(REPO / expected).empty, command

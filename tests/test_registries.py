@@ -11,8 +11,8 @@ from pathlib import Path
 
 import yaml
 
-from mtsig import config as mtsig_config
 from mtsig.metrics import METRICS
+from mtsig.pipeline import config as mtsig_config
 from mtsig.stats.resampling import TESTS
 from mtsig.steps import (
     DEFERRED_NICENESS,
@@ -253,13 +253,13 @@ def test_design_notes_name_every_module_in_where_in_the_code(repo_root):
 
 #: The layers of the package, bottom first: a module may import from its own layer and the ones below only.
 LAYERS = [
-    {"errors", "settings", "portable", "portable_compiled", "numba_compilation", "progress"},
+    {"errors", "settings", "runtime"},
     {"io"},
     {"metrics"},
     {"stats"},
     {"studies"},
     {"report"},
-    {"steps", "config", "data", "verification"},
+    {"steps", "pipeline"},
     {"cli"},
 ]
 

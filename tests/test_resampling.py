@@ -21,7 +21,7 @@ from sacrebleu.metrics import BLEU
 from sacrebleu.significance import PairedTest
 from scipy import stats as scipy_stats
 
-from mtsig.portable import is_integer_valued
+from mtsig.runtime.portable import is_integer_valued
 from mtsig.stats import resampling as rs
 from mtsig.stats.resampling import draws
 from mtsig.stats.resampling.operands import GroupedDelta, SlicedOperand

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from mtsig import config as mtsig_config
 from mtsig import settings
 from mtsig.errors import InputError
+from mtsig.pipeline import config as mtsig_config
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"

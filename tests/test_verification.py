@@ -20,8 +20,7 @@ from scipy import stats
 
 from mtsig.cli import main
 from mtsig.errors import InputError
-from mtsig.steps.files import read_tsv
-from mtsig.verification import (
+from mtsig.pipeline.verification import (
     DIFFERENT,
     EQUAL,
     MISSING,
@@ -31,6 +30,7 @@ from mtsig.verification import (
     read_checksums,
     verify_results,
 )
+from mtsig.steps.files import read_tsv
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK_CHECKSUMS = REPO / "checksums" / "quick-run.tsv"
@@ -166,7 +166,7 @@ def quick_run(quick_check: SimpleNamespace) -> Path:
 def test_quick_check_downloads_only_the_dataset_it_reads(quick_check: SimpleNamespace) -> None:
     """From an empty data root: the eight files of wmt20-ja-en (two DA files, six segment-score files filtered from
     the organisers' all-pairs files), each equal to the data root's, and nothing else."""
-    from mtsig.data import read_manifest, verify
+    from mtsig.pipeline.data import read_manifest, verify
 
     downloads = quick_check.clone / "data" / "downloads"
     assert sorted(p.name for p in downloads.iterdir()) == ["wmt20-ja-en"]

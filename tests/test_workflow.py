@@ -13,8 +13,8 @@ import yaml
 from snakemake.cli import parse_config
 from snakemake.utils import update_config, validate
 
-from mtsig import config as mtsig_config
 from mtsig.errors import InputError
+from mtsig.pipeline import config as mtsig_config
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"

@@ -14,8 +14,8 @@ sys.path.insert(
     0, str(Path(workflow.basedir) / "src")
 )  # a checkout works without `pip install -e .`
 
-from mtsig import config as mtsig_config  # noqa: E402
-from mtsig import data as mtsig_data  # noqa: E402
+from mtsig.pipeline import config as mtsig_config  # noqa: E402
+from mtsig.pipeline import data as mtsig_data  # noqa: E402
 from mtsig import steps as mtsig_steps  # noqa: E402
 from mtsig.errors import InputError  # noqa: E402
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 if TYPE_CHECKING:
     from tqdm import tqdm
 
-    from mtsig.progress import Progress
+    from mtsig.runtime.progress import Progress
 
 DEFAULT_SEED = 12345
 EXIT_INPUT_ERROR = 2
@@ -131,7 +131,7 @@ def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
 
 class ProgressDisplay:
     """Progress of a long command on stderr, one stage at a time (``with display.stage("scoring bleu") as
-    progress:``), drawn by tqdm; the library reports through ``progress(done, total)`` (:mod:`mtsig.progress`).
+    progress:``), drawn by tqdm; the library reports through ``progress(done, total)`` (:mod:`mtsig.runtime.progress`).
 
     Shown only when enabled (stderr is a terminal and no ``--quiet``: :meth:`for_command`) and only once the
     command has run :data:`PROGRESS_DELAY` seconds, so that quick commands print nothing; then a stage shows its

@@ -71,7 +71,7 @@ from mtsig.stats.training_runs import (
 if TYPE_CHECKING:
     from mtsig.metrics.base import Metric
     from mtsig.metrics.segment_scores import SegmentScores
-    from mtsig.progress import Progress
+    from mtsig.runtime.progress import Progress
 
 HELP = "score systems and run randomized significance tests for every pair"
 DESCRIPTION = "Score every system against one reference and test every pair of systems."

@@ -1,4 +1,4 @@
-"""``mtsig verify [RESULTS]``: every table and TSV of a run against the committed checksums (:mod:`mtsig.verification`).
+"""``mtsig verify [RESULTS]``: every table and TSV of a run against the committed checksums (:mod:`mtsig.pipeline.verification`).
 
 Prints one line per file that is not equal (``different`` with its first differing row, ``missing``, ``not in the
 list``) and a summary ending in ``all equal`` or ``DIFFERENT``; exits 0 when every listed file is equal, 3 when one
@@ -43,14 +43,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``mtsig verify``: check, or with ``--write`` make, the checksum list."""
-    from mtsig.steps.files import write_tsv
-    from mtsig.verification import (
+    from mtsig.pipeline.verification import (
         checksum_table,
         read_checksums,
         verification_failed,
         verification_text,
         verify_results,
     )
+    from mtsig.steps.files import write_tsv
 
     if not args.results.is_dir():
         raise InputError("no results folder here: run the pipeline first", args.results)

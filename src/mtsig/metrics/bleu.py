@@ -3,7 +3,7 @@
 :class:`BLEU` is corpus BLEU: its ``score`` transcribes sacrebleu's ``BLEU.compute_bleu`` operation by operation in
 NumPy. BLEU needs ``log`` and ``exp``; NumPy's SIMD ``np.log``/``np.exp`` may differ from the C library's
 ``math.log``/``math.exp`` in the last unit in the last place, so BLEU agrees with sacrebleu to about 1e-15 relative,
-not always bit for bit. Within mtsig every score goes through the same functions (:mod:`mtsig.portable`), whose
+not always bit for bit. Within mtsig every score goes through the same functions (:mod:`mtsig.runtime.portable`), whose
 result for an element does not depend on the array's shape, so resampled and observed statistics are always scored
 identically.
 
@@ -22,10 +22,10 @@ import numpy as np
 import sacrebleu
 from sacrebleu.metrics.bleu import BLEU as SacreBLEU
 
-from mtsig import portable
 from mtsig.metrics.base import check_choice, check_stats_width
 from mtsig.metrics.sacrebleu_base import SacrebleuMetric
 from mtsig.metrics.tokenizers import word_by_word
+from mtsig.runtime import portable
 
 if TYPE_CHECKING:
     from mtsig.metrics.ngram_compiled import Encoder

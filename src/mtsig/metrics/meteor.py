@@ -45,7 +45,6 @@ from pathlib import Path
 import numpy as np
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from mtsig import portable
 from mtsig.metrics.base import (
     Metric,
     check_parallel,
@@ -54,6 +53,7 @@ from mtsig.metrics.base import (
     distinct_segment_hypotheses,
     reference_sets,
 )
+from mtsig.runtime import portable
 
 METEOR_VERSION = "1.5"
 METEOR_MAX_MODULES = 4  # Meteor's Constants.MAX_MODULES: exact, stem, synonym, paraphrase

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from mtsig.numba_compilation import compile_once
+from mtsig.runtime.numba_compilation import compile_once
 
 #: Pairs per chunk: bounds the memory of the unit ids and sorted reference n-grams, so that the statistics' own
 #: array dominates.

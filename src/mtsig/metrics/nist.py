@@ -59,7 +59,6 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from mtsig import portable
 from mtsig.errors import InputError
 from mtsig.metrics.base import (
     Metric,
@@ -69,6 +68,7 @@ from mtsig.metrics.base import (
     reference_sets,
     reference_streams,
 )
+from mtsig.runtime import portable
 
 NIST_MAX_ORDER = 5
 # mteval-v13a nist_length_penalty: a length ratio of 1.5^-1 scores 0.5 (same operation order as the script).

@@ -80,7 +80,7 @@ class SegmentScores(Metric):
     @classmethod
     def from_declaration(cls, name: str, declaration: Mapping[str, Any], data_root: Path) -> SegmentScores:
         """From a validated config declaration ``{kind: segment_scores, format, path, higher_is_better, options}``
-        with the schema's defaults filled in (:func:`mtsig.config.metric_declarations`; path relative to
+        with the schema's defaults filled in (:func:`mtsig.pipeline.config.metric_declarations`; path relative to
         ``data_root`` unless absolute)."""
         if declaration["kind"] != "segment_scores":
             raise InputError(f"metric {name!r}: unknown kind {declaration['kind']!r} (segment_scores)")

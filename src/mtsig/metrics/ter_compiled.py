@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from mtsig.numba_compilation import compile_once
+from mtsig.runtime.numba_compilation import compile_once
 
 
 class TERLimits(NamedTuple):

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mtsig import portable
+from mtsig.runtime import portable
 from mtsig.stats.meta_evaluation import MAD_SCALE, robust_z
 
 #: Ridge penalty on (b0, b1) of the logistic fit: enough to keep separated data finite, negligible otherwise.

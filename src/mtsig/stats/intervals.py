@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from mtsig import portable
+from mtsig.runtime import portable
 
 Score = Callable[[np.ndarray], np.ndarray]
 
@@ -138,7 +138,7 @@ def acceleration(jackknife: np.ndarray) -> np.ndarray:
     jackknife = np.atleast_2d(np.asarray(jackknife, dtype=np.float64))
     deviation = jackknife.mean(axis=1, keepdims=True) - jackknife
     squares = (deviation**2).sum(axis=1)
-    cubes = portable.power(deviation, 3.0).sum(axis=1)  # the C library's pow (mtsig.portable)
+    cubes = portable.power(deviation, 3.0).sum(axis=1)  # the C library's pow (mtsig.runtime.portable)
     with np.errstate(divide="ignore", invalid="ignore"):
         acc = cubes / (6.0 * portable.power(squares, 1.5))
     return np.where(squares > 0.0, acc, 0.0)

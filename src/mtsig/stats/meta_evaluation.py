@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from mtsig import portable
 from mtsig.errors import InputError
+from mtsig.runtime import portable
 
 #: The correlation coefficients of :func:`correlation`.
 KINDS = ("pearson", "spearman", "kendall")

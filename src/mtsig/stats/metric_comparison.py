@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.portable import WeightedSums, sum_of_products
-from mtsig.progress import Progress, counter
+from mtsig.runtime.portable import WeightedSums, sum_of_products
+from mtsig.runtime.progress import Progress, counter
 from mtsig.stats.meta_evaluation import correlation
 
 #: Deutsch et al. (2021), Sec. 3.1: the three bootstrap resampling schemes of a system-level correlation.
@@ -83,7 +83,7 @@ def segment_mean_scores(segments: np.ndarray) -> SystemScoresOfCounts:
     """The system scores of metrics whose system score is the mean of its segment scores ``segments[M, S, N]``,
     as a function of the inputs' draw counts (:data:`SystemScoresOfCounts`)."""
     n_inputs = segments.shape[-1]
-    # the same bits on every machine (mtsig.portable)
+    # the same bits on every machine (mtsig.runtime.portable)
     sums_of = WeightedSums(segments.reshape(-1, n_inputs).T)  # [N, M*S]
 
     def scores(counts: np.ndarray | None) -> np.ndarray:
@@ -117,7 +117,7 @@ def bootstrap_correlations(
     replacement (BOOT-INPUTS), ``both`` draws both independently (BOOT-BOTH); in a chunk the systems are drawn
     before the inputs. The interval is ``[q_{(1-c)/2}, q_{(1+c)/2}]`` of the resampled correlations (numpy's
     linear quantiles); resamples with an undefined correlation (constant scores) are left out and counted.
-    ``progress`` (:mod:`mtsig.progress`): told in resamples after each chunk.
+    ``progress`` (:mod:`mtsig.runtime.progress`): told in resamples after each chunk.
     """
     if scheme not in BOOTSTRAP_SCHEMES:
         raise InputError(f"unknown bootstrap scheme {scheme!r} ({', '.join(BOOTSTRAP_SCHEMES)})")
@@ -307,7 +307,7 @@ def perm_both_matrix(
     one matrix product ``mask[B, K] @ [x, x², x h][K, 3M]`` gives every pair's resampled Pearson r over the cells;
     at the system level ``mask[B, S, N]`` times each metric's scores, summed over N, gives every pair's
     resampled system means. ``kind`` other than ``pearson`` is supported at the system level only.
-    ``progress`` (:mod:`mtsig.progress`): told in resamples after each chunk.
+    ``progress`` (:mod:`mtsig.runtime.progress`): told in resamples after each chunk.
     """
     x = _finite(metrics, "metric scores", (2, 3))
     h = _finite(human, "human scores", (1, 2))
@@ -345,7 +345,7 @@ def perm_both_matrix(
         k = float(hf.size)
         sy, syy = hf.sum(), sum_of_products(hf, hf)
         features = np.concatenate([flat, flat * flat, flat * hf]).T  # [K, 3M]
-        sums_of = WeightedSums(features)  # the same bits on every machine (mtsig.portable)
+        sums_of = WeightedSums(features)  # the same bits on every machine (mtsig.runtime.portable)
         base = features.sum(axis=0)
         sx, sxx, sxy = np.split(base, 3)
         r = _pearson_from_sums(k, sx, sy, sxx, syy, sxy)
@@ -444,7 +444,7 @@ def accuracy_permutation_matrix(
     "metric a is more accurate than metric b" (row beats column, as the Williams matrices), NaN on the diagonal.
     ``correct``: bool ``[M, P]`` (:func:`pair_correct` of each metric). One sign vector per resample serves
     every pair of metrics (each pair's test is the same valid sign-flip test; their p-values are correlated).
-    ``progress`` (:mod:`mtsig.progress`): told in resamples after each chunk."""
+    ``progress`` (:mod:`mtsig.runtime.progress`): told in resamples after each chunk."""
     c = np.asarray(correct, dtype=bool)
     if c.ndim != 2 or c.shape[0] < 2:
         raise InputError(f"expected the pair outcomes of at least two metrics [M, P], got shape {c.shape}")

@@ -12,7 +12,7 @@ metrics (each pair's test is the same valid test; their p-values are merely corr
 * :class:`PearsonSwaps`: Pearson's r over cells (system level, or segment level without grouping), each metric
   z-scored over the cells first. A hybrid ``a' = z_a + w (z_b - z_a)`` (``w ∈ {0, 1}`` per cell) has sums linear
   in ``w`` because ``w² = w``: ``Σa' = Σz_a + w·(z_b - z_a)``, ``Σa'² = Σz_a² + w·(z_b² - z_a²)``,
-  ``Σa'h = Σz_a h + w·((z_b - z_a) h)``; so ``W @ [z, z², z h]`` (one exact product, :mod:`mtsig.portable`) gives
+  ``Σa'h = Σz_a h + w·((z_b - z_a) h)``; so ``W @ [z, z², z h]`` (one exact product, :mod:`mtsig.runtime.portable`) gives
   every hybrid correlation of every pair.
 * :class:`PairSwaps`: tie-calibrated acc_23/tau_23 with the pairs' outcomes swapped (each metric keeps its own
   epsilon; mt-metrics-eval's ``perm_test='pairs'``): with ``c_m(p) ∈ {0, 1}`` and ``σ_p = ±1``,
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.portable import WeightedSums
+from mtsig.runtime.portable import WeightedSums
 from mtsig.stats.seeding import rng_for
 from mtsig.stats.tie_calibration import PairOutcomes
 
@@ -215,7 +215,7 @@ class SpaSwaps:
     (integers).
 
     Per system s and block of resamples, ``F @ Y_s`` with ``Y_s[n, (b, m)] = w_b[s, n] z[m, s, n]``: one exact
-    product (:mod:`mtsig.portable`, the flips as integer weights) gives ``(F ∘ w_s) @ z`` of every resample and
+    product (:mod:`mtsig.runtime.portable`, the flips as integer weights) gives ``(F ∘ w_s) @ z`` of every resample and
     metric; a compiled loop then counts every pair's hybrids (:mod:`mtsig.stats.spa_compiled`).
     """
 

@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from mtsig import portable
+from mtsig.runtime import portable
 from mtsig.stats.meta_evaluation import average_ranks
 
 # ------------------------------------------------------------------------------------------- MAP and F1

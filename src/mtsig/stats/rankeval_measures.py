@@ -21,7 +21,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 from scipy import special
 
-from mtsig import portable
+from mtsig.runtime import portable
 
 #: Rank normalisations of Avramidis (2013, Sec. 3.6); ``ceiling`` is the paper's default.
 TIE_MODES = ("minimize", "floor", "ceiling", "middle")

@@ -25,7 +25,7 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
-from mtsig import portable
+from mtsig.runtime import portable
 
 Method = Literal["bonferroni", "fisher"]
 METHODS: tuple[str, ...] = ("bonferroni", "fisher")

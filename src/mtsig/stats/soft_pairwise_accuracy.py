@@ -17,7 +17,7 @@ flip masks ``F[R, N]``, exactly.
 Conventions (docs/conventions.md): the flip masks are pce.py's (``pce_flips``: ``numpy.random.default_rng(4)``,
 ``random(dtype=float32)`` rounded half to even, ``t = -1`` where it rounds to 0), the same masks for the human and
 every metric; scores are rounded to float32 first, as pce.py does. ``arithmetic="exact"`` (the default) sums the
-float64 differences of the float32 scores exactly (:mod:`mtsig.portable`: the same bits on every CPU);
+float64 differences of the float32 scores exactly (:mod:`mtsig.runtime.portable`: the same bits on every CPU);
 ``"float32"`` repeats pce.py's float32 matrix product and sums with numpy, so that the p-values equal
 mt-metrics-eval's on the same machine, but BLAS's float32 rounding depends on the CPU (on the WMT23 MQM scores it
 flips 1-2 near-tie comparisons of the 66-105 system pairs).
@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.portable import WeightedSums
+from mtsig.runtime.portable import WeightedSums
 
 #: pce.py's seed and number of permutations (``compute_pairwise_p_values(seg_scores, num_permutations=1000,
 #: seed=4)``), used by mt-metrics-eval's ``PairwiseConfidenceError`` for the human and every metric.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mtsig.numba_compilation import compile_once
+from mtsig.runtime.numba_compilation import compile_once
 
 
 @njit(cache=True, nogil=True)

@@ -20,7 +20,7 @@ every metric comes from one matrix product:
 Draws come in chunks of :data:`CHUNK` resamples from one ``numpy.random.Generator`` (pass
 ``mtsig.stats.seeding.rng_for(seed, ...)``), consumed in the same order whatever the caller, so the draws depend on
 the seed and the number of units only, and fewer resamples are a prefix of more. Sums of non-integer values go
-through :class:`mtsig.portable.WeightedSums` (the same bits on every machine). Library only: arrays in, arrays out.
+through :class:`mtsig.runtime.portable.WeightedSums` (the same bits on every machine). Library only: arrays in, arrays out.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.portable import WeightedSums
+from mtsig.runtime.portable import WeightedSums
 
 #: Resamples drawn per chunk (the stream is consumed in the same order whatever the number of resamples).
 CHUNK = 100

@@ -68,7 +68,7 @@ from scipy import stats as scipy_stats
 
 from mtsig.errors import InputError
 from mtsig.metrics.base import Metric
-from mtsig.portable import WeightedSums
+from mtsig.runtime.portable import WeightedSums
 from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.resampling.draws import DRAW_BLOCK_SIZE, IID_BOOTSTRAP, scheme_counts
 from mtsig.stats.seeding import rng_for

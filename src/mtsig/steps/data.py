@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from mtsig import config as mtsig_config
 from mtsig.errors import InputError
 from mtsig.io.documents import read_documents
 from mtsig.io.text import load_texts
+from mtsig.pipeline import config as mtsig_config
 from mtsig.steps.files import (
     write_text,
     write_tsv,
@@ -179,7 +179,7 @@ def generate_synthetic(spec: Mapping[str, Any], synthetic: str | Path) -> None:
 def download_dataset(dataset: str, manifest: str | Path, *, files: Sequence[str]) -> None:
     """Download (and derive) the files of one dataset of the data manifest (``data/sources.tsv``), each verified by
     its sha256: the rule's outputs ``files``, ``<data root>/<dataset>/<path>`` for paths of the manifest (those
-    :func:`mtsig.data.obtainable_files` lists). ``$MTSIG_DATA_MIRROR`` replaces the host of every URL.
+    :func:`mtsig.pipeline.data.obtainable_files` lists). ``$MTSIG_DATA_MIRROR`` replaces the host of every URL.
 
     A file that cannot be obtained (not found, a checksum mismatch, the network failing on every try) ends the job
     with one line naming the dataset, the file and the reason, and the two ways to provide the data; nothing is
@@ -187,8 +187,8 @@ def download_dataset(dataset: str, manifest: str | Path, *, files: Sequence[str]
     """
     import os
 
-    from mtsig.config import DATA_ROOT_ENV
-    from mtsig.data import MIRROR_ENV, PARALLEL_DOWNLOADS, DownloadError, fetch, read_manifest
+    from mtsig.pipeline.config import DATA_ROOT_ENV
+    from mtsig.pipeline.data import MIRROR_ENV, PARALLEL_DOWNLOADS, DownloadError, fetch, read_manifest
 
     rows = read_manifest(manifest)
     rows = rows[rows["dataset"] == dataset]

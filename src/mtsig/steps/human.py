@@ -10,8 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from mtsig import config as mtsig_config
 from mtsig.errors import InputError
+from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import HumanGold, HumanSource, QualityControl, Standardise, build
 from mtsig.steps.common import read_experiment_systems, read_prepared_texts
 from mtsig.steps.files import write_tsv

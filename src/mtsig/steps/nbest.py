@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mtsig import config as mtsig_config
 from mtsig.errors import InputError
+from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import NBest, build
 from mtsig.steps.files import (
     write_markdown,

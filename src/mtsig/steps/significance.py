@@ -232,7 +232,7 @@ def training_runs(
     stratified randomization, Clark et al. 2011) with B = R = the paired bootstrap's samples (of
     ``resampling.samples``) and a seed derived from the config seed and (experiment, metric, "training_runs"): ``training_runs.tsv`` (pairs) and
     ``training_runs.systems.tsv`` (run means, s_dev, s_sel, s_opt), one block of rows per metric."""
-    from mtsig import config as mtsig_config
+    from mtsig.pipeline import config as mtsig_config
     from mtsig.stats.training_runs import compare_training_runs, score_run_files
 
     groups = {

@@ -1,4 +1,4 @@
-"""Step of ``workflow/rules/verify.smk``: the run's results against the committed checksums (:mod:`mtsig.verification`)."""
+"""Step of ``workflow/rules/verify.smk``: the run's results against the committed checksums (:mod:`mtsig.pipeline.verification`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,12 @@ def verify(
 ) -> None:
     """Check every table and TSV under ``results`` against the checksum list ``expected``; write the text report
     only when all are equal (``targets``, the run's final outputs, are inputs so that they exist first)."""
-    from mtsig.verification import read_checksums, verification_failed, verification_text, verify_results
+    from mtsig.pipeline.verification import (
+        read_checksums,
+        verification_failed,
+        verification_text,
+        verify_results,
+    )
 
     outcome = verify_results(read_checksums(Path(expected)), Path(results))
     text = verification_text(outcome, expected, results)

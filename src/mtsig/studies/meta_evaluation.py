@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.portable import WeightedSums
+from mtsig.runtime.portable import WeightedSums
 from mtsig.stats import meta_evaluation as me
 from mtsig.stats import metric_comparison as mc
 from mtsig.stats.seeding import rng_for
@@ -108,7 +108,7 @@ def corpus_metric(
     """(system scores ``[S]``, scores of resampled test sets) of a metric given by its per-segment sufficient
     statistics ``stats[S, N, W]`` and its corpus score function ``score`` (summed statistics ``[..., W]`` to
     scores): a drawn test set's statistics are the counts-weighted sums of the segments' (one matrix product,
-    :class:`mtsig.portable.WeightedSums`)."""
+    :class:`mtsig.runtime.portable.WeightedSums`)."""
     stats = np.asarray(stats, dtype=np.float64)
     n_sys, n_seg, width = stats.shape
     sign = 1.0 if higher_is_better else -1.0

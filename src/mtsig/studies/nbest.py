@@ -39,10 +39,10 @@ import numpy as np
 import pandas as pd
 from sacrebleu.metrics.bleu import BLEU
 
-from mtsig import portable
 from mtsig.errors import InputError
 from mtsig.io.staple import GoldPrompt, NBestList
 from mtsig.metrics.tokenizers import TokenIds
+from mtsig.runtime import portable
 from mtsig.stats.nbest_measures import (
     mean_average_precision,
     pearson_r,

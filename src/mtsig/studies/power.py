@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.progress import Progress, counter
+from mtsig.runtime.progress import Progress, counter
 from mtsig.stats.evaluation import clopper_pearson
 from mtsig.stats.resampling.draws import IID_BOOTSTRAP, RANDOMIZATION
 from mtsig.stats.resampling.engine import pairwise_tests
@@ -204,7 +204,7 @@ def power_curve(
     ``planted_difference`` the mean over trials of ``S(X') - S(Y')`` (oriented: positive = X' better),
     ``power`` = rejections / trials with its 95% Clopper-Pearson interval ``ci_low, ci_high``.
 
-    ``progress`` (:mod:`mtsig.progress`): told after each (size, q) cell, in segments (a cell counts its size, as its
+    ``progress`` (:mod:`mtsig.runtime.progress`): told after each (size, q) cell, in segments (a cell counts its size, as its
     work grows with it); it never changes a number.
     """
     stats_x = np.asarray(stats_x, dtype=float)

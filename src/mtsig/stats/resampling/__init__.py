@@ -30,7 +30,7 @@ float32 represents exactly, so the result is bit-identical to the float64 (and t
 memory traffic (:func:`float32_is_exact`). Identical columns of the statistics (a reference length shared by every
 system) are multiplied once. Either way, for integer statistics the numbers do not depend on the BLAS kernel,
 blocking or thread count. Statistics that are not integer-valued (NIST's, published segment scores) are cut into
-integer slices whose products are exact too (:class:`mtsig.portable.WeightedSums`): BLAS would round their sums in
+integer slices whose products are exact too (:class:`mtsig.runtime.portable.WeightedSums`): BLAS would round their sums in
 an order that depends on the CPU. Simulated pairs that relabel two real systems' outputs per segment
 (:class:`RelabelledPairs`, the calibration study's null pairs and planted alternatives) are multiplied in factored
 form: only the kept differences ``keep_p * (X - Y)``, once per pair instead of once per pseudo-system, on the

@@ -13,8 +13,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from mtsig.portable import is_integer_valued
-from mtsig.progress import Progress, counter
+from mtsig.runtime.portable import is_integer_valued
+from mtsig.runtime.progress import Progress, counter
 from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.intervals import check_interval_request, leave_one_out_scores
 from mtsig.stats.resampling.draws import (
@@ -108,7 +108,7 @@ def pairwise_tests(
     corpus score (N leave-one-segment-out scores). Neither the p-values nor the draws change.
 
     ``progress``: told ``(done, total)`` blocks of :data:`DRAW_BLOCK_SIZE` draws over every scheme run
-    (:mod:`mtsig.progress`); it never changes a number.
+    (:mod:`mtsig.runtime.progress`); it never changes a number.
     """
     stats = _stacked_or_relabelled(stats, intervals)
     n_systems, n_segments, _ = stats.shape
@@ -216,7 +216,7 @@ def _operand_and_totals(
     if not isinstance(stats, RelabelledPairs):
         n_systems, n_segments, k = stats.shape
         operand = statistics_operand(stats)
-        # the exact totals where the statistics are not integers, as the resampled ones (mtsig.portable)
+        # the exact totals where the statistics are not integers, as the resampled ones (mtsig.runtime.portable)
         totals = (
             stats.sum(axis=1)
             if operand.exact_sums is None

@@ -3,7 +3,7 @@
 The weights (bootstrap counts, AR swap masks) are non-negative integers, so for integer-valued statistics every
 product is an exact integer sum: in float32 where no partial sum can exceed 2**24 (:func:`float32_is_exact`), with
 identical columns multiplied once (:func:`distinct_columns`). Statistics that are not integer-valued are summed in
-integer slices (:class:`mtsig.portable.WeightedSums`). :class:`Delta` and :class:`GroupedDelta` hold the factored
+integer slices (:class:`mtsig.runtime.portable.WeightedSums`). :class:`Delta` and :class:`GroupedDelta` hold the factored
 products of relabelled pairs (built by :mod:`mtsig.stats.resampling.relabelled`), :class:`SlicedOperand` their
 integer slices, and :func:`by_document` the documents' summed statistics for the document bootstrap.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtsig.portable import WeightedSums, combine_slice_sums, is_integer_valued
+from mtsig.runtime.portable import WeightedSums, combine_slice_sums, is_integer_valued
 
 #: float32 has a 24-bit significand: every integer of magnitude <= 2**24 is exactly representable.
 FLOAT32_EXACT_INTEGER_LIMIT = 2**24
@@ -164,7 +164,7 @@ class Operand:
     def weighted_totals(self, weights: np.ndarray) -> np.ndarray:
         """``weights[rows, N] @ A`` as float64; float32 weights (chosen by :func:`weight_dtype` only where exact)
         are multiplied with the float32 copies. Statistics that are not integer-valued are summed exactly in integer
-        slices (:class:`mtsig.portable.WeightedSums`): BLAS would round their sums in an order that depends on the
+        slices (:class:`mtsig.runtime.portable.WeightedSums`): BLAS would round their sums in an order that depends on the
         CPU."""
         if self.exact_sums is not None:
             return self.exact_sums(weights)[:, self.column_of]
@@ -198,7 +198,7 @@ class SlicedOperand:
     """Relabelled pairs whose statistics are not integer-valued, as integer slices: ``levels[l]`` is the factored
     operand (:func:`relabelled_operand`) of slice ``l`` of X and Y, most significant first, each scaled by
     ``2**(l * bits + exponent[column])``. Every product in a level is exact (:func:`sliced_relabelled_operand`), and
-    the levels' totals are combined least significant first, as :class:`mtsig.portable.WeightedSums` combines a
+    the levels' totals are combined least significant first, as :class:`mtsig.runtime.portable.WeightedSums` combines a
     stacked operand's slices: with two slices both give the exact sums rounded once, the same bits."""
 
     levels: tuple[Operand, ...]
@@ -231,7 +231,7 @@ def by_document(
     indicator, in about as many multiplications as there are documents instead of segments. Every product of
     integer statistics is an exact sum of integers, as large at most as the segments' own, so the totals are the
     same bits (float32 where the segments' products were exact in it). None for statistics that are not integers
-    (:class:`mtsig.portable.WeightedSums` slices them by their magnitude, which summing would change) and for
+    (:class:`mtsig.runtime.portable.WeightedSums` slices them by their magnitude, which summing would change) and for
     whole documents relabelled (:class:`GroupedDelta`, multiplied group by group already)."""
     if isinstance(operand, SlicedOperand):
         levels = [by_document(level, document_of_segment) for level in operand.levels]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.portable import integer_slices, slice_bits
+from mtsig.runtime.portable import integer_slices, slice_bits
 from mtsig.stats.resampling.operands import Delta, GroupedDelta, Operand, SlicedOperand, distinct_columns
 
 
@@ -228,7 +228,7 @@ def sliced_relabelled_operand(pairs: RelabelledPairs, max_row_sum: int) -> tuple
     weights with rows summing to at most ``max_row_sum``.
 
     X and Y are cut into integer slices of ``bits = 52 - ceil(log2 max_row_sum)`` bits, statistic by statistic on a
-    common scale (:func:`mtsig.portable.integer_slices`), so that each slice of X, of Y and of their difference
+    common scale (:func:`mtsig.runtime.portable.integer_slices`), so that each slice of X, of Y and of their difference
     gives products that are integers of at most 2**53: exact in the factored form of :func:`relabelled_operand`,
     one product per pair and varying statistic instead of the stacked statistics' two per pair and statistic.
     """

@@ -1,4 +1,4 @@
-"""The elementary functions of :mod:`mtsig.portable`, compiled with numba.
+"""The elementary functions of :mod:`mtsig.runtime.portable`, compiled with numba.
 
 ``math.exp`` and its kin compile to calls of the C library's functions, one element at a time: numba would call a
 vector library only with Intel's SVML, which mtsig does not install, and compiles without fast-math flags.
@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
-from mtsig.numba_compilation import compile_once
+from mtsig.runtime.numba_compilation import compile_once
 
 
 @njit(cache=True, nogil=True)

@@ -1,6 +1,6 @@
 """Numerics that give the same bits on every machine: weighted sums and the elementary functions of the metrics.
 
-A committed checksum list (:mod:`mtsig.verification`) can only be met on a reviewer's machine if no number depends
+A committed checksum list (:mod:`mtsig.pipeline.verification`) can only be met on a reviewer's machine if no number depends
 on the CPU it was computed on. Two numpy paths do (found 25 Nov 2026: the checksums made on an AVX2 machine
 differed on an AVX-512 one in 15 of the quick check's 48 tables and 115 of the default run's 394):
 
@@ -15,7 +15,7 @@ differed on an AVX-512 one in 15 of the quick check's 48 tables and 115 of the d
   and :func:`power` call the C library's functions, element by element.
 
 The elementary functions go through Python's math module, or for many values a loop compiled with numba
-(:mod:`mtsig.portable_compiled`): both call the C library. What remains machine-dependent is the C library itself:
+(:mod:`mtsig.runtime.portable_compiled`): both call the C library. What remains machine-dependent is the C library itself:
 with glibc the same code runs on every x86-64 machine with FMA (every one since 2013); other C libraries (macOS,
 musl) may differ in the last bit of a logarithm. docs/design.md ("Determinism") says what that means for a
 reviewer's ``mtsig verify``.
@@ -135,7 +135,7 @@ def sum_of_products(x: np.ndarray, y: np.ndarray) -> float:
 
 #: A process's first values are computed with Python's math module (its function mapped over the values: about 0.1 s
 #: per million, 0.25 s one value at a time), the rest, once this many have been asked for, by the compiled loop
-#: (:mod:`mtsig.portable_compiled`: about 0.6 s to import numba and load its cached code, then 0.005 s per million),
+#: (:mod:`mtsig.runtime.portable_compiled`: about 0.6 s to import numba and load its cached code, then 0.005 s per million),
 #: so that a pipeline job imports numba only when that pays. Both call the C library's functions, so the switch never
 #: changes a bit.
 COMPILED_FROM_SIZE = 3_000_000
@@ -164,7 +164,7 @@ def _elementwise(name: str, *arguments: object) -> np.ndarray | float:
     flat = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
     _values_asked += flat[0].size
     if _values_asked >= COMPILED_FROM_SIZE:
-        from mtsig.portable_compiled import elementwise  # imports numba only when needed
+        from mtsig.runtime.portable_compiled import elementwise  # imports numba only when needed
 
         result = elementwise(name, *flat)
     else:

@@ -389,5 +389,5 @@ def verify(manifest: pd.DataFrame, root: Path) -> list[str]:
 def default_manifest() -> Path:
     """``data/sources.tsv`` of the repository."""
     return Path(
-        os.environ.get("MTSIG_MANIFEST", Path(__file__).resolve().parents[2] / "data" / "sources.tsv")
+        os.environ.get("MTSIG_MANIFEST", Path(__file__).resolve().parents[3] / "data" / "sources.tsv")
     )

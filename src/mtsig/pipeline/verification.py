@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.progress import Progress, counter
+from mtsig.runtime.progress import Progress, counter
 
 #: Suffixes of the files whose bytes are checked.
 VERIFIED_SUFFIXES = (".tsv", ".csv", ".md", ".tex")
@@ -129,7 +129,7 @@ def verify_results(expected: pd.DataFrame, results: Path, progress: Progress | N
     """Per file of the list and per checked file found: ``path, status, detail``. Status :data:`EQUAL`,
     :data:`DIFFERENT` (detail: :func:`first_difference`), :data:`MISSING`, or :data:`UNLISTED` (a checked file the
     list does not name: another run's output; reported, not a difference). ``progress``
-    (:mod:`mtsig.progress`): told in listed files."""
+    (:mod:`mtsig.runtime.progress`): told in listed files."""
     records = []
     advance = counter(progress, len(expected))
     for row in expected.itertuples(index=False):

@@ -1,0 +1,6 @@
+"""How the library computes, whatever the machine: the same bits on every CPU (:mod:`mtsig.runtime.portable`, its
+compiled loop :mod:`mtsig.runtime.portable_compiled`), numba kernels compiled once per machine
+(:mod:`mtsig.runtime.numba_compilation`) and progress reports of long work (:mod:`mtsig.runtime.progress`).
+
+The base layer, beside :mod:`mtsig.errors` and :mod:`mtsig.settings`: it imports nothing else of mtsig.
+"""
