@@ -91,45 +91,26 @@ def evaluate(
 ) -> None:
     """Accuracy of every metric x test against every gold (uncorrected, and after each correction applied to the
     tests alone and to tests and gold alike), the chi-square test between metrics, and agreement between tests."""
-    from mtsig.stats import evaluation
-    from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS, GOLD_PVALUE_COLUMNS
+    from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS, GOLD_PVALUE_COLUMNS, experiment_evaluation
 
-    tests_paths, gold_path, gold_conclusions_path = tests, gold, gold_conclusions  # the tables take the names
-    accuracy_path, agreement_path, chi_square_path = accuracy, agreement, chi_square
-    conclusions_path = conclusions
-    tests = tests_by_metric(tests_paths)
-    gold_p = read_gold_table(gold_path, GOLD_PVALUE_COLUMNS)
-    gold = read_gold_table(gold_conclusions_path, GOLD_CONCLUSION_COLUMNS)
-    systems = list(dict.fromkeys([*gold["sys_x"], *gold["sys_y"]]))  # the gold's pairs are in system order
-    conclusions = {
-        m: evaluation.test_conclusions(t, alphas, systems, source=p)
-        for (m, t), p in zip(tests.items(), tests_paths, strict=True)
-    }
-    frames = [evaluation.accuracy(conclusions, gold).assign(correction="none")]
-    for method in corrections:
-        corrected = {
-            m: evaluation.corrected_test_conclusions(t, method, alphas, systems) for m, t in tests.items()
-        }
-        corrected_gold = evaluation.corrected_gold_conclusions(gold_p, method, alphas, systems)
-        corrected_gold["gold"] = corrected_gold["gold"] + f"+{method}"
-        frames.append(evaluation.accuracy(corrected, gold).assign(correction=f"{method} (tests)"))
-        frames.append(
-            evaluation.accuracy(corrected, corrected_gold).assign(correction=f"{method} (tests and gold)")
-        )
-    accuracy = pd.concat(frames, ignore_index=True)
-    accuracy = accuracy[["correction", *[c for c in accuracy.columns if c != "correction"]]]
+    tables = tests_by_metric(tests)
+    result = experiment_evaluation(
+        tables,
+        read_gold_table(gold, GOLD_PVALUE_COLUMNS),
+        read_gold_table(gold_conclusions, GOLD_CONCLUSION_COLUMNS),
+        alphas,
+        corrections,
+        sources=dict(zip(tables, tests, strict=True)),
+    )
     settings = {
         "alphas": [float(a) for a in alphas],
         "corrections": list(corrections),
-        "metrics": list(tests),
+        "metrics": list(tables),
     }
-    write_tsv(accuracy, accuracy_path, made_by="evaluate", settings=settings)
-    uncorrected = accuracy[accuracy["correction"] == "none"]
-    chi_square = evaluation.metric_chi_square(uncorrected)
-    write_tsv(chi_square, chi_square_path, made_by="evaluate", settings=settings)
-    write_tsv(evaluation.test_agreement(conclusions), agreement_path, made_by="evaluate", settings=settings)
-    long = pd.concat([c.assign(metric=m) for m, c in conclusions.items()], ignore_index=True)
-    write_tsv(long[["metric", *[c for c in long.columns if c != "metric"]]], conclusions_path)
+    write_tsv(result.accuracy, accuracy, made_by="evaluate", settings=settings)
+    write_tsv(result.chi_square, chi_square, made_by="evaluate", settings=settings)
+    write_tsv(result.agreement, agreement, made_by="evaluate", settings=settings)
+    write_tsv(result.conclusions, conclusions)
 
 
 def reversed_orientation_check(
@@ -181,18 +162,10 @@ def tables(
     human system scores (``system_scores``): "check higher_is_better" (:func:`reversed_orientation_check`).
     ``samples``, ``seed`` and ``pvalue`` (``resampling.*``) are named in the captions.
     """
-    accuracy_path, chi_square_path, agreement_path = (
-        accuracy,
-        chi_square,
-        agreement,
-    )  # the tables take the names
-    accuracy = read_intermediate_tsv(
-        accuracy_path, "evaluate", columns=("correction", "gold", "metric", "test")
-    )
     rendered = paper_tables.experiment_accuracy_tables(
-        accuracy,
-        read_intermediate_tsv(chi_square_path, "evaluate"),
-        read_intermediate_tsv(agreement_path, "evaluate"),
+        read_intermediate_tsv(accuracy, "evaluate", columns=("correction", "gold", "metric", "test")),
+        read_intermediate_tsv(chi_square, "evaluate"),
+        read_intermediate_tsv(agreement, "evaluate"),
         name=spec["name"],
         description=spec.get("description", spec["name"]),
         metrics=spec["metrics"],
