@@ -3,7 +3,7 @@
     python benchmarks/bench_sharding.py [--systems 100] [--segments 10000] [--samples 10000] [--shards 10]
 
 Runs the unsharded engine once, then every shard of pairs exactly as the pipeline splits them
-(:func:`mtsig.steps.shard_pairs`), prints the time of each shard and the total, and checks that the shard
+(:func:`mtsig.studies.significance.shard_pairs`), prints the time of each shard and the total, and checks that the shard
 tables, concatenated in shard order and written as the pipeline writes them (:func:`mtsig.steps.files.write_tsv`),
 equal the unsharded table byte for byte. Prints figures; asserts nothing about time.
 """
@@ -25,7 +25,7 @@ import pandas as pd  # noqa: E402
 from mtsig.metrics import get_metric  # noqa: E402
 from mtsig.stats import resampling as rs  # noqa: E402
 from mtsig.steps.files import write_tsv  # noqa: E402
-from mtsig.steps.significance import shard_pairs  # noqa: E402
+from mtsig.studies.significance import shard_pairs  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_resampling import load, synthetic_bleu_stats  # noqa: E402

@@ -17,7 +17,9 @@ from mtsig.report.nbest_plots import plot_ablation, plot_all
 from mtsig.settings import NBestParameters, with_defaults
 from mtsig.stats.nbest_measures import (
     average_precision,
+    gold_weights,
     mean_average_precision,
+    normalize_staple,
     pearson_r,
     pearson_rank,
     spearman_rho,
@@ -26,18 +28,18 @@ from mtsig.stats.nbest_measures import (
 )
 from mtsig.studies.nbest import (
     ALL,
-    SimulatedSystem,
     ablate_gold,
     ablation_study,
     bleu_grid,
-    gold_vocabulary,
-    gold_weights,
-    normalize_staple,
     preference_correlation,
     pseudo_corpus,
     run_nbest_experiment,
-    simulate_system,
     system_preference_correlation,
+)
+from mtsig.studies.nbest_simulation import (
+    SimulatedSystem,
+    gold_vocabulary,
+    simulate_system,
 )
 
 # ------------------------------------------------------------------------------------------------ AP / MAP

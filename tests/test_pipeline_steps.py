@@ -13,7 +13,7 @@ import pytest
 
 from mtsig.errors import InputError
 from mtsig.stats.conclusions import unordered_pairs
-from mtsig.steps.significance import distribution_pairs, shard_pairs
+from mtsig.studies.significance import distribution_pairs, shard_pairs
 from mtsig.studies.synthetic import SyntheticSpec, generate_ratings, generate_texts, planted_conclusion
 
 

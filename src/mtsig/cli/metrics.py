@@ -399,60 +399,16 @@ def run(args: argparse.Namespace) -> int:
     if args.samples < 1:
         raise InputError("--samples must be at least 1 for the bootstrap intervals and PERM-BOTH")
     display = ProgressDisplay.for_command("metrics", args)
-    systems, human, segments_h = _human(args.human_file)
-    if args.system_names:
-        renaming = _system_names(args.system_names)
-        systems = [renaming.get(s, s) for s in systems]
-        if segments_h is not None:
-            segments_h = segments_h.assign(system=segments_h["system"].replace(renaming))
-    metrics: dict[str, np.ndarray] = {}
-    segments: dict[str, np.ndarray | None] = {}
-    rows = {key: value for key in ("lp", "testset", "refset") if (value := getattr(args, key)) is not None}
-    for path in args.metric_files:
-        name, system_scores, seg = _metric(path, systems, rows)
-        if name in metrics:
-            raise InputError(f"metric {name!r} given twice", path)
-        metrics[name], segments[name] = system_scores, seg
-    if len(metrics) < 2:
-        raise InputError("give at least two metric files to compare metrics")
+    systems, human, segments_h = _renamed_human(args)
+    metrics, segments = _metrics(args, systems)
     excluded = excluded_systems(systems, human["z"], None)
     results = meta_evaluate(
         "metrics", PairScores(systems, human, metrics, {}), excluded, human_as_metric=False, alpha=args.alpha
     )
-    names = list(metrics)
     intervals = _intervals(human["z"], metrics, segments, args, display)
     accuracy = None if segments_h is None else _accuracy(segments_h, systems, metrics, args, display)
-    perm = None
-    if (
-        all(seg is not None for seg in segments.values())
-        and len({seg.shape for seg in segments.values()}) == 1
-    ):
-        with display.stage("PERM-BOTH") as progress:
-            p, r = perm_both_matrix(
-                human["z"],
-                np.stack([segments[m] for m in names]),
-                n_resamples=args.samples,
-                rng=rng_for(args.seed, "metrics", "perm_both"),
-                progress=progress,
-            )
-        perm = pd.DataFrame(p, index=names, columns=names)
-    details = (
-        f"human:{args.human_file.name}|systems:{len(systems)}|outliers:mad-{me.MAD_SCALE}-{me.MAD_CUTOFF}"
-    )
-    williams_sig = f"mtsig:{__version__}|test:williams|sided:one|alpha:{args.alpha:.10g}|{details}"
-    perm_sig = (
-        signature(
-            metric_details=f"pearson|{details}",
-            test="perm-both",
-            n_samples=args.samples,
-            seed=args.seed,
-            pvalue="share",
-            alpha=args.alpha,
-            sided="one",
-        )
-        if perm is not None
-        else None
-    )
+    perm = _perm_both(human["z"], segments, args, display)
+    williams_sig, perm_sig = _signatures(args, len(systems), perm is not None)
     if args.json:
         payload = {
             "correlations": results["correlations"].to_dict(orient="records"),
@@ -473,6 +429,91 @@ def run(args: argparse.Namespace) -> int:
     if args.latex:
         sys.stdout.write(correlation_table_latex(results["correlations"], results["winners"]) + "\n")
         return 0
+    out = _williams_lines(results, excluded, args, williams_sig) + _interval_lines(intervals, args)
+    out += _accuracy_lines(accuracy, perm, args, perm_sig)
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+def _renamed_human(args: argparse.Namespace) -> tuple[list[str], dict[str, np.ndarray], pd.DataFrame | None]:
+    """The human file's systems, system scores and segment scores (:func:`_human`), systems renamed by
+    ``--system-names``."""
+    systems, human, segments_h = _human(args.human_file)
+    if args.system_names:
+        renaming = _system_names(args.system_names)
+        systems = [renaming.get(s, s) for s in systems]
+        if segments_h is not None:
+            segments_h = segments_h.assign(system=segments_h["system"].replace(renaming))
+    return systems, human, segments_h
+
+
+def _metrics(
+    args: argparse.Namespace, systems: list[str]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray | None]]:
+    """Every metric file's system scores and segment scores (None without), by metric name: two or more
+    metrics, each named once."""
+    metrics: dict[str, np.ndarray] = {}
+    segments: dict[str, np.ndarray | None] = {}
+    rows = {key: value for key in ("lp", "testset", "refset") if (value := getattr(args, key)) is not None}
+    for path in args.metric_files:
+        name, system_scores, seg = _metric(path, systems, rows)
+        if name in metrics:
+            raise InputError(f"metric {name!r} given twice", path)
+        metrics[name], segments[name] = system_scores, seg
+    if len(metrics) < 2:
+        raise InputError("give at least two metric files to compare metrics")
+    return metrics, segments
+
+
+def _perm_both(
+    human_z: np.ndarray,
+    segments: dict[str, np.ndarray | None],
+    args: argparse.Namespace,
+    display: ProgressDisplay,
+) -> pd.DataFrame | None:
+    """PERM-BOTH p-values between every two metrics (row correlates better than column), or None unless every
+    metric file has segment scores of the same shape."""
+    if any(seg is None for seg in segments.values()) or len({seg.shape for seg in segments.values()}) != 1:
+        return None
+    names = list(segments)
+    with display.stage("PERM-BOTH") as progress:
+        p, _ = perm_both_matrix(
+            human_z,
+            np.stack([segments[m] for m in names]),
+            n_resamples=args.samples,
+            rng=rng_for(args.seed, "metrics", "perm_both"),
+            progress=progress,
+        )
+    return pd.DataFrame(p, index=names, columns=names)
+
+
+def _signatures(args: argparse.Namespace, n_systems: int, with_perm: bool) -> tuple[str, str | None]:
+    """The signatures of the Williams winners and (``with_perm``) of PERM-BOTH."""
+    details = f"human:{args.human_file.name}|systems:{n_systems}|outliers:mad-{me.MAD_SCALE}-{me.MAD_CUTOFF}"
+    williams_sig = f"mtsig:{__version__}|test:williams|sided:one|alpha:{args.alpha:.10g}|{details}"
+    perm_sig = (
+        signature(
+            metric_details=f"pearson|{details}",
+            test="perm-both",
+            n_samples=args.samples,
+            seed=args.seed,
+            pvalue="share",
+            alpha=args.alpha,
+            sided="one",
+        )
+        if with_perm
+        else None
+    )
+    return williams_sig, perm_sig
+
+
+def _williams_lines(
+    results: dict[str, pd.DataFrame],
+    excluded: dict[str, list[str]],
+    args: argparse.Namespace,
+    williams_sig: str,
+) -> list[str]:
+    """The correlation table, the outliers and the Williams winners of every system set, with the signature."""
     out = [correlation_table_markdown(results["correlations"], results["winners"]), ""]
     out.append(
         f"outliers (MAD, b = {me.MAD_SCALE}, cut-off {me.MAD_CUTOFF}): {', '.join(excluded['no_outliers']) or 'none'}"
@@ -484,12 +525,26 @@ def run(args: argparse.Namespace) -> int:
         ]
         out.append(f"Williams winners ({system_set}, alpha {args.alpha:g}): {', '.join(chosen['metric'])}")
     out.append(f"signature: {williams_sig}")
-    out += ["", f"Pearson r with {args.confidence:.0%} bootstrap intervals ({args.samples} resamples):"]
+    return out
+
+
+def _interval_lines(intervals: pd.DataFrame, args: argparse.Namespace) -> list[str]:
+    """Each metric's Pearson r with its bootstrap intervals, one line per metric."""
+    out = ["", f"Pearson r with {args.confidence:.0%} bootstrap intervals ({args.samples} resamples):"]
     for metric, group in intervals.groupby("metric", sort=False):
         cells = [
             f"BOOT-{r.scheme.upper()} [{r.low:.3f}, {r.high:.3f}]" for r in group.itertuples(index=False)
         ]
         out.append(f"  {metric}: {group['r'].iloc[0]:.3f}  " + "  ".join(cells))
+    return out
+
+
+def _accuracy_lines(
+    accuracy: tuple | None, perm: pd.DataFrame | None, args: argparse.Namespace, perm_sig: str | None
+) -> list[str]:
+    """Pairwise accuracy and its permutation p-values (with human segment scores), and PERM-BOTH's p-values with
+    its signature, or why PERM-BOTH was not run."""
+    out: list[str] = []
     if accuracy is not None:
         out += [
             "",
@@ -504,5 +559,4 @@ def run(args: argparse.Namespace) -> int:
         out.append(f"signature: {perm_sig}")
     else:
         out.append("PERM-BOTH: needs segment scores of the same segments in every metric file")
-    sys.stdout.write("\n".join(out) + "\n")
-    return 0
+    return out

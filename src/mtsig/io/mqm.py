@@ -192,6 +192,39 @@ def read_mqm(
             source, or a (system, segment) whose rows disagree on the output text; ``reference_system`` absent.
     """
     path = Path(path)
+    table, lines = _annotation_table(path)
+    seg_id = parse_integers(table["seg_id"], lines, path, "seg_id", minimum=1)
+    doc_segment = parse_integers(table["doc_id"], lines, path, "doc_id", minimum=1)
+    weight, is_error = _row_weights(table, weights, lines, path)
+    source, output = _check_segments(table, seg_id, doc_segment, is_error, lines, path)
+    segment = np.searchsorted(np.unique(seg_id), seg_id)  # 0-based index among the annotated segments
+    scores = _segment_scores(table, segment, seg_id, weight, is_error, lines)
+    first_rows = np.sort(np.unique(segment, return_index=True)[1])
+    segments = pd.DataFrame(
+        {
+            "segment": segment[first_rows],
+            "seg_id": seg_id[first_rows],
+            "document": table["doc"].to_numpy()[first_rows],
+            "doc_segment": doc_segment[first_rows],
+            "source": source.to_numpy()[first_rows],
+        }
+    ).sort_values("segment", ignore_index=True)
+    outputs = (
+        pd.DataFrame({"system": table["system"], "segment": segment, "output": output, "line": lines})
+        .drop_duplicates(["system", "segment"])
+        .sort_values(["system", "segment"], kind="stable", ignore_index=True)
+    )
+    if reference_system is not None and reference_system not in set(outputs["system"]):
+        raise InputError(f"no reference system {reference_system!r} in the MQM annotations", path)
+    for frame in (scores, segments, outputs):
+        frame.attrs.update(path=str(path), format="mqm")
+    return MqmAnnotations(path, scores, segments, outputs, reference_system)
+
+
+def _annotation_table(path: Path) -> tuple[pd.DataFrame, np.ndarray]:
+    """The file's rows as strings under its header, and each row's line number: the header names every required
+    column, there is a row, every row has the header's field count, no row is repeated exactly, and system,
+    rater, doc and severity are never empty."""
     texts, lines = read_data_lines(path)
     header = texts[0].split("\t")
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
@@ -214,9 +247,15 @@ def read_mqm(
     check_exact_repeats(table, lines, path, "error annotation", "")
     for column in ("system", "rater", "doc", "severity"):
         check_no_empty(table[column].tolist(), lines, path, column)
-    seg_id = parse_integers(table["seg_id"], lines, path, "seg_id", minimum=1)
-    doc_segment = parse_integers(table["doc_id"], lines, path, "doc_id", minimum=1)
+    return table, lines
 
+
+def _row_weights(
+    table: pd.DataFrame, weights: Mapping[str, float], lines: np.ndarray, path: Path
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's error weight (:func:`error_weight`; a ``No-error`` row weighs 0 unless ``weights`` say
+    otherwise) and whether it is an error; a (severity, category) without a weight is an error naming its first
+    line."""
     for key, value in weights.items():
         if not isinstance(value, (int, float)) or not np.isfinite(value):
             raise InputError(f"MQM weight {key!r} must be a finite number, got {value!r}", path)
@@ -236,8 +275,20 @@ def read_mqm(
             )
         weight_of[(severity, category)] = weight
     weight = np.array([weight_of[p] for p in zip(table["severity"], table["category"], strict=True)])
-    is_error = (table["severity"] != NO_ERROR).to_numpy()
+    return weight, (table["severity"] != NO_ERROR).to_numpy()
 
+
+def _check_segments(
+    table: pd.DataFrame,
+    seg_id: np.ndarray,
+    doc_segment: np.ndarray,
+    is_error: np.ndarray,
+    lines: np.ndarray,
+    path: Path,
+) -> tuple[pd.Series, pd.Series]:
+    """Each row's source and target without span tags, after checking that a segment's rows agree on document,
+    position and source, a (system, segment)'s rows on the target, and that no (system, segment, rater) has a
+    ``No-error`` row next to error rows."""
     seg_key = pd.Series(seg_id)
     seg_labels = [f"seg_id {i}" for i in seg_id]
     _single_value(seg_key, seg_labels, table["doc"], lines, path, "doc")
@@ -250,7 +301,6 @@ def read_mqm(
     pair_key = table["system"] + "\t" + seg_key.astype(str)
     pair_labels = [f"system {s!r}, {label}" for s, label in zip(table["system"], seg_labels, strict=True)]
     _single_value(pair_key, pair_labels, output, lines, path, "target (span tags removed)")
-
     group_key = pair_key + "\t" + table["rater"]
     group_has_error = pd.Series(is_error).groupby(group_key.to_numpy()).transform("any").to_numpy()
     fail_first(
@@ -259,9 +309,19 @@ def read_mqm(
         path,
         "a No-error row for a (system, seg_id, rater) that also has error rows",
     )
+    return source, output
 
-    annotated = np.unique(seg_id)
-    segment = np.searchsorted(annotated, seg_id)
+
+def _segment_scores(
+    table: pd.DataFrame,
+    segment: np.ndarray,
+    seg_id: np.ndarray,
+    weight: np.ndarray,
+    is_error: np.ndarray,
+    lines: np.ndarray,
+) -> pd.DataFrame:
+    """One row per (system, segment, rater): seg_id, document, score (minus the sum of the error weights, in
+    decimal), n_errors and the first line, sorted by system, segment, rater."""
     rows_frame = pd.DataFrame(
         {
             "system": table["system"].to_numpy(),
@@ -287,27 +347,7 @@ def read_mqm(
         .sort_values(["system", "segment", "rater"], ignore_index=True)
     )
     scores["n_errors"] = scores["n_errors"].astype(np.int64)
-
-    first_rows = np.sort(np.unique(segment, return_index=True)[1])
-    segments = pd.DataFrame(
-        {
-            "segment": segment[first_rows],
-            "seg_id": seg_id[first_rows],
-            "document": table["doc"].to_numpy()[first_rows],
-            "doc_segment": doc_segment[first_rows],
-            "source": source.to_numpy()[first_rows],
-        }
-    ).sort_values("segment", ignore_index=True)
-    outputs = (
-        pd.DataFrame({"system": table["system"], "segment": segment, "output": output, "line": lines})
-        .drop_duplicates(["system", "segment"])
-        .sort_values(["system", "segment"], kind="stable", ignore_index=True)
-    )
-    if reference_system is not None and reference_system not in set(outputs["system"]):
-        raise InputError(f"no reference system {reference_system!r} in the MQM annotations", path)
-    for frame in (scores, segments, outputs):
-        frame.attrs.update(path=str(path), format="mqm")
-    return MqmAnnotations(path, scores, segments, outputs, reference_system)
+    return scores
 
 
 def rater_means(scores: pd.DataFrame) -> pd.DataFrame:

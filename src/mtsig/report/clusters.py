@@ -4,11 +4,16 @@ Sec. 3.3): :mod:`mtsig.stats.clusters` computes the clusters; this module prints
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.report.tables import latex_escape
-from mtsig.stats.clusters import CLUSTER_COLUMNS
+from mtsig.report.signature import gold_signature, with_conclusion
+from mtsig.report.tables import frame_to_markdown, latex_escape
+from mtsig.settings import Clusters
+from mtsig.stats.clusters import CLUSTER_COLUMNS, clusters_side_by_side, experiment_clusters
 
 
 def format_rank_range(low: int, high: int) -> str:
@@ -72,3 +77,58 @@ def experiment_clusters_latex(table: pd.DataFrame, *, experiment: str, settings:
             )
         )
     return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class ClustersReport:
+    """An experiment's significance clusters: the table (with each ranking's signature), the LaTeX tables, the
+    Markdown page (the rankings side by side, then their signatures)."""
+
+    table: pd.DataFrame
+    latex: str
+    markdown: str
+
+
+def experiment_clusters_report(
+    tests: Mapping[str, pd.DataFrame],
+    scores: Mapping[str, Mapping[str, float]],
+    higher_is_better: Mapping[str, bool],
+    gold_pvalues: pd.DataFrame,
+    human_scores: Mapping[str, float],
+    settings: Clusters,
+    experiment: str,
+) -> ClustersReport:
+    """WMT-style significance clusters (Bojar et al. 2013, Sec. 3.3) of every metric in ``scores`` (its tests
+    table in ``tests``, carrying the tests' signatures in ``attrs["settings"]``) and of every human gold of
+    ``gold_pvalues``, at ``settings``' test, alpha, correction and rule (:func:`mtsig.stats.clusters.
+    experiment_clusters`), each ranking signed (:func:`mtsig.report.signature.with_conclusion`,
+    :func:`gold_signature`)."""
+    test, alpha, correction, rule = settings.test, settings.alpha, settings.correction, settings.rule
+    table = experiment_clusters(
+        {m: tests[m] for m in scores},
+        scores,
+        higher_is_better,
+        gold_pvalues,
+        human_scores,
+        test=test,
+        alpha=alpha,
+        correction=correction,
+        rule=rule,
+    )
+    signatures = {
+        m: with_conclusion(tests[m].attrs["settings"]["signatures"][test], alpha, correction, rule)
+        for m in scores
+    }
+    signatures |= {
+        f"human:{g}": gold_signature(str(g), alpha, correction, rule) for g in gold_pvalues["gold"].unique()
+    }
+    table["signature"] = table["source"].map(signatures)
+    described = f"{test}, alpha {alpha:g}, correction {correction}, rule {rule}"
+    side = frame_to_markdown(clusters_side_by_side(table))
+    lines = [f"# {experiment}: significance clusters ({described})", "", side.rstrip("\n"), ""]
+    lines += [f"- {source}: `{text}`" for source, text in signatures.items()]
+    return ClustersReport(
+        table,
+        experiment_clusters_latex(table, experiment=experiment, settings=described),
+        "\n".join(lines) + "\n",
+    )

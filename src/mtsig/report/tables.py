@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -428,6 +429,73 @@ def agreement_markdown(differing: pd.DataFrame, tests: Sequence[str] = PAPER_TES
 
 #: How the tables name an experiment's human judgments, by their criterion (others by the criterion itself).
 HUMAN_LABELS = {"ranking": "WMT relative ranking", "mqm": "MQM", "adequacy": "DA"}
+
+
+@dataclass(frozen=True)
+class AccuracyTables:
+    """An experiment's accuracy tables as written: the Markdown page, the LaTeX tables (one per gold) and the CSV
+    of the primary gold's paper-layout table."""
+
+    markdown: str
+    latex: str
+    csv: str
+
+
+def experiment_accuracy_tables(
+    accuracy: pd.DataFrame,
+    chi_square: pd.DataFrame,
+    agreement: pd.DataFrame,
+    *,
+    name: str,
+    description: str,
+    metrics: Sequence[str],
+    n_systems: int,
+    samples: int | Mapping[str, int],
+    seed: int,
+    pvalue: str,
+    orientation_note: str = "",
+) -> AccuracyTables:
+    """Graham, Mathur & Baldwin (2014), Tables 1-2, for every gold of an experiment (``accuracy``, ``chi_square``,
+    ``agreement``: the evaluate step's tables).
+
+    The primary gold (the first in ``accuracy``) fills the main table, with ``orientation_note`` under it; every
+    other gold, the tests beyond the paper's three and the corrected conclusions follow in labelled sections of
+    the Markdown page, then the agreement between the three tests. ``samples``, ``seed`` and ``pvalue`` are named
+    in the captions.
+    """
+    uncorrected = accuracy[accuracy["correction"] == "none"]
+    golds = list(dict.fromkeys(uncorrected["gold"]))
+    metrics = list(metrics)
+    md, tex, csv = [], [], []
+    for index, gold in enumerate(golds):
+        caption = accuracy_caption(description, gold, n_systems, samples, seed, pvalue)
+        heading = "Primary gold" if index == 0 else "Second gold"
+        md.append(f"## {heading}: {gold}\n")
+        md.append(accuracy_table_markdown(uncorrected, gold, caption, PAPER_TESTS, metrics, chi_square))
+        tex.append(
+            accuracy_table_latex(
+                uncorrected, gold, caption, f"tab:{name}:{gold}", PAPER_TESTS, metrics, chi_square
+            )
+        )
+        csv.append(accuracy_table_csv(uncorrected, gold, PAPER_TESTS, metrics) if index == 0 else "")
+        if index == 0 and orientation_note:
+            md.append("\n" + orientation_note)
+        extra = [t for t in dict.fromkeys(uncorrected["test"]) if t not in PAPER_TESTS]
+        if extra:
+            md.append(
+                f"\n### Beyond the paper: two-sided tests, R&M as published, block bootstraps ({gold})\n"
+            )
+            md.append(accuracy_by_test_markdown(uncorrected, gold, caption, extra, metrics))
+    for correction in [c for c in dict.fromkeys(accuracy["correction"]) if c != "none"]:
+        corrected = accuracy[accuracy["correction"] == correction]
+        for gold in dict.fromkeys(corrected["gold"]):
+            tests = [t for t in dict.fromkeys(corrected["test"]) if t.split("+")[0] in PAPER_TESTS]
+            caption = f"Accuracy after {correction} correction over all pairs, against gold {gold}."
+            md.append(f"\n### Multiple comparisons: {correction}, gold {gold}\n")
+            md.append(accuracy_by_test_markdown(corrected, gold, caption, tests, metrics))
+    md.append("\n## Agreement between the three tests\n")
+    md.append(agreement_markdown(agreement))
+    return AccuracyTables(f"# {description}\n\n" + "\n".join(md), "\n\n".join(tex), csv[0])
 
 
 def human_label(criterion: str) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -674,8 +675,55 @@ def corrected_gold_conclusions(
     return pd.concat(frames, ignore_index=True)
 
 
+@dataclass(frozen=True)
+class ExperimentEvaluation:
+    """An experiment's tests judged against its gold: ``accuracy`` (one block per ``correction``: ``none``, then
+    ``"<method> (tests)"`` and ``"<method> (tests and gold)"`` per method), the ``chi_square`` between metrics
+    and the ``agreement`` between tests (both uncorrected), and every metric's ``conclusions`` (with a ``metric``
+    column first)."""
+
+    accuracy: pd.DataFrame
+    chi_square: pd.DataFrame
+    agreement: pd.DataFrame
+    conclusions: pd.DataFrame
+
+
+def experiment_evaluation(
+    tests: Mapping[str, pd.DataFrame],
+    gold_pvalues: pd.DataFrame,
+    gold_conclusions: pd.DataFrame,
+    alphas: Sequence[float],
+    corrections: Sequence[str],
+    sources: Mapping[str, Source] | None = None,
+) -> ExperimentEvaluation:
+    """Accuracy of every metric x test (``tests``: metric -> tests table, read from ``sources[metric]``) against
+    every gold (Tables 1-2), uncorrected and, for each method of ``corrections``, with the tests corrected against
+    the uncorrected gold and with both corrected (the gold named ``<gold>+<method>``); the chi-square test between
+    metrics (Section 4.1) and the agreement between tests, both uncorrected. Systems in the gold's order."""
+    sources = sources or {}
+    systems = list(dict.fromkeys([*gold_conclusions["sys_x"], *gold_conclusions["sys_y"]]))
+    conclusions = {m: test_conclusions(t, alphas, systems, source=sources.get(m)) for m, t in tests.items()}
+    frames = [accuracy(conclusions, gold_conclusions).assign(correction="none")]
+    for method in corrections:
+        corrected = {m: corrected_test_conclusions(t, method, alphas, systems) for m, t in tests.items()}
+        corrected_gold = corrected_gold_conclusions(gold_pvalues, method, alphas, systems)
+        corrected_gold["gold"] = corrected_gold["gold"] + f"+{method}"
+        frames.append(accuracy(corrected, gold_conclusions).assign(correction=f"{method} (tests)"))
+        frames.append(accuracy(corrected, corrected_gold).assign(correction=f"{method} (tests and gold)"))
+    table = pd.concat(frames, ignore_index=True)
+    table = table[["correction", *[c for c in table.columns if c != "correction"]]]
+    long = pd.concat([c.assign(metric=m) for m, c in conclusions.items()], ignore_index=True)
+    return ExperimentEvaluation(
+        table,
+        metric_chi_square(table[table["correction"] == "none"]),
+        test_agreement(conclusions),
+        long[["metric", *[c for c in long.columns if c != "metric"]]],
+    )
+
+
 __all__ = [
     "CORRECTIONS",
+    "ExperimentEvaluation",
     "PAPER_CRITERIA",
     "PAPER_TESTS",
     "SYS_X",
@@ -688,6 +736,7 @@ __all__ = [
     "clopper_pearson",
     "corrected_gold_conclusions",
     "corrected_test_conclusions",
+    "experiment_evaluation",
     "holm",
     "is_two_sided",
     "metric_chi_square",

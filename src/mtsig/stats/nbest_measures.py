@@ -1,7 +1,7 @@
 """Measures of n-best lists and of agreement between system rankings (Bremerman, Khayrallah, Oard & Post 2020).
 
-Functions of ranked lists, sets and score vectors only (the STAPLE matching and the experiment are in
-:mod:`mtsig.studies.nbest`): uninterpolated average precision and MAP (Sec. 3.1, eq. 1), STAPLE's weighted F1 and
+The STAPLE matching form of a translation (the official scorer's normalisation, below), then functions of ranked
+lists, sets and score vectors only (the experiment is in :mod:`mtsig.studies.nbest`): uninterpolated average precision and MAP (Sec. 3.1, eq. 1), STAPLE's weighted F1 and
 weighted macro F1 (Mayhew et al. 2020; Sec. 3.3), Pearson's r and Spearman's rho (Sec. 4), and Pearson Rank (Gao,
 Bagdouri & Oard 2016; Sec. 3.2) to compare system rankings.
 """
@@ -9,12 +9,47 @@ Bagdouri & Oard 2016; Sec. 3.2) to compare system rankings.
 from __future__ import annotations
 
 import math
+import re
+import string
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from mtsig.io.staple import GoldPrompt, NBestList
 from mtsig.runtime import portable
 from mtsig.stats.meta_evaluation import average_ranks
+
+# Deleting with one compiled character class is 3x faster than str.translate on non-ASCII text, same result.
+_PUNCTUATION = re.compile(f"[{re.escape(string.punctuation)}]")
+
+# --------------------------------------------------------------------------------------------------- matching
+# A hypothesis is valid when its normalised form is a normalised gold translation. The normalisation is the
+# official STAPLE scorer's (duolingo-sharedtask-2020, ``utils.read_transfile``): strip, lowercase, delete ASCII
+# punctuation (``string.punctuation``). When two gold translations normalise alike, the official reader keeps
+# the weight of the later line (a dict overwrite); so do we, so that weighted F1 equals the official scorer's.
+
+
+def normalize_staple(text: str) -> str:
+    """The official STAPLE matching form: strip, lowercase, delete ASCII punctuation (``utils.read_transfile``)."""
+    return _PUNCTUATION.sub("", text.strip().lower())
+
+
+def gold_weights(prompt: GoldPrompt) -> dict[str, float]:
+    """Normalised translation -> weight; on normalisation collisions the later line wins, as in the official reader."""
+    return {normalize_staple(t): w for t, w in zip(prompt.translations, prompt.weights, strict=True)}
+
+
+def normalized_gold_translations(gold: Mapping[str, GoldPrompt]) -> dict[str, list[str]]:
+    """Each prompt's gold translations in :func:`normalize_staple` form, in file order."""
+    return {
+        prompt_id: [normalize_staple(t) for t in prompt.translations] for prompt_id, prompt in gold.items()
+    }
+
+
+def normalized_lists(system: Mapping[str, NBestList]) -> dict[str, list[str]]:
+    """Each prompt's ranked hypotheses in normalised form (order kept, repeats kept)."""
+    return {prompt_id: [normalize_staple(t) for t in nbest.texts] for prompt_id, nbest in system.items()}
+
 
 # ------------------------------------------------------------------------------------------- MAP and F1
 
@@ -42,7 +77,7 @@ def mean_average_precision(
 ) -> float:
     """MAP over the gold prompts (Sec. 3.1): the mean of :func:`average_precision` over every prompt in
     ``valid_sets``. A prompt the system did not translate scores AP 0 (as ``trec_eval -c``); lists are expected
-    in normalised form (:func:`mtsig.studies.nbest.normalized_lists`)."""
+    in normalised form (:func:`normalized_lists`)."""
     return float(
         np.mean([average_precision(system_lists.get(p, ()), valid) for p, valid in valid_sets.items()])
     )

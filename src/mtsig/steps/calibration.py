@@ -77,51 +77,39 @@ def calibration(
     from mtsig.report.calibration_plots import plot_calibration
     from mtsig.report.plots import FIGURE_DPI, save_figure
     from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS
-    from mtsig.studies.calibration import calibration_study, choose_planted_pair, gold_better_pairs
-
-    stats_paths, gold_conclusions_path, documents_path, table_path = stats, gold_conclusions, documents, table
+    from mtsig.studies.calibration import experiment_calibration
 
     if not any(np.isclose(figure_alpha, alphas)):
         raise InputError(
             f"calibration.figure_alpha {figure_alpha} is not one of calibration.alphas {list(alphas)}"
         )
-    by_metric, systems = stats_by_metric(stats_paths)
-    gold = read_gold_table(gold_conclusions_path, ("gold", *GOLD_CONCLUSION_COLUMNS))
-    gold = gold[gold["gold"] == gold["gold"].iloc[0]]
-    chooser = "bleu" if "bleu" in by_metric else next(iter(by_metric))
-    stats, score, higher = by_metric[chooser]
-    better = gold_better_pairs(gold, planted_alpha)
-    x, y = choose_planted_pair(stats, score, systems, higher_is_better=higher, gold_better=better)
-    log.info("planted pair: %s better than %s (by gold and %s)", x, y, chooser)
-    documents = read_segment_documents(documents_path, next(iter(by_metric.values()))[0].shape[1])
-    frames = []
-    for unit in swap_units:
-        if unit == "document" and documents is None:
-            log.info("no document ids: skipping document swaps")
-            continue
-        frames.append(
-            calibration_study(
-                by_metric,
-                systems,
-                x,
-                y,
-                null_pairs=null_pairs,
-                q_values=list(q),
-                alternatives_per_q=alternatives_per_q,
-                alphas=list(alphas),
-                tests=[t for t in tests if documents is not None or not t.endswith("_documents")],
-                n_samples=samples,
-                seed=derive_seed(seed, experiment, "calibration", unit),
-                pvalue=pvalue,
-                documents=documents,
-                mean_block_length=mean_block_length,
-                swap_unit=unit,
-                memory_cap_bytes=memory_cap_mb * 2**20,
-            ).assign(sys_x=x, sys_y=y)
-        )
-    table = pd.concat(frames, ignore_index=True)
-    write_tsv(table, table_path)
-    figure = plot_calibration(table[table["swap_unit"] == table["swap_unit"].iloc[0]], alpha=figure_alpha)
+    by_metric, systems = stats_by_metric(stats)
+    result = experiment_calibration(
+        by_metric,
+        systems,
+        read_gold_table(gold_conclusions, ("gold", *GOLD_CONCLUSION_COLUMNS)),
+        read_segment_documents(documents, next(iter(by_metric.values()))[0].shape[1]),
+        experiment=experiment,
+        null_pairs=null_pairs,
+        q_values=q,
+        alternatives_per_q=alternatives_per_q,
+        alphas=alphas,
+        planted_alpha=planted_alpha,
+        swap_units=swap_units,
+        tests=tests,
+        n_samples=samples,
+        seed=seed,
+        pvalue=pvalue,
+        mean_block_length=mean_block_length,
+        memory_cap_bytes=memory_cap_mb * 2**20,
+    )
+    log.info("planted pair: %s better than %s (by gold and %s)", *result.planted, result.chooser)
+    for unit in result.skipped_units:
+        log.info("no document ids: skipping %s swaps", unit)
+    write_tsv(result.table, table)
+    figure = plot_calibration(
+        result.table[result.table["swap_unit"] == result.table["swap_unit"].iloc[0]], alpha=figure_alpha
+    )
     # bbox "tight" keeps the legend, which sits to the right of the panels
     save_figure(figure, [png, *([pdf] if pdf else [])], bbox_inches="tight", dpi=FIGURE_DPI)
 
@@ -154,6 +142,7 @@ def power(
 
     stats_path = stats if isinstance(stats, str | Path) else stats[0]  # one file: power.metric's statistics
     metric_stats, systems, details, scorer = load_scored_stats(stats_path)
+    power_seed = derive_seed(seed, experiment, "power")
     power_table = experiment_power(
         metric_stats,
         systems,
@@ -165,21 +154,21 @@ def power(
         q_grid=list(q),
         trials=trials,
         n_samples=samples,
-        seed=derive_seed(seed, experiment, "power"),
+        seed=power_seed,
         metric=metric_name_of(stats_path),
         pvalue=pvalue,
         memory_cap_bytes=memory_cap_mb * 2**20,
     )
     power_table["signature"] = signature(
-        metric_details=details,
-        test=test,
-        n_samples=samples,
-        seed=derive_seed(seed, experiment, "power"),
-        pvalue=pvalue,
-        alpha=alpha,
+        metric_details=details, test=test, n_samples=samples, seed=power_seed, pvalue=pvalue, alpha=alpha
     )
     write_tsv(power_table, table)
     plot_power_curve(power_table, png, target_power=target_power)
+    log_power(experiment, power_table, details)
+
+
+def log_power(experiment: str, power_table: pd.DataFrame, details: str) -> None:
+    """Log the pair and the minimum detectable difference at the full test set's size."""
     full = power_table[power_table["n_segments"] == power_table["n_segments"].max()]
     log.info(
         "%s: %s vs %s (%s), minimum detectable difference at %d segments: %.4g",

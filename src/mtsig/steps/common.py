@@ -176,14 +176,11 @@ def read_gold_table(path: str | Path, columns: Sequence[str] = ()) -> pd.DataFra
 def sentence_bleu(
     statistics: np.ndarray, options: Mapping[str, object], texts_dir: Path
 ) -> np.ndarray | None:
-    """Smoothed sentence BLEU ``[S, N]`` as ``sacrebleu.sentence_bleu`` gives it against the first reference,
-    from the experiment's BLEU statistics when they were extracted as ``sentence_bleu`` extracts them (its
-    tokenisation and case, one reference): a fraction of a second instead of tokenising every output again
-    (about 10 s for WMT12 es-en). None otherwise (the caller scores the texts)."""
+    """Smoothed sentence BLEU ``[S, N]`` from the experiment's BLEU statistics when they were extracted as
+    ``sacrebleu.sentence_bleu`` extracts them, else None (:func:`mtsig.metrics.bleu.sentence_bleu_if_extracted_alike`;
+    one reference when ``texts_dir`` has no ``reference.2.txt``)."""
     from mtsig.metrics import bleu
 
-    one_reference = not (texts_dir / "reference.2.txt").exists()
-    wanted = bleu.SENTENCE_BLEU_STATISTICS_OPTIONS
-    if one_reference and all(options.get(key) == value for key, value in wanted.items()):
-        return bleu.sentence_bleu_of_statistics(statistics)
-    return None
+    return bleu.sentence_bleu_if_extracted_alike(
+        statistics, options, not (texts_dir / "reference.2.txt").exists()
+    )

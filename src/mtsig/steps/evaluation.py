@@ -12,7 +12,6 @@ import pandas as pd
 
 from mtsig.report import tables as paper_tables
 from mtsig.settings import Clusters, as_block, build
-from mtsig.stats.resampling.registry import PAPER_TESTS
 from mtsig.steps.common import read_gold_table, read_tests_table
 from mtsig.steps.files import (
     metric_name_of,
@@ -47,15 +46,11 @@ def clusters(
     ``clusters.tsv`` (with each ranking's signature),
     ``clusters.tex`` (one ranked table per ranking) and ``results/tables/{experiment}.clusters.md`` (the rankings
     side by side, with their signatures; listed in the tables index)."""
-    from mtsig.report.clusters import experiment_clusters_latex
-    from mtsig.report.signature import gold_signature, with_conclusion
-    from mtsig.stats.clusters import clusters_side_by_side, experiment_clusters
+    from mtsig.report.clusters import experiment_clusters_report
     from mtsig.stats.evaluation import GOLD_PVALUE_COLUMNS
     from mtsig.steps.common import load_scored_stats
 
     chosen = build(Clusters, settings, "evaluation.clusters")
-    test, alpha, correction, rule = chosen.test, chosen.alpha, chosen.correction, chosen.rule
-    tables = tests_by_metric(tests)
     scores: dict[str, dict[str, float]] = {}
     higher_is_better: dict[str, bool] = {}
     systems: list[str] = []
@@ -64,36 +59,21 @@ def clusters(
         values = scorer.score(metric_stats.sum(axis=1))
         scores[metric_name_of(path)] = {s: float(v) for s, v in zip(systems, values, strict=True)}
         higher_is_better[metric_name_of(path)] = scorer.higher_is_better
-    gold_p = read_gold_table(gold, ("gold", *GOLD_PVALUE_COLUMNS))
     human = read_gold_table(system_scores, ("system", "criterion", "mean_z"))
     first = human[human["criterion"] == human["criterion"].iloc[0]].set_index("system")["mean_z"]
-    table = experiment_clusters(
-        {m: tables[m] for m in scores},
+    report = experiment_clusters_report(
+        tests_by_metric(tests),
         scores,
         higher_is_better,
-        gold_p,
+        read_gold_table(gold, ("gold", *GOLD_PVALUE_COLUMNS)),
         {s: float(first[s]) for s in systems},
-        test=test,
-        alpha=alpha,
-        correction=correction,
-        rule=rule,
+        chosen,
+        experiment,
     )
-    signatures = {
-        m: with_conclusion(tables[m].attrs["settings"]["signatures"][test], alpha, correction, rule)
-        for m in scores
-    }
-    signatures |= {
-        f"human:{g}": gold_signature(str(g), alpha, correction, rule) for g in gold_p["gold"].unique()
-    }
-    table["signature"] = table["source"].map(signatures)
-    write_tsv(table, clusters)
-    described = f"{test}, alpha {alpha:g}, correction {correction}, rule {rule}"
-    write_text(experiment_clusters_latex(table, experiment=experiment, settings=described), latex)
-    side = paper_tables.frame_to_markdown(clusters_side_by_side(table))
-    lines = [f"# {experiment}: significance clusters ({described})", "", side.rstrip("\n"), ""]
-    lines += [f"- {source}: `{text}`" for source, text in signatures.items()]
-    write_text("\n".join(lines) + "\n", markdown, made_by="clusters", settings=as_block(chosen))
-    for source, rows in table.groupby("source", sort=False):
+    write_tsv(report.table, clusters)
+    write_text(report.latex, latex)
+    write_text(report.markdown, markdown, made_by="clusters", settings=as_block(chosen))
+    for source, rows in report.table.groupby("source", sort=False):
         log.info("%s: %d clusters of %d systems", source, int(rows["cluster"].max()), len(rows))
 
 
@@ -111,45 +91,26 @@ def evaluate(
 ) -> None:
     """Accuracy of every metric x test against every gold (uncorrected, and after each correction applied to the
     tests alone and to tests and gold alike), the chi-square test between metrics, and agreement between tests."""
-    from mtsig.stats import evaluation
-    from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS, GOLD_PVALUE_COLUMNS
+    from mtsig.stats.evaluation import GOLD_CONCLUSION_COLUMNS, GOLD_PVALUE_COLUMNS, experiment_evaluation
 
-    tests_paths, gold_path, gold_conclusions_path = tests, gold, gold_conclusions  # the tables take the names
-    accuracy_path, agreement_path, chi_square_path = accuracy, agreement, chi_square
-    conclusions_path = conclusions
-    tests = tests_by_metric(tests_paths)
-    gold_p = read_gold_table(gold_path, GOLD_PVALUE_COLUMNS)
-    gold = read_gold_table(gold_conclusions_path, GOLD_CONCLUSION_COLUMNS)
-    systems = list(dict.fromkeys([*gold["sys_x"], *gold["sys_y"]]))  # the gold's pairs are in system order
-    conclusions = {
-        m: evaluation.test_conclusions(t, alphas, systems, source=p)
-        for (m, t), p in zip(tests.items(), tests_paths, strict=True)
-    }
-    frames = [evaluation.accuracy(conclusions, gold).assign(correction="none")]
-    for method in corrections:
-        corrected = {
-            m: evaluation.corrected_test_conclusions(t, method, alphas, systems) for m, t in tests.items()
-        }
-        corrected_gold = evaluation.corrected_gold_conclusions(gold_p, method, alphas, systems)
-        corrected_gold["gold"] = corrected_gold["gold"] + f"+{method}"
-        frames.append(evaluation.accuracy(corrected, gold).assign(correction=f"{method} (tests)"))
-        frames.append(
-            evaluation.accuracy(corrected, corrected_gold).assign(correction=f"{method} (tests and gold)")
-        )
-    accuracy = pd.concat(frames, ignore_index=True)
-    accuracy = accuracy[["correction", *[c for c in accuracy.columns if c != "correction"]]]
+    tables = tests_by_metric(tests)
+    result = experiment_evaluation(
+        tables,
+        read_gold_table(gold, GOLD_PVALUE_COLUMNS),
+        read_gold_table(gold_conclusions, GOLD_CONCLUSION_COLUMNS),
+        alphas,
+        corrections,
+        sources=dict(zip(tables, tests, strict=True)),
+    )
     settings = {
         "alphas": [float(a) for a in alphas],
         "corrections": list(corrections),
-        "metrics": list(tests),
+        "metrics": list(tables),
     }
-    write_tsv(accuracy, accuracy_path, made_by="evaluate", settings=settings)
-    uncorrected = accuracy[accuracy["correction"] == "none"]
-    chi_square = evaluation.metric_chi_square(uncorrected)
-    write_tsv(chi_square, chi_square_path, made_by="evaluate", settings=settings)
-    write_tsv(evaluation.test_agreement(conclusions), agreement_path, made_by="evaluate", settings=settings)
-    long = pd.concat([c.assign(metric=m) for m, c in conclusions.items()], ignore_index=True)
-    write_tsv(long[["metric", *[c for c in long.columns if c != "metric"]]], conclusions_path)
+    write_tsv(result.accuracy, accuracy, made_by="evaluate", settings=settings)
+    write_tsv(result.chi_square, chi_square, made_by="evaluate", settings=settings)
+    write_tsv(result.agreement, agreement, made_by="evaluate", settings=settings)
+    write_tsv(result.conclusions, conclusions)
 
 
 def reversed_orientation_check(
@@ -201,60 +162,22 @@ def tables(
     human system scores (``system_scores``): "check higher_is_better" (:func:`reversed_orientation_check`).
     ``samples``, ``seed`` and ``pvalue`` (``resampling.*``) are named in the captions.
     """
-    accuracy_path, chi_square_path, agreement_path = (
-        accuracy,
-        chi_square,
-        agreement,
-    )  # the tables take the names
-    md_path, tex_path, csv_path = md, tex, csv
-
-    accuracy = read_intermediate_tsv(
-        accuracy_path, "evaluate", columns=("correction", "gold", "metric", "test")
+    rendered = paper_tables.experiment_accuracy_tables(
+        read_intermediate_tsv(accuracy, "evaluate", columns=("correction", "gold", "metric", "test")),
+        read_intermediate_tsv(chi_square, "evaluate"),
+        read_intermediate_tsv(agreement, "evaluate"),
+        name=spec["name"],
+        description=spec.get("description", spec["name"]),
+        metrics=spec["metrics"],
+        n_systems=len(spec["systems"]),
+        samples=samples,
+        seed=seed,
+        pvalue=pvalue,
+        orientation_note=reversed_orientation_check(spec["name"], stats, system_scores),
     )
-    chi_square = read_intermediate_tsv(chi_square_path, "evaluate")
-    agreement = read_intermediate_tsv(agreement_path, "evaluate")
-    uncorrected = accuracy[accuracy["correction"] == "none"]
-    golds = list(dict.fromkeys(uncorrected["gold"]))
-    metrics = list(spec["metrics"])
-    n_systems = len(spec["systems"])
-    description = spec.get("description", spec["name"])
-    orientation_note = reversed_orientation_check(spec["name"], stats, system_scores)
-    md, tex, csv = [], [], []
-    for index, gold in enumerate(golds):
-        caption = paper_tables.accuracy_caption(description, gold, n_systems, samples, seed, pvalue)
-        heading = "Primary gold" if index == 0 else "Second gold"
-        md.append(f"## {heading}: {gold}\n")
-        md.append(
-            paper_tables.accuracy_table_markdown(uncorrected, gold, caption, PAPER_TESTS, metrics, chi_square)
-        )
-        tex.append(
-            paper_tables.accuracy_table_latex(
-                uncorrected, gold, caption, f"tab:{spec['name']}:{gold}", PAPER_TESTS, metrics, chi_square
-            )
-        )
-        csv.append(
-            paper_tables.accuracy_table_csv(uncorrected, gold, PAPER_TESTS, metrics) if index == 0 else ""
-        )
-        if index == 0 and orientation_note:
-            md.append("\n" + orientation_note)
-        extra = [t for t in dict.fromkeys(uncorrected["test"]) if t not in PAPER_TESTS]
-        if extra:
-            md.append(
-                f"\n### Beyond the paper: two-sided tests, R&M as published, block bootstraps ({gold})\n"
-            )
-            md.append(paper_tables.accuracy_by_test_markdown(uncorrected, gold, caption, extra, metrics))
-    for correction in [c for c in dict.fromkeys(accuracy["correction"]) if c != "none"]:
-        corrected = accuracy[accuracy["correction"] == correction]
-        for gold in dict.fromkeys(corrected["gold"]):
-            tests = [t for t in dict.fromkeys(corrected["test"]) if t.split("+")[0] in PAPER_TESTS]
-            caption = f"Accuracy after {correction} correction over all pairs, against gold {gold}."
-            md.append(f"\n### Multiple comparisons: {correction}, gold {gold}\n")
-            md.append(paper_tables.accuracy_by_test_markdown(corrected, gold, caption, tests, metrics))
-    md.append("\n## Agreement between the three tests\n")
-    md.append(paper_tables.agreement_markdown(agreement))
-    write_markdown(f"# {description}\n\n" + "\n".join(md), md_path, html, made_by="tables")
-    write_text("\n\n".join(tex), tex_path)
-    write_text(csv[0], csv_path)
+    write_markdown(rendered.markdown, md, html, made_by="tables")
+    write_text(rendered.latex, tex)
+    write_text(rendered.csv, csv)
 
 
 def tables_index(tables: Sequence[str | Path], index: str | Path, rules: Sequence[str] | None = None) -> None:

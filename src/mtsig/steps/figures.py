@@ -6,10 +6,10 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.stats.resampling.registry import PAPER_TESTS
 from mtsig.steps.common import read_gold_table, read_tests_table
 from mtsig.steps.files import (
     MANIFEST_SUFFIX,
@@ -41,57 +41,33 @@ def figures(
     """Figs. 5-6 (pseudo-statistic distributions of the kept pairs), Fig. 7 (human significance heatmaps per
     criterion and combined, for every gold) and Fig. 8 (every metric x test) as PNG, and as PDF too when ``pdf``
     (a folder) is given (config ``figures.pdf``)."""
-    from mtsig.report import plots
+    from mtsig.report.plots import experiment_figures
 
-    distributions_dirs, tests_paths, gold_path, system_scores_path = distributions, tests, gold, system_scores
-    tests = list(test_names)
     folders = {".png": Path(png), **({".pdf": Path(pdf)} if pdf else {})}
     for folder in folders.values():
         folder.mkdir(parents=True, exist_ok=True)
+    drawn = experiment_figures(
+        {Path(directory).name: kept_distributions(Path(directory)) for directory in distributions},
+        read_gold_table(gold, ("gold", "criterion", "sys_x", "sys_y", "p_value")),
+        {metric_name_of(path): read_tests_table(path) for path in tests},
+        systems_by_human_score(read_gold_table(system_scores, ("system", "criterion", "mean_z"))),
+        test_names,
+        alpha,
+        folders,
+    )
+    log.info("%d figures", len(drawn))
 
-    def outs(name: str) -> list[Path]:
-        return [folder / f"{name}{suffix}" for suffix, folder in folders.items()]
 
-    systems = systems_by_human_score(read_gold_table(system_scores_path, ("system", "criterion", "mean_z")))
-    for directory in map(Path, distributions_dirs):
-        metric = directory.name
-        for manifest in sorted(directory.glob("*.npz" + MANIFEST_SUFFIX)):
-            data = manifest.with_name(manifest.name.removesuffix(MANIFEST_SUFFIX))
-            if not data.is_file():  # a distribution file deleted since: the directory is incomplete
-                raise InputError(
-                    "intermediate file is missing; " + regenerate_hint(data, "merge_tests", directory), data
-                )
-        for path in sorted(directory.glob("*.npz")):
-            arrays = load_intermediate_arrays(path, "merge_tests", required=("actual",), target=directory)
-            x, y = path.stem.split("__")
-            shown = [t for t in PAPER_TESTS if t in arrays]  # Figs. 5-6 show the paper's three tests
-            plots.pseudo_statistic_distributions(
-                {t: arrays[t] for t in shown},
-                float(arrays["actual"]),
-                shown,
-                f"{metric.upper()}: {x} vs {y}",
-                outs(f"distributions_{metric.lower()}_{x}__{y}"),
-                statistic_label=f"{metric.upper()} difference",
+def kept_distributions(directory: Path) -> dict[str, dict[str, np.ndarray]]:
+    """``"x__y"`` -> test or ``actual`` -> values of every kept pair of one metric (``distributions/{metric}/``),
+    in file-name order; a distribution file whose manifest is left but which is gone is an error."""
+    for manifest in sorted(directory.glob("*.npz" + MANIFEST_SUFFIX)):
+        data = manifest.with_name(manifest.name.removesuffix(MANIFEST_SUFFIX))
+        if not data.is_file():  # a distribution file deleted since: the directory is incomplete
+            raise InputError(
+                "intermediate file is missing; " + regenerate_hint(data, "merge_tests", directory), data
             )
-    gold_p = read_gold_table(gold_path, ("gold", "criterion", "sys_x", "sys_y", "p_value"))
-    for gold in dict.fromkeys(gold_p["gold"]):
-        rows = gold_p[gold_p["gold"] == gold]
-        criteria = list(dict.fromkeys(rows["criterion"]))
-        matrices = {c: plots.p_matrix_from_gold(rows, systems, alpha, [c]) for c in criteria}
-        if len(criteria) > 1:
-            matrices["combined"] = plots.p_matrix_from_gold(rows, systems, alpha, criteria)
-        plots.significance_heatmap_grid(
-            matrices, systems, alpha, f"Human gold ({gold})", outs(f"human_{gold}")
-        )
-    for path in tests_paths:
-        metric = metric_name_of(path)
-        table = read_tests_table(path)
-        in_table = set(table["test"])
-        present = [t for t in tests if t in in_table]
-        matrices = {t: plots.p_matrix_from_tests(table, t, systems) for t in present}
-        title = "Randomized tests: row system significantly better than column system"
-        # lower case: the report links every figure by its file name, case-insensitively (docutils), so TER's
-        # grid in one experiment and ter's in another must have the same name, not two that collide
-        plots.significance_heatmap_grid(
-            matrices, systems, alpha, title, outs(f"tests_{metric.lower()}"), metric
-        )
+    return {
+        path.stem: load_intermediate_arrays(path, "merge_tests", required=("actual",), target=directory)
+        for path in sorted(directory.glob("*.npz"))
+    }

@@ -241,16 +241,22 @@ def human_gold(
         standardise=standardise,
         gold=build(HumanGold, spec["gold"]),
     )
-    for annotator, reason in result["dropped"].itertuples(index=False):
-        log.info("dropped annotator %s: %s", annotator, reason)
-    for annotator in result["zero_z"]:
-        log.info("annotator %s: zero variance, kept with z = 0 (standardise.zero_variance: zero)", annotator)
     settings = {"systems": systems, "alphas": [float(a) for a in alphas], "gold": spec["gold"]}
     write_tsv(result["z"], z)
     write_tsv(result["qc"], qc)
     write_tsv(result["system_scores"], system_scores, made_by="human_gold", settings=settings)
     write_tsv(result["gold"], gold, made_by="human_gold", settings=settings)
     write_tsv(result["gold_conclusions"], conclusions, made_by="human_gold", settings=settings)
+    log_gold(result, alphas)
+
+
+def log_gold(result: Mapping[str, Any], alphas: Sequence[float]) -> None:
+    """Log what :func:`mtsig.stats.human.build_gold` dropped and kept, and how many pairs the primary gold calls
+    significant at each alpha."""
+    for annotator, reason in result["dropped"].itertuples(index=False):
+        log.info("dropped annotator %s: %s", annotator, reason)
+    for annotator in result["zero_z"]:
+        log.info("annotator %s: zero variance, kept with z = 0 (standardise.zero_variance: zero)", annotator)
     primary = result["gold_conclusions"]
     primary = primary[primary["gold"] == primary["gold"].iloc[0]]
     for alpha in alphas:

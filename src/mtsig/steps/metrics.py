@@ -64,20 +64,9 @@ def metric_stats(
 
     declaration = spec.get("metric_declarations", {}).get(metric)
     if declaration is not None:
-        from mtsig.metrics.segment_scores import SegmentScores
-
         if data_root is None or documents is None:
             raise InputError(f"metric {metric!r} reads segment scores: give data_root and documents")
-        systems, n_segments = read_experiment_systems(Path(texts), Path(documents))
-        scorer = SegmentScores.from_declaration(metric, declaration, Path(data_root))
-        if scorer.n_segments != n_segments:
-            raise InputError(
-                f"metric {metric!r} scores {scorer.n_segments} segments but the test set has {n_segments}",
-                scorer.options["path"],
-            )
-        statistics = scorer.stats_for(systems, n_segments)
-        save_stats(stats, statistics, systems, scorer.details(), scorer.options)
-        log.info("%s: stats %s; %s", metric, statistics.shape, scorer.details())
+        declared_metric_stats(metric, declaration, Path(data_root), Path(texts), Path(documents), stats)
         return
     reference, outputs = read_prepared_texts(Path(texts))
     reference = read_prepared_references(Path(texts), reference)  # several references: reference streams
@@ -90,6 +79,30 @@ def metric_stats(
         extra["paraphrases"] = load_intermediate_arrays(index_paths[0], "meteor_paraphrases")
     statistics = scorer.stats_many(outputs, reference, processes=threads, **extra)
     save_stats(stats, statistics, list(outputs), scorer.details(), scorer.options)
+    log.info("%s: stats %s; %s", metric, statistics.shape, scorer.details())
+
+
+def declared_metric_stats(
+    metric: str,
+    declaration: Mapping[str, Any],
+    data_root: Path,
+    texts: Path,
+    documents: Path,
+    stats: str | Path,
+) -> None:
+    """:func:`metric_stats` of a metric declared with ``kind: segment_scores``: statistics ``[score, 1]`` of every
+    system of ``texts/systems.txt`` on every segment of ``documents.tsv``, from the declared scores file."""
+    from mtsig.metrics.segment_scores import SegmentScores
+
+    systems, n_segments = read_experiment_systems(texts, documents)
+    scorer = SegmentScores.from_declaration(metric, declaration, data_root)
+    if scorer.n_segments != n_segments:
+        raise InputError(
+            f"metric {metric!r} scores {scorer.n_segments} segments but the test set has {n_segments}",
+            scorer.options["path"],
+        )
+    statistics = scorer.stats_for(systems, n_segments)
+    save_stats(stats, statistics, systems, scorer.details(), scorer.options)
     log.info("%s: stats %s; %s", metric, statistics.shape, scorer.details())
 
 

@@ -14,7 +14,7 @@ from mtsig.steps.files import read_tsv, write_markdown, write_tsv
 if TYPE_CHECKING:
     import pandas as pd
 
-    from mtsig.studies.delta_agreement import ExperimentInput, ProtocolInput
+    from mtsig.studies.delta_agreement import DeltaAgreement, ExperimentInput, ProtocolInput
 
 log = logging.getLogger("mtsig")
 
@@ -192,6 +192,19 @@ def delta_agreement(
         experiments, metrics_task, protocols, alpha=alpha, metric_outlier_cutoff=metric_outlier_cutoff,
         bootstrap_samples=bootstrap_samples, seed=seed,
     )  # fmt: skip
+    log_delta_agreement(result)
+    write_tsv(result.pairs, pairs)
+    write_tsv(result.outliers, outliers)
+    write_tsv(result.curves, curves)
+    write_tsv(result.summary, summary)
+    page = delta_agreement_markdown(result.summary, result.outliers, alpha, metric_outlier_cutoff)
+    write_markdown(page, md, html)
+    delta_agreement_figure(result.pairs, result.curves, result.summary, figure)
+
+
+def log_delta_agreement(result: DeltaAgreement) -> None:
+    """Log each metric-score outlier left out and the size of the pairs table
+    (a :class:`mtsig.studies.delta_agreement.DeltaAgreement`)."""
     for row in result.outliers.itertuples(index=False):
         log.info(
             "left out: %s %s in %s, score %g, robust z %.1f (%d pairs)",
@@ -205,10 +218,3 @@ def delta_agreement(
         int(table["left_out"].sum()),
         len(result.outliers),
     )
-    write_tsv(table, pairs)
-    write_tsv(result.outliers, outliers)
-    write_tsv(result.curves, curves)
-    write_tsv(result.summary, summary)
-    page = delta_agreement_markdown(result.summary, result.outliers, alpha, metric_outlier_cutoff)
-    write_markdown(page, md, html)
-    delta_agreement_figure(table, result.curves, result.summary, figure)

@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 from mtsig.errors import InputError
+from mtsig.metrics.base import Metric
 from mtsig.stats.seeding import derive_seed
-from mtsig.steps.common import check_same_systems, load_scored_stats, read_prepared_texts, sentence_bleu
+from mtsig.steps.common import check_same_systems, load_scored_stats, read_prepared_texts
 from mtsig.steps.files import (
     metric_name_of,
     regenerate_hint,
@@ -44,7 +45,6 @@ def segment_level(
     table's ``convention`` column (:func:`mtsig.studies.rankeval.segment_level_table`). A JCML set names its file
     in ``jcml``; a WMT experiment its ``rankings``, prepared ``texts`` and metric ``stats`` (the others empty)."""
     from mtsig.io.rankings import load_jcml, load_predicted_ranking, load_wmt_rankings
-    from mtsig.metrics.bleu import sentence_bleu_scores
     from mtsig.report.tables import segment_level_markdown
     from mtsig.studies import rankeval
 
@@ -63,34 +63,14 @@ def segment_level(
     else:
         name = spec["name"]
         reference, outputs_by_system = read_prepared_texts(Path(texts))
-        systems = list(outputs_by_system)
-        scores = {}
-        for path in stats:
-            metric = metric_name_of(path)
-            statistics, names, _, scorer = load_scored_stats(path)
-            check_same_systems(systems, names, path, Path(texts) / "systems.txt", "metric_stats")
-            if statistics.shape[1] != len(reference):
-                raise InputError(
-                    f"{statistics.shape[1]} segments where the prepared reference has {len(reference)}; "
-                    + regenerate_hint(path, "metric_stats", None),
-                    path,
-                )
-            if metric == "bleu":
-                scores[metric] = sentence_bleu(statistics, scorer.options, Path(texts))
-            else:  # the score of each segment's own statistics
-                segment = np.asarray(scorer.score(statistics), dtype=float)
-                scores[metric] = segment if scorer.higher_is_better else -segment
-        # BLEU first, as the table lists it; from the texts when the experiment has no usable BLEU statistics.
-        bleu = scores.pop("bleu", None)
-        if bleu is None:
-            bleu = sentence_bleu_scores(outputs_by_system, reference)
-        scores = {"bleu": bleu, **scores}
-        languages = (spec["human"]["source_language"], spec["human"]["target_language"])
-        table = rankeval.wmt_segment_level(
+        languages = experiment_languages(spec)
+        table = rankeval.wmt_experiment_segment_level(
             load_wmt_rankings(rankings[0], *languages),
             languages,
-            systems,
-            scores,
+            segment_stats(stats, list(outputs_by_system), len(reference), Path(texts)),
+            outputs_by_system,
+            reference,
+            one_reference=not (Path(texts) / "reference.2.txt").exists(),
             n_samples=bootstrap_samples,
             seed=derive_seed(seed, name, "segment_level"),
             predicted_rankings=predicted,
@@ -99,3 +79,27 @@ def segment_level(
         )
     write_tsv(table, table_path)
     write_markdown(segment_level_markdown(name, table), md_path, html, made_by="segment_level")
+
+
+def experiment_languages(spec: Mapping[str, Any]) -> tuple[str, str]:
+    """(source, target) language of a WMT experiment as its RNK file names them (its human block)."""
+    return spec["human"]["source_language"], spec["human"]["target_language"]
+
+
+def segment_stats(
+    stats: Sequence[str | Path], systems: Sequence[str], n_segments: int, texts: Path
+) -> dict[str, tuple[np.ndarray, Metric]]:
+    """metric -> (statistics, metric) of every statistics file, each of ``systems`` and ``n_segments`` segments
+    (the prepared texts')."""
+    by_metric = {}
+    for path in stats:
+        statistics, names, _, scorer = load_scored_stats(path)
+        check_same_systems(systems, names, path, texts / "systems.txt", "metric_stats")
+        if statistics.shape[1] != n_segments:
+            raise InputError(
+                f"{statistics.shape[1]} segments where the prepared reference has {n_segments}; "
+                + regenerate_hint(path, "metric_stats", None),
+                path,
+            )
+        by_metric[metric_name_of(path)] = (statistics, scorer)
+    return by_metric

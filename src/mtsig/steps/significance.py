@@ -14,7 +14,6 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.settings import Resampling, build
-from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.intervals import confidence_level
 from mtsig.stats.resampling.registry import samples_per_test
 from mtsig.stats.seeding import derive_seed
@@ -35,42 +34,6 @@ log = logging.getLogger("mtsig")
 PAIR_INTERVAL_COLUMNS = ("sys_x", "sys_y", "method", "level", "statistic", "ci_low", "ci_high")
 #: Columns of ``intervals/{metric}.systems.tsv`` (:attr:`~mtsig.stats.resampling.PairwiseResult.system_intervals`).
 SYSTEM_INTERVAL_COLUMNS = ("system", "method", "level", "score", "ci_low", "ci_high")
-
-
-def shard_pairs(n_systems: int, shard: int, n_shards: int) -> list[tuple[int, int]]:
-    """The pairs of one shard: contiguous blocks of the canonical order (shards differ by at most one pair)."""
-    pairs = unordered_pairs(range(n_systems))
-    bounds = np.linspace(0, len(pairs), n_shards + 1).round().astype(int)
-    return pairs[bounds[shard] : bounds[shard + 1]]
-
-
-def distribution_pairs(
-    selection_scores: np.ndarray,
-    systems: Sequence[str],
-    requested: str | Sequence[Sequence[str]],
-    gap_quantile: float,
-) -> list[tuple[str, str]]:
-    """Pairs whose pseudo-statistics are kept for the figures (paper Figs. 5-6).
-
-    ``"auto"``: the two systems closest in the selection metric (BLEU; the paper's Fig. 5 shows "a typical pair of
-    systems with close BLEU scores") and one clearly different pair, the pair whose score gap is nearest the
-    ``gap_quantile`` quantile of all gaps (``resampling.distribution_gap_quantile``, default the 75th percentile). Each pair is oriented with the higher-scoring system first.
-    """
-    if requested != "auto":
-        unknown = sorted({s for pair in requested for s in pair} - set(systems))
-        if unknown:
-            raise InputError(f"distribution_pairs names unknown systems: {', '.join(unknown)}")
-        return [(str(x), str(y)) for x, y in requested]
-    pairs = unordered_pairs(range(len(systems)))
-    gaps = np.array([abs(selection_scores[i] - selection_scores[j]) for i, j in pairs])
-    closest = pairs[int(np.argmin(gaps))]
-    target = np.quantile(gaps, gap_quantile)
-    different = pairs[int(np.argmin(np.abs(gaps - target)))]
-    chosen = []
-    for i, j in dict.fromkeys([closest, different]):
-        hi, lo = (i, j) if selection_scores[i] >= selection_scores[j] else (j, i)
-        chosen.append((systems[hi], systems[lo]))
-    return chosen
 
 
 @dataclass(frozen=True)
@@ -101,59 +64,31 @@ def tests_shard(
     resampling: Resampling,
 ) -> TestsShard:
     """Every configured test for one shard of the pairs of one (experiment, metric), and the percentile and BCa
-    intervals (:mod:`mtsig.stats.intervals`, level ``resampling.confidence``) of every pair's difference and every
-    system's score, from the paired bootstrap's own draws (no second resampling).
+    intervals of every pair's difference and every system's score (:func:`mtsig.studies.significance.shard_tests`).
 
     The seed is derived from the config seed and (experiment, metric), so each metric's draws are independent
     and the same whatever the sharding (the engine's draws do not depend on which pairs are computed). The
     signature of each test (:mod:`mtsig.report.signature`) is part of the settings.
     """
     from mtsig.report.signature import result_signatures
-    from mtsig.stats.intervals import INTERVAL_METHODS
-    from mtsig.stats.resampling.engine import pairwise_tests
+    from mtsig.studies.significance import shard_tests
 
     stats, systems, _, scorer = load_scored_stats(stats_path)
-    selection_stats, selection_systems, _, selection_scorer = load_scored_stats(selection_path)
-    check_same_systems(systems, selection_systems, selection_path, stats_path, "metric_stats")
-    if selection_stats.shape[1] != stats.shape[1]:
-        raise InputError(
-            f"{selection_stats.shape[1]} segments where {stats_path} has {stats.shape[1]}; "
-            + regenerate_hint(selection_path, "metric_stats", None),
-            selection_path,
-        )
-    documents = read_segment_documents(documents_path, stats.shape[1])
-    selection_scores = selection_scorer.score(selection_stats.sum(axis=1))
-    if metric_name_of(selection_path) == "ter":
-        selection_scores = -selection_scores
-    keep = distribution_pairs(
-        selection_scores,
-        selection_systems,
-        resampling.distribution_pairs,
-        resampling.distribution_gap_quantile,
-    )
-    pairs = shard_pairs(len(systems), shard, n_shards)
-    index = {name: i for i, name in enumerate(systems)}
-    in_shard = set(pairs)
-    keep = [(x, y) for x, y in keep if tuple(sorted((index[x], index[y]))) in in_shard]
-    result = pairwise_tests(
+    result = shard_tests(
         stats,
         scorer.score,
         systems,
+        selection_scores(selection_path, systems, stats_path, stats.shape[1]),
+        read_segment_documents(documents_path, stats.shape[1]),
         higher_is_better=scorer.higher_is_better,
-        tests=list(test_names),
-        n_samples=samples_per_test(resampling.samples, test_names),
+        tests=test_names,
+        resampling=resampling,
         seed=derive_seed(resampling.seed, experiment, metric),
-        pvalue=resampling.pvalue,
-        memory_cap_bytes=resampling.memory_cap_bytes,
-        pairs=pairs,
-        keep_distributions=keep,
-        documents=documents,
-        mean_block_length=resampling.mean_block_length,
-        intervals=INTERVAL_METHODS,
-        interval_level=confidence_level(resampling.confidence),
+        shard=shard,
+        n_shards=n_shards,
     )
     settings = resampling_settings(experiment, metric, test_names, resampling, systems) | {
-        "signatures": result_signatures(scorer.details(), result.settings),
+        "signatures": result_signatures(scorer.details(), result.engine_settings),
         "shard": shard,
         "n_shards": n_shards,
     }
@@ -163,14 +98,27 @@ def tests_shard(
         metric,
         shard,
         n_shards,
-        len(pairs),
+        result.n_pairs,
         len(result.table),
     )
-    distributions = {
-        f"{x}__{y}": {test: np.asarray(values) for test, values in by_test.items()}
-        for (x, y), by_test in result.distributions.items()
-    }
-    return TestsShard(result.table, result.intervals, result.system_intervals, distributions, settings)
+    return TestsShard(result.table, result.intervals, result.system_intervals, result.distributions, settings)
+
+
+def selection_scores(
+    selection_path: str | Path, systems: Sequence[str], stats_path: str | Path, n_segments: int
+) -> np.ndarray:
+    """The selection metric's corpus scores (higher is better: TER negated) of ``systems``, which choose the pairs
+    whose distributions are kept; its statistics must be of the same systems and segments as ``stats_path``'s."""
+    selection_stats, selection_systems, _, selection_scorer = load_scored_stats(selection_path)
+    check_same_systems(systems, selection_systems, selection_path, stats_path, "metric_stats")
+    if selection_stats.shape[1] != n_segments:
+        raise InputError(
+            f"{selection_stats.shape[1]} segments where {stats_path} has {n_segments}; "
+            + regenerate_hint(selection_path, "metric_stats", None),
+            selection_path,
+        )
+    scores = selection_scorer.score(selection_stats.sum(axis=1))
+    return -scores if metric_name_of(selection_path) == "ter" else scores
 
 
 def resample_tests(

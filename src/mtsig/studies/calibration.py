@@ -38,6 +38,7 @@ R&M bootstrap is effectively one-tailed, its p-value is about half of AR's and d
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -419,6 +420,78 @@ def calibration_study(
                 )
             )
     return pd.concat(tables, ignore_index=True)[RESULT_COLUMNS].assign(swap_unit=swap_unit)
+
+
+@dataclass(frozen=True)
+class ExperimentCalibration:
+    """An experiment's calibration study: the table of :func:`calibration_study` for every swap unit run (with
+    columns ``sys_x, sys_y`` naming the planted pair), the planted pair ``(better, worse)``, the metric that chose it,
+    and the swap units skipped (document swaps without document ids)."""
+
+    table: pd.DataFrame
+    planted: tuple[str, str]
+    chooser: str
+    skipped_units: tuple[str, ...]
+
+
+def experiment_calibration(
+    stats_by_metric: Mapping[str, MetricStats | tuple[np.ndarray, ScoreFunction, bool]],
+    systems: Sequence[str],
+    gold_conclusions: pd.DataFrame,
+    documents: np.ndarray | None,
+    *,
+    experiment: str,
+    null_pairs: int,
+    q_values: Sequence[float],
+    alternatives_per_q: int,
+    alphas: Sequence[float],
+    planted_alpha: float,
+    swap_units: Sequence[str],
+    tests: Sequence[str],
+    n_samples: int | Mapping[str, int],
+    seed: int,
+    pvalue: str,
+    mean_block_length: float,
+    memory_cap_bytes: int,
+) -> ExperimentCalibration:
+    """Type I error and power of every test and metric of an experiment (:func:`calibration_study`), once per swap
+    unit, seeded by ``derive_seed(seed, experiment, "calibration", unit)``.
+
+    The planted pair is the one the primary gold (the first ``gold`` of ``gold_conclusions``) calls significantly
+    different at ``planted_alpha`` with the largest BLEU (or first metric) difference in the same direction
+    (:func:`gold_better_pairs`, :func:`choose_planted_pair`): "X clearly better than Y by human gold and metric".
+    Without document ids, document swaps and the document tests are left out.
+    """
+    gold = gold_conclusions[gold_conclusions["gold"] == gold_conclusions["gold"].iloc[0]]
+    chooser = "bleu" if "bleu" in stats_by_metric else next(iter(stats_by_metric))
+    stats, score, higher = stats_by_metric[chooser]
+    x, y = choose_planted_pair(
+        stats, score, systems, higher_is_better=higher, gold_better=gold_better_pairs(gold, planted_alpha)
+    )
+    units = [u for u in swap_units if u != "document" or documents is not None]
+    frames = [
+        calibration_study(
+            stats_by_metric,
+            systems,
+            x,
+            y,
+            null_pairs=null_pairs,
+            q_values=list(q_values),
+            alternatives_per_q=alternatives_per_q,
+            alphas=list(alphas),
+            tests=[t for t in tests if documents is not None or not t.endswith("_documents")],
+            n_samples=n_samples,
+            seed=derive_seed(seed, experiment, "calibration", unit),
+            pvalue=pvalue,
+            documents=documents,
+            mean_block_length=mean_block_length,
+            swap_unit=unit,
+            memory_cap_bytes=memory_cap_bytes,
+        ).assign(sys_x=x, sys_y=y)
+        for unit in units
+    ]
+    skipped = tuple(u for u in swap_units if u not in units)
+    return ExperimentCalibration(pd.concat(frames, ignore_index=True), (x, y), chooser, skipped)
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """Evaluation of MT n-best lists (Bremerman, Khayrallah, Oard & Post 2020, "On the Evaluation of MT n-best Lists").
 
-The paper asks three questions of an n-best list and answers each with a measure (the measures of lists and
-correlations are in :mod:`mtsig.stats.nbest_measures`; the STAPLE matching, the simulated systems and the experiment
-here):
+The paper asks three questions of an n-best list and answers each with a measure (the STAPLE matching and the
+measures of lists and correlations are in :mod:`mtsig.stats.nbest_measures`, the simulated systems in
+:mod:`mtsig.studies.nbest_simulation`; the studies and the experiment here):
 
 1. Head-weighted precision (Sec. 3): uninterpolated average precision of the list against the set of valid
    translations (eq. 1), averaged over prompts (MAP); and the ablation of incomplete gold (Sec. 3.2, Fig. 1):
@@ -14,24 +14,20 @@ here):
 
 System rankings are compared with Spearman's rho and with Pearson Rank (Gao, Bagdouri & Oard 2016).
 
-Matching. A hypothesis is valid when its normalised form is a normalised gold translation. The normalisation is
-the official STAPLE scorer's (duolingo-sharedtask-2020, ``utils.read_transfile``): strip, lowercase, delete
-ASCII punctuation (``string.punctuation``). When two gold translations normalise to the same string, the
-official reader keeps the weight of the later line (a dict overwrite); we do the same so that our weighted F1
-equals the official scorer's (7 of the 500 en-pt dev prompts are affected).
+Matching. A hypothesis is valid when its normalised form is a normalised gold translation
+(:func:`mtsig.stats.nbest_measures.normalize_staple`, the official STAPLE scorer's; when two gold translations
+normalise alike the later line's weight is kept, as the official reader does: 7 of the 500 en-pt dev prompts).
 
 Real n-best lists of STAPLE systems are not public, so :func:`run_nbest_experiment` evaluates a family of
-*simulated* systems generated from the gold (:func:`simulate_system`) plus the organisers' real AWS 1-best
+*simulated* systems generated from the gold (:func:`mtsig.studies.nbest_simulation.simulate_system`) plus the organisers' real AWS 1-best
 baseline and any user-supplied system files.
 """
 
 from __future__ import annotations
 
 import math
-import re
-import string
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,52 +37,28 @@ from sacrebleu.metrics.bleu import BLEU
 
 from mtsig.errors import InputError
 from mtsig.io.staple import GoldPrompt, NBestList
+from mtsig.metrics.bleu import closest_reference_lengths, line_ngram_counts
 from mtsig.metrics.tokenizers import TokenIds
 from mtsig.runtime import portable
 from mtsig.stats.nbest_measures import (
+    gold_weights,
     mean_average_precision,
+    normalize_staple,
+    normalized_lists,
     pearson_r,
     pearson_rank,
     spearman_rho,
     weighted_macro_f1,
 )
-from mtsig.stats.seeding import rng_for
+from mtsig.studies.nbest_simulation import SimulatedSystem, simulated_systems
 
 if TYPE_CHECKING:
     from mtsig.settings import NBestParameters
-
-# Deleting with one compiled character class is 3x faster than str.translate on non-ASCII text, same result.
-_PUNCTUATION = re.compile(f"[{re.escape(string.punctuation)}]")
 
 ALL = "all"
 """Grid label for "every hypothesis" (x) or "every reference" (y)."""
 
 Depth = int | str  # a positive int or ALL
-
-
-# --------------------------------------------------------------------------------------------------- matching
-
-
-def normalize_staple(text: str) -> str:
-    """The official STAPLE matching form: strip, lowercase, delete ASCII punctuation (``utils.read_transfile``)."""
-    return _PUNCTUATION.sub("", text.strip().lower())
-
-
-def gold_weights(prompt: GoldPrompt) -> dict[str, float]:
-    """Normalised translation -> weight; on normalisation collisions the later line wins, as in the official reader."""
-    return {normalize_staple(t): w for t, w in zip(prompt.translations, prompt.weights, strict=True)}
-
-
-def normalized_gold_translations(gold: Mapping[str, GoldPrompt]) -> dict[str, list[str]]:
-    """Each prompt's gold translations in :func:`normalize_staple` form, in file order."""
-    return {
-        prompt_id: [normalize_staple(t) for t in prompt.translations] for prompt_id, prompt in gold.items()
-    }
-
-
-def normalized_lists(system: Mapping[str, NBestList]) -> dict[str, list[str]]:
-    """Each prompt's ranked hypotheses in normalised form (order kept, repeats kept)."""
-    return {prompt_id: [normalize_staple(t) for t in nbest.texts] for prompt_id, nbest in system.items()}
 
 
 # ---------------------------------------------------------------------------------- Q2: preference correlation
@@ -245,42 +217,6 @@ def pseudo_corpus(
     return hypotheses, line_refs
 
 
-def _closest_lengths(hypothesis_lengths: np.ndarray, sorted_lengths: np.ndarray) -> np.ndarray:
-    """sacrebleu's effective reference length of every hypothesis: the closest reference length, the shorter one
-    on a tie (``BLEU._get_closest_ref_len``), for sorted reference lengths."""
-    position = np.searchsorted(sorted_lengths, hypothesis_lengths, side="left")
-    shorter = sorted_lengths[np.maximum(position - 1, 0)]
-    longer = sorted_lengths[np.minimum(position, sorted_lengths.size - 1)]
-    return np.where(
-        np.abs(shorter - hypothesis_lengths) <= np.abs(longer - hypothesis_lengths), shorter, longer
-    )
-
-
-def _ngram_counts(
-    ids: np.ndarray, lengths: np.ndarray, order: int, vocabulary_size: int
-) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Distinct n-grams of every line, for n = 1..order: per n, (line, n-gram code, count) of each distinct
-    (line, n-gram), n-gram codes shared by all the lines given (``extract_all_word_ngrams`` as arrays).
-
-    An n-gram's code is built from its (n-1)-gram prefix's code and its last token, renumbered densely at each n
-    so that codes stay small whatever the vocabulary."""
-    line_of = np.repeat(np.arange(lengths.size), lengths)
-    start_of = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    position = np.arange(ids.size) - start_of  # position of each token within its line
-    out = []
-    codes = ids  # n-gram starting at each token (valid where it fits in the line)
-    for n in range(1, order + 1):
-        if n > 1:
-            following = np.zeros_like(ids)  # the token n - 1 places on (0 past the end: masked below)
-            following[: max(ids.size - n + 1, 0)] = ids[n - 1 :]
-            codes = np.unique(codes * vocabulary_size + following, return_inverse=True)[1].astype(np.int64)
-        fits = position + n <= lengths[line_of]
-        span = int(codes.max()) + 1 if codes.size else 1
-        keys, counts = np.unique(line_of[fits] * span + codes[fits], return_counts=True)
-        out.append((keys // span, keys % span, counts))
-    return out
-
-
 def bleu_grid(
     systems: Mapping[str, Mapping[str, NBestList]],
     gold: Mapping[str, GoldPrompt],
@@ -315,7 +251,7 @@ def bleu_grid(
         index = {text: i for i, text in enumerate(texts)}
         ranked_references = top_references(prompt, ALL)  # the top-y references are its first y
         ids, lengths = tokenise([*texts, *ranked_references])
-        ngrams = _ngram_counts(ids, lengths, order, tokenise.vocabulary_size)
+        ngrams = line_ngram_counts(ids, lengths, order, tokenise.vocabulary_size)
         n_texts = len(texts)
         hypothesis_lengths, reference_lengths = lengths[:n_texts], lengths[n_texts:]
         # stats[y, hypothesis] = [hyp_len, ref_len, correct_1..4, total_1..4], as sacrebleu's segment statistics
@@ -328,7 +264,7 @@ def bleu_grid(
             ).astype(np.int64)
         for r, count in enumerate(references):
             kept = len(ranked_references) if count == ALL else min(int(count), len(ranked_references))
-            stats[r, :, 1] = _closest_lengths(hypothesis_lengths, np.sort(reference_lengths[:kept]))
+            stats[r, :, 1] = closest_reference_lengths(hypothesis_lengths, np.sort(reference_lengths[:kept]))
             for n, (line, code, ngram_count) in enumerate(ngrams):
                 is_reference = (line >= n_texts) & (line < n_texts + kept)
                 # the maximum count of each n-gram over the kept references (sacrebleu's ref_ngrams)
@@ -354,130 +290,6 @@ def bleu_grid(
                 score = metric._compute_score_from_stats([int(v) for v in totals[s, d, r]]).score
                 records.append({"system": name, "x": str(depth), "y": str(count), "bleu": float(score)})
     return pd.DataFrame(records)
-
-
-# --------------------------------------------------------------------------------------- simulated systems
-
-
-@dataclass(frozen=True)
-class SimulatedSystem:
-    """Parameters of one simulated n-best system (see :func:`simulate_system`)."""
-
-    name: str
-    p_valid_head: float
-    p_valid_tail: float
-    drift: float
-
-
-def simulation_parameters(params: Mapping[str, Any], seed: int) -> list[SimulatedSystem]:
-    """Draw each simulated system's parameters independently and uniformly from the configured ranges.
-
-    Drawing validity and ordering quality independently (rather than one "quality" knob) gives systems that
-    are good at one thing and poor at another, which is what makes the measures disagree in the paper.
-    """
-    rng = rng_for(seed, "nbest", "simulation-parameters")
-    systems = []
-    for index in range(int(params["n_systems"])):
-        head = rng.uniform(*params["p_valid_head"])
-        tail = rng.uniform(*params["p_valid_tail"])
-        drift = rng.uniform(*params["drift"])
-        systems.append(SimulatedSystem(f"sim{index + 1:02d}", float(head), float(tail), float(drift)))
-    return systems
-
-
-def perturb(words: Sequence[str], vocabulary: Sequence[str], rng: np.random.Generator, edits: int) -> str:
-    """Apply ``edits`` random edits to a tokenised translation: drop a word, swap two adjacent words, or
-    substitute a word with one drawn from ``vocabulary`` (words of other translations). Drop and swap need two
-    words or more; a one-word sentence is substituted."""
-    tokens = list(words)
-    for _ in range(edits):
-        operation = int(rng.integers(3)) if len(tokens) >= 2 else 2
-        position = int(rng.integers(len(tokens)))
-        if operation == 0:
-            del tokens[position]
-        elif operation == 1:
-            position = min(position, len(tokens) - 2)
-            tokens[position], tokens[position + 1] = tokens[position + 1], tokens[position]
-        else:
-            tokens[position] = vocabulary[int(rng.integers(len(vocabulary)))]
-    return " ".join(tokens)
-
-
-def simulate_system(
-    gold: Mapping[str, GoldPrompt],
-    system: SimulatedSystem,
-    list_length: int,
-    head_length: float,
-    max_edits: int,
-    vocabulary: Sequence[str],
-    seed: int,
-    normalized_gold: Mapping[str, Sequence[str]] | None = None,
-) -> dict[str, NBestList]:
-    """A simulated n-best system built from the gold: for each prompt, a ranked list of ``list_length``.
-
-    - Position ``k`` (1-based) holds a valid translation with probability
-      ``p_tail + (p_head - p_tail) * exp(-(k - 1) / head_length)`` while valid translations remain, so a system
-      can be strong at the head and weak deeper in the list (the pattern behind the paper's Fig. 5).
-    - Valid translations are taken in the order of ``log(weight) + drift * G`` (G standard Gumbel noise),
-      descending: drift 0 is exact frequency order, large drift a random order.
-    - Otherwise the position holds an invalid candidate: a random gold translation of the prompt with 1 to
-      ``max_edits`` :func:`perturb` edits, redrawn (up to 20 times, else the slot is left out) until its
-      normalised form is neither a gold translation nor already in the list.
-    - Model scores are log-probability-like and strictly decreasing down the list: minus the cumulative sum
-      of Exponential(0.5) gaps.
-
-    Randomness comes from ``rng_for(seed, "nbest", system.name)`` only. ``normalized_gold`` (prompt -> its
-    translations in :func:`normalize_staple` form, :func:`normalized_gold_translations`) saves recomputing them
-    for every simulated system.
-    """
-    rng = rng_for(seed, "nbest", system.name)
-    if normalized_gold is None:
-        normalized_gold = normalized_gold_translations(gold)
-    lists: dict[str, NBestList] = {}
-    for prompt_id, prompt in gold.items():
-        weights = np.asarray(prompt.weights, dtype=float)
-        keys = portable.log(weights) + system.drift * rng.gumbel(size=weights.size)
-        order = np.argsort(-keys, kind="stable")
-        valid_order = [prompt.translations[i] for i in order]
-        normalized = normalized_gold[prompt_id]
-        valid_normalized = [normalized[i] for i in order]
-        valid_keys = set(normalized)
-        tokenised = [t.split() for t in prompt.translations]
-        ranks = np.arange(list_length)
-        p_valid = system.p_valid_tail + (system.p_valid_head - system.p_valid_tail) * np.exp(
-            -ranks / head_length
-        )
-        draws = rng.random(list_length)
-        texts: list[str] = []
-        used: set[str] = set()
-        next_valid = 0
-        for k in range(list_length):
-            if draws[k] < p_valid[k] and next_valid < len(valid_order):
-                candidate, key = valid_order[next_valid], valid_normalized[next_valid]
-                next_valid += 1
-                if key in used:  # two gold lines that normalise alike
-                    continue
-            else:
-                candidate = None
-                for _ in range(20):
-                    source = tokenised[int(rng.integers(len(tokenised)))]
-                    attempt = perturb(source, vocabulary, rng, int(rng.integers(1, max_edits + 1)))
-                    key = normalize_staple(attempt)
-                    if key and key not in valid_keys and key not in used:
-                        candidate = attempt
-                        break
-                if candidate is None:
-                    continue
-            used.add(key)
-            texts.append(candidate)
-        scores = -np.cumsum(rng.exponential(0.5, size=len(texts)))
-        lists[prompt_id] = NBestList(tuple(texts), tuple(float(s) for s in scores))
-    return lists
-
-
-def gold_vocabulary(gold: Mapping[str, GoldPrompt]) -> list[str]:
-    """Every whitespace token of every gold translation, sorted (a deterministic substitution vocabulary)."""
-    return sorted({word for prompt in gold.values() for t in prompt.translations for word in t.split()})
 
 
 # ------------------------------------------------------------------------------------------- the experiment
@@ -517,7 +329,7 @@ def run_nbest_experiment(
     """The n-best experiment of Bremerman et al. (2020) on a STAPLE gold (:func:`mtsig.io.staple.read_staple_gold`).
 
     ``params``: the config's ``nbest.<name>.parameters`` (a Python user: ``mtsig.settings.with_defaults(
-    NBestParameters, {...})``, the schema's defaults). Systems: ``params.n_systems`` simulated systems (:func:`simulate_system`, labelled ``simulated``), then
+    NBestParameters, {...})``, the schema's defaults). Systems: ``params.n_systems`` simulated systems (:func:`mtsig.studies.nbest_simulation.simulate_system`, labelled ``simulated``), then
     ``real_systems`` in order (name -> n-best lists, :func:`mtsig.io.staple.read_system_file`; the pipeline puts
     the organisers' baseline ``aws_baseline`` first). ``sources`` (name -> file) names the file in errors.
     Returns DataFrames:
@@ -532,42 +344,74 @@ def run_nbest_experiment(
     - ``parameters``: the parameters used, one row per key, for the record.
     """
     merged = _check_parameters(params)
-    sources = sources or {}
-
-    systems: dict[str, dict[str, NBestList]] = {}
-    simulated: dict[str, SimulatedSystem] = {}
-    vocabulary = gold_vocabulary(gold)
-    normalized_gold = normalized_gold_translations(gold)
-    for spec in simulation_parameters(merged, seed):
-        simulated[spec.name] = spec
-        systems[spec.name] = simulate_system(
-            gold, spec, int(merged["list_length"]), float(merged["head_length"]), int(merged["max_edits"]),
-            vocabulary, seed, normalized_gold,
-        )  # fmt: skip
-    for name, system in real_systems.items():
-        if name in systems:
-            raise InputError(f"system name {name!r} is used twice", sources.get(name))
-        _check_prompts(system, gold, sources.get(name))
-        systems[name] = system
-
-    weights_by_prompt = {p: gold_weights(prompt) for p, prompt in gold.items()}
-    valid_sets = {p: frozenset(w) for p, w in weights_by_prompt.items()}
+    systems, simulated = _all_systems(gold, real_systems, merged, seed, sources or {})
     lists = {name: normalized_lists(system) for name, system in systems.items()}
-
     depths, references = list(merged["bleu_depths"]), list(merged["bleu_references"])
     # 1-best 1-ref and 100-best 100-ref are always computed: the systems table and Fig. 5 report them.
     bleu_scores = bleu_grid(
         systems, gold, list(dict.fromkeys([*depths, 1, 100])), list(dict.fromkeys([*references, 1, 100]))
     )
     bleu_lookup = bleu_scores.set_index(["system", "x", "y"])["bleu"]
-    system_rows = []
+    systems_table = _systems_table(systems, simulated, lists, gold, bleu_lookup, merged)
+    bleu_scores = bleu_scores[bleu_scores["x"].isin([str(d) for d in depths])]
+    bleu_scores = bleu_scores[bleu_scores["y"].isin([str(c) for c in references])].reset_index(drop=True)
+    # System rankings are compared over the n-best systems only: a 1-best list has AP <= 1/N whatever its
+    # quality and contributes one line per prompt where an n-best system contributes x, so ranking it with
+    # them would measure list length, not quality. 1-best systems stay in the systems table and the figures.
+    ranked = systems_table.loc[systems_table["in_rankings"], "system"].tolist()
+    ablation, ablation_map = ablation_study(
+        {name: lists[name] for name in ranked}, gold, [float(f) for f in merged["kept_fractions"]]
+    )
+    return {
+        "systems": systems_table,
+        "ablation": ablation,
+        "ablation_map": ablation_map,
+        "bleu_scores": bleu_scores,
+        "bleu_grid": _bleu_ranking_grid(systems_table, ranked, bleu_lookup, depths, references),
+        "parameters": _parameters_table(merged, seed, simulated),
+    }
+
+
+def _all_systems(
+    gold: Mapping[str, GoldPrompt],
+    real_systems: Mapping[str, Mapping[str, NBestList]],
+    params: Mapping[str, Any],
+    seed: int,
+    sources: Mapping[str, str | Path],
+) -> tuple[dict[str, dict[str, NBestList]], dict[str, SimulatedSystem]]:
+    """The experiment's systems (name -> n-best lists): the simulated ones, then ``real_systems`` in order, each
+    checked (a name used twice, a prompt not in the gold); and the simulated systems' parameters by name."""
+    simulated = simulated_systems(gold, params, seed)
+    systems: dict[str, dict[str, NBestList]] = {name: lists for name, (_, lists) in simulated.items()}
+    for name, system in real_systems.items():
+        if name in systems:
+            raise InputError(f"system name {name!r} is used twice", sources.get(name))
+        _check_prompts(system, gold, sources.get(name))
+        systems[name] = system
+    return systems, {name: spec for name, (spec, _) in simulated.items()}
+
+
+def _systems_table(
+    systems: Mapping[str, Mapping[str, NBestList]],
+    simulated: Mapping[str, SimulatedSystem],
+    lists: Mapping[str, Mapping[str, Sequence[str]]],
+    gold: Mapping[str, GoldPrompt],
+    bleu_lookup: pd.Series,
+    params: Mapping[str, Any],
+) -> pd.DataFrame:
+    """One row per system: whether simulated (and its parameters), whether ranked (an n-best list, longer than
+    one on average), MAP (Sec. 3.1), weighted macro F1 (Sec. 3.3), 1-best 1-ref and 100-best 100-ref BLEU
+    (Sec. 5) and the preference correlations (Sec. 4)."""
+    weights_by_prompt = {p: gold_weights(prompt) for p, prompt in gold.items()}
+    valid_sets = {p: frozenset(w) for p, w in weights_by_prompt.items()}
+    rows = []
     for name, system in systems.items():
         rho, r, n_prompts = system_preference_correlation(
-            system, weights_by_prompt, int(merged["min_matched"]), lists[name]
+            system, weights_by_prompt, int(params["min_matched"]), lists[name]
         )
         spec = simulated.get(name)
         mean_length = float(np.mean([len(v.texts) for v in system.values()]))
-        system_rows.append(
+        rows.append(
             {
                 "system": name,
                 "simulated": spec is not None,
@@ -577,7 +421,7 @@ def run_nbest_experiment(
                 "drift": spec.drift if spec else math.nan,
                 "list_length": mean_length,
                 "map": mean_average_precision(lists[name], valid_sets),
-                "weighted_f1": weighted_macro_f1(lists[name], weights_by_prompt, int(merged["f1_depth"])),
+                "weighted_f1": weighted_macro_f1(lists[name], weights_by_prompt, int(params["f1_depth"])),
                 "bleu_1best_1ref": bleu_lookup[(name, "1", "1")],
                 "bleu_100best_100ref": bleu_lookup[(name, "100", "100")],
                 "preference_spearman": rho,
@@ -585,20 +429,24 @@ def run_nbest_experiment(
                 "preference_prompts": n_prompts,
             }
         )
-    systems_table = pd.DataFrame(system_rows)
-    bleu_scores = bleu_scores[bleu_scores["x"].isin([str(d) for d in depths])]
-    bleu_scores = bleu_scores[bleu_scores["y"].isin([str(c) for c in references])].reset_index(drop=True)
+    return pd.DataFrame(rows)
 
-    # System rankings are compared over the n-best systems only: a 1-best list has AP <= 1/N whatever its
-    # quality and contributes one line per prompt where an n-best system contributes x, so ranking it with
-    # them would measure list length, not quality. 1-best systems stay in the systems table and the figures.
-    ranked = systems_table.loc[systems_table["in_rankings"], "system"].tolist()
-    map_scores = systems_table.set_index("system").loc[ranked, "map"].to_numpy()
-    grid_rows = []
+
+def _bleu_ranking_grid(
+    systems_table: pd.DataFrame,
+    ranked: Sequence[str],
+    bleu_lookup: pd.Series,
+    depths: Sequence[Depth],
+    references: Sequence[Depth],
+) -> pd.DataFrame:
+    """Fig. 4: for every x-best y-ref cell, Spearman's rho and Pearson Rank between the BLEU ranking of the
+    ``ranked`` systems and their MAP ranking."""
+    map_scores = systems_table.set_index("system").loc[list(ranked), "map"].to_numpy()
+    rows = []
     for x in depths:
         for y in references:
             values = bleu_lookup.loc[[(name, str(x), str(y)) for name in ranked]].to_numpy()
-            grid_rows.append(
+            rows.append(
                 {
                     "x": str(x),
                     "y": str(y),
@@ -606,19 +454,14 @@ def run_nbest_experiment(
                     "pearson_rank": pearson_rank(map_scores, values),
                 }
             )
+    return pd.DataFrame(rows)
 
-    ablation, ablation_map = ablation_study(
-        {name: lists[name] for name in ranked}, gold, [float(f) for f in merged["kept_fractions"]]
-    )
-    parameters = pd.DataFrame(
-        [{"parameter": k, "value": str(v)} for k, v in sorted({**merged, "seed": seed}.items())]
+
+def _parameters_table(
+    params: Mapping[str, Any], seed: int, simulated: Mapping[str, SimulatedSystem]
+) -> pd.DataFrame:
+    """The parameters used, one row per key, then each simulated system's drawn parameters, for the record."""
+    return pd.DataFrame(
+        [{"parameter": k, "value": str(v)} for k, v in sorted({**params, "seed": seed}.items())]
         + [{"parameter": f"system.{s.name}", "value": str(asdict(s))} for s in simulated.values()]
     )
-    return {
-        "systems": systems_table,
-        "ablation": ablation,
-        "ablation_map": ablation_map,
-        "bleu_scores": bleu_scores,
-        "bleu_grid": pd.DataFrame(grid_rows),
-        "parameters": parameters,
-    }

@@ -33,7 +33,8 @@ import sacrebleu
 from mtsig.errors import InputError
 from mtsig.io.rankings import BLANK_RANK
 from mtsig.metrics import get_metric
-from mtsig.metrics.bleu import sentence_bleu_scores
+from mtsig.metrics.base import Metric
+from mtsig.metrics.bleu import sentence_bleu_if_extracted_alike, sentence_bleu_scores
 from mtsig.stats.conclusions import conclude
 from mtsig.stats.rankeval_measures import (
     best_predicted_human_rank,
@@ -460,4 +461,58 @@ def wmt_segment_level(
     predictions.update(predicted_ranking_scores(predicted_rankings or {}))
     return segment_level_table(
         predictions, human, ties, n_samples, seed, level, "-".join(languages), convention
+    )
+
+
+def experiment_segment_scores(
+    stats_by_metric: Mapping[str, tuple[np.ndarray, Metric]],
+    system_outputs: Mapping[str, Sequence[str]],
+    reference: Sequence[str],
+    one_reference: bool,
+) -> dict[str, np.ndarray]:
+    """Segment-level scores ``[S, N]`` (higher = better) of an experiment's metrics from their statistics
+    (``metric -> (stats[S, N, k], metric)``), BLEU first: sacrebleu's smoothed sentence BLEU, from the BLEU
+    statistics when they were extracted as ``sentence_bleu`` extracts them
+    (:func:`mtsig.metrics.bleu.sentence_bleu_if_extracted_alike`), else from the texts
+    (:func:`sentence_bleu_scores`, also when the experiment has no BLEU); every other metric scored on each
+    segment's own statistics, negated where lower is better (TER)."""
+    scores: dict[str, np.ndarray | None] = {}
+    for name, (statistics, metric) in stats_by_metric.items():
+        if name == "bleu":
+            scores[name] = sentence_bleu_if_extracted_alike(statistics, metric.options, one_reference)
+        else:
+            segment = np.asarray(metric.score(statistics), dtype=float)
+            scores[name] = segment if metric.higher_is_better else -segment
+    bleu = scores.pop("bleu", None)
+    if bleu is None:
+        bleu = sentence_bleu_scores(system_outputs, reference)
+    return {"bleu": bleu, **scores}
+
+
+def wmt_experiment_segment_level(
+    human: pd.DataFrame,
+    languages: tuple[str, str],
+    stats_by_metric: Mapping[str, tuple[np.ndarray, Metric]],
+    system_outputs: Mapping[str, Sequence[str]],
+    reference: Sequence[str],
+    *,
+    one_reference: bool,
+    n_samples: int,
+    seed: int,
+    predicted_rankings: Mapping[str, pd.DataFrame],
+    convention: str,
+    source: str | Path | None = None,
+) -> pd.DataFrame:
+    """:func:`wmt_segment_level` of an experiment's metrics, scored on each segment from their statistics
+    (:func:`experiment_segment_scores`), systems in the order of ``system_outputs``."""
+    return wmt_segment_level(
+        human,
+        languages,
+        list(system_outputs),
+        experiment_segment_scores(stats_by_metric, system_outputs, reference, one_reference),
+        n_samples=n_samples,
+        seed=seed,
+        predicted_rankings=predicted_rankings,
+        convention=convention,
+        source=source,
     )
