@@ -33,7 +33,6 @@ import pandas as pd
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.stats import task_bootstrap as tb
-from mtsig.stats.human import gold_conclusions
 from mtsig.stats.pooled_accuracy import pair_agreement
 from mtsig.stats.soft_pairwise_accuracy import pce_flips, permutation_counts
 from mtsig.stats.tie_calibration import good_pairs, group_pairs, pair_differences
@@ -246,6 +245,8 @@ def mqm_system_gold(
             "p_value": np.concatenate([better, worse]),
         }
     )
+    from mtsig.stats.human import gold_conclusions  # scipy.stats: kept out of the workflow's input functions
+
     return gold, gold_conclusions(gold, alphas, criteria_priority=(MQM_CRITERION,), systems=list(systems))
 
 
