@@ -109,11 +109,21 @@ def as_block(settings: Any) -> dict[str, Any]:
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
+#: libyaml's safe loader where PyYAML was built with it (the same documents, parsed several times faster: every
+#: ``snakemake`` start reads the schema and the config files), else PyYAML's own.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def read_yaml(stream: Any) -> Any:
+    """A YAML document (text or an open file), as ``yaml.safe_load`` reads it."""
+    return yaml.load(stream, Loader=SAFE_LOADER)
+
+
 @functools.cache
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
     """The config schema (``workflow/schemas/config.schema.yaml``) as a dict, read once (do not change it)."""
     with open(path, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+        return read_yaml(handle)
 
 
 def resolve_ref(node: Mapping[str, Any], schema: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 import yaml
 
 from mtsig.errors import InputError
-from mtsig.settings import ENGINE_SETTINGS, fill_defaults, load_schema
+from mtsig.settings import ENGINE_SETTINGS, fill_defaults, load_schema, read_yaml
 from mtsig.settings import resolve_ref as _resolve
 
 DATA_ROOT_ENV = "MTSIG_DATA"
@@ -50,7 +50,7 @@ def merge_experiment_files(config: dict[str, Any], base_dir: Path) -> None:
         if not path.is_file():
             raise InputError("experiment file listed in experiment_files does not exist", path)
         with path.open(encoding="utf-8") as handle:
-            loaded = yaml.safe_load(handle) or {}
+            loaded = read_yaml(handle) or {}
         sections = [key for key in EXPERIMENT_FILE_SECTIONS if key in loaded]
         if not sections or not all(isinstance(loaded[key], Mapping) for key in sections):
             raise InputError(
@@ -157,8 +157,7 @@ def validate_config(
     import jsonschema
     from snakemake.utils import validate
 
-    with open(schema_path, encoding="utf-8") as handle:
-        schema = yaml.safe_load(handle)
+    schema = load_schema(schema_path)
     coerce_command_line_values(config, schema, schema)
     validator = jsonschema.Draft202012Validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(config))
@@ -207,7 +206,7 @@ def config_sources(
     for path in [*map(Path, experiment_files), *directive, *command_line_files]:
         try:
             with path.open(encoding="utf-8") as handle:
-                sources.append((str(path), yaml.safe_load(handle) or {}))
+                sources.append((str(path), read_yaml(handle) or {}))
         except (OSError, yaml.YAMLError):
             sources.append((str(path), {}))
     if command_line:
