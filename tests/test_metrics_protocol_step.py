@@ -30,6 +30,9 @@ from mtsig.stats.soft_pairwise_accuracy import pce_flips
 from mtsig.steps.files import read_intermediate_tsv, verify_intermediate
 from mtsig.studies import metrics_protocol_beyond as beyond
 
+#: The step's run (a module fixture) is made once, on one worker.
+pytestmark = pytest.mark.xdist_group("metrics_protocol_step")
+
 #: One language pair keeps the test fast (a third of the files, 4 tasks); the three are tested in
 #: tests/test_metrics_protocol.py (the library) and listed below (the input function).
 LPS = ["en-de"]
