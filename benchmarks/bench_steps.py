@@ -284,16 +284,16 @@ def bench_nbest(data_root: Path) -> None:
         f"  run_nbest_experiment: {time.perf_counter() - start:.1f} s (figures and tables not included); load {load()}"
     )
 
-    params = _check_parameters(parameters)
+    _check_parameters(parameters)
     gold = read_staple_gold(gold_path)
     vocabulary, normalized = gold_vocabulary(gold), normalized_gold_translations(gold)
     systems = {
-        s.name: simulate_system(gold, s, int(params["list_length"]), float(params["head_length"]),
-                                int(params["max_edits"]), vocabulary, seed, normalized)
-        for s in simulation_parameters(params, seed)
+        s.name: simulate_system(gold, s, parameters.list_length, parameters.head_length,
+                                parameters.max_edits, vocabulary, seed, normalized)
+        for s in simulation_parameters(parameters, seed)
     }  # fmt: skip
     systems["aws_baseline"] = read_system_file(baseline_path)
-    depths, references = params["bleu_depths"], params["bleu_references"]
+    depths, references = list(parameters.bleu_depths), list(parameters.bleu_references)
     start = time.perf_counter()
     bleu_grid(systems, gold, depths, references)
     grid = time.perf_counter() - start

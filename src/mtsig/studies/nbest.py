@@ -29,7 +29,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -295,22 +295,20 @@ def bleu_grid(
 # ------------------------------------------------------------------------------------------- the experiment
 
 
-def _check_parameters(params: NBestParameters) -> dict[str, Any]:
-    """The parameters as a dict (lists, as the config writes them), checked beyond what the schema checks."""
-    from mtsig.settings import as_block
-
-    merged = as_block(params)
+def _check_parameters(params: NBestParameters) -> None:
+    """Check the parameters beyond what the schema checks."""
     for key in ("p_valid_head", "p_valid_tail"):
-        low, high = merged[key]
+        low, high = getattr(params, key)
         if not 0 <= low <= high <= 1:
-            raise InputError(f"{key} must be a range [low, high] within [0, 1], got {merged[key]}")
+            raise InputError(
+                f"{key} must be a range [low, high] within [0, 1], got {list(getattr(params, key))}"
+            )
     for key in ("bleu_depths", "bleu_references"):
-        for value in merged[key]:
+        for value in getattr(params, key):
             if value != ALL and not (isinstance(value, int) and value >= 1):
                 raise InputError(f"{key} entries must be positive integers or {ALL!r}, got {value!r}")
-    if 1.0 not in [float(f) for f in merged["kept_fractions"]]:
+    if 1.0 not in [float(f) for f in params.kept_fractions]:
         raise InputError("kept_fractions must include 1.0 (the full gold every step is compared with)")
-    return merged
 
 
 def _check_prompts(system: Mapping[str, NBestList], gold: Mapping[str, GoldPrompt], path: Path) -> None:
@@ -343,16 +341,16 @@ def run_nbest_experiment(
       ranking against the MAP ranking (Fig. 4 plots the Spearman column);
     - ``parameters``: the parameters used, one row per key, for the record.
     """
-    merged = _check_parameters(params)
-    systems, simulated = _all_systems(gold, real_systems, merged, seed, sources or {})
+    _check_parameters(params)
+    systems, simulated = _all_systems(gold, real_systems, params, seed, sources or {})
     lists = {name: normalized_lists(system) for name, system in systems.items()}
-    depths, references = list(merged["bleu_depths"]), list(merged["bleu_references"])
+    depths, references = list(params.bleu_depths), list(params.bleu_references)
     # 1-best 1-ref and 100-best 100-ref are always computed: the systems table and Fig. 5 report them.
     bleu_scores = bleu_grid(
         systems, gold, list(dict.fromkeys([*depths, 1, 100])), list(dict.fromkeys([*references, 1, 100]))
     )
     bleu_lookup = bleu_scores.set_index(["system", "x", "y"])["bleu"]
-    systems_table = _systems_table(systems, simulated, lists, gold, bleu_lookup, merged)
+    systems_table = _systems_table(systems, simulated, lists, gold, bleu_lookup, params)
     bleu_scores = bleu_scores[bleu_scores["x"].isin([str(d) for d in depths])]
     bleu_scores = bleu_scores[bleu_scores["y"].isin([str(c) for c in references])].reset_index(drop=True)
     # System rankings are compared over the n-best systems only: a 1-best list has AP <= 1/N whatever its
@@ -360,7 +358,7 @@ def run_nbest_experiment(
     # them would measure list length, not quality. 1-best systems stay in the systems table and the figures.
     ranked = systems_table.loc[systems_table["in_rankings"], "system"].tolist()
     ablation, ablation_map = ablation_study(
-        {name: lists[name] for name in ranked}, gold, [float(f) for f in merged["kept_fractions"]]
+        {name: lists[name] for name in ranked}, gold, [float(f) for f in params.kept_fractions]
     )
     return {
         "systems": systems_table,
@@ -368,14 +366,14 @@ def run_nbest_experiment(
         "ablation_map": ablation_map,
         "bleu_scores": bleu_scores,
         "bleu_grid": _bleu_ranking_grid(systems_table, ranked, bleu_lookup, depths, references),
-        "parameters": _parameters_table(merged, seed, simulated),
+        "parameters": _parameters_table(params, seed, simulated),
     }
 
 
 def _all_systems(
     gold: Mapping[str, GoldPrompt],
     real_systems: Mapping[str, Mapping[str, NBestList]],
-    params: Mapping[str, Any],
+    params: NBestParameters,
     seed: int,
     sources: Mapping[str, str | Path],
 ) -> tuple[dict[str, dict[str, NBestList]], dict[str, SimulatedSystem]]:
@@ -397,7 +395,7 @@ def _systems_table(
     lists: Mapping[str, Mapping[str, Sequence[str]]],
     gold: Mapping[str, GoldPrompt],
     bleu_lookup: pd.Series,
-    params: Mapping[str, Any],
+    params: NBestParameters,
 ) -> pd.DataFrame:
     """One row per system: whether simulated (and its parameters), whether ranked (an n-best list, longer than
     one on average), MAP (Sec. 3.1), weighted macro F1 (Sec. 3.3), 1-best 1-ref and 100-best 100-ref BLEU
@@ -407,7 +405,7 @@ def _systems_table(
     rows = []
     for name, system in systems.items():
         rho, r, n_prompts = system_preference_correlation(
-            system, weights_by_prompt, int(params["min_matched"]), lists[name]
+            system, weights_by_prompt, params.min_matched, lists[name]
         )
         spec = simulated.get(name)
         mean_length = float(np.mean([len(v.texts) for v in system.values()]))
@@ -421,7 +419,7 @@ def _systems_table(
                 "drift": spec.drift if spec else math.nan,
                 "list_length": mean_length,
                 "map": mean_average_precision(lists[name], valid_sets),
-                "weighted_f1": weighted_macro_f1(lists[name], weights_by_prompt, int(params["f1_depth"])),
+                "weighted_f1": weighted_macro_f1(lists[name], weights_by_prompt, params.f1_depth),
                 "bleu_1best_1ref": bleu_lookup[(name, "1", "1")],
                 "bleu_100best_100ref": bleu_lookup[(name, "100", "100")],
                 "preference_spearman": rho,
@@ -458,10 +456,13 @@ def _bleu_ranking_grid(
 
 
 def _parameters_table(
-    params: Mapping[str, Any], seed: int, simulated: Mapping[str, SimulatedSystem]
+    params: NBestParameters, seed: int, simulated: Mapping[str, SimulatedSystem]
 ) -> pd.DataFrame:
-    """The parameters used, one row per key, then each simulated system's drawn parameters, for the record."""
+    """The parameters used (as the config writes them), one row per key, then each simulated system's drawn
+    parameters, for the record."""
+    from mtsig.settings import as_block
+
     return pd.DataFrame(
-        [{"parameter": k, "value": str(v)} for k, v in sorted({**params, "seed": seed}.items())]
+        [{"parameter": k, "value": str(v)} for k, v in sorted({**as_block(params), "seed": seed}.items())]
         + [{"parameter": f"system.{s.name}", "value": str(asdict(s))} for s in simulated.values()]
     )

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from mtsig.io.staple import GoldPrompt, NBestList
 from mtsig.runtime import portable
+from mtsig.settings import NBestParameters
 from mtsig.stats.nbest_measures import normalize_staple, normalized_gold_translations
 from mtsig.stats.seeding import rng_for
 
@@ -33,7 +33,7 @@ class SimulatedSystem:
     drift: float
 
 
-def simulation_parameters(params: Mapping[str, Any], seed: int) -> list[SimulatedSystem]:
+def simulation_parameters(params: NBestParameters, seed: int) -> list[SimulatedSystem]:
     """Draw each simulated system's parameters independently and uniformly from the configured ranges.
 
     Drawing validity and ordering quality independently (rather than one "quality" knob) gives systems that
@@ -41,10 +41,10 @@ def simulation_parameters(params: Mapping[str, Any], seed: int) -> list[Simulate
     """
     rng = rng_for(seed, "nbest", "simulation-parameters")
     systems = []
-    for index in range(int(params["n_systems"])):
-        head = rng.uniform(*params["p_valid_head"])
-        tail = rng.uniform(*params["p_valid_tail"])
-        drift = rng.uniform(*params["drift"])
+    for index in range(params.n_systems):
+        head = rng.uniform(*params.p_valid_head)
+        tail = rng.uniform(*params.p_valid_tail)
+        drift = rng.uniform(*params.drift)
         systems.append(SimulatedSystem(f"sim{index + 1:02d}", float(head), float(tail), float(drift)))
     return systems
 
@@ -145,10 +145,10 @@ def gold_vocabulary(gold: Mapping[str, GoldPrompt]) -> list[str]:
 
 
 def simulated_systems(
-    gold: Mapping[str, GoldPrompt], params: Mapping[str, Any], seed: int
+    gold: Mapping[str, GoldPrompt], params: NBestParameters, seed: int
 ) -> dict[str, tuple[SimulatedSystem, dict[str, NBestList]]]:
-    """Every simulated system of ``params`` (the n-best parameters as a block: ``n_systems``, the ranges,
-    ``list_length``, ``head_length``, ``max_edits``): name -> (its parameters, its n-best lists), in
+    """Every simulated system of ``params`` (``n_systems``, the ranges, ``list_length``, ``head_length``,
+    ``max_edits``): name -> (its parameters, its n-best lists), in
     :func:`simulation_parameters`' order."""
     vocabulary = gold_vocabulary(gold)
     normalized_gold = normalized_gold_translations(gold)
@@ -158,9 +158,9 @@ def simulated_systems(
             simulate_system(
                 gold,
                 spec,
-                int(params["list_length"]),
-                float(params["head_length"]),
-                int(params["max_edits"]),
+                params.list_length,
+                params.head_length,
+                params.max_edits,
                 vocabulary,
                 seed,
                 normalized_gold,
