@@ -110,7 +110,7 @@ def metrics_protocol(
         protocol_heatmaps(run.result, figures)
         log_protocol_run(experiment, run)
     tables = experiment_tables(result, options, title=protocol.description or experiment, root=protocol.root)
-    settings = {"experiment": experiment, "spec": dict(spec), "seed": int(seed)}
+    settings = {"experiment": experiment, "spec": dict(spec), "seed": seed}
     outputs = {
         tasks: tables.tasks,
         average: tables.average,
