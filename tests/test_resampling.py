@@ -745,44 +745,37 @@ def test_the_document_bootstrap_multiplies_documents_summed_statistics_to_the_sa
     assert rs.by_document(not_integers, documents) is None
 
 
-@pytest.mark.parametrize("integer", [True, False])
-def test_relabelled_documents_give_the_stacked_statistics_results(integer: bool) -> None:
-    """pairwise_tests on whole documents relabelled equals pairwise_tests on the stacked statistics byte for byte,
-    for every test, integer statistics or not (then every integer slice is multiplied document by document)."""
-    pairs = _relabelled_case(integer, documents=INTERLEAVED_DOCUMENTS)
+def _assert_factored_equals_stacked(pairs: rs.RelabelledPairs, documents: np.ndarray) -> None:
+    """pairwise_tests on ``pairs`` and on their stacked statistics give the same table and scores, byte for byte,
+    for every test (six pairs of two systems, B = 300)."""
     names = [f"p{p}.{side}" for p in range(6) for side in "xy"]
     options = dict(
         tests=rs.ALL_TESTS,
         n_samples=300,
         seed=SEED,
         pairs=[(2 * p, 2 * p + 1) for p in range(6)],
-        documents=INTERLEAVED_DOCUMENTS,
+        documents=documents,
         mean_block_length=3.0,
     )
     factored = rs.pairwise_tests(pairs, bleu_score, names, **options)
     stacked = rs.pairwise_tests(pairs.materialise(), bleu_score, names, **options)
     pd.testing.assert_frame_equal(factored.table, stacked.table, check_exact=True)
     assert factored.system_scores == stacked.system_scores
+
+
+@pytest.mark.parametrize("integer", [True, False])
+def test_relabelled_documents_give_the_stacked_statistics_results(integer: bool) -> None:
+    """pairwise_tests on whole documents relabelled equals pairwise_tests on the stacked statistics byte for byte,
+    for every test, integer statistics or not (then every integer slice is multiplied document by document)."""
+    pairs = _relabelled_case(integer, documents=INTERLEAVED_DOCUMENTS)
+    _assert_factored_equals_stacked(pairs, INTERLEAVED_DOCUMENTS)
 
 
 @pytest.mark.parametrize("integer", [True, False])
 def test_relabelled_pairs_give_the_stacked_statistics_results(integer: bool) -> None:
     """pairwise_tests on RelabelledPairs equals pairwise_tests on the stacked statistics byte for byte, for every
     test: for non-integer statistics the factored form of integer slices (sliced_relabelled_operand)."""
-    pairs = _relabelled_case(integer)
-    names = [f"p{p}.{side}" for p in range(6) for side in "xy"]
-    options = dict(
-        tests=rs.ALL_TESTS,
-        n_samples=300,
-        seed=SEED,
-        pairs=[(2 * p, 2 * p + 1) for p in range(6)],
-        documents=np.repeat(np.arange(12), 10),
-        mean_block_length=3.0,
-    )
-    factored = rs.pairwise_tests(pairs, bleu_score, names, **options)
-    stacked = rs.pairwise_tests(pairs.materialise(), bleu_score, names, **options)
-    pd.testing.assert_frame_equal(factored.table, stacked.table, check_exact=True)
-    assert factored.system_scores == stacked.system_scores
+    _assert_factored_equals_stacked(_relabelled_case(integer), CONTIGUOUS_DOCUMENTS)
 
 
 @pytest.mark.parametrize("convention", ["c/B", "(c+1)/(B+1)"])
