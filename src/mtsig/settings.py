@@ -105,8 +105,10 @@ def as_block(settings: Any) -> dict[str, Any]:
 
 # --- the schema ---------------------------------------------------------------------------------------------------
 
-#: The schema of the config, the only home of the settings' defaults.
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+#: The schema of the config, the only home of the settings' defaults: package data, so that the library installed
+#: from a wheel has its defaults too (``workflow/schemas/config.schema.yaml``, which the Snakefile validates
+#: against, is a link to it).
+SCHEMA_PATH = Path(__file__).with_name("config.schema.yaml")
 
 
 #: libyaml's safe loader where PyYAML was built with it (the same documents, parsed several times faster: every
