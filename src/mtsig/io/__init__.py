@@ -11,4 +11,5 @@
 - :mod:`mtsig.io.wmt_da`: the WMT DA segment and system means (``ad-seg-scores``, ``ad-sys-scores``, and the WMT20
   metrics task's ``metrics-ad-*`` with the metric files' system names).
 - :mod:`mtsig.io.mqm`: MQM error annotations: segment scores, raters and the rated texts.
+- :mod:`mtsig.io.esa`: Appraise's Error Span Annotation (ESA) exports, with the WMT24 organisers' filtering.
 """
