@@ -364,7 +364,8 @@ def english_meteor(name):
 
 def output_experiment_jobs(name):
     """The jobs of a system-output experiment, each as (rule, wildcards): texts, statistics, scores, tests,
-    gold, evaluation, clusters, tables and figures, and power and training runs where configured."""
+    gold, evaluation, clusters, tables and figures, and power and training runs where configured.
+    """
     metrics = metrics_of(name)
     jobs = [(rules.generate_synthetic, {})] if name in RUN["synthetic"] else []
     jobs += [(rules.prepare_texts, {}), (rules.metric_stats, {"metric": metrics})]
