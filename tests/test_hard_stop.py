@@ -69,6 +69,11 @@ def _recovered(command: list[str], unlock: list[str], env: dict[str, str], cwd: 
     assert done.returncode == 0, done.stderr[-5000:]
 
 
+def _plans_nothing(command: list[str], env: dict[str, str], cwd: Path = REPO) -> None:
+    planned = _run([*command, "--dry-run"], env, cwd)
+    assert "Nothing to be done" in planned.stdout + planned.stderr, planned.stdout[-3000:]
+
+
 def _files(results: Path) -> dict[str, str]:
     """Every file under ``results`` (relative path -> sha256 of its bytes)."""
     return {
@@ -96,6 +101,7 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory, environment: dict[st
     workdir = tmp_path_factory.mktemp("uninterrupted")
     done = _run(_snakemake(workdir, "--cores", "2"), environment)
     assert done.returncode == 0, done.stderr[-5000:]
+    _plans_nothing(_snakemake(workdir), environment)  # every file a target: a finished run is still done
     return workdir
 
 
@@ -135,6 +141,7 @@ def test_a_run_stopped_hard_mid_download_then_run_again_loses_nothing(
         downloads = clone / "data" / "downloads"
         assert list(downloads.rglob("*")), "nothing was downloaded before the stop"
         _recovered([*command, "--cores", "2"], [*command, "--unlock"], env, cwd=clone)
+        _plans_nothing(command, env, cwd=clone)
     manifest = read_manifest(REPO / "data" / "sources.tsv")
     assert verify(manifest[manifest["dataset"].isin(datasets)], downloads) == []
     assert not [p for p in downloads.rglob(f"*{PARTIAL_SUFFIX}")]
