@@ -40,6 +40,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.runtime.progress import Progress, counter
+from mtsig.steps.files import TEMPORARY_SUFFIX  # a file being written: never a result
 
 #: How a listed file is checked (the list's ``kind`` column).
 TEXT, BINARY, FIGURE = "text", "binary", "figure"
@@ -50,8 +51,6 @@ FIGURE_SUFFIXES = (".png", ".pdf")
 #: report of the Snakemake target ``verify`` (the results folder itself).
 SNAKEMAKE_STAMP = ".snakemake_timestamp"
 VERIFY_REPORT = "verification.txt"
-#: The suffix of a file being written (mtsig.steps.files, mtsig.report.plots): never a result.
-TEMPORARY_SUFFIX = ".tmp"
 #: Blocks of lines hashed per file, to locate the first difference.
 BLOCKS = 32
 CHECKSUM_COLUMNS = ["path", "kind", "bytes", "rows", "sha256", "blocks"]
