@@ -70,6 +70,22 @@ def test_wmt20_declared_metric_statistics_equal_the_file(data_root: Path, tmp_pa
     assert mtsig_config.has_documents(spec, data_root)
 
 
+def test_declared_statistics_are_the_same_bytes_wherever_the_data_root_is(tmp_path: Path) -> None:
+    """The options recorded with a declared metric's statistics name its file as declared (relative to the data
+    root), so that two data roots in different places give byte-identical statistics and manifests (mtsig verify
+    compares them; the quick check's list was made on another machine)."""
+    written = []
+    for root in (tmp_path / "here", tmp_path / "elsewhere" / "data"):
+        root.mkdir(parents=True)
+        spec = tidy_experiment(root, SCORES, RATINGS)
+        texts, documents = prepared(spec, root, root / "run")
+        stats_path = root / "run" / "stats" / "m.npz"
+        metric_stats(spec, "m", texts, stats_path, data_root=root, documents=documents)
+        written.append((stats_path.read_bytes(), Path(f"{stats_path}.manifest.json").read_bytes()))
+    assert written[0] == written[1]
+    assert b'"path": "scores.tsv"' in written[0][1]
+
+
 def tidy_experiment(tmp_path: Path, scores: str, ratings: str, systems=("A", "B")) -> dict:
     (tmp_path / "scores.tsv").write_text(scores, encoding="utf-8")
     (tmp_path / "ratings.tsv").write_text(ratings, encoding="utf-8")

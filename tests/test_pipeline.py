@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -213,3 +214,54 @@ def test_engine_settings_rerun_nothing(tiny_pipeline_run: Path, data_root: Path,
     assert not statistics_and_gold & set(sharded)
     reseeded = planned("resampling: {seed: 7}\n")
     assert dict(reseeded) != as_run and "merge_tests" in dict(reseeded)
+
+
+def _dry_run(workdir: Path, data_root: Path, *options: str) -> str:
+    """What a dry run of the tiny config in ``workdir`` prints."""
+    import os
+    import subprocess
+
+    from pipeline_runs import tiny_pipeline_command
+
+    done = subprocess.run(
+        tiny_pipeline_command(workdir, "--dry-run", *options),
+        env={**os.environ, "MTSIG_DATA": str(data_root)}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_every_file_of_the_run_is_a_target_so_a_missing_one_is_made_again(
+    tiny_pipeline_run: Path, data_root: Path
+) -> None:
+    """Every file the tiny run wrote under results/ (statistics, manifests, texts, tables, HTML pages, figures) is
+    a target of ``all`` or inside one (a directory output), so the next run notices one that is missing
+    (docs/design.md, "Every output is a target"): with one statistics file moved away (as a forced metric_stats
+    job killed after Snakemake removed it left it, issue 47), a dry run plans that job, which it did not before.
+    (That a finished run plans nothing with these targets: tests/test_hard_stop.py.)
+    The targets are the inputs of rule ``all`` that a dry run forcing every job prints."""
+    forced = re.search(
+        r"^(?:local)?rule all:\n\s+input: (.*)$", _dry_run(tiny_pipeline_run, data_root, "--forceall"), re.M
+    )
+    assert forced, "no rule all in the dry run"
+    targets = forced[1].split(", ")
+    results = tiny_pipeline_run / "results"
+    written = [
+        p.relative_to(tiny_pipeline_run).as_posix()
+        for p in results.rglob("*")
+        if p.is_file() and p.name != ".snakemake_timestamp"
+    ]
+    folders = [t + "/" for t in targets if (tiny_pipeline_run / t).is_dir()]
+    untargeted = [f for f in written if f not in targets and not any(f.startswith(d) for d in folders)]
+    assert untargeted == [] and len(written) > 100
+    assert not [t for t in targets if "/shards/" in t]  # temporary outputs are no target
+    before = _dry_run(tiny_pipeline_run, data_root, "--quiet", "rules")  # none, unless a test touched a file
+    assert not re.search(r"^metric_stats\s", before, re.MULTILINE), before
+    statistics = results / "synthetic-small" / "stats" / "chrf.npz"
+    aside = statistics.with_name("chrf.npz.aside")
+    statistics.replace(aside)  # moved, not copied: its time is kept, so the run is as it was once it is back
+    try:
+        planned = _dry_run(tiny_pipeline_run, data_root, "--quiet", "rules")
+    finally:
+        aside.replace(statistics)
+    assert re.search(r"^metric_stats\s+1$", planned, re.MULTILINE), planned

@@ -1,7 +1,9 @@
-"""mtsig verify: checksums of every table and TSV, the first differing row, and the quick check end to end."""
+"""mtsig verify: checksums of every file of a run (tables, texts, manifests, arrays; figures by name), the first
+difference, and the quick check end to end."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -12,6 +14,7 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from cli_runner import run_mtsig
 from data_mirror import DataMirror
@@ -30,7 +33,7 @@ from mtsig.pipeline.verification import (
     read_checksums,
     verify_results,
 )
-from mtsig.steps.files import read_tsv
+from mtsig.steps.files import read_tsv, save_arrays
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK_CHECKSUMS = REPO / "checksums" / "quick-run.tsv"
@@ -43,8 +46,21 @@ def _results(root: Path) -> Path:
         "sys_x\tsys_y\tp_value\n" + "".join(f"s{i}\ts{i + 1}\t0.{i:04d}\n" for i in range(100))
     )
     (root / "tables" / "exp.md").write_text("| test | accuracy |\n|---|---|\n| AR | 0.91 |\n| PB | 0.89 |\n")
-    (root / "exp" / "figure.png").write_bytes(b"\x89PNG not checked")
     return root
+
+
+def _stats(path: Path, value: float = 1.0) -> None:
+    """A statistics file as the pipeline writes it (mtsig.steps.files.save_arrays): two arrays."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_arrays(path, stats=np.full((3, 40, 4), value), systems=np.asarray(["a", "b", "c"]))
+
+
+def _png(path: Path) -> None:
+    """A complete PNG (Pillow's), 4 x 3 pixels."""
+    from PIL import Image
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (4, 3), (200, 10, 10)).save(path, format="png")
 
 
 def test_block_bounds_cover_every_row_once() -> None:
@@ -57,7 +73,7 @@ def test_block_bounds_cover_every_row_once() -> None:
 def test_one_changed_number_is_caught_at_its_row(tmp_path: Path) -> None:
     results = _results(tmp_path / "results")
     expected = checksum_table(results)
-    assert list(expected["path"]) == ["exp/tests/bleu.tsv", "tables/exp.md"]  # figures are not checked
+    assert list(expected["path"]) == ["exp/tests/bleu.tsv", "tables/exp.md"]
     assert (verify_results(expected, results)["status"] == EQUAL).all()
     table = results / "tables" / "exp.md"
     table.write_text(table.read_text().replace("0.89", "0.88"))
@@ -75,6 +91,116 @@ def test_one_changed_number_is_caught_at_its_row(tmp_path: Path) -> None:
     assert verify_results(expected, results).set_index("path").loc["tables/exp.md", "status"] == MISSING
 
 
+def test_every_file_of_a_run_is_listed_by_kind(tmp_path: Path) -> None:
+    """Statistics, manifests, texts, HTML pages and figures too; not Snakemake's stamps, the verification report
+    or temporary files. Each kind's row: a text file's rows and size, an array file's size and its arrays, a
+    figure's path alone."""
+    results = _results(tmp_path / "results")
+    _stats(results / "exp" / "stats" / "bleu.npz")
+    (results / "exp" / "stats" / "bleu.npz.manifest.json").write_text('{"bytes": 1}\n')
+    (results / "exp" / "texts").mkdir()
+    (results / "exp" / "texts" / "reference.txt").write_text("a b c\nd e\n")
+    (results / "exp" / "texts" / ".snakemake_timestamp").write_text("")
+    (results / "tables" / "exp.html").write_text("<p>table</p>\n")
+    _png(results / "figures" / "exp" / "png" / "fig.png")
+    (results / "verification.txt").write_text("all equal\n")
+    (results / "exp" / "scores.tsv.tmp").write_text("half a")
+    table = checksum_table(results).set_index("path")
+    assert list(table.index) == [
+        "exp/stats/bleu.npz",
+        "exp/stats/bleu.npz.manifest.json",
+        "exp/tests/bleu.tsv",
+        "exp/texts/reference.txt",
+        "figures/exp/png/fig.png",
+        "tables/exp.html",
+        "tables/exp.md",
+    ]
+    assert dict(table["kind"]) == {
+        "exp/stats/bleu.npz": "binary",
+        "exp/stats/bleu.npz.manifest.json": "text",
+        "exp/tests/bleu.tsv": "text",
+        "exp/texts/reference.txt": "text",
+        "figures/exp/png/fig.png": "figure",
+        "tables/exp.html": "text",
+        "tables/exp.md": "text",
+    }
+    npz = results / "exp" / "stats" / "bleu.npz"
+    assert table.loc["exp/stats/bleu.npz", "bytes"] == npz.stat().st_size
+    assert table.loc["exp/stats/bleu.npz", "sha256"] == hashlib.sha256(npz.read_bytes()).hexdigest()
+    assert [b.split("=")[0] for b in table.loc["exp/stats/bleu.npz", "blocks"].split(",")] == [
+        "stats",
+        "systems",
+    ]
+    assert (table.loc["exp/texts/reference.txt", "rows"], table.loc["exp/texts/reference.txt", "bytes"]) == (
+        2,
+        10,
+    )
+    assert table.loc["figures/exp/png/fig.png", ["bytes", "rows", "sha256", "blocks"]].tolist() == [
+        "",
+        "",
+        "",
+        "",
+    ]
+    report = verify_results(table.reset_index(), results).set_index("path")
+    assert report.loc["exp/scores.tsv.tmp", "status"] == UNLISTED  # reported, not listed
+    assert (report.drop(index="exp/scores.tsv.tmp")["status"] == EQUAL).all()
+
+
+def test_a_missing_truncated_or_changed_npz_is_named(tmp_path: Path) -> None:
+    results = _results(tmp_path / "results")
+    for metric in ("bleu", "chrf", "ter"):
+        _stats(results / "exp" / "stats" / f"{metric}.npz")
+    listing = tmp_path / "list.tsv"
+    checksum_table(results).to_csv(listing, sep="\t", index=False)
+    expected = read_checksums(listing)
+    stats = results / "exp" / "stats"
+    size = (stats / "bleu.npz").stat().st_size
+    (stats / "bleu.npz").unlink()
+    with (stats / "chrf.npz").open("r+b") as handle:
+        handle.truncate(size // 2)
+    _stats(stats / "ter.npz", value=2.0)  # the same size, other statistics
+    report = verify_results(expected, results).set_index("path")
+    assert report.loc["exp/stats/bleu.npz", "status"] == MISSING
+    assert report.loc["exp/stats/chrf.npz", "status"] == DIFFERENT
+    assert report.loc["exp/stats/chrf.npz", "detail"] == (
+        f"{size // 2} bytes, expected {size}; not a readable .npz (truncated?)"
+    )
+    assert (
+        report.loc["exp/stats/ter.npz", "detail"]
+        == f"{size} bytes, expected {size}; arrays that differ: stats"
+    )
+
+
+def test_a_missing_or_truncated_figure_is_named(tmp_path: Path) -> None:
+    """Figures are listed by name: each must be there and complete, whatever its bytes."""
+    results = _results(tmp_path / "results")
+    figures = results / "figures" / "exp"
+    for name in ("a.png", "b.png", "c.png"):
+        _png(figures / name)
+    expected = checksum_table(results)
+    _png(figures / "a.png")  # drawn again: complete, and equal in the sense of figures
+    whole = (figures / "b.png").read_bytes()
+    (figures / "b.png").write_bytes(whole[: len(whole) - 5])
+    (figures / "c.png").unlink()
+    report = verify_results(expected, results).set_index("path")
+    assert report.loc["figures/exp/a.png", "status"] == EQUAL
+    assert tuple(report.loc["figures/exp/b.png"]) == (DIFFERENT, "not a complete PNG (truncated?)")
+    assert report.loc["figures/exp/c.png", "status"] == MISSING
+
+
+def test_a_list_of_an_earlier_mtsig_is_read_as_text_files(tmp_path: Path) -> None:
+    results = _results(tmp_path / "results")
+    listing = tmp_path / "earlier.tsv"
+    table = checksum_table(results)[["path", "rows", "sha256", "blocks"]]
+    table.to_csv(listing, sep="\t", index=False)
+    expected = read_checksums(listing)
+    assert list(expected["kind"]) == ["text", "text"] and list(expected["bytes"]) == ["", ""]
+    assert (verify_results(expected, results)["status"] == EQUAL).all()
+    (results / "tables" / "exp.md").write_text("changed\n")
+    report = verify_results(expected, results).set_index("path")
+    assert report.loc["tables/exp.md", "detail"] == "1 rows, expected 4; row 1: changed"
+
+
 def test_cli_exit_status_and_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     results = _results(tmp_path / "results")
     listing = tmp_path / "list.tsv"
@@ -90,8 +216,18 @@ def test_cli_exit_status_and_write(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "different: tables/exp.md: 1 rows, expected 4; row 1: changed" in out and out.endswith(
         "DIFFERENT\n"
     )
-    listing.write_text("path\trows\tsha256\tblocks\nx.tsv\t1\tnot-a-hash\tab\n")
+    (results / "exp" / "tests" / "bleu.tsv.tmp").write_text("half")
+    assert main(["verify", str(results), "--expected", str(tmp_path / "other.tsv"), "--write"]) == 2
+    assert (
+        "1 temporary file(s) left by a run stopped hard (first: exp/tests/bleu.tsv.tmp)"
+        in capsys.readouterr().err
+    )
+    assert not (tmp_path / "other.tsv").exists()
+    listing.write_text("path\tkind\tbytes\trows\tsha256\tblocks\nx.tsv\ttext\t3\t1\tnot-a-hash\tab\n")
     with pytest.raises(InputError, match="list.tsv:2: not a sha256"):
+        read_checksums(listing)
+    listing.write_text("path\tkind\tbytes\trows\tsha256\tblocks\nx.svg\tpicture\t\t\t\t\n")
+    with pytest.raises(InputError, match="list.tsv:2: kind 'picture'"):
         read_checksums(listing)
 
 

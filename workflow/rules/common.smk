@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 from types import SimpleNamespace
 
+from snakemake.io import is_flagged
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -343,84 +344,82 @@ def experiment_tests(wildcards):
     )
 
 
-def output_experiment_targets(name):
-    """What a system-output experiment produces: scores, gold, accuracy, tests, tables and figures."""
-    produced = [
-        rules.corpus_scores.output.scores,
-        rules.corpus_scores.output.html,
-        rules.human_gold.output.gold,
-        rules.evaluate.output.accuracy,
-        rules.evaluate.output.agreement,
-        rules.tables.output.md,
-        rules.tables.output.html,
-        rules.figures.output.png,
-    ]
-    targets = outputs_of(produced, experiment=name)
-    targets += outputs_of(
-        rules.merge_tests.output.intervals, experiment=name, metric=metrics_of(name)
+def job_outputs(rule, **wildcards):
+    """Every file a job of ``rule`` (``rules.X``) writes, its wildcards filled in: its named outputs, manifests,
+    HTML pages and figures included, except the ``temp()`` ones, which Snakemake deletes once they are read (the
+    shards of resample_tests). A target of ``all`` for each of them is what makes a run notice one that is missing
+    (docs/design.md, "Every output is a target")."""
+    # the proxy rules.X gives the patterns; the rule behind it (rule.rule), their flags
+    flagged = rule.rule.output
+    promised = [p for p, f in zip(rule.output, flagged) if not is_flagged(f, "temp")]
+    return outputs_of(promised, **wildcards)
+
+
+def english_meteor(name):
+    """The experiment's METEOR statistics read the paraphrase index (rule meteor_paraphrases)."""
+    return "meteor" in metrics_of(name) and bool(
+        meteor_paraphrase_index(SimpleNamespace(experiment=name, metric="meteor"))
     )
-    targets += outputs_of(rules.clusters.output.clusters, experiment=name)
+
+
+def output_experiment_jobs(name):
+    """The jobs of a system-output experiment, each as (rule, wildcards): texts, statistics, scores, tests,
+    gold, evaluation, clusters, tables and figures, and power and training runs where configured.
+    """
+    metrics = metrics_of(name)
+    jobs = [(rules.generate_synthetic, {})] if name in RUN["synthetic"] else []
+    jobs += [(rules.prepare_texts, {}), (rules.metric_stats, {"metric": metrics})]
+    jobs += [(rules.corpus_scores, {}), (rules.merge_tests, {"metric": metrics})]
+    jobs += [(rules.human_gold, {}), (rules.evaluate, {}), (rules.clusters, {})]
+    jobs += [(rules.tables, {}), (rules.figures, {})]
     if name in config["power"]["experiments"]:
-        targets += outputs_of(rules.power.output.table, experiment=name)
+        jobs += [(rules.power, {})]
     if "training_runs" in experiment_spec(name):
-        targets += outputs_of(rules.training_runs.output.pairs, experiment=name)
-    return targets + experiment_tests(SimpleNamespace(experiment=name))
+        jobs += [(rules.training_runs, {})]
+    return [(rule, {"experiment": name, **wildcards}) for rule, wildcards in jobs]
 
 
-def all_targets():
-    targets = []
+def run_jobs():
+    """Every job of the run that writes results, as (rule, wildcards); ``all`` asks for all their outputs
+    (job_outputs), so that the next run remakes any that is missing."""
+    jobs = []
     for name in OUTPUT_EXPERIMENTS:
-        targets += output_experiment_targets(name)
-    for name in segment_level_names():
-        produced = [rules.segment_level.output.table, rules.segment_level.output.html]
-        targets += outputs_of(produced, experiment=name)
-    for name in calibration_names():
-        produced = [
-            rules.calibration.output.table,
-            rules.section2.output.table,
-            rules.section2.output.html,
-        ]
-        targets += outputs_of(produced, experiment=name)
-    for name in RUN["nbest"]:
-        produced = [
-            rules.nbest.output.systems,
-            rules.nbest.output.ablation,
-            rules.nbest.output.html,
-        ]
-        targets += outputs_of(produced, experiment=name)
-    for name in RUN["metrics_task"]:
-        produced = [
-            rules.metrics_task.output.correlations,
-            rules.metrics_task.output.md,
-            rules.metrics_task.output.html,
-        ]
-        targets += outputs_of(produced, experiment=name)
-    targets += list(rules.metrics_task_gold.output.gold)
-    for name in RUN["metrics_protocol"]:
-        produced = [
-            rules.metrics_protocol.output.tasks,
-            rules.metrics_protocol.output.md,
-            rules.metrics_protocol.output.html,
-        ]
-        targets += outputs_of(produced, experiment=name)
-    for name in META_EVALUATION_EXPERIMENTS:
-        produced = [
-            rules.meta_evaluation.output.md,
-            rules.meta_evaluation.output.html,
-            rules.meta_evaluation.output.heatmap,
-        ]
-        targets += outputs_of(produced, experiment=name)
+        jobs += output_experiment_jobs(name)
+    if any(english_meteor(name) for name in OUTPUT_EXPERIMENTS):
+        jobs += [(rules.meteor_paraphrases, {})]
+    per_experiment = [
+        (rules.segment_level, segment_level_names()),
+        (rules.calibration, calibration_names()),
+        (rules.section2, calibration_names()),
+        (rules.nbest, RUN["nbest"]),
+        (rules.metrics_task, RUN["metrics_task"]),
+        (rules.metrics_protocol, RUN["metrics_protocol"]),
+        (rules.meta_evaluation, META_EVALUATION_EXPERIMENTS),
+    ]
+    for rule, names in per_experiment:
+        jobs += [(rule, {"experiment": name}) for name in names]
+    if RUN["metrics_task"]:
+        jobs += [(rules.metrics_task_gold, {})]
     if OUTPUT_EXPERIMENTS or RUN["metrics_protocol"]:
-        targets += [rules.replicability.output.md, rules.replicability.output.html]
+        jobs += [(rules.replicability, {})]
     delta_protocols = [
         n
         for n in RUN["metrics_protocol"]
         if config["metrics_protocol"][n]["delta_metrics"]
     ]
     if TEXT_EXPERIMENTS or RUN["metrics_task"] or delta_protocols:
-        targets += [rules.delta_agreement.output.md, rules.delta_agreement.output.html]
-    targets += list(rules.tables_index.output)
-    return [str(t) for t in targets]
+        jobs += [(rules.delta_agreement, {})]
+    return jobs + [(rules.tables_index, {})]
+
+
+def all_targets():
+    """Every file the run writes under results/ (logs aside): all outputs of every job (run_jobs)."""
+    targets = [
+        str(path)
+        for rule, wildcards in run_jobs()
+        for path in job_outputs(rule, **wildcards)
+    ]
+    return list(dict.fromkeys(targets))
 
 
 def segment_level_names():

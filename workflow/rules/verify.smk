@@ -1,4 +1,4 @@
-# Artifact review: every table and TSV of the run against the committed checksums (mtsig verify). Not part of
+# Artifact review: every file of the run against the committed checksums (mtsig verify). Not part of
 # `all`: `snakemake --cores 8 verify` runs what is missing, then checks; the job fails on any difference.
 
 

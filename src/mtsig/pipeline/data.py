@@ -32,6 +32,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.io.documents import read_wmt_xml_documents
+from mtsig.runtime import hard_stop
 
 MANIFEST_COLUMNS = ["dataset", "path", "sha256", "source"]
 
@@ -98,6 +99,7 @@ def _install_verified(tmp: Path, dest: Path, sha256: str, origin: str) -> None:
     if actual != sha256:
         tmp.unlink(missing_ok=True)
         raise DownloadError(f"checksum mismatch for {origin}: expected sha256 {sha256}, got {actual}", dest)
+    hard_stop.renaming()
     tmp.replace(dest)
 
 
@@ -166,6 +168,7 @@ def download_file(
             tmp.unlink(missing_ok=True)
             raise
     if sha256 is None:
+        hard_stop.renaming()
         tmp.replace(dest)
     else:
         _install_verified(tmp, dest, sha256, url)

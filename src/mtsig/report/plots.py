@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from matplotlib.textpath import TextPath
 
 from mtsig.errors import InputError
 from mtsig.report.tables import metric_label, test_label
+from mtsig.runtime import hard_stop
 from mtsig.stats.evaluation import is_two_sided
 from mtsig.stats.resampling.registry import PAPER_TESTS
 
@@ -106,18 +106,11 @@ _PAIRED_BOOTSTRAP = frozenset(
 # --------------------------------------------------------------------------------------------------- saving
 
 
-@functools.cache
-def _default_file_mode() -> int:
-    """The mode ``open()`` gives a new file under the process's umask (0644 under the usual 022), read once, when the
-    first figure is written rather than when the module is imported."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any) -> list[Path]:
     """Write ``figure`` to every path (PDF or PNG by suffix) reproducibly and atomically, then close it: the
-    metadata carries no date or version, so reruns are byte-identical. ``savefig`` options (e.g. ``dpi``,
+    metadata carries no date or version, so reruns are byte-identical. Each file is written as ``<file>.tmp`` and
+    renamed when complete, the one temporary name of mtsig.steps.files (a job stopped hard mid-write and run again
+    writes it again and renames it away: no stray file is left). ``savefig`` options (e.g. ``dpi``,
     ``bbox_inches``) pass through. Returns the paths. The one figure writer of the project."""
     if not out_paths:
         raise InputError("no output path given for the figure")
@@ -130,18 +123,16 @@ def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any)
         if suffix not in _SAVE_OPTIONS:
             raise InputError(f"figure format {suffix or '(none)'} not supported; use .pdf or .png", out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(suffix=suffix, dir=out.parent, prefix=f".{out.stem}.")
-        os.close(handle)
-        # mkstemp's 0600 would hide the figure from the other users of a share
-        os.chmod(temporary, _default_file_mode())
+        temporary = out.with_name(out.name + ".tmp")
         try:
             if suffix == ".png":
                 _save_png(figure, temporary, savefig)
             else:
                 figure.savefig(temporary, format=suffix[1:], **_SAVE_OPTIONS[suffix], **savefig)
+            hard_stop.renaming()
             os.replace(temporary, out)
         except BaseException:
-            Path(temporary).unlink(missing_ok=True)
+            temporary.unlink(missing_ok=True)
             raise
     import matplotlib.pyplot as plt  # only to release pyplot-managed figures; plots.py itself avoids pyplot
 

@@ -285,7 +285,8 @@ def engine_params(params: dict[str, Any], resources: Mapping[str, Any]) -> dict[
 
 def run_step(snakemake: Any) -> None:
     """Run the step named after ``snakemake.rule`` with the rule's named items, logging to the rule's log."""
-    from mtsig.steps.files import logged
+    from mtsig.runtime import hard_stop
+    from mtsig.steps.files import logged, remove_temporaries
 
     keep_freed_memory()
     defer_unless_prioritised(snakemake.rule)
@@ -297,7 +298,12 @@ def run_step(snakemake: Any) -> None:
         "wildcards": dict(snakemake.wildcards.items()),
     }
     function, arguments = step_arguments(snakemake.rule, named, threads=snakemake.threads)
+    # A job stopped hard before left its temporary files; and the tests' hard stops (mtsig.runtime.hard_stop).
+    remove_temporaries(snakemake.output)
+    hard_stop.arm(snakemake.rule, snakemake.rule.split(ITEM_SEPARATOR, 1)[0])
+    hard_stop.reached("start")
     with logged(snakemake.log[0] if snakemake.log else None):
         function(**arguments)
+    hard_stop.reached("end")
     if snakemake.log:
         write_job_usage(job_usage_path(snakemake.log[0]))

@@ -24,13 +24,14 @@ import logging
 import os
 import sys
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mtsig.errors import InputError
+from mtsig.runtime import hard_stop
 
 if TYPE_CHECKING:  # pandas is imported where a table is read: steps that read none start 0.25 s sooner
     import pandas as pd
@@ -62,8 +63,30 @@ def logged(log_path: str | os.PathLike[str] | None) -> Iterator[logging.Logger]:
 
 
 MANIFEST_SUFFIX = ".manifest.json"
+#: A file is written as ``<file>.tmp`` and renamed when complete (mtsig.report.plots.save_figure likewise).
+TEMPORARY_SUFFIX = ".tmp"
 MANIFEST_VERSION = 1
 _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, KeyError)
+
+
+def temporary_path(path: str | os.PathLike[str]) -> Path:
+    """Where a file is written before it is complete: ``<file>.tmp`` beside it. One name per file, so a job
+    stopped hard mid-write and run again writes the same temporary file and renames it away."""
+    path = Path(path)
+    return path.with_name(path.name + TEMPORARY_SUFFIX)
+
+
+def remove_temporaries(outputs: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Delete the temporary files (and their manifests' ones) that a job stopped hard left beside its declared
+    output files; returns them. Snakemake deletes the outputs themselves, and whole directory outputs, before it
+    runs a job again; these it does not know."""
+    removed = []
+    for output in map(Path, outputs):
+        for left in (temporary_path(output), temporary_path(manifest_path(output))):
+            if left.is_file():
+                left.unlink()
+                removed.append(left)
+    return removed
 
 
 def manifest_path(path: str | os.PathLike[str]) -> Path:
@@ -108,6 +131,7 @@ def _commit(
     between the two leaves a stale manifest, which the reader refuses, never a silently wrong file.
     """
     if made_by is None:
+        hard_stop.renaming()
         tmp.replace(path)
         return
     manifest = {
@@ -120,9 +144,11 @@ def _commit(
         "settings": dict(settings or {}),
     }
     final = manifest_path(path)
-    manifest_tmp = final.with_name(final.name + ".tmp")
+    manifest_tmp = temporary_path(final)
     manifest_tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    hard_stop.renaming()
     tmp.replace(path)
+    hard_stop.renaming()
     manifest_tmp.replace(final)
 
 
@@ -195,7 +221,7 @@ def write_tsv(
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = temporary_path(path)
     frame.to_csv(tmp, sep="\t", index=False, lineterminator="\n")
     description = {"format": "tsv", "columns": [str(c) for c in frame.columns], "rows": len(frame)}
     _commit(tmp, path, made_by, settings, description)
@@ -268,7 +294,7 @@ def write_text(
     """Write a text file atomically; ``made_by`` marks an intermediate file (a manifest beside it)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = temporary_path(path)
     tmp.write_text(text, encoding="utf-8")
     _commit(tmp, path, made_by, settings, {"format": "text", "lines": text.count("\n")})
 
@@ -323,8 +349,9 @@ def save_arrays(path: str | os.PathLike[str], **arrays: np.ndarray) -> None:
     """Save arrays as an ``.npz`` readable by ``np.load``, byte-identical for identical arrays."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = temporary_path(path)
     _write_npz(tmp, arrays)
+    hard_stop.renaming()
     tmp.replace(path)
 
 
@@ -339,7 +366,7 @@ def save_intermediate_arrays(
     ``settings``) is written beside it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = temporary_path(path)
     description = _write_npz(tmp, arrays)
     _commit(tmp, path, made_by, settings, description)
 

@@ -91,7 +91,9 @@ def declared_metric_stats(
     stats: str | Path,
 ) -> None:
     """:func:`metric_stats` of a metric declared with ``kind: segment_scores``: statistics ``[score, 1]`` of every
-    system of ``texts/systems.txt`` on every segment of ``documents.tsv``, from the declared scores file."""
+    system of ``texts/systems.txt`` on every segment of ``documents.tsv``, from the declared scores file. The
+    options recorded with them name that file as declared (relative to the data root, unless absolute), so that
+    the statistics are byte-identical wherever the data root is."""
     from mtsig.metrics.segment_scores import SegmentScores
 
     systems, n_segments = read_experiment_systems(texts, documents)
@@ -102,7 +104,9 @@ def declared_metric_stats(
             scorer.options["path"],
         )
     statistics = scorer.stats_for(systems, n_segments)
-    save_stats(stats, statistics, systems, scorer.details(), scorer.options)
+    # the file as declared (relative to the data root), not where this machine keeps it: the same bytes everywhere
+    options = {**scorer.options, "path": str(declaration["path"])}
+    save_stats(stats, statistics, systems, scorer.details(), options)
     log.info("%s: stats %s; %s", metric, statistics.shape, scorer.details())
 
 

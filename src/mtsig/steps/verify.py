@@ -15,8 +15,8 @@ log = logging.getLogger("mtsig")
 def verify(
     targets: Sequence[str | Path], report: str | Path, *, results: str | Path, expected: str | Path
 ) -> None:
-    """Check every table and TSV under ``results`` against the checksum list ``expected``; write the text report
-    only when all are equal (``targets``, the run's final outputs, are inputs so that they exist first)."""
+    """Check every file under ``results`` against the checksum list ``expected``; write the text report only when
+    all are equal (``targets``, the run's final outputs, are inputs so that they exist first)."""
     from mtsig.pipeline.verification import (
         read_checksums,
         verification_failed,
