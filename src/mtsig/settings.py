@@ -450,7 +450,9 @@ class HumanSource:
     segment_means: bool
     reference_system: str
     standardise_raters: bool
+    first_segment_id: int
     criterion: str | None = None
+    documents: str | None = None
     reference_systems: tuple[str, ...] | Mapping[str, str] | None = None
     sid2line: str | None = None
     z_path: str | None = None

@@ -287,8 +287,10 @@ def human_inputs(wildcards):
         return generated_data(wildcards)
     spec = experiment_spec(wildcards.experiment)
     human = spec["human"]
-    keys = [k for k in ("path", "sid2line", "header", "z_path") if k in human]
-    files = [human[k] for k in keys]
+    paths = human["path"]
+    files = [paths] if isinstance(paths, str) else list(paths)  # esa, mturk_batch: several
+    keys = [k for k in ("sid2line", "header", "z_path", "documents") if k in human]
+    files += [human[k] for k in keys]
     files += [human["complete_from"]["path"]] if "complete_from" in human else []
     moments = spec["standardise"].get("moments")
     files += [moments] if moments else []
