@@ -1,0 +1,300 @@
+"""Ranking systems from human item scores: the WMT24-26 organisers' procedures and mtsig's, as a registry.
+
+:data:`PROCEDURES` names every procedure (the config key and the ``mtsig rank --procedure`` choices derive from it).
+The array core (:func:`run_procedure`) takes item scores ``[R, S, N]`` with a leading replicate axis, for
+simulations; :func:`rank_systems` ranks one data set (:class:`~mtsig.stats.system_ranking.items.ItemScores`) and
+returns a :class:`SystemRanking` with its tables and notes. docs/statistics.md ("Ranking systems from human
+scores") defines each procedure; docs/conventions.md lists the organisers' quirks reproduced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+
+import numpy as np
+import pandas as pd
+
+from mtsig.errors import InputError
+from mtsig.stats.system_ranking.items import ItemScores, item_scores, pair_units
+from mtsig.stats.system_ranking.procedures import (
+    RankingArrays,
+    paper_test,
+    stratified_permutation,
+    wilcoxon_z,
+    wmt24,
+    wmt25,
+    wmt26,
+)
+
+__all__ = [
+    "PROCEDURES",
+    "ItemScores",
+    "ProcedureSpec",
+    "RankingArrays",
+    "SystemRanking",
+    "item_scores",
+    "rank_systems",
+    "run_procedure",
+]
+
+
+@dataclass(frozen=True)
+class ProcedureSpec:
+    """A ranking procedure: ``run(scores[R, S, N], segments, domains, *, alpha, seed, n_resamples)``; ``scale`` the
+    item scores it takes (``"raw"`` or ``"z"``: per-rater standardised); ``alpha`` its level; ``resamples`` its
+    default number of resamples (0: not randomised); ``source`` what it reproduces; ``sided``: how its p-values
+    read."""
+
+    run: Callable[..., RankingArrays]
+    scale: str
+    alpha: float
+    resamples: int
+    sided: str
+    source: str
+    summary: str
+
+
+def _deterministic(function: Callable[..., RankingArrays]) -> Callable[..., RankingArrays]:
+    def run(scores, segments, domains, *, alpha, seed, n_resamples):  # noqa: ARG001 - one signature for all
+        return function(scores, segments, domains, alpha=alpha)
+
+    return run
+
+
+def _randomised(function: Callable[..., RankingArrays]) -> Callable[..., RankingArrays]:
+    def run(scores, segments, domains, *, alpha, seed, n_resamples):
+        return function(scores, segments, domains, alpha=alpha, seed=seed, n_resamples=n_resamples)
+
+    return run
+
+
+#: Every ranking procedure, in output order.
+PROCEDURES: dict[str, ProcedureSpec] = {
+    "wmt24": ProcedureSpec(
+        _deterministic(wmt24),
+        "raw",
+        0.05,
+        0,
+        "two-sided",
+        "wmt-conference/wmt24-news-systems@bfa937e humeval/tools.py, calculate_clusters.py",
+        "per-domain two-sided Wilcoxon signed-rank, Stouffer on norm.ppf(1 - p), macro average over domains",
+    ),
+    "wmt25": ProcedureSpec(
+        _deterministic(wmt25),
+        "raw",
+        0.05 / 2,
+        0,
+        "one-sided",
+        "wmt-conference/wmt25-general-mt@e0cb47f humeval/08-compute_clusters.py",
+        "one-sided Wilcoxon signed-rank at 0.05/2 on both waves paired crosswise; ranks by walking the order",
+    ),
+    "wmt26": ProcedureSpec(
+        _randomised(partial(wmt26, variant="either")),
+        "raw",
+        0.05,
+        100,
+        "one-sided",
+        "wmt-conference/wmt26-general-mt@a6ae235 humeval/02b-analyze_results.py is_significantly_better",
+        "BCa bootstrap (100 resamples, one-sided 95%): paired, else unpaired; global clusters",
+    ),
+    "wmt26_paired": ProcedureSpec(
+        _randomised(partial(wmt26, variant="paired")),
+        "raw",
+        0.05,
+        100,
+        "one-sided",
+        "as wmt26, the paired bootstrap alone",
+        "paired BCa bootstrap of the mean difference (100 resamples, one-sided 95%); global clusters",
+    ),
+    "wmt26_unpaired": ProcedureSpec(
+        _randomised(partial(wmt26, variant="unpaired")),
+        "raw",
+        0.05,
+        100,
+        "one-sided",
+        "as wmt26, the unpaired bootstrap alone",
+        "two-sample BCa bootstrap of the difference of means (100 resamples, one-sided 95%); global clusters",
+    ),
+    "wilcoxon_z": ProcedureSpec(
+        _deterministic(wilcoxon_z),
+        "z",
+        0.05,
+        0,
+        "one-sided",
+        "WMT20-22 DA (mtsig.stats.human.wilcoxon_gold, unit segment_mean)",
+        "one-sided Wilcoxon rank-sum on per-rater standardised item scores",
+    ),
+    "paired_bootstrap": ProcedureSpec(
+        _randomised(partial(paper_test, test="paired_bootstrap")),
+        "raw",
+        0.05,
+        1000,
+        "one-sided",
+        "Graham, Mathur & Baldwin (2014) Fig. 4; Koehn (2004)",
+        "paired bootstrap of the item-score means (mtsig's resampling engine)",
+    ),
+    "approximate_randomization": ProcedureSpec(
+        _randomised(partial(paper_test, test="approximate_randomization")),
+        "raw",
+        0.05,
+        1000,
+        "one-sided",
+        "Graham, Mathur & Baldwin (2014) Fig. 2; Riezler & Maxwell (2005)",
+        "approximate randomization of the item-score means (mtsig's resampling engine)",
+    ),
+    "stratified_permutation": ProcedureSpec(
+        _randomised(stratified_permutation),
+        "raw",
+        0.05,
+        10_000,
+        "two-sided",
+        "mtsig: the macro-average question answered by a permutation test stratified by domain",
+        "signs of paired differences swapped within each domain, the macro-average difference, two-sided",
+    ),
+}
+
+
+def check_procedure(name: str) -> ProcedureSpec:
+    """The :class:`ProcedureSpec` of ``name``; an :class:`InputError` listing the known ones otherwise."""
+    if name not in PROCEDURES:
+        raise InputError(f"unknown ranking procedure {name!r}; known: {', '.join(PROCEDURES)}")
+    return PROCEDURES[name]
+
+
+def run_procedure(
+    name: str,
+    scores: np.ndarray,
+    segments: np.ndarray,
+    domains: np.ndarray,
+    *,
+    alpha: float | None = None,
+    seed: int = 0,
+    n_resamples: int | None = None,
+) -> RankingArrays:
+    """Run procedure ``name`` on ``scores[R, S, N]`` (or ``[S, N]``) of the scale its spec names. ``alpha`` and
+    ``n_resamples`` default to the procedure's own."""
+    spec = check_procedure(name)
+    return spec.run(
+        scores,
+        np.asarray(segments),
+        np.asarray(domains),
+        alpha=spec.alpha if alpha is None else alpha,
+        seed=seed,
+        n_resamples=spec.resamples if n_resamples is None else n_resamples,
+    )
+
+
+@dataclass(frozen=True)
+class SystemRanking:
+    """One procedure's ranking of one data set: ``arrays`` (R = 1) and the notes on what it could not test."""
+
+    procedure: str
+    systems: tuple[str, ...]
+    arrays: RankingArrays
+    alpha: float
+    seed: int
+    n_resamples: int
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def table(self) -> pd.DataFrame:
+        """One row per system, best first: system, score, top_rank, worst_rank, cluster."""
+        a = self.arrays
+        order = a.order[0]
+        return pd.DataFrame(
+            {
+                "system": [self.systems[i] for i in order],
+                "score": a.scores[0][order],
+                "top_rank": a.top_rank[0][order],
+                "worst_rank": a.worst_rank[0][order],
+                "cluster": a.cluster[0][order],
+            }
+        )
+
+    def pvalue_table(self) -> pd.DataFrame:
+        """One row per unordered pair (system1 above system2 in the order): p (the test of system1 against
+        system2: for one-sided procedures "system1 better"), p_reverse (system2 against system1), and the
+        procedure's decision (``system1``, ``system2`` or ``none``)."""
+        a = self.arrays
+        order = a.order[0]
+        rows = []
+        for x in range(len(order)):
+            for y in range(x + 1, len(order)):
+                i, j = order[x], order[y]
+                decision = "system1" if a.beats[0, i, j] else "system2" if a.beats[0, j, i] else "none"
+                rows.append(
+                    (self.systems[i], self.systems[j], a.pvalues[0, i, j], a.pvalues[0, j, i], decision)
+                )
+        return pd.DataFrame(rows, columns=["system1", "system2", "p", "p_reverse", "decision"])
+
+
+def ranking_notes(items: ItemScores, arrays: RankingArrays, scale: np.ndarray) -> tuple[str, ...]:
+    """What the data leaves untestable, in words: pairs with no paired item, pairs whose paired scores are all
+    equal, domains with a single item, undefined p-values."""
+    notes = []
+    left, right = pair_units(items.segments)
+    n = len(items.systems)
+    no_pairs, all_equal = [], []
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = scale[i, left] - scale[j, right]
+            d = d[~np.isnan(d)]
+            if len(d) == 0:
+                no_pairs.append(f"{items.systems[i]}/{items.systems[j]}")
+            elif np.all(d == 0):
+                all_equal.append(f"{items.systems[i]}/{items.systems[j]}")
+    if no_pairs:
+        notes.append(
+            f"{len(no_pairs)} pair(s) share no rated item ({', '.join(no_pairs[:5])}): the paired tests are "
+            "undefined for them (p NaN: not significant in ranks; WMT24's clusters separate them)"
+        )
+    if all_equal:
+        notes.append(
+            f"{len(all_equal)} pair(s) score equal on every shared item ({', '.join(all_equal[:5])}): the Wilcoxon "
+            "signed-rank test drops every zero difference and is undefined (scipy's NaN, or p = 1 for at most 13)"
+        )
+    counts = np.bincount(items.domains, minlength=len(items.domain_names))
+    single = [items.domain_names[d] or "(none)" for d in np.flatnonzero(counts == 1)]
+    if single:
+        notes.append(
+            f"domain(s) with a single item: {', '.join(single)}: its per-domain test has one difference "
+            "(a two-sided signed-rank p of 1, or undefined when the scores are equal)"
+        )
+    off_diagonal = ~np.eye(n, dtype=bool)
+    undefined = int(np.isnan(arrays.pvalues[0][off_diagonal]).sum())
+    if undefined:
+        notes.append(f"{undefined} ordered pair(s) have no p-value (NaN): no decision is made for them")
+    return tuple(notes)
+
+
+def rank_systems(
+    items: ItemScores,
+    procedure: str,
+    *,
+    alpha: float | None = None,
+    seed: int = 0,
+    n_resamples: int | None = None,
+) -> SystemRanking:
+    """Rank the systems of ``items`` by ``procedure`` (:data:`PROCEDURES`). ``seed`` and ``n_resamples`` matter only
+    to randomised procedures."""
+    spec = check_procedure(procedure)
+    if len(items.systems) < 2:
+        raise InputError(f"{len(items.systems)} system(s): ranking needs at least two")
+    scale = items.scores if spec.scale == "raw" else items.z
+    if scale is None:
+        raise InputError(
+            f"procedure {procedure!r} needs per-rater scores (a rater column); the ratings have none"
+        )
+    rated = ~np.isnan(scale)
+    unrated = [items.systems[s] for s in np.flatnonzero(~rated.any(axis=1))]
+    if unrated:
+        raise InputError(f"system(s) without a usable score: {', '.join(unrated)}")
+    alpha = spec.alpha if alpha is None else alpha
+    n_resamples = spec.resamples if n_resamples is None else n_resamples
+    arrays = run_procedure(
+        procedure, scale, items.segments, items.domains, alpha=alpha, seed=seed, n_resamples=n_resamples
+    )
+    return SystemRanking(
+        procedure, items.systems, arrays, alpha, seed, n_resamples, ranking_notes(items, arrays, scale)
+    )
