@@ -417,6 +417,20 @@ class MetricsProtocol:
     description: str | None = None
 
 
+@dataclass(frozen=True)
+class HumanRanking:
+    """``human_ranking.<name>``: human rankings of MT systems recomputed by every ranking procedure (``resamples``:
+    randomised procedure -> its resamples)."""
+
+    ratings: tuple[str, ...]
+    documents: str
+    first_segment_id: int
+    lps: tuple[str, ...]
+    procedures: tuple[str, ...]
+    resamples: Mapping[str, int]
+    description: str | None = None
+
+
 # --- an experiment's human side ---------------------------------------------------------------------------------
 
 
@@ -490,6 +504,7 @@ SCHEMA_BLOCKS: dict[type, tuple[str, ...]] = {
     ),
     MetricsProtocol: ("properties", "metrics_protocol", "additionalProperties"),
     ProtocolBootstrap: ("properties", "metrics_protocol", "additionalProperties", "properties", "bootstrap"),
+    HumanRanking: ("properties", "human_ranking", "additionalProperties"),
     HumanGold: ("$defs", "gold"),
     QualityControl: ("$defs", "experiment", "properties", "qc"),
     Standardise: ("$defs", "experiment", "properties", "standardise"),
