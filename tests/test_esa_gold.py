@@ -299,3 +299,34 @@ def test_schema_refuses_bad_esa_experiments(experiment: dict, message: str) -> N
     schema = REPO / "workflow" / "schemas" / "config.schema.yaml"
     with pytest.raises(InputError, match=message):
         mtsig_config.validate_config(config, schema, [("mine.yaml", config)])
+
+
+def test_bleu_and_ter_options_equal_sacrebleu_on_wmt24(data_root: Path) -> None:
+    """The en-zh and en-ja configs' BLEU tokenizers and TER options give sacrebleu 2.6.0's corpus scores on the 40
+    shortest segments (sacrebleu's TER on characters is slow); TER's asian_support without normalized is sacrebleu's
+    plain TER (it acts only with normalized)."""
+    import sacrebleu
+
+    from mtsig.metrics import get_metric
+    from mtsig.steps.metrics import metric_options
+
+    for lp, system in (("zh", "GPT-4"), ("ja", "Team-J")):
+        spec = configured(lp)
+        root = data_root / "wmt24-esa"
+        refs = (root / f"references/en-{lp}.refA.txt").read_text(encoding="utf-8").split("\n")[1:-1]
+        hyps = (root / f"system-outputs/en-{lp}/{system}.txt").read_text(encoding="utf-8").split("\n")[1:-1]
+        shortest = sorted(range(len(refs)), key=lambda i: (len(refs[i]) + len(hyps[i]), i))[:40]
+        refs, hyps = [refs[i] for i in shortest], [hyps[i] for i in shortest]
+        for name, oracle in (
+            ("bleu", sacrebleu.metrics.BLEU(tokenize=spec["bleu"]["tokenize"])),
+            ("ter", sacrebleu.metrics.TER(normalized=True, asian_support=True)),
+        ):
+            metric = get_metric(name, **metric_options(spec, name))
+            mine = float(metric.score(metric.stats(hyps, refs).sum(axis=0)))
+            assert mine == pytest.approx(oracle.corpus_score(hyps, [refs]).score, rel=1e-12)
+        asian_only = get_metric("ter", asian_support=True)
+        plain = sacrebleu.metrics.TER().corpus_score(hyps, [refs]).score
+        assert plain != pytest.approx(oracle.corpus_score(hyps, [refs]).score)  # the options matter here
+        assert float(asian_only.score(asian_only.stats(hyps, refs).sum(axis=0))) == pytest.approx(
+            plain, rel=1e-12
+        )
