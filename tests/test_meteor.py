@@ -161,11 +161,12 @@ def livonian(data_root: Path, systems: list[str]) -> tuple[list[str], dict[str, 
 
 
 def wmt24_en_cs(data_root: Path, systems: list[str]) -> tuple[list[str], dict[str, list[str]]]:
-    """WMT24 en-cs (the ESA release): N_SEGMENTS lines after the canary line."""
+    """WMT24 en-cs (the ESA release): 50 segments after the canary line (paragraphs: 50 are as long as WMT12's
+    N_SEGMENTS sentences)."""
     folder = data_root / "wmt24-esa"
     outputs = {name: folder / "system-outputs" / "en-cs" / f"{name}.txt" for name in systems}
     refs, texts = load_texts(folder / "references" / "en-cs.refA.txt", outputs, unescape=False)
-    return refs[1 : N_SEGMENTS + 1], {name: lines[1 : N_SEGMENTS + 1] for name, lines in texts.items()}
+    return refs[1:51], {name: lines[1:51] for name, lines in texts.items()}
 
 
 # language option -> (test data, the jar's options for its own defaults, what details() must say)

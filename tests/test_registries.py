@@ -223,6 +223,14 @@ def test_schema_metrics_protocol_enums_are_the_protocol_registries() -> None:
     assert set(spec["replicability_tasks"]["items"]["enum"]) == kinds
 
 
+def test_schema_human_formats_are_the_readers() -> None:
+    """Every ``human.format`` the schema admits has a reader (mtsig.steps.human.JUDGMENT_READERS), and only those."""
+    from mtsig.steps.human import JUDGMENT_READERS
+
+    human = SCHEMA["$defs"]["experiment"]["properties"]["human"]["properties"]
+    assert sorted(human["format"]["enum"]) == sorted(JUDGMENT_READERS)
+
+
 def test_schema_ranking_procedures_are_the_registry() -> None:
     """The procedures a human_ranking experiment may name, and those whose resamples it may set, are
     mtsig.stats.system_ranking's (the randomised ones: a procedure with a default number of resamples)."""
