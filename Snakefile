@@ -29,6 +29,7 @@ include: "workflow/rules/nbest.smk"
 include: "workflow/rules/meta_evaluation.smk"
 include: "workflow/rules/metrics_task.smk"
 include: "workflow/rules/metrics_protocol.smk"
+include: "workflow/rules/human_ranking.smk"
 include: "workflow/rules/replicability.smk"
 include: "workflow/rules/verify.smk"
 

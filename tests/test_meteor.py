@@ -160,6 +160,15 @@ def livonian(data_root: Path, systems: list[str]) -> tuple[list[str], dict[str, 
     return load_texts(folder / "generaltest2022.en-liv.ref.A.liv", outputs, unescape=True)
 
 
+def wmt24_en_cs(data_root: Path, systems: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """WMT24 en-cs (the ESA release): 50 segments after the canary line (paragraphs: 50 are as long as WMT12's
+    N_SEGMENTS sentences)."""
+    folder = data_root / "wmt24-esa"
+    outputs = {name: folder / "system-outputs" / "en-cs" / f"{name}.txt" for name in systems}
+    refs, texts = load_texts(folder / "references" / "en-cs.refA.txt", outputs, unescape=False)
+    return refs[1:51], {name: lines[1:51] for name, lines in texts.items()}
+
+
 # language option -> (test data, the jar's options for its own defaults, what details() must say)
 SETTINGS_CASES = {
     "en": (
@@ -182,6 +191,11 @@ SETTINGS_CASES = {
         ["-l", "fr", "-m", "exact stem", "-norm"],
         "lang:fr|modules:exact+stem|",
     ),  # fmt: skip
+    "cs": (
+        lambda root: wmt24_en_cs(root, ["CUNI-MH", "GPT-4", "Aya23"]),
+        ["-l", "cz", "-m", "exact", "-norm"],  # the jar's Czech; no Czech paraphrase table ships either
+        "lang:cz|modules:exact|",
+    ),
     # Livonian is unknown to Meteor: the jar's -norm fails for "other", so it is given sacrebleu's 13a tokens.
     "liv": (
         lambda root: livonian(root, ["TartuNLP", "NiuTrans", "HuaweiTSC"]),
@@ -191,7 +205,9 @@ SETTINGS_CASES = {
 }
 
 
-@pytest.mark.parametrize("language", [pytest.param("en", marks=pytest.mark.slow), "es", "de", "fr", "liv"])
+@pytest.mark.parametrize(
+    "language", [pytest.param("en", marks=pytest.mark.slow), "es", "de", "fr", "cs", "liv"]
+)
 def test_pipeline_meteor_equals_jar_final_score(
     language: str, data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -293,6 +309,10 @@ def test_meteor_settings_fall_back_to_other() -> None:
     assert meteor_settings("liv") == meteor_settings("xx")
     assert meteor_settings("liv").modules == ("exact",)
     assert meteor_settings("de").modules == ("exact", "stem")
+    # Czech: Meteor 1.5's Constants.PARAM_RANK[LANG_CZ] = {0.95, 0.2, 0.6, 0.8} (read from the jar's class file)
+    czech = meteor_settings("cs")
+    assert (czech.jar_language, czech.modules, czech.weights) == ("cz", ("exact",), (1.0,))
+    assert (czech.alpha, czech.beta, czech.gamma, czech.delta) == (0.95, 0.2, 0.6, 0.8)
 
 
 def mqm_ted_zh_en(data_root: Path, systems: list[str]) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:

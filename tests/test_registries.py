@@ -113,7 +113,7 @@ def test_every_rule_has_exactly_one_step_in_the_module_named_after_its_rules_fil
             assert step_modules_defining(rule) == [path.stem], rule
             step = step_function(rule)
             assert (step.__name__, step.__module__) == (rule, f"mtsig.steps.{path.stem}")
-    assert len(rules) == 27
+    assert len(rules) == 29
     assert step_function(item_rule("download_dataset", "wmt22-ja-en")).__name__ == "download_dataset"
     assert step_modules_defining("no_such_rule") == []
 
@@ -221,6 +221,26 @@ def test_schema_metrics_protocol_enums_are_the_protocol_registries() -> None:
     per_lp = [t for make in PROTOCOLS.values() for t in make(["en-de", "zh-en"]).tasks if len(t.lps) == 1]
     kinds = {task_kind(t) for t in per_lp}
     assert set(spec["replicability_tasks"]["items"]["enum"]) == kinds
+
+
+def test_schema_human_formats_are_the_readers() -> None:
+    """Every ``human.format`` the schema admits has a reader (mtsig.steps.human.JUDGMENT_READERS), and only those."""
+    from mtsig.steps.human import JUDGMENT_READERS
+
+    human = SCHEMA["$defs"]["experiment"]["properties"]["human"]["properties"]
+    assert sorted(human["format"]["enum"]) == sorted(JUDGMENT_READERS)
+
+
+def test_schema_ranking_procedures_are_the_registry() -> None:
+    """The procedures a human_ranking experiment may name, and those whose resamples it may set, are
+    mtsig.stats.system_ranking's (the randomised ones: a procedure with a default number of resamples)."""
+    from mtsig.stats.system_ranking import PROCEDURES
+
+    assert SCHEMA["$defs"]["ranking_procedure"]["enum"] == list(PROCEDURES)
+    spec = SCHEMA["properties"]["human_ranking"]["additionalProperties"]["properties"]
+    assert spec["procedures"]["default"] == list(PROCEDURES)
+    randomised = [name for name, procedure in PROCEDURES.items() if procedure.resamples]
+    assert spec["resamples"]["propertyNames"]["enum"] == randomised
 
 
 def test_design_notes_name_every_module_in_where_in_the_code(repo_root):

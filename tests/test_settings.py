@@ -87,6 +87,9 @@ def test_the_default_configs_blocks_build() -> None:
             settings.build(settings.MetricsProtocol, block, name).bootstrap.samples
             == block["bootstrap"]["samples"]
         )
+    for name, block in config["human_ranking"].items():
+        ranking = settings.build(settings.HumanRanking, block, name)
+        assert settings.as_block(ranking) == block and isinstance(ranking.procedures, tuple)
     for name in config["experiments"]:
         spec = mtsig_config.experiment(config, name)
         qc = settings.build(settings.QualityControl, spec["qc"])

@@ -68,6 +68,8 @@ def _merged_config(*files: Path) -> dict:
         "config/wmt22-ru-en.yaml",
         "config/wmt23-en-de.yaml",
         "config/wmt23.yaml",
+        "config/wmt24-en-cs.yaml",
+        "config/wmt24-esa.yaml",
         "tests/configs/tiny.yaml",
     ],
 )

@@ -417,6 +417,20 @@ class MetricsProtocol:
     description: str | None = None
 
 
+@dataclass(frozen=True)
+class HumanRanking:
+    """``human_ranking.<name>``: human rankings of MT systems recomputed by every ranking procedure (``resamples``:
+    randomised procedure -> its resamples)."""
+
+    ratings: tuple[str, ...]
+    documents: str
+    first_segment_id: int
+    lps: tuple[str, ...]
+    procedures: tuple[str, ...]
+    resamples: Mapping[str, int]
+    description: str | None = None
+
+
 # --- an experiment's human side ---------------------------------------------------------------------------------
 
 
@@ -450,7 +464,9 @@ class HumanSource:
     segment_means: bool
     reference_system: str
     standardise_raters: bool
+    first_segment_id: int
     criterion: str | None = None
+    documents: str | None = None
     reference_systems: tuple[str, ...] | Mapping[str, str] | None = None
     sid2line: str | None = None
     z_path: str | None = None
@@ -488,6 +504,7 @@ SCHEMA_BLOCKS: dict[type, tuple[str, ...]] = {
     ),
     MetricsProtocol: ("properties", "metrics_protocol", "additionalProperties"),
     ProtocolBootstrap: ("properties", "metrics_protocol", "additionalProperties", "properties", "bootstrap"),
+    HumanRanking: ("properties", "human_ranking", "additionalProperties"),
     HumanGold: ("$defs", "gold"),
     QualityControl: ("$defs", "experiment", "properties", "qc"),
     Standardise: ("$defs", "experiment", "properties", "standardise"),

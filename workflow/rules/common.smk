@@ -288,8 +288,10 @@ def human_inputs(wildcards):
         return generated_data(wildcards)
     spec = experiment_spec(wildcards.experiment)
     human = spec["human"]
-    keys = [k for k in ("path", "sid2line", "header", "z_path") if k in human]
-    files = [human[k] for k in keys]
+    paths = human["path"]  # esa, mturk_batch: a list of files
+    files = [paths] if isinstance(paths, str) else list(paths)
+    keys = [k for k in ("sid2line", "header", "z_path", "documents") if k in human]
+    files += [human[k] for k in keys]
     files += [human["complete_from"]["path"]] if "complete_from" in human else []
     moments = spec["standardise"].get("moments")
     files += [moments] if moments else []
@@ -409,6 +411,11 @@ def run_jobs():
     ]
     if TEXT_EXPERIMENTS or RUN["metrics_task"] or delta_protocols:
         jobs += [(rules.delta_agreement, {})]
+    for name in RUN["human_ranking"]:
+        jobs += [
+            (rules.human_ranking, {"experiment": name}),
+            (rules.human_ranking_table, {"experiment": name}),
+        ]
     return jobs + [(rules.tables_index, {})]
 
 
@@ -510,6 +517,13 @@ def tables_index_entries():
     entries += [
         (rules.metrics_protocol.output.md, "metrics_protocol", RUN["metrics_protocol"])
     ]
+    entries += [
+        (
+            rules.human_ranking_table.output.md,
+            "human_ranking_table",
+            RUN["human_ranking"],
+        )
+    ]
     return [
         (table, rule)
         for pattern, rule, names in entries
@@ -549,6 +563,30 @@ def wmt_only(function):
     """An input function that gives nothing for a JCML set (segment_level's WMT inputs)."""
     return lambda wildcards: (
         [] if wildcards.experiment in RUN["jcml"] else function(wildcards)
+    )
+
+
+def human_ranking_ratings(wildcards):
+    """A human-ranking experiment's rating files (its ``ratings``)."""
+    spec = config["human_ranking"][wildcards.experiment]
+    return data_files(mtsig_config.data_path(DATA_ROOT, p) for p in spec["ratings"])
+
+
+def human_ranking_documents(wildcards):
+    """The ``<lp>.docs`` file of each of a human-ranking experiment's language pairs."""
+    spec = config["human_ranking"][wildcards.experiment]
+    folder = mtsig_config.data_path(DATA_ROOT, spec["documents"])
+    return data_files(folder / f"{lp}.docs" for lp in spec["lps"])
+
+
+def human_ranking_calibration_table(wildcards):
+    """The hook of the ranking procedures' error rates with known truth: the table of rule
+    ``human_ranking_calibration`` (results/{experiment}/calibration.tsv) when the workflow has that rule, else
+    nothing (the page then has no calibration section)."""
+    if "human_ranking_calibration" not in {r.name for r in workflow.rules}:
+        return []
+    return outputs_of(
+        rules.human_ranking_calibration.output.table, experiment=wildcards.experiment
     )
 
 

@@ -148,12 +148,15 @@ class EsaExport:
     segment index; ``doc`` and ``domain`` from the documents file, else the row's document id and ``""``; ``score``
     float; ``wave`` the file's name without its suffix, as the organisers label a wave; ``file``/``line`` where the
     rating was read). ``quality_control``: :func:`quality_control_table`. ``dropped``: DataFrame(file, step, rows),
-    the rows each step of :data:`FILTER_STEPS` removed from each file.
+    the rows each step of :data:`FILTER_STEPS` removed from each file. ``bad_items``: the quality-control (BAD)
+    rows after the same filtering, columns :data:`RATING_COLUMNS` (``doc`` without its ``#bad`` suffix), from
+    which :attr:`quality_control` is computed.
     """
 
     ratings: pd.DataFrame
     quality_control: pd.DataFrame
     dropped: pd.DataFrame
+    bad_items: pd.DataFrame
 
 
 def _number(text: str, what: str, path: Path, line: int) -> float:
@@ -358,6 +361,7 @@ def read_esa(
         ratings=ratings,
         quality_control=quality_control_table(ratings, bad),
         dropped=pd.DataFrame(counts, columns=["file", "step", "rows"]),
+        bad_items=bad.loc[:, list(RATING_COLUMNS)].reset_index(drop=True),
     )
 
 

@@ -630,6 +630,106 @@ def _mturk_assignment_ratings(
     return out
 
 
+#: The criterion of ESA ratings (Kocmi et al. 2024): one 0-100 score per item after marking its error spans.
+ESA_CRITERION = "esa"
+
+
+def _first_row_error(bad: np.ndarray, rows: pd.DataFrame, problem: Sequence[str]) -> None:
+    """Raise an InputError at the file and line of the first row of ``rows`` (columns ``file``, ``line``) flagged
+    in ``bad``: ESA rows come from several files."""
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise InputError(problem[first], rows["file"].iat[first], int(rows["line"].iat[first]))
+
+
+def load_esa(
+    paths: Sequence[str | Path],
+    n_segments: int,
+    source_language: str,
+    target_language: str,
+    *,
+    documents: str | Path | None = None,
+    first_segment_id: int = 1,
+    reference_systems: Sequence[str] = (),
+    systems: Iterable[str] | None = None,
+) -> pd.DataFrame:
+    """Appraise ESA exports (:func:`mtsig.io.esa.read_esa`, the WMT24 organisers' filtering) as tidy ratings of one
+    language pair, criterion :data:`ESA_CRITERION`.
+
+    ``source_language``/``target_language``: the pair as the files write it (ISO 639-3: ``eng``, ``hin``).
+    ``documents``: that pair's ``<lp>.docs`` (``DOMAIN<TAB>DOCUMENT``, line 0 the canary line; its name must be
+    ``<lp>.docs`` with the reader's two-letter pair, e.g. ``en-hi.docs``): every rating's document is checked
+    against it, so a wrong ``first_segment_id`` is an error rather than shifted segments. ``segment`` is the
+    reader's ``item``: the 0-based segment of the test set without its canary line (segment id minus
+    ``first_segment_id``), the line the experiment's ``skip_first_line`` texts give it.
+
+    Item types: a real item (TGT) is ``system``, or ``ref`` for a name in ``reference_systems`` (WMT24 rates its
+    reference ``refA`` as a system: it is kept for standardisation and quality control, out of the gold); a
+    quality-control item (BAD) is ``bad_ref``. ``hit`` is the wave (the export file), so quality control pairs a
+    BAD item with the same rater's rating of the original in the same wave, as the reader's
+    :func:`~mtsig.io.esa.quality_control_table` does. A rated system that is neither in ``systems`` nor in
+    ``reference_systems``, and an item beyond the test set, are errors at their file and line.
+    """
+    from mtsig.io.esa import LANGUAGE_CODES, read_esa
+
+    paths = [Path(p) for p in paths]
+    for code in (source_language, target_language):
+        if code not in LANGUAGE_CODES:
+            raise InputError(
+                f"unknown language code {code!r} in human.source_language/target_language (ISO 639-3 as the ESA "
+                f"export writes it: {', '.join(sorted(LANGUAGE_CODES))})",
+                paths[0],
+            )
+    lp = f"{LANGUAGE_CODES[source_language]}-{LANGUAGE_CODES[target_language]}"
+    folder = None
+    if documents is not None:
+        documents = Path(documents)
+        if documents.name != f"{lp}.docs":
+            raise InputError(
+                f"the documents of {lp} must be named {lp}.docs (the ESA reader's layout)", documents
+            )
+        folder = documents.parent
+    export = read_esa(paths, folder, first_segment_id=first_segment_id)
+    rated = export.ratings.loc[export.ratings["lp"] == lp]
+    if rated.empty:
+        found = ", ".join(sorted(set(export.ratings["lp"]))) or "none"
+        raise InputError(f"no {lp} ratings (pairs in the files: {found})", paths[0])
+    bad = export.bad_items.loc[export.bad_items["lp"] == lp]
+    rows = pd.concat([rated.assign(item_type="system"), bad.assign(item_type="bad_ref")], ignore_index=True)
+    references = set(reference_systems)
+    known = set(systems) | references if systems is not None else None
+    if known is not None:
+        unknown = ~rows["system"].isin(known).to_numpy()
+        _first_row_error(
+            unknown,
+            rows,
+            [f"unknown system {n!r} (known: {', '.join(sorted(known))})" for n in rows["system"]],
+        )
+    outside = (rows["item"] >= n_segments).to_numpy()
+    _first_row_error(
+        outside,
+        rows,
+        [
+            f"segment id {i + first_segment_id} is item {i}, outside the test set of {n_segments} segments "
+            f"(0..{n_segments - 1} after the canary line)"
+            for i in rows["item"]
+        ],
+    )
+    item_type = rows["item_type"].to_numpy(dtype=object)
+    item_type[(item_type == "system") & rows["system"].isin(references).to_numpy()] = "ref"
+    return pd.DataFrame(
+        {
+            "annotator": rows["rater"].to_numpy(),
+            "system": rows["system"].to_numpy(),
+            "segment": rows["item"].to_numpy(dtype=np.int64),
+            "item_type": item_type,
+            "criterion": ESA_CRITERION,
+            "raw_score": rows["score"].to_numpy(dtype=float),
+            "hit": rows["wave"].to_numpy(),
+        }
+    )
+
+
 def check_reference_systems(
     reference_systems: Sequence[str], systems: Iterable[str] | None, path: str | Path
 ) -> list[str]:

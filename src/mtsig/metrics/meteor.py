@@ -14,6 +14,8 @@ Languages (``language`` option, the jar's codes):
 - ``es``, ``de``, ``fr``: modules exact and stem only, since pycocoevalcap ships no paraphrase table for
   them (the jar's default for these languages includes paraphrase) and WordNet synonyms are English-only;
   ``-norm``;
+- ``cs`` (the jar's ``cz``): module exact only (the jar's Czech default is exact and paraphrase, and
+  pycocoevalcap ships no Czech paraphrase table), Czech parameters, ``-norm``;
 - any other code (e.g. Livonian ``liv``): ``-l other`` with exact matching only. The jar's ``-norm`` fails
   for ``other``, so segments are tokenised with sacrebleu's 13a tokenizer here and only lowercased by the
   jar (``-lower``).
@@ -101,6 +103,8 @@ _SETTINGS: dict[str, MeteorSettings] = {
     "es": MeteorSettings("es", ("exact", "stem"), (1.0, 0.8), 0.65, 1.3, 0.5, 0.8, True),
     "de": MeteorSettings("de", ("exact", "stem"), (1.0, 0.8), 0.95, 1.0, 0.55, 0.55, True),
     "fr": MeteorSettings("fr", ("exact", "stem"), (1.0, 0.2), 0.9, 1.4, 0.6, 0.65, True),
+    # Czech (the jar's "cz"): its default modules are exact and paraphrase; pycocoevalcap ships no Czech table.
+    "cs": MeteorSettings("cz", ("exact",), (1.0,), 0.95, 0.2, 0.6, 0.8, True),
 }
 _OTHER = MeteorSettings("other", ("exact",), (1.0,), 0.75, 1.4, 0.7, 0.5, False)
 

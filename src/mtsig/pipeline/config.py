@@ -29,7 +29,7 @@ DATA_ROOT_ENV = "MTSIG_DATA"
 
 
 #: The sections of an experiment file whose definitions :func:`merge_experiment_files` adds to the config.
-EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task", "metrics_protocol")
+EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task", "metrics_protocol", "human_ranking")
 
 
 def output_settings(resampling: Mapping[str, Any]) -> dict[str, Any]:
@@ -38,12 +38,13 @@ def output_settings(resampling: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def merge_experiment_files(config: dict[str, Any], base_dir: Path) -> None:
-    """Add the experiments (metrics-task studies, metrics-task protocols) defined in ``config["experiment_files"]``
-    to ``config["experiments"]`` (``config["metrics_task"]``, ``config["metrics_protocol"]``) in place.
+    """Add the experiments (metrics-task studies, metrics-task protocols, human rankings) defined in
+    ``config["experiment_files"]`` to ``config["experiments"]`` (``config["metrics_task"]``,
+    ``config["metrics_protocol"]``, ``config["human_ranking"]``) in place.
 
     A definition already present in ``config`` (e.g. from a ``--configfile`` of the user's) wins over the file.
     Each file has the shape of a stand-alone config: ``run: [...]`` and ``experiments: {name: {...}}``,
-    ``metrics_task: {name: {...}}`` and/or ``metrics_protocol: {name: {...}}``.
+    ``metrics_task: {name: {...}}``, ``metrics_protocol: {name: {...}}`` and/or ``human_ranking: {name: {...}}``.
     """
     for relative in config.get("experiment_files", []):
         path = (base_dir / relative).resolve()
@@ -54,7 +55,8 @@ def merge_experiment_files(config: dict[str, Any], base_dir: Path) -> None:
         sections = [key for key in EXPERIMENT_FILE_SECTIONS if key in loaded]
         if not sections or not all(isinstance(loaded[key], Mapping) for key in sections):
             raise InputError(
-                "an experiment file must define a mapping `experiments:`, `metrics_task:` or `metrics_protocol:`",
+                "an experiment file must define a mapping `experiments:`, `metrics_task:`, `metrics_protocol:` or "
+                "`human_ranking:`",
                 path,
             )
         for section in sections:
@@ -371,7 +373,7 @@ def glob_relative(paths: Iterable[str], pattern: str) -> list[str]:
 
 def experiment_kinds(config: Mapping[str, Any]) -> dict[str, str]:
     """Map every defined experiment name to its kind: ``outputs``, ``synthetic``, ``jcml``, ``nbest``,
-    ``metrics_task`` or ``metrics_protocol``."""
+    ``metrics_task``, ``metrics_protocol`` or ``human_ranking``."""
     kinds: dict[str, str] = {}
     for kind, names in (
         ("outputs", config.get("experiments", {})),
@@ -380,6 +382,7 @@ def experiment_kinds(config: Mapping[str, Any]) -> dict[str, str]:
         ("nbest", config.get("nbest", {})),
         ("metrics_task", config.get("metrics_task", {})),
         ("metrics_protocol", config.get("metrics_protocol", {})),
+        ("human_ranking", config.get("human_ranking", {})),
     ):
         for name in names:
             if name in kinds:
@@ -403,6 +406,7 @@ def check_run(config: Mapping[str, Any]) -> dict[str, list[str]]:
         "nbest": [],
         "metrics_task": [],
         "metrics_protocol": [],
+        "human_ranking": [],
     }
     for name in config["run"]:
         grouped[kinds[name]].append(name)

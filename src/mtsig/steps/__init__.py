@@ -35,6 +35,7 @@ STEP_MODULES = (
     "meta_evaluation",
     "metrics_task",
     "metrics_protocol",
+    "human_ranking",
     "replicability",
     "verify",
 )

@@ -32,7 +32,8 @@ def prepare_texts(
     """Validate and prepare an experiment's texts: ``texts/reference.txt`` (with several references, the first;
     the others ``texts/reference.2.txt``, ...), ``texts/systems/<name>.txt`` (HTML entities unescaped if
     ``unescape_html``), ``texts/systems.txt`` (the system order) and ``documents.tsv`` (segment, doc_id; empty doc
-    ids when the experiment names no document file).
+    ids when the experiment names no document file). With ``skip_first_line`` line 0 of every text file and of
+    the documents file is left out (:func:`without_first_line`; the files are checked parallel as they are).
 
     An experiment with a ``texts:`` block takes its texts and documents from an MQM file (:func:`mqm_texts`); one
     without texts gets only ``texts/systems.txt`` and the documents of its scores files (:func:`scores_test_set`).
@@ -58,17 +59,33 @@ def prepare_texts(
             unescape=spec["unescape_html"],
         )
         streams = references if isinstance(references[0], list) else [references]
+        skip = int(spec["skip_first_line"])
+        if skip:
+            streams, outputs = without_first_line(
+                streams, outputs, mtsig_config.reference_paths(spec, data_root)
+            )
         reference, more_references = streams[0], streams[1:]
         doc_ids = np.full(len(reference), "", dtype=object)
         if "documents" in spec:
             doc_ids = read_documents(
                 mtsig_config.data_path(data_root, spec["documents"]["path"]),
                 spec["documents"]["format"],
-                len(reference),
-            )
+                len(reference) + skip,
+            )[skip:]
     write_prepared_texts(reference, outputs, Path(texts), more_references=more_references)
     write_segment_documents(doc_ids, documents)
     log.info("%d systems x %d segments; %d documents", len(outputs), len(reference), len(set(doc_ids)))
+
+
+def without_first_line(
+    streams: Sequence[list[str]], outputs: Mapping[str, list[str]], reference_files: Sequence[Path]
+) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """The reference streams and outputs without their line 0 (``skip_first_line``: WMT24's canary line, which
+    no rating refers to; segment i is then line i + 1 of every file). A file of one line leaves no segment: an
+    error naming it."""
+    if len(streams[0]) < 2:
+        raise InputError("skip_first_line: the reference has no line after its first", reference_files[0])
+    return [lines[1:] for lines in streams], {name: lines[1:] for name, lines in outputs.items()}
 
 
 def write_segment_documents(doc_ids: Sequence[str] | np.ndarray, documents: str | Path) -> None:

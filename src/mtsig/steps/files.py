@@ -236,7 +236,24 @@ def read_tsv(path: str | os.PathLike[str]) -> pd.DataFrame:
     round_trip = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
     names = {
         c: str
-        for c in ("system", "sys_x", "sys_y", "annotator", "metric", "test", "gold", "conclusion", "doc_id")
+        for c in (
+            "system",
+            "sys_x",
+            "sys_y",
+            "annotator",
+            "metric",
+            "test",
+            "gold",
+            "conclusion",
+            "doc_id",
+            "system1",
+            "system2",
+            "rater",
+            "procedure",
+            "procedure_a",
+            "procedure_b",
+            "lp",
+        )
     }
     return pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""], dtype=names, **round_trip)
 

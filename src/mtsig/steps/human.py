@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +21,15 @@ log = logging.getLogger("mtsig")
 
 
 def judgments_source(human: HumanSource, data_root: str | Path) -> Path:
-    """The human judgment file named in errors (the data root when the format reads several files)."""
-    path = human.path
-    return mtsig_config.data_path(data_root, path) if isinstance(path, str) else Path(data_root)
+    """The human judgment file named in errors (the folder that holds them when the format reads several)."""
+    paths = judgment_paths(human, data_root)
+    return paths[0] if len(paths) == 1 else Path(os.path.commonpath(paths))
+
+
+def judgment_paths(human: HumanSource, data_root: str | Path) -> list[Path]:
+    """The file(s) ``human.path`` names (one path or a list: ``esa``, ``mturk_batch``), from the data root."""
+    paths = (human.path,) if isinstance(human.path, str) else human.path
+    return [mtsig_config.data_path(data_root, p) for p in paths]
 
 
 @dataclass(frozen=True)
@@ -98,13 +105,28 @@ def _appraise_da(request: JudgmentRequest) -> pd.DataFrame:
 def _mturk_batch(request: JudgmentRequest) -> pd.DataFrame:
     from mtsig.io.human import load_mturk_batch
 
-    paths = request.human.path
     return load_mturk_batch(
-        [
-            mtsig_config.data_path(request.data_root, p)
-            for p in ((paths,) if isinstance(paths, str) else paths)
-        ],
+        judgment_paths(request.human, request.data_root),
         n_segments=request.n_segments,
+        systems=request.systems,
+    )
+
+
+def _esa(request: JudgmentRequest) -> pd.DataFrame:
+    """Appraise ESA exports (one file per wave) of one language pair, the WMT24 organisers' filtering
+    (:func:`mtsig.io.human.load_esa`); the rated reference (``reference_systems``) kept apart."""
+    from mtsig.io.human import check_reference_systems, load_esa
+
+    human = request.human
+    source = judgments_source(human, request.data_root)
+    return load_esa(
+        judgment_paths(human, request.data_root),
+        request.n_segments,
+        str(human.source_language),
+        str(human.target_language),
+        documents=request.path("documents") if human.documents else None,
+        first_segment_id=human.first_segment_id,
+        reference_systems=check_reference_systems(human.reference_systems or (), request.systems, source),
         systems=request.systems,
     )
 
@@ -172,6 +194,7 @@ JUDGMENT_READERS: dict[str, Callable[[JudgmentRequest], pd.DataFrame]] = {
     "mtme_seg_score": _mtme_seg_score,
     "wmt_da_seg_scores": _wmt_da_seg_scores,
     "mqm": _mqm,
+    "esa": _esa,
 }
 
 

@@ -29,10 +29,17 @@ if TYPE_CHECKING:  # imported by corpus_scores_table only: metric_stats needs no
 log = logging.getLogger("mtsig")
 
 
+#: Metrics whose options an experiment may set in a block named after the metric (sacrebleu's option names).
+CONFIGURABLE_METRICS = ("bleu", "ter")
+
+
 def metric_options(spec: Mapping[str, Any], metric: str) -> dict[str, Any]:
-    """Options of a metric from the experiment's config (METEOR: language and modules)."""
+    """Options of a metric from the experiment's config (METEOR: language and modules; BLEU, TER: the options
+    their blocks set, none by default)."""
     if metric == "meteor":
         return {"language": spec["meteor"]["language"]}  # modules follow the language
+    if metric in CONFIGURABLE_METRICS:
+        return dict(spec.get(metric) or {})
     return {}
 
 

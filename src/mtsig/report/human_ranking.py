@@ -1,0 +1,148 @@
+"""The page of a human-ranking experiment (:mod:`mtsig.studies.human_ranking`): each language pair's systems
+ranked by every procedure side by side, where the procedures disagree, the raters' quality control, and (when the
+calibration study has run) how often each procedure is wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from mtsig.report.tables import frame_to_markdown
+from mtsig.stats.system_ranking import PROCEDURES
+
+#: The score columns of a language pair's table: (label, the procedures whose score it is, first found used).
+SCORE_COLUMNS = (
+    ("Macro avg", ("wmt24", "stratified_permutation")),
+    (
+        "Mean",
+        ("wmt25", "wmt26", "wmt26_paired", "wmt26_unpaired", "paired_bootstrap", "approximate_randomization"),
+    ),
+)
+
+
+def rank_cell(cluster: int, top: int, worst: int) -> str:
+    """``cluster · top–worst`` (a single rank when top = worst)."""
+    ranks = f"{top}" if top == worst else f"{top}–{worst}"
+    return f"{cluster} · {ranks}"
+
+
+def procedures_table(procedures: list[str], resamples: Mapping[str, int]) -> pd.DataFrame:
+    """One row per procedure run: what it is, its level, its resamples and what it reproduces."""
+    return pd.DataFrame(
+        {
+            "Procedure": procedures,
+            "What it does": [PROCEDURES[p].summary for p in procedures],
+            "α": [f"{PROCEDURES[p].alpha:g}" for p in procedures],
+            "Resamples": [str(resamples.get(p, 0)) if PROCEDURES[p].resamples else "" for p in procedures],
+            "Source": [PROCEDURES[p].source for p in procedures],
+        }
+    )
+
+
+def language_pair_table(ranking: pd.DataFrame, procedures: list[str]) -> pd.DataFrame:
+    """One language pair's systems (in the first procedure's order) with the score columns and every procedure's
+    cluster and rank range."""
+    first = ranking.loc[ranking["procedure"] == procedures[0]]
+    table = pd.DataFrame({"System": first["system"].to_numpy()})
+    for label, sources in SCORE_COLUMNS:
+        source = next((p for p in sources if p in procedures), None)
+        if source is not None:
+            scores = ranking.loc[ranking["procedure"] == source].set_index("system")["score"]
+            table[label] = [f"{scores[s]:.2f}" for s in table["System"]]
+    for procedure in procedures:
+        rows = ranking.loc[ranking["procedure"] == procedure].set_index("system")
+        table[procedure] = [
+            rank_cell(rows.at[s, "cluster"], rows.at[s, "top_rank"], rows.at[s, "worst_rank"])
+            for s in table["System"]
+        ]
+    return table
+
+
+def disagreement_matrix(disagreement: pd.DataFrame, called: pd.Series, procedures: list[str]) -> pd.DataFrame:
+    """Procedures x procedures: off the diagonal the system pairs on which two procedures disagree (one calls a
+    difference the other does not, or opposite winners); on the diagonal the pairs the procedure calls different."""
+    cells = {p: {q: "" for q in procedures} for p in procedures}
+    for row in disagreement.itertuples(index=False):
+        cells[row.procedure_a][row.procedure_b] = cells[row.procedure_b][row.procedure_a] = str(row.disagree)
+    for p in procedures:
+        cells[p][p] = f"**{int(called[p])}**"
+    return pd.DataFrame({"": procedures, **{q: [cells[p][q] for p in procedures] for q in procedures}})
+
+
+def quality_control_summary(qc: pd.DataFrame) -> pd.DataFrame:
+    """Per language pair: raters, how many pass the paired t-test of their BAD items, and the others with their
+    p-values (or why they cannot be tested)."""
+    rows = []
+    for lp, group in qc.groupby("lp", sort=True):
+        passed = group["passed"].astype(bool)
+        failed = group.loc[~passed]
+        described = [
+            f"{r.rater} (p {r.p_value:.3f})" if pd.notna(r.p_value) else f"{r.rater} ({r.note})"
+            for r in failed.itertuples(index=False)
+        ]
+        rows.append((lp, len(group), int(passed.sum()), "; ".join(described) or "none"))
+    return pd.DataFrame(rows, columns=["Pair", "Raters", "Pass", "Fail or untestable"])
+
+
+def human_ranking_markdown(
+    tables: Mapping[str, pd.DataFrame],
+    *,
+    title: str,
+    seed: int,
+    resamples: Mapping[str, int],
+    calibration: pd.DataFrame | None = None,
+) -> str:
+    """The page (Markdown). ``tables``: the experiment's ``ranking``, ``pvalues``, ``disagreement``, ``qc`` and
+    ``notes`` tables; ``calibration``: the error-rate table of the calibration study, or None (no section)."""
+    ranking, pvalues = tables["ranking"], tables["pvalues"]
+    procedures = list(dict.fromkeys(ranking["procedure"]))
+    lps = list(dict.fromkeys(ranking["lp"]))
+    parts = [
+        f"# {title}\n",
+        "The same human ratings ranked by every procedure of mtsig's registry: the WMT24-26 organisers' own, WMT20-22's "
+        "Wilcoxon test on z scores, the paper's two tests on the item-score means (Graham, Mathur & Baldwin 2014) "
+        "and a permutation test stratified by domain that answers WMT24's macro-average question. Each cell is the "
+        "system's cluster · rank range (1 = best) under that procedure; systems in the first procedure's order. "
+        f'Randomised procedures are seeded from {seed} (docs/statistics.md, "Ranking systems from human '
+        'scores").\n',
+        frame_to_markdown(procedures_table(procedures, resamples)),
+    ]
+    for lp in lps:
+        in_lp = ranking.loc[ranking["lp"] == lp]
+        n = int(in_lp["procedure"].eq(procedures[0]).sum())
+        called = pvalues.loc[pvalues["lp"] == lp].groupby("procedure")["beats"].sum()
+        summary = ", ".join(f"{p} {int(called[p])}" for p in procedures)
+        parts += [
+            f"\n## {lp}: {n} systems\n",
+            frame_to_markdown(language_pair_table(in_lp, procedures)),
+            f"\nSystem pairs called different (of {n * (n - 1) // 2}): {summary}.\n",
+        ]
+    parts.append(
+        "\n## Where the procedures disagree\n\nSystem pairs on which two procedures disagree: one declares a "
+        "difference and the other does not, or they declare opposite winners (results/<experiment>/"
+        "disagreement.tsv; the pairs themselves in disagreeing_pairs.tsv). Diagonal, in bold: the pairs the "
+        "procedure calls different.\n"
+    )
+    for lp in lps:
+        called = pvalues.loc[pvalues["lp"] == lp].groupby("procedure")["beats"].sum()
+        matrix = disagreement_matrix(tables["disagreement"].query("lp == @lp"), called, procedures)
+        parts += [f"\n### {lp}\n", frame_to_markdown(matrix)]
+    parts += [
+        "\n## Raters' quality control\n\nEach rater's BAD items (deliberately damaged translations) against the same "
+        "rater's rating of the original: a one-sided paired t-test at 0.05 (Graham et al. 2013, as WMT DA applied "
+        "it). Reported only: the WMT24 organisers keep every rater, and so do these rankings.\n",
+        frame_to_markdown(quality_control_summary(tables["qc"])),
+    ]
+    notes = tables["notes"]
+    if len(notes):
+        parts.append("\n## Notes\n")
+        parts += [f"- {row.lp}, {row.procedure}: {row.note}" for row in notes.itertuples(index=False)]
+        parts.append("")
+    if calibration is not None:
+        parts += [
+            "\n## How often is each procedure wrong? (known truth)\n\nThe calibration study's error rates "
+            "(results/<experiment>/calibration.tsv; figure results/figures/<experiment>/calibration.png).\n",
+            frame_to_markdown(calibration),
+        ]
+    return "\n".join(parts)

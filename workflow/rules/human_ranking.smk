@@ -1,0 +1,72 @@
+# Are WMT's human rankings right? Human ratings of MT systems ranked by every procedure of the registry
+# (mtsig.stats.system_ranking: the WMT24-26 organisers' and mtsig's), per language pair: rankings, clusters,
+# p-values, where the procedures disagree and the raters' quality control (config/wmt24-esa.yaml). One job per
+# experiment (a few CPU seconds: the procedures are vectorised over pairs), then its report page.
+
+
+rule human_ranking:
+    input:
+        ratings=human_ranking_ratings,
+        documents=human_ranking_documents,
+    output:
+        ranking=RESULTS / "{experiment}" / "ranking.tsv",
+        pvalues=RESULTS / "{experiment}" / "ranking_pvalues.tsv",
+        disagreement=RESULTS / "{experiment}" / "disagreement.tsv",
+        disagreeing_pairs=RESULTS / "{experiment}" / "disagreeing_pairs.tsv",
+        qc=RESULTS / "{experiment}" / "qc.tsv",
+        filtering=RESULTS / "{experiment}" / "filtering.tsv",
+        notes=RESULTS / "{experiment}" / "notes.tsv",
+        ranking_manifest=manifest(RESULTS / "{experiment}" / "ranking.tsv"),
+        pvalues_manifest=manifest(RESULTS / "{experiment}" / "ranking_pvalues.tsv"),
+        disagreement_manifest=manifest(RESULTS / "{experiment}" / "disagreement.tsv"),
+        disagreeing_pairs_manifest=manifest(
+            RESULTS / "{experiment}" / "disagreeing_pairs.tsv"
+        ),
+        qc_manifest=manifest(RESULTS / "{experiment}" / "qc.tsv"),
+        filtering_manifest=manifest(RESULTS / "{experiment}" / "filtering.tsv"),
+        notes_manifest=manifest(RESULTS / "{experiment}" / "notes.tsv"),
+    log:
+        "logs/{experiment}/human_ranking.log",
+    wildcard_constraints:
+        experiment=mtsig_config.one_of(RUN["human_ranking"]),
+    conda:
+        "../envs/mtsig.yaml"
+    resources:
+        mem_mb=1500,  # 620 MB peak on WMT24's four pairs (WMT26's bootstraps of every ordered pair)
+    params:
+        spec=lambda wildcards: config["human_ranking"][wildcards.experiment],
+        data_root=DATA_ROOT,
+        seed=config["resampling"]["seed"],
+    script:
+        "../scripts/step.py"
+
+
+# The page of results/tables/: every language pair's rankings side by side, the disagreement matrices and the QC
+# summary. `calibration` is the hook of the procedures' error rates with known truth: results/{experiment}/
+# calibration.tsv when a rule writes it (human_ranking_calibration_table), shown in its own section.
+rule human_ranking_table:
+    input:
+        ranking=rules.human_ranking.output.ranking,
+        pvalues=rules.human_ranking.output.pvalues,
+        disagreement=rules.human_ranking.output.disagreement,
+        qc=rules.human_ranking.output.qc,
+        notes=rules.human_ranking.output.notes,
+        calibration=human_ranking_calibration_table,
+    output:
+        md=RESULTS / "tables" / "{experiment}.md",
+        html=report(
+            RESULTS / "tables" / "{experiment}.html",
+            caption="../report/human_ranking.rst",
+            category="Human rankings",
+        ),
+        md_manifest=manifest(RESULTS / "tables" / "{experiment}.md"),
+    log:
+        "logs/{experiment}/human_ranking_table.log",
+    wildcard_constraints:
+        experiment=mtsig_config.one_of(RUN["human_ranking"]),
+    conda:
+        "../envs/mtsig.yaml"
+    params:
+        spec=lambda wildcards: config["human_ranking"][wildcards.experiment],
+    script:
+        "../scripts/step.py"
