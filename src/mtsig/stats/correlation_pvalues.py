@@ -3,8 +3,8 @@ p-value (``AverageCorrelation`` returns the mean of its groups' p-values beside 
 
 * Pearson's r over n cells (``scipy.stats.pearsonr``): r is distributed under independence as ``2B - 1``, ``B ~
   Beta(n/2 - 1, n/2 - 1)``, so ``p = 2 P(B > (1 + |r|)/2) = 2 I_{(1 - |r|)/2}(n/2 - 1, n/2 - 1)`` (the regularised
-  incomplete beta function); 1 for n = 2. Spearman's rho (``spearmanr``: Student's t with n - 2 degrees of freedom
-  on rho) gives the same number. PDP's p is pearsonr's on mt-metrics-eval's vectors of every ordered pair's
+  incomplete beta function); 1 for n = 2. Spearman's rho (``spearmanr``): Student's t
+  ``rho sqrt((n - 2)/((1 + rho)(1 - rho)))`` with n - 2 degrees of freedom (NaN for n = 2). PDP's p is pearsonr's on mt-metrics-eval's vectors of every ordered pair's
   differences (n = Σ_g n_g², the diagonal included).
 * Kendall's tau-b and tau-c (``kendalltau``, whose p depends on the counts only, not on the variant): with
   ``s = C - D`` over the P = n(n-1)/2 pairs, the exact null distribution of the concordant count (the number of
@@ -33,14 +33,26 @@ KENDALL_EXACT_MAX_N = 33
 
 
 def pearson_pvalue(r: object, n: object) -> np.ndarray:
-    """Two-sided p of Pearson's r (or Spearman's rho) over n cells, broadcast; NaN where r is."""
+    """Two-sided p of Pearson's r over n cells, broadcast (``pearsonr``: ``2 (1 - I_{(1 + |r|)/2}(a, a))``,
+    a = n/2 - 1, with scipy's ``betaincc``); 1 for n = 2; NaN where r is."""
     r = np.asarray(r, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     a = np.maximum(n / 2.0 - 1.0, 1e-300)
     with np.errstate(invalid="ignore"):
-        p = 2.0 * special.betainc(a, a, np.clip((1.0 - np.abs(r)) / 2.0, 0.0, 1.0))
-    p = np.where(n <= 2, 1.0, np.clip(p, 0.0, 1.0))
+        p = 2.0 * special.betaincc(a, a, np.clip((np.abs(r) + 1.0) / 2.0, 0.0, 1.0))
+    p = np.where(n <= 2, 1.0, p)
     return np.where(np.isnan(r), np.nan, p)
+
+
+def spearman_pvalue(rho: object, n: object) -> np.ndarray:
+    """Two-sided p of Spearman's rho over n cells (``spearmanr``: Student's t ``rho sqrt((n - 2)/((1 + rho)(1 -
+    rho)))`` with n - 2 degrees of freedom); NaN for n = 2 or where rho is."""
+    rho = np.asarray(rho, dtype=np.float64)
+    dof = np.asarray(n, dtype=np.float64) - 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = rho * np.sqrt(np.clip(dof / ((rho + 1.0) * (1.0 - rho)), 0.0, None))
+        p = 2.0 * special.stdtr(dof, -np.abs(t))
+    return np.where(np.isnan(rho) | (dof <= 0), np.nan, p)
 
 
 @cache
@@ -131,8 +143,10 @@ def group_pvalues(
     valid = np.isfinite(hg)
     if pdp:
         return pearson_pvalue(values, float((valid.sum(axis=-1) ** 2).sum()))
-    if kind in ("pearson", "spearman"):
+    if kind == "pearson":
         return pearson_pvalue(values, valid.sum(axis=-1))
+    if kind == "spearman":
+        return spearman_pvalue(values, valid.sum(axis=-1))
     if kind == "kendall" and kendall_variant in ("b", "c"):
         mg = as_groups(np.asarray(metric, dtype=np.float64), grouping)
         return kendall_pvalue(np.where(valid, hg, 0.0), mg, valid)

@@ -429,8 +429,9 @@ def average_correlation(
     defined = np.isfinite(values) & counted
     w = np.ones(counted.shape) if weights is None else weights
     weight = np.where(defined if nan_groups == "drop" else np.broadcast_to(counted, values.shape), w, 0.0)
-    return AveragedCorrelation(
-        average_groups(values, counted, nan_groups, weights),
-        average_groups(np.where(defined, pvalues, np.nan), counted, nan_groups, weights),
-        weight.sum(axis=-1),
-    )
+    n = weight.sum(axis=-1)
+    # a defined group's undefined p-value (Spearman over two cells) makes the mean undefined, as there
+    p_total = np.where(defined, pvalues * w, 0.0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_mean = np.where(n > 0, p_total / np.where(n > 0, n, 1.0), 0.0)
+    return AveragedCorrelation(average_groups(values, counted, nan_groups, weights), p_mean, n)

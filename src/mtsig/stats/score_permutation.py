@@ -140,7 +140,8 @@ class ScoreSwaps:
         self.shape = h.shape
         self.n_units = self.systems.size
         z = np.zeros_like(x)
-        z[:, self.systems, self.items] = standardise(x[:, self.systems, self.items])
+        # contiguous rows: numpy sums a strided row in another order (scipy.stats.zscore of the packed vector)
+        z[:, self.systems, self.items] = standardise(np.ascontiguousarray(x[:, self.systems, self.items]))
         self.z = z
         self.statistic = statistic
         self.values = np.asarray(statistic(z), dtype=np.float64)  # [M]
@@ -180,7 +181,7 @@ class PdpSwaps:
         (systems, items), _ = rated_cells(h, grouping)
         self.n_units = systems.size
         z = np.zeros_like(x)
-        z[:, systems, items] = standardise(x[:, systems, items])
+        z[:, systems, items] = standardise(np.ascontiguousarray(x[:, systems, items]))
         zg = as_groups(z, grouping)  # [M, G, L]
         # one constant per group for every metric: PDP sees differences only, and the sums stay small
         shift = np.where(valid, zg, 0.0).sum(axis=(0, 2)) / np.maximum(valid.sum(axis=-1) * x.shape[0], 1)
