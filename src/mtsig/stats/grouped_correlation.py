@@ -18,13 +18,14 @@ Pearson's r, Spearman's rho (Pearson's r of average ranks), both NaN for a group
 of Deutsch, Foster & Freitag (2023, "Ties Matter", Sec. 3, Eq. 1-5; mt-metrics-eval's ``KendallVariants``) with
 a metric tie threshold epsilon: ``b``, ``c`` (NaN when every pair is tied on one side), ``23`` and ``acc23``; the
 WMT20 "Kendall-like" tau (``kendall_like``: only pairs whose human scores differ by at least a threshold count, a
-metric tie is discordant; Mathur et al. 2020, WMT20 metrics findings, Sec. 2.3; mt-metrics-eval's ``KendallLike``).
+metric tie is discordant; the segment-level daRR statistic of Mathur, Wei, Freitag, Ma & Bojar 2020, "Results of
+the WMT20 Metrics Shared Task"; mt-metrics-eval's ``KendallLike``).
 
 Beyond mt-metrics-eval's plain (macro) mean, ``average="micro"`` weights each group by its cells (by its counted
 pairs for ``kendall_like``: ``AverageCorrelation(macro=False)``). ``pdp=True`` gives the Pairwise Difference Pearson
-of DiIanni & Deutsch (2025, "Don't Sweat the Small Stuff: Segment-Level Meta-Evaluation Based on Pairwise Difference
-Correlation", EMNLP, Sec. 3; ``Pearson(..., pdp=True)``): one Pearson correlation of the human and metric
-differences of every two cells of the same group, over all groups at once. :func:`average_correlation` also returns
+of DiIanni & Deutsch (2025, "Don't Sweat the Small Stuff: Segment-Level Meta-Evaluation Based on Pairwise
+Difference Correlation", EMNLP 2025; mt-metrics-eval's ``Pearson(..., pdp=True)``): one Pearson correlation of the
+human and metric differences of every two cells of the same group, over all groups at once. :func:`average_correlation` also returns
 mt-metrics-eval's averaged p-value. docs/statistics.md ("The WMT23/24 metrics-task protocol", "mt-metrics-eval's
 other statistics") states each one exactly.
 
@@ -244,7 +245,7 @@ def _centred(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
 
 
 def _pdp(human_groups: np.ndarray, metric_groups: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Pairwise Difference Pearson ``[..., 1]`` (DiIanni & Deutsch 2025, Sec. 3): Pearson's r of the differences of
+    """Pairwise Difference Pearson ``[..., 1]`` (DiIanni & Deutsch 2025): Pearson's r of the differences of
     every ordered pair of valid cells of a group, over all groups. Both orders of a pair (and the diagonal's zeros)
     make the differences' mean exactly 0, so r = Σ dh dm / sqrt(Σ dh² Σ dm²) over the pairs i < j, and within a
     group of n cells ``Σ_{i<j} (a_i - a_j)(b_i - b_j) = n Σ_i (a_i - ā)(b_i - b̄)``: each sum is the groups' centred

@@ -15,7 +15,7 @@ metrics), with mt-metrics-eval's units in mt-metrics-eval's order, so that its o
   system-major, z-scored over all of them (``PermutationSigDiff`` with ``KendallWithTiesOpt`` swaps the whole packed
   vectors).
 * :class:`PdpSwaps`: Pairwise Difference Pearson (DiIanni & Deutsch 2025) from sums that are linear in the mask but
-  one, so that a pair costs ``[resamples, groups]`` operations: with ``u_k = n_g h_k - Σ_g h`` (centred human) and
+  one, so that a pair costs ``[resamples, groups]`` operations (a compiled loop, :mod:`mtsig.stats.pdp_compiled`): ``u_k = n_g h_k - Σ_g h`` (centred human) and
   ``T_g(m) = Σ_{k∈g} w_k z_m,k``, ``Σ dh dm = Σ_k u_k a'_k``, ``Σ dm² = Σ_k n_g a'_k² - Σ_g (Σ_{k∈g} a'_k)²`` with
   ``Σ_{k∈g} a'_k = Σ_{k∈g} z_a,k + T_g(b) - T_g(a)``.
 * :class:`PairOutcomeSwaps`: Kendall's b, tau_23 and acc_23 at fixed metric tie thresholds with each pair's outcome
@@ -219,24 +219,19 @@ class PdpSwaps:
         size = masks.shape[0]
         sums = self.linear(masks.astype(np.float64), float(self.n_units))  # [B, 2M]
         num, xx = sums[:, : self.n_metrics], sums[:, self.n_metrics :]
+        used = np.union1d(a, b)  # the metrics still tested
+        position_of = np.zeros(self.n_metrics, dtype=np.int64)
+        position_of[used] = np.arange(used.size)
         w = np.zeros((size, *self.valid.shape), dtype=bool)
         w[:, self.groups, self.positions] = masks
-        masked = np.zeros(
-            (size, self.valid.shape[0], self.n_metrics)
-        )  # T_g(m), position by position: exact order
-        for position in range(self.valid.shape[1]):
-            masked += w[:, :, position, None] * self.zg[:, :, position].T[None]
-        out = np.empty((size, a.size))
-        for start in range(0, a.size, PAIR_CHUNK):  # pairs in chunks: [B, G, chunk] at once
-            i, j = a[start : start + PAIR_CHUNK], b[start : start + PAIR_CHUNK]
-            d = masked[:, :, j] - masked[:, :, i]  # [B, G, P]
-            sq_a = ((self.group_sums[i].T + d) ** 2).sum(axis=1)
-            sq_b = ((self.group_sums[j].T - d) ** 2).sum(axis=1)
-            dn, dx = num[:, j] - num[:, i], xx[:, j] - xx[:, i]
-            r_a = self._pdp(self.base_num[i] + dn, self.base_xx[i] + dx, sq_a)
-            r_b = self._pdp(self.base_num[j] - dn, self.base_xx[j] - dx, sq_b)
-            out[:, start : start + PAIR_CHUNK] = r_a - r_b
-        return out
+        from mtsig.stats.pdp_compiled import hybrid_squares, masked_group_sums  # numba: only when tested
+
+        masked = masked_group_sums(w, self.zg, used)  # T_g(m), [B, G, used]
+        squares = hybrid_squares(masked, self.group_sums, position_of, a, b)  # [B, P, 2]
+        dn, dx = num[:, b] - num[:, a], xx[:, b] - xx[:, a]
+        r_a = self._pdp(self.base_num[a] + dn, self.base_xx[a] + dx, squares[:, :, 0])
+        r_b = self._pdp(self.base_num[b] - dn, self.base_xx[b] - dx, squares[:, :, 1])
+        return r_a - r_b
 
 
 #: The Kendall variants :class:`PairOutcomeSwaps` tests (tau-c depends on the scores, not only on the pairs).
