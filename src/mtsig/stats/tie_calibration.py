@@ -194,11 +194,13 @@ def calibrate_ties_many(
     base = good_pairs(dh, dm, 0.0)
     change = (dh == 0).astype(np.int64) - base
     distance = np.abs(dm)
-    order = np.argsort(distance, axis=-1, kind="stable")
-    distance = np.take_along_axis(distance, order, axis=-1)
-    change = np.take_along_axis(change, order, axis=-1)
-    size_sorted = pair_size[order]
+    # the order within a run of equal distances changes no candidate (the sums at its end): any sort will do
+    order = np.argsort(distance, axis=-1)
     rows, n_pairs = dm.shape
+    flat = (order + (np.arange(rows) * n_pairs)[:, None]).reshape(-1)
+    distance = distance.reshape(-1)[flat].reshape(rows, n_pairs)
+    change = change.reshape(-1)[flat].reshape(rows, n_pairs)
+    size_sorted = pair_size[order]
     # candidates: e pairs flipped, e = the zero-distance pairs (epsilon 0) or the end of a run of equal distances
     at_zero = np.count_nonzero(distance == 0, axis=-1)
     run_end = np.ones((rows, n_pairs), dtype=bool)
