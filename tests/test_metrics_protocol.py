@@ -590,7 +590,7 @@ def test_cli_table_with_a_developers_metric(data_root, tmp_path):
         (["--extra-scores", "NOWHERE"], "NOWHERE: not a directory"),
         (["human.csv", "m.seg.score"], "--mtme replaces HUMAN_FILE METRIC_FILES"),
         (["--extra-task", "pdp:grp=item"], "expected OPTION=VALUE with an option among"),
-        (["--protocol", "wmt25"], "language pair(s) en-de, he-en, zh-en not in the protocol"),
+        (["--protocol", "wmt25"], "no source file for 'cs-de_DE'; the test set has en-de, he-en, zh-en"),
     ],
 )
 def test_cli_errors_are_one_line(data_root, args, message):
