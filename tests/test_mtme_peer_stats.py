@@ -180,7 +180,7 @@ def test_pairwise_confidence_error():
     assert value == pytest.approx(0.872, abs=5e-4)
 
 
-# ------------------------------------------------------------------------------------------------ AverageCorrelationTest
+# --------------------------------------------------------------------------------------- AverageCorrelationTest
 
 
 def _scipy(result):
@@ -335,7 +335,7 @@ def test_enumerate_pairwise_diffs():
     assert grouped_correlation(h.T, m.T, "pearson", "item", pdp=True) == pytest.approx(expected, abs=1e-12)
 
 
-# ------------------------------------------------------------------------------------------------ CorrelationFunctionsTest
+# ------------------------------------------------------------------------------------- CorrelationFunctionsTest
 
 
 def test_function_kendall_like():
@@ -462,7 +462,7 @@ def test_reshape_and_filter():
         assert h[systems, items].tolist() == order
 
 
-# ------------------------------------------------------------------------------------------------ PermutationSigDiffTest
+# --------------------------------------------------------------------------------------- PermutationSigDiffTest
 
 GOLD8, METRIC1, METRIC2 = [1, 2, 3, 4, 5, 5, 7, 8], [1, 2, 3, 3, 7, 3, 5, 5], [2, 1, 2, 6, 8, 8, 7, 6]
 H8 = pm(GOLD8, 4)
@@ -615,7 +615,7 @@ def test_tau_optimization():
     assert int(result.n_used[0]) == 10
 
 
-# ------------------------------------------------------------------------------------------------ PairwisePermutationSigDiffTest
+# ------------------------------------------------------------------------------- PairwisePermutationSigDiffTest
 
 GOLD_P, METRIC1_P, METRIC2_P = [1, 3, 3, 3, 1, 2, 1, 2], [2, 4, 6, 6, 2, 6, 3, 7], [1, 5, 4, 4, 4, 3, 2, 1]
 H_P = pm(GOLD_P, 4)

@@ -1,11 +1,11 @@
 """Two-sided p-values of each group's correlation, as ``scipy.stats`` computes them, for mt-metrics-eval's averaged
 p-value (``AverageCorrelation`` returns the mean of its groups' p-values beside the mean correlation).
 
-* Pearson's r over n cells (``scipy.stats.pearsonr``): r is distributed under independence as ``2B - 1``, ``B ~
-  Beta(n/2 - 1, n/2 - 1)``, so ``p = 2 P(B > (1 + |r|)/2) = 2 I_{(1 - |r|)/2}(n/2 - 1, n/2 - 1)`` (the regularised
-  incomplete beta function); 1 for n = 2. Spearman's rho (``spearmanr``): Student's t
-  ``rho sqrt((n - 2)/((1 + rho)(1 - rho)))`` with n - 2 degrees of freedom (NaN for n = 2). PDP's p is pearsonr's on mt-metrics-eval's vectors of every ordered pair's
-  differences (n = Σ_g n_g², the diagonal included).
+* Pearson's r over n cells (``scipy.stats.pearsonr``): r is distributed under independence as ``2B - 1``,
+  ``B ~ Beta(n/2 - 1, n/2 - 1)``, so ``p = 2 P(B > (1 + |r|)/2) = 2 I_{(1 - |r|)/2}(n/2 - 1, n/2 - 1)`` (the
+  regularised incomplete beta function); 1 for n = 2. Spearman's rho (``spearmanr``): Student's t ``rho
+  sqrt((n - 2)/((1 + rho)(1 - rho)))`` with n - 2 degrees of freedom (NaN for n = 2). PDP's p is pearsonr's on
+  mt-metrics-eval's vectors of every ordered pair's differences (n = Σ_g n_g², the diagonal included).
 * Kendall's tau-b and tau-c (``kendalltau``, whose p depends on the counts only, not on the variant): with
   ``s = C - D`` over the P = n(n-1)/2 pairs, the exact null distribution of the concordant count (the number of
   inversions of a random permutation, Kendall 1970, "Rank Correlation Methods", Ch. 4) when neither side has a tie

@@ -21,13 +21,13 @@ WMT20 "Kendall-like" tau (``kendall_like``: only pairs whose human scores differ
 metric tie is discordant; the segment-level daRR statistic of Mathur, Wei, Freitag, Ma & Bojar 2020, "Results of
 the WMT20 Metrics Shared Task"; mt-metrics-eval's ``KendallLike``).
 
-Beyond mt-metrics-eval's plain (macro) mean, ``average="micro"`` weights each group by its cells (by its counted
-pairs for ``kendall_like``: ``AverageCorrelation(macro=False)``). ``pdp=True`` gives the Pairwise Difference Pearson
-of DiIanni & Deutsch (2025, "Don't Sweat the Small Stuff: Segment-Level Meta-Evaluation Based on Pairwise
-Difference Correlation", EMNLP 2025; mt-metrics-eval's ``Pearson(..., pdp=True)``): one Pearson correlation of the
-human and metric differences of every two cells of the same group, over all groups at once. :func:`average_correlation` also returns
-mt-metrics-eval's averaged p-value. docs/statistics.md ("The WMT23/24 metrics-task protocol", "mt-metrics-eval's
-other statistics") states each one exactly.
+Beyond mt-metrics-eval's plain (macro) mean, ``average="micro"`` weights each group by its cells (by its
+counted pairs for ``kendall_like``: ``AverageCorrelation(macro=False)``). ``pdp=True`` gives the Pairwise
+Difference Pearson of DiIanni & Deutsch (2025, "Don't Sweat the Small Stuff: Segment-Level Meta-Evaluation
+Based on Pairwise Difference Correlation", EMNLP 2025; mt-metrics-eval's ``Pearson(..., pdp=True)``): one
+Pearson correlation of the human and metric differences of every two cells of the same group, over all groups
+at once. :func:`average_correlation` also returns mt-metrics-eval's averaged p-value. docs/statistics.md ("The
+WMT23/24 metrics-task protocol", "mt-metrics-eval's other statistics") states each one exactly.
 
 Vectorised over metrics: ``metric[..., S, N]`` gives ``[...]``. Library only: arrays in, arrays out.
 """

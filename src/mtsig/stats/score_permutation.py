@@ -14,10 +14,11 @@ metrics), with mt-metrics-eval's units in mt-metrics-eval's order, so that its o
   the grouping's order (``_ReshapeAndFilter``), each metric z-scored over them; for tie calibration every cell,
   system-major, z-scored over all of them (``PermutationSigDiff`` with ``KendallWithTiesOpt`` swaps the whole packed
   vectors).
-* :class:`PdpSwaps`: Pairwise Difference Pearson (DiIanni & Deutsch 2025) from sums that are linear in the mask but
-  one, so that a pair costs ``[resamples, groups]`` operations (a compiled loop, :mod:`mtsig.stats.pdp_compiled`): ``u_k = n_g h_k - Σ_g h`` (centred human) and
-  ``T_g(m) = Σ_{k∈g} w_k z_m,k``, ``Σ dh dm = Σ_k u_k a'_k``, ``Σ dm² = Σ_k n_g a'_k² - Σ_g (Σ_{k∈g} a'_k)²`` with
-  ``Σ_{k∈g} a'_k = Σ_{k∈g} z_a,k + T_g(b) - T_g(a)``.
+* :class:`PdpSwaps`: Pairwise Difference Pearson (DiIanni & Deutsch 2025) from sums that are linear in the
+  mask but one, so that a pair costs ``[resamples, groups]`` operations (a compiled loop,
+  :mod:`mtsig.stats.pdp_compiled`): ``u_k = n_g h_k - Σ_g h`` (centred human) and ``T_g(m) = Σ_{k∈g} w_k
+  z_m,k``, ``Σ dh dm = Σ_k u_k a'_k``, ``Σ dm² = Σ_k n_g a'_k² - Σ_g (Σ_{k∈g} a'_k)²`` with ``Σ_{k∈g} a'_k =
+  Σ_{k∈g} z_a,k + T_g(b) - T_g(a)``.
 * :class:`PairOutcomeSwaps`: Kendall's b, tau_23 and acc_23 at fixed metric tie thresholds with each pair's outcome
   swapped (``PairwisePermutationSigDiff`` with ``epsilon1``, ``epsilon2``); the group counts of a hybrid are integer
   sums ``base + Σ_{q∈g} w_q (F_b,q - F_a,q)``, exact.
@@ -33,7 +34,7 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.runtime.portable import WeightedSums
-from mtsig.stats.grouped_correlation import AVERAGES, NAN_GROUPS, _centred, as_groups
+from mtsig.stats.grouped_correlation import NAN_GROUPS, _centred, as_groups
 from mtsig.stats.metric_permutation import standardise
 from mtsig.stats.tie_calibration import calibrate_ties_many, good_pairs, group_pairs, pair_differences
 
@@ -326,14 +327,6 @@ class PairOutcomeSwaps:
             d = masked[:, j] - masked[:, i]
             out[:, start : start + PAIR_CHUNK] = self._values(base[i] + d) - self._values(base[j] - d)
         return out
-
-
-def check_average(average: str) -> None:
-    """Permutation tests average the groups plainly (mt-metrics-eval's ``PermutationSigDiff``)."""
-    if average not in AVERAGES:
-        raise InputError(f"unknown average {average!r}; known: {', '.join(AVERAGES)}")
-    if average != "macro":
-        raise InputError("the permutation tests average the groups plainly (macro), as mt-metrics-eval's do")
 
 
 def recalibrated_acc_t(

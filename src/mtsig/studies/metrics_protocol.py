@@ -20,9 +20,10 @@ is named by its basename, ``[noref]`` appended when reference-free and ``*`` pre
 (weight: the number of language pairs); then, per language pair, system-level Pearson, segment-level Pearson
 (no grouping) and segment-level tie-calibrated acc_23 grouped by item (acc-t; significance by swapping pair
 outcomes), weight 1 each; weights normalised. **WMT24 on WMT23** (``tasks.WMT24OnWMT23``): per language pair,
-soft pairwise accuracy (SPA) and acc-t, weight 1 each. **WMT25** (``tasks.WMT25``; Freitag et al. 2025, WMT25 metrics
-findings): per language pair SPA and acc-t, weight 1 each, no human translation competing, each language pair's own
-gold (MQM for en-ko and ja-zh, ESA for the other 14; ``meta_info.WMT25``, ``WMT25_ESA``).
+soft pairwise accuracy (SPA) and acc-t, weight 1 each. **WMT25** (``tasks.WMT25``, the WMT25 metrics task's set as
+its organisers put it into mt-metrics-eval): per language pair SPA and acc-t, weight 1 each, no human translation
+competing, each language pair's own gold (MQM for en-ko and ja-zh, ESA for the other 14; ``meta_info.WMT25``,
+``WMT25_ESA``).
 
 Beyond mt-metrics-eval's task sets, a task may compute any of its other statistics (PDP, micro averages, the WMT20
 Kendall-like tau, Kendall's variants with a tie threshold, on a sample of the items) and test it by swapping scores
