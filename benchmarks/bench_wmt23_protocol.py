@@ -3,6 +3,7 @@
     python benchmarks/bench_wmt23_protocol.py values               # k=0: every task value of every metric, both tools
     python benchmarks/bench_wmt23_protocol.py clusters --mtme-k 10 # significance: mt-metrics-eval with k=10 per task
     python benchmarks/bench_wmt23_protocol.py speed                # mtsig alone: k = 0, 100, 200, 1000 (CPU, wall, memory)
+    python benchmarks/bench_wmt23_protocol.py extras               # the PDP column and WMT25's task set on WMT23, k=0
 
 ``values`` runs mt-metrics-eval's ``tasks.WMT23()`` and ``tasks.WMT24OnWMT23()`` (k=0; ``TaskSet.Run`` on
 ``data.EvalSet``s read from ``$MTSIG_DATA/wmt23``) beside :func:`mtsig.studies.metrics_protocol.run_protocol`, prints
@@ -317,6 +318,80 @@ def pvalues(args: argparse.Namespace) -> None:
         )
 
 
+EXTRAS_DRIVER = r"""
+import json, resource, sys, time, types
+for name in ("apache_beam", "dacite"):
+    sys.modules[name] = types.ModuleType(name)
+source, root, k, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+sys.path.insert(0, source)
+import numpy as np
+from mt_metrics_eval import data, tasks
+
+lps = ["en-de", "he-en", "zh-en"]
+evs = {("wmt23", lp): data.EvalSet("wmt23", lp, True, path=root) for lp in lps}
+result = {"pdp": {}, "wmt25": []}
+for lp in lps:  # PDP as a task: Pearson(average_by='item', pdp=True), WMT23's segment-level selection
+    task = tasks.Task("wmt23", lp, level="seg", corr_fcn="pearson", human=lp == "he-en", avg_by="item",
+                      corr_fcn_args={"pdp": True}, k=0)
+    start = time.process_time()
+    run = task.Run(evs)
+    result["pdp"][lp] = {"cpu": time.process_time() - start,
+                         "values": {m: float(v[0]) for m, v in run.corr_ranks.items()}}
+    print("PDP", lp, f"{result['pdp'][lp]['cpu']:.1f} s", flush=True)
+# WMT25's task set (tasks.WMT25: SPA and acc-t per pair, no human systems, weights 1) on WMT23's data
+task_set = tasks.TaskSet()
+for lp in lps:
+    task_set.Append(tasks.Task("wmt23", lp, level="sys", corr_fcn="pce", human=False, k=0))
+    task_set.Append(tasks.Task("wmt23", lp, level="seg", corr_fcn="KendallWithTiesOpt", human=False,
+                               avg_by="item", perm_test="pairs", corr_fcn_args={"sample_rate": 1.0}, k=0))
+runs = [t.Run(evs) for t in task_set]
+for t, run in zip(task_set, runs):
+    result["wmt25"].append({"lang": t.lang, "corr_fcn": t.corr_fcn,
+                            "values": {m: float(v[0]) for m, v in run.corr_ranks.items()}})
+weights = [1 / len(runs)] * len(runs)
+result["wmt25_average"] = {m: float(v) for m, v in tasks.TaskSetResults(runs).AverageCorrs(weights).items()}
+json.dump(result, open(out, "w"))
+"""
+
+
+def extras(args: argparse.Namespace) -> None:
+    """The WMT23 table's extra PDP column and WMT25's task set on WMT23, both tools, k = 0 (mt-metrics-eval: a
+    ``tasks.Task`` with ``corr_fcn_args={"pdp": True}``, and the tasks ``tasks.WMT25`` builds, on ``wmt23``)."""
+    theirs = run_mtme(args.mtme_git, args.data, 0, EXTRAS_DRIVER)
+    protocol = mp.wmt23()
+    test_sets, scores = read_inputs(args.data, protocol)
+    for task in protocol.extras:
+        start = time.process_time()
+        ours = mp.run_task(task, protocol, test_sets, scores)
+        cpu = time.process_time() - start
+        reference = theirs["pdp"][task.lps[0]]
+        diffs = [
+            abs(float(v) - reference["values"][m]) for m, v in zip(ours.metrics, ours.values, strict=True)
+        ]
+        print(f"{task.label}: {len(diffs)} metrics (mt-metrics-eval {len(reference['values'])}), max |diff| "
+              f"{max(diffs):.3g}; CPU s mtsig {cpu:.3f}, mt-metrics-eval {reference['cpu']:.1f}")  # fmt: skip
+        print("    " + ", ".join(f"{m!r}: {reference['values'][m]:.12f}" for m in ours.metrics))
+    wmt25 = mp.wmt25(info=mp.WMT23_INFO)
+    test_sets, scores = read_inputs(args.data, wmt25)
+    ours = mp.run_protocol(wmt25, test_sets, scores)
+    for task, entry in zip(ours.tasks, theirs["wmt25"], strict=True):
+        diffs = {
+            m: abs(float(v) - entry["values"][m]) for m, v in zip(task.metrics, task.values, strict=True)
+        }
+        worst = max(diffs, key=diffs.get)
+        print(
+            f"WMT25 on WMT23 {task.task.label}: {len(diffs)} metrics, max |diff| {diffs[worst]:.3g} ({worst})"
+        )
+        if task.task.statistic == "tie_calibrated" and task.task.lps == ("he-en",):
+            print("    " + ", ".join(f"{m!r}: {entry['values'][m]:.12f}" for m in task.metrics))
+    reference = theirs["wmt25_average"]
+    diff = max(abs(float(v) - reference[m]) for m, v in zip(ours.metrics, ours.average, strict=True))
+    print(
+        f"WMT25 on WMT23 average: max |diff| {diff:.3g}, same order: {list(ours.metrics) == list(reference)}"
+    )
+    print("    " + ", ".join(f"{m!r}: {v:.12f}" for m, v in reference.items()))
+
+
 SPEED_CHILD = r"""
 import resource, sys, time
 start = time.time()
@@ -353,7 +428,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("part", choices=("values", "clusters", "pvalues", "speed"))
+    parser.add_argument("part", choices=("values", "clusters", "pvalues", "speed", "extras"))
     parser.add_argument(
         "--mtme-git", default=MTME_GIT, help="bare git dir of google-research/mt-metrics-eval"
     )
@@ -363,7 +438,9 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="every metric's value in every task (values)")
     args = parser.parse_args()
     args.data = Path(os.environ.get("MTSIG_DATA", "../shared/data")).resolve()
-    {"values": values, "clusters": clusters, "pvalues": pvalues, "speed": speed}[args.part](args)
+    {"values": values, "clusters": clusters, "pvalues": pvalues, "speed": speed, "extras": extras}[args.part](
+        args
+    )
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(f"this process: {usage.ru_utime + usage.ru_stime:.1f} CPU s")
 

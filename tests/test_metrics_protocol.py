@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from cli_runner import run_mtsig
 
+from mtsig.errors import InputError
 from mtsig.io.mtme import read_requested_scores, read_test_set
 from mtsig.stats.pooled_accuracy import pooled_pairwise_accuracy
 from mtsig.studies import metrics_protocol as mp
@@ -284,6 +285,186 @@ WMT24_SPA = {
 }
 
 
+#: ``python benchmarks/bench_wmt23_protocol.py extras`` (mt-metrics-eval at 68a481a, k=0): the WMT23 table's extra
+#: column, mt-metrics-eval's ``tasks.Task("wmt23", lp, level="seg", corr_fcn="pearson", avg_by="item",
+#: corr_fcn_args={"pdp": True})`` (he-en with its human translation), 12 decimals.
+PDP_COLUMN = {
+    "en-de": {
+        "BERTscore": 0.335797538116,
+        "BLEU": 0.242499175856,
+        "BLEURT-20": 0.38892425504,
+        "COMET": 0.448804132858,
+        "Calibri-COMET22": 0.380123656355,
+        "Calibri-COMET22-QE[noref]": 0.317810614806,
+        "CometKiwi[noref]": 0.341327653571,
+        "GEMBA-MQM[noref]": 0.398884738046,
+        "KG-BERTScore[noref]": 0.339177826342,
+        "MEE4": 0.249520786565,
+        "MS-COMET-QE-22[noref]": 0.306442529804,
+        "MaTESe": 0.324147091177,
+        "MetricX-23": 0.47373976707,
+        "MetricX-23-QE[noref]": 0.501246719412,
+        "Random-sysname[noref]": 0.114367030575,
+        "XCOMET-Ensemble": 0.488100417232,
+        "XCOMET-QE-Ensemble[noref]": 0.463010382422,
+        "XLsim": 0.319751732561,
+        "YiSi-1": 0.371935753257,
+        "chrF": 0.300158360091,
+        "cometoid22-wmt22[noref]": 0.401150414099,
+        "docWMT22CometDA": 0.445527655509,
+        "docWMT22CometKiwiDA[noref]": 0.3335060077,
+        "eBLEU": 0.094159812975,
+        "embed_llama": 0.253605292225,
+        "f200spBLEU": 0.273688208434,
+        "mbr-metricx-qe[noref]": 0.344683946955,
+        "mre-score-labse-regular": 0.208198117677,
+        "prismRef": 0.120626308892,
+        "prismSrc[noref]": -0.138948680261,
+        "sescoreX": 0.359049729201,
+        "tokengram_F": 0.301125408231,
+    },
+    "he-en": {
+        "BERTscore": 0.358355998147,
+        "BLEU": 0.223847743083,
+        "BLEURT-20": 0.378060165917,
+        "COMET": 0.35968350485,
+        "Calibri-COMET22": 0.338084896434,
+        "Calibri-COMET22-QE[noref]": 0.323837905951,
+        "CometKiwi[noref]": 0.33188243335,
+        "GEMBA-MQM[noref]": 0.371623036521,
+        "KG-BERTScore[noref]": 0.337623045207,
+        "MEE4": 0.223811876748,
+        "MS-COMET-QE-22[noref]": 0.233096089782,
+        "MaTESe": 0.38611933005,
+        "MetricX-23": 0.475762971566,
+        "MetricX-23-QE[noref]": 0.416564265757,
+        "Random-sysname[noref]": 0.053662519438,
+        "XCOMET-Ensemble": 0.493061521149,
+        "XCOMET-QE-Ensemble[noref]": 0.403850373985,
+        "XLsim": 0.262287918175,
+        "YiSi-1": 0.411627948652,
+        "chrF": 0.264646746256,
+        "cometoid22-wmt22[noref]": 0.262907999465,
+        "docWMT22CometDA": 0.330885540428,
+        "docWMT22CometKiwiDA[noref]": 0.294888515344,
+        "eBLEU": 0.190046300196,
+        "embed_llama": 0.160552720596,
+        "f200spBLEU": 0.251174938681,
+        "mbr-metricx-qe[noref]": 0.393305552048,
+        "mre-score-labse-regular": 0.371632481606,
+        "prismRef": 0.373461703716,
+        "prismSrc[noref]": 0.019269311013,
+        "sescoreX": 0.291669226473,
+        "tokengram_F": 0.272448820245,
+    },
+    "zh-en": {
+        "BERTscore": 0.293726661403,
+        "BLEU": 0.151947802224,
+        "BLEURT-20": 0.347368671255,
+        "COMET": 0.345046121034,
+        "Calibri-COMET22": 0.292504938485,
+        "Calibri-COMET22-QE[noref]": 0.347766391815,
+        "CometKiwi[noref]": 0.39874488804,
+        "GEMBA-MQM[noref]": 0.407821762411,
+        "KG-BERTScore[noref]": 0.392433666418,
+        "MEE4": 0.162848287065,
+        "MS-COMET-QE-22[noref]": 0.32379478647,
+        "MaTESe": 0.361668145686,
+        "MetricX-23": 0.428460243029,
+        "MetricX-23-QE[noref]": 0.442484552947,
+        "Random-sysname[noref]": 0.02140849019,
+        "XCOMET-Ensemble": 0.47652606171,
+        "XCOMET-QE-Ensemble[noref]": 0.448564357369,
+        "XLsim": 0.189368926291,
+        "YiSi-1": 0.321153453925,
+        "chrF": 0.21247481297,
+        "cometoid22-wmt22[noref]": 0.352073459799,
+        "docWMT22CometDA": 0.323534791002,
+        "docWMT22CometKiwiDA[noref]": 0.35976225127,
+        "eBLEU": 0.155812097989,
+        "embed_llama": 0.119712092845,
+        "f200spBLEU": 0.168737057835,
+        "mbr-metricx-qe[noref]": 0.430704059011,
+        "mre-score-labse-regular": 0.206582558381,
+        "prismRef": 0.283583623781,
+        "prismSrc[noref]": 0.053565160097,
+        "sescoreX": 0.302852569505,
+        "tokengram_F": 0.21814051732,
+    },
+}
+#: The same run: the tasks ``tasks.WMT25()`` builds (SPA and acc-t per pair, no human translation, weight 1) with
+#: test set ``wmt23``: he-en's acc-t (WMT24's he-en task includes refA as a system, WMT25's does not) and the
+#: weighted average (SPA within 5e-4 as above).
+WMT25_ON_WMT23_HE_EN_ACC_T = {
+    "BERTscore": 0.515724316334,
+    "BLEU": 0.442128603104,
+    "BLEURT-20": 0.517424242424,
+    "COMET": 0.52950849963,
+    "Calibri-COMET22": 0.512749445676,
+    "Calibri-COMET22-QE[noref]": 0.506097560976,
+    "CometKiwi[noref]": 0.543311160384,
+    "GEMBA-MQM[noref]": 0.562564671101,
+    "KG-BERTScore[noref]": 0.536400591279,
+    "MEE4": 0.437527716186,
+    "MS-COMET-QE-22[noref]": 0.494382852919,
+    "MaTESe": 0.545528455285,
+    "MetricX-23": 0.573706577975,
+    "MetricX-23-QE[noref]": 0.560716925351,
+    "Random-sysname[noref]": 0.420842572062,
+    "XCOMET-Ensemble": 0.584460458241,
+    "XCOMET-QE-Ensemble[noref]": 0.552475979305,
+    "XLsim": 0.479120473023,
+    "YiSi-1": 0.529859571323,
+    "chrF": 0.457501847746,
+    "cometoid22-wmt22[noref]": 0.513488543976,
+    "docWMT22CometDA": 0.490779748707,
+    "docWMT22CometKiwiDA[noref]": 0.483906134516,
+    "eBLEU": 0.443218773097,
+    "embed_llama": 0.429453067258,
+    "f200spBLEU": 0.448946784922,
+    "mbr-metricx-qe[noref]": 0.554157427938,
+    "mre-score-labse-regular": 0.516925351072,
+    "prismRef": 0.528048780488,
+    "prismSrc[noref]": 0.443773096822,
+    "sescoreX": 0.483370288248,
+    "tokengram_F": 0.459257206208,
+}
+WMT25_ON_WMT23_AVERAGE = {
+    "GEMBA-MQM[noref]": 0.753611998941,
+    "XCOMET-Ensemble": 0.751244114233,
+    "MetricX-23": 0.740042089063,
+    "XCOMET-QE-Ensemble[noref]": 0.736984531198,
+    "MetricX-23-QE[noref]": 0.733851764352,
+    "COMET": 0.729430908365,
+    "CometKiwi[noref]": 0.726648302547,
+    "mbr-metricx-qe[noref]": 0.725000252413,
+    "KG-BERTScore[noref]": 0.721897377776,
+    "BLEURT-20": 0.721407419672,
+    "docWMT22CometDA": 0.717755641491,
+    "docWMT22CometKiwiDA[noref]": 0.717388837031,
+    "cometoid22-wmt22[noref]": 0.71265132478,
+    "sescoreX": 0.706530746437,
+    "YiSi-1": 0.706260544307,
+    "MaTESe": 0.705375710543,
+    "Calibri-COMET22": 0.700590507713,
+    "prismRef": 0.699280147903,
+    "BERTscore": 0.698801075015,
+    "mre-score-labse-regular": 0.69650449138,
+    "MS-COMET-QE-22[noref]": 0.695939365865,
+    "Calibri-COMET22-QE[noref]": 0.69162927447,
+    "XLsim": 0.675275698041,
+    "f200spBLEU": 0.66512767426,
+    "BLEU": 0.660188687217,
+    "eBLEU": 0.658774085089,
+    "MEE4": 0.656703408498,
+    "tokengram_F": 0.655912557224,
+    "chrF": 0.652582931077,
+    "embed_llama": 0.640287000339,
+    "Random-sysname[noref]": 0.492670891487,
+    "prismSrc[noref]": 0.399528466058,
+}
+
+
 @pytest.fixture(scope="module")
 def wmt23_inputs(data_root):
     """Both protocols' test sets and every score file they read (read once for the module)."""
@@ -408,6 +589,8 @@ def test_cli_table_with_a_developers_metric(data_root, tmp_path):
         (["--lps", "fr-de"], "language pair(s) fr-de not in the protocol"),
         (["--extra-scores", "NOWHERE"], "NOWHERE: not a directory"),
         (["human.csv", "m.seg.score"], "--mtme replaces HUMAN_FILE METRIC_FILES"),
+        (["--extra-task", "pdp:grp=item"], "expected OPTION=VALUE with an option among"),
+        (["--protocol", "wmt25"], "no source file for 'cs-de_DE'; the test set has en-de, he-en, zh-en"),
     ],
 )
 def test_cli_errors_are_one_line(data_root, args, message):
@@ -435,8 +618,8 @@ def test_tables_hold_the_results_numbers(wmt23_inputs):
     test_sets, scores = wmt23_inputs
     result = mp.run_protocol(mp.wmt23(["en-de"]), test_sets, scores, n_resamples=100, seed=3)
     tables = protocol_tables(result)
-    assert len(tables["tasks"]) == sum(len(t.metrics) for t in result.tasks)
-    for number, task in enumerate(result.tasks, start=1):
+    assert len(tables["tasks"]) == sum(len(t.metrics) for t in result.tasks + result.extras)
+    for number, task in enumerate(result.tasks + result.extras, start=1):
         rows = tables["tasks"].loc[tables["tasks"]["task"] == number]
         assert rows["metric"].tolist() == [task.metrics[m] for m in task.order]
         np.testing.assert_array_equal(rows["value"], task.values[list(task.order)])
@@ -449,3 +632,97 @@ def test_tables_hold_the_results_numbers(wmt23_inputs):
     text = protocol_table_text(result)
     assert text.splitlines()[2].split()[:3] == [result.metrics[0], f"{result.average[0]:.4f}", "1"]
     assert "\\toprule" in protocol_table_latex(result) and "task4: en-de seg acc-t (item)" in text
+    # the extra column: PDP, not in the average (weight 0)
+    assert "x1: en-de seg PDP (item), not in the average" in text
+    pdp_rows = tables["tasks"].loc[tables["tasks"]["task"] == 5]
+    assert set(pdp_rows["weight"]) == {0.0} and set(pdp_rows["statistic"]) == {"pdp"}
+
+
+def test_pdp_column_equals_mt_metrics_eval(wmt23_result):
+    """The WMT23 table's extra PDP column (DiIanni & Deutsch 2025, grouped by item) equals mt-metrics-eval's
+    ``Pearson(average_by="item", pdp=True)`` to 1e-9, not in the average: the averages stay mt-metrics-eval's."""
+    assert [t.task.label for t in wmt23_result.extras] == [f"{lp} seg PDP (item)" for lp in PDP_COLUMN]
+    for task in wmt23_result.extras:
+        expected = PDP_COLUMN[task.task.lps[0]]
+        assert sorted(task.metrics) == sorted(expected)
+        got = [float(task.values[task.metrics.index(m)]) for m in expected]
+        np.testing.assert_allclose(got, list(expected.values()), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(wmt23_result.average, list(WMT23_AVERAGE.values()), rtol=0, atol=1e-9)
+
+
+def test_wmt25_task_set_is_mt_metrics_evals():
+    """mt-metrics-eval's tasks.WMT25() (commit 68a481a), read by hand: its 16 language pairs sorted, per pair a
+    system-level 'pce' task and a segment-level KendallWithTiesOpt task (avg_by item, perm_test pairs, sample_rate
+    1.0), human False everywhere (lps_with_multiple_refs = {}), gold None (each pair's standard gold), weights 1
+    normalised; meta_info.DATA['wmt25']: refA, MQM for en-ko_KR and ja-zh_CN, esa-human1 for the others, no
+    outliers, WMT25_PRIMARIES (12) and WMT25_BASELINES (8)."""
+    protocol = mp.wmt25()
+    lps = [
+        "cs-de_DE", "cs-uk_UA", "en-ar_EG", "en-bho_IN", "en-cs_CZ", "en-et_EE", "en-is_IS", "en-it_IT", "en-ja_JP",
+        "en-ko_KR", "en-mas_KE", "en-ru_RU", "en-sr_Cyrl_RS", "en-uk_UA", "en-zh_CN", "ja-zh_CN",
+    ]  # fmt: skip
+    assert list(protocol.lps) == lps and len(protocol.tasks) == 32 and not protocol.extras
+    for n, lp in enumerate(lps):
+        spa, acc = protocol.tasks[2 * n : 2 * n + 2]
+        assert (spa.statistic, spa.lps, spa.level, spa.include_human, spa.gold) == (
+            "spa",
+            (lp,),
+            "sys",
+            False,
+            None,
+        )
+        assert (acc.statistic, acc.lps, acc.level, acc.include_human, acc.gold) == (
+            "tie_calibrated", (lp,), "seg", False, None,
+        )  # fmt: skip
+        assert (acc.grouping, acc.variant, acc.perm_test, acc.sample_rate) == ("item", "acc23", "pairs", 1.0)
+        assert protocol.info.std_ref[lp] == "refA" and protocol.info.outliers[lp] == frozenset()
+        assert protocol.info.std_gold[lp] == ("mqm" if lp in ("en-ko_KR", "ja-zh_CN") else "esa-human1")
+    assert protocol.weights == (1 / 32,) * 32
+    assert len(protocol.info.primary - protocol.info.baselines) == 12 and len(protocol.info.baselines) == 8
+    assert {"MetricX-25", "GEMBA-v2", "COMET22", "sentinel-cand"} <= protocol.info.primary
+    assert mp.PROTOCOLS["wmt25"] is mp.wmt25
+
+
+def test_wmt25_on_wmt23_he_en_equals_mt_metrics_eval(wmt23_inputs):
+    """WMT25's task set on WMT23's he-en: acc-t without the human translation (refA) as a system, to 1e-9."""
+    test_sets, scores = wmt23_inputs
+    protocol = mp.wmt25(["he-en"], info=mp.WMT23_INFO)
+    result = mp.run_task(protocol.tasks[1], protocol, test_sets, scores)
+    assert "refA" not in result.systems["he-en"] and len(result.systems["he-en"]) == 12
+    got = [float(result.values[result.metrics.index(m)]) for m in WMT25_ON_WMT23_HE_EN_ACC_T]
+    np.testing.assert_allclose(got, list(WMT25_ON_WMT23_HE_EN_ACC_T.values()), rtol=0, atol=1e-9)
+
+
+@pytest.mark.slow
+def test_wmt25_on_wmt23_average_equals_mt_metrics_eval(wmt23_inputs):
+    """The whole WMT25 task set on WMT23: the average's order and values (SPA's float32 and system-order caveat:
+    within 5e-4)."""
+    result = mp.run_protocol(mp.wmt25(info=mp.WMT23_INFO), *wmt23_inputs)
+    assert list(result.metrics) == list(WMT25_ON_WMT23_AVERAGE)
+    np.testing.assert_allclose(result.average, list(WMT25_ON_WMT23_AVERAGE.values()), rtol=0, atol=5e-4)
+
+
+def test_extra_task_specs():
+    """``--extra-task`` specs: one task per language pair, the protocol's rule for human translations, typed
+    options, one-line errors."""
+    protocol = mp.wmt23()
+    tasks = mp.tasks_from_spec("kendall:variant=b,grouping=item,epsilon=0.5,perm_test=pairs", protocol)
+    assert [t.lps for t in tasks] == [("en-de",), ("he-en",), ("zh-en",)]
+    assert [t.include_human for t in tasks] == [False, True, False]
+    assert (tasks[0].variant, tasks[0].epsilon, tasks[0].level) == ("b", 0.5, "seg")
+    assert tasks[0].label == "en-de seg kendall-b eps 0.5 (item, pairs)"
+    (spa,) = mp.tasks_from_spec("spa", mp.wmt25(["ja-zh_CN"]))
+    assert (spa.level, spa.include_human) == ("sys", False)
+    sampled = mp.tasks_from_spec(
+        "pearson:grouping=item,sample_size=200,sample_method=stratify,sample_seed=3", protocol
+    )
+    assert sampled[0].label == "en-de seg pearson (item, stratify sample of 200, seed 3)"
+    for spec, message in (
+        ("pooled_accuracy", "unknown statistic"),
+        ("pdp:grp=item", "expected OPTION=VALUE"),
+        ("kendall:epsilon=big", "epsilon must be a float"),
+        ("kendall:variant=c,perm_test=pairs", "swapping pairs tests"),
+        ("pearson:average=median", "bad average"),
+    ):
+        with pytest.raises(InputError, match=message):
+            mp.tasks_from_spec(spec, protocol)

@@ -87,7 +87,7 @@ def test_task_values_equal_mt_metrics_eval(run):
     accuracy of en-de alone is no task of mt-metrics-eval's table."""
     tasks = _table(run, "tasks")
     labels = ["en-de sys pearson", "en-de seg pearson", "en-de seg acc-t (item)"]
-    assert list(dict.fromkeys(tasks["label"])) == ["accuracy", *labels]
+    assert list(dict.fromkeys(tasks["label"])) == ["accuracy", *labels, "en-de seg PDP (item)"]  # PDP: extra
     assert set(tasks["metric"]) == set(WMT23_AVERAGE)
     for metric, values in WMT23_TASKS.items():
         rows = tasks[tasks["metric"] == metric].set_index("label").loc[labels]

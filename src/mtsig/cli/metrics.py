@@ -1,5 +1,5 @@
 """``mtsig metrics HUMAN_FILE METRIC_FILES...``: which metric agrees best with the humans, and is it significant?
-``mtsig metrics --mtme DIR --protocol wmt23``: the WMT23 (or WMT24) metrics task's table on expert MQM.
+``mtsig metrics --mtme DIR --protocol wmt23``: the WMT23 (WMT24, WMT25) metrics task's table on expert MQM.
 
 System-level meta-evaluation of the user's own files (docs/statistics.md, "Metric meta-evaluation" and "Comparing
 metrics with resampling"): every metric's Pearson, Spearman and Kendall correlation with the human system scores,
@@ -17,7 +17,10 @@ With ``--mtme DIR`` (a test set in google-research/mt-metrics-eval's layout, e.g
 runs a metrics task's protocol instead (:mod:`mtsig.studies.metrics_protocol`: pooled pairwise accuracy, system- and
 segment-level Pearson, tie-calibrated acc_23, SPA; the weighted average, permutation tests and clusters); a metric
 developer adds their own metric with ``--extra-scores DIR`` (``DIR/<lp>/NAME-REFSET.LEVEL.score`` files in
-mt-metrics-eval's format, for every language pair and level the protocol needs).
+mt-metrics-eval's format, for every language pair and level the protocol needs), and more columns, not in the
+average, with ``--extra-task STATISTIC[:OPTION=VALUE,...]`` (mt-metrics-eval's other statistics: PDP, Kendall's
+variants, the WMT20 Kendall-like tau, micro averages, item samples; :func:`mtsig.studies.metrics_protocol.
+tasks_from_spec`).
 """
 
 from __future__ import annotations
@@ -100,7 +103,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--protocol",
         choices=sorted(mp.PROTOCOLS),
         default="wmt23",
-        help="wmt23: pooled accuracy, sys/seg Pearson, acc-t; wmt24: SPA and acc-t (default wmt23)",
+        help="wmt23: pooled accuracy, sys/seg Pearson, acc-t (and PDP, not averaged); wmt24: SPA and acc-t; "
+        "wmt25: SPA and acc-t, each language pair's gold (default wmt23)",
     )
     protocol.add_argument("--lps", help="comma-separated language pairs (default: all of the protocol)")
     protocol.add_argument(
@@ -110,6 +114,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="DIR",
         help="your metric's files DIR/<lp>/NAME-REFSET.LEVEL.score (repeatable); shown with the primary metrics",
+    )
+    protocol.add_argument(
+        "--extra-task",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a column not in the average, per language pair: STATISTIC[:OPTION=VALUE,...], e.g. "
+        "pdp:grouping=sys or kendall:variant=b,grouping=item,perm_test=pairs (repeatable; docs/cli.md)",
     )
     protocol.add_argument(
         "--all-metrics", action="store_true", help="every metric, not only the primary ones and the baselines"
@@ -331,7 +343,7 @@ def _check_extra(protocol: mp.Protocol, test_sets: dict, extra: dict[str, dict],
     """A developer's metric must be scored at every level the protocol reads, in every language pair, with the
     standard reference or none (else it would silently drop out of tasks and of the average)."""
     basenames = {test_sets[lp].metric_basename(name) for lp, files in extra.items() for name, _ in files}
-    levels = sorted({mp.file_level(task) for task in protocol.tasks})
+    levels = sorted({mp.file_level(task) for task in protocol.tasks + protocol.extras})
     for basename in sorted(basenames):
         for lp in protocol.lps:
             ref = protocol.info.std_ref[lp]
@@ -358,6 +370,8 @@ def _run_protocol(args: argparse.Namespace) -> int:
         raise InputError("--mtme replaces HUMAN_FILE METRIC_FILES: give one or the other")
     lps = None if args.lps is None else [lp.strip() for lp in args.lps.split(",") if lp.strip()]
     protocol = mp.PROTOCOLS[args.protocol](lps)
+    for spec in args.extra_task:
+        protocol = protocol.with_extras(mp.tasks_from_spec(spec, protocol))
     test_sets = {lp: mtme.read_test_set(args.mtme, lp) for lp in protocol.lps}
     always: set[str] = set()
     for directory in args.extra_scores:

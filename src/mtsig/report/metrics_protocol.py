@@ -1,6 +1,7 @@
 """The table of a WMT23/24 metrics-task protocol run (:mod:`mtsig.studies.metrics_protocol`): the layout of the
 WMT23 findings' Table 8 (Freitag et al. 2023): one row per metric in order of the weighted average, its cluster
-rank, then each task's value and rank; as text, LaTeX or a JSON-ready dict. Functions return strings or dicts.
+rank, then each task's value and rank, then the protocol's extra tasks (not in the average; the WMT23 protocol's
+PDP, DiIanni & Deutsch 2025); as text, LaTeX or a JSON-ready dict. Functions return strings or dicts.
 """
 
 from __future__ import annotations
@@ -39,10 +40,11 @@ def protocol_signature(result: ProtocolResult) -> str:
     return "|".join(fields)
 
 
-def _task_cells(result: ProtocolResult) -> list[dict[str, tuple[float, int]]]:
-    """Per task: ``{metric: (value, rank)}``, the rank being the task's cluster (or position without resamples)."""
+def _task_cells(result: ProtocolResult, *, extras: bool = False) -> list[dict[str, tuple[float, int]]]:
+    """Per task (``extras``: per extra task): ``{metric: (value, rank)}``, the rank being the task's cluster (or
+    position without resamples)."""
     cells = []
-    for task in result.tasks:
+    for task in result.extras if extras else result.tasks:
         cells.append(
             {
                 name: (float(v), int(r))
@@ -55,16 +57,20 @@ def _task_cells(result: ProtocolResult) -> list[dict[str, tuple[float, int]]]:
 def protocol_table_text(result: ProtocolResult) -> str:
     """A fixed-width table: metric, average, rank, then ``value (rank)`` per task; the tasks' labels below."""
     cells = _task_cells(result)
+    extra_cells = _task_cells(result, extras=True)
     width = max(len(m) for m in result.metrics)
     header = f"{'metric':<{width}}  {'avg':>6} {'rank':>4}" + "".join(
         f"  {f'task{t + 1}':>12}" for t in range(len(cells))
     )
+    header += "".join(f"  {f'x{t + 1}':>12}" for t in range(len(extra_cells)))
     lines = [header, "-" * len(header)]
     for name, average, rank in zip(result.metrics, result.average, result.ranks, strict=True):
         row = f"{name:<{width}}  {average:6.4f} {rank:>4}"
         for task in cells:
             value, task_rank = task[name]
             row += f"  {value:6.3f} ({task_rank:>2})"
+        for task in extra_cells:
+            row += f"  {task[name][0]:6.3f} ({task[name][1]:>2})" if name in task else f"  {'-':>12}"
         lines.append(row)
     lines.append("")
     for number, (task, weight) in enumerate(zip(result.tasks, result.protocol.weights, strict=True), start=1):
@@ -74,22 +80,31 @@ def protocol_table_text(result: ProtocolResult) -> str:
             f"{len(task.metrics)} metrics, systems: "
             + "; ".join(f"{lp} {len(systems)}" for lp, systems in task.systems.items())
         )
+    for number, task in enumerate(result.extras, start=1):
+        lines.append(
+            f"x{number}: {task.task.label}, not in the average, {len(task.metrics)} metrics, systems: "
+            + "; ".join(f"{lp} {len(systems)}" for lp, systems in task.systems.items())
+        )
     return "\n".join(lines) + "\n"
 
 
 def protocol_table_latex(result: ProtocolResult) -> str:
     """The table as a booktabs ``tabular``: rank and average, then per task value and rank; rank 1 in bold."""
-    cells = _task_cells(result)
+    cells = _task_cells(result) + _task_cells(result, extras=True)
     columns = "lrr" + "rr" * len(cells)
     out = [f"\\begin{{tabular}}{{{columns}}}", "\\toprule"]
     heads = ["Metric", "Rank", "Avg"] + [
         f"\\multicolumn{{2}}{{c}}{{{latex_escape(t.task.label)}}}" for t in result.tasks
     ]
+    heads += [f"\\multicolumn{{2}}{{c}}{{{latex_escape(t.task.label)}$^\\dagger$}}" for t in result.extras]
     out.append(" & ".join(heads) + " \\\\")
     out.append("\\midrule")
     for name, average, rank in zip(result.metrics, result.average, result.ranks, strict=True):
         row = [latex_escape(name), str(int(rank)), f"{average:.3f}"]
         for task in cells:
+            if name not in task:
+                row.append("-- & --")
+                continue
             value, task_rank = task[name]
             text = f"{value:.3f} & {task_rank}"
             row.append(f"\\textbf{{{value:.3f}}} & \\textbf{{{task_rank}}}" if task_rank == 1 else text)
@@ -97,6 +112,8 @@ def protocol_table_latex(result: ProtocolResult) -> str:
             row[:3] = [f"\\textbf{{{cell}}}" for cell in row[:3]]
         out.append(" & ".join(row) + " \\\\")
     out += ["\\bottomrule", "\\end{tabular}"]
+    if result.extras:
+        out.append("% $^\\dagger$ not in the average")
     return "\n".join(out) + "\n"
 
 
@@ -106,11 +123,15 @@ def _matrix(values: np.ndarray) -> list[list[float]]:
 
 def protocol_json(result: ProtocolResult) -> dict[str, Any]:
     """Everything of the run as plain types: per task its metrics, values, ranks, epsilons, systems and
-    significance matrix (ranking order); the average and its matrix; the weights and the signature."""
-    tasks = []
-    for task, weight in zip(result.tasks, result.protocol.weights, strict=True):
+    significance matrix (ranking order); the average and its matrix; the weights and the signature; the extra
+    tasks (``extras``, weight 0: not in the average) as the tasks."""
+    tasks, extras = [], []
+    weighted = [
+        (task, weight, tasks) for task, weight in zip(result.tasks, result.protocol.weights, strict=True)
+    ]
+    for task, weight, into in weighted + [(task, 0.0, extras) for task in result.extras]:
         ordered = [task.metrics[m] for m in task.order]
-        tasks.append(
+        into.append(
             {
                 "label": task.task.label,
                 "statistic": task.task.statistic,
@@ -139,6 +160,7 @@ def protocol_json(result: ProtocolResult) -> dict[str, Any]:
             "significance": _matrix(result.significance),
         },
         "tasks": tasks,
+        "extras": extras,
         "signature": protocol_signature(result),
     }
 
@@ -151,10 +173,12 @@ SIGNIFICANCE_COLUMNS = ["task", "metric_a", "metric_b", "p_value"]
 
 def protocol_tables(result: ProtocolResult) -> dict[str, pd.DataFrame]:
     """The run as tidy tables: ``tasks`` (one row per task and metric, in each task's ranking order; ``task`` is
-    1-based), ``average`` (ranking order) and ``significance`` (``p_value`` of ``metric_a`` beating ``metric_b``,
-    a above b in the task's ranking, ``task`` 0 for the average; empty without resamples)."""
+    1-based; the extra tasks after the tasks, with weight 0), ``average`` (ranking order) and ``significance``
+    (``p_value`` of ``metric_a`` beating ``metric_b``, a above b in the task's ranking, ``task`` 0 for the
+    average; empty without resamples)."""
     rows, sig_rows = [], []
-    for number, (task, weight) in enumerate(zip(result.tasks, result.protocol.weights, strict=True), start=1):
+    weighted = list(zip(result.tasks, result.protocol.weights, strict=True))
+    for number, (task, weight) in enumerate(weighted + [(t, 0.0) for t in result.extras], start=1):
         for m in task.order:
             rows.append(
                 {
@@ -242,6 +266,8 @@ def protocol_table_markdown(
     rows) every value's bootstrap interval in a second table; the signature and ``reproduce`` (a command) last."""
     cells = _task_cells(result)
     labels = [task.task.label for task in result.tasks]
+    extra_cells = _task_cells(result, extras=True)
+    extra_labels = [f"{task.task.label} †" for task in result.extras]
     rows = []
     for name, average, rank in zip(result.metrics, result.average, result.ranks, strict=True):
         row = {
@@ -253,6 +279,8 @@ def protocol_table_markdown(
         for label, task in zip(labels, cells, strict=True):
             value, task_rank = task[name]
             row[label] = _value_cell(value, task_rank)
+        for label, task in zip(extra_labels, extra_cells, strict=True):
+            row[label] = _value_cell(*task[name]) if name in task else "–"
         rows.append(row)
     lines = [f"## {heading}", ""]
     lines += [
@@ -260,7 +288,13 @@ def protocol_table_markdown(
         "the significance cluster of the average, and in brackets each task's cluster (permutation tests between "
         f"every two metrics, α = {result.alpha:g}, {result.n_resamples} resamples"
         + (", mt-metrics-eval's early stopping" if result.early_stopping == "mtme" else "")
-        + "; without resamples the rank). Baselines as the task named them.",
+        + "; without resamples the rank). Baselines as the task named them."
+        + (
+            " † marks extra tasks, not in the average (PDP: the Pairwise Difference Pearson of DiIanni & Deutsch "
+            "2025, over the pairs of translations of each segment)."
+            if result.extras
+            else ""
+        ),
         "",
         frame_to_markdown(pd.DataFrame(rows)),
         "",
@@ -270,19 +304,28 @@ def protocol_table_markdown(
     for task, weight in zip(result.tasks, result.protocol.weights, strict=True):
         systems = "; ".join(f"{lp} {len(names)}" for lp, names in task.systems.items())
         lines.append(f"| {task.task.label} | {weight:.4g} | {len(task.metrics)} | {systems} |")
+    for task in result.extras:
+        systems = "; ".join(f"{lp} {len(names)}" for lp, names in task.systems.items())
+        lines.append(f"| {task.task.label} † | not averaged | {len(task.metrics)} | {systems} |")
     lines.append("")
     if intervals:
         by_task = {label: frame.set_index("metric") for label, frame in intervals.items()}
         interval_rows = []
+        columns = list(zip(labels, cells, strict=True))
+        columns += [(t.task.label, c) for t, c in zip(result.extras, extra_cells, strict=True)]
         for name in result.metrics:
             row = {"metric": name}
-            for label, task in zip(labels, cells, strict=True):
+            for label, task in columns:
+                shown = f"{label} †" if label not in labels else label
+                if name not in task:
+                    row[shown] = "–"
+                    continue
                 value, _ = task[name]
                 if label in by_task and name in by_task[label].index:
                     low, high = by_task[label].loc[name, ["ci_low", "ci_high"]]
-                    row[label] = f"{value:.3f} [{low:.3f}, {high:.3f}]"
+                    row[shown] = f"{value:.3f} [{low:.3f}, {high:.3f}]"
                 else:
-                    row[label] = _value_cell(value)
+                    row[shown] = _value_cell(value)
             interval_rows.append(row)
         lines += [
             f"### Each task value with its {confidence:.0%} bootstrap interval",

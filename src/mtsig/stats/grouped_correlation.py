@@ -16,14 +16,25 @@ skipped. The statistic of each group is computed, and the result is the mean ove
 Pearson's r, Spearman's rho (Pearson's r of average ranks), both NaN for a group where either side is constant
 (mt-metrics-eval's explicit check, which keeps scipy < 1.4's NaN), and Kendall's tau variants from the pair counts
 of Deutsch, Foster & Freitag (2023, "Ties Matter", Sec. 3, Eq. 1-5; mt-metrics-eval's ``KendallVariants``) with
-a metric tie threshold epsilon: ``b``, ``c`` (NaN when every pair is tied on one side), ``23`` and ``acc23``.
-docs/statistics.md ("The WMT23/24 metrics-task protocol") states each one exactly.
+a metric tie threshold epsilon: ``b``, ``c`` (NaN when every pair is tied on one side), ``23`` and ``acc23``; the
+WMT20 "Kendall-like" tau (``kendall_like``: only pairs whose human scores differ by at least a threshold count, a
+metric tie is discordant; the segment-level daRR statistic of Mathur, Wei, Freitag, Ma & Bojar 2020, "Results of
+the WMT20 Metrics Shared Task"; mt-metrics-eval's ``KendallLike``).
+
+Beyond mt-metrics-eval's plain (macro) mean, ``average="micro"`` weights each group by its cells (by its
+counted pairs for ``kendall_like``: ``AverageCorrelation(macro=False)``). ``pdp=True`` gives the Pairwise
+Difference Pearson of DiIanni & Deutsch (2025, "Don't Sweat the Small Stuff: Segment-Level Meta-Evaluation
+Based on Pairwise Difference Correlation", EMNLP 2025; mt-metrics-eval's ``Pearson(..., pdp=True)``): one
+Pearson correlation of the human and metric differences of every two cells of the same group, over all groups
+at once. :func:`average_correlation` also returns mt-metrics-eval's averaged p-value. docs/statistics.md ("The
+WMT23/24 metrics-task protocol", "mt-metrics-eval's other statistics") states each one exactly.
 
 Vectorised over metrics: ``metric[..., S, N]`` gives ``[...]``. Library only: arrays in, arrays out.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,11 +43,15 @@ from mtsig.errors import InputError
 from mtsig.stats.meta_evaluation import average_ranks
 
 GROUPINGS = ("none", "item", "sys")
-KINDS = ("pearson", "spearman", "kendall")
+KINDS = ("pearson", "spearman", "kendall", "kendall_like")
 #: Kendall's tau-b (Kendall 1945), tau-c (Stuart 1953), and Deutsch et al.'s (2023) tau_23 and acc_23.
 KENDALL_VARIANTS = ("b", "c", "23", "acc23")
 #: What an undefined group (a constant side) contributes to the mean: nothing (``drop``) or 0 (``zero``).
 NAN_GROUPS = ("drop", "zero")
+#: How the groups' statistics are averaged: plain mean (``macro``), or weighted by cells or counted pairs (``micro``).
+AVERAGES = ("macro", "micro")
+#: mt-metrics-eval's default threshold of the WMT20 Kendall-like tau (``KendallLike(thresh=25)``: DA points).
+KENDALL_LIKE_THRESHOLD = 25.0
 #: Pair comparisons held in memory at once by the Kendall counts (a group of every cell has S·N(S·N-1)/2 pairs).
 PAIR_CHUNK = 2_000_000
 
@@ -51,6 +66,16 @@ def as_groups(matrix: np.ndarray, grouping: str) -> np.ndarray:
     if grouping == "item":
         return np.swapaxes(matrix, -1, -2)
     return matrix
+
+
+def packed_matrix(values: Sequence[float | None], n_systems: int) -> np.ndarray:
+    """mt-metrics-eval's packed score vector (``Correlation(num_sys, gold_scores, metric_scores)``: system-major, the
+    N items of system 0, then those of system 1, ...; ``None`` where the humans gave no score) as the ``[S, N]``
+    matrix the functions here take, NaN for ``None``."""
+    if n_systems < 1 or len(values) % n_systems:
+        raise InputError(f"a packed vector of {len(values)} scores does not split into {n_systems} systems")
+    matrix = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+    return matrix.reshape(n_systems, -1)
 
 
 def _check(human: object, metric: object) -> tuple[np.ndarray, np.ndarray]:
@@ -89,13 +114,9 @@ def kendall_counts(
 ) -> KendallCounts:
     """:class:`KendallCounts` of every group: ``human_groups[G, L]``, ``metric_groups[..., G, L]``,
     ``valid[G, L]`` (cells kept). Counted over the pairs i < j of each group, in chunks of pairs."""
-    length = human_groups.shape[-1]
-    i_all, j_all = np.triu_indices(length, k=1)
     lead = metric_groups.shape[:-1]
     totals = [np.zeros(lead, dtype=np.int64) for _ in range(5)]
-    chunk = max(1, PAIR_CHUNK // max(1, int(np.prod(lead))))
-    for start in range(0, i_all.size, chunk):
-        i, j = i_all[start : start + chunk], j_all[start : start + chunk]
+    for i, j in _pair_chunks(human_groups.shape[-1], lead):
         both = valid[..., i] & valid[..., j]
         dh = human_groups[..., i] - human_groups[..., j]
         dm = metric_groups[..., i] - metric_groups[..., j]
@@ -171,6 +192,76 @@ def _pearson_masked(x: np.ndarray, y: np.ndarray, valid: np.ndarray) -> np.ndarr
     return np.where(undefined, np.nan, np.clip(r, -1.0, 1.0))
 
 
+def pairwise_differences(groups: object) -> np.ndarray:
+    """``[..., G, L]`` -> ``[..., G, L·L]``: every ordered pair's difference ``x[j] - x[i]`` at position ``i·L + j``
+    (the diagonal's zeros included; NaN where a side is NaN), mt-metrics-eval's ``_enumerate_pairwise_diffs``, the
+    vectors PDP correlates (:func:`group_statistics` computes PDP from the groups' sums instead)."""
+    g = np.asarray(groups, dtype=np.float64)
+    if g.shape[-1] < 2:
+        raise InputError(f"pairwise differences need groups of at least two cells, got {g.shape[-1]}")
+    return (g[..., None, :] - g[..., :, None]).reshape(*g.shape[:-1], -1)
+
+
+def _pair_chunks(length: int, lead: tuple[int, ...]):
+    """The pairs i < j of a group of ``length`` cells, in chunks that keep ``lead x chunk`` comparisons small."""
+    i_all, j_all = np.triu_indices(length, k=1)
+    chunk = max(1, PAIR_CHUNK // max(1, int(np.prod(lead))))
+    for start in range(0, i_all.size, chunk):
+        yield i_all[start : start + chunk], j_all[start : start + chunk]
+
+
+def kendall_like_counts(
+    human_groups: np.ndarray, metric_groups: np.ndarray, valid: np.ndarray, threshold: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(concordant, discordant)`` of the WMT20 Kendall-like tau in every group, ``int64[..., G]``: over the pairs
+    i < j of valid cells whose human scores differ by at least ``threshold``, concordant when the metric orders them
+    as the humans do (strictly), discordant otherwise, a metric tie included (mt-metrics-eval's ``KendallLike``:
+    "deliberate inconsistency between diff >= thresh and diff > 0 to emulate WMT behaviour")."""
+    lead = metric_groups.shape[:-1]
+    concordant = np.zeros(lead, dtype=np.int64)
+    counted = np.zeros(human_groups.shape[:-1], dtype=np.int64)
+    for i, j in _pair_chunks(human_groups.shape[-1], lead):
+        dh = human_groups[..., i] - human_groups[..., j]
+        dm = metric_groups[..., i] - metric_groups[..., j]
+        kept = valid[..., i] & valid[..., j] & (np.abs(dh) >= threshold)
+        counted += np.count_nonzero(kept, axis=-1)
+        agree = ((dh > 0) & (dm > 0)) | ((dh < 0) & (dm < 0))
+        concordant += np.count_nonzero(agree & kept, axis=-1)
+    return concordant, counted - concordant
+
+
+def _constant(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Whether the valid cells of each group (last axis) all hold one value (exactly)."""
+    return np.where(valid, values, -np.inf).max(axis=-1) == np.where(valid, values, np.inf).min(axis=-1)
+
+
+def _centred(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Each group's valid cells minus their mean, 0 elsewhere and in constant groups (exact zeros: a constant
+    group has no difference at all)."""
+    n = np.maximum(valid.sum(axis=-1), 1)
+    mean = np.where(valid, values, 0.0).sum(axis=-1) / n
+    centred = np.where(valid, values - mean[..., None], 0.0)
+    return np.where(_constant(values, valid)[..., None], 0.0, centred)
+
+
+def _pdp(human_groups: np.ndarray, metric_groups: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Pairwise Difference Pearson ``[..., 1]`` (DiIanni & Deutsch 2025): Pearson's r of the differences of
+    every ordered pair of valid cells of a group, over all groups. Both orders of a pair (and the diagonal's zeros)
+    make the differences' mean exactly 0, so r = Σ dh dm / sqrt(Σ dh² Σ dm²) over the pairs i < j, and within a
+    group of n cells ``Σ_{i<j} (a_i - a_j)(b_i - b_j) = n Σ_i (a_i - ā)(b_i - b̄)``: each sum is the groups' centred
+    cross products weighted by their sizes. NaN when every human (or every metric) difference is 0."""
+    n = valid.sum(axis=-1).astype(np.float64)
+    hc = _centred(human_groups, valid)
+    mc = _centred(metric_groups, valid)
+    sxy = ((mc * hc).sum(axis=-1) * n).sum(axis=-1)
+    sxx = ((mc * mc).sum(axis=-1) * n).sum(axis=-1)
+    syy = float(((hc * hc).sum(axis=-1) * n).sum())
+    undefined = _constant(metric_groups, valid).all(axis=-1) | bool(_constant(human_groups, valid).all())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = sxy / np.sqrt(sxx * syy)
+    return np.where(undefined, np.nan, np.clip(r, -1.0, 1.0))[..., None]
+
+
 def group_statistics(
     human: object,
     metric: object,
@@ -179,15 +270,26 @@ def group_statistics(
     *,
     kendall_variant: str = "b",
     epsilon: float = 0.0,
+    threshold: float = KENDALL_LIKE_THRESHOLD,
+    pdp: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(values[..., G], counted[G])``: the statistic of every group (NaN where undefined) and which groups count
-    (at least two cells with a human score). ``human[S, N]`` (NaN = not rated), ``metric[..., S, N]``."""
+    (at least two cells with a human score). ``human[S, N]`` (NaN = not rated), ``metric[..., S, N]``. With
+    ``pdp`` (Pearson only) one value over all groups: ``[..., 1]``."""
     h, m = _check(human, metric)
     hg = as_groups(h, grouping)
     mg = as_groups(m, grouping)
     valid = np.isfinite(hg)
-    counted = valid.sum(axis=-1) >= 2
     hg = np.where(valid, hg, 0.0)
+    if pdp:
+        if kind != "pearson":
+            raise InputError(f"PDP (pairwise difference Pearson) is a Pearson correlation, not {kind!r}")
+        if hg.shape[-1] < 2:
+            raise InputError(
+                f"PDP needs groups of at least two cells (two systems grouped by item), got {hg.shape[-1]}"
+            )
+        return _pdp(hg, mg, valid), np.array([valid.sum() >= 2])
+    counted = valid.sum(axis=-1) >= 2
     if kind == "pearson":
         values = _pearson_masked(mg, hg, valid)
     elif kind == "spearman":
@@ -212,22 +314,53 @@ def group_statistics(
                 "min_classes": np.minimum(_distinct_valid(mg, valid), _distinct_valid(hg, valid)),
             }
         values = kendall_from_counts(counts, kendall_variant, **extra)
+    elif kind == "kendall_like":
+        concordant, discordant = kendall_like_counts(hg, mg, valid, threshold)
+        pairs = concordant + discordant
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(pairs > 0, (concordant - discordant) / np.maximum(pairs, 1), 0.0)
     else:
         raise InputError(f"unknown correlation {kind!r}; known: {', '.join(KINDS)}")
     return np.where(counted, values, np.nan), counted
 
 
-def average_groups(values: np.ndarray, counted: np.ndarray, nan_groups: str = "drop") -> np.ndarray:
+def group_weights(
+    human: object, kind: str = "pearson", grouping: str = "none", *, threshold: float = KENDALL_LIKE_THRESHOLD
+) -> np.ndarray:
+    """Each group's weight in a micro average, ``[G]``: its cells with a human score, or for ``kendall_like`` its
+    pairs whose human scores differ by at least ``threshold`` (the third value ``KendallLike`` returns, which
+    ``AverageCorrelation(macro=False)`` uses before the cell count)."""
+    h = np.asarray(human, dtype=np.float64)
+    hg = as_groups(h, grouping)
+    valid = np.isfinite(hg)
+    if kind != "kendall_like":
+        return valid.sum(axis=-1).astype(np.float64)
+    concordant, discordant = kendall_like_counts(
+        np.where(valid, hg, 0.0), np.zeros_like(hg), valid, threshold
+    )
+    return (concordant + discordant).astype(np.float64)
+
+
+def average_groups(
+    values: np.ndarray, counted: np.ndarray, nan_groups: str = "drop", weights: np.ndarray | None = None
+) -> np.ndarray:
     """The mean over the counted groups of ``values[..., G]``: undefined (NaN) groups dropped or taken as 0;
-    0 when no group is left (mt-metrics-eval's ``AverageCorrelation`` with ``macro=True``)."""
+    0 when no group is left (mt-metrics-eval's ``AverageCorrelation``); ``weights[G]`` weight the groups
+    (``macro=False``), else each counts once."""
     if nan_groups not in NAN_GROUPS:
         raise InputError(f"unknown NaN-group rule {nan_groups!r}; known: {', '.join(NAN_GROUPS)}")
     defined = np.isfinite(values) & counted
-    weight = defined if nan_groups == "drop" else np.broadcast_to(counted, values.shape)
+    w = np.ones(counted.shape) if weights is None else np.asarray(weights, dtype=np.float64)
+    weight = np.where(defined if nan_groups == "drop" else np.broadcast_to(counted, values.shape), w, 0.0)
     n = weight.sum(axis=-1)
-    total = np.where(defined, values, 0.0).sum(axis=-1)
+    total = np.where(defined, values * w, 0.0).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, total / np.maximum(n, 1), 0.0)
+        return np.where(n > 0, total / np.where(n > 0, n, 1.0), 0.0)
+
+
+def _check_average(average: str) -> None:
+    if average not in AVERAGES:
+        raise InputError(f"unknown average {average!r}; known: {', '.join(AVERAGES)}")
 
 
 def grouped_correlation(
@@ -239,11 +372,67 @@ def grouped_correlation(
     kendall_variant: str = "b",
     epsilon: float = 0.0,
     nan_groups: str = "drop",
+    average: str = "macro",
+    threshold: float = KENDALL_LIKE_THRESHOLD,
+    pdp: bool = False,
 ) -> np.ndarray:
     """The correlation of ``metric[..., S, N]`` with ``human[S, N]`` (NaN = not rated) under ``grouping``,
-    averaged over the groups (module docstring; mt-metrics-eval's ``Correlation.Pearson``, ``Spearman``,
-    ``Kendall`` and ``KendallVariants`` with ``average_by`` and ``replace_nans_with_zeros``). Returns ``[...]``."""
+    averaged over the groups (module docstring; mt-metrics-eval's ``Correlation.Pearson`` (with ``pdp``),
+    ``Spearman``, ``Kendall``, ``KendallVariants`` and ``KendallLike``, with ``average_by``,
+    ``replace_nans_with_zeros`` and ``macro``). Returns ``[...]``."""
+    _check_average(average)
     values, counted = group_statistics(
-        human, metric, kind, grouping, kendall_variant=kendall_variant, epsilon=epsilon
-    )
-    return average_groups(values, counted, nan_groups)
+        human, metric, kind, grouping, kendall_variant=kendall_variant, epsilon=epsilon, threshold=threshold,
+        pdp=pdp,
+    )  # fmt: skip
+    weights = None
+    if average == "micro" and not pdp:
+        weights = group_weights(human, kind, grouping, threshold=threshold)
+    return average_groups(values, counted, nan_groups, weights)
+
+
+@dataclass(frozen=True)
+class AveragedCorrelation:
+    """mt-metrics-eval's ``AverageCorrelation`` triple: the averaged ``value``, the groups' p-values averaged the
+    same way (``pvalue``; scipy's two-sided p of Pearson, Spearman and Kendall's b and c; 0 for tau_23, acc_23 and
+    the Kendall-like tau, its placeholder), and ``weight``, the average's denominator (groups counted, or their
+    total weight). Arrays ``[...]``. A mean of p-values is not itself a p-value: it is returned because
+    mt-metrics-eval returns it."""
+
+    value: np.ndarray
+    pvalue: np.ndarray
+    weight: np.ndarray
+
+
+def average_correlation(
+    human: object,
+    metric: object,
+    kind: str = "pearson",
+    grouping: str = "none",
+    *,
+    kendall_variant: str = "b",
+    epsilon: float = 0.0,
+    nan_groups: str = "drop",
+    average: str = "macro",
+    threshold: float = KENDALL_LIKE_THRESHOLD,
+    pdp: bool = False,
+) -> AveragedCorrelation:
+    """:func:`grouped_correlation` with the averaged p-value and the denominator (:class:`AveragedCorrelation`)."""
+    from mtsig.stats.correlation_pvalues import group_pvalues  # scipy.special, only here
+
+    _check_average(average)
+    options = dict(kendall_variant=kendall_variant, epsilon=epsilon, threshold=threshold, pdp=pdp)
+    values, counted = group_statistics(human, metric, kind, grouping, **options)
+    pvalues = group_pvalues(human, metric, kind, grouping, values, **options)
+    weights = None
+    if average == "micro" and not pdp:
+        weights = group_weights(human, kind, grouping, threshold=threshold)
+    defined = np.isfinite(values) & counted
+    w = np.ones(counted.shape) if weights is None else weights
+    weight = np.where(defined if nan_groups == "drop" else np.broadcast_to(counted, values.shape), w, 0.0)
+    n = weight.sum(axis=-1)
+    # a defined group's undefined p-value (Spearman over two cells) makes the mean undefined, as there
+    p_total = np.where(defined, pvalues * w, 0.0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_mean = np.where(n > 0, p_total / np.where(n > 0, n, 1.0), 0.0)
+    return AveragedCorrelation(average_groups(values, counted, nan_groups, weights), p_mean, n)

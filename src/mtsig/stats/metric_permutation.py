@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -86,6 +87,20 @@ def standardise(values: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------------ sources
+
+
+class SwapSource(Protocol):
+    """What :func:`permutation_test` needs of a statistic: ``n_units`` swapped by a mask, ``scale`` (the numerators'
+    common denominator), ``observed(a, b)[P]`` and ``draws(masks[B, n_units], a, b)[B, P]``, the differences
+    ``stat(a) - stat(b)`` of the metric pairs ``(a[p], b[p])`` and of their hybrids, times ``1/scale``. Sources here
+    and in :mod:`mtsig.stats.score_permutation`."""
+
+    n_units: int
+    scale: float
+
+    def observed(self, a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
+
+    def draws(self, masks: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
 
 
 class PearsonSwaps:
@@ -300,7 +315,7 @@ class PermutationResult:
 
 
 def permutation_test(
-    source: PearsonSwaps | PairSwaps | PooledAccuracySwaps | SpaSwaps,
+    source: SwapSource,
     rank: Sequence[int],
     n_resamples: int,
     *,
@@ -308,13 +323,15 @@ def permutation_test(
     key: Sequence[object],
     early_stopping: EarlyStopping | None = None,
     progress: Callable[[int, int], None] | None = None,
+    draw_masks: Callable[[int, int], np.ndarray] | None = None,
 ) -> PermutationResult:
     """The paired permutation test between every two metrics (module docstring) with ``n_resamples`` resamples.
 
     ``rank[m]``: metric m's position in the task's ranking (0 = best); each pair is tested in the direction of
     the higher-ranked metric, as mt-metrics-eval tests it (``ComputeSigMatrix``): p = the share of resamples whose
     hybrid difference is at least the observed one (no +1). ``seed`` and ``key`` name the draws (block j from
-    ``rng_for(seed, *key, j)``). ``progress(done, total)`` is called after each block.
+    ``rng_for(seed, *key, j)``; ``draw_masks(j, size)`` replaces them, e.g. mt-metrics-eval's own draws,
+    :func:`mtsig.stats.score_permutation.mtme_cell_masks`). ``progress(done, total)`` is called after each block.
     """
     rank = np.asarray(rank)
     n_metrics = rank.size
@@ -333,7 +350,10 @@ def permutation_test(
             break
         start = block * DRAW_BLOCK
         size = min(DRAW_BLOCK, n_resamples - start)
-        masks = swap_masks(rng_for(seed, *key, block), size, source.n_units)
+        if draw_masks is None:
+            masks = swap_masks(rng_for(seed, *key, block), size, source.n_units)
+        else:
+            masks = draw_masks(block, size)
         numerators = source.draws(masks, a[live], b[live])  # [size, live]
         exceed = np.where(higher[live], numerators >= delta[live], numerators <= delta[live])
         running = counts[live] + np.cumsum(exceed, axis=0)

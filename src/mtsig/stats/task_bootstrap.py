@@ -10,6 +10,9 @@ every metric comes from one matrix product:
 * **Pearson over cells** (:func:`pearson_features`, :func:`resampled_pearson`): the units are items (a segment
   and its systems' cells, BOOT-INPUTS) or systems (one cell each, BOOT-SYSTEMS); a unit drawn ``c`` times puts
   its rated cells in ``c`` times, so every sum of the correlation is ``counts @ per-unit sums``.
+* **PDP grouped by item** (:func:`pdp_features`, :func:`resampled_pdp`; DiIanni & Deutsch 2025): its three sums
+  are sums over the items, ``Σ_g n_g Σ_{k∈g} (x_k - x̄_g)(h_k - h̄_g)`` and the like, so an item drawn c times
+  counts c times.
 * **Means over items** (:func:`resampled_item_mean`): tie-calibrated acc_23 at each metric's calibrated epsilon,
   ``Σ_r c_r a_r / Σ_r c_r`` with ``a_r`` an item's share of good pairs.
 * **Means over system pairs** (:func:`pair_weights`, :func:`resampled_pair_mean`): pooled pairwise accuracy and
@@ -95,6 +98,34 @@ def resampled_pearson(counts: np.ndarray, features: np.ndarray) -> np.ndarray:
     """``[B, M]``: Pearson's r over the cells of each resample's drawn units (``counts[B, U]``, ``features`` of
     :func:`pearson_features`); NaN where undefined."""
     return pearson_of_sums(WeightedSums(features)(counts.astype(np.float64)))
+
+
+def pdp_features(human: np.ndarray, metrics: np.ndarray) -> np.ndarray:
+    """Per item, the sums of Pairwise Difference Pearson (:func:`mtsig.stats.grouped_correlation.group_statistics`,
+    ``pdp``): ``[G, 1 + 2M]`` = ``n_g Σ (h - h̄_g)²``, then per metric ``n_g Σ (x - x̄_g)(h - h̄_g)`` and ``n_g Σ (x -
+    x̄_g)²`` over the item's rated cells. ``human[G, L]`` (NaN = not rated), ``metrics[M, G, L]``."""
+    from mtsig.stats.grouped_correlation import _centred  # noqa: PLC0415 - a private helper of the same layer
+
+    h = np.asarray(human, dtype=np.float64)
+    x = np.asarray(metrics, dtype=np.float64)
+    rated = np.isfinite(h)
+    n = rated.sum(axis=1).astype(np.float64)
+    hc = _centred(np.where(rated, h, 0.0), rated)
+    xc = _centred(x, np.broadcast_to(rated, x.shape))
+    per_metric = np.stack([(xc * hc).sum(axis=2) * n, (xc * xc).sum(axis=2) * n], axis=2)  # [M, G, 2]
+    return np.concatenate(
+        [((hc * hc).sum(axis=1) * n)[:, None], per_metric.transpose(1, 0, 2).reshape(len(n), -1)], 1
+    )
+
+
+def resampled_pdp(counts: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """``[B, M]``: PDP over each resample's drawn items (``counts[B, G]``, :func:`pdp_features`); NaN where every
+    difference of a side is 0."""
+    sums = WeightedSums(features)(counts.astype(np.float64))
+    syy, sxy, sxx = sums[:, 0:1], sums[:, 1::2], sums[:, 2::2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        den = sxx * syy
+        return np.where(den > 0, sxy / np.sqrt(np.where(den > 0, den, 1.0)), np.nan)
 
 
 # ------------------------------------------------------------------------------------------------ means

@@ -22,6 +22,11 @@ pair by pair, which drifts by about 1e-13). ``sample_rate < 1`` keeps each pair 
 draw per pair in group order, pair ``(i, j)``, ``i < j``, as ``tau_optimization``'s ``sample_rate`` does with
 numpy's global generator; here with the generator passed in): the search and the statistic are then over the kept
 pairs only.
+
+:func:`calibrate_ties_many` searches every metric (or every hybrid of a permutation test, which mt-metrics-eval
+re-calibrates on each resample with ``perm_test='scores'``) at once, with the same arithmetic as
+:func:`calibrate_ties`: the pairs sorted along the last axis, the candidates the last pair of every run of equal
+``|dm|``.
 """
 
 from __future__ import annotations
@@ -146,6 +151,86 @@ def calibrate_ties(
     values = good_at if variant == "acc23" else 2.0 * good_at - 1.0
     best = int(np.argmax(values))
     return TieCalibration(float(values[best]), float(thresholds[best]), thresholds, values)
+
+
+@dataclass(frozen=True)
+class TieCalibrations:
+    """:func:`calibrate_ties_many`'s result: each metric's tie-calibrated ``values[...]`` at its ``epsilons[...]``,
+    and the same values as exact integers ``numerators[...]`` over one ``denominator`` (``L·R``, L the least common
+    multiple of the groups' pair counts, R the groups with a pair), which compare exactly."""
+
+    values: np.ndarray
+    epsilons: np.ndarray
+    numerators: np.ndarray
+    denominator: int
+
+
+def calibrate_ties_many(
+    human: object, metrics: object, *, variant: str = "acc23", grouping: str = "item"
+) -> TieCalibrations:
+    """:func:`calibrate_ties` of every ``metrics[..., S, N]`` against ``human[S, N]`` at once (every pair, no
+    sample): the same candidates, the same sums in the same order, so the same values and thresholds bit for bit.
+
+    Raises:
+        InputError: an unknown variant, shapes that differ, a score that is not finite, no pair.
+    """
+    if variant not in TIE_VARIANTS:
+        raise InputError(f"tie calibration optimises {' or '.join(TIE_VARIANTS)}, not {variant!r}")
+    h = np.asarray(human, dtype=np.float64)
+    m = np.asarray(metrics, dtype=np.float64)
+    if h.ndim != 2 or m.shape[-2:] != h.shape:
+        raise InputError(f"expected metrics [..., S, N] ending in the human {h.shape}, got {m.shape}")
+    if not np.isfinite(m).all():
+        raise InputError("metric scores: every score must be a finite number")
+    pairs = group_pairs(h, grouping)
+    if pairs.group.size == 0:
+        raise InputError("tie calibration: no group has two cells with a human score")
+    lead = m.shape[:-2]
+    dh = pair_differences(h, pairs, grouping)
+    dm = pair_differences(m, pairs, grouping).reshape(-1, pairs.group.size)  # [R, P]
+    _, inverse, sizes = np.unique(pairs.group, return_inverse=True, return_counts=True)
+    n_rows = sizes.size
+    pair_size = sizes[inverse]
+    base = good_pairs(dh, dm, 0.0)
+    change = (dh == 0).astype(np.int64) - base
+    distance = np.abs(dm)
+    # the order within a run of equal distances changes no candidate (the sums at its end): any sort will do
+    order = np.argsort(distance, axis=-1)
+    rows, n_pairs = dm.shape
+    flat = (order + (np.arange(rows) * n_pairs)[:, None]).reshape(-1)
+    distance = distance.reshape(-1)[flat].reshape(rows, n_pairs)
+    change = change.reshape(-1)[flat].reshape(rows, n_pairs)
+    size_sorted = pair_size[order]
+    # candidates: e pairs flipped, e = the zero-distance pairs (epsilon 0) or the end of a run of equal distances
+    at_zero = np.count_nonzero(distance == 0, axis=-1)
+    run_end = np.ones((rows, n_pairs), dtype=bool)
+    run_end[:, :-1] = distance[:, 1:] != distance[:, :-1]
+    flipped = np.arange(n_pairs + 1)
+    candidate = flipped[None, :] == at_zero[:, None]
+    candidate[:, 1:] |= run_end & (distance > 0)
+    good_at = np.zeros((rows, n_pairs + 1))
+    common = int(np.lcm.reduce(np.unique(pair_size).astype(np.int64)))
+    if common * n_rows * n_pairs >= 2**53:  # pragma: no cover - thousands of distinct group sizes
+        raise InputError("tie calibration: group sizes too varied for exact numerators")
+    numerator = np.zeros((rows, n_pairs + 1), dtype=np.int64)
+    for size in np.unique(pair_size):
+        cumulative = np.zeros((rows, n_pairs + 1), dtype=np.int64)
+        np.cumsum(np.where(size_sorted == size, change, 0), axis=-1, out=cumulative[:, 1:])
+        total = base[:, pair_size == size].sum(axis=-1, dtype=np.int64)[:, None] + cumulative
+        good_at = good_at + total / (float(size) * n_rows)
+        numerator += total * (common // int(size))
+    values = good_at if variant == "acc23" else 2.0 * good_at - 1.0
+    best = np.argmax(np.where(candidate, values, -np.inf), axis=-1)
+    epsilon = np.where(best == at_zero, 0.0, distance[np.arange(rows), np.maximum(best - 1, 0)])
+    chosen = numerator[np.arange(rows), best]
+    if variant == "23":
+        chosen = 2 * chosen - common * n_rows
+    return TieCalibrations(
+        values[np.arange(rows), best].reshape(lead),
+        epsilon.reshape(lead).astype(np.float64),
+        chosen.reshape(lead).astype(np.float64),
+        common * n_rows,
+    )
 
 
 @dataclass(frozen=True)

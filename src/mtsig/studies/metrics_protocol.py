@@ -20,7 +20,15 @@ is named by its basename, ``[noref]`` appended when reference-free and ``*`` pre
 (weight: the number of language pairs); then, per language pair, system-level Pearson, segment-level Pearson
 (no grouping) and segment-level tie-calibrated acc_23 grouped by item (acc-t; significance by swapping pair
 outcomes), weight 1 each; weights normalised. **WMT24 on WMT23** (``tasks.WMT24OnWMT23``): per language pair,
-soft pairwise accuracy (SPA) and acc-t, weight 1 each.
+soft pairwise accuracy (SPA) and acc-t, weight 1 each. **WMT25** (``tasks.WMT25``, the WMT25 metrics task's set as
+its organisers put it into mt-metrics-eval): per language pair SPA and acc-t, weight 1 each, no human translation
+competing, each language pair's own gold (MQM for en-ko and ja-zh, ESA for the other 14; ``meta_info.WMT25``,
+``WMT25_ESA``).
+
+Beyond mt-metrics-eval's task sets, a task may compute any of its other statistics (PDP, micro averages, the WMT20
+Kendall-like tau, Kendall's variants with a tie threshold, on a sample of the items) and test it by swapping scores
+or pair outcomes (:mod:`mtsig.stats.score_permutation`); a protocol's ``extras`` are tasks reported beside its own
+and left out of the average (the WMT23 protocol's: PDP grouped by item, DiIanni & Deutsch 2025).
 """
 
 from __future__ import annotations
@@ -32,7 +40,15 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
-from mtsig.stats.grouped_correlation import GROUPINGS, KENDALL_VARIANTS, NAN_GROUPS, grouped_correlation
+from mtsig.stats.grouped_correlation import (
+    AVERAGES,
+    GROUPINGS,
+    KENDALL_LIKE_THRESHOLD,
+    KENDALL_VARIANTS,
+    NAN_GROUPS,
+    grouped_correlation,
+)
+from mtsig.stats.item_sampling import SAMPLE_METHODS, item_sample
 from mtsig.stats.metric_permutation import (
     MTME_EARLY_STOPPING,
     MTME_PAIRS_EARLY_STOPPING,
@@ -41,10 +57,18 @@ from mtsig.stats.metric_permutation import (
     PermutationResult,
     PooledAccuracySwaps,
     SpaSwaps,
+    SwapSource,
     permutation_test,
 )
 from mtsig.stats.metric_ranking import assign_ranks, average_significance, ranking_order, weighted_average
 from mtsig.stats.pooled_accuracy import pooled_pairwise_accuracy
+from mtsig.stats.score_permutation import (
+    PAIR_VARIANTS,
+    PairOutcomeSwaps,
+    PdpSwaps,
+    ScoreSwaps,
+    recalibrated_acc_t,
+)
 from mtsig.stats.seeding import rng_for
 from mtsig.stats.soft_pairwise_accuracy import (
     ARITHMETICS,
@@ -55,7 +79,11 @@ from mtsig.stats.soft_pairwise_accuracy import (
 from mtsig.stats.tie_calibration import TIE_VARIANTS, calibrate_ties, pair_outcomes
 
 #: The statistics a task can compute.
-STATISTICS = ("pooled_accuracy", "pearson", "spearman", "kendall", "tie_calibrated", "spa")
+STATISTICS = (
+    "pooled_accuracy", "pearson", "pdp", "spearman", "kendall", "kendall_like", "tie_calibrated", "spa",
+)  # fmt: skip
+#: The statistics computed by :func:`mtsig.stats.grouped_correlation.grouped_correlation`.
+GROUPED_STATISTICS = ("pearson", "pdp", "spearman", "kendall", "kendall_like")
 #: mt-metrics-eval's ``perm_test``: swap the metrics' scores, or (tie-calibrated statistics) the pairs' outcomes.
 PERM_TESTS = ("scores", "pairs")
 #: ``early_stopping`` of :func:`run_protocol`: mt-metrics-eval's ``tasks.Task`` defaults, or every resample.
@@ -115,7 +143,11 @@ class Task:
     ``grouping`` (``none``, ``item``, ``sys``) and ``variant`` (Kendall's ``b``/``c``/``23``/``acc23``; tie
     calibration's ``acc23``/``23``) apply to segment-level correlations; ``sample_rate`` to tie calibration;
     ``perm_test`` says what the significance test swaps; ``gold``: the human score (None: the test set's
-    standard gold); ``weight``: unnormalised."""
+    standard gold); ``weight``: unnormalised. mt-metrics-eval's other options: ``average`` (``macro``, or
+    ``micro``: groups weighted by their cells, by their counted pairs for ``kendall_like``), ``epsilon`` (Kendall's
+    metric tie threshold), ``threshold`` (the WMT20 Kendall-like tau's human difference), and a sample of
+    ``sample_size`` items (0: all; ``sample_method`` ``uniform`` or ``stratify`` over documents, drawn from
+    ``numpy.random.default_rng(sample_seed)``, ``GetCorrelations(sample_size, sample_method, sample_seed)``)."""
 
     statistic: str
     lps: tuple[str, ...]
@@ -128,6 +160,12 @@ class Task:
     gold: str | None = None
     weight: float = 1.0
     nan_groups: str = "drop"
+    average: str = "macro"
+    epsilon: float = 0.0
+    threshold: float = KENDALL_LIKE_THRESHOLD
+    sample_size: int = 0
+    sample_method: str = "uniform"
+    sample_seed: int = 0
 
     def __post_init__(self) -> None:
         if self.statistic not in STATISTICS:
@@ -148,6 +186,18 @@ class Task:
             raise InputError("pooled pairwise accuracy is a system-level task")
         if self.statistic != "pooled_accuracy" and len(self.lps) != 1:
             raise InputError(f"a {self.statistic} task has one language pair, got {', '.join(self.lps)}")
+        if self.average not in AVERAGES or self.sample_method not in SAMPLE_METHODS:
+            raise InputError(f"bad average {self.average!r} or sampling method {self.sample_method!r}")
+        if self.epsilon < 0 or self.sample_size < 0:
+            raise InputError("a task's epsilon and sample size must be >= 0")
+        if self.perm_test == "pairs" and not (
+            self.statistic == "tie_calibrated"
+            or (self.statistic == "kendall" and self.variant in PAIR_VARIANTS)
+        ):
+            raise InputError(
+                f"{self.statistic} {self.variant}: swapping pairs tests tie-calibrated statistics and Kendall's "
+                f"{', '.join(PAIR_VARIANTS)}"
+            )
 
     @property
     def label(self) -> str:
@@ -157,9 +207,19 @@ class Task:
         name = {
             "tie_calibrated": "acc-t" if self.variant == "acc23" else "tau-t",
             "spa": "SPA",
+            "pdp": "PDP",
             "kendall": f"kendall-{self.variant}",
+            "kendall_like": f"kendall-like {self.threshold:g}",
         }.get(self.statistic, self.statistic)
-        grouping = f" ({self.grouping})" if self.level == "seg" and self.grouping != "none" else ""
+        if self.statistic == "kendall" and self.epsilon:
+            name += f" eps {self.epsilon:g}"
+        options = [self.grouping] if self.level == "seg" and self.grouping != "none" else []
+        options += ["micro"] if self.average == "micro" else []
+        if self.sample_size:
+            options.append(f"{self.sample_method} sample of {self.sample_size}, seed {self.sample_seed}")
+        if self.perm_test == "pairs" and self.statistic == "kendall":
+            options.append("pairs")
+        grouping = f" ({', '.join(options)})" if options else ""
         return f"{self.lps[0]} {self.level} {name}{grouping}"
 
     @property
@@ -176,11 +236,15 @@ class Task:
 
 @dataclass(frozen=True)
 class Protocol:
-    """A task set and the test set's meta information; ``weights``: normalised."""
+    """A task set and the test set's meta information; ``weights``: normalised; ``extras``: tasks reported beside
+    the task set's, not averaged; ``human_lps``: the language pairs whose human translations compete (the
+    protocol's rule for the tasks a user adds)."""
 
     name: str
     info: TestSetInfo
     tasks: tuple[Task, ...]
+    extras: tuple[Task, ...] = ()
+    human_lps: frozenset[str] = frozenset()
 
     @property
     def weights(self) -> tuple[float, ...]:
@@ -190,6 +254,10 @@ class Protocol:
     @property
     def lps(self) -> tuple[str, ...]:
         return tuple(sorted({lp for task in self.tasks for lp in task.lps}))
+
+    def with_extras(self, extras: Sequence[Task]) -> Protocol:
+        """The same task set with more extra tasks."""
+        return Protocol(self.name, self.info, self.tasks, self.extras + tuple(extras), self.human_lps)
 
 
 def _lps(lps: Sequence[str] | None, info: TestSetInfo) -> tuple[str, ...]:
@@ -202,8 +270,17 @@ def _lps(lps: Sequence[str] | None, info: TestSetInfo) -> tuple[str, ...]:
     return chosen
 
 
-def wmt23(lps: Sequence[str] | None = None, *, info: TestSetInfo = WMT23_INFO) -> Protocol:
-    """The WMT23 metrics task's task set (mt-metrics-eval's ``tasks.WMT23``; Freitag et al. 2023, Sec. 5)."""
+def pdp_extras(lps: Sequence[str], human_lps: frozenset[str] = LPS_WITH_MULTIPLE_REFS) -> tuple[Task, ...]:
+    """Pairwise Difference Pearson grouped by item per language pair (DiIanni & Deutsch 2025: the pairs of
+    translations of the same segment), with the segment-level tasks' systems: the WMT23 table's extra column."""
+    return tuple(Task("pdp", (lp,), "seg", lp in human_lps, grouping="item") for lp in lps)
+
+
+def wmt23(
+    lps: Sequence[str] | None = None, *, info: TestSetInfo = WMT23_INFO, extras: Sequence[Task] | None = None
+) -> Protocol:
+    """The WMT23 metrics task's task set (mt-metrics-eval's ``tasks.WMT23``; Freitag et al. 2023, Sec. 5); extra
+    columns ``extras`` (default :func:`pdp_extras`), not in the average."""
     lps = _lps(lps, info)
     tasks = [Task("pooled_accuracy", lps, "sys", bool(LPS_WITH_MULTIPLE_REFS & set(lps)), weight=len(lps))]
     for lp in lps:
@@ -213,10 +290,13 @@ def wmt23(lps: Sequence[str] | None = None, *, info: TestSetInfo = WMT23_INFO) -
             Task("pearson", (lp,), "seg", human),
             Task("tie_calibrated", (lp,), "seg", human, grouping="item", variant="acc23", perm_test="pairs"),
         ]
-    return Protocol("wmt23", info, tuple(tasks))
+    extras = pdp_extras(lps) if extras is None else tuple(extras)
+    return Protocol("wmt23", info, tuple(tasks), extras, LPS_WITH_MULTIPLE_REFS)
 
 
-def wmt24_on_wmt23(lps: Sequence[str] | None = None, *, info: TestSetInfo = WMT23_INFO) -> Protocol:
+def wmt24_on_wmt23(
+    lps: Sequence[str] | None = None, *, info: TestSetInfo = WMT23_INFO, extras: Sequence[Task] = ()
+) -> Protocol:
     """The WMT24 task set applied to WMT23 (mt-metrics-eval's ``tasks.WMT24OnWMT23``): per language pair, SPA
     (Thompson et al. 2024) and acc-t."""
     lps = _lps(lps, info)
@@ -227,11 +307,111 @@ def wmt24_on_wmt23(lps: Sequence[str] | None = None, *, info: TestSetInfo = WMT2
             Task("spa", (lp,), "sys", human),
             Task("tie_calibrated", (lp,), "seg", human, grouping="item", variant="acc23", perm_test="pairs"),
         ]
-    return Protocol("wmt24", info, tuple(tasks))
+    return Protocol("wmt24", info, tuple(tasks), tuple(extras), LPS_WITH_MULTIPLE_REFS)
+
+
+#: mt-metrics-eval's ``meta_info.WMT25_PRIMARIES`` and ``WMT25_BASELINES`` at commit 68a481a.
+WMT25_BASELINES = frozenset(
+    {"BERTScore", "BLEU", "COMET22", "COMETKiwi22", "YiSi-1", "chrF", "sentinel-cand", "spBLEU"}
+)
+WMT25_PRIMARIES = frozenset(
+    {
+        "EnsembleSlick", "GEMBA-v2", "MetricX-25", "Polycand-2", "Q_Relative-MQM", "SEGALE-QE", "TASER-No-Ref",
+        "UvA-MT", "comet-multi", "hw-tsc", "mr7_2_1", "rankedCOMET",
+    }
+)  # fmt: skip
+#: The WMT25 language pairs rated with MQM (``meta_info.WMT25``); the 14 others with ESA (``WMT25_ESA``, gold
+#: ``esa-human1``).
+WMT25_MQM_LPS = frozenset({"en-ko_KR", "ja-zh_CN"})
+WMT25_LPS = (
+    "cs-de_DE", "cs-uk_UA", "en-ar_EG", "en-bho_IN", "en-cs_CZ", "en-et_EE", "en-is_IS", "en-it_IT", "en-ja_JP",
+    "en-ko_KR", "en-mas_KE", "en-ru_RU", "en-sr_Cyrl_RS", "en-uk_UA", "en-zh_CN", "ja-zh_CN",
+)  # fmt: skip
+#: mt-metrics-eval's ``meta_info.DATA['wmt25']``: refA everywhere, each language pair's gold, no outliers.
+WMT25_INFO = TestSetInfo(
+    std_ref=dict.fromkeys(WMT25_LPS, "refA"),
+    std_gold={lp: "mqm" if lp in WMT25_MQM_LPS else "esa-human1" for lp in WMT25_LPS},
+    outliers={lp: frozenset() for lp in WMT25_LPS},
+    primary=WMT25_PRIMARIES | WMT25_BASELINES,
+    baselines=WMT25_BASELINES,
+)
+
+
+def wmt25(
+    lps: Sequence[str] | None = None,
+    *,
+    info: TestSetInfo = WMT25_INFO,
+    gold: str | None = None,
+    extras: Sequence[Task] = (),
+) -> Protocol:
+    """The WMT25 metrics task's task set (mt-metrics-eval's ``tasks.WMT25``): per language pair SPA and acc-t
+    (item-grouped, tested by swapping pair outcomes), weight 1 each, no human translation as a system (its
+    ``lps_with_multiple_refs`` is empty), each language pair's standard gold unless ``gold`` names one for all.
+    ``info=WMT23_INFO`` applies it to WMT23's data."""
+    lps = _lps(lps, info)
+    tasks = []
+    for lp in lps:
+        tasks += [
+            Task("spa", (lp,), "sys", False, gold=gold),
+            Task(
+                "tie_calibrated",
+                (lp,),
+                "seg",
+                False,
+                grouping="item",
+                variant="acc23",
+                perm_test="pairs",
+                gold=gold,
+            ),
+        ]
+    return Protocol("wmt25", info, tuple(tasks), tuple(extras))
 
 
 #: Protocol name -> its constructor (``lps``: a subset of the language pairs, all by default).
-PROTOCOLS: dict[str, Callable[..., Protocol]] = {"wmt23": wmt23, "wmt24": wmt24_on_wmt23}
+PROTOCOLS: dict[str, Callable[..., Protocol]] = {"wmt23": wmt23, "wmt24": wmt24_on_wmt23, "wmt25": wmt25}
+
+
+#: The options of a task a user may set in :func:`tasks_from_spec`, and their types.
+SPEC_OPTIONS: dict[str, type] = {
+    "level": str, "grouping": str, "variant": str, "perm_test": str, "gold": str, "nan_groups": str,
+    "average": str, "epsilon": float, "threshold": float, "sample_rate": float, "sample_size": int,
+    "sample_method": str, "sample_seed": int,
+}  # fmt: skip
+
+
+def tasks_from_spec(spec: str, protocol: Protocol) -> tuple[Task, ...]:
+    """The tasks of ``STATISTIC[:OPTION=VALUE,...]`` (``mtsig metrics --extra-task``), one per language pair of the
+    protocol, its human translations competing where the protocol's do: ``pdp:grouping=item``,
+    ``kendall:variant=b,grouping=item,perm_test=pairs,epsilon=0.5``, ``kendall_like:average=micro,threshold=25``,
+    ``pearson:grouping=item,sample_size=200,sample_method=stratify``, ``tie_calibrated:variant=acc23,
+    perm_test=scores``. The level is ``seg`` (``sys`` for SPA) unless given.
+
+    Raises:
+        InputError: an unknown statistic or option, a value of the wrong type, a task that is not valid.
+    """
+    statistic, _, rest = spec.partition(":")
+    statistic = statistic.strip()
+    if statistic not in STATISTICS or statistic == "pooled_accuracy":
+        known = ", ".join(s for s in STATISTICS if s != "pooled_accuracy")
+        raise InputError(f"--extra-task {spec!r}: unknown statistic {statistic!r}; known: {known}")
+    options: dict[str, object] = {"level": "sys" if statistic == "spa" else "seg"}
+    if statistic == "tie_calibrated":
+        options.update(variant="acc23", grouping="item", perm_test="pairs")
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, equals, value = (text.strip() for text in item.partition("="))
+        if not equals or key not in SPEC_OPTIONS:
+            raise InputError(
+                f"--extra-task {spec!r}: expected OPTION=VALUE with an option among {', '.join(SPEC_OPTIONS)}, "
+                f"got {item!r}"
+            )
+        try:
+            options[key] = SPEC_OPTIONS[key](value)
+        except ValueError as error:
+            raise InputError(
+                f"--extra-task {spec!r}: {key} must be a {SPEC_OPTIONS[key].__name__}"
+            ) from error
+    level = str(options.pop("level"))
+    return tuple(Task(statistic, (lp,), level, lp in protocol.human_lps, **options) for lp in protocol.lps)
 
 
 # ------------------------------------------------------------------------------------------------ selection
@@ -312,7 +492,7 @@ def required_scores(
 ) -> list[ScoreKey]:
     """Every human and metric score file :func:`run_protocol` needs, in a fixed order."""
     keys: dict[ScoreKey, None] = {}
-    for task in protocol.tasks:
+    for task in protocol.tasks + protocol.extras:
         level = file_level(task)
         for lp in task.lps:
             test_set = _test_set(test_sets, lp)
@@ -354,7 +534,8 @@ class TaskResult:
 @dataclass(frozen=True)
 class ProtocolResult:
     """A task set's outcome: every task's result; the weighted average of the metrics every task has, in
-    ranking order (``metrics``, ``average``, cluster ``ranks``, ``significance`` in that order)."""
+    ranking order (``metrics``, ``average``, cluster ``ranks``, ``significance`` in that order); the extra
+    tasks' results (``extras``), not in the average."""
 
     protocol: Protocol
     tasks: tuple[TaskResult, ...]
@@ -367,6 +548,7 @@ class ProtocolResult:
     alpha: float
     early_stopping: str
     spa_arithmetic: str
+    extras: tuple[TaskResult, ...] = ()
 
 
 # ------------------------------------------------------------------------------------------------ running
@@ -404,7 +586,33 @@ def task_inputs(
         metrics[shown] = _scores(scores, ScoreKey(lp, "metric", name, level)).rows(
             systems, what=f"{name} scores"
         )
+    if task.sample_size and level == "seg":
+        items = sampled_items(task, test_set)
+        human = human[:, items]
+        metrics = {shown: values[:, items] for shown, values in metrics.items()}
     return systems, human, metrics
+
+
+def document_sizes(test_set: MtmeTestSet) -> list[int]:
+    """The segments of each document, in test-set order (the runs of ``segment_documents``)."""
+    documents = np.asarray(test_set.segment_documents, dtype=object)
+    if documents.size == 0:
+        return []
+    starts = np.flatnonzero(np.concatenate([[True], documents[1:] != documents[:-1]]))
+    return np.diff(np.append(starts, documents.size)).tolist()
+
+
+def sampled_items(task: Task, test_set: MtmeTestSet) -> np.ndarray:
+    """The items of a task's sample (:func:`mtsig.stats.item_sampling.item_sample`; ``stratify``: over the
+    documents), from ``numpy.random.default_rng(task.sample_seed)``, as ``GetCorrelations`` draws them."""
+    bins = document_sizes(test_set) if task.sample_method == "stratify" else None
+    return item_sample(
+        test_set.n_segments,
+        task.sample_size,
+        task.sample_method,
+        bins,
+        rng=np.random.default_rng(task.sample_seed),
+    )
 
 
 def rated_segments(human: np.ndarray, label: str) -> np.ndarray:
@@ -423,6 +631,28 @@ def _early(early_stopping: str, task: Task):
     if early_stopping == "none":
         return None
     return MTME_PAIRS_EARLY_STOPPING if task.perm_test == "pairs" else MTME_EARLY_STOPPING
+
+
+def _correlation_source(
+    task: Task, human: np.ndarray, metrics: np.ndarray, kind: str, grouping: str, options: dict
+) -> SwapSource:
+    """The permutation test's source of a grouped statistic: Pearson over cells (:class:`PearsonSwaps`, the WMT23
+    tasks'), PDP from its sums (:class:`PdpSwaps`), Kendall's variants with the pairs' outcomes swapped at the
+    task's epsilon (:class:`PairOutcomeSwaps`, ``perm_test='pairs'``), anything else computed on the hybrids
+    (:class:`ScoreSwaps`, mt-metrics-eval's ``PermutationSigDiff``)."""
+    if task.statistic == "pearson" and grouping == "none" and task.average == "macro":
+        cells = np.isfinite(human).reshape(-1)
+        return PearsonSwaps(human.reshape(-1)[cells], metrics.reshape(len(metrics), -1)[:, cells])
+    if task.statistic == "pdp":
+        return PdpSwaps(human, metrics, grouping)
+    if task.perm_test == "pairs":
+        epsilons = np.full(len(metrics), task.epsilon)
+        return PairOutcomeSwaps(
+            human, metrics, epsilons, variant=task.variant, grouping=grouping, nan_groups=task.nan_groups
+        )
+    return ScoreSwaps(
+        human, metrics, lambda x: grouped_correlation(human, x, kind, grouping, **options), grouping=grouping
+    )
 
 
 def run_task(
@@ -461,23 +691,16 @@ def run_task(
     else:
         ((_, human, metric_map),) = per_lp.values()
         metrics = np.stack([metric_map[m] for m in names])  # [M, S, U]
-        if task.statistic in ("pearson", "spearman", "kendall"):
-            values = grouped_correlation(
-                human,
-                metrics,
-                task.statistic,
-                task.grouping if task.level == "seg" else "none",
-                kendall_variant=task.variant or "b",
-                nan_groups=task.nan_groups,
-            )
+        if task.statistic in GROUPED_STATISTICS:
+            grouping = task.grouping if task.level == "seg" else "none"
+            options = dict(
+                kendall_variant=task.variant or "b", epsilon=task.epsilon, nan_groups=task.nan_groups,
+                average=task.average, threshold=task.threshold, pdp=task.statistic == "pdp",
+            )  # fmt: skip
+            kind = "pearson" if task.statistic == "pdp" else task.statistic
+            values = grouped_correlation(human, metrics, kind, grouping, **options)
             if n_resamples:
-                if task.statistic != "pearson" or (task.level == "seg" and task.grouping != "none"):
-                    raise InputError(
-                        f"{task.label}: the permutation test is implemented for Pearson without grouping, "
-                        "tie-calibrated statistics (pairs), pooled accuracy and SPA"
-                    )
-                cells = np.isfinite(human).reshape(-1)
-                source = PearsonSwaps(human.reshape(-1)[cells], metrics.reshape(len(names), -1)[:, cells])
+                source = _correlation_source(task, human, metrics, kind, grouping, options)
         elif task.statistic == "tie_calibrated":
             calibrations = [
                 calibrate_ties(
@@ -492,11 +715,13 @@ def run_task(
             ]
             values = np.array([c.value for c in calibrations])
             epsilons = np.array([c.epsilon for c in calibrations])
-            if n_resamples:
-                if task.perm_test != "pairs":
-                    raise InputError(f"{task.label}: tie-calibrated statistics are tested by swapping pairs")
+            if n_resamples and task.perm_test == "pairs":
                 outcomes = pair_outcomes(human, metrics, epsilons, grouping=task.grouping)
                 source = PairSwaps(outcomes, task.variant)
+            elif n_resamples:  # epsilon re-calibrated on every hybrid (mt-metrics-eval's perm_test='scores')
+                if task.sample_rate < 1:
+                    raise InputError(f"{task.label}: re-calibrating on every resample takes every pair")
+                source = recalibrated_acc_t(human, metrics, variant=task.variant, grouping=task.grouping)
         else:  # spa
             if spa_arithmetic not in ARITHMETICS:
                 raise InputError(
@@ -570,6 +795,7 @@ def run_protocol(
         progress=progress,
     )
     results = tuple(run_task(task, protocol, test_sets, scores, **options) for task in protocol.tasks)
+    extras = tuple(run_task(task, protocol, test_sets, scores, **options) for task in protocol.extras)
     common = set.intersection(*(set(r.metrics) for r in results))
     # AverageCorrs: metrics in the first task's ranking order, then a stable sort by decreasing average
     first = [results[0].metrics[m] for m in results[0].order if results[0].metrics[m] in common]
@@ -602,4 +828,5 @@ def run_protocol(
         alpha,
         early_stopping,
         spa_arithmetic,
+        extras,
     )

@@ -7,7 +7,7 @@ protocol reads (docs/statistics.md, "The WMT23/24 metrics-task protocol on exper
   value in every task (Deutsch, Dror & Roth 2021, Sec. 3.1): BOOT-SYSTEMS for the system-level statistics (the
   systems of each language pair drawn with replacement: pooled pairwise accuracy, system-level Pearson, SPA),
   BOOT-INPUTS for the segment-level ones (the rated items drawn: Pearson over cells, acc-t at each metric's
-  calibrated epsilon) (:mod:`mtsig.stats.task_bootstrap`).
+  calibrated epsilon, PDP grouped by item) (:mod:`mtsig.stats.task_bootstrap`).
 * **Does "metric A beats metric B" replicate across the language pairs?** (:func:`replication_pvalues`) Each
   per-language-pair task's permutation test gives, for every ordered pair of metrics, the one-sided p-value of "A
   beats B" (both directions from the same resamples: the protocol tests only the higher-ranked metric's), as
@@ -121,6 +121,10 @@ def task_draws(
             unit_human, unit_metrics = human[:, rated].T, metrics[:, :, rated].transpose(0, 2, 1)
         features = tb.pearson_features(unit_human, unit_metrics)
         return tb.resampled_pearson(tb.draw_counts(rng, features.shape[0], n_resamples), features)
+    if task.statistic == "pdp" and task.grouping == "item":
+        rated = np.isfinite(human).any(axis=0)
+        features = tb.pdp_features(human[:, rated].T, metrics[:, :, rated].transpose(0, 2, 1))
+        return tb.resampled_pdp(tb.draw_counts(rng, features.shape[0], n_resamples), features)
     if task.statistic == "tie_calibrated" and task.variant == "acc23":
         items = _item_acc23(human, metrics, result.epsilons, task.grouping)
         return tb.resampled_item_mean(tb.draw_counts(rng, items.shape[1], n_resamples), items)
@@ -426,7 +430,7 @@ def run_experiment(
         tested = time.process_time()
         intervals = {}
         if options.bootstrap_samples:
-            for task in result.tasks:
+            for task in result.tasks + result.extras:
                 intervals[task.task.label] = task_intervals(
                     task, protocol, test_sets, scores,
                     n_resamples=options.bootstrap_samples, confidence=options.confidence,
