@@ -110,6 +110,8 @@ RESAMPLING = mtsig_config.output_settings(config["resampling"])
 # Jobs running the resampling engine: its memory cap (a resource, so changing it reruns nothing) plus headroom for
 # the statistics and the interpreter.
 MEMORY_CAP_MB = config["resampling"]["memory_cap_mb"]
+#: The results folder of the human-ranking calibration (human_ranking_calibration.smk).
+HUMAN_RANKING = config["human_ranking_calibration"]["experiment"]
 ENGINE_MEM_MB = MEMORY_CAP_MB + 1024
 
 
@@ -419,6 +421,11 @@ def all_targets():
     ]
     if TEXT_EXPERIMENTS or RUN["metrics_task"] or delta_protocols:
         targets += [rules.delta_agreement.output.md, rules.delta_agreement.output.html]
+    if config["human_ranking_calibration"]["language_pairs"]:
+        targets += [
+            rules.human_ranking_calibration.output.table,
+            rules.human_ranking_calibration.output.png,
+        ]
     targets += list(rules.tables_index.output)
     return [str(t) for t in targets]
 
