@@ -25,13 +25,14 @@ Segment ids: line 0 of the test set's text files (``sources/<lp>.txt``, ``docume
 output) is the canary line, and the released exports number the segments by their line: segment id ``s`` is line
 ``s`` (0-based), so ``item = s - 1`` is the 0-based index of the segment in the test set without the canary line
 (line ``item + 1``). The organisers re-indexed their exports so on 29 Nov 2024 (commit 124a72f, "fix off-by-one ESA
-indexing": ``humeval/fix_canary_indexing.py`` adds 1 to every id of ``humeval/old/wave*.csv``); their
-``attach_resources`` still reads line ``segment_id + 1``, which fits the old files (ids from 0), and asserts the
-documents equal, which fails on the released ones. ``first_segment_id`` (default 1) is the id of the first segment
-after the canary line: 0 reads the old files. (Their ``load_data`` loop meant to subtract one, ``for index, row in
-df.iterrows(): row['segment_id'] = ...``, writes to a copy of each row and changes nothing.) With a documents
-folder, each item's domain and document are read from line ``item + 1`` of ``<lp>.docs`` (``DOMAIN<TAB>DOCUMENT``)
-and the document must equal the row's document id, so a wrong offset is an error rather than shifted domains.
+indexing": ``humeval/fix_canary_indexing.py`` adds 1 to every id of ``humeval/old/wave*.csv``).
+``first_segment_id`` (default 1) is the id of the first segment after the canary line: 0 reads the old files. Their
+``load_data`` subtracts 1 in a loop over ``df.iterrows()`` that writes to each row; under pandas 2 a row of their
+all-string frame is a view, so the frame changes, and ``attach_resources`` reads line ``(s - 1) + 1 = s``, as here.
+Under pandas 3 (copy-on-write) the loop changes nothing, and their ``attach_resources`` fails its own assertion on
+the released files. With a documents folder, each item's domain and document are read from line ``item + 1`` of
+``<lp>.docs`` (``DOMAIN<TAB>DOCUMENT``) and the document must equal the row's document id, so a wrong offset is an
+error rather than shifted domains.
 
 Bad input: a row with the wrong number of columns, an item type other than TGT/BAD, an unknown language code, a
 score that is not a number or lies outside 0-100, a segment id that is not a non-negative integer, an end time that

@@ -130,3 +130,29 @@ __all__ = [
     "signature",
     "with_conclusion",
 ]
+
+
+def ranking_signature(
+    *,
+    procedure: str,
+    sided: str,
+    scale: str,
+    alpha: float,
+    n_resamples: int,
+    seed: int,
+    version: str = __version__,
+) -> str:
+    """The signature of a ranking of systems from human scores (:mod:`mtsig.stats.system_ranking`): the procedure,
+    how its p-values read, the item scores it used (raw or per-rater z), its level, and for a randomised procedure
+    its resamples and seed (``samples:0`` and no seed for the others)."""
+    fields = [
+        f"mtsig:{version}",
+        f"procedure:{procedure}",
+        f"sided:{sided.removesuffix('-sided')}",
+        f"scores:{scale}",
+    ]
+    fields.append(f"samples:{int(n_resamples)}")
+    if n_resamples:
+        fields.append(f"seed:{int(seed)}")
+    fields.append(f"alpha:{float(alpha):.10g}")
+    return "|".join(fields)
