@@ -102,7 +102,16 @@ RESULT_COLUMNS = [
 ]
 
 
-def _shift_bootstrap(scores, segments, domains, *, alpha, seed, n_resamples):
+def _shift_bootstrap(
+    scores: np.ndarray,
+    segments: np.ndarray,
+    domains: np.ndarray,
+    *,
+    alpha: float,
+    seed: int,
+    n_resamples: int,
+) -> RankingArrays:
+    """The paper's shift-to-zero bootstrap (Fig. 3) with the registry's signature (:func:`paper_test`)."""
     return paper_test(
         scores, segments, domains, test="bootstrap", alpha=alpha, seed=seed, n_resamples=n_resamples
     )
@@ -234,10 +243,14 @@ def tilted_pairs(
     feasible = (m >= np.abs(effects)[None, None, :]).all(axis=2) & ~np.eye(n_systems, dtype=bool)
     candidates = np.argwhere(feasible)
     if len(candidates) == 0:
-        largest = np.nanmax(np.where(np.eye(n_systems, dtype=bool)[..., None], np.nan, m).min(axis=2))
+        size = np.abs(effects)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = np.where(size > 0, m / size, np.inf).min(axis=2)  # the largest multiple each pair carries
+        scale[np.eye(n_systems, dtype=bool)] = np.nan
         raise InputError(
-            f"no pair of systems differs by at least {np.abs(effects).round(3).tolist()} points per domain on "
-            f"average (|difference| per item): the largest planted effect the data can carry is {largest:.3f}"
+            f"no pair of systems differs by at least {size.round(3).tolist()} points per domain on average "
+            f"(|difference| per item): the largest planted effect the data can carry is "
+            f"{np.nanmax(scale) * size.max():.3f} (largest |e_d|)"
         )
     systems = candidates[rng.integers(0, len(candidates), replicates)]
     first, second = raw[systems[:, 0]], raw[systems[:, 1]]
