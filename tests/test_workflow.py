@@ -68,6 +68,7 @@ def _merged_config(*files: Path) -> dict:
         "config/wmt22-ru-en.yaml",
         "config/wmt23-en-de.yaml",
         "config/wmt23.yaml",
+        "config/wmt24-esa-calibration.yaml",
         "tests/configs/tiny.yaml",
     ],
 )

@@ -21,9 +21,7 @@ def documents_folder(documents: Sequence[str | Path]) -> Path:
     if not folders:
         raise InputError("no documents file (<lp>.docs) in the configured documents folder")
     if len(folders) != 1:
-        raise InputError(
-            f"the documents files must share one folder; got {', '.join(map(str, folders))}"
-        )
+        raise InputError(f"the documents files must share one folder; got {', '.join(map(str, folders))}")
     return folders[0]
 
 
