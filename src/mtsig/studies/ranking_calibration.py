@@ -290,9 +290,8 @@ def ranked_sets(
     chosen = tiered_permutation(rng, n_systems, n_items, replicates, len(tiers))
     scores = raw[chosen, np.arange(n_items)[None, None, :]]
     best_first = np.take_along_axis(chosen, np.argsort(-scores, axis=1, kind="stable"), axis=1)
-    slots = np.argsort(
-        tiers[None, :, None] + 0.5 * rng.random(chosen.shape), axis=1
-    )  # by tier, random within
+    # The slots in hand-out order: by tier, in a random order within each tier.
+    slots = np.argsort(tiers[None, :, None] + 0.5 * rng.random(chosen.shape), axis=1)
     handed_out = np.empty_like(chosen)
     np.put_along_axis(handed_out, slots, best_first, axis=1)
     return np.where((rng.random((replicates, n_items)) < sorting)[:, None, :], handed_out, chosen)
