@@ -166,6 +166,18 @@ def test_power_table_and_figure(tiny_run: Path) -> None:
     assert (tiny_run / "figures" / "synthetic-small" / "power.png").stat().st_size > 0
 
 
+@pytest.mark.pipeline
+def test_human_ranking_calibration_table_and_figure(tiny_run: Path) -> None:
+    """The rule end to end (tiny.yaml's small study on WMT24 ESA en-hi): every procedure asked, every condition,
+    rates within [0, 1] with their intervals around them."""
+    table = pd.read_csv(tiny_run / "wmt24-esa" / "calibration.tsv", sep="\t")
+    asked = yaml.safe_load(TINY_CONFIG.read_text(encoding="utf-8"))["human_ranking_calibration"]
+    assert list(dict.fromkeys(table["procedure"])) == asked["procedures"] and set(table["lp"]) == {"en-hi"}
+    assert set(table["kind"]) == {"null_item", "null_document", "shift", "heterogeneous", "clusters"}
+    assert ((table["ci_low"] <= table["rate"]) & (table["rate"] <= table["ci_high"])).all()
+    assert (tiny_run / "figures" / "wmt24-esa" / "calibration.png").stat().st_size > 0
+
+
 def test_engine_settings_rerun_nothing(tiny_pipeline_run: Path, data_root: Path, tmp_path: Path) -> None:
     """The engine's settings (mtsig.settings.ENGINE_SETTINGS) and the cores change no number (docs/design.md,
     "Memory cap and sharding"), so none is in a rule's params. Another memory cap, on one core, plans exactly

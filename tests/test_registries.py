@@ -113,7 +113,7 @@ def test_every_rule_has_exactly_one_step_in_the_module_named_after_its_rules_fil
             assert step_modules_defining(rule) == [path.stem], rule
             step = step_function(rule)
             assert (step.__name__, step.__module__) == (rule, f"mtsig.steps.{path.stem}")
-    assert len(rules) == 29
+    assert len(rules) == 30
     assert step_function(item_rule("download_dataset", "wmt22-ja-en")).__name__ == "download_dataset"
     assert step_modules_defining("no_such_rule") == []
 

@@ -63,6 +63,7 @@ def test_the_default_configs_blocks_build() -> None:
         "evaluation": settings.Evaluation,
         "segment_level": settings.SegmentLevel,
         "calibration": settings.Calibration,
+        "human_ranking_calibration": settings.HumanRankingCalibration,
         "power": settings.Power,
         "replicability": settings.Replicability,
         "meta_evaluation": settings.MetaEvaluation,

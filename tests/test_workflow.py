@@ -70,6 +70,7 @@ def _merged_config(*files: Path) -> dict:
         "config/wmt23.yaml",
         "config/wmt24-en-cs.yaml",
         "config/wmt24-esa.yaml",
+        "config/wmt24-esa-calibration.yaml",
         "tests/configs/tiny.yaml",
     ],
 )

@@ -254,6 +254,27 @@ class Calibration:
 
 
 @dataclass(frozen=True)
+class HumanRankingCalibration:
+    """``human_ranking_calibration``: error rates of the human-ranking procedures with known truth
+    (:mod:`mtsig.studies.ranking_calibration`)."""
+
+    experiment: str
+    ratings: tuple[str, ...]
+    documents: str
+    language_pairs: tuple[str, ...]
+    procedures: tuple[str, ...]
+    exchange_units: tuple[str, ...]
+    null_pairs: int
+    shifts: tuple[float, ...]
+    heterogeneous_shifts: tuple[float, ...]
+    alternative_pairs: int
+    cluster_tiers: tuple[int, ...]
+    cluster_sorting: float
+    cluster_sets: int
+    flips: bool
+
+
+@dataclass(frozen=True)
 class Power:
     """``power``: power by test-set size and planted difference."""
 
@@ -485,6 +506,7 @@ SCHEMA_BLOCKS: dict[type, tuple[str, ...]] = {
     Clusters: ("properties", "evaluation", "properties", "clusters"),
     SegmentLevel: ("properties", "segment_level"),
     Calibration: ("properties", "calibration"),
+    HumanRankingCalibration: ("properties", "human_ranking_calibration"),
     Power: ("properties", "power"),
     Replicability: ("properties", "replicability"),
     MetaEvaluation: ("properties", "meta_evaluation"),

@@ -111,6 +111,8 @@ RESAMPLING = mtsig_config.output_settings(config["resampling"])
 # Jobs running the resampling engine: its memory cap (a resource, so changing it reruns nothing) plus headroom for
 # the statistics and the interpreter.
 MEMORY_CAP_MB = config["resampling"]["memory_cap_mb"]
+#: The results folder of the human-ranking calibration (human_ranking_calibration.smk).
+HUMAN_RANKING = config["human_ranking_calibration"]["experiment"]
 ENGINE_MEM_MB = MEMORY_CAP_MB + 1024
 
 
@@ -416,6 +418,8 @@ def run_jobs():
             (rules.human_ranking, {"experiment": name}),
             (rules.human_ranking_table, {"experiment": name}),
         ]
+    if config["human_ranking_calibration"]["language_pairs"]:
+        jobs += [(rules.human_ranking_calibration, {})]
     return jobs + [(rules.tables_index, {})]
 
 

@@ -31,6 +31,7 @@ STEP_MODULES = (
     "figures",
     "segment_level",
     "calibration",
+    "human_ranking_calibration",
     "nbest",
     "meta_evaluation",
     "metrics_task",

@@ -106,17 +106,21 @@ def resample_means(values: np.ndarray, valid: np.ndarray, indices: np.ndarray) -
     entries uses the first n columns) of ``values[K, M]``."""
     n = valid.sum(axis=1)
     compact = _compact(values, valid)
-    width = indices.shape[-1]
-    drawn = np.take_along_axis(compact[:, None, :], np.minimum(indices, compact.shape[1] - 1), axis=2)
-    used = np.arange(width)[None, None, :] < n[:, None, None]
+    rows, width = compact.shape[0], indices.shape[-1]
+    # One flat gather (take_along_axis builds an index array per axis: twice the time); positions are below n.
+    drawn = compact.ravel()[indices + (np.arange(rows) * compact.shape[1])[:, None, None]]
+    if not (n == width).all():
+        drawn = np.where(np.arange(width)[None, None, :] < n[:, None, None], drawn, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(used, drawn, 0.0).sum(axis=2) / n[:, None]
+        return drawn.sum(axis=2) / n[:, None]
 
 
 def uniform_indices(rng: np.random.Generator, n: np.ndarray, n_resamples: int, width: int) -> np.ndarray:
     """Resample positions for rows of ``n[K]`` valid entries: ``floor(u * n)``, u uniform, ``[K, B, width]``."""
     u = rng.random((len(n), n_resamples, width))
-    return np.minimum((u * n[:, None, None]).astype(np.int64), np.maximum(n[:, None, None] - 1, 0))
+    u *= n[:, None, None]
+    positions = u.astype(np.int64)
+    return np.minimum(positions, np.maximum(n[:, None, None] - 1, 0), out=positions)
 
 
 def paired_bca(

@@ -323,7 +323,8 @@ def stratified_permutation(
             weights /= n_domains[..., None]
         weighted = np.where(valid, differences, 0.0) * weights
         observed = weighted.sum(axis=-1)
-        resampled = weighted @ signs.T  # [r, P, B]
+        # One 2-D product (a stacked 3-D matmul runs one matrix-vector product per pair: 35x slower).
+        resampled = (weighted.reshape(-1, weighted.shape[-1]) @ signs.T).reshape(*weighted.shape[:2], -1)
         tolerance = 1e-9 * (1 + np.abs(observed))
         exceed = (np.abs(resampled) >= (np.abs(observed) - tolerance)[..., None]).sum(axis=-1)
         p = (1 + exceed) / (n_resamples + 1)
@@ -401,24 +402,28 @@ def paper_test(
     resampling engine (:func:`mtsig.stats.resampling.pairwise_tests`): each item is a segment whose statistics are
     ``[score, 1]`` where rated and ``[0, 0]`` where not, so a system's corpus score is its mean over its rated items
     and a resample or swap moves both. One-sided p of "i better than j" (p-value convention ``c/B``), read by
-    :func:`_standard_ranking`. The engine has no replicate axis: replicates run one after the other."""
+    :func:`_standard_ranking`. The engine has no replicate axis: the replicates' systems are stacked as one engine
+    call's systems (``r * S + i``) with only each replicate's own pairs computed; the engine's draws depend only on
+    the seed and the number of items, so every replicate gets the draws it would get alone."""
     from mtsig.stats.resampling import pairwise_tests  # noqa: PLC0415 - the engine only for these two procedures
 
     scores = as_replicates(scores)
-    replicates, n, _ = scores.shape
-    names = [str(i) for i in range(n)]
+    replicates, n, n_items = scores.shape
+    rated = ~np.isnan(scores)
+    statistics = np.stack([np.where(rated, scores, 0.0), rated.astype(np.float64)], axis=-1)
+    first, second = np.triu_indices(n, 1)
+    offsets = (np.arange(replicates) * n)[:, None]
+    pairs = list(zip((offsets + first).ravel().tolist(), (offsets + second).ravel().tolist(), strict=True))
+    table = pairwise_tests(
+        statistics.reshape(replicates * n, n_items, 2),
+        lambda totals: totals[..., 0] / totals[..., 1],
+        [str(i) for i in range(replicates * n)],
+        tests=(test,),
+        n_samples=n_resamples,
+        seed=seed,
+        pairs=pairs,
+    ).table
+    x, y = table["sys_x"].astype(int).to_numpy(), table["sys_y"].astype(int).to_numpy()
     pvalues = np.full((replicates, n, n), np.nan)
-    for r in range(replicates):
-        rated = ~np.isnan(scores[r])
-        statistics = np.stack([np.where(rated, scores[r], 0.0), rated.astype(np.float64)], axis=-1)
-        result = pairwise_tests(
-            statistics,
-            lambda totals: totals[..., 0] / totals[..., 1],
-            names,
-            tests=(test,),
-            n_samples=n_resamples,
-            seed=seed,
-        )
-        table = result.table
-        pvalues[r, table["sys_x"].astype(int), table["sys_y"].astype(int)] = table["p_value"].to_numpy()
+    pvalues[x // n, x % n, y % n] = table["p_value"].to_numpy()
     return _standard_ranking(item_mean(scores), pvalues, alpha)

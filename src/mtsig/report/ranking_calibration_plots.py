@@ -1,0 +1,202 @@
+"""The figure of the human-ranking calibration (:mod:`mtsig.studies.ranking_calibration`): size and power by
+procedure.
+
+One row of three panels per language pair, every rate with its 95% Clopper-Pearson interval:
+
+* **no difference is true**: the rate of declaring a difference under the item and document null pairs and the
+  domain-heterogeneous alternative, one line of markers per procedure, with the procedure's nominal rate;
+* **power**: the rate of declaring the true winner against the planted difference (points), one line per procedure;
+* **ranked sets and seeds**: how often the clusters equal the true tiers, how often tied systems are split, and how
+  often a randomised procedure's decision changes with the seed (pooled over the pair conditions).
+
+Output is byte-identical for identical input (:func:`mtsig.report.plots.save_figure`).
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from mtsig.errors import InputError  # noqa: E402
+from mtsig.stats.evaluation import clopper_pearson  # noqa: E402
+from mtsig.studies.ranking_calibration import (  # noqa: E402
+    CLUSTERS,
+    CORRECT,
+    DECLARED,
+    FLIP,
+    HETEROGENEOUS,
+    MATCH,
+    NULL_DOCUMENT,
+    NULL_ITEM,
+    SHIFT,
+    TIE_SPLIT,
+)
+
+PANEL_WIDTH = 4.6
+PANEL_HEIGHT = 3.8
+#: Markers of the conditions where no difference is true, and of the ranked-set measures.
+_NO_DIFFERENCE_MARKERS = {NULL_ITEM: "o", NULL_DOCUMENT: "s", HETEROGENEOUS: "^"}
+_SET_MARKERS = {MATCH: "o", TIE_SPLIT: "s", FLIP: "D"}
+_LABELS = {
+    NULL_ITEM: "null, items exchanged",
+    NULL_DOCUMENT: "null, documents exchanged",
+    HETEROGENEOUS: "heterogeneous (equal averages)",
+    MATCH: "clusters = true tiers",
+    TIE_SPLIT: "tied systems split",
+    FLIP: "decision flips with the seed",
+}
+_COLOURS = {NULL_ITEM: "tab:blue", NULL_DOCUMENT: "tab:red", HETEROGENEOUS: "tab:purple"}
+_SET_COLOURS = {MATCH: "tab:green", TIE_SPLIT: "tab:red", FLIP: "tab:gray"}
+
+
+def _legend_below(ax: plt.Axes, columns: int = 2) -> None:
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=columns, frameon=False)
+
+
+def _procedure_colours(procedures: list[str]) -> dict[str, object]:
+    cmap = plt.get_cmap("tab10")
+    return {p: cmap(n % 10) for n, p in enumerate(procedures)}
+
+
+def _interval(rows: pd.DataFrame) -> list[np.ndarray]:
+    return [(rows["rate"] - rows["ci_low"]).to_numpy(), (rows["ci_high"] - rows["rate"]).to_numpy()]
+
+
+def _dot_rows(ax: plt.Axes, procedures: list[str]) -> np.ndarray:
+    """A horizontal dot plot's y positions, the first procedure on top."""
+    y = np.arange(len(procedures))[::-1].astype(float)
+    ax.set_yticks(y, procedures, fontsize=8)
+    ax.set_xlim(-0.02, 1.02)
+    ax.grid(axis="x", alpha=0.3)
+    return y
+
+
+def _draw_no_difference(ax: plt.Axes, rows: pd.DataFrame, procedures: list[str]) -> None:
+    y = _dot_rows(ax, procedures)
+    declared = rows[(rows["measure"] == DECLARED) & rows["kind"].isin(list(_NO_DIFFERENCE_MARKERS))]
+    offsets = {kind: 0.22 * (1 - n) for n, kind in enumerate(_NO_DIFFERENCE_MARKERS)}
+    for kind, marker in _NO_DIFFERENCE_MARKERS.items():
+        part = (
+            declared[declared["kind"] == kind]
+            .set_index("procedure")
+            .reindex(procedures)
+            .dropna(subset=["rate"])
+        )
+        if part.empty:
+            continue
+        position = y[[procedures.index(p) for p in part.index]] + offsets[kind]
+        ax.errorbar(
+            part["rate"],
+            position,
+            xerr=_interval(part),
+            fmt=marker,
+            color=_COLOURS[kind],
+            markersize=4,
+            elinewidth=0.8,
+            capsize=2,
+            label=f"{_LABELS[kind]} (n={int(part['trials'].iloc[0])})",
+        )
+    nominal = declared.groupby("procedure", sort=False)["nominal"].first().reindex(procedures)
+    ax.scatter(nominal, y, marker="|", s=250, color="black", linewidths=1.5, label="nominal rate", zorder=3)
+    ax.set_xlabel("rate of declaring a difference (95% CI)", fontsize=8)
+    ax.set_title("no difference is true", fontsize=10)
+    _legend_below(ax)
+
+
+def _draw_power(ax: plt.Axes, rows: pd.DataFrame, procedures: list[str]) -> None:
+    colours = _procedure_colours(procedures)
+    power = rows[(rows["kind"] == SHIFT) & (rows["measure"] == CORRECT)]
+    effects = np.sort(power["effect"].unique())
+    spacing = 0.02 * (effects.max() - effects.min() if len(effects) > 1 else 1.0)
+    for n, procedure in enumerate(procedures):
+        part = power[power["procedure"] == procedure].sort_values("effect")
+        if part.empty:
+            continue
+        ax.errorbar(
+            part["effect"] + (n - (len(procedures) - 1) / 2) * spacing,
+            part["rate"],
+            yerr=_interval(part),
+            color=colours[procedure],
+            marker="o",
+            markersize=3,
+            linewidth=1.1,
+            elinewidth=0.7,
+            capsize=2,
+            label=procedure,
+        )
+    trials = f" ({int(power['trials'].max())} pairs each)" if len(power) else ""
+    ax.set_title(f"power: the true winner declared{trials}", fontsize=10)
+    ax.set_xticks(effects)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("planted difference in every domain (ESA points)", fontsize=8)
+    ax.set_ylabel("rate (95% CI)", fontsize=8)
+    ax.grid(alpha=0.3)
+    _legend_below(ax, 3)
+
+
+def _pooled_flips(rows: pd.DataFrame, procedures: list[str]) -> pd.DataFrame:
+    """Flip counts summed over the pair conditions, with the interval of the pooled rate."""
+    flips = rows[rows["measure"] == FLIP].groupby("procedure", sort=False)[["count", "trials"]].sum()
+    out = []
+    for procedure in procedures:
+        if procedure in flips.index:
+            count, trials = (int(v) for v in flips.loc[procedure])
+            low, high = clopper_pearson(count, trials)
+            out.append({"procedure": procedure, "rate": count / trials, "ci_low": low, "ci_high": high})
+    return pd.DataFrame(out, columns=["procedure", "rate", "ci_low", "ci_high"]).set_index("procedure")
+
+
+def _draw_sets(ax: plt.Axes, rows: pd.DataFrame, procedures: list[str]) -> None:
+    y = _dot_rows(ax, procedures)
+    sets = rows[rows["kind"] == CLUSTERS]
+    parts = {m: sets[sets["measure"] == m].set_index("procedure") for m in (MATCH, TIE_SPLIT)}
+    parts[FLIP] = _pooled_flips(rows, procedures)
+    offsets = {m: 0.22 * (1 - n) for n, m in enumerate(_SET_MARKERS)}
+    for measure, marker in _SET_MARKERS.items():
+        part = parts[measure].reindex(procedures).dropna(subset=["rate"])
+        if part.empty:
+            continue
+        position = y[[procedures.index(p) for p in part.index]] + offsets[measure]
+        ax.errorbar(
+            part["rate"],
+            position,
+            xerr=_interval(part),
+            fmt=marker,
+            color=_SET_COLOURS[measure],
+            markersize=4,
+            elinewidth=0.8,
+            capsize=2,
+            label=_LABELS[measure],
+        )
+    title = "ranked sets and seeds"
+    if not sets.empty:
+        title += f" ({int(sets['trials'].iloc[0])} sets)"
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("rate (95% CI)", fontsize=8)
+    _legend_below(ax)
+
+
+def plot_ranking_calibration(table: pd.DataFrame) -> Figure:
+    """Size and power by procedure (module docstring): one row per language pair. This is the pipeline's
+    ``results/figures/<experiment>/calibration.png``."""
+    if table.empty:
+        raise InputError("the ranking calibration table is empty: nothing to plot")
+    pairs = list(dict.fromkeys(table["lp"]))
+    procedures = list(dict.fromkeys(table["procedure"]))
+    fig, axes = plt.subplots(
+        len(pairs), 3, figsize=(3 * PANEL_WIDTH, PANEL_HEIGHT * len(pairs)), squeeze=False
+    )
+    for row, lp in enumerate(pairs):
+        rows = table[table["lp"] == lp]
+        _draw_no_difference(axes[row, 0], rows, procedures)
+        _draw_power(axes[row, 1], rows, procedures)
+        _draw_sets(axes[row, 2], rows, procedures)
+        axes[row, 0].set_ylabel(lp, fontsize=10)
+    fig.tight_layout()
+    return fig
