@@ -113,6 +113,7 @@ def test_a_list_of_references_is_scored_as_sacrebleu_with_several_reference_file
         "outputs": str(tmp_path / "{system}"),
         "systems": ["UPC", "QCRI--primary"],
         "unescape_html": False,
+        "skip_first_line": False,
     }
     assert reference_paths(spec, tmp_path) == [tmp_path / "ref", tmp_path / "onlineB"]
     texts = tmp_path / "texts"
