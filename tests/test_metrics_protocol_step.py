@@ -49,6 +49,15 @@ SPEC = {
     "bootstrap": {"samples": 100, "confidence": 0.95},
     "replicability_tasks": ["sys pearson", "seg acc-t (item)"],
     "delta_metrics": ["BLEU", "COMET"],
+    "gold": None,
+    "human_metrics": ["da-sqm"],
+    "chance": {"samples": 100},
+    "power": {
+        "samples": 20,
+        "stability_samples": 50,
+        "target": 0.8,
+        "pairs": [["XCOMET-Ensemble", "MetricX-23"]],
+    },
 }
 TABLES = (
     "tasks",
@@ -58,6 +67,11 @@ TABLES = (
     "system_scores",
     "mqm_gold",
     "mqm_gold_conclusions",
+    "chance",
+    "human",
+    "power",
+    "power_curves",
+    "stability",
 )
 
 
@@ -129,12 +143,15 @@ def test_files_are_written_with_manifests_and_figures_decode(run):
     assert not list(run.rglob("*.tmp"))
     assert "<table" in (run / "tables" / "wmt23.html").read_text(encoding="utf-8")
     assert "\\begin{tabular}" in (run / "tables" / "wmt23.tex").read_text(encoding="utf-8")
-    pngs = sorted((run / "figures" / "wmt23").glob("*.png"))
+    pngs = sorted((run / "figures" / "wmt23").glob("wmt23_*.png"))
     assert len(pngs) == 5  # the 4 tasks and the average
     for png in pngs:
         with Image.open(png) as image:
             image.load()
             assert image.width > 800 and image.height > 800
+    with Image.open(run / "figures" / "wmt23" / "power_wmt23.png") as image:  # a row per task
+        image.load()
+        assert image.width > 500 and image.height > 250
 
 
 def test_replication_pvalues_hold_both_directions_of_the_protocols_tests(run):
@@ -219,11 +236,11 @@ def test_the_default_run_plans_the_protocol_and_hands_it_to_the_studies(data_roo
     listed = sorted(Path(p) for p in inputs.split(", "))
     root = data_root / "wmt23"
     protocols = beyond.experiment_protocols(["wmt23", "wmt24"], ALL_LPS)
-    expected = beyond.experiment_files(protocols, {lp: read_test_set(root, lp) for lp in ALL_LPS})
+    read = {lp: read_test_set(root, lp) for lp in ALL_LPS}
+    expected = beyond.experiment_files(protocols, read, human_metrics=("da-sqm",))
     assert listed == expected
-    assert len([p for p in listed if p.suffix == ".score"]) == 3 * (
-        32 * 2 + 2
-    )  # sys and seg: 32 metrics, MQM
+    # sys and seg: 32 metrics and MQM per language pair; DA+SQM as a metric in en-de and zh-en
+    assert len([p for p in listed if p.suffix == ".score"]) == 3 * (32 * 2 + 2) + 2 * 2
     assert "results/wmt23/replication.tsv" in jobs["replicability"]
     assert "results/replicability/protocol_metrics.tsv" in jobs["replicability"]
     assert "results/wmt23/mqm_gold_conclusions.tsv" in jobs["delta_agreement"]
