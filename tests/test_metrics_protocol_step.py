@@ -102,7 +102,7 @@ def test_task_values_equal_mt_metrics_eval(run):
     tasks = _table(run, "tasks")
     labels = ["en-de sys pearson", "en-de seg pearson", "en-de seg acc-t (item)"]
     assert list(dict.fromkeys(tasks["label"])) == ["accuracy", *labels]
-    assert set(tasks["metric"]) == set(WMT23_AVERAGE)
+    assert set(tasks["metric"]) == set(WMT23_AVERAGE) | {"human:da-sqm"}  # DA+SQM rates every en-de MQM cell
     for metric, values in WMT23_TASKS.items():
         rows = tasks[tasks["metric"] == metric].set_index("label").loc[labels]
         np.testing.assert_allclose(rows["value"], values[1:4], rtol=0, atol=1e-9)
@@ -152,6 +152,37 @@ def test_files_are_written_with_manifests_and_figures_decode(run):
     with Image.open(run / "figures" / "wmt23" / "power_wmt23.png") as image:  # a row per task
         image.load()
         assert image.width > 500 and image.height > 250
+
+
+def test_chance_human_power_and_stability_tables(run):
+    """The studies' tables hold the run's own results: a chance level per task and for the average, every metric's
+    p-value against it (never 0, at least 1/101 with 100 draws); DA+SQM in every en-de task (no partial rows); each
+    metric against the next and the named pair in every task, with power in [0, 1] at every size and the units of
+    the task (460 rated segments, 12 systems); one stability row per task whose winner heads its ranking."""
+    chance = _table(run, "chance")
+    assert chance["task"].tolist() == ["accuracy", "en-de sys pearson", "en-de seg pearson", "en-de seg acc-t (item)",
+                                       "average"]  # fmt: skip
+    assert (chance["upper_95"] >= chance["mean"]).all() and (chance["samples"] == 100).all()
+    tasks = _table(run, "tasks")
+    assert (tasks["chance_p"] >= 1 / 101).all() and (tasks["chance_p"] <= 1).all()
+    acc = tasks[tasks["label"] == "en-de seg acc-t (item)"].set_index("metric")
+    assert acc.loc["XCOMET-Ensemble", "chance_p"] == 1 / 101  # far above every permuted draw
+    assert len(_table(run, "human")) == 0
+    power = _table(run, "power")
+    for label, rows in power.groupby("task"):
+        assert (rows["chosen"] == "next").sum() + (rows["chosen"] == "named").sum() >= 31, label
+        assert ((rows["metric_a"] == "XCOMET-Ensemble") & (rows["metric_b"] == "MetricX-23")).sum() == 1, (
+            label
+        )
+    assert set(power.loc[power["task"] == "en-de seg pearson", "units"]) == {460}
+    assert set(power.loc[power["task"] == "en-de sys pearson", "units"]) == {12}
+    curves = _table(run, "power_curves")
+    assert curves["power"].between(0, 1).all() and len(curves) == 14 * len(power)
+    stability = _table(run, "stability")
+    assert len(stability) == 4 and stability["p_winner"].between(0, 1).all()
+    for row in stability.itertuples():
+        first = tasks[(tasks["label"] == row.task) & (tasks["metric"] != "human:da-sqm")].iloc[0]
+        assert first["metric"] == row.winner
 
 
 def test_replication_pvalues_hold_both_directions_of_the_protocols_tests(run):

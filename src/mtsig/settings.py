@@ -435,8 +435,8 @@ class MetricsProtocol:
     human_metrics: tuple[str, ...]
     chance: ProtocolChance
     power: ProtocolPower
+    gold: str | None
     description: str | None = None
-    gold: str | None = None
 
 
 # --- an experiment's human side ---------------------------------------------------------------------------------

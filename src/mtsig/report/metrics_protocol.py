@@ -298,11 +298,12 @@ def power_markdown(power: ProtocolPower) -> list[str]:
             for s in power.stability
         ]
     )
+    named = [pair for pair in power.pairs if pair.chosen == "named"]
     firsts = {}
-    for pair in power.pairs:
-        if pair.chosen == "next" and pair.task not in firsts:
+    for pair in power.pairs:  # each task's first pair of the ranking, unless named
+        if pair.task not in firsts:
             firsts[pair.task] = pair
-    shown = [pair for pair in power.pairs if pair.chosen == "named"] + list(firsts.values())
+    shown = named + [pair for pair in firsts.values() if pair.chosen == "next"]
     pairs = pd.DataFrame(
         [
             {

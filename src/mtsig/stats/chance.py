@@ -85,6 +85,8 @@ def chance_grouped_correlation(
     at the system level (``N = 1``, grouping ``none``) the systems' scores permuted."""
     h = np.asarray(human, dtype=np.float64)
     rated = np.isfinite(h)
+    if statistic == "pearson" and grouping == "none":
+        return _pearson_of_shuffles(h[rated], np.asarray(metric, dtype=np.float64)[rated], n_draws, rng)
     out = np.empty(n_draws)
     for start in range(0, n_draws, CHUNK):
         size = min(CHUNK, n_draws - start)
@@ -93,6 +95,21 @@ def chance_grouped_correlation(
             h, permuted, statistic, grouping, kendall_variant=kendall_variant, nan_groups=nan_groups
         )
     return out
+
+
+def _pearson_of_shuffles(
+    human: np.ndarray, metric: np.ndarray, n_draws: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Pearson's r of ``metric[K]`` shuffled against ``human[K]``, ``n_draws`` times: a shuffle keeps the metric's mean
+    and spread, so each draw is one product ``x_π · h`` of the centred values (0 where a side is constant, as the
+    statistic averages an undefined group); the same shuffles as :func:`within_group_permutations` with one group."""
+    hc = human - human.mean()
+    xc = metric - metric.mean()
+    scale = np.sqrt((hc @ hc) * (xc @ xc))
+    perm = within_group_permutations(rng, np.ones((1, human.size), dtype=bool), n_draws)[:, 0, :]
+    if scale == 0:
+        return np.zeros(n_draws)
+    return (xc[perm] @ hc) / scale
 
 
 def chance_pooled_accuracy(

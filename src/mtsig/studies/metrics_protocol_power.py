@@ -90,17 +90,18 @@ def _nulls(result: TaskResult) -> dict[tuple[int, int], np.ndarray]:
 
 def chosen_pairs(result: TaskResult, named: Sequence[tuple[str, str]]) -> list[tuple[int, int, str]]:
     """``(higher, lower, chosen)`` metric indices: each metric of the ranking (human scores left out) against the
-    next, then each ``named`` pair the task has, ordered by the task's ranking."""
+    next, then each other ``named`` pair the task has, ordered by the task's ranking; ``chosen`` is ``named`` for a
+    pair of ``named`` (adjacent or not), ``next`` for the others."""
     main = [m for m in result.order if result.metrics[m] not in result.human]
-    pairs = [(main[k], main[k + 1], "next") for k in range(len(main) - 1)]
     position = {m: k for k, m in enumerate(result.order)}
+    wanted = set()
     for first, second in named:
         if first in result.metrics and second in result.metrics and first != second:
             a, b = result.metrics.index(first), result.metrics.index(second)
-            higher, lower = (a, b) if position[a] < position[b] else (b, a)
-            if (higher, lower, "next") not in pairs:
-                pairs.append((higher, lower, "named"))
-    return pairs
+            wanted.add((a, b) if position[a] < position[b] else (b, a))
+    pairs = [(main[k], main[k + 1]) for k in range(len(main) - 1)]
+    pairs += sorted(wanted - set(pairs), key=lambda pair: position[pair[0]])
+    return [(higher, lower, "named" if (higher, lower) in wanted else "next") for higher, lower in pairs]
 
 
 def _draws(resampler: TaskResampler, rng: np.random.Generator, scale: float, n_sets: int) -> np.ndarray:
