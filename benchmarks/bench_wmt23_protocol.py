@@ -4,6 +4,7 @@
     python benchmarks/bench_wmt23_protocol.py clusters --mtme-k 10 # significance: mt-metrics-eval with k=10 per task
     python benchmarks/bench_wmt23_protocol.py speed                # mtsig alone: k = 0, 100, 200, 1000 (CPU, wall, memory)
     python benchmarks/bench_wmt23_protocol.py extras               # the PDP column and WMT25's task set on WMT23, k=0
+    python benchmarks/bench_wmt23_protocol.py before_after         # WMT24 at k=1000: this checkout against --before
 
 ``values`` runs mt-metrics-eval's ``tasks.WMT23()`` and ``tasks.WMT24OnWMT23()`` (k=0; ``TaskSet.Run`` on
 ``data.EvalSet``s read from ``$MTSIG_DATA/wmt23``) beside :func:`mtsig.studies.metrics_protocol.run_protocol`, prints
@@ -19,6 +20,9 @@ to hours), times each task, extrapolates linearly to k=1000 without early stoppi
 100, so a run with k < 100 never stops early), and prints its clusters beside mtsig's at the same k and at k=1000;
 and the speed ratio per task at the same k, mtsig without early stopping. ``speed`` times mtsig's whole WMT23 table
 (reading the files included) at k = 0, 100, 200 and 1000, each in a fresh process, and WMT24 on WMT23 at k=100.
+``before_after`` runs WMT24 on WMT23 at k=1000 (SPA's significance: every metric pair's hybrids) with this checkout
+and with the commit ``--before`` (extracted with ``git archive`` into a temporary folder), each in a fresh process
+with one BLAS thread, alternating ``--rounds`` times, and checks that both give the same p-values and draws.
 
 mt-metrics-eval is read from the bare git dir that the ``fetch`` tool left (``--mtme-git``) into a temporary folder
 and run from there with ``apache_beam`` and ``dacite`` replaced by empty modules (used only for parallel runs with
@@ -424,11 +428,63 @@ def speed(args: argparse.Namespace) -> None:
     print(f"load averages: {os.getloadavg()}")
 
 
+BEFORE_AFTER_CHILD = r"""
+import pickle, resource, sys, time
+from mtsig.io.mtme import read_requested_scores, read_test_set
+from mtsig.studies import metrics_protocol as mp
+root, out = sys.argv[1], sys.argv[2]
+protocol = mp.wmt24_on_wmt23()
+test_sets = {lp: read_test_set(root + "/wmt23", lp) for lp in protocol.lps}
+scores = read_requested_scores(test_sets, mp.required_scores(protocol, test_sets))
+start = time.process_time()
+result = mp.run_protocol(protocol, test_sets, scores, n_resamples=1000, seed=12345)
+tested = time.process_time() - start
+pickle.dump([(t.task.label, t.test.pvalue, t.test.draws) for t in result.tasks], open(out, "wb"))
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(f"{tested:.1f} {usage.ru_utime + usage.ru_stime:.1f}")
+"""
+
+
+def before_after(args: argparse.Namespace) -> None:
+    """WMT24 on WMT23 at k=1000, this checkout against ``--before`` (module docstring)."""
+    import pickle
+
+    here = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "before"
+        old.mkdir()
+        archive = subprocess.run(
+            ["git", "-C", str(here), "archive", args.before, "src"], check=True, capture_output=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
+        sources = {"after": here / "src", f"before ({args.before})": old / "src"}
+        seen = {}
+        print(f"load averages: {os.getloadavg()}")
+        for round_ in range(args.rounds):
+            for label, source in sources.items():
+                out = Path(tmp) / f"{round_}.pkl"
+                env = dict(os.environ, PYTHONPATH=str(source), OPENBLAS_NUM_THREADS="1")
+                done = subprocess.run(
+                    [sys.executable, "-c", BEFORE_AFTER_CHILD, str(args.data), str(out)],
+                    check=True, capture_output=True, text=True, env=env,
+                )  # fmt: skip
+                tests, process = done.stdout.split()
+                print(f"{label}: WMT24 k=1000 tests {tests} CPU s ({process} CPU s with reading and values)")
+                seen[label] = pickle.loads(out.read_bytes())
+        first, second = seen.values()
+        same = all(
+            np.array_equal(a[1], b[1])
+            and np.array_equal(np.nan_to_num(a[2], nan=-9), np.nan_to_num(b[2], nan=-9))
+            for a, b in zip(first, second, strict=True)
+        )
+        print(f"same p-values and draws in every task: {same}; load averages: {os.getloadavg()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("part", choices=("values", "clusters", "pvalues", "speed", "extras"))
+    parser.add_argument("part", choices=("values", "clusters", "pvalues", "speed", "extras", "before_after"))
     parser.add_argument(
         "--mtme-git", default=MTME_GIT, help="bare git dir of google-research/mt-metrics-eval"
     )
@@ -436,11 +492,23 @@ def main() -> None:
         "--mtme-k", type=int, default=10, help="mt-metrics-eval's resamples per task (clusters)"
     )
     parser.add_argument("--verbose", action="store_true", help="every metric's value in every task (values)")
+    parser.add_argument(
+        "--before",
+        default="1076e3f",
+        help="the commit to compare with (before_after; default: before SPA's rework)",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="alternations of the two (before_after)")
     args = parser.parse_args()
     args.data = Path(os.environ.get("MTSIG_DATA", "../shared/data")).resolve()
-    {"values": values, "clusters": clusters, "pvalues": pvalues, "speed": speed, "extras": extras}[args.part](
-        args
-    )
+    parts = {
+        "values": values,
+        "clusters": clusters,
+        "pvalues": pvalues,
+        "speed": speed,
+        "extras": extras,
+        "before_after": before_after,
+    }
+    parts[args.part](args)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(f"this process: {usage.ru_utime + usage.ru_stime:.1f} CPU s")
 

@@ -11,7 +11,8 @@ permutation comparisons; mtsig sums exactly) and, for metrics with exactly tied 
 Random-sysname), depend on the order of the systems in a Python set (mtsig: sorted names); the benchmark shows
 mtsig's SPA equal to 1e-16 in mt-metrics-eval's system order with pce.py's arithmetic. Hand cases for the pooled
 accuracy (Kocmi et al. 2021, with numpy's sign of a tie) and for the selection of systems and metrics
-(mt-metrics-eval's GetCorrelations and meta_info.WMT23, by hand).
+(mt-metrics-eval's GetCorrelations and meta_info.WMT23, by hand). Human scores entered as metrics or used as the gold:
+scipy's Pearson of the human files read on their own.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ import shutil
 import numpy as np
 import pytest
 from cli_runner import run_mtsig
+from scipy import stats
 
 from mtsig.errors import InputError
-from mtsig.io.mtme import read_requested_scores, read_test_set
+from mtsig.io.mtme import read_human_scores, read_requested_scores, read_test_set
 from mtsig.stats.pooled_accuracy import pooled_pairwise_accuracy
 from mtsig.studies import metrics_protocol as mp
 
@@ -467,10 +469,11 @@ WMT25_ON_WMT23_AVERAGE = {
 
 @pytest.fixture(scope="module")
 def wmt23_inputs(data_root):
-    """Both protocols' test sets and every score file they read (read once for the module)."""
+    """Both protocols' test sets and every score file they read, with DA+SQM's (read once for the module)."""
     test_sets = {lp: read_test_set(data_root / "wmt23", lp) for lp in ("en-de", "he-en", "zh-en")}
     keys = dict.fromkeys(
-        mp.required_scores(mp.wmt23(), test_sets) + mp.required_scores(mp.wmt24_on_wmt23(), test_sets)
+        mp.required_scores(mp.wmt23(), test_sets, human_metrics=("da-sqm",))
+        + mp.required_scores(mp.wmt24_on_wmt23(), test_sets)
     )
     return test_sets, read_requested_scores(test_sets, list(keys))
 
@@ -726,3 +729,130 @@ def test_extra_task_specs():
     ):
         with pytest.raises(InputError, match=message):
             mp.tasks_from_spec(spec, protocol)
+
+
+# ------------------------------------------------------------------------------------------------ human scores as metrics
+
+
+def test_da_sqm_as_a_metric_joins_the_tasks_it_covers_and_changes_no_row(wmt23_inputs, wmt23_result):
+    """DA+SQM rates every MQM cell in en-de and every system in zh-en, but a quarter of zh-en's segments are not
+    rated: it joins the four tasks it covers, with its value equal to scipy's Pearson of the two human files (the
+    system-level task), and every metric's value and cluster, the average and its clusters stay mt-metrics-eval's."""
+    test_sets, scores = wmt23_inputs
+    result = mp.run_protocol(mp.wmt23(), test_sets, scores, human_metrics=("da-sqm",))
+    assert result.metrics == wmt23_result.metrics
+    np.testing.assert_array_equal(result.average, wmt23_result.average)
+    shown = mp.human_display("da-sqm")
+    joined = [task.task.label for task in result.tasks if shown in task.metrics]
+    assert joined == ["en-de sys pearson", "en-de seg pearson", "en-de seg acc-t (item)", "zh-en sys pearson"]
+    for task, before in zip(result.tasks, wmt23_result.tasks, strict=True):
+        assert task.human == (frozenset({shown}) if task.task.label in joined else frozenset())
+        main = [task.metrics.index(m) for m in before.metrics]
+        np.testing.assert_array_equal(task.values[main], before.values)
+        np.testing.assert_array_equal(task.ranks[main], before.ranks)
+    en_de = result.tasks[1]
+    systems = en_de.systems["en-de"]
+    mqm = read_human_scores(test_sets["en-de"], "mqm", "sys").rows(systems)[:, 0]
+    da = read_human_scores(test_sets["en-de"], "da-sqm", "sys").rows(systems)[:, 0]
+    assert en_de.values[en_de.metrics.index(shown)] == pytest.approx(stats.pearsonr(mqm, da)[0], abs=1e-12)
+
+
+def test_da_sqm_on_the_cells_it_rates_and_as_the_gold(wmt23_inputs):
+    """zh-en's segment-level Pearson on the cells both MQM and DA+SQM rate equals scipy's over those cells, 75% of
+    MQM's; and with DA+SQM as the gold, en-de's system-level Pearson of a metric is scipy's against the DA+SQM
+    system scores."""
+    from mtsig.studies.metrics_protocol_human import partial_human_rows
+
+    test_sets, scores = wmt23_inputs
+    protocol = mp.wmt23(["zh-en"])
+    result = mp.run_protocol(protocol, test_sets, scores, human_metrics=("da-sqm",))
+    rows = {row.task: row for row in partial_human_rows(result, test_sets, scores, ("da-sqm",))}
+    assert set(rows) == {"zh-en seg pearson", "zh-en seg acc-t (item)"}
+    systems = result.tasks[2].systems["zh-en"]
+    mqm = read_human_scores(test_sets["zh-en"], "mqm", "seg").rows(systems)
+    da = read_human_scores(test_sets["zh-en"], "da-sqm", "seg").rows(systems)
+    both = np.isfinite(mqm) & np.isfinite(da)
+    assert rows["zh-en seg pearson"].value == pytest.approx(stats.pearsonr(mqm[both], da[both])[0], abs=1e-12)
+    assert rows["zh-en seg pearson"].share == pytest.approx(both.sum() / np.isfinite(mqm).sum())
+    gold = mp.with_gold(mp.wmt23(["en-de"]), "da-sqm")
+    assert set(mp.required_scores(gold, test_sets)) <= set(scores)  # DA+SQM's files, read as a metric's
+    again = mp.run_protocol(gold, test_sets, scores)
+    task = again.tasks[1]
+    assert task.task.label == "en-de sys pearson" and task.task.gold == "da-sqm"
+    systems = task.systems["en-de"]
+    bleu = scores_of(test_sets["en-de"], "BLEU-refA", systems)
+    da_sys = read_human_scores(test_sets["en-de"], "da-sqm", "sys").rows(systems)[:, 0]
+    assert task.values[task.metrics.index("BLEU")] == pytest.approx(
+        stats.pearsonr(da_sys, bleu)[0], abs=1e-12
+    )
+
+
+def scores_of(test_set, name, systems):
+    from mtsig.io.mtme import read_level_scores
+
+    return read_level_scores(test_set, test_set.metric_files[(name, "sys")], "sys", human=False).rows(
+        systems
+    )[:, 0]
+
+
+def test_human_ranks_insert_a_human_score_without_moving_the_others():
+    """Ranking a, H, b, c (H a human score): the metrics' clusters are AssignRanks' on a, b, c alone (a beats c:
+    {a, b}, {c}); H joins a's cluster unless a beats it."""
+    sig = np.zeros((4, 4))
+    sig[0, 1], sig[0, 2], sig[0, 3], sig[1, 2], sig[1, 3], sig[2, 3] = 0.3, 0.2, 0.01, 0.5, 0.5, 0.4
+    ranks = mp.human_ranks([False, True, False, False], sig, 0.05)
+    assert ranks.tolist() == [1, 1, 1, 2]
+    sig[0, 1] = 0.01
+    assert mp.human_ranks([False, True, False, False], sig, 0.05).tolist() == [1, 2, 1, 2]
+
+
+def test_readme_answers_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_inputs, repo_root):
+    """README's answer to "Is XCOMET's lead over MetricX-23 real?" prints the default run's numbers, recomputed
+    here as the run computes them: the WMT23 protocol's tests seeded by derive_seed(resampling.seed, "wmt23",
+    "wmt23"), the average's p-value between the two; en-de acc-t's test and the power of the pair with
+    rng_for(seed, "wmt23", "wmt23", "power", <label>) (config/wmt23.yaml's power block)."""
+    import re
+
+    import yaml
+
+    from mtsig.stats.seeding import derive_seed, rng_for
+    from mtsig.studies.metrics_protocol_beyond import task_resampler
+    from mtsig.studies.metrics_protocol_power import DEFAULT_SCALES, task_power
+
+    seed = yaml.safe_load((repo_root / "config" / "config.yaml").read_text())["resampling"]["seed"]
+    spec = yaml.safe_load((repo_root / "config" / "wmt23.yaml").read_text())["metrics_protocol"]["wmt23"]
+    test_sets, scores = wmt23_inputs
+    result = mp.run_protocol(
+        mp.wmt23(), test_sets, scores, n_resamples=spec["protocols"]["wmt23"]["samples"],
+        seed=derive_seed(seed, "wmt23", "wmt23"),
+    )  # fmt: skip
+    names = list(result.metrics)
+    x, m = names.index("XCOMET-Ensemble"), names.index("MetricX-23")
+    task = next(t for t in result.tasks if t.task.label == "en-de seg acc-t (item)")
+    power = spec["power"]
+    (pair,) = [
+        p
+        for p in task_power(
+            task, task_resampler(task, result.protocol, test_sets, scores), power["pairs"],
+            scales=DEFAULT_SCALES, n_sets=power["samples"], target=power["target"], alpha=0.05,
+            rng=rng_for(seed, "wmt23", "wmt23", "power", task.task.label),
+        )
+        if (p.higher, p.lower) == ("XCOMET-Ensemble", "MetricX-23")
+    ]  # fmt: skip
+    readme = (repo_root / "README.md").read_text(encoding="utf-8")
+    (row,) = [
+        line for line in readme.splitlines() if line.startswith("| Is XCOMET's lead over MetricX-23 real")
+    ]
+    numbers = re.search(
+        r"averages (\d\.\d{3}) and (\d\.\d{3}), p = (\d\.\d{3}).*?\((\d\.\d{3}) against (\d\.\d{3}), p = (\d\.\d{2})\)"
+        r".*?about ([\d,]+) segments, (\d+) times the (\d+) rated",
+        row,
+    )
+    assert numbers, row
+    assert numbers.group(1, 2) == (f"{result.average[x]:.3f}", f"{result.average[m]:.3f}")
+    assert numbers.group(3) == f"{result.significance[x, m]:.3f}" and result.ranks[x] == 1 < result.ranks[m]
+    values = dict(zip(task.metrics, task.values, strict=True))
+    assert numbers.group(4, 5) == (f"{values['XCOMET-Ensemble']:.3f}", f"{values['MetricX-23']:.3f}")
+    assert numbers.group(6) == f"{pair.p_value:.2f}"
+    assert int(numbers.group(7).replace(",", "")) == round(pair.n_target, -3)
+    assert (int(numbers.group(8)), int(numbers.group(9))) == (round(pair.scale_target), pair.n_units)

@@ -49,6 +49,15 @@ SPEC = {
     "bootstrap": {"samples": 100, "confidence": 0.95},
     "replicability_tasks": ["sys pearson", "seg acc-t (item)"],
     "delta_metrics": ["BLEU", "COMET"],
+    "gold": None,
+    "human_metrics": ["da-sqm"],
+    "chance": {"samples": 100},
+    "power": {
+        "samples": 20,
+        "stability_samples": 50,
+        "target": 0.8,
+        "pairs": [["XCOMET-Ensemble", "MetricX-23"]],
+    },
 }
 TABLES = (
     "tasks",
@@ -58,6 +67,11 @@ TABLES = (
     "system_scores",
     "mqm_gold",
     "mqm_gold_conclusions",
+    "chance",
+    "human",
+    "power",
+    "power_curves",
+    "stability",
 )
 
 
@@ -88,7 +102,7 @@ def test_task_values_equal_mt_metrics_eval(run):
     tasks = _table(run, "tasks")
     labels = ["en-de sys pearson", "en-de seg pearson", "en-de seg acc-t (item)"]
     assert list(dict.fromkeys(tasks["label"])) == ["accuracy", *labels, "en-de seg PDP (item)"]  # PDP: extra
-    assert set(tasks["metric"]) == set(WMT23_AVERAGE)
+    assert set(tasks["metric"]) == set(WMT23_AVERAGE) | {"human:da-sqm"}  # DA+SQM rates every en-de MQM cell
     for metric, values in WMT23_TASKS.items():
         rows = tasks[tasks["metric"] == metric].set_index("label").loc[labels]
         np.testing.assert_allclose(rows["value"], values[1:4], rtol=0, atol=1e-9)
@@ -129,12 +143,49 @@ def test_files_are_written_with_manifests_and_figures_decode(run):
     assert not list(run.rglob("*.tmp"))
     assert "<table" in (run / "tables" / "wmt23.html").read_text(encoding="utf-8")
     assert "\\begin{tabular}" in (run / "tables" / "wmt23.tex").read_text(encoding="utf-8")
-    pngs = sorted((run / "figures" / "wmt23").glob("*.png"))
+    pngs = sorted((run / "figures" / "wmt23").glob("wmt23_*.png"))
     assert len(pngs) == 5  # the 4 tasks and the average
     for png in pngs:
         with Image.open(png) as image:
             image.load()
             assert image.width > 800 and image.height > 800
+    with Image.open(run / "figures" / "wmt23" / "power_wmt23.png") as image:  # a row per task
+        image.load()
+        assert image.width > 500 and image.height > 250
+
+
+def test_chance_human_power_and_stability_tables(run):
+    """The studies' tables hold the run's own results: a chance level per task and for the average, every metric's
+    p-value against it (never 0, at least 1/101 with 100 draws); DA+SQM in every en-de task (no partial rows); each
+    metric against the next and the named pair in every task, with power in [0, 1] at every size and the units of
+    the task (460 rated segments, 12 systems); one stability row per task whose winner heads its ranking."""
+    chance = _table(run, "chance")
+    assert chance["task"].tolist() == ["accuracy", "en-de sys pearson", "en-de seg pearson", "en-de seg acc-t (item)",
+                                       "average"]  # fmt: skip
+    assert (chance["upper_95"] >= chance["mean"]).all() and (chance["samples"] == 100).all()
+    tasks = _table(run, "tasks")
+    averaged = tasks["weight"] > 0  # the extra PDP column has no chance level
+    assert tasks.loc[~averaged, "chance_p"].isna().all()
+    chance_p = tasks.loc[averaged, "chance_p"]
+    assert (chance_p >= 1 / 101).all() and (chance_p <= 1).all()
+    acc = tasks[tasks["label"] == "en-de seg acc-t (item)"].set_index("metric")
+    assert acc.loc["XCOMET-Ensemble", "chance_p"] == 1 / 101  # far above every permuted draw
+    assert len(_table(run, "human")) == 0
+    power = _table(run, "power")
+    for label, rows in power.groupby("task"):
+        assert (rows["chosen"] == "next").sum() + (rows["chosen"] == "named").sum() >= 31, label
+        assert ((rows["metric_a"] == "XCOMET-Ensemble") & (rows["metric_b"] == "MetricX-23")).sum() == 1, (
+            label
+        )
+    assert set(power.loc[power["task"] == "en-de seg pearson", "units"]) == {460}
+    assert set(power.loc[power["task"] == "en-de sys pearson", "units"]) == {12}
+    curves = _table(run, "power_curves")
+    assert curves["power"].between(0, 1).all() and len(curves) == 14 * len(power)
+    stability = _table(run, "stability")
+    assert len(stability) == 4 and stability["p_winner"].between(0, 1).all()
+    for row in stability.itertuples():
+        first = tasks[(tasks["label"] == row.task) & (tasks["metric"] != "human:da-sqm")].iloc[0]
+        assert first["metric"] == row.winner
 
 
 def test_replication_pvalues_hold_both_directions_of_the_protocols_tests(run):
@@ -219,11 +270,11 @@ def test_the_default_run_plans_the_protocol_and_hands_it_to_the_studies(data_roo
     listed = sorted(Path(p) for p in inputs.split(", "))
     root = data_root / "wmt23"
     protocols = beyond.experiment_protocols(["wmt23", "wmt24"], ALL_LPS)
-    expected = beyond.experiment_files(protocols, {lp: read_test_set(root, lp) for lp in ALL_LPS})
+    read = {lp: read_test_set(root, lp) for lp in ALL_LPS}
+    expected = beyond.experiment_files(protocols, read, human_metrics=("da-sqm",))
     assert listed == expected
-    assert len([p for p in listed if p.suffix == ".score"]) == 3 * (
-        32 * 2 + 2
-    )  # sys and seg: 32 metrics, MQM
+    # sys and seg: 32 metrics and MQM per language pair; DA+SQM as a metric in en-de and zh-en
+    assert len([p for p in listed if p.suffix == ".score"]) == 3 * (32 * 2 + 2) + 2 * 2
     assert "results/wmt23/replication.tsv" in jobs["replicability"]
     assert "results/replicability/protocol_metrics.tsv" in jobs["replicability"]
     assert "results/wmt23/mqm_gold_conclusions.tsv" in jobs["delta_agreement"]

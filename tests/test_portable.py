@@ -50,6 +50,35 @@ def test_weighted_sums_with_a_wide_range_of_magnitudes_stay_within_an_ulp() -> N
     assert np.all(np.abs(portable.weighted_sums(weights, values) - exact) <= np.spacing(np.abs(exact)))
 
 
+def test_exact_integer_products_equal_python_integer_arithmetic() -> None:
+    """Rows whose magnitudes sum past 2**53 (cut into two slices) and rows within it (one product): every sum equals
+    Python's arbitrary-precision integer sum."""
+    rng = np.random.default_rng(11)
+    binary = rng.random((300, 7)) < 0.5
+    narrow = rng.integers(-(2**40), 2**40, size=(3, 300))
+    wide = rng.integers(-(2**54), 2**54, size=(2, 300))  # rows summing to about 2**62
+    wide -= wide % 1024  # multiples of 2**10: exact in float64
+    integers = np.concatenate([narrow, wide]).astype(np.float64)
+    expected = [
+        [sum(int(x) * int(w) for x, w in zip(row, column, strict=True)) for column in binary.T]
+        for row in integers
+    ]
+    got = portable.exact_integer_products(integers, binary.astype(np.float64))
+    assert got.dtype == np.int64 and got.tolist() == expected
+
+
+def test_binary_grid_puts_float32_numbers_on_one_exact_grid() -> None:
+    """Every float32 number is a multiple of its last bit: the grid is the finest of them, exactly; a value far below
+    the largest is rounded once the sums would leave int64, and the grid says so."""
+    values = np.array([3.0, -0.75, 2.0**-20 * 1.5, 0.0], dtype=np.float32).astype(np.float64)
+    integers, exponent, exact = portable.binary_grid(values, 1000)
+    assert exact and exponent == 20 + 23  # 1.5 * 2**-20 lies in [2**-20, 2**-19): its last bit is 2**-43
+    assert [Fraction(int(i), 2**exponent) for i in integers] == [Fraction(v) for v in values]
+    tiny = np.array([3.0, 2.0**-60], dtype=np.float32).astype(np.float64)
+    integers, exponent, exact = portable.binary_grid(tiny, 1000)
+    assert not exact and integers[1] == 0 and np.abs(integers).max() * 1000 < 2.0**62
+
+
 def test_weighted_sums_of_integers_are_exact() -> None:
     rng = np.random.default_rng(4)
     weights = rng.poisson(1.0, (64, 300))

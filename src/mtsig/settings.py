@@ -421,6 +421,24 @@ class ProtocolBootstrap:
 
 
 @dataclass(frozen=True)
+class ProtocolChance:
+    """``metrics_protocol.<name>.chance``: chance levels of every task statistic."""
+
+    samples: int
+
+
+@dataclass(frozen=True)
+class ProtocolPower:
+    """``metrics_protocol.<name>.power``: power of the permutation tests and stability of the winner and cluster 1
+    on re-drawn test sets (``pairs``: extra metric pairs, display names)."""
+
+    samples: int
+    stability_samples: int
+    target: float
+    pairs: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class MetricsProtocol:
     """``metrics_protocol.<name>``: a metrics task's protocol on expert MQM (``protocols``: task set ->
     ``{samples: ...}``)."""
@@ -435,6 +453,10 @@ class MetricsProtocol:
     bootstrap: ProtocolBootstrap
     replicability_tasks: tuple[str, ...]
     delta_metrics: tuple[str, ...]
+    human_metrics: tuple[str, ...]
+    chance: ProtocolChance
+    power: ProtocolPower
+    gold: str | None
     description: str | None = None
 
 
@@ -527,6 +549,8 @@ SCHEMA_BLOCKS: dict[type, tuple[str, ...]] = {
     MetricsProtocol: ("properties", "metrics_protocol", "additionalProperties"),
     ProtocolBootstrap: ("properties", "metrics_protocol", "additionalProperties", "properties", "bootstrap"),
     HumanRanking: ("properties", "human_ranking", "additionalProperties"),
+    ProtocolChance: ("properties", "metrics_protocol", "additionalProperties", "properties", "chance"),
+    ProtocolPower: ("properties", "metrics_protocol", "additionalProperties", "properties", "power"),
     HumanGold: ("$defs", "gold"),
     QualityControl: ("$defs", "experiment", "properties", "qc"),
     Standardise: ("$defs", "experiment", "properties", "standardise"),

@@ -652,7 +652,9 @@ def metrics_protocol_inputs(wildcards):
     spec = config["metrics_protocol"][wildcards.experiment]
     root = mtsig_config.data_path(DATA_ROOT, spec["root"])
     try:
-        protocols = experiment_protocols(list(spec["protocols"]), spec["lps"])
+        protocols = experiment_protocols(
+            list(spec["protocols"]), spec["lps"], spec["gold"]
+        )
         test_sets = {}
         for lp in spec["lps"]:
             names = [
@@ -661,7 +663,12 @@ def metrics_protocol_inputs(wildcards):
                 for p in data_glob(root, pattern.format(lp=lp))
             ]
             test_sets[lp] = layout_from_names(root, lp, names)
-        files = experiment_files(protocols, test_sets, all_metrics=spec["all_metrics"])
+        files = experiment_files(
+            protocols,
+            test_sets,
+            all_metrics=spec["all_metrics"],
+            human_metrics=spec["human_metrics"],
+        )
     except InputError as error:
         stop(f"metrics_protocol {wildcards.experiment}: {error}")
     return data_files(files)

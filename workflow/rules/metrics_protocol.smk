@@ -1,7 +1,9 @@
 # A metrics task's protocol on expert MQM (config/wmt23.yaml): the WMT23 task set (Freitag et al. 2023, Table 8) and
 # WMT24's on the WMT23 test set, as mt-metrics-eval computes them, with what mtsig adds on the same data (bootstrap
-# intervals of every task value; the per-language-pair p-values that rule replicability combines; the MQM gold and
-# system scores that rule delta_agreement fits). One job per experiment: the files are read once for both protocols.
+# intervals of every task value; chance levels; human scores entered as metrics; the power of the permutation tests
+# and the stability of each task's winner and cluster 1; the per-language-pair p-values that rule replicability
+# combines; the MQM gold and system scores that rule delta_agreement fits). One job per experiment: the files are read
+# once for both protocols.
 
 
 rule metrics_protocol:
@@ -15,6 +17,11 @@ rule metrics_protocol:
         system_scores=RESULTS / "{experiment}" / "system_scores.tsv",
         mqm_gold=RESULTS / "{experiment}" / "mqm_gold.tsv",
         mqm_gold_conclusions=RESULTS / "{experiment}" / "mqm_gold_conclusions.tsv",
+        chance=RESULTS / "{experiment}" / "chance.tsv",
+        human=RESULTS / "{experiment}" / "human.tsv",
+        power=RESULTS / "{experiment}" / "power.tsv",
+        power_curves=RESULTS / "{experiment}" / "power_curves.tsv",
+        stability=RESULTS / "{experiment}" / "stability.tsv",
         tasks_manifest=manifest(RESULTS / "{experiment}" / "tasks.tsv"),
         average_manifest=manifest(RESULTS / "{experiment}" / "average.tsv"),
         significance_manifest=manifest(RESULTS / "{experiment}" / "significance.tsv"),
@@ -24,6 +31,11 @@ rule metrics_protocol:
         mqm_gold_conclusions_manifest=manifest(
             RESULTS / "{experiment}" / "mqm_gold_conclusions.tsv"
         ),
+        chance_manifest=manifest(RESULTS / "{experiment}" / "chance.tsv"),
+        human_manifest=manifest(RESULTS / "{experiment}" / "human.tsv"),
+        power_manifest=manifest(RESULTS / "{experiment}" / "power.tsv"),
+        power_curves_manifest=manifest(RESULTS / "{experiment}" / "power_curves.tsv"),
+        stability_manifest=manifest(RESULTS / "{experiment}" / "stability.tsv"),
         md=RESULTS / "tables" / "{experiment}.md",
         html=report(
             RESULTS / "tables" / "{experiment}.html",

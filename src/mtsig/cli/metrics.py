@@ -138,6 +138,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="exact",
         help="SPA p-values: exact sums (the same on every CPU) or pce.py's float32 (default exact)",
     )
+    protocol.add_argument(
+        "--gold",
+        metavar="NAME",
+        help="the human score every task uses as gold (a human-scores file name, e.g. da-sqm; default: the test "
+        "set's standard gold, MQM for WMT23)",
+    )
+    protocol.add_argument(
+        "--human-metrics",
+        metavar="NAME,...",
+        help="human scores entered as metrics against the gold where the test set has them (e.g. da-sqm; JSON "
+        "lists them in each task as human:<name>)",
+    )
     add("--lp", help="language pair of the rows to keep in WMT .sys.score/.seg.score files (e.g. ja-en)")
     add("--testset", help="test set of the rows to keep in WMT score files (e.g. newstest2020)")
     add("--refset", help="reference of the rows to keep in WMT score files (e.g. newstest2020)")
@@ -369,10 +381,23 @@ def _run_protocol(args: argparse.Namespace) -> int:
     if args.human_file is not None or args.metric_files:
         raise InputError("--mtme replaces HUMAN_FILE METRIC_FILES: give one or the other")
     lps = None if args.lps is None else [lp.strip() for lp in args.lps.split(",") if lp.strip()]
-    protocol = mp.PROTOCOLS[args.protocol](lps)
+    protocol = mp.with_gold(mp.PROTOCOLS[args.protocol](lps), args.gold)
     for spec in args.extra_task:
         protocol = protocol.with_extras(mp.tasks_from_spec(spec, protocol))
     test_sets = {lp: mtme.read_test_set(args.mtme, lp) for lp in protocol.lps}
+    if args.gold is not None:
+        lacking = [
+            lp for lp, ts in test_sets.items() if not any(name == args.gold for name, _ in ts.human_files)
+        ]
+        if lacking:
+            raise InputError(
+                f"--gold {args.gold}: no such human scores for {', '.join(lacking)} (choose --lps)"
+            )
+    human = (
+        ()
+        if args.human_metrics is None
+        else tuple(n.strip() for n in args.human_metrics.split(",") if n.strip())
+    )
     always: set[str] = set()
     for directory in args.extra_scores:
         extra = _extra_metric_files(directory, test_sets)
@@ -380,7 +405,7 @@ def _run_protocol(args: argparse.Namespace) -> int:
         for lp, files in extra.items():
             test_sets[lp] = test_sets[lp].with_metric_files(files)
             always |= {name for name, _ in files}
-    options = {"all_metrics": args.all_metrics, "always": frozenset(always)}
+    options = {"all_metrics": args.all_metrics, "always": frozenset(always), "human_metrics": human}
     scores = mtme.read_requested_scores(test_sets, mp.required_scores(protocol, test_sets, **options))
     result = mp.run_protocol(
         protocol,

@@ -18,6 +18,9 @@ from mtsig import __version__
 from mtsig.report.tables import frame_to_markdown, latex_escape
 from mtsig.studies.metrics_protocol import ProtocolResult
 from mtsig.studies.metrics_protocol_beyond import ExperimentOptions, ProtocolExperiment
+from mtsig.studies.metrics_protocol_chance import ProtocolChance
+from mtsig.studies.metrics_protocol_human import PartialHumanRow
+from mtsig.studies.metrics_protocol_power import ProtocolPower
 
 
 def protocol_signature(result: ProtocolResult) -> str:
@@ -252,6 +255,120 @@ def _value_cell(value: float, rank: int | None = None, digits: int = 3) -> str:
     return f"{value:.{digits}f}" + ("" if rank is None else f" ({rank})")
 
 
+#: The p-value above which a value is marked as not above chance in the table (°).
+CHANCE_MARK_ALPHA = 0.05
+
+
+def _human_rows(
+    result: ProtocolResult, labels: list[str], partial: Sequence[PartialHumanRow]
+) -> list[dict[str, object]]:
+    """One row per human score entered as a metric: its value and cluster where it scores every cell of a task,
+    ``value† (position/metrics)`` on the cells it rates where it scores part of them, ``–`` elsewhere."""
+    names = sorted({name for task in result.tasks for name in task.human} | {row.metric for row in partial})
+    rows = []
+    for name in names:
+        row: dict[str, object] = {"rank": "–", "metric": name, "kind": "human", "avg": "–"}
+        for label, task in zip(labels, result.tasks, strict=True):
+            cell = "–"
+            if name in task.human:
+                m = task.metrics.index(name)
+                cell = _value_cell(float(task.values[m]), int(task.ranks[m]))
+            for part in partial:
+                if part.task == label and part.metric == name:
+                    cell = f"{part.value:.3f}† ({part.position}/{part.n_metrics})"
+            row[label] = cell
+        rows.append(row)
+    return rows
+
+
+def _chance_row(chance: ProtocolChance, labels: list[str]) -> dict[str, object]:
+    row: dict[str, object] = {"rank": "–", "metric": "chance", "kind": "chance"}
+    row["avg"] = f"{chance.average.mean:.3f} [{chance.average.upper:.3f}]"
+    for label, level in zip(labels, chance.tasks, strict=True):
+        row[label] = f"{level.mean:.3f} [{level.upper:.3f}]"
+    return row
+
+
+def _not_above_chance(result: ProtocolResult, chance: ProtocolChance) -> list[str]:
+    """Per task (and the average), the metrics whose value is not above chance (p > :data:`CHANCE_MARK_ALPHA`)."""
+    parts = []
+    for label, level in [("average", chance.average)] + [
+        (t.task.label, c) for t, c in zip(result.tasks, chance.tasks, strict=True)
+    ]:
+        weak = sorted((p, name) for name, p in level.pvalues.items() if p > CHANCE_MARK_ALPHA)
+        if weak:
+            parts.append(
+                f"{label}: "
+                + ", ".join(f"{name} (p {p:.3f})" for p, name in sorted(weak, key=lambda x: x[1]))
+            )
+    return parts
+
+
+def power_markdown(power: ProtocolPower) -> list[str]:
+    """The power and stability section of a protocol's page: every task's stability, and the pairs named in the
+    configuration with each task's top pair (the full lists are power.tsv and stability.tsv)."""
+    scales = list(power.scales)
+    at_real = scales.index(1.0) if 1.0 in scales else None
+    stability = pd.DataFrame(
+        [
+            {
+                "task": s.task,
+                "winner": s.winner,
+                "P(same winner)": f"{s.p_winner:.2f}",
+                "cluster 1": ", ".join(s.cluster),
+                "P(same cluster 1)": f"{s.p_cluster:.2f}",
+                "units": s.n_units,
+            }
+            for s in power.stability
+        ]
+    )
+    named = [pair for pair in power.pairs if pair.chosen == "named"]
+    firsts = {}
+    for pair in power.pairs:  # each task's first pair of the ranking, unless named
+        if pair.task not in firsts:
+            firsts[pair.task] = pair
+    shown = named + [pair for pair in firsts.values() if pair.chosen == "next"]
+    pairs = pd.DataFrame(
+        [
+            {
+                "task": pair.task,
+                "pair": f"{pair.higher} > {pair.lower}",
+                "Δ": f"{pair.delta:.4f}",
+                "p": f"{pair.p_value:.3f}",
+                "power at real size": "" if at_real is None else f"{pair.power[at_real]:.2f}",
+                f"units for {power.target:.0%} power": _size_cell(pair.n_target, max(scales) * pair.n_units),
+                "× real": _size_cell(pair.scale_target, max(scales), digits=2),
+            }
+            for pair in shown
+        ]
+    )
+    return [
+        "### Power and stability",
+        "",
+        f"How often a re-drawn test set of the real size keeps each task's winner and its cluster 1 "
+        f"({power.stability_sets} test sets drawn with replacement from the real units: items for a segment-level "
+        "task, systems for a system-level one; the stable ranking probability of Riley et al. 2024 for these two "
+        "conclusions):",
+        "",
+        frame_to_markdown(stability),
+        "",
+        f"The power of each task's own permutation test (α = {power.alpha:g}) on test sets of 1/8 to 1024 times "
+        f"the real number of units ({power.n_sets} per size), and the number of units that reaches "
+        f"{power.target:.0%} power (interpolated; `>` beyond 1024 times): the pairs named in the configuration and "
+        "each task's first two metrics (every metric against the next: power.tsv); docs/statistics.md, \"Power and "
+        'stability".',
+        "",
+        frame_to_markdown(pairs),
+        "",
+    ]
+
+
+def _size_cell(value: float, largest: float, digits: int = 0) -> str:
+    if not np.isfinite(value):
+        return f"> {largest:.{digits}f}"
+    return f"{value:.{digits}f}"
+
+
 def protocol_table_markdown(
     result: ProtocolResult,
     intervals: dict[str, pd.DataFrame] | None = None,
@@ -259,29 +376,39 @@ def protocol_table_markdown(
     heading: str,
     confidence: float = 0.95,
     reproduce: str | None = None,
+    chance: ProtocolChance | None = None,
+    partial_human: Sequence[PartialHumanRow] = (),
+    power: ProtocolPower | None = None,
 ) -> str:
     """A protocol's table in Markdown, Table 8's layout (Freitag et al. 2023): one row per metric in order of the
     weighted average, its cluster, its kind (baseline or primary), the average, then each task's value and
-    cluster; the tasks (weight, metrics, systems); with ``intervals`` (task label -> ``metric, ci_low, ci_high``
-    rows) every value's bootstrap interval in a second table; the signature and ``reproduce`` (a command) last."""
+    cluster; human scores entered as metrics and the ``chance`` levels as rows of their own, a value not above
+    chance marked ``°``; the tasks (weight, metrics, systems); with ``intervals`` (task label -> ``metric, ci_low,
+    ci_high`` rows) every value's bootstrap interval in a second table; the ``power`` and stability section; the
+    signature and ``reproduce`` (a command) last."""
     cells = _task_cells(result)
     labels = [task.task.label for task in result.tasks]
     extra_cells = _task_cells(result, extras=True)
     extra_labels = [f"{task.task.label} †" for task in result.extras]
     rows = []
     for name, average, rank in zip(result.metrics, result.average, result.ranks, strict=True):
+        mark = chance is not None and chance.average.pvalues[name] > CHANCE_MARK_ALPHA
         row = {
             "rank": int(rank),
             "metric": name,
             "kind": metric_kind(name, result),
-            "avg": _value_cell(average),
+            "avg": _value_cell(average) + ("°" if mark else ""),
         }
-        for label, task in zip(labels, cells, strict=True):
+        for k, (label, task) in enumerate(zip(labels, cells, strict=True)):
             value, task_rank = task[name]
-            row[label] = _value_cell(value, task_rank)
+            mark = chance is not None and chance.tasks[k].pvalues[name] > CHANCE_MARK_ALPHA
+            row[label] = _value_cell(value, task_rank) + ("°" if mark else "")
         for label, task in zip(extra_labels, extra_cells, strict=True):
             row[label] = _value_cell(*task[name]) if name in task else "–"
         rows.append(row)
+    rows += _human_rows(result, labels, partial_human)
+    if chance is not None:
+        rows.append(_chance_row(chance, labels))
     lines = [f"## {heading}", ""]
     lines += [
         "Metrics in order of the weighted average of the tasks (each rescaled to [0, 1] by its range); `rank`: "
@@ -298,6 +425,28 @@ def protocol_table_markdown(
         "",
         frame_to_markdown(pd.DataFrame(rows)),
         "",
+    ]
+    if any(task.human for task in result.tasks) or partial_human:
+        lines += [
+            "Rows `human:<name>`: another human score of the test set entered as a metric against the gold, with its "
+            "cluster where it scores every cell of a task (tested against every metric; the metrics' clusters are "
+            "computed without it), `value† (position/metrics)` where it scores only part of them (every metric "
+            "recomputed on the cells it rates, no test), `–` where the test set has none; not in the average, which "
+            "needs every task.",
+            "",
+        ]
+    if chance is not None:
+        lines += [
+            f"Row `chance`: the mean and [95th percentile] of each task's statistic for a metric of the table whose "
+            f"scores are permuted within the statistic's groups ({chance.n_draws} draws; the average's: the same "
+            "metric permuted in every task); `°`: not above chance (p > 0.05). "
+            'docs/statistics.md, "Chance levels".',
+            "",
+        ]
+        weak = _not_above_chance(result, chance)
+        if weak:
+            lines += ["Not above chance: " + "; ".join(weak) + ".", ""]
+    lines += [
         "| task | weight | metrics | systems |",
         "| --- | ---: | ---: | --- |",
     ]
@@ -338,6 +487,8 @@ def protocol_table_markdown(
             frame_to_markdown(pd.DataFrame(interval_rows)),
             "",
         ]
+    if power is not None:
+        lines += power_markdown(power)
     lines.append(f"Signature: `{protocol_signature(result)}`")
     if reproduce:
         lines += ["", f"The same table from the data folder: `{reproduce}`"]
@@ -390,6 +541,59 @@ def protocol_heatmaps(result: ProtocolResult, directory: str | Path, *, dpi: flo
     return written
 
 
+def power_figure_name(protocol: str) -> str:
+    """The file stem of a protocol's power figure: ``power_wmt23``."""
+    return f"power_{protocol}".lower()
+
+
+def power_figure(
+    power: ProtocolPower, protocol: str, directory: str | Path, *, dpi: float = 100
+) -> list[Path]:
+    """Figure: for every task (a row) the test-set size that gives each chosen pair of metrics the target power,
+    as a multiple of the real size (log scale; a pair beyond the largest size studied drawn at it as ``>``): every
+    metric against the next in grey, the pairs named in the configuration in colour; a line at the real size."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mtsig.report.plots import STYLE, save_figure
+
+    tasks = list(dict.fromkeys(pair.task for pair in power.pairs))
+    named = list(dict.fromkeys((pair.higher, pair.lower) for pair in power.pairs if pair.chosen == "named"))
+    largest = max(power.scales)
+    with matplotlib.rc_context(STYLE):
+        figure, axis = plt.subplots(figsize=(7.0, 0.8 + 0.38 * len(tasks)))
+        colours = plt.get_cmap("tab10")(np.arange(max(len(named), 1)))
+        for row, task in enumerate(tasks):
+            for pair in power.pairs:
+                if pair.task != task:
+                    continue
+                beyond = not np.isfinite(pair.scale_target)
+                x = largest if beyond else pair.scale_target
+                if pair.chosen == "next":
+                    axis.plot(x, row, ">" if beyond else "o", color="0.6", markersize=3.5, alpha=0.8)
+                else:
+                    k = named.index((pair.higher, pair.lower))
+                    axis.plot(x, row, ">" if beyond else "D", color=colours[k], markersize=6, zorder=3)
+        for k, (higher, lower) in enumerate(named):
+            axis.plot([], [], "D", color=colours[k], label=f"{higher} > {lower}")
+        axis.plot([], [], "o", color="0.6", label="each metric > the next")
+        axis.axvline(1.0, color="black", linewidth=0.8, linestyle="--", label="the real size")
+        axis.set_xscale("log")
+        axis.set_xlim(min(power.scales) / 1.5, largest * 1.5)
+        axis.set_yticks(range(len(tasks)), tasks)
+        axis.invert_yaxis()
+        axis.set_xlabel(f"test-set size for {power.target:.0%} power (multiple of the real number of units)")
+        axis.set_title(
+            f"{protocol.upper()}: how large a test set separates two metrics (α = {power.alpha:g})"
+        )
+        axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.6 / (1 + len(tasks))), ncols=2,
+                    frameon=False, fontsize="small")  # fmt: skip
+        path = Path(directory) / f"{power_figure_name(protocol)}.png"
+        return save_figure(figure, [path], dpi=dpi, bbox_inches="tight")
+
+
 # ------------------------------------------------------------------------------------------------ an experiment's
 
 #: The heading of each known protocol's table.
@@ -400,7 +604,12 @@ PROTOCOL_HEADINGS = {
 
 
 def reproduce_command(
-    root: str, protocol: str, lps: Sequence[str], options: ExperimentOptions, seed: int
+    root: str,
+    protocol: str,
+    lps: Sequence[str],
+    options: ExperimentOptions,
+    seed: int,
+    gold: str | None = None,
 ) -> str:
     """The ``mtsig metrics --mtme`` command that prints the same table from the data folder (``root`` under
     ``$MTSIG_DATA``; the protocol's seed, resamples and options of the experiment)."""
@@ -414,6 +623,10 @@ def reproduce_command(
         parts.append(f"--spa-arithmetic {options.spa_arithmetic}")
     if options.all_metrics:
         parts.append("--all-metrics")
+    if gold is not None:
+        parts.append(f"--gold {gold}")
+    if options.human_metrics:
+        parts.append(f"--human-metrics {','.join(options.human_metrics)}")
     if options.alpha != 0.05:
         parts.append(f"--alpha {options.alpha:g}")
     return " ".join(parts)
@@ -422,7 +635,9 @@ def reproduce_command(
 @dataclass(frozen=True)
 class ExperimentTables:
     """What a protocol experiment writes (one TSV per frame, each protocol's rows in turn with a ``protocol``
-    column first; the MQM golds with ``lp`` first), its Markdown page and its LaTeX tables."""
+    column first; the MQM golds with ``lp`` first), its Markdown page and its LaTeX tables; the chance levels, the
+    human scores on part of a task's cells, the power of the chosen pairs (summary and curves) and the stability
+    (:func:`study_tables`)."""
 
     tasks: pd.DataFrame
     average: pd.DataFrame
@@ -433,14 +648,91 @@ class ExperimentTables:
     mqm_gold_conclusions: pd.DataFrame
     markdown: str
     latex: str
+    chance: pd.DataFrame
+    human: pd.DataFrame
+    power: pd.DataFrame
+    power_curves: pd.DataFrame
+    stability: pd.DataFrame
 
 
 def _first(frame: pd.DataFrame, first: list[str]) -> pd.DataFrame:
     return frame[first + [c for c in frame.columns if c not in first]]
 
 
+#: Columns of the tables of :func:`study_tables`.
+CHANCE_COLUMNS = ["protocol", "task", "samples", "mean", "upper_95"]
+HUMAN_COLUMNS = ["protocol", "task", "metric", "value", "position", "metrics", "share_of_cells"]
+POWER_COLUMNS = [
+    "protocol", "task", "metric_a", "metric_b", "chosen", "delta", "p_value", "units", "power_at_real_size",
+    "units_for_target", "scale_for_target", "target",
+]  # fmt: skip
+CURVE_COLUMNS = ["protocol", "task", "metric_a", "metric_b", "scale", "units", "power"]
+STABILITY_COLUMNS = [
+    "protocol",
+    "task",
+    "winner",
+    "p_winner",
+    "cluster_1",
+    "p_cluster_1",
+    "units",
+    "test_sets",
+]
+
+
+def study_tables(experiment: ProtocolExperiment) -> dict[str, pd.DataFrame]:
+    """The chance levels (``chance``: per protocol and task, and ``average``), the human scores on part of a task's
+    cells (``human``), the power of every chosen pair (``power``, with ``metric_a`` ranked above ``metric_b``; inf:
+    beyond the largest size) and at every size (``power_curves``), and the stability (``stability``)."""
+    chance, human, power, curves, stability = [], [], [], [], []
+    for run in experiment.runs:
+        name = run.protocol.name
+        if run.chance is not None:
+            for level in (*run.chance.tasks, run.chance.average):
+                chance.append([name, level.label, run.chance.n_draws, level.mean, level.upper])
+        for row in run.partial_human:
+            human.append([name, row.task, row.metric, row.value, row.position, row.n_metrics, row.share])
+        if run.power is not None:
+            scales = list(run.power.scales)
+            real = scales.index(1.0) if 1.0 in scales else None
+            for pair in run.power.pairs:
+                power.append([
+                    name, pair.task, pair.higher, pair.lower, pair.chosen, pair.delta, pair.p_value, pair.n_units,
+                    np.nan if real is None else float(pair.power[real]), pair.n_target, pair.scale_target,
+                    run.power.target,
+                ])  # fmt: skip
+                curves += [
+                    [name, pair.task, pair.higher, pair.lower, scale, scale * pair.n_units, float(value)]
+                    for scale, value in zip(scales, pair.power, strict=True)
+                ]
+            for s in run.power.stability:
+                stability.append(
+                    [
+                        name,
+                        s.task,
+                        s.winner,
+                        s.p_winner,
+                        ",".join(s.cluster),
+                        s.p_cluster,
+                        s.n_units,
+                        s.n_sets,
+                    ]
+                )
+    return {
+        "chance": pd.DataFrame(chance, columns=CHANCE_COLUMNS),
+        "human": pd.DataFrame(human, columns=HUMAN_COLUMNS),
+        "power": pd.DataFrame(power, columns=POWER_COLUMNS),
+        "power_curves": pd.DataFrame(curves, columns=CURVE_COLUMNS),
+        "stability": pd.DataFrame(stability, columns=STABILITY_COLUMNS),
+    }
+
+
 def experiment_tables(
-    experiment: ProtocolExperiment, options: ExperimentOptions, *, title: str, root: str
+    experiment: ProtocolExperiment,
+    options: ExperimentOptions,
+    *,
+    title: str,
+    root: str,
+    gold: str | None = None,
 ) -> ExperimentTables:
     """The tables of :func:`mtsig.studies.metrics_protocol_beyond.run_experiment`: each protocol's
     :func:`protocol_tables` (its task rows with their bootstrap intervals), per-language-pair p-values and MQM
@@ -459,17 +751,33 @@ def experiment_tables(
             task_table = task_table.merge(
                 interval_rows.drop(columns="value"), on=["label", "metric"], how="left", validate="one_to_one"
             )
+        average_table = tables["average"]
+        if run.chance is not None:
+            # the extra columns (PDP) have no chance level: NaN
+            by_task = {level.label: level.pvalues for level in run.chance.tasks}
+            task_table = task_table.assign(
+                chance_p=[by_task.get(label, {}).get(metric, np.nan) for label, metric in zip(
+                    task_table["label"], task_table["metric"], strict=True)]
+            )  # fmt: skip
+            average_table = average_table.assign(
+                chance_p=[run.chance.average.pvalues[m] for m in average_table["metric"]]
+            )
         tasks.append(task_table.assign(protocol=name))
-        average.append(tables["average"].assign(protocol=name))
+        average.append(average_table.assign(protocol=name))
         significance.append(tables["significance"].assign(protocol=name))
         heading = PROTOCOL_HEADINGS.get(name, f"Protocol {name}")
+        if gold is not None:
+            heading += f", with {gold} as the gold"
         markdown.append(
             protocol_table_markdown(
                 run.result,
                 run.intervals,
                 heading=heading,
                 confidence=options.confidence,
-                reproduce=reproduce_command(root, name, run.protocol.lps, options, run.seed),
+                reproduce=reproduce_command(root, name, run.protocol.lps, options, run.seed, gold=gold),
+                chance=run.chance,
+                partial_human=run.partial_human,
+                power=run.power,
             )
         )
         latex.append(f"% {heading}\n" + protocol_table_latex(run.result))
@@ -480,7 +788,9 @@ def experiment_tables(
         )
         return _first(frame.reset_index(drop=True), ["lp"])
 
+    studies = study_tables(experiment)
     return ExperimentTables(
+        **studies,
         tasks=_first(pd.concat(tasks, ignore_index=True), ["protocol"]),
         average=_first(pd.concat(average, ignore_index=True), ["protocol"]),
         significance=_first(pd.concat(significance, ignore_index=True), ["protocol"]),

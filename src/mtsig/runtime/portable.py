@@ -120,6 +120,57 @@ class WeightedSums:
         return combine_slice_sums([weights @ piece for piece in pieces], bits, exponent, columns)
 
 
+#: int64 holds every integer of magnitude < 2**63; the exact integer sums below stay within 2**62.
+INT64_SAFE_BITS = 62
+
+
+def binary_grid(values: np.ndarray, n_terms: int) -> tuple[np.ndarray, int, bool]:
+    """``(integers, exponent, exact)``: ``values`` (float32 numbers held as float64) as integers on the common grid
+    ``2**-exponent``, ``integers = values * 2**exponent``, for sums of up to ``n_terms`` of them in int64.
+
+    The exponent is the finest any value needs (a float32 number is a multiple of its own last bit, ``2**(e - 24)``
+    for ``2**(e-1) <= |v| < 2**e``), capped so that ``n_terms`` of the largest stay within 2**62; ``exact`` is False
+    when the cap rounded some value (to nearest, ties to even): a value below ``2**(62 - log2(n_terms) - 24)`` times
+    the largest, such as a score that equals the mean but for the mean's last bit."""
+    v = np.asarray(values, dtype=np.float64)
+    magnitudes = np.abs(v[v != 0])
+    if magnitudes.size == 0:
+        return np.zeros_like(v), 0, True
+    _, exponents = np.frexp(magnitudes)
+    # float32's 24 significant bits (the smallest subnormal is 2**-149)
+    needed = int(min(149, int((24 - exponents).max())))
+    top = int(exponents.max())  # every |value| < 2**top
+    cap = INT64_SAFE_BITS - max(1, math.ceil(math.log2(max(n_terms, 2)))) - top
+    exponent = min(needed, cap)
+    integers = np.rint(np.ldexp(v, exponent))
+    return integers, exponent, needed <= cap
+
+
+def exact_integer_products(integers: np.ndarray, binary: np.ndarray) -> np.ndarray:
+    """``integers[K, N] @ binary[N, R]`` as exact int64, the same on every machine: ``integers`` integer-valued
+    float64 whose rows' magnitudes sum to at most 2**62, ``binary`` 0/1.
+
+    BLAS adds integers exactly in any order while every partial sum stays within 2**53, which a row whose magnitudes
+    sum to at most that guarantees; a larger row is cut into two integer slices (``x = hi * 2**T + lo``,
+    ``0 <= lo < 2**T``, ``T = 53 - ceil(log2 N)``), each multiplied on its own, and the slices' sums are combined in
+    int64."""
+    x = np.asarray(integers, dtype=np.float64)
+    weights = np.asarray(binary, dtype=np.float64)
+    wide = np.abs(x).sum(axis=1) > 2.0**FLOAT64_EXACT_BITS
+    if not wide.any():
+        return (x @ weights).astype(np.int64)
+    shift = FLOAT64_EXACT_BITS - max(1, math.ceil(math.log2(max(x.shape[1], 2))))
+    low = np.mod(x[wide], 2.0**shift)  # exact: x and 2**shift are integers
+    high = (x[wide] - low) / 2.0**shift  # exact
+    sums = np.concatenate([x[~wide], low, high]) @ weights
+    out = np.empty((x.shape[0], weights.shape[1]), dtype=np.int64)
+    n_narrow, n_wide = int((~wide).sum()), int(wide.sum())
+    out[~wide] = sums[:n_narrow].astype(np.int64)
+    low_sums = sums[n_narrow : n_narrow + n_wide].astype(np.int64)
+    out[wide] = (sums[n_narrow + n_wide :].astype(np.int64) << shift) + low_sums
+    return out
+
+
 def weighted_sums(
     weights: np.ndarray, values: np.ndarray, max_abs_weight_row_sum: float | None = None
 ) -> np.ndarray:

@@ -139,9 +139,25 @@ class PearsonSwaps:
         return r_a - r_b
 
 
+def packed_words(bits: np.ndarray) -> np.ndarray:
+    """uint64 ``[..., ceil(n / 64)]``: the bool ``bits[..., n]`` packed along the last axis (zeros after the last),
+    so that ``np.bitwise_count(x & y).sum(-1)`` counts the positions set in both."""
+    packed = np.packbits(bits, axis=-1)
+    pad = -packed.shape[-1] % 8
+    if pad:
+        packed = np.concatenate([packed, np.zeros((*packed.shape[:-1], pad), dtype=np.uint8)], axis=-1)
+    return np.ascontiguousarray(packed).view(np.uint64)
+
+
 class PairSwaps:
     """Tie-calibrated acc_23 with each pair's two outcomes swapped (:class:`PairOutcomes`); a draw's unit is a
-    pair of cells. The numerators are exact integers over the common denominator ``L · n_items``."""
+    pair of cells. The numerators are exact integers over the common denominator ``L · n_items``.
+
+    Per item size (weight ``L / P_item``) and metric, ``Σ_p σ_p c_m(p)`` with ``σ_p = 1 - 2 w_p`` is
+    ``Σ_p c_m(p) - 2 #{p : w_p and c_m(p)}``: the last count a popcount of the mask's and the outcomes' packed bits."""
+
+    #: Resamples whose popcounts are held at once (memory: CHUNK x metrics x pairs / 8 bytes).
+    CHUNK = 25
 
     def __init__(self, outcomes: PairOutcomes, variant: str = "acc23") -> None:
         self.n_units = outcomes.good.shape[1]
@@ -152,9 +168,10 @@ class PairSwaps:
         # an outcome's weight in the numerator: L / P_item
         self.weight = (common // outcomes.pair_size.astype(np.int64)).astype(np.float64)
         self.columns = [np.flatnonzero(outcomes.pair_size == s) for s in sizes]
-        # per item size: the outcomes [pairs of that size, M] as float32, and the weight L / P_item
-        self.outcomes = [np.ascontiguousarray(outcomes.good[:, c].T, dtype=np.float32) for c in self.columns]
-        self.factors = [float(common // int(s)) for s in sizes]
+        # per item size: every metric's good outcomes, packed, and their number; the weight L / P_item
+        self.packed = [packed_words(outcomes.good[:, c]) for c in self.columns]
+        self.totals = [outcomes.good[:, c].sum(axis=1, dtype=np.int64) for c in self.columns]
+        self.factors = [common // int(s) for s in sizes]
         self.good = outcomes.good
         # tau_23 = 2 acc_23 - 1, so its differences are twice acc_23's
         self.scale = (2.0 if variant == "23" else 1.0) / (common * outcomes.n_groups)
@@ -166,12 +183,16 @@ class PairSwaps:
     def draws(self, masks: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         used = np.union1d(a, b)
         position = np.searchsorted(used, [a, b])
-        total = np.zeros((masks.shape[0], used.size))
-        for columns, outcomes, factor in zip(self.columns, self.outcomes, self.factors, strict=True):
-            signs = np.where(masks[:, columns], np.float32(-1.0), np.float32(1.0))
-            # ±1 times 0/1 summed: integers below 2**24, exact in float32 in any order
-            total += (signs @ outcomes[:, used]).astype(np.float64) * factor
-        return total[:, position[0]] - total[:, position[1]]
+        total = np.zeros((masks.shape[0], used.size), dtype=np.int64)
+        for columns, packed, totals, factor in zip(
+            self.columns, self.packed, self.totals, self.factors, strict=True
+        ):
+            good = packed[used]  # [U, W]
+            for start in range(0, masks.shape[0], self.CHUNK):
+                swapped = packed_words(masks[start : start + self.CHUNK, columns])  # [B, W]
+                both = np.bitwise_count(swapped[:, None, :] & good[None, :, :]).sum(axis=-1, dtype=np.int64)
+                total[start : start + self.CHUNK] += (totals[used] - 2 * both) * factor
+        return (total[:, position[0]] - total[:, position[1]]).astype(np.float64)
 
 
 class PooledAccuracySwaps:
@@ -229,40 +250,62 @@ class SpaSwaps:
     permutations' ``flips[R, N]``; a draw's unit is a cell. Numerators: differences of ``Σ_pairs |c_h - c_m|``
     (integers).
 
-    Per system s and block of resamples, ``F @ Y_s`` with ``Y_s[n, (b, m)] = w_b[s, n] z[m, s, n]``: one exact
-    product (:mod:`mtsig.runtime.portable`, the flips as integer weights) gives ``(F ∘ w_s) @ z`` of every resample and
-    metric; a compiled loop then counts every pair's hybrids (:mod:`mtsig.stats.spa_compiled`).
+    Exact integer arithmetic: the z-scores are integers on a common binary grid
+    (:func:`mtsig.runtime.portable.binary_grid`), so every permutation sum is an exact int64. Per system s and
+    chunk of resamples, one product ``Y_s @ F^T`` with ``Y_s[(b, m), n] = w_b[s, n] z[m, s, n]`` gives ``(F ∘ w_s) @ z``
+    of every resample and metric still tested (:func:`mtsig.runtime.portable.exact_integer_products`); a compiled
+    loop then counts every pair's hybrids (:mod:`mtsig.stats.spa_compiled`).
     """
 
-    #: Resamples whose ``(F ∘ w_s) @ z`` are held at once (memory: CHUNK x S x M x R float64).
-    CHUNK = 20
+    #: Resamples whose swapped sums are held at once (memory: CHUNK x S x M x R int64).
+    CHUNK = 10
 
     def __init__(self, human_counts: np.ndarray, metrics: np.ndarray, flips: np.ndarray) -> None:
+        from mtsig.runtime.portable import binary_grid
+
         x = np.asarray(metrics, dtype=np.float64)
         n_metrics, self.n_systems, self.n_segments = x.shape
-        self.z = standardise(x.reshape(n_metrics, -1)).reshape(x.shape).astype(np.float32).astype(np.float64)
-        self.flips = flips.astype(np.float64)
+        z = standardise(x.reshape(n_metrics, -1)).reshape(x.shape).astype(np.float32).astype(np.float64)
+        self.integers, self.exponent, self.exact = binary_grid(z, self.n_segments)
+        self.narrow = bool(np.abs(self.integers).sum(axis=2).max() <= 2.0**53)
+        self.flips_t = np.ascontiguousarray(flips.T, dtype=np.float64)  # [N, R]
         self.n_permutations = flips.shape[0]
         self.human_counts = np.asarray(human_counts, dtype=np.int64)
-        self.si, self.sj = np.triu_indices(self.n_systems, k=1)
-        base = np.stack(
-            [
-                WeightedSums(self.z[:, s, :].T)(self.flips, float(self.n_segments))
-                for s in range(self.n_systems)
-            ]
-        )  # [S, R, M]
-        self.base = np.ascontiguousarray(base.transpose(2, 0, 1))  # U[M, S, R] = F @ z_m,s
+        self.si, self.sj = (np.asarray(t, dtype=np.int64) for t in np.triu_indices(self.n_systems, k=1))
+        self.base = self._swapped(
+            np.ones((1, self.n_systems, self.n_segments), dtype=bool), np.arange(n_metrics)
+        )[0]
         self.n_units = self.n_systems * self.n_segments
         self.scale = 1.0 / (self.n_permutations * self.si.size)
 
-    def _distances(self, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def _swapped(self, cells: np.ndarray, used: np.ndarray) -> np.ndarray:
+        """int64 ``[B, U, S, R]``: ``(F ∘ w_b,s) @ z_m,s`` for the masks ``cells[B, S, N]`` and the metrics ``used``."""
+        from mtsig.runtime.portable import exact_integer_products
+
+        size = cells.shape[0]
+        out = np.empty((size, used.size, self.n_systems, self.n_permutations), dtype=np.int64)
+        values = np.empty((size, used.size, self.n_segments))
+        for s in range(self.n_systems):
+            np.multiply(cells[:, s, None, :], self.integers[None, used, s, :], out=values)  # [B, U, N]
+            rows = values.reshape(-1, self.n_segments)
+            if self.narrow:  # every row's magnitudes sum to at most 2**53: one exact product
+                out[:, :, s, :] = (rows @ self.flips_t).reshape(size, used.size, self.n_permutations)
+            else:
+                sums = exact_integer_products(rows, self.flips_t)
+                out[:, :, s, :] = sums.reshape(size, used.size, self.n_permutations)
+        return out
+
+    def _distances(self, swapped: np.ndarray, used: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         from mtsig.stats.spa_compiled import hybrid_distances
 
-        return hybrid_distances(self.base, q, self.human_counts, a, b, self.si, self.sj)
+        position = np.full(self.base.shape[0], -1, dtype=np.int64)
+        position[used] = np.arange(used.size)
+        return hybrid_distances(self.base, swapped, position, self.human_counts, a, b, self.si, self.sj)
 
     def observed(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        zero = np.zeros((1, self.n_systems, self.base.shape[0], self.n_permutations))
-        dist = self._distances(zero, a, b)[0]
+        used = np.union1d(a, b)
+        zero = np.zeros((1, used.size, self.n_systems, self.n_permutations), dtype=np.int64)
+        dist = self._distances(zero, used, a, b)[0]
         return (dist[:, 1] - dist[:, 0]).astype(np.float64)
 
     def draws(self, masks: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -270,16 +313,9 @@ class SpaSwaps:
         out = np.empty((masks.shape[0], a.size))
         for start in range(0, masks.shape[0], self.CHUNK):  # resamples in chunks: memory, not results
             chunk = masks[start : start + self.CHUNK]
-            size = chunk.shape[0]
-            cells = chunk.reshape(size, self.n_systems, self.n_segments)
-            q = np.zeros((size, self.n_systems, self.base.shape[0], self.n_permutations))
-            for s in range(self.n_systems):
-                # Y_s[n, (b, m)] = w_b[s, n] z[m, s, n], for the metrics still tested
-                values = (cells[:, s, None, :] * self.z[None, used, s, :]).reshape(-1, self.n_segments).T
-                sums = WeightedSums(values)(self.flips, float(self.n_segments))  # [R, size·used]
-                q[:, s, used, :] = sums.reshape(self.n_permutations, size, used.size).transpose(1, 2, 0)
-            dist = self._distances(q, a, b)  # [size, P, 2]
-            out[start : start + size] = dist[:, :, 1] - dist[:, :, 0]
+            cells = chunk.reshape(chunk.shape[0], self.n_systems, self.n_segments)
+            dist = self._distances(self._swapped(cells, used), used, a, b)  # [size, P, 2]
+            out[start : start + chunk.shape[0]] = dist[:, :, 1] - dist[:, :, 0]
         return out
 
 

@@ -1,9 +1,13 @@
 """The counting loop of soft pairwise accuracy's permutation test between metrics, compiled with numba.
 
 For every resample, pair of metrics (a, b) and pair of systems (i, j), the two hybrids' permutation counts
-``#{r : F_r @ (x'_i - x'_j) <= 0}`` and their distances ``Σ_(i,j) |c_h - c_x'|`` to the human counts
-(:class:`mtsig.stats.metric_permutation.SpaSwaps`). Additions and comparisons in a fixed order, no fast-math: the
-same bits on every machine.
+``#{r : S_i[r] <= S_j[r]}`` (``S_s[r]`` the hybrid's permutation sum ``F_r @ x'_s`` of system s, exact integers on the
+scores' common grid) and their distances ``Σ_(i,j) |c_h - c_x'|`` to the human counts
+(:class:`mtsig.stats.metric_permutation.SpaSwaps`). Integer arithmetic only: the same numbers on every machine.
+
+A hybrid's sums are a metric's sums over the cells it keeps plus the other metric's over the cells swapped:
+``S_a' = (U_a - Q_a) + Q_b`` and ``S_b' = (U_b - Q_b) + Q_a``, with ``U_m = F @ z_m`` and ``Q_m = (F ∘ w) @ z_m``. Each
+system's row of sums is compared with four others at a time, so that it is read once per four comparisons.
 """
 
 from __future__ import annotations
@@ -15,64 +19,113 @@ from mtsig.runtime.numba_compilation import compile_once
 
 
 @njit(cache=True, nogil=True)
-def _hybrid_distances(base, q, human_counts, a, b, si, sj):  # pragma: no cover - compiled
-    n_draws = q.shape[0]
+def _pair_counts(sums, counts):  # pragma: no cover - compiled
+    """``counts[i, j] = #{r : sums[i, r] <= sums[j, r]}`` for every ``i < j``."""
+    n_systems, n_perm = sums.shape
+    for i in range(n_systems):
+        x = sums[i]
+        j = i + 1
+        while j + 3 < n_systems:
+            y0 = sums[j]
+            y1 = sums[j + 1]
+            y2 = sums[j + 2]
+            y3 = sums[j + 3]
+            c0 = 0
+            c1 = 0
+            c2 = 0
+            c3 = 0
+            for r in range(n_perm):
+                v = x[r]
+                c0 += v <= y0[r]
+                c1 += v <= y1[r]
+                c2 += v <= y2[r]
+                c3 += v <= y3[r]
+            counts[i, j] = c0
+            counts[i, j + 1] = c1
+            counts[i, j + 2] = c2
+            counts[i, j + 3] = c3
+            j += 4
+        while j < n_systems:
+            y0 = sums[j]
+            c0 = 0
+            for r in range(n_perm):
+                c0 += x[r] <= y0[r]
+            counts[i, j] = c0
+            j += 1
+
+
+@njit(cache=True, nogil=True)
+def _hybrid_distances(base, swapped, used, human_counts, a, b, si, sj):  # pragma: no cover - compiled
+    n_draws = swapped.shape[0]
+    n_used = swapped.shape[1]
     n_systems = base.shape[1]
     n_perm = base.shape[2]
-    n_pairs = a.size
-    out = np.zeros((n_draws, n_pairs, 2), dtype=np.int64)
-    sums_a = np.empty((n_systems, n_perm))
-    sums_b = np.empty((n_systems, n_perm))
+    out = np.zeros((n_draws, a.size, 2), dtype=np.int64)
+    kept = np.empty((n_used, n_systems, n_perm), dtype=np.int64)
+    sums = np.empty((2, n_systems, n_perm), dtype=np.int64)
+    counts = np.zeros((2, n_systems, n_systems), dtype=np.int64)
+    metric_of = np.zeros(n_used, dtype=np.int64)
+    for m in range(used.size):
+        if used[m] >= 0:
+            metric_of[used[m]] = m
     for d in range(n_draws):
-        for p in range(n_pairs):
-            ma = a[p]
-            mb = b[p]
-            # each hybrid's permutation sums F_r @ x'_s, system by system
+        q = swapped[d]
+        for u in range(n_used):  # each metric's sums over the cells a hybrid keeps: U - (F ∘ w) @ z
+            own = base[metric_of[u]]
             for s in range(n_systems):
                 for r in range(n_perm):
-                    swapped = q[d, s, mb, r] - q[d, s, ma, r]
-                    sums_a[s, r] = base[ma, s, r] + swapped
-                    sums_b[s, r] = base[mb, s, r] - swapped
+                    kept[u, s, r] = own[s, r] - q[u, s, r]
+        for p in range(a.size):
+            qa = used[a[p]]
+            qb = used[b[p]]
+            for s in range(n_systems):
+                keep_a = kept[qa, s]
+                keep_b = kept[qb, s]
+                swap_a = q[qa, s]
+                swap_b = q[qb, s]
+                row_a = sums[0, s]
+                row_b = sums[1, s]
+                for r in range(n_perm):
+                    row_a[r] = keep_a[r] + swap_b[r]
+                    row_b[r] = keep_b[r] + swap_a[r]
+            _pair_counts(sums[0], counts[0])
+            _pair_counts(sums[1], counts[1])
             dist_a = 0
             dist_b = 0
             for k in range(si.size):
-                i = si[k]
-                j = sj[k]
-                count_a = 0
-                count_b = 0
-                for r in range(n_perm):
-                    count_a += sums_a[i, r] <= sums_a[j, r]
-                    count_b += sums_b[i, r] <= sums_b[j, r]
-                dist_a += abs(human_counts[k] - count_a)
-                dist_b += abs(human_counts[k] - count_b)
+                dist_a += abs(human_counts[k] - counts[0, si[k], sj[k]])
+                dist_b += abs(human_counts[k] - counts[1, si[k], sj[k]])
             out[d, p, 0] = dist_a
             out[d, p, 1] = dist_b
     return out
 
 
 def _warm_up() -> None:
-    base = np.zeros((2, 2, 1))
-    q = np.zeros((1, 2, 2, 1))
+    base = np.zeros((2, 2, 1), dtype=np.int64)
+    swapped = np.zeros((1, 2, 2, 1), dtype=np.int64)
     one = np.zeros(1, dtype=np.int64)
-    _hybrid_distances(base, q, one, one, one + 1, one, one + 1)
+    _hybrid_distances(base, swapped, np.arange(2), one, one, one + 1, one, one + 1)
 
 
 def hybrid_distances(
     base: np.ndarray,
-    q: np.ndarray,
+    swapped: np.ndarray,
+    used: np.ndarray,
     human_counts: np.ndarray,
     a: np.ndarray,
     b: np.ndarray,
     si: np.ndarray,
     sj: np.ndarray,
 ) -> np.ndarray:
-    """``int64[draws, pairs, 2]``: ``Σ_(i,j) |c_h - c_a'|`` and the same for ``b'``. ``base[M, S, R]`` = F @ z,
-    ``q[draws, S, M, R]`` = (F ∘ w_s) @ z of each resample (zero: the metrics themselves), ``a``, ``b`` the metric
-    pairs, ``si``, ``sj`` the system pairs, ``human_counts`` their human permutation counts."""
+    """``int64[draws, pairs, 2]``: ``Σ_(i,j) |c_h - c_a'|`` and the same for ``b'``. ``base[M, S, R]``: every metric's
+    permutation sums ``F @ z``; ``swapped[draws, U, S, R]``: ``(F ∘ w_s) @ z`` of the ``U`` metrics still tested, metric
+    m at position ``used[m]`` (-1: not tested; zero sums: the metrics themselves); ``a``, ``b``: the metric pairs;
+    ``si``, ``sj``: the system pairs (``i < j``) and ``human_counts`` their human permutation counts."""
     compile_once(__file__, _warm_up)
     return _hybrid_distances(
-        np.ascontiguousarray(base),
-        np.ascontiguousarray(q),
+        np.ascontiguousarray(base, dtype=np.int64),
+        np.ascontiguousarray(swapped, dtype=np.int64),
+        np.ascontiguousarray(used, dtype=np.int64),
         np.ascontiguousarray(human_counts, dtype=np.int64),
         np.ascontiguousarray(a, dtype=np.int64),
         np.ascontiguousarray(b, dtype=np.int64),

@@ -57,6 +57,17 @@ def draw_counts(rng: np.random.Generator, n_units: int, n_resamples: int) -> np.
     return np.concatenate(chunks).astype(np.int64)
 
 
+def draw_counts_of_size(rng: np.random.Generator, n_units: int, size: int, n_resamples: int) -> np.ndarray:
+    """``int64[n_resamples, n_units]``: how often each unit is drawn in each of ``n_resamples`` test sets of ``size``
+    units drawn with replacement from the ``n_units`` real ones (a multinomial draw per test set, so the cost does not
+    grow with ``size``): test sets smaller or larger than the real one, drawn from the same items."""
+    if n_units < 1 or n_resamples < 1 or size < 1:
+        raise InputError(
+            f"a resample needs at least one unit, one draw and one resample, got {n_units}, {size}, {n_resamples}"
+        )
+    return rng.multinomial(size, np.full(n_units, 1.0 / n_units), size=n_resamples).astype(np.int64)
+
+
 # ------------------------------------------------------------------------------------------------ Pearson
 
 

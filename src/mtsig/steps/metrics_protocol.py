@@ -36,10 +36,11 @@ def read_protocol_scores(
     lps = sorted({lp for protocol in protocols for lp in protocol.lps})
     test_sets = {lp: read_test_set(root, lp) for lp in lps}
     given = {Path(p).resolve() for p in scores}
-    for path in beyond.experiment_files(protocols, test_sets, all_metrics=options.all_metrics):
+    chosen = {"all_metrics": options.all_metrics, "human_metrics": options.human_metrics}
+    for path in beyond.experiment_files(protocols, test_sets, **chosen):
         if path.resolve() not in given:
             raise InputError("read by the protocol but not among the rule's inputs", path)
-    keys = beyond.experiment_score_keys(protocols, test_sets, all_metrics=options.all_metrics)
+    keys = beyond.experiment_score_keys(protocols, test_sets, **chosen)
     log.info("%s: %d score files of %s", experiment, len(keys), ", ".join(lps))
     return test_sets, read_requested_scores(test_sets, keys)
 
@@ -48,11 +49,11 @@ def log_protocol_run(experiment: str, run: ProtocolRun) -> None:
     """One line per protocol: its tasks, metrics, resamples and CPU seconds, the first and last metric."""
     result = run.result
     log.info(
-        "%s %s: %d tasks, %d metrics, %d resamples (%.1f CPU s), intervals (%.1f CPU s); first %s %.4f, "
-        "last %s %.4f",
+        "%s %s: %d tasks, %d metrics, %d resamples (%.1f CPU s), intervals (%.1f CPU s), chance levels, human "
+        "scores and power (%.1f CPU s); first %s %.4f, last %s %.4f",
         experiment, run.protocol.name, len(result.tasks), len(result.metrics), result.n_resamples,
-        run.test_seconds, run.interval_seconds, result.metrics[0], result.average[0], result.metrics[-1],
-        result.average[-1],
+        run.test_seconds, run.interval_seconds, run.study_seconds, result.metrics[0], result.average[0],
+        result.metrics[-1], result.average[-1],
     )  # fmt: skip
 
 
@@ -71,6 +72,11 @@ def metrics_protocol(
     system_scores: str | Path,
     mqm_gold: str | Path,
     mqm_gold_conclusions: str | Path,
+    chance: str | Path,
+    human: str | Path,
+    power: str | Path,
+    power_curves: str | Path,
+    stability: str | Path,
     md: str | Path,
     html: str | Path,
     tex: str | Path,
@@ -79,18 +85,21 @@ def metrics_protocol(
     """Every protocol of ``spec["protocols"]`` on the test set ``spec["root"]`` (mt-metrics-eval's layout):
     ``tasks`` (each task's value, cluster and bootstrap interval per metric), ``average`` (the weighted average
     and its cluster), ``significance`` (the permutation tests' p-values; task 0 is the average), the Markdown,
-    HTML and LaTeX tables and a heatmap per tested task under ``figures``; for the replicability study the
+    HTML and LaTeX tables and a heatmap per tested task under ``figures``; the chance levels (``chance``), the
+    human scores entered as metrics on part of a task's cells (``human``), the power of the chosen pairs
+    (``power``, ``power_curves``, a figure per protocol under ``figures``) and the stability of each task's winner
+    and cluster 1 (``stability``); for the replicability study the
     per-language-pair p-values of ``spec["replicability_tasks"]`` (``replication``); for the delta-agreement
     study the MT systems' MQM and metric system scores (``system_scores``) and the MQM gold of every pair
     (``mqm_gold``, ``mqm_gold_conclusions`` at ``alphas``). Seeds: the permutation tests of protocol P from
     ``derive_seed(seed, experiment, P)``; the intervals of a task from ``rng_for(seed, experiment, "bootstrap",
     <task label>)``. ``scores``: the rule's inputs, which must hold every file read."""
-    from mtsig.report.metrics_protocol import experiment_tables, protocol_heatmaps
+    from mtsig.report.metrics_protocol import experiment_tables, power_figure, protocol_heatmaps
     from mtsig.settings import MetricsProtocol, build
     from mtsig.studies import metrics_protocol_beyond as beyond
 
     protocol = build(MetricsProtocol, spec, f"metrics_protocol.{experiment}")
-    protocols = beyond.experiment_protocols(list(protocol.protocols), protocol.lps)
+    protocols = beyond.experiment_protocols(list(protocol.protocols), protocol.lps, protocol.gold)
     options = beyond.ExperimentOptions(
         samples={name: values["samples"] for name, values in protocol.protocols.items()},
         alpha=protocol.alpha,
@@ -100,6 +109,12 @@ def metrics_protocol(
         bootstrap_samples=protocol.bootstrap.samples,
         confidence=protocol.bootstrap.confidence,
         replicability_tasks=protocol.replicability_tasks,
+        human_metrics=protocol.human_metrics,
+        chance_samples=protocol.chance.samples,
+        power_samples=protocol.power.samples,
+        stability_samples=protocol.power.stability_samples,
+        power_target=protocol.power.target,
+        power_pairs=protocol.power.pairs,
     )
     test_sets, read = read_protocol_scores(
         experiment, Path(data_root) / protocol.root, protocols, scores, options
@@ -108,8 +123,12 @@ def metrics_protocol(
     Path(figures).mkdir(parents=True, exist_ok=True)
     for run in result.runs:
         protocol_heatmaps(run.result, figures)
+        if run.power is not None:
+            power_figure(run.power, run.protocol.name, figures)
         log_protocol_run(experiment, run)
-    tables = experiment_tables(result, options, title=protocol.description or experiment, root=protocol.root)
+    tables = experiment_tables(
+        result, options, title=protocol.description or experiment, root=protocol.root, gold=protocol.gold
+    )
     settings = {"experiment": experiment, "spec": dict(spec), "seed": seed}
     outputs = {
         tasks: tables.tasks,
@@ -119,6 +138,11 @@ def metrics_protocol(
         system_scores: tables.system_scores,
         mqm_gold: tables.mqm_gold,
         mqm_gold_conclusions: tables.mqm_gold_conclusions,
+        chance: tables.chance,
+        human: tables.human,
+        power: tables.power,
+        power_curves: tables.power_curves,
+        stability: tables.stability,
     }
     for path, frame in outputs.items():
         write_tsv(frame, path, made_by="metrics_protocol", settings=settings)

@@ -34,7 +34,7 @@ and left out of the average (the WMT23 protocol's: PDP grouped by item, DiIanni 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -367,6 +367,18 @@ def wmt25(
     return Protocol("wmt25", info, tuple(tasks), tuple(extras))
 
 
+def with_gold(protocol: Protocol, gold: str | None) -> Protocol:
+    """``protocol`` with every task's gold the human score ``gold`` (e.g. ``da-sqm``: the table as if the task had
+    used it); None: unchanged (the test set's standard gold)."""
+    if gold is None:
+        return protocol
+    return replace(
+        protocol,
+        tasks=tuple(replace(task, gold=gold) for task in protocol.tasks),
+        extras=tuple(replace(task, gold=gold) for task in protocol.extras),
+    )
+
+
 #: Protocol name -> its constructor (``lps``: a subset of the language pairs, all by default).
 PROTOCOLS: dict[str, Callable[..., Protocol]] = {"wmt23": wmt23, "wmt24": wmt24_on_wmt23, "wmt25": wmt25}
 
@@ -421,6 +433,27 @@ def display_name(basename: str, references: frozenset[str], primary: bool) -> st
     """mt-metrics-eval's ``DisplayName(fmt='spreadsheet')``: ``*`` before a non-primary metric, ``[noref]`` after a
     reference-free one."""
     return f"{'' if primary else '*'}{basename}{'' if references else '[noref]'}"
+
+
+#: The display name of a human score entered as a metric: ``human:<name>`` (e.g. ``human:da-sqm``).
+HUMAN_PREFIX = "human:"
+
+
+def human_display(name: str) -> str:
+    """The display name of the human score ``name`` entered as a metric."""
+    return f"{HUMAN_PREFIX}{name}"
+
+
+def task_human_metrics(
+    test_set: MtmeTestSet, level: str, human_metrics: Sequence[str], gold: str
+) -> dict[str, str]:
+    """``{display name: human score name}`` of the human scores in ``human_metrics`` that the test set has at
+    ``level``, other than the task's ``gold``."""
+    return {
+        human_display(name): name
+        for name in human_metrics
+        if name != gold and (name, level) in test_set.human_files
+    }
 
 
 def task_metrics(
@@ -489,18 +522,23 @@ def required_scores(
     *,
     all_metrics: bool = False,
     always: frozenset[str] = frozenset(),
+    human_metrics: Sequence[str] = (),
 ) -> list[ScoreKey]:
-    """Every human and metric score file :func:`run_protocol` needs, in a fixed order."""
+    """Every human and metric score file :func:`run_protocol` needs, in a fixed order (``human_metrics``: human
+    scores entered as metrics, where the test set has them)."""
     keys: dict[ScoreKey, None] = {}
     for task in protocol.tasks + protocol.extras:
         level = file_level(task)
         for lp in task.lps:
             test_set = _test_set(test_sets, lp)
-            keys[ScoreKey(lp, "human", gold_of(task, protocol.info, lp), level)] = None
+            gold = gold_of(task, protocol.info, lp)
+            keys[ScoreKey(lp, "human", gold, level)] = None
             for name in task_metrics(
                 test_set, protocol.info, level, all_metrics=all_metrics, always=always
             ).values():
                 keys[ScoreKey(lp, "metric", name, level)] = None
+            for name in task_human_metrics(test_set, level, human_metrics, gold).values():
+                keys[ScoreKey(lp, "human", name, level)] = None
     return list(keys)
 
 
@@ -518,7 +556,8 @@ class TaskResult:
     """A task's outcome: ``metrics`` (display names, alphabetical) and their ``values``; ``order``: the ranking
     (indices, best first; ties by name); ``ranks[m]``: metric m's cluster; ``significance``: mt-metrics-eval's
     matrix in ranking order (``[i, j]``, i < j: p of the i-th beating the j-th; zeros without resamples);
-    ``epsilons``: tie-calibrated thresholds; ``systems``: per language pair; ``test``: the permutation test."""
+    ``epsilons``: tie-calibrated thresholds; ``systems``: per language pair; ``test``: the permutation test;
+    ``human``: the metrics that are human scores (:func:`human_ranks` gives their clusters)."""
 
     task: Task
     metrics: tuple[str, ...]
@@ -529,6 +568,7 @@ class TaskResult:
     systems: Mapping[str, tuple[str, ...]]
     epsilons: np.ndarray | None = None
     test: PermutationResult | None = field(default=None, repr=False)
+    human: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -569,12 +609,15 @@ def task_inputs(
     *,
     all_metrics: bool = False,
     always: frozenset[str] = frozenset(),
+    human_metrics: Sequence[str] = (),
 ) -> tuple[tuple[str, ...], np.ndarray, dict[str, np.ndarray]]:
     """(systems, human ``[S, U]``, ``{display name: metric [S, U]}``) of a task at one language pair: the
-    selected systems (sorted) and metrics, their scores at the task's level (U = 1 at the system level)."""
+    selected systems (sorted) and metrics, their scores at the task's level (U = 1 at the system level). A human
+    score of ``human_metrics`` joins the metrics where it scores every cell the task uses (:func:`covers`)."""
     test_set = _test_set(test_sets, lp)
     level = file_level(task)
-    human_scores = _scores(scores, ScoreKey(lp, "human", gold_of(task, protocol.info, lp), level))
+    gold = gold_of(task, protocol.info, lp)
+    human_scores = _scores(scores, ScoreKey(lp, "human", gold, level))
     systems = task_systems(test_set, protocol.info, task, human_scores)
     if len(systems) < 2:
         raise InputError(f"{task.label}: fewer than two systems with human scores in {lp}")
@@ -586,11 +629,27 @@ def task_inputs(
         metrics[shown] = _scores(scores, ScoreKey(lp, "metric", name, level)).rows(
             systems, what=f"{name} scores"
         )
+    for shown, name in task_human_metrics(test_set, level, human_metrics, gold).items():
+        other = _scores(scores, ScoreKey(lp, "human", name, level))
+        if set(systems) <= set(other.systems):
+            values = other.rows(systems, what=f"{name} scores")
+            if covers(task, human, values):
+                # cells the task does not use count for no statistic: any finite value will do
+                metrics[shown] = np.nan_to_num(values, nan=0.0)
     if task.sample_size and level == "seg":
         items = sampled_items(task, test_set)
         human = human[:, items]
         metrics = {shown: values[:, items] for shown, values in metrics.items()}
     return systems, human, metrics
+
+
+def covers(task: Task, human: np.ndarray, values: np.ndarray) -> bool:
+    """Whether ``values[S, U]`` (a human score entered as a metric) scores every cell the task uses: every cell with
+    a gold score, for SPA every cell of the segments every system is rated on."""
+    used = np.isfinite(human)
+    if task.statistic == "spa":
+        used = np.broadcast_to(used.all(axis=0), used.shape)
+    return bool(np.isfinite(values[used]).all())
 
 
 def document_sizes(test_set: MtmeTestSet) -> list[int]:
@@ -669,13 +728,19 @@ def run_task(
     all_metrics: bool = False,
     always: frozenset[str] = frozenset(),
     progress: Callable[[str, int, int], None] | None = None,
+    human_metrics: Sequence[str] = (),
 ) -> TaskResult:
-    """One task's values, ranking and (with ``n_resamples``) permutation tests and clusters."""
+    """One task's values, ranking and (with ``n_resamples``) permutation tests and clusters; the human scores of
+    ``human_metrics`` that score every cell join as metrics, tested against every metric, and the other metrics'
+    clusters are computed without them (:func:`human_ranks`)."""
     key = ("metrics_protocol", task.label)
     per_lp = {
-        lp: task_inputs(task, lp, protocol, test_sets, scores, all_metrics=all_metrics, always=always)
+        lp: task_inputs(
+            task, lp, protocol, test_sets, scores, all_metrics=all_metrics, always=always,
+            human_metrics=human_metrics,
+        )
         for lp in task.lps
-    }
+    }  # fmt: skip
     names = sorted(set.intersection(*(set(metrics) for _, _, metrics in per_lp.values())))
     if len(names) < 1:
         raise InputError(f"{task.label}: no metric to compare")
@@ -752,9 +817,34 @@ def run_task(
             progress=None if progress is None else (lambda done, total: progress(task.label, done, total)),
         )
         significance = test.matrix(order)
+    human = frozenset(name for name in names if name.startswith(HUMAN_PREFIX))
     ranks = np.empty(len(names), dtype=np.int64)
-    ranks[order] = assign_ranks(significance, alpha)
-    return TaskResult(task, tuple(names), values, tuple(order), ranks, significance, systems, epsilons, test)
+    ranks[order] = human_ranks([names[m] in human for m in order], significance, alpha)
+    return TaskResult(
+        task, tuple(names), values, tuple(order), ranks, significance, systems, epsilons, test, human
+    )
+
+
+def human_ranks(is_human: Sequence[bool], significance: np.ndarray, alpha: float = ALPHA) -> np.ndarray:
+    """Cluster ranks of metrics in ranking order when some are human scores (``is_human``): the others' clusters
+    as without them (mt-metrics-eval's ``AssignRanks`` on their own significance matrix); a human score joins the
+    cluster of the metric above it, or starts the next one when a metric of that cluster beats it with
+    ``p <= alpha`` (where it would fall among the metrics), rank 1 at the top."""
+    flags = np.asarray(is_human, dtype=bool)
+    if not flags.any():
+        return assign_ranks(significance, alpha)
+    main = np.flatnonzero(~flags)
+    ranks = np.zeros(flags.size, dtype=np.int64)
+    ranks[main] = assign_ranks(significance[np.ix_(main, main)], alpha)
+    for position in np.flatnonzero(flags):
+        above = main[main < position]
+        if above.size == 0:
+            ranks[position] = 1
+            continue
+        cluster = above[ranks[above] == ranks[above[-1]]]
+        beaten = bool((significance[cluster, position] <= alpha).any())
+        ranks[position] = ranks[above[-1]] + int(beaten)
+    return ranks
 
 
 def run_protocol(
@@ -770,6 +860,7 @@ def run_protocol(
     all_metrics: bool = False,
     always: frozenset[str] = frozenset(),
     progress: Callable[[str, int, int], None] | None = None,
+    human_metrics: Sequence[str] = (),
 ) -> ProtocolResult:
     """Every task of ``protocol`` on ``test_sets`` (``{lp: read_test_set(...)}``) with the ``scores`` that
     :func:`required_scores` lists, then the weighted average, its significance and clusters.
@@ -778,7 +869,8 @@ def run_protocol(
     ``k=0``, and the clusters are then the ranks). ``seed``: draws (:mod:`mtsig.stats.seeding`);
     ``early_stopping``: ``mtme`` (mt-metrics-eval's defaults) or ``none``; ``spa_arithmetic``: ``exact`` or
     ``float32`` (:mod:`mtsig.stats.soft_pairwise_accuracy`); ``all_metrics``: the non-primary metrics too;
-    ``always``: metric names kept and shown as primary (a user's own).
+    ``always``: metric names kept and shown as primary (a user's own); ``human_metrics``: human scores entered as
+    metrics (:func:`run_task`), not in the average.
     """
     if n_resamples < 0:
         raise InputError(f"the number of resamples must be >= 0, got {n_resamples}")
@@ -793,10 +885,14 @@ def run_protocol(
         all_metrics=all_metrics,
         always=always,
         progress=progress,
+        human_metrics=human_metrics,
     )
     results = tuple(run_task(task, protocol, test_sets, scores, **options) for task in protocol.tasks)
     extras = tuple(run_task(task, protocol, test_sets, scores, **options) for task in protocol.extras)
-    common = set.intersection(*(set(r.metrics) for r in results))
+    # the average ranks the metrics every task has; human scores entered as metrics are rows of their own
+    common = set.intersection(*(set(r.metrics) for r in results)) - {
+        name for r in results for name in r.human
+    }
     # AverageCorrs: metrics in the first task's ranking order, then a stable sort by decreasing average
     first = [results[0].metrics[m] for m in results[0].order if results[0].metrics[m] in common]
     index = [np.array([r.metrics.index(name) for name in first]) for r in results]

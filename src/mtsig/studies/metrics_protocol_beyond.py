@@ -23,9 +23,10 @@ protocol reads (docs/statistics.md, "The WMT23/24 metrics-task protocol on exper
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -46,7 +47,13 @@ from mtsig.studies.metrics_protocol import (
     rated_segments,
     required_scores,
     task_inputs,
+    with_gold,
 )
+
+if TYPE_CHECKING:
+    from mtsig.studies.metrics_protocol_chance import ProtocolChance
+    from mtsig.studies.metrics_protocol_human import PartialHumanRow
+    from mtsig.studies.metrics_protocol_power import ProtocolPower
 
 #: Columns of :func:`task_intervals`.
 INTERVAL_COLUMNS = ["metric", "value", "scheme", "ci_low", "ci_high", "n_undefined"]
@@ -78,6 +85,86 @@ def _item_acc23(human: np.ndarray, metrics: np.ndarray, epsilons: np.ndarray, gr
     return counted / sizes
 
 
+@dataclass(frozen=True)
+class TaskResampler:
+    """A task's statistic of every metric on re-drawn units (module docstring): ``n_units`` per stratum (language
+    pair; one stratum but for the pooled accuracy) and ``statistic(counts)``, ``counts[l]`` ``[B, n_units[l]]`` the
+    times each unit is drawn, giving ``[B, M]``."""
+
+    n_units: tuple[int, ...]
+    statistic: Callable[[Sequence[np.ndarray]], np.ndarray]
+
+
+def task_resampler(
+    result: TaskResult,
+    protocol: Protocol,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    *,
+    spa_arithmetic: str = "exact",
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+    human_metrics: Sequence[str] = (),
+) -> TaskResampler:
+    """The :class:`TaskResampler` of a task's result: the per-unit sums of its statistic, computed once.
+
+    Raises:
+        InputError: a statistic without resampling here (Spearman, Kendall, grouped Pearson).
+    """
+    task = result.task
+    names = list(result.metrics)
+    per_lp = {
+        lp: task_inputs(
+            task, lp, protocol, test_sets, scores, all_metrics=all_metrics, always=always,
+            human_metrics=human_metrics,
+        )
+        for lp in task.lps
+    }  # fmt: skip
+    if task.statistic == "pooled_accuracy":
+        pairs, values = [], []
+        for systems, human, metric_map in per_lp.values():
+            metrics = np.stack([metric_map[m][:, 0] for m in names])
+            pairs.append(np.triu_indices(len(systems), k=1))
+            values.append(pair_agreement(human[:, 0], metrics).astype(np.float64))
+
+        def pooled(counts: Sequence[np.ndarray]) -> np.ndarray:
+            weights = [tb.pair_weights(c, i, j) for c, (i, j) in zip(counts, pairs, strict=True)]
+            return tb.resampled_pair_mean(weights, values)
+
+        return TaskResampler(tuple(len(systems) for systems, _, _ in per_lp.values()), pooled)
+    ((systems, human, metric_map),) = per_lp.values()
+    metrics = np.stack([metric_map[m] for m in names])  # [M, S, U]
+    if task.statistic == "pearson" and (task.level == "sys" or task.grouping == "none"):
+        if task.level == "sys":  # the systems are the units, one cell each
+            unit_human, unit_metrics = human, metrics
+        else:  # the items are the units, their systems' cells
+            rated = np.isfinite(human).any(axis=0)
+            unit_human, unit_metrics = human[:, rated].T, metrics[:, :, rated].transpose(0, 2, 1)
+        features = tb.pearson_features(unit_human, unit_metrics)
+        return TaskResampler((features.shape[0],), lambda counts: tb.resampled_pearson(counts[0], features))
+    if task.statistic == "pdp" and task.grouping == "item":
+        rated = np.isfinite(human).any(axis=0)
+        pdp = tb.pdp_features(human[:, rated].T, metrics[:, :, rated].transpose(0, 2, 1))
+        return TaskResampler((pdp.shape[0],), lambda counts: tb.resampled_pdp(counts[0], pdp))
+    if task.statistic == "tie_calibrated" and task.variant == "acc23":
+        items = _item_acc23(human, metrics, result.epsilons, task.grouping)
+        return TaskResampler((items.shape[1],), lambda counts: tb.resampled_item_mean(counts[0], items))
+    if task.statistic == "spa":
+        rated = rated_segments(human, task.label)
+        flips = pce_flips(int(rated.sum()))
+        human_counts = permutation_counts(human[:, rated], flips, arithmetic=spa_arithmetic)
+        metric_counts = permutation_counts(metrics[:, :, rated], flips, arithmetic=spa_arithmetic)
+        first, second = np.triu_indices(len(systems), k=1)
+        distance = np.abs(metric_counts - human_counts).astype(np.float64)
+
+        def spa(counts: Sequence[np.ndarray]) -> np.ndarray:
+            weights = tb.pair_weights(counts[0], first, second)
+            return 1.0 - tb.resampled_pair_mean([weights], [distance]) / flips.shape[0]
+
+        return TaskResampler((len(systems),), spa)
+    raise InputError(f"{task.label}: no bootstrap interval for this statistic")
+
+
 def task_draws(
     result: TaskResult,
     protocol: Protocol,
@@ -89,6 +176,7 @@ def task_draws(
     spa_arithmetic: str = "exact",
     all_metrics: bool = False,
     always: frozenset[str] = frozenset(),
+    human_metrics: Sequence[str] = (),
 ) -> np.ndarray:
     """``[B, M]``: the task's statistic of each metric of ``result`` (its order) on ``n_resamples`` bootstrap
     resamples (module docstring; docs/statistics.md gives each definition). Draws from ``rng``: one
@@ -97,47 +185,11 @@ def task_draws(
     Raises:
         InputError: a statistic without an interval here (Spearman, Kendall, grouped Pearson).
     """
-    task = result.task
-    names = list(result.metrics)
-    per_lp = {
-        lp: task_inputs(task, lp, protocol, test_sets, scores, all_metrics=all_metrics, always=always)
-        for lp in task.lps
-    }
-    if task.statistic == "pooled_accuracy":
-        weights, values = [], []
-        for systems, human, metric_map in per_lp.values():
-            metrics = np.stack([metric_map[m][:, 0] for m in names])
-            first, second = np.triu_indices(len(systems), k=1)
-            weights.append(tb.pair_weights(tb.draw_counts(rng, len(systems), n_resamples), first, second))
-            values.append(pair_agreement(human[:, 0], metrics).astype(np.float64))
-        return tb.resampled_pair_mean(weights, values)
-    ((systems, human, metric_map),) = per_lp.values()
-    metrics = np.stack([metric_map[m] for m in names])  # [M, S, U]
-    if task.statistic == "pearson" and (task.level == "sys" or task.grouping == "none"):
-        if task.level == "sys":  # the systems are the units, one cell each
-            unit_human, unit_metrics = human, metrics
-        else:  # the items are the units, their systems' cells
-            rated = np.isfinite(human).any(axis=0)
-            unit_human, unit_metrics = human[:, rated].T, metrics[:, :, rated].transpose(0, 2, 1)
-        features = tb.pearson_features(unit_human, unit_metrics)
-        return tb.resampled_pearson(tb.draw_counts(rng, features.shape[0], n_resamples), features)
-    if task.statistic == "pdp" and task.grouping == "item":
-        rated = np.isfinite(human).any(axis=0)
-        features = tb.pdp_features(human[:, rated].T, metrics[:, :, rated].transpose(0, 2, 1))
-        return tb.resampled_pdp(tb.draw_counts(rng, features.shape[0], n_resamples), features)
-    if task.statistic == "tie_calibrated" and task.variant == "acc23":
-        items = _item_acc23(human, metrics, result.epsilons, task.grouping)
-        return tb.resampled_item_mean(tb.draw_counts(rng, items.shape[1], n_resamples), items)
-    if task.statistic == "spa":
-        rated = rated_segments(human, task.label)
-        flips = pce_flips(int(rated.sum()))
-        human_counts = permutation_counts(human[:, rated], flips, arithmetic=spa_arithmetic)
-        metric_counts = permutation_counts(metrics[:, :, rated], flips, arithmetic=spa_arithmetic)
-        first, second = np.triu_indices(len(systems), k=1)
-        weights = tb.pair_weights(tb.draw_counts(rng, len(systems), n_resamples), first, second)
-        distance = np.abs(metric_counts - human_counts).astype(np.float64)
-        return 1.0 - tb.resampled_pair_mean([weights], [distance]) / flips.shape[0]
-    raise InputError(f"{task.label}: no bootstrap interval for this statistic")
+    resampler = task_resampler(
+        result, protocol, test_sets, scores, spa_arithmetic=spa_arithmetic, all_metrics=all_metrics,
+        always=always, human_metrics=human_metrics,
+    )  # fmt: skip
+    return resampler.statistic([tb.draw_counts(rng, n, n_resamples) for n in resampler.n_units])
 
 
 def task_intervals(
@@ -152,12 +204,13 @@ def task_intervals(
     spa_arithmetic: str = "exact",
     all_metrics: bool = False,
     always: frozenset[str] = frozenset(),
+    human_metrics: Sequence[str] = (),
 ) -> pd.DataFrame:
     """One row per metric of the task, in its ranking order: ``metric, value, scheme, ci_low, ci_high,
     n_undefined`` (:data:`INTERVAL_COLUMNS`), the percentile interval at ``confidence`` of :func:`task_draws`."""
     draws = task_draws(
         result, protocol, test_sets, scores, n_resamples=n_resamples, rng=rng, spa_arithmetic=spa_arithmetic,
-        all_metrics=all_metrics, always=always,
+        all_metrics=all_metrics, always=always, human_metrics=human_metrics,
     )  # fmt: skip
     low, high, undefined = tb.percentile_intervals(draws, confidence)
     order = list(result.order)
@@ -300,24 +353,35 @@ def mqm_pairs(
 # ------------------------------------------------------------------------------------------------ an experiment
 
 
-def experiment_protocols(protocols: Sequence[str], lps: Sequence[str] | None) -> list[Protocol]:
+def experiment_protocols(
+    protocols: Sequence[str], lps: Sequence[str] | None, gold: str | None = None
+) -> list[Protocol]:
     """The task sets named in ``protocols`` (:data:`mtsig.studies.metrics_protocol.PROTOCOLS`) on ``lps`` (all of
-    the protocol's when None), in the order given."""
+    the protocol's when None), in the order given; with ``gold``, every task's gold that human score
+    (:func:`mtsig.studies.metrics_protocol.with_gold`)."""
     unknown = [name for name in protocols if name not in PROTOCOLS]
     if unknown:
         raise InputError(f"unknown protocol(s) {', '.join(unknown)}; known: {', '.join(PROTOCOLS)}")
-    return [PROTOCOLS[name](lps) for name in protocols]
+    return [with_gold(PROTOCOLS[name](lps), gold) for name in protocols]
 
 
 def experiment_score_keys(
-    protocols: Sequence[Protocol], test_sets: Mapping[str, MtmeTestSet], *, all_metrics: bool = False
+    protocols: Sequence[Protocol],
+    test_sets: Mapping[str, MtmeTestSet],
+    *,
+    all_metrics: bool = False,
+    human_metrics: Sequence[str] = (),
 ) -> list[ScoreKey]:
     """Every score file an experiment reads: those of each protocol (:func:`mtsig.studies.metrics_protocol.
-    required_scores`) and those of the MT systems' MQM gold and system scores (:func:`system_tasks`), in a fixed
-    order, each once."""
+    required_scores`, with the human scores entered as metrics) and those of the MT systems' MQM gold and system
+    scores (:func:`system_tasks`), in a fixed order, each once."""
     keys: dict[ScoreKey, None] = {}
     for protocol in protocols:
-        keys.update(dict.fromkeys(required_scores(protocol, test_sets, all_metrics=all_metrics)))
+        keys.update(
+            dict.fromkeys(
+                required_scores(protocol, test_sets, all_metrics=all_metrics, human_metrics=human_metrics)
+            )
+        )
     if protocols:
         lps = sorted({lp for protocol in protocols for lp in protocol.lps})
         pairs = Protocol("mqm-pairs", protocols[0].info, tuple(t for lp in lps for t in system_tasks(lp)))
@@ -326,7 +390,11 @@ def experiment_score_keys(
 
 
 def experiment_files(
-    protocols: Sequence[Protocol], test_sets: Mapping[str, MtmeTestSet], *, all_metrics: bool = False
+    protocols: Sequence[Protocol],
+    test_sets: Mapping[str, MtmeTestSet],
+    *,
+    all_metrics: bool = False,
+    human_metrics: Sequence[str] = (),
 ) -> list[Path]:
     """Every file an experiment reads (``test_sets`` from :func:`mtsig.io.mtme.layout_from_names` will do: the
     names are enough): what :func:`mtsig.io.mtme.read_test_set` reads of each language pair (source, references,
@@ -338,7 +406,9 @@ def experiment_files(
         files.add(root / "documents" / f"{lp}.docs")
         files.update(root / "references" / f"{lp}.{name}.txt" for name in test_set.references)
         files.update(root / "system-outputs" / lp / f"{name}.txt" for name in test_set.systems)
-    for key in experiment_score_keys(protocols, test_sets, all_metrics=all_metrics):
+    for key in experiment_score_keys(
+        protocols, test_sets, all_metrics=all_metrics, human_metrics=human_metrics
+    ):
         test_set = test_sets[key.lp]
         found = (test_set.human_files if key.kind == "human" else test_set.metric_files).get(
             (key.name, key.level)
@@ -357,8 +427,12 @@ class ExperimentOptions:
     """The settings of a protocol experiment that change its numbers: each protocol's permutation resamples
     (``samples``, by protocol name), the tests' ``alpha``, ``early_stopping`` and ``spa_arithmetic``
     (:func:`mtsig.studies.metrics_protocol.run_protocol`), the bootstrap intervals' resamples and confidence
-    (:func:`task_intervals`; no intervals with 0 resamples) and the task kinds whose per-language-pair p-values
-    the replicability study combines (:func:`replication_pvalues`)."""
+    (:func:`task_intervals`; no intervals with 0 resamples), the task kinds whose per-language-pair p-values
+    the replicability study combines (:func:`replication_pvalues`), the human scores entered as metrics
+    (``human_metrics``), the chance levels' draws (``chance_samples``; 0: none;
+    :mod:`mtsig.studies.metrics_protocol_chance`) and the power study's re-drawn test sets per size
+    (``power_samples``; 0: none), those of the real size for the stability, the target power and the extra pairs
+    (:mod:`mtsig.studies.metrics_protocol_power`)."""
 
     samples: Mapping[str, int]
     alpha: float
@@ -368,13 +442,21 @@ class ExperimentOptions:
     bootstrap_samples: int
     confidence: float
     replicability_tasks: tuple[str, ...]
+    human_metrics: tuple[str, ...]
+    chance_samples: int
+    power_samples: int
+    stability_samples: int
+    power_target: float
+    power_pairs: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
 class ProtocolRun:
     """One protocol of an experiment: its result, its seed, the bootstrap interval of every task (task label ->
     :func:`task_intervals`; empty without bootstrap resamples), its per-language-pair p-values
-    (:func:`replication_pvalues`) and the CPU seconds of the tests and of the intervals."""
+    (:func:`replication_pvalues`), its chance levels, the human scores on the part of a task's cells they rate
+    (:func:`mtsig.studies.metrics_protocol_human.partial_human_rows`), its power and stability (None when not
+    asked for) and the CPU seconds of the tests, the intervals and the rest."""
 
     protocol: Protocol
     seed: int
@@ -383,6 +465,10 @@ class ProtocolRun:
     replication: pd.DataFrame
     test_seconds: float
     interval_seconds: float
+    chance: ProtocolChance | None = None
+    partial_human: tuple[PartialHumanRow, ...] = ()
+    power: ProtocolPower | None = None
+    study_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -416,16 +502,25 @@ def run_experiment(
 
     from mtsig.stats.seeding import derive_seed, rng_for
     from mtsig.studies.metrics_protocol import run_protocol
+    from mtsig.studies.metrics_protocol_chance import protocol_chance
+    from mtsig.studies.metrics_protocol_human import partial_human_rows
+    from mtsig.studies.metrics_protocol_power import protocol_power
 
     runs = []
+    shared_chance: dict = {}
+    shared_human: dict = {}
+    common = {
+        "spa_arithmetic": options.spa_arithmetic,
+        "all_metrics": options.all_metrics,
+    }
     for protocol in protocols:
         start = time.process_time()
         protocol_seed = derive_seed(seed, experiment, protocol.name)
+        n_resamples = int(options.samples[protocol.name])
         result = run_protocol(
             protocol, test_sets, scores,
-            n_resamples=int(options.samples[protocol.name]), seed=protocol_seed, alpha=options.alpha,
-            early_stopping=options.early_stopping, spa_arithmetic=options.spa_arithmetic,
-            all_metrics=options.all_metrics,
+            n_resamples=n_resamples, seed=protocol_seed, alpha=options.alpha,
+            early_stopping=options.early_stopping, human_metrics=options.human_metrics, **common,
         )  # fmt: skip
         tested = time.process_time()
         intervals = {}
@@ -435,9 +530,26 @@ def run_experiment(
                     task, protocol, test_sets, scores,
                     n_resamples=options.bootstrap_samples, confidence=options.confidence,
                     rng=rng_for(seed, experiment, "bootstrap", task.task.label),
-                    spa_arithmetic=options.spa_arithmetic, all_metrics=options.all_metrics,
+                    human_metrics=options.human_metrics, **common,
                 )  # fmt: skip
+        intervaled = time.process_time()
         replication = replication_pvalues(result, options.replicability_tasks)
+        chance = None
+        if options.chance_samples:
+            chance = protocol_chance(
+                result, test_sets, scores, n_draws=options.chance_samples, seed=seed, key=(experiment,),
+                cache=shared_chance, **common,
+            )  # fmt: skip
+        partial = tuple(
+            partial_human_rows(result, test_sets, scores, options.human_metrics, cache=shared_human, **common)
+        )
+        power = None
+        if options.power_samples and n_resamples:
+            power = protocol_power(
+                result, test_sets, scores, named=options.power_pairs, n_sets=options.power_samples,
+                stability_sets=options.stability_samples, target=options.power_target, alpha=options.alpha,
+                seed=seed, key=(experiment, protocol.name), human_metrics=options.human_metrics, **common,
+            )  # fmt: skip
         runs.append(
             ProtocolRun(
                 protocol,
@@ -446,7 +558,11 @@ def run_experiment(
                 intervals,
                 replication,
                 tested - start,
-                time.process_time() - tested,
+                intervaled - tested,
+                chance,
+                partial,
+                power,
+                time.process_time() - intervaled,
             )
         )
     lps = tuple(sorted({lp for protocol in protocols for lp in protocol.lps}))

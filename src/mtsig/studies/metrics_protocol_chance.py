@@ -1,0 +1,186 @@
+"""Chance levels of a metrics-task protocol: what each task's statistic, and the weighted average, give a metric that
+knows nothing, and each metric's p-value of being above that (:mod:`mtsig.stats.chance`; docs/statistics.md,
+"Chance levels").
+
+A task's chance distribution is its statistic for a metric of the table drawn in turn (draw b: the ``b mod M``-th
+of the ``M`` metrics every task has) with that metric's scores permuted within the statistic's groups: the rated
+cells of an item (item-grouped statistics), every rated cell (an ungrouped segment-level statistic), the systems of
+a language pair (system-level statistics; for SPA whole rows of segment scores). The weighted average's: draw b of
+every task (the same metric, permuted independently in each task) averaged as the table averages. The metrics are
+taken in name order. Draws of task t
+and metric m come from ``rng_for(seed, *key, "chance", t, m)``, so a task computes the same draws in every
+protocol that has it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtsig.errors import InputError
+from mtsig.io.mtme import LevelScores, MtmeTestSet
+from mtsig.stats import chance as ch
+from mtsig.stats.metric_ranking import weighted_average
+from mtsig.stats.seeding import rng_for
+from mtsig.stats.soft_pairwise_accuracy import pce_flips, permutation_counts
+from mtsig.studies.metrics_protocol import (
+    Protocol,
+    ProtocolResult,
+    ScoreKey,
+    Task,
+    TaskResult,
+    rated_segments,
+    task_inputs,
+)
+
+#: The quantile reported beside the chance mean.
+CHANCE_QUANTILE = 0.95
+
+
+@dataclass(frozen=True)
+class ChanceLevel:
+    """A task's (or the average's) chance distribution: ``draws[B]`` and the metric permuted in each
+    (``draw_metrics``), their ``mean`` and ``upper`` quantile (:data:`CHANCE_QUANTILE`), and ``pvalues`` (metric ->
+    ``(1 + #{draws >= value}) / (1 + B)``) of every metric of the task."""
+
+    label: str
+    draws: np.ndarray
+    draw_metrics: tuple[str, ...]
+    mean: float
+    upper: float
+    pvalues: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class ProtocolChance:
+    """Every task's :class:`ChanceLevel` (in the protocol's order) and the weighted average's."""
+
+    tasks: tuple[ChanceLevel, ...]
+    average: ChanceLevel
+    n_draws: int
+
+
+def draw_schedule(metrics: Sequence[str], n_draws: int) -> list[np.ndarray]:
+    """The draws of each metric: metric k takes draws ``k, k + M, k + 2M, ...``."""
+    return [np.arange(k, n_draws, len(metrics)) for k in range(len(metrics))]
+
+
+def _statistic_draws(
+    task: Task,
+    per_lp: Mapping[str, tuple[tuple[str, ...], np.ndarray, dict[str, np.ndarray]]],
+    metric: str,
+    n_draws: int,
+    rng: np.random.Generator,
+    spa_arithmetic: str,
+) -> np.ndarray:
+    """``[n_draws]``: the task's statistic of ``metric`` with its scores permuted (module docstring)."""
+    if task.statistic == "pooled_accuracy":
+        humans = [human[:, 0] for _, human, _ in per_lp.values()]
+        metrics = [scores[metric][:, 0] for _, _, scores in per_lp.values()]
+        return ch.chance_pooled_accuracy(humans, metrics, n_draws, rng)
+    ((_, human, scores),) = per_lp.values()
+    values = scores[metric]
+    if task.statistic in ("pearson", "spearman", "kendall"):
+        grouping = task.grouping if task.level == "seg" else "none"
+        return ch.chance_grouped_correlation(
+            human, values, task.statistic, grouping, n_draws, rng,
+            kendall_variant=task.variant or "b", nan_groups=task.nan_groups,
+        )  # fmt: skip
+    if task.statistic == "tie_calibrated":
+        if task.sample_rate < 1:
+            raise InputError(f"{task.label}: no chance level for tie calibration on a sample of pairs")
+        return ch.chance_tie_calibrated(
+            human, values, n_draws, rng, variant=task.variant, grouping=task.grouping
+        )
+    if task.statistic == "spa":
+        rated = rated_segments(human, task.label)
+        flips = pce_flips(int(rated.sum()))
+        upper = permutation_counts(values[:, rated], flips, arithmetic=spa_arithmetic)
+        lower = permutation_counts(-values[:, rated], flips, arithmetic=spa_arithmetic)
+        counts = ch.full_counts(upper, lower, values.shape[0])
+        human_counts = permutation_counts(human[:, rated], flips, arithmetic=spa_arithmetic)
+        return ch.chance_spa(human_counts, counts, flips.shape[0], n_draws, rng)
+    raise InputError(f"{task.label}: no chance level for the statistic {task.statistic!r}")
+
+
+def task_chance(
+    result: TaskResult,
+    protocol: Protocol,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    *,
+    metrics: Sequence[str],
+    n_draws: int,
+    seed: int,
+    key: Sequence[object] = (),
+    spa_arithmetic: str = "exact",
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+) -> ChanceLevel:
+    """The chance distribution of one task (module docstring) with ``n_draws`` draws over ``metrics`` (each a metric
+    of the task), and the p-value of every metric of ``result``."""
+    task = result.task
+    per_lp = {
+        lp: task_inputs(task, lp, protocol, test_sets, scores, all_metrics=all_metrics, always=always)
+        for lp in task.lps
+    }
+    draws = np.empty(n_draws)
+    names = np.empty(n_draws, dtype=object)
+    for metric, positions in zip(metrics, draw_schedule(metrics, n_draws), strict=True):
+        if positions.size:
+            rng = rng_for(seed, *key, "chance", task.label, metric)
+            draws[positions] = _statistic_draws(task, per_lp, metric, positions.size, rng, spa_arithmetic)
+            names[positions] = metric
+    return summarise(task.label, draws, tuple(names), result.metrics, result.values)
+
+
+def summarise(
+    label: str, draws: np.ndarray, draw_metrics: tuple[str, ...], metrics: Sequence[str], values: np.ndarray
+) -> ChanceLevel:
+    """A :class:`ChanceLevel` of ``draws`` with the p-values of ``metrics``' ``values``."""
+    mean, upper = ch.chance_summary(draws, CHANCE_QUANTILE)
+    pvalues = ch.chance_pvalues(values, draws)
+    return ChanceLevel(
+        label, draws, draw_metrics, mean, upper, dict(zip(metrics, pvalues.tolist(), strict=True))
+    )
+
+
+def protocol_chance(
+    result: ProtocolResult,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    *,
+    n_draws: int,
+    seed: int,
+    key: Sequence[object] = (),
+    spa_arithmetic: str = "exact",
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+    cache: dict[tuple, ChanceLevel] | None = None,
+) -> ProtocolChance:
+    """Every task's chance level over the metrics of the weighted average in name order (module docstring), then
+    the average's. ``cache``: an earlier protocol's levels, reused for a task it shares (same label, metrics and
+    draws: the same numbers)."""
+    if n_draws < 1:
+        raise InputError(f"chance levels need at least one draw, got {n_draws}")
+    metrics = sorted(result.metrics)
+    levels = []
+    for task in result.tasks:
+        shared = (task.task, tuple(metrics), n_draws)
+        if cache is not None and shared in cache:
+            levels.append(cache[shared])
+            continue
+        level = task_chance(
+            task, result.protocol, test_sets, scores, metrics=metrics, n_draws=n_draws, seed=seed, key=key,
+            spa_arithmetic=spa_arithmetic, all_metrics=all_metrics, always=always,
+        )  # fmt: skip
+        if cache is not None:
+            cache[shared] = level
+        levels.append(level)
+    average_draws = weighted_average(
+        [level.draws for level in levels], [t.task.value_range for t in result.tasks], result.protocol.weights
+    )
+    average = summarise("average", average_draws, levels[0].draw_metrics, result.metrics, result.average)
+    return ProtocolChance(tuple(levels), average, n_draws)

@@ -1,0 +1,135 @@
+"""Human scores as metrics where they score only part of a task's cells (:func:`partial_human_rows`).
+
+A human score entered as a metric (``human_metrics``; :func:`mtsig.studies.metrics_protocol.run_task`) joins a task
+when it scores every cell the task uses, and is then tested against every metric. WMT23's DA+SQM rates only part of
+what MQM rates in zh-en (three quarters of the segment-level cells): there it is compared on the cells it rates, with
+every metric's statistic recomputed on the same cells (the gold left out elsewhere; for SPA whole segments, since
+SPA needs every system rated on the same segments), without permutation tests: its value and its position among the
+metrics on those cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtsig.io.mtme import LevelScores, MtmeTestSet
+from mtsig.studies.metrics_protocol import (
+    ProtocolResult,
+    ScoreKey,
+    TaskResult,
+    file_level,
+    gold_of,
+    human_display,
+    run_task,
+    task_human_metrics,
+    task_systems,
+)
+
+
+@dataclass(frozen=True)
+class PartialHumanRow:
+    """A human score on the cells it rates of a task: its ``value``, its ``position`` (1 = best) among the task's
+    ``n_metrics`` metrics and itself recomputed on those cells, and the ``share`` of the task's cells it rates."""
+
+    task: str
+    metric: str
+    value: float
+    position: int
+    n_metrics: int
+    share: float
+
+
+def restricted_gold(
+    gold: LevelScores, other: LevelScores, systems: Sequence[str], whole_segments: bool
+) -> tuple[LevelScores, float]:
+    """``(gold', share)``: the gold with the cells of ``systems`` that ``other`` does not score left out (NaN; with
+    ``whole_segments``, every cell of a segment where one of them is missing), and the share of the gold's rated
+    cells of ``systems`` kept."""
+    values = gold.values.copy()
+    index = {name: row for row, name in enumerate(gold.systems)}
+    rows = [index[name] for name in systems]
+    theirs = np.full((len(systems), values.shape[1]), np.nan)
+    other_index = {name: row for row, name in enumerate(other.systems)}
+    for k, name in enumerate(systems):
+        if name in other_index:
+            theirs[k] = other.values[other_index[name]]
+    before = np.isfinite(values[rows])
+    keep = before & np.isfinite(theirs)
+    if whole_segments:
+        keep &= keep.all(axis=0, keepdims=True) | ~before.any(axis=0, keepdims=True)
+        keep &= before.all(axis=0, keepdims=True)
+    values[rows] = np.where(keep, values[rows], np.nan)
+    share = float(keep.sum() / max(before.sum(), 1))
+    return LevelScores(gold.systems, values, gold.path), share
+
+
+def partial_human_rows(
+    result: ProtocolResult,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    human_metrics: Sequence[str],
+    *,
+    spa_arithmetic: str = "exact",
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+    cache: dict[tuple, PartialHumanRow] | None = None,
+) -> list[PartialHumanRow]:
+    """For every task of one language pair and human score of ``human_metrics`` that the test set has there but that
+    did not join the task (it misses cells), its :class:`PartialHumanRow` (module docstring). ``cache``: rows of an
+    earlier protocol's same tasks."""
+    rows = []
+    for task_result in result.tasks:
+        task = task_result.task
+        if len(task.lps) != 1:
+            continue
+        (lp,) = task.lps
+        level = file_level(task)
+        gold = gold_of(task, result.protocol.info, lp)
+        present = task_human_metrics(test_sets[lp], level, human_metrics, gold)
+        for shown, name in present.items():
+            if shown in task_result.metrics:
+                continue
+            key = (task, name)
+            if cache is not None and key in cache:
+                rows.append(cache[key])
+                continue
+            row = _partial_row(task_result, result, test_sets, scores, name, gold, level, lp, spa_arithmetic,
+                               all_metrics, always)  # fmt: skip
+            if cache is not None:
+                cache[key] = row
+            rows.append(row)
+    return rows
+
+
+def _partial_row(
+    task_result: TaskResult,
+    result: ProtocolResult,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    name: str,
+    gold: str,
+    level: str,
+    lp: str,
+    spa_arithmetic: str,
+    all_metrics: bool,
+    always: frozenset[str],
+) -> PartialHumanRow:
+    task = task_result.task
+    gold_key = ScoreKey(lp, "human", gold, level)
+    systems = task_systems(test_sets[lp], result.protocol.info, task, scores[gold_key])
+    restricted, share = restricted_gold(
+        scores[gold_key], scores[ScoreKey(lp, "human", name, level)], systems, task.statistic == "spa"
+    )
+    narrowed = dict(scores)
+    narrowed[gold_key] = restricted
+    again = run_task(
+        task, result.protocol, test_sets, narrowed, n_resamples=0, spa_arithmetic=spa_arithmetic,
+        all_metrics=all_metrics, always=always, human_metrics=(name,),
+    )  # fmt: skip
+    shown = human_display(name)
+    index = again.metrics.index(shown)
+    position = list(again.order).index(index) + 1
+    return PartialHumanRow(task.label, shown, float(again.values[index]), position, len(again.metrics), share)

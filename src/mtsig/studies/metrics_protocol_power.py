@@ -1,0 +1,226 @@
+"""Power and stability of a metrics-task protocol's conclusions (:mod:`mtsig.stats.meta_power`; docs/statistics.md,
+"Power and stability").
+
+For chosen pairs of metrics in every task (each metric against the next in the task's ranking, and any pair named in
+the configuration), the power of the task's own permutation test on test sets of ``scale`` times the real number of
+units (items for a segment-level task, systems for a system-level one, drawn with replacement from the real ones),
+and the size that reaches the target power (80%); for every task, how often a re-drawn test set of the real size
+keeps the winner and cluster 1 (the stable ranking probability of Riley et al. 2024, for these two conclusions).
+The protocol must have run its permutation tests: their null draws give the decisions. Draws from
+``rng_for(seed, *key, "power" | "stability", <task label>)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtsig.errors import InputError
+from mtsig.io.mtme import LevelScores, MtmeTestSet
+from mtsig.stats import meta_power as mpw
+from mtsig.stats import task_bootstrap as tb
+from mtsig.stats.seeding import rng_for
+from mtsig.studies.metrics_protocol import ProtocolResult, ScoreKey, TaskResult
+from mtsig.studies.metrics_protocol_beyond import TaskResampler, task_resampler
+
+#: Test-set sizes as multiples of the real one: 1/8 to 1024 (the cost does not grow with the size).
+DEFAULT_SCALES = tuple(float(2.0**k) for k in range(-3, 11))
+
+
+@dataclass(frozen=True)
+class PairPower:
+    """One pair of a task: ``higher`` ranked above ``lower`` by ``delta``, the protocol's p-value; the ``power`` at
+    each of the study's scales, the scale reaching the target (``scale_target``; inf: beyond the largest) and that
+    size in units (``n_target``, of ``n_units`` real ones); ``chosen``: ``next`` (adjacent in the ranking) or
+    ``named`` (from the configuration)."""
+
+    task: str
+    higher: str
+    lower: str
+    delta: float
+    p_value: float
+    n_units: int
+    power: np.ndarray
+    scale_target: float
+    n_target: float
+    chosen: str
+
+
+@dataclass(frozen=True)
+class TaskStability:
+    """How often a re-drawn test set of the real size keeps the task's winner (``p_winner``) and its cluster 1 (the
+    same set of metrics, ``p_cluster``)."""
+
+    task: str
+    winner: str
+    p_winner: float
+    cluster: tuple[str, ...]
+    p_cluster: float
+    n_units: int
+    n_sets: int
+
+
+@dataclass(frozen=True)
+class ProtocolPower:
+    """Every chosen pair's :class:`PairPower` and every task's :class:`TaskStability` of one protocol."""
+
+    pairs: tuple[PairPower, ...]
+    stability: tuple[TaskStability, ...]
+    scales: tuple[float, ...]
+    target: float
+    alpha: float
+    n_sets: int
+    stability_sets: int
+
+
+def _nulls(result: TaskResult) -> dict[tuple[int, int], np.ndarray]:
+    """Sorted null differences ``stat(i') - stat(j')`` of every ordered pair (i, j) of the task's test."""
+    test = result.test
+    if test is None:
+        raise InputError(f"{result.task.label}: power needs the protocol's permutation tests (samples > 0)")
+    nulls = {}
+    for p, (a, b) in enumerate(zip(test.a, test.b, strict=True)):
+        draws = test.draws[:, p]
+        nulls[(int(a), int(b))] = mpw.sorted_null(draws)
+        nulls[(int(b), int(a))] = mpw.sorted_null(-draws)
+    return nulls
+
+
+def chosen_pairs(result: TaskResult, named: Sequence[tuple[str, str]]) -> list[tuple[int, int, str]]:
+    """``(higher, lower, chosen)`` metric indices: each metric of the ranking (human scores left out) against the
+    next, then each other ``named`` pair the task has, ordered by the task's ranking; ``chosen`` is ``named`` for a
+    pair of ``named`` (adjacent or not), ``next`` for the others."""
+    main = [m for m in result.order if result.metrics[m] not in result.human]
+    position = {m: k for k, m in enumerate(result.order)}
+    wanted = set()
+    for first, second in named:
+        if first in result.metrics and second in result.metrics and first != second:
+            a, b = result.metrics.index(first), result.metrics.index(second)
+            wanted.add((a, b) if position[a] < position[b] else (b, a))
+    pairs = [(main[k], main[k + 1]) for k in range(len(main) - 1)]
+    pairs += sorted(wanted - set(pairs), key=lambda pair: position[pair[0]])
+    return [(higher, lower, "named" if (higher, lower) in wanted else "next") for higher, lower in pairs]
+
+
+def _draws(resampler: TaskResampler, rng: np.random.Generator, scale: float, n_sets: int) -> np.ndarray:
+    counts = [tb.draw_counts_of_size(rng, n, max(1, round(scale * n)), n_sets) for n in resampler.n_units]
+    return resampler.statistic(counts)
+
+
+def task_power(
+    result: TaskResult,
+    resampler: TaskResampler,
+    named: Sequence[tuple[str, str]],
+    *,
+    scales: Sequence[float],
+    n_sets: int,
+    target: float,
+    alpha: float,
+    rng: np.random.Generator,
+) -> list[PairPower]:
+    """The :class:`PairPower` of every :func:`chosen_pairs` pair of one task."""
+    nulls = _nulls(result)
+    pairs = chosen_pairs(result, named)
+    power = np.zeros((len(scales), len(pairs)))
+    for k, scale in enumerate(scales):
+        values = _draws(resampler, rng, scale, n_sets)
+        for p, (higher, lower, _) in enumerate(pairs):
+            differences = values[:, higher] - values[:, lower]
+            power[k, p] = mpw.rejection_rate(nulls[(higher, lower)], differences, 1.0 / np.sqrt(scale), alpha)
+    n_units = int(sum(resampler.n_units))
+    significance_of = _pair_pvalues(result)
+    out = []
+    for p, (higher, lower, chosen) in enumerate(pairs):
+        reach = mpw.size_for_power(np.asarray(scales), power[:, p], target)
+        out.append(
+            PairPower(
+                result.task.label, result.metrics[higher], result.metrics[lower],
+                float(result.values[higher] - result.values[lower]), significance_of.get((higher, lower), np.nan),
+                n_units, power[:, p], reach, reach * n_units, chosen,
+            )
+        )  # fmt: skip
+    return out
+
+
+def _pair_pvalues(result: TaskResult) -> dict[tuple[int, int], float]:
+    """The protocol's p-value of each pair, keyed (higher, lower) in the task's ranking."""
+    test = result.test
+    out = {}
+    for p, (a, b) in enumerate(zip(test.a, test.b, strict=True)):
+        higher, lower = (int(a), int(b)) if test.higher[p] else (int(b), int(a))
+        out[(higher, lower)] = float(test.pvalue[p])
+    return out
+
+
+def task_stability(
+    result: TaskResult, resampler: TaskResampler, *, n_sets: int, alpha: float, rng: np.random.Generator
+) -> TaskStability:
+    """The :class:`TaskStability` of one task (human scores left out of the ranking)."""
+    nulls = _nulls(result)
+    main = np.array([m for m in range(len(result.metrics)) if result.metrics[m] not in result.human])
+    values = _draws(resampler, rng, 1.0, n_sets)[:, main]  # name order: ties by name
+    pvalue_of = np.ones((n_sets, main.size, main.size))
+    for i, mi in enumerate(main):
+        for j, mj in enumerate(main):
+            if i != j:
+                pvalue_of[:, j, i] = mpw.null_pvalues(nulls[(int(mj), int(mi))], values[:, j] - values[:, i])
+    winner, cluster = mpw.first_clusters(values, pvalue_of, alpha)
+    top = [m for m in result.order if result.metrics[m] not in result.human]
+    best = int(np.flatnonzero(main == top[0])[0])
+    real = np.isin(main, [m for m in top if result.ranks[m] == 1])
+    return TaskStability(
+        result.task.label,
+        result.metrics[top[0]],
+        float(np.mean(winner == best)),
+        tuple(result.metrics[m] for m in top if result.ranks[m] == 1),
+        float(np.mean((cluster == real[None, :]).all(axis=1))),
+        int(sum(resampler.n_units)),
+        n_sets,
+    )
+
+
+def protocol_power(
+    result: ProtocolResult,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    *,
+    named: Sequence[tuple[str, str]] = (),
+    scales: Sequence[float] = DEFAULT_SCALES,
+    n_sets: int = 200,
+    stability_sets: int = 1000,
+    target: float = 0.8,
+    alpha: float = 0.05,
+    seed: int = 0,
+    key: Sequence[object] = (),
+    spa_arithmetic: str = "exact",
+    all_metrics: bool = False,
+    always: frozenset[str] = frozenset(),
+    human_metrics: Sequence[str] = (),
+) -> ProtocolPower:
+    """Power of the chosen pairs and stability of every task of a protocol run with permutation tests (module
+    docstring)."""
+    if n_sets < 1 or stability_sets < 1:
+        raise InputError(f"power needs at least one re-drawn test set, got {n_sets} and {stability_sets}")
+    pairs, stability = [], []
+    for task in result.tasks:
+        resampler = task_resampler(
+            task, result.protocol, test_sets, scores, spa_arithmetic=spa_arithmetic, all_metrics=all_metrics,
+            always=always, human_metrics=human_metrics,
+        )  # fmt: skip
+        label = task.task.label
+        pairs += task_power(
+            task, resampler, named, scales=scales, n_sets=n_sets, target=target, alpha=alpha,
+            rng=rng_for(seed, *key, "power", label),
+        )  # fmt: skip
+        stability.append(
+            task_stability(
+                task,
+                resampler,
+                n_sets=stability_sets,
+                alpha=alpha,
+                rng=rng_for(seed, *key, "stability", label),
+            )
+        )
+    return ProtocolPower(tuple(pairs), tuple(stability), tuple(scales), target, alpha, n_sets, stability_sets)
