@@ -19,7 +19,7 @@ import yaml
 from mtsig.errors import InputError
 from mtsig.io.esa import read_esa
 from mtsig.pipeline import config as mtsig_config
-from mtsig.settings import HumanRanking, block_with_defaults
+from mtsig.settings import HumanRanking, as_block, build
 from mtsig.stats.system_ranking import PROCEDURES
 from mtsig.steps.human_ranking import human_ranking, human_ranking_table
 from mtsig.studies.human_ranking import disagreement_counts, rank_language_pairs
@@ -39,7 +39,7 @@ def configured() -> dict:
 
 
 def run_step(data_root: Path, out: Path, lps: list[str]) -> dict[str, Path]:
-    spec = block_with_defaults(HumanRanking, {**configured(), "lps": lps, "resamples": FEW})
+    spec = as_block(build(HumanRanking, {**configured(), "lps": lps, "resamples": FEW}))
     root = data_root / "wmt24-esa"
     paths = {name: out / f"{name}.tsv" for name in OUTPUTS}
     human_ranking(
@@ -198,7 +198,7 @@ def test_a_pair_without_ratings_and_missing_documents_are_errors(data_root: Path
         rank_language_pairs(ratings, ["en-hi"], ["wmt27"], experiment="x", seed=1)
     with pytest.raises(InputError, match="do not resample: wmt24"):
         rank_language_pairs(ratings, ["en-hi"], ["wmt24"], experiment="x", seed=1, resamples={"wmt24": 5})
-    spec = block_with_defaults(HumanRanking, {**configured(), "lps": ["en-cs", "en-hi"]})
+    spec = as_block(build(HumanRanking, {**configured(), "lps": ["en-cs", "en-hi"]}))
     root = data_root / "wmt24-esa"
     with pytest.raises(InputError, match="no documents file among the rule's inputs for en-hi"):
         human_ranking(

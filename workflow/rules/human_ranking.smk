@@ -36,7 +36,7 @@ rule human_ranking:
     params:
         spec=lambda wildcards: config["human_ranking"][wildcards.experiment],
         data_root=DATA_ROOT,
-        seed=config["resampling"]["seed"],
+        seed=SETTINGS.resampling.seed,
     script:
         "../scripts/step.py"
 

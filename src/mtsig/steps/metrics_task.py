@@ -122,12 +122,11 @@ def metrics_task(
     from mtsig.studies import metrics_task as study
 
     task = build(MetricsTask, spec, f"metrics_task.{experiment}")
-    options = study.TaskOptions.of(task)
     evaluations = study.evaluations(task)
     root = Path(data_root) / task.root
     rows, relative = read_metric_scores(root, metric_scores)
     human_tables = read_human_scores(root, task.human_system_scores, evaluations, human)
-    results = study.task_results(evaluations, rows, relative, human_tables, options)
+    results = study.task_results(evaluations, rows, relative, human_tables, task)
     log_evaluations(results)
     settings = {"study": experiment, "spec": dict(spec)}
     for frame, path in ((results.correlations, correlations), (results.williams, williams),
@@ -145,7 +144,7 @@ def metrics_task(
         rows_ = evaluation.tables["williams"]
         chosen = rows_.loc[(rows_["human"] == "z") & (rows_["systems"] == "all")]
         title = williams_heatmap_title(evaluation.name, len(evaluation.systems))
-        williams_heatmap(chosen, title, [Path(figures) / f"{evaluation.name}.png"], alpha=options.alpha)
+        williams_heatmap(chosen, title, [Path(figures) / f"{evaluation.name}.png"], alpha=task.alpha)
 
 
 def gold_outputs(
