@@ -139,14 +139,15 @@ def test_the_same_seed_gives_the_same_bytes(data_root: Path, en_hi: dict[str, Pa
 def test_the_page_and_its_calibration_hook(en_hi: dict[str, Path], tmp_path: Path) -> None:
     inputs = {name: en_hi[name] for name in ("ranking", "pvalues", "disagreement", "qc", "notes")}
     md, html = tmp_path / "page.md", tmp_path / "page.html"
-    human_ranking_table("wmt24-esa", configured(), md=md, html=html, **inputs)
+    human_ranking_table("wmt24-esa", configured()["description"], md=md, html=html, **inputs)
     page = md.read_text(encoding="utf-8")
+    assert page.startswith(f"# {configured()['description']}")
     assert "## en-hi: 11 systems" in page and "## Where the procedures disagree" in page
     assert "enghin7918 (p 0.078)" in page and "How often is each procedure wrong" not in page
     assert "<table" in html.read_text(encoding="utf-8")
     calibration = tmp_path / "calibration.tsv"
     calibration.write_text("procedure\tfalse_positive_rate\nwmt24\t0.125\n", encoding="utf-8")
-    human_ranking_table("wmt24-esa", configured(), md=md, html=html, calibration=[calibration], **inputs)
+    human_ranking_table("wmt24-esa", None, md=md, html=html, calibration=[calibration], **inputs)
     page = md.read_text(encoding="utf-8")
     assert "How often is each procedure wrong" in page and "| wmt24 | 0.125 |" in page
 

@@ -652,6 +652,17 @@ class MetricsTask:
     variants: Mapping[str, MetricsTaskVariant] = _readonly()
     description: str | None = None
 
+    #: The fields that make a study's DA golds (rule ``metrics_task_gold``'s params): the pairs, their files and
+    #: the gold's options.
+    GOLD_FIELDS: typing.ClassVar[tuple[str, ...]] = (
+        "root",
+        "pairs",
+        "human_system_scores",
+        "da_system_scores",
+        "human_segment_scores",
+        "gold",
+    )
+
 
 @dataclass(frozen=True)
 class ProtocolTests:

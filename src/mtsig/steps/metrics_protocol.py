@@ -83,14 +83,15 @@ def metrics_protocol(
     tex: str | Path,
     figures: str | Path,
 ) -> None:
-    """Every protocol of ``spec["protocols"]`` on the test set ``spec["root"]`` (mt-metrics-eval's layout):
+    """Every protocol of the experiment's settings (``spec``: its ``metrics_protocol.<name>`` block,
+    :class:`mtsig.settings.MetricsProtocol`) on its test set ``root`` (mt-metrics-eval's layout):
     ``tasks`` (each task's value, cluster and bootstrap interval per metric), ``average`` (the weighted average
     and its cluster), ``significance`` (the permutation tests' p-values; task 0 is the average), the Markdown,
     HTML and LaTeX tables and a heatmap per tested task under ``figures``; the chance levels (``chance``), the
     human scores entered as metrics on part of a task's cells (``human``), the power of the chosen pairs
     (``power``, ``power_curves``, a figure per protocol under ``figures``) and the stability of each task's winner
     and cluster 1 (``stability``); for the replicability study the
-    per-language-pair p-values of ``spec["replicability_tasks"]`` (``replication``); for the delta-agreement
+    per-language-pair p-values of its ``replicability_tasks`` (``replication``); for the delta-agreement
     study the MT systems' MQM and metric system scores (``system_scores``) and the MQM gold of every pair
     (``mqm_gold``, ``mqm_gold_conclusions`` at ``alphas``). Seeds: the permutation tests of protocol P from
     ``derive_seed(seed, experiment, P)``; the intervals of a task from ``rng_for(seed, experiment, "bootstrap",
