@@ -13,7 +13,7 @@ from mtsig.stats.system_ranking import PROCEDURES
 
 #: The score columns of a language pair's table: (label, the procedures whose score it is, first found used).
 SCORE_COLUMNS = (
-    ("Macro avg", ("wmt24", "stratified_permutation")),
+    ("Macro avg", ("wmt24", "stratified_permutation", "stratified_permutation_documents")),
     (
         "Mean",
         ("wmt25", "wmt26", "wmt26_paired", "wmt26_unpaired", "paired_bootstrap", "approximate_randomization"),
