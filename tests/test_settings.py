@@ -443,6 +443,11 @@ NOT_SETTINGS = {
     ("stats/system_ranking/procedures.py", "wilcoxon_z", "alpha"): "WMT20-22's level (their procedure)",
     ("stats/system_ranking/procedures.py", "paper_test", "alpha"): "the paper's level of its tests",
     ("stats/system_ranking/procedures.py", "stratified_permutation", "alpha"): "the procedure's own level",
+    (
+        "stats/system_ranking/procedures.py",
+        "stratified_permutation_documents",
+        "alpha",
+    ): "the procedure's own level",
     ("stats/system_ranking/procedures.py", "paper_test", "n_resamples"): "the procedure's own resamples",
     ("stats/system_ranking/procedures.py", "wmt26_decisions", "confidence"): "the WMT26 organisers' level",
     (

@@ -242,6 +242,7 @@ class HumanRankingCalibration:
         "bootstrap",
         "approximate_randomization",
         "stratified_permutation",
+        "stratified_permutation_documents",
     )
     exchange_units: tuple[str, ...] = ("item", "document")
     null_pairs: int = 300
@@ -741,6 +742,7 @@ class HumanRanking:
         "paired_bootstrap",
         "approximate_randomization",
         "stratified_permutation",
+        "stratified_permutation_documents",
     )
     resamples: Mapping[str, int] = _readonly()
     description: str | None = None
