@@ -31,7 +31,7 @@ from mtsig.io.system_scores import read_wmt_sys_scores
 from mtsig.io.wmt_da import read_wmt_da_sys_scores
 from mtsig.report import meta_evaluation as report
 from mtsig.settings import MetricsTask, build
-from mtsig.stats import meta_evaluation as me
+from mtsig.stats.meta_evaluation import system_level as me
 from mtsig.studies import metrics_task as study
 
 # The module's fixtures read and evaluate the WMT20 metrics task once: its tests go to one worker.

@@ -31,7 +31,7 @@ from mtsig.io.human import load_tidy
 from mtsig.io.mtme import read_mtme_docs, read_mtme_human_seg_scores
 from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import HumanSource, block_with_defaults, with_defaults
-from mtsig.stats.meta_evaluation import negative_correlation_pvalue, reversed_orientation
+from mtsig.stats.meta_evaluation.system_level import negative_correlation_pvalue, reversed_orientation
 from mtsig.steps.data import prepare_texts
 from mtsig.steps.evaluation import reversed_orientation_check
 from mtsig.steps.files import write_tsv

@@ -210,7 +210,7 @@ def test_schema_metrics_protocol_enums_are_the_protocol_registries() -> None:
     """The protocols, early-stopping rules and SPA arithmetics a metrics_protocol experiment may name are
     mtsig.studies.metrics_protocol's; its replicability tasks are the per-language-pair task kinds of those
     protocols (mtsig.studies.metrics_protocol_beyond.task_kind)."""
-    from mtsig.stats.soft_pairwise_accuracy import ARITHMETICS
+    from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import ARITHMETICS
     from mtsig.studies.metrics_protocol import EARLY_STOPPING, PROTOCOLS
     from mtsig.studies.metrics_protocol_beyond import task_kind
 

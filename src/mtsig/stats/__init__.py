@@ -6,7 +6,7 @@
 - :mod:`mtsig.stats.evaluation`: conclusions of the tests against the gold, accuracy (paper Tables 1-2),
   chi-square, agreement, multiple-testing corrections.
 - :mod:`mtsig.stats.human`: the gold standard from human judgments (paper Sec. 4).
-- :mod:`mtsig.stats.meta_evaluation`: system-level metric meta-evaluation: correlation with human scores, MAD
+- :mod:`mtsig.stats.meta_evaluation.system_level`: system-level metric meta-evaluation: correlation with human scores, MAD
   outlier systems, the Williams test and its winners (the WMT metrics tasks).
 - :mod:`mtsig.stats.seeding`: stable seeds, so results do not depend on cores or sharding.
 - :mod:`mtsig.stats.intervals`, :mod:`mtsig.stats.clusters`, :mod:`mtsig.stats.training_runs`: confidence

@@ -1,5 +1,6 @@
-"""More sources for the permutation tests between metrics (:func:`mtsig.stats.metric_permutation.permutation_test`):
-grouped correlations, PDP, Kendall variants and re-calibrated acc-t, by swapping scores or pair outcomes.
+"""More sources for the permutation tests between metrics
+(:func:`mtsig.stats.meta_evaluation.metric_permutation.permutation_test`): grouped correlations, PDP, Kendall variants
+and re-calibrated acc-t, by swapping scores or pair outcomes.
 
 mt-metrics-eval tests any statistic by swapping the two metrics' z-scored scores cell by cell
 (``stats.PermutationSigDiff``; Deutsch, Dror & Roth 2021, Sec. 4.1, PERM-BOTH), and Kendall variants also by swapping
@@ -16,7 +17,7 @@ metrics), with mt-metrics-eval's units in mt-metrics-eval's order, so that its o
   vectors).
 * :class:`PdpSwaps`: Pairwise Difference Pearson (DiIanni & Deutsch 2025) from sums that are linear in the
   mask but one, so that a pair costs ``[resamples, groups]`` operations (a compiled loop,
-  :mod:`mtsig.stats.pdp_compiled`): ``u_k = n_g h_k - Σ_g h`` (centred human) and ``T_g(m) = Σ_{k∈g} w_k
+  :mod:`mtsig.stats.meta_evaluation.pdp_compiled`): ``u_k = n_g h_k - Σ_g h`` (centred human) and ``T_g(m) = Σ_{k∈g} w_k
   z_m,k``, ``Σ dh dm = Σ_k u_k a'_k``, ``Σ dm² = Σ_k n_g a'_k² - Σ_g (Σ_{k∈g} a'_k)²`` with ``Σ_{k∈g} a'_k =
   Σ_{k∈g} z_a,k + T_g(b) - T_g(a)``.
 * :class:`PairOutcomeSwaps`: Kendall's b, tau_23 and acc_23 at fixed metric tie thresholds with each pair's outcome
@@ -34,9 +35,14 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.runtime.portable import WeightedSums
-from mtsig.stats.grouped_correlation import NAN_GROUPS, _centred, as_groups
-from mtsig.stats.metric_permutation import standardise
-from mtsig.stats.tie_calibration import calibrate_ties_many, good_pairs, group_pairs, pair_differences
+from mtsig.stats.meta_evaluation.grouped_correlation import NAN_GROUPS, _centred, as_groups
+from mtsig.stats.meta_evaluation.metric_permutation import standardise
+from mtsig.stats.meta_evaluation.tie_calibration import (
+    calibrate_ties_many,
+    good_pairs,
+    group_pairs,
+    pair_differences,
+)
 
 #: Hybrid cells held at once by :class:`ScoreSwaps` (resamples x pairs x S x N, twice).
 HYBRID_CELLS = 2_000_000
@@ -72,7 +78,7 @@ def mtme_pair_masks(seed: int, cells_per_group: Sequence[int]) -> Callable[[int,
     """The swap masks of ``PairwisePermutationSigDiff`` after ``numpy.random.seed(seed)``: each resample draws, group
     by group, ``w1 = np.triu(np.random.binomial(1, 0.5, (n, n)))`` (n the group's cells with a human score) and the
     pair (i, j), i < j, keeps metric 1's outcome where ``w1[i, j] = 1``; the masks are over the pairs in group order
-    and ``np.triu_indices`` order (:func:`mtsig.stats.tie_calibration.group_pairs`)."""
+    and ``np.triu_indices`` order (:func:`mtsig.stats.meta_evaluation.tie_calibration.group_pairs`)."""
     sizes = [int(n) for n in cells_per_group if n > 0]  # a group without a rated cell draws nothing
     offsets = np.concatenate([[0], np.cumsum([n * n for n in sizes])]).astype(np.int64)
     columns = np.concatenate(
@@ -117,7 +123,7 @@ class ScoreSwaps:
     cells with a human score, in ``grouping``'s order) or ``all`` (every cell, system-major); each metric is z-scored
     over its units (population sd, ``scipy.stats.zscore``). ``scale``: the statistic's values are numerators over a
     common denominator ``1/scale`` (exact integers compare exactly: tie calibration's
-    :attr:`~mtsig.stats.tie_calibration.TieCalibrations.numerators`)."""
+    :attr:`~mtsig.stats.meta_evaluation.tie_calibration.TieCalibrations.numerators`)."""
 
     def __init__(
         self,
@@ -225,7 +231,10 @@ class PdpSwaps:
         position_of[used] = np.arange(used.size)
         w = np.zeros((size, *self.valid.shape), dtype=bool)
         w[:, self.groups, self.positions] = masks
-        from mtsig.stats.pdp_compiled import hybrid_squares, masked_group_sums  # numba: only when tested
+        from mtsig.stats.meta_evaluation.pdp_compiled import (  # numba: only when tested
+            hybrid_squares,
+            masked_group_sums,
+        )
 
         masked = masked_group_sums(w, self.zg, used)  # T_g(m), [B, G, used]
         squares = hybrid_squares(masked, self.group_sums, position_of, a, b)  # [B, P, 2]
