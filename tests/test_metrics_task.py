@@ -236,10 +236,10 @@ def golds(tmp_path_factory, data_root: Path, spec: dict) -> Path:
 def test_ja_en_gold_is_byte_identical_to_the_wmt20_ja_en_experiments(golds, data_root, repo_root, tmp_path):
     """The experiment's human_gold step calls load_judgments and build_gold with config/wmt20-ja-en.yaml (993
     segments, its 10 systems) and writes with write_tsv: the same calls here, the same bytes."""
+    from mtsig.io.judgments import judgments_source, load_judgments
     from mtsig.settings import HumanGold, HumanSource, QualityControl, with_defaults
     from mtsig.stats.human import build_gold
     from mtsig.steps.files import write_tsv
-    from mtsig.steps.human import judgments_source, load_judgments
 
     experiment = yaml.safe_load((repo_root / "config" / "wmt20-ja-en.yaml").read_text())["experiments"][
         "wmt20-ja-en"

@@ -224,8 +224,8 @@ def test_schema_metrics_protocol_enums_are_the_protocol_registries() -> None:
 
 
 def test_schema_human_formats_are_the_readers() -> None:
-    """Every ``human.format`` the schema admits has a reader (mtsig.steps.human.JUDGMENT_READERS), and only those."""
-    from mtsig.steps.human import JUDGMENT_READERS
+    """Every ``human.format`` the schema admits has a reader (mtsig.io.judgments.JUDGMENT_READERS), and only those."""
+    from mtsig.io.judgments import JUDGMENT_READERS
 
     human = SCHEMA["$defs"]["experiment"]["properties"]["human"]["properties"]
     assert sorted(human["format"]["enum"]) == sorted(JUDGMENT_READERS)
