@@ -13,7 +13,8 @@ so a new command in a README cannot go untested):
 
 - ``snakemake ...``: run as printed with ``-n`` added (a dry run; the full pipeline takes minutes); it must build
   its DAG and exit 0. The sharding command must plan 16 ``resample_tests`` jobs per (experiment, metric).
-  ``snakemake --unlock ...`` runs as printed and must exit 0.
+  ``snakemake --unlock ...`` runs as printed and must exit 0. Lines that differ only in ``--cores``/``-j``, ``-q``
+  or ``-n`` are one dry run (the default run is printed with several of them) and run once per environment.
 - ``mtsig compare ...``, ``mtsig power ...``: run in full, on the files it names made from WMT12 es-en
   (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
   it must exit 0 and print a result for every pair. The first README command of each sub-command (``compare``,
@@ -275,13 +276,32 @@ def _in_process(words: list[str], env: dict[str, str], workdir: Path) -> subproc
         return run_mtsig(*words, cwd=workdir)
 
 
+#: Options that change nothing a dry run (or an unlock) checks: how many jobs run at once and how much is printed.
+_SCHEDULING_OPTIONS = {"--cores": 1, "-c": 1, "--jobs": 1, "-j": 1, "-q": 0, "--quiet": 0, "-n": 0, "--dry-run": 0}
+
+
+def _dry_run_key(args: list[str]) -> tuple[str, ...]:
+    """``args`` without :data:`_SCHEDULING_OPTIONS` (and their values): the README prints the default run as
+    ``snakemake --cores 8``, ``--cores 2``, ``--cores 2 -q``, ``-n``... on several pages, which are one dry run."""
+    kept, skip = [], 0
+    for word in args:
+        if skip:
+            skip -= 1
+        elif word in _SCHEDULING_OPTIONS:
+            skip = _SCHEDULING_OPTIONS[word]
+        else:
+            kept.append(word)
+    return tuple(kept)
+
+
 def _run_snakemake(words: list[str], env: dict[str, str], clone: Path, command: Command) -> str:
     if "--unlock" in words:  # run as printed: it only removes a lock Snakemake left in the folder
-        done = _run([sys.executable, "-m", *words], clone, env)
+        args = [sys.executable, "-m", *words]
+        done = _run_once(args, clone, env, key=("unlock", *_dry_run_key(args)))
         assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
         return done.stdout + done.stderr
     args = [sys.executable, "-m", *words, "-n"]
-    done = _run_once(args, clone, env, key=tuple(args))
+    done = _run_once(args, clone, env, key=_dry_run_key(args))
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"{command}\n{output[-4000:]}"
     assert "Building DAG of jobs" in output, output[-2000:]
