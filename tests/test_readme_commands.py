@@ -278,7 +278,16 @@ def _in_process(words: list[str], env: dict[str, str], workdir: Path) -> subproc
 
 
 #: Options that change nothing a dry run (or an unlock) checks: how many jobs run at once and how much is printed.
-_SCHEDULING_OPTIONS = {"--cores": 1, "-c": 1, "--jobs": 1, "-j": 1, "-q": 0, "--quiet": 0, "-n": 0, "--dry-run": 0}
+_SCHEDULING_OPTIONS = {
+    "--cores": 1,
+    "-c": 1,
+    "--jobs": 1,
+    "-j": 1,
+    "-q": 0,
+    "--quiet": 0,
+    "-n": 0,
+    "--dry-run": 0,
+}
 
 
 def _dry_run_key(args: list[str]) -> tuple[str, ...]:
