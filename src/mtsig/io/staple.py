@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mtsig.errors import InputError
-from mtsig.io.text import decode_utf8_line
+from mtsig.io.text import decode_utf8_line, finite_number
 
 FIELD_SEPARATOR = "|"
 
@@ -199,12 +199,7 @@ def read_scored_nbest(path: str | Path) -> dict[str, NBestList]:
         )
         if not prompt_id or not text:
             raise InputError(f"empty prompt id or translation in {line!r}", path, number)
-        try:
-            score = float(score_field)
-        except ValueError:
-            raise InputError(f"score {score_field.strip()!r} is not a number", path, number) from None
-        if not math.isfinite(score):
-            raise InputError(f"score {score_field.strip()!r} is not finite", path, number)
+        score = finite_number(score_field.strip(), "score", path, number)
         if text in seen.setdefault(prompt_id, set()):
             raise InputError(f"translation {text!r} listed twice for prompt {prompt_id!r}", path, number)
         seen[prompt_id].add(text)

@@ -55,12 +55,11 @@ PAIR_CHUNK = 32
 # ------------------------------------------------------------------------------------------------ mt-metrics-eval's draws
 
 
-def mtme_cell_masks(seed: int, n_units: int) -> Callable[[int, int], np.ndarray]:
-    """The swap masks of ``PermutationSigDiff`` after ``numpy.random.seed(seed)``, block after block: resample i
-    draws ``w1 = np.random.binomial(1, 0.5, n)`` (one uniform each, ``w1 = U > 0.5``, numpy's legacy inversion
-    sampler), and metric 1's hybrid keeps its own score where ``w1 = 1``, so the swap mask is ``U <= 0.5``. The
-    returned ``draw(block, size)`` must be called for blocks 0, 1, 2, ... in turn."""
-    state = np.random.RandomState(seed)
+def _uniforms_in_order(
+    state: np.random.RandomState, width: int, mask: Callable[[np.ndarray], np.ndarray]
+) -> Callable[[int, int], np.ndarray]:
+    """``draw(block, size)``: ``mask`` of the next ``[size, width]`` uniforms of ``state``, mt-metrics-eval's
+    sampler drawing one resample after another, so blocks must come as 0, 1, 2, ..."""
     expected = [0]
 
     def draw(block: int, size: int) -> np.ndarray:
@@ -69,9 +68,17 @@ def mtme_cell_masks(seed: int, n_units: int) -> Callable[[int, int], np.ndarray]
                 f"mt-metrics-eval's draws come in order: block {expected[0]} expected, got {block}"
             )
         expected[0] += 1
-        return state.random_sample((size, n_units)) <= 0.5
+        return mask(state.random_sample((size, width)))
 
     return draw
+
+
+def mtme_cell_masks(seed: int, n_units: int) -> Callable[[int, int], np.ndarray]:
+    """The swap masks of ``PermutationSigDiff`` after ``numpy.random.seed(seed)``, block after block: resample i
+    draws ``w1 = np.random.binomial(1, 0.5, n)`` (one uniform each, ``w1 = U > 0.5``, numpy's legacy inversion
+    sampler), and metric 1's hybrid keeps its own score where ``w1 = 1``, so the swap mask is ``U <= 0.5``. The
+    returned ``draw(block, size)`` must be called for blocks 0, 1, 2, ... in turn."""
+    return _uniforms_in_order(np.random.RandomState(seed), n_units, lambda uniforms: uniforms <= 0.5)
 
 
 def mtme_pair_masks(seed: int, cells_per_group: Sequence[int]) -> Callable[[int, int], np.ndarray]:
@@ -88,18 +95,9 @@ def mtme_pair_masks(seed: int, cells_per_group: Sequence[int]) -> Callable[[int,
             for i, j in [np.triu_indices(n, k=1)]
         ]
     ).astype(np.int64)
-    state = np.random.RandomState(seed)
-    expected = [0]
-
-    def draw(block: int, size: int) -> np.ndarray:
-        if block != expected[0]:
-            raise InputError(
-                f"mt-metrics-eval's draws come in order: block {expected[0]} expected, got {block}"
-            )
-        expected[0] += 1
-        return state.random_sample((size, int(offsets[-1])))[:, columns] <= 0.5
-
-    return draw
+    return _uniforms_in_order(
+        np.random.RandomState(seed), int(offsets[-1]), lambda uniforms: uniforms[:, columns] <= 0.5
+    )
 
 
 def rated_cells(human: np.ndarray, grouping: str) -> tuple[np.ndarray, np.ndarray]:
