@@ -18,10 +18,12 @@ so a new command in a README cannot go untested):
 - ``mtsig compare ...``, ``mtsig power ...``: run in full, on the files it names made from WMT12 es-en
   (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
   it must exit 0 and print a result for every pair. The first README command of each sub-command (``compare``,
-  ``power``, ``metrics``) runs through bash in a fresh interpreter (the console script); the later ones in this
-  process (``tests/cli_runner.py``, the reader's environment set), on the words bash expands the line to (variables,
-  globs, quotes) and with stdout written where its ``>`` points: the same command, as printed, without 1.5-2.5
-  CPU s of imports. A line printed twice (README.md and docs/cli.md) with the same folder and environment runs once.
+  ``power``, ``metrics``) runs through bash in a fresh interpreter (the console script); the later ones are
+  checked by the sub-command's own parser on the words bash expands the line to (variables, globs, quotes), and
+  run in full by the slow suite (``test_readme_computing_command_runs_in_full``, about a minute of CPU), in this
+  process (``tests/cli_runner.py``, the reader's environment set), with stdout written where its ``>`` points: the
+  same command, as printed, without 1.5-2.5 CPU s of imports. A line printed twice (README.md and docs/cli.md)
+  with the same folder and environment runs once.
 - ``mtsig metrics ...``: run in full on the real WMT20 files it names; it must
   exit 0 and print the Williams winners and PERM-BOTH p-values; with ``--mtme`` (the WMT23 folder) the protocol's
   table and its signature.
@@ -249,17 +251,27 @@ FIRST_OF_EACH_SUBCOMMAND = _first_of_each_subcommand()
 
 
 def _run_computing(
-    line: str, env: dict[str, str], workdir: Path, command: Command, timeout: float
-) -> subprocess.CompletedProcess[str]:
+    line: str, env: dict[str, str], workdir: Path, command: Command, timeout: float, full: bool
+) -> subprocess.CompletedProcess[str] | None:
     """``mtsig ...`` (a ``compare``, ``power`` or ``metrics`` line): through bash and the console script if it is
-    the README's first command of its sub-command, else in this process on bash's expansion of it (the module
-    docstring); a ``> FILE`` redirect gets stdout either way."""
+    the README's first command of its sub-command; else, with ``full``, in this process on bash's expansion of it
+    (the module docstring), and without, only parsed by the sub-command's own parser (None: nothing ran); a ``>
+    FILE`` redirect gets stdout either way."""
     if command.text in FIRST_OF_EACH_SUBCOMMAND:
         # README.md and docs/cli.md print the same example: it runs once (the same line, folder and environment)
         return _run_once(["bash", "-c", line], workdir, env, key=("bash", line), timeout=timeout)
     scratch = workdir / ".argv"
     scratch.mkdir(exist_ok=True)
-    done = _in_process(_mtsig_words(line, workdir, env, scratch), env, workdir)
+    words = _mtsig_words(line, workdir, env, scratch)
+    if not full:
+        from mtsig.cli import build_parser
+
+        try:
+            build_parser().parse_args(words)
+        except SystemExit as stop:
+            pytest.fail(f"{command}: the parser of mtsig {words[0]} refuses it (exit {stop.code})")
+        return None
+    done = _in_process(words, env, workdir)
     redirect = re.search(r">\s*(\S+)", line)
     if redirect:
         (workdir / redirect.group(1)).write_text(done.stdout)
@@ -323,12 +335,16 @@ def _run_snakemake(words: list[str], env: dict[str, str], clone: Path, command: 
     return output
 
 
-def _run_mtsig(line: str, env: dict[str, str], workdir: Path, data_root: Path, command: Command) -> None:
+def _run_mtsig(
+    line: str, env: dict[str, str], workdir: Path, data_root: Path, command: Command, full: bool
+) -> None:
     for name, relative in WMT12.items():
         target = workdir / name
         if not target.exists():
             target.symlink_to(data_root / relative)
-    done = _run_computing(line, env, workdir, command, timeout=900)
+    done = _run_computing(line, env, workdir, command, timeout=900, full=full)
+    if done is None:
+        return
     assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr
     redirect = re.search(r">\s*(\S+)", line)
@@ -342,12 +358,14 @@ def _run_mtsig(line: str, env: dict[str, str], workdir: Path, data_root: Path, c
                 ), f"{command}: no result for {x} vs {y}\n{output[:2000]}"
 
 
-def _run_metrics(line: str, env: dict[str, str], workdir: Path, command: Command) -> None:
+def _run_metrics(line: str, env: dict[str, str], workdir: Path, command: Command, full: bool) -> None:
     """``mtsig metrics``: run in full (bash expands the glob) on the real WMT20 files it names; it must exit 0 and
     print (or write, after ``>``) the Williams winners and a PERM-BOTH result (tests/test_cli_metrics.py checks the
     numbers). With ``--mtme`` (a metrics task's protocol on the WMT23 folder): the table and its signature
     (tests/test_metrics_protocol.py checks the numbers)."""
-    done = _run_computing(line, env, workdir, command, timeout=300)
+    done = _run_computing(line, env, workdir, command, timeout=300, full=full)
+    if done is None:
+        return
     assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr
     redirect = re.search(r">\s*(\S+)", line)
@@ -459,8 +477,10 @@ def _run_block(
     data_root: Path,
     clone: Path,
     shell: tuple[dict[str, str], dict[str, str]] = ({}, {}),
+    full: bool = False,
 ) -> None:
-    """Run a block's commands in order in ``clone``, from the shell state ``shell`` (exported, plain variables)."""
+    """Run a block's commands in order in ``clone``, from the shell state ``shell`` (exported, plain variables);
+    ``full``: every computing command in full (else only the first of each sub-command, the others parsed)."""
     exported, local = dict(shell[0]), dict(shell[1])
     for command in commands:
         for part in _strip_comment(command.text).split("&&"):
@@ -480,9 +500,9 @@ def _run_block(
             elif words[0] == "mtsig":  # run by bash, which expands the shell's plain variables too
                 shell_env = _env(clone, {**exported, **local, **prefix})
                 if words[1] == "metrics":
-                    _run_metrics(part, shell_env, clone, command)
+                    _run_metrics(part, shell_env, clone, command, full)
                 else:
-                    _run_mtsig(part, shell_env, clone, data_root, command)
+                    _run_mtsig(part, shell_env, clone, data_root, command, full)
             elif words[:3] == ["python", "-m", "pytest"]:
                 _run_pytest(words, env, clone, command)
             elif words[0] == "python" and words[1].startswith("benchmarks/"):
@@ -544,6 +564,27 @@ def test_readme_command_runs_as_printed(block: list[Command], data_root: Path, r
         REPO / ".git",
     }
     assert not changed, f"written in the repository: {sorted(map(str, changed))}"
+
+
+def _runs_more_in_full(block: list[Command]) -> bool:
+    """Whether a block has a computing command that is not the first of its sub-command (parsed only by the test
+    above, run in full by the slow one below)."""
+    return _computes(block) and any(c.text not in FIRST_OF_EACH_SUBCOMMAND for c in block)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "block",
+    [
+        pytest.param(block, id=f"{block[0].readme}:{block[0].text[:50]}")
+        for block in _blocks()
+        if _runs_more_in_full(block)
+    ],
+)
+def test_readme_computing_command_runs_in_full(
+    block: list[Command], data_root: Path, reader_clone: Path
+) -> None:
+    _run_block(block, data_root, reader_clone, _shell_before(block), full=True)
 
 
 def test_a_reader_keeps_what_earlier_blocks_exported() -> None:
