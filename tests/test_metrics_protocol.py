@@ -1,5 +1,6 @@
-"""The WMT23/WMT24 metrics-task protocol (mtsig.studies.metrics_protocol, mtsig.stats.meta_evaluation.pooled_accuracy, ``mtsig
-metrics --mtme``) on the real WMT23 MQM data and on hand cases.
+"""The WMT23/WMT24 metrics-task protocol (mtsig.studies.metrics_protocol,
+mtsig.stats.meta_evaluation.pooled_accuracy, ``mtsig metrics --mtme``) on the real WMT23 MQM data and on hand
+cases.
 
 Oracles: google-research/mt-metrics-eval at commit 68a481a (2026-04-23) run on the same files
 ($MTSIG_DATA/wmt23) by ``benchmarks/bench_wmt23_protocol.py values``: ``tasks.WMT23(k=0)`` and

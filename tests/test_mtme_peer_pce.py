@@ -1,7 +1,7 @@
 """google-research/mt-metrics-eval's unit test of soft pairwise accuracy's permutation p-values
 (``mt_metrics_eval/pce_test.py`` at commit 68a481a, one test), ported to mtsig's functions
-(:mod:`mtsig.stats.meta_evaluation.soft_pairwise_accuracy`). Its input is ``np.random.rand(10, 100)``: here the same shape from a
-seeded generator."""
+(:mod:`mtsig.stats.meta_evaluation.soft_pairwise_accuracy`). Its input is ``np.random.rand(10, 100)``: here
+the same shape from a seeded generator."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""Tests of the RankEval measures (mtsig.stats.ranking_measures.rankeval, mtsig.stats.ranking_measures.tau_bootstrap), the study
-(mtsig.studies.rankeval) and sacrebleu's sentence BLEU (mtsig.metrics.bleu) against independent oracles: hand
-arithmetic, SciPy, sacrebleu, literal loop transcriptions of Avramidis (2013)'s equations / Algorithm 1 and of the
-RankEval tool's pair loop, and simulation with known truth."""
+"""Tests of the RankEval measures (mtsig.stats.ranking_measures.rankeval,
+mtsig.stats.ranking_measures.tau_bootstrap), the study (mtsig.studies.rankeval) and sacrebleu's sentence BLEU
+(mtsig.metrics.bleu) against independent oracles: hand arithmetic, SciPy, sacrebleu, literal loop
+transcriptions of Avramidis (2013)'s equations / Algorithm 1 and of the RankEval tool's pair loop, and
+simulation with known truth."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""mt-metrics-eval's other statistics and their permutation tests (mtsig.stats.meta_evaluation.score_permutation, pdp_compiled,
-correlation_pvalues, item_sampling, tie_calibration.calibrate_ties_many) against independent computations: scipy,
-loops over the resamples written here from the definitions (docs/statistics.md, "mt-metrics-eval's other
-statistics"), brute force over every threshold, and hand counts. mt-metrics-eval itself is the oracle of
-tests/test_mtme_peer_stats.py and benchmarks/bench_mtme_stats.py."""
+"""mt-metrics-eval's other statistics and their permutation tests
+(mtsig.stats.meta_evaluation.score_permutation, pdp_compiled, correlation_pvalues, item_sampling,
+tie_calibration.calibrate_ties_many) against independent computations: scipy, loops over the resamples written
+here from the definitions (docs/statistics.md, "mt-metrics-eval's other statistics"), brute force over every
+threshold, and hand counts. mt-metrics-eval itself is the oracle of tests/test_mtme_peer_stats.py and
+benchmarks/bench_mtme_stats.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Bootstrap intervals of the metrics-task statistics (mtsig.stats.meta_evaluation.task_bootstrap, and the task-level wiring of
-mtsig.studies.metrics_protocol_beyond.task_draws on the real WMT23 en-de data).
+"""Bootstrap intervals of the metrics-task statistics (mtsig.stats.meta_evaluation.task_bootstrap, and the
+task-level wiring of mtsig.studies.metrics_protocol_beyond.task_draws on the real WMT23 en-de data).
 
 Oracles: a plain loop over the same draws that materialises each resampled test set (the drawn items' or systems'
 cells repeated as often as they were drawn) and computes the statistic on it with an independent path (numpy's

@@ -202,9 +202,10 @@ def add_conclusion_arguments(compare: argparse.ArgumentParser) -> None:
 
 def calibration(path: Path | None) -> Callable[[str, float], float | str] | None:
     """``--calibration FILE``: the delta-agreement summary of a run (``results/delta_agreement/summary.tsv``,
-    :mod:`mtsig.stats.meta_evaluation.delta_agreement`) as (metric, |delta|) -> the estimated share of such pairs on which humans
-    agree with the metric's direction, or the status of a fit the table flags (``decreasing``, ``undetermined``)
-    instead of a number; a metric is looked up by its name, else case-insensitively."""
+    :mod:`mtsig.stats.meta_evaluation.delta_agreement`) as (metric, |delta|) -> the estimated share of such
+    pairs on which humans agree with the metric's direction, or the status of a fit the table flags
+    (``decreasing``, ``undetermined``) instead of a number; a metric is looked up by its name, else
+    case-insensitively."""
     if path is None:
         return None
     import csv

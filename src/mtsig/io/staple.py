@@ -12,7 +12,8 @@ Three formats are read, each strictly, with an :class:`~mtsig.errors.InputError`
   (typically log-probabilities); each prompt's list is ranked by score, ties keeping file order.
 
 Text is kept exactly as written (apart from the line break); matching normalisation belongs to
-:mod:`mtsig.stats.ranking_measures.nbest` (``normalize_staple``), as in the official scorer, so that BLEU can still see the raw text.
+:mod:`mtsig.stats.ranking_measures.nbest` (``normalize_staple``), as in the official scorer, so that BLEU can
+still see the raw text.
 """
 
 from __future__ import annotations

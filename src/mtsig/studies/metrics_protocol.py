@@ -27,8 +27,9 @@ competing, each language pair's own gold (MQM for en-ko and ja-zh, ESA for the o
 
 Beyond mt-metrics-eval's task sets, a task may compute any of its other statistics (PDP, micro averages, the WMT20
 Kendall-like tau, Kendall's variants with a tie threshold, on a sample of the items) and test it by swapping scores
-or pair outcomes (:mod:`mtsig.stats.meta_evaluation.score_permutation`); a protocol's ``extras`` are tasks reported beside its own
-and left out of the average (the WMT23 protocol's: PDP grouped by item, DiIanni & Deutsch 2025).
+or pair outcomes (:mod:`mtsig.stats.meta_evaluation.score_permutation`); a protocol's ``extras`` are tasks
+reported beside its own and left out of the average (the WMT23 protocol's: PDP grouped by item, DiIanni &
+Deutsch 2025).
 """
 
 from __future__ import annotations
@@ -667,8 +668,9 @@ def document_sizes(test_set: MtmeTestSet) -> list[int]:
 
 
 def sampled_items(task: Task, test_set: MtmeTestSet) -> np.ndarray:
-    """The items of a task's sample (:func:`mtsig.stats.meta_evaluation.item_sampling.item_sample`; ``stratify``: over the
-    documents), from ``numpy.random.default_rng(task.sample_seed)``, as ``GetCorrelations`` draws them."""
+    """The items of a task's sample (:func:`mtsig.stats.meta_evaluation.item_sampling.item_sample`;
+    ``stratify``: over the documents), from ``numpy.random.default_rng(task.sample_seed)``, as
+    ``GetCorrelations`` draws them."""
     bins = document_sizes(test_set) if task.sample_method == "stratify" else None
     return item_sample(
         test_set.n_segments,
@@ -873,9 +875,9 @@ def run_protocol(
     ``n_resamples``: resamples of every permutation test (0: values and rankings only, as mt-metrics-eval's
     ``k=0``, and the clusters are then the ranks). ``seed``: draws (:mod:`mtsig.stats.seeding`);
     ``early_stopping``: ``mtme`` (mt-metrics-eval's defaults) or ``none``; ``spa_arithmetic``: ``exact`` or
-    ``float32`` (:mod:`mtsig.stats.meta_evaluation.soft_pairwise_accuracy`); ``all_metrics``: the non-primary metrics too;
-    ``always``: metric names kept and shown as primary (a user's own); ``human_metrics``: human scores entered as
-    metrics (:func:`run_task`), not in the average.
+    ``float32`` (:mod:`mtsig.stats.meta_evaluation.soft_pairwise_accuracy`); ``all_metrics``: the non-primary
+    metrics too; ``always``: metric names kept and shown as primary (a user's own); ``human_metrics``: human
+    scores entered as metrics (:func:`run_task`), not in the average.
     """
     if n_resamples < 0:
         raise InputError(f"the number of resamples must be >= 0, got {n_resamples}")

@@ -284,10 +284,11 @@ def mqm_system_gold(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(gold, conclusions)`` of the MT systems of one language pair from their MQM segment scores
     ``human[S, N]`` (NaN = not rated; every system rated on the same segments): for every ordered pair (X, Y) the
-    one-sided p-value of "X better than Y" of pce.py's paired permutation test (:func:`mtsig.stats.
-    meta_evaluation.soft_pairwise_accuracy.permutation_counts`: the share of its 1000 sign flips whose null difference reaches the
-    observed one), as an experiment's ``gold.tsv`` (``sys_x, sys_y, criterion, p_value``, criterion ``mqm``), and
-    the three-way conclusions at each of ``alphas`` (:func:`mtsig.stats.human.gold_conclusions`)."""
+    one-sided p-value of "X better than Y" of pce.py's paired permutation test
+    (:func:`mtsig.stats.meta_evaluation.soft_pairwise_accuracy.permutation_counts`: the share of its 1000 sign
+    flips whose null difference reaches the observed one), as an experiment's ``gold.tsv`` (``sys_x, sys_y,
+    criterion, p_value``, criterion ``mqm``), and the three-way conclusions at each of ``alphas``
+    (:func:`mtsig.stats.human.gold_conclusions`)."""
     rated = rated_segments(human, "MQM gold")
     flips = pce_flips(int(rated.sum()))
     first, second = np.triu_indices(len(systems), k=1)

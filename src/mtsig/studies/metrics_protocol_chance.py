@@ -1,6 +1,6 @@
 """Chance levels of a metrics-task protocol: what each task's statistic, and the weighted average, give a metric that
-knows nothing, and each metric's p-value of being above that (:mod:`mtsig.stats.meta_evaluation.chance`; docs/statistics.md,
-"Chance levels").
+knows nothing, and each metric's p-value of being above that (:mod:`mtsig.stats.meta_evaluation.chance`;
+docs/statistics.md, "Chance levels").
 
 A task's chance distribution is its statistic for a metric of the table drawn in turn (draw b: the ``b mod M``-th
 of the ``M`` metrics every task has) with that metric's scores permuted within the statistic's groups: the rated

@@ -1,5 +1,5 @@
-"""Power and stability of a metrics-task protocol's conclusions (:mod:`mtsig.stats.meta_evaluation.power`; docs/statistics.md,
-"Power and stability").
+"""Power and stability of a metrics-task protocol's conclusions (:mod:`mtsig.stats.meta_evaluation.power`;
+docs/statistics.md, "Power and stability").
 
 For chosen pairs of metrics in every task (each metric against the next in the task's ranking, and any pair named in
 the configuration), the power of the task's own permutation test on test sets of ``scale`` times the real number of

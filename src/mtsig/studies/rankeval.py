@@ -3,8 +3,8 @@
 Aligns judgments (WMT relative rankings, JCML sets, :mod:`mtsig.io.rankings`) and predictions (segment-level metric
 scores, consensus scores, user-supplied rankings) into rank arrays and tabulates the measures of Avramidis (2013),
 *RankEval: Open Tool for Evaluation of Machine-Learned Ranking* (PBML 100), defined in
-:mod:`mtsig.stats.ranking_measures.rankeval`, with bootstrap confidence intervals and paired tests of micro tau resampling
-judgments (:mod:`mtsig.stats.ranking_measures.tau_bootstrap`).
+:mod:`mtsig.stats.ranking_measures.rankeval`, with bootstrap confidence intervals and paired tests of micro
+tau resampling judgments (:mod:`mtsig.stats.ranking_measures.tau_bootstrap`).
 
 Two conventions (``segment_level.convention``), because the RankEval tool's released code departs from its paper:
 

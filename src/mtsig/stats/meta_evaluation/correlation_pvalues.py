@@ -135,8 +135,8 @@ def group_pvalues(
     threshold: float = 0.0,
     pdp: bool = False,
 ) -> np.ndarray:
-    """The p-value of every group's statistic ``values[..., G]`` (:func:`mtsig.stats.meta_evaluation.grouped_correlation.
-    group_statistics`), ``[..., G]`` (module docstring)."""
+    """The p-value of every group's statistic ``values[..., G]``
+    (:func:`mtsig.stats.meta_evaluation.grouped_correlation.group_statistics`), ``[..., G]`` (module docstring)."""
     del epsilon, threshold  # the statistics they change have no p-value
     h = np.asarray(human, dtype=np.float64)
     hg = as_groups(h, grouping)

@@ -367,7 +367,8 @@ def permutation_test(
     the higher-ranked metric, as mt-metrics-eval tests it (``ComputeSigMatrix``): p = the share of resamples whose
     hybrid difference is at least the observed one (no +1). ``seed`` and ``key`` name the draws (block j from
     ``rng_for(seed, *key, j)``; ``draw_masks(j, size)`` replaces them, e.g. mt-metrics-eval's own draws,
-    :func:`mtsig.stats.meta_evaluation.score_permutation.mtme_cell_masks`). ``progress(done, total)`` is called after each block.
+    :func:`mtsig.stats.meta_evaluation.score_permutation.mtme_cell_masks`). ``progress(done, total)`` is
+    called after each block.
     """
     rank = np.asarray(rank)
     n_metrics = rank.size

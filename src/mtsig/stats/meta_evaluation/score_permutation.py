@@ -17,9 +17,9 @@ metrics), with mt-metrics-eval's units in mt-metrics-eval's order, so that its o
   vectors).
 * :class:`PdpSwaps`: Pairwise Difference Pearson (DiIanni & Deutsch 2025) from sums that are linear in the
   mask but one, so that a pair costs ``[resamples, groups]`` operations (a compiled loop,
-  :mod:`mtsig.stats.meta_evaluation.pdp_compiled`): ``u_k = n_g h_k - Σ_g h`` (centred human) and ``T_g(m) = Σ_{k∈g} w_k
-  z_m,k``, ``Σ dh dm = Σ_k u_k a'_k``, ``Σ dm² = Σ_k n_g a'_k² - Σ_g (Σ_{k∈g} a'_k)²`` with ``Σ_{k∈g} a'_k =
-  Σ_{k∈g} z_a,k + T_g(b) - T_g(a)``.
+  :mod:`mtsig.stats.meta_evaluation.pdp_compiled`): ``u_k = n_g h_k - Σ_g h`` (centred human) and ``T_g(m) =
+  Σ_{k∈g} w_k z_m,k``, ``Σ dh dm = Σ_k u_k a'_k``, ``Σ dm² = Σ_k n_g a'_k² - Σ_g (Σ_{k∈g} a'_k)²`` with
+  ``Σ_{k∈g} a'_k = Σ_{k∈g} z_a,k + T_g(b) - T_g(a)``.
 * :class:`PairOutcomeSwaps`: Kendall's b, tau_23 and acc_23 at fixed metric tie thresholds with each pair's outcome
   swapped (``PairwisePermutationSigDiff`` with ``epsilon1``, ``epsilon2``); the group counts of a hybrid are integer
   sums ``base + Σ_{q∈g} w_q (F_b,q - F_a,q)``, exact.
