@@ -85,3 +85,28 @@ def test_unknown_procedure_and_bad_tidy_file(tmp_path: Path) -> None:
     done = run_mtsig("rank", tidy, "--format", "tidy")
     assert done.returncode == 2 and "score 'good' is not a number" in done.stderr
     assert run_mtsig("rank", tidy, "--procedure", "wmt23").returncode == 2
+
+
+def test_the_document_level_test_needs_documents_and_enough_of_them(tmp_path: Path) -> None:
+    """a is 5 points above b on all 20 items: the item-level stratified test declares it (p about 2 / 2^20), but
+    with 4 documents the document-level test's exact p is at least 2 / 2^4 = 0.125 > 0.05: a note, no decision.
+    Without a doc column it refuses in one line."""
+    tidy = tmp_path / "scores.tsv"
+    rows = [f"{s}\t{i}\t{50 + i + (5 if s == 'a' else 0)}\td{i // 5}" for s in "ab" for i in range(20)]
+    tidy.write_text("\n".join(["system\titem\tscore\tdoc", *rows]) + "\n")
+    done = run_mtsig(
+        "rank", tidy, "--format", "tidy", "--procedure", "stratified_permutation_documents", "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert [p["decision"] for p in document["pvalues"]] == ["none"]
+    assert document["pvalues"][0]["p"] >= 0.1
+    assert any("only 4 document(s)" in note and "0.125" in note for note in document["notes"])
+    items = json.loads(
+        run_mtsig("rank", tidy, "--format", "tidy", "--procedure", "stratified_permutation", "--json").stdout
+    )
+    assert [p["decision"] for p in items["pvalues"]] == ["system1"]
+    tidy.write_text("\n".join(["system\titem\tscore", *(r.rsplit("\t", 1)[0] for r in rows)]) + "\n")
+    done = run_mtsig("rank", tidy, "--format", "tidy", "--procedure", "stratified_permutation_documents")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "needs each item's document (a doc column); the ratings have none" in done.stderr

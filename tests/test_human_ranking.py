@@ -30,7 +30,8 @@ SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 OUTPUTS = ("ranking", "pvalues", "disagreement", "disagreeing_pairs", "qc", "filtering", "notes")
 #: Few resamples: the test checks the wiring and the organisers' deterministic procedure, not Monte Carlo error.
 FEW = {"wmt26": 20, "wmt26_paired": 20, "wmt26_unpaired": 20, "paired_bootstrap": 50,
-       "approximate_randomization": 50, "stratified_permutation": 200}  # fmt: skip
+       "approximate_randomization": 50, "stratified_permutation": 200,
+       "stratified_permutation_documents": 200}  # fmt: skip
 
 
 def configured() -> dict:

@@ -15,7 +15,7 @@ from mtsig.settings import HumanRankingCalibration, with_defaults
 from mtsig.stats.system_ranking import RankingArrays, run_procedure
 from mtsig.studies import ranking_calibration as rc
 
-CHEAP = ["wmt24", "wmt25", "stratified_permutation"]
+CHEAP = ["wmt24", "wmt25", "stratified_permutation", "stratified_permutation_documents"]
 
 
 def synthetic_ratings(
@@ -25,20 +25,25 @@ def synthetic_ratings(
     doc_size: int = 5,
     seed: int = 0,
     lp: str = "en-xx",
+    rater_sd: float = 0.0,
 ) -> pd.DataFrame:
     """Continuous scores with an item effect (no ties: the rank tests are exact), one rater per system and
-    document (as ESA assigns a document of one system to one rater), equal systems: every null is true."""
+    document (as ESA assigns a document of one system to one rater), equal systems: every null is true.
+    ``rater_sd`` > 0: each rater's severity (normal, that sd) is added to all the scores of their document, the
+    within-document dependence of ESA (the two systems are then exchangeable by document, not by item)."""
     rng = np.random.default_rng(seed)
     item_effect = rng.normal(70, 10, n_items)
+    severity = rng.normal(0, rater_sd, (n_systems, -(-n_items // doc_size))) if rater_sd else None
     rows = []
     for s in range(n_systems):
         for i in range(n_items):
+            shared = severity[s, i // doc_size] if rater_sd else 0.0
             rows.append(
                 {
                     "lp": lp,
                     "system": f"sys{s}",
                     "item": i,
-                    "score": float(item_effect[i] + rng.normal(0, 8)),
+                    "score": float(item_effect[i] + shared + rng.normal(0, 8)),
                     "rater": f"r{s}-{i // doc_size}",
                     "wave": "w",
                     "doc": f"d{i // doc_size}",
@@ -271,6 +276,35 @@ def test_wmt24_calls_heterogeneous_pairs_different_far_more_often_than_alpha() -
         rate.loc["stratified_permutation", "ci_low"] <= 0.05 <= rate.loc["stratified_permutation", "ci_high"]
     )
     assert abs(rate.loc["wmt24", "mean_difference"]) < 1.0  # equal averages, up to noise
+
+
+def test_only_the_document_level_test_holds_its_level_when_documents_are_exchanged() -> None:
+    """Known truth through the study: raters who score one system's whole document with their own severity (sd 8,
+    as the item noise), six systems, documents exchanged (``null_document``: the pseudo-systems keep the real
+    item -> document map). The item-level stratified test over-rejects (its lower 95% Clopper-Pearson bound above
+    twice alpha); the document-level one, which the study runs with the real documents, is binomial at alpha
+    (binomial test at 0.001); under the item exchange both are exact."""
+    table = rc.ranking_calibration(
+        synthetic_ratings(n_systems=6, seed=8, rater_sd=8.0),
+        design(
+            procedures=["stratified_permutation", "stratified_permutation_documents"],
+            null_pairs=400,
+            shifts=[],
+            heterogeneous_shifts=[],
+            cluster_sets=0,
+            flips=False,
+        ),
+        seed=4,
+    ).table
+    declared = table[table["measure"] == rc.DECLARED].set_index(["kind", "procedure"])
+    assert declared.loc[(rc.NULL_DOCUMENT, "stratified_permutation"), "ci_low"] > 0.10
+    for kind, procedure in (
+        (rc.NULL_DOCUMENT, "stratified_permutation_documents"),
+        (rc.NULL_ITEM, "stratified_permutation_documents"),
+        (rc.NULL_ITEM, "stratified_permutation"),
+    ):
+        row = declared.loc[(kind, procedure)]
+        assert stats.binomtest(int(row["count"]), int(row["trials"]), 0.05).pvalue > 1e-3, (kind, procedure)
 
 
 def test_the_study_table_is_complete_and_deterministic() -> None:

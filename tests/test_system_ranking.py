@@ -7,12 +7,14 @@ by hand for the rank and cluster rules."""
 from __future__ import annotations
 
 import warnings
+from itertools import product
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
 
 from mtsig.errors import InputError
 from mtsig.io.esa import read_esa
@@ -77,8 +79,9 @@ def test_every_procedure_runs_on_wmt24_with_replicates(wmt24_items) -> None:
     for name, spec in PROCEDURES.items():
         scale = items.scores if spec.scale == "raw" else items.z
         both = np.stack([scale, scale[::-1]])
-        arrays = run_procedure(name, both, items.segments, items.domains, seed=3)
-        single = run_procedure(name, scale, items.segments, items.domains, seed=3)
+        documents = items.documents
+        arrays = run_procedure(name, both, items.segments, items.domains, seed=3, documents=documents)
+        single = run_procedure(name, scale, items.segments, items.domains, seed=3, documents=documents)
         np.testing.assert_array_equal(arrays.cluster[0], single.cluster[0])
         if spec.resamples == 0:  # deterministic: the relabelled replicate is the same ranking relabelled
             np.testing.assert_array_equal(arrays.top_rank[1], single.top_rank[0][::-1])
@@ -207,6 +210,104 @@ def test_stratified_permutation_by_hand() -> None:
     arrays = run_procedure("stratified_permutation", x, np.arange(8), np.zeros(8, int), n_resamples=20_000)
     assert arrays.pvalues[0, 0, 1] == pytest.approx(2 / 256, abs=3 * np.sqrt(2 / 256 / 20_000))
     assert arrays.pvalues[0, 1, 0] == 1.0 and arrays.beats[0, 0, 1]
+
+
+def _exact_document_p(x: np.ndarray, y: np.ndarray, domains: np.ndarray, documents: np.ndarray) -> float:
+    """The exact two-sided p of the macro-average difference when whole documents are exchanged, by enumerating
+    the 2^D exchanges (the null's own definition, with plain means: no code under test)."""
+
+    def macro_difference(a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.mean([np.mean(a[domains == d] - b[domains == d]) for d in np.unique(domains)]))
+
+    observed = macro_difference(x, y)
+    codes = np.unique(documents)
+    hits = 0
+    for exchanged in product([False, True], repeat=len(codes)):
+        swap = np.isin(documents, codes[list(exchanged)])
+        t = macro_difference(np.where(swap, y, x), np.where(swap, x, y))
+        hits += abs(t) >= abs(observed) - 1e-12
+    return hits / 2 ** len(codes)
+
+
+def test_stratified_permutation_documents_by_hand() -> None:
+    """Two documents of four items each, every difference +1, one domain. Items flipped one by one: |T_b| >= 1 only
+    when all 8 signs agree, p = 2/256. Documents flipped whole: T_b = (4 s_0 + 4 s_1) / 8 is 1, 0, 0 or -1, p = 2/4.
+    The Monte Carlo p of B draws is (1 + Binomial(B, p)) / (B + 1): within 4 standard errors of the exact p."""
+    x = np.array([[1.0] * 8, [0.0] * 8])
+    segments, domains, documents = np.arange(8), np.zeros(8, int), np.repeat([0, 1], 4)
+    assert _exact_document_p(x[0], x[1], domains, documents) == 0.5
+    b = 20_000
+    arrays = run_procedure(
+        "stratified_permutation_documents", x, segments, domains, n_resamples=b, documents=documents
+    )
+    assert arrays.pvalues[0, 0, 1] == pytest.approx(0.5, abs=4 * np.sqrt(0.25 / b))
+    assert arrays.pvalues[0, 1, 0] == 1.0 and not arrays.beats[0].any()
+    items = run_procedure("stratified_permutation", x, segments, domains, n_resamples=b)
+    assert (
+        items.pvalues[0, 0, 1] == pytest.approx(2 / 256, abs=4 * np.sqrt(2 / 256 / b))
+        and items.beats[0, 0, 1]
+    )
+    # The same two documents in two domains of unequal size, differences of opposite sign: A wins the macro average
+    # (+1 in domain 0, -1/2 in domain 1) though it loses the item mean (1 - 4.5 < 0); the document exchanges give
+    # |T_b| of 1/4 and 3/4, never below |T| = 1/4, so p = 1; A's macro average is the higher.
+    x = np.array([[1.0] + [-0.5] * 9, [0.0] * 10])
+    domains, documents = np.repeat([0, 1], [1, 9]), np.repeat([0, 1], [1, 9])
+    assert _exact_document_p(x[0], x[1], domains, documents) == 1.0
+    arrays = run_procedure(
+        "stratified_permutation_documents", x, np.arange(10), domains, n_resamples=999, documents=documents
+    )
+    assert arrays.pvalues[0, 0, 1] == 1.0 and arrays.pvalues[0, 1, 0] == 1.0
+    assert arrays.scores[0, 0] > arrays.scores[0, 1] and arrays.order[0].tolist() == [0, 1]
+
+
+def test_stratified_permutation_documents_equals_the_enumerated_exact_p() -> None:
+    """Five documents in two domains of unequal size (a document spanning both), three systems: every pair's
+    Monte Carlo p within 4 standard errors of the exact p enumerated over the 32 document exchanges."""
+    rng = np.random.default_rng(11)
+    documents = np.repeat([0, 1, 2, 3, 4], [2, 3, 1, 4, 2])
+    domains = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1])
+    x = rng.integers(0, 101, (3, 12)).astype(float)
+    b = 20_000
+    arrays = run_procedure(
+        "stratified_permutation_documents", x, np.arange(12), domains, n_resamples=b, documents=documents
+    )
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        exact = _exact_document_p(x[i], x[j], domains, documents)
+        two_sided = min(arrays.pvalues[0, i, j], arrays.pvalues[0, j, i])
+        assert two_sided == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / b) + 1 / b), (i, j)
+
+
+def test_document_level_test_holds_its_level_where_the_item_level_test_does_not() -> None:
+    """Known truth: two exchangeable systems whose items share a per-(system, document) effect (ESA's rater who
+    scores one system's whole document), score = item effect + document effect (sd 8) + noise (sd 6), 24 documents
+    of 5 items in 3 domains, 2,000 replicates. The item-level stratified test, which treats the items as
+    independent, rejects far above alpha (the intra-document correlation of the differences is 0.64, so its
+    variance is too small by about 1 + 4 x 0.64); the document-level one rejects at alpha: 0.05 inside its 99%
+    Clopper-Pearson interval (statsmodels)."""
+    rng = np.random.default_rng(2024)
+    replicates, n_documents, size = 2000, 24, 5
+    documents = np.repeat(np.arange(n_documents), size)
+    domains = documents % 3
+    item_effect = rng.normal(70, 10, n_documents * size)
+    scores = (
+        item_effect
+        + rng.normal(0, 8, (replicates, 2, n_documents))[:, :, documents]
+        + rng.normal(0, 6, (replicates, 2, n_documents * size))
+    )
+    segments = np.arange(n_documents * size)
+    common = {"n_resamples": 4999, "seed": 5}
+    by_document = run_procedure(
+        "stratified_permutation_documents", scores, segments, domains, documents=documents, **common
+    )
+    by_item = run_procedure("stratified_permutation", scores, segments, domains, **common)
+    declared = {
+        name: int((a.beats[:, 0, 1] | a.beats[:, 1, 0]).sum())
+        for name, a in (("documents", by_document), ("items", by_item))
+    }
+    low, high = proportion_confint(declared["documents"], replicates, alpha=0.01, method="beta")
+    assert low <= 0.05 <= high
+    low, _ = proportion_confint(declared["items"], replicates, alpha=0.01, method="beta")
+    assert low > 0.15
 
 
 def test_pair_units_cross_waves() -> None:

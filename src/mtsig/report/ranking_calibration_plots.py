@@ -138,7 +138,9 @@ def _draw_power(ax: plt.Axes, rows: pd.DataFrame, procedures: list[str]) -> None
             part["rate"],
             yerr=_interval(part),
             color=colours[procedure],
-            marker="o",
+            # tab10 repeats after ten procedures: the next ten are told apart by marker and line
+            marker="os^"[n // 10 % 3],
+            linestyle=("-", "--", ":")[n // 10 % 3],
             markersize=3,
             linewidth=1.1,
             elinewidth=0.7,

@@ -50,9 +50,9 @@ class HumanRankingResult:
 
     ``ranking``: :data:`RANKING_COLUMNS`, one row per procedure, pair and system, best first by the procedure's
     score (``score``: what it orders by: the macro average over domains for ``wmt24`` and
-    ``stratified_permutation``, the mean per-rater z for ``wilcoxon_z``, else the mean raw item score).
+    ``stratified_permutation`` and ``stratified_permutation_documents``, the mean per-rater z for ``wilcoxon_z``, else the mean raw item score).
     ``pvalues``: :data:`PVALUE_COLUMNS`, every ordered pair: ``p`` of the procedure's test of system1 against system2
-    (one-sided "system1 better", or two-sided for ``wmt24`` and ``stratified_permutation``: docs/statistics.md),
+    (one-sided "system1 better", or two-sided for ``wmt24`` and the stratified permutation tests: docs/statistics.md),
     ``beats`` whether the procedure declares system1 better. ``disagreement``: :data:`DISAGREEMENT_COLUMNS`, per pair
     and two procedures, of the ``pairs`` unordered system pairs how many both call different (``opposite`` of them
     with opposite winners), only one does, or neither; ``disagree`` = only_a + only_b + opposite.

@@ -9,8 +9,9 @@ within its item; only which pseudo-system gets it is random. From one language p
 * **null pairs** (``null_item``, ``null_document``): two real systems X, Y drawn at random, and a fair coin per item
   (or per document: every item of a document follows one coin, which keeps the within-document dependence of the
   ratings) that exchanges their scores. The two pseudo-systems are exchangeable: no difference is true, on any
-  average, in any domain. (A random test that swaps signs per item is exact here by construction, as approximate
-  randomization is in :mod:`mtsig.studies.calibration`.)
+  average, in any domain. (A random test that swaps signs per item is exact under the item exchange by
+  construction, as approximate randomization is in :mod:`mtsig.studies.calibration`; one that swaps signs per
+  document, ``stratified_permutation_documents``, under both.)
 * **tilted alternatives** (``shift``, effect ``delta``): as an item-exchanged null pair, but the first pseudo-system
   gets the higher of the item's two scores with probability ``p_d = (1 + e_d / m_d) / 2`` in domain d, where
   ``m_d`` is the mean over d's items of ``|X_i - Y_i|`` and ``e_d = delta``: the expected difference of the two
@@ -110,6 +111,7 @@ def _shift_bootstrap(
     alpha: float,
     seed: int,
     n_resamples: int,
+    documents: np.ndarray | None = None,  # noqa: ARG001 - the registry's signature
 ) -> RankingArrays:
     """The paper's shift-to-zero bootstrap (Fig. 3) with the registry's signature (:func:`paper_test`)."""
     return paper_test(
@@ -425,9 +427,17 @@ def cluster_condition(
 
 
 def _run(spec: ProcedureSpec, condition: Condition, items: CalibrationItems, seed: int) -> RankingArrays:
+    """One procedure on one condition; every pseudo-system keeps the real columns, so each column's segment,
+    domain and document are the real data's (a procedure that exchanges whole documents uses the real documents)."""
     scale = condition.scores[spec.scale]
     return spec.run(
-        scale, items.segments, items.domains, alpha=spec.alpha, seed=seed, n_resamples=spec.resamples
+        scale,
+        items.segments,
+        items.domains,
+        alpha=spec.alpha,
+        seed=seed,
+        n_resamples=spec.resamples,
+        documents=items.documents,
     )
 
 

@@ -22,6 +22,7 @@ from mtsig.stats.system_ranking.procedures import (
     RankingArrays,
     paper_test,
     stratified_permutation,
+    stratified_permutation_documents,
     wilcoxon_z,
     wmt24,
     wmt25,
@@ -42,10 +43,11 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ProcedureSpec:
-    """A ranking procedure: ``run(scores[R, S, N], segments, domains, *, alpha, seed, n_resamples)``; ``scale`` the
-    item scores it takes (``"raw"`` or ``"z"``: per-rater standardised); ``alpha`` its level; ``resamples`` its
-    default number of resamples (0: not randomised); ``source`` what it reproduces; ``sided``: how its p-values
-    read."""
+    """A ranking procedure: ``run(scores[R, S, N], segments, domains, *, alpha, seed, n_resamples, documents=None)``
+    (``documents[N]``: each column's document code, ignored by every procedure but those with ``needs_documents``);
+    ``scale`` the item scores it takes (``"raw"`` or ``"z"``: per-rater standardised); ``alpha`` its level;
+    ``resamples`` its default number of resamples (0: not randomised); ``source`` what it reproduces; ``sided``:
+    how its p-values read; ``needs_documents``: it exchanges whole documents, so it needs ``documents``."""
 
     run: Callable[..., RankingArrays]
     scale: str
@@ -54,18 +56,36 @@ class ProcedureSpec:
     sided: str
     source: str
     summary: str
+    needs_documents: bool = False
 
 
 def _deterministic(function: Callable[..., RankingArrays]) -> Callable[..., RankingArrays]:
-    def run(scores, segments, domains, *, alpha, seed, n_resamples):  # noqa: ARG001 - one signature for all
+    def run(scores, segments, domains, *, alpha, seed, n_resamples, documents=None):  # noqa: ARG001 - one signature
         return function(scores, segments, domains, alpha=alpha)
 
     return run
 
 
 def _randomised(function: Callable[..., RankingArrays]) -> Callable[..., RankingArrays]:
-    def run(scores, segments, domains, *, alpha, seed, n_resamples):
+    def run(scores, segments, domains, *, alpha, seed, n_resamples, documents=None):  # noqa: ARG001 - one signature
         return function(scores, segments, domains, alpha=alpha, seed=seed, n_resamples=n_resamples)
+
+    return run
+
+
+def _by_document(function: Callable[..., RankingArrays]) -> Callable[..., RankingArrays]:
+    def run(scores, segments, domains, *, alpha, seed, n_resamples, documents=None):
+        if documents is None:
+            raise InputError("this procedure exchanges whole documents: it needs each item's document")
+        return function(
+            scores,
+            segments,
+            domains,
+            documents=np.asarray(documents),
+            alpha=alpha,
+            seed=seed,
+            n_resamples=n_resamples,
+        )
 
     return run
 
@@ -153,6 +173,16 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         "mtsig: the macro-average question answered by a permutation test stratified by domain",
         "signs of paired differences swapped within each domain, the macro-average difference, two-sided",
     ),
+    "stratified_permutation_documents": ProcedureSpec(
+        _by_document(stratified_permutation_documents),
+        "raw",
+        0.05,
+        10_000,
+        "two-sided",
+        "mtsig: stratified_permutation with whole documents exchanged (ESA: one rater scores one system's document)",
+        "as stratified_permutation, one sign per document (its items' dependence kept), two-sided",
+        needs_documents=True,
+    ),
 }
 
 
@@ -172,10 +202,14 @@ def run_procedure(
     alpha: float | None = None,
     seed: int = 0,
     n_resamples: int | None = None,
+    documents: np.ndarray | None = None,
 ) -> RankingArrays:
     """Run procedure ``name`` on ``scores[R, S, N]`` (or ``[S, N]``) of the scale its spec names. ``alpha`` and
-    ``n_resamples`` default to the procedure's own."""
+    ``n_resamples`` default to the procedure's own; ``documents[N]`` (each column's document code) is used only by,
+    and required by, the procedures that exchange whole documents (``needs_documents``)."""
     spec = check_procedure(name)
+    if spec.needs_documents and documents is None:
+        raise InputError(f"procedure {name!r} exchanges whole documents: it needs each item's document")
     return spec.run(
         scores,
         np.asarray(segments),
@@ -183,6 +217,7 @@ def run_procedure(
         alpha=spec.alpha if alpha is None else alpha,
         seed=seed,
         n_resamples=spec.resamples if n_resamples is None else n_resamples,
+        documents=documents,
     )
 
 
@@ -286,6 +321,11 @@ def rank_systems(
         raise InputError(
             f"procedure {procedure!r} needs per-rater scores (a rater column); the ratings have none"
         )
+    if spec.needs_documents and (items.columns["doc"] == "").all():
+        raise InputError(
+            f"procedure {procedure!r} exchanges whole documents: it needs each item's document (a doc column); "
+            "the ratings have none"
+        )
     rated = ~np.isnan(scale)
     unrated = [items.systems[s] for s in np.flatnonzero(~rated.any(axis=1))]
     if unrated:
@@ -293,8 +333,30 @@ def rank_systems(
     alpha = spec.alpha if alpha is None else alpha
     n_resamples = spec.resamples if n_resamples is None else n_resamples
     arrays = run_procedure(
-        procedure, scale, items.segments, items.domains, alpha=alpha, seed=seed, n_resamples=n_resamples
+        procedure,
+        scale,
+        items.segments,
+        items.domains,
+        alpha=alpha,
+        seed=seed,
+        n_resamples=n_resamples,
+        documents=items.documents,
     )
-    return SystemRanking(
-        procedure, items.systems, arrays, alpha, seed, n_resamples, ranking_notes(items, arrays, scale)
+    notes = ranking_notes(items, arrays, scale)
+    if spec.needs_documents:
+        notes += document_notes(items.documents, alpha)
+    return SystemRanking(procedure, items.systems, arrays, alpha, seed, n_resamples, notes)
+
+
+def document_notes(documents: np.ndarray, alpha: float) -> tuple[str, ...]:
+    """A note when there are too few documents for a test that flips one sign per document to reach ``alpha``:
+    with D documents its smallest two-sided p is ``2 / 2^D`` (all signs as observed, or all reversed)."""
+    n_documents = len(np.unique(documents))
+    smallest = 2.0 / 2.0**n_documents
+    if smallest <= alpha:
+        return ()
+    return (
+        f"only {n_documents} document(s): a test that exchanges whole documents has 2^{n_documents} sign patterns, "
+        f"its exact p is at least {smallest:g} > alpha {alpha:g}: it declares no difference (up to Monte Carlo "
+        "error)",
     )

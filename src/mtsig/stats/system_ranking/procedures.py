@@ -295,21 +295,72 @@ def stratified_permutation(
     and p <= alpha. One draw of signs per unit, shared by every pair and replicate:
     ``rng_for(seed, "system_ranking", "stratified_permutation", M)``.
     """
-    scores = as_replicates(scores)
+    n_units = len(pair_units(segments)[0])
+    signs = (
+        2.0
+        * rng_for(seed, "system_ranking", "stratified_permutation", n_units).integers(
+            0, 2, (n_resamples, n_units)
+        )
+        - 1.0
+    )
+    return _stratified_sign_flip(as_replicates(scores), segments, domains, None, signs, alpha)
+
+
+def stratified_permutation_documents(
+    scores: np.ndarray,
+    segments: np.ndarray,
+    domains: np.ndarray,
+    *,
+    documents: np.ndarray,
+    alpha: float = 0.05,
+    seed: int = 0,
+    n_resamples: int = 10_000,
+) -> RankingArrays:
+    """:func:`stratified_permutation` with one sign per document (docs/statistics.md): the same statistic T, the
+    same domain weights and the same two-sided p, but under the null the two systems are exchangeable by whole
+    documents (in ESA one rater scores one system's whole document, so a rater's severity is shared by the
+    document's items and the items' differences are not independent), so every paired unit of a document
+    (``documents[N]``: each column's document code) flips with the document's one sign. A document that spans
+    several domains keeps each unit's own domain weight. One draw of signs per document with a paired unit,
+    shared by every pair and replicate: ``rng_for(seed, "system_ranking", "stratified_permutation_documents", D)``.
+    With D documents the smallest attainable p is about ``2 / 2^D``.
+    """
+    left, _ = pair_units(segments)
+    present, blocks = np.unique(np.asarray(documents)[left], return_inverse=True)
+    signs = (
+        2.0
+        * rng_for(seed, "system_ranking", "stratified_permutation_documents", len(present)).integers(
+            0, 2, (n_resamples, len(present))
+        )
+        - 1.0
+    )
+    return _stratified_sign_flip(as_replicates(scores), segments, domains, blocks.ravel(), signs, alpha)
+
+
+def _stratified_sign_flip(
+    scores: np.ndarray,
+    segments: np.ndarray,
+    domains: np.ndarray,
+    blocks: np.ndarray | None,
+    signs: np.ndarray,
+    alpha: float,
+) -> RankingArrays:
+    """The stratified sign-flip test of the macro-average difference (:func:`stratified_permutation`), vectorised
+    over replicates and pairs. ``signs[B, K]``: the resamples' signs, one per paired unit (``blocks`` None,
+    K = M) or per block of units (``blocks[M]``: each paired unit's block code 0 .. K-1, e.g. its document)."""
     left, right = pair_units(segments)
     unit_domain = np.asarray(domains)[left]
     codes = np.unique(unit_domain)
     replicates, n, _ = scores.shape
-    signs = (
-        2.0
-        * rng_for(seed, "system_ranking", "stratified_permutation", len(left)).integers(
-            0, 2, (n_resamples, len(left))
-        )
-        - 1.0
+    n_resamples, n_blocks = signs.shape
+    # [M, K]: each unit's block; a block's resampled contribution is its units' weighted sum times its one sign.
+    to_blocks = (
+        None if blocks is None else (blocks[:, None] == np.arange(n_blocks)[None, :]).astype(np.float64)
     )
     two_sided = np.empty((replicates, n * (n - 1) // 2))
     direction = np.empty_like(two_sided)
-    for part in _chunks(replicates, two_sided.shape[1] * (len(left) + n_resamples) * 2):
+    block_values = 0 if blocks is None else n_blocks
+    for part in _chunks(replicates, two_sided.shape[1] * (len(left) + block_values + n_resamples) * 2):
         differences = _pair_differences(scores[part], left, right)
         valid = ~np.isnan(differences)
         weights = np.zeros(differences.shape)
@@ -323,8 +374,11 @@ def stratified_permutation(
             weights /= n_domains[..., None]
         weighted = np.where(valid, differences, 0.0) * weights
         observed = weighted.sum(axis=-1)
+        flat = weighted.reshape(-1, weighted.shape[-1])
+        if to_blocks is not None:
+            flat = flat @ to_blocks
         # One 2-D product (a stacked 3-D matmul runs one matrix-vector product per pair: 35x slower).
-        resampled = (weighted.reshape(-1, weighted.shape[-1]) @ signs.T).reshape(*weighted.shape[:2], -1)
+        resampled = (flat @ signs.T).reshape(*weighted.shape[:2], -1)
         tolerance = 1e-9 * (1 + np.abs(observed))
         exceed = (np.abs(resampled) >= (np.abs(observed) - tolerance)[..., None]).sum(axis=-1)
         p = (1 + exceed) / (n_resamples + 1)
