@@ -24,10 +24,11 @@ from scipy import stats
 from mtsig.errors import InputError
 from mtsig.io.esa import read_esa
 from mtsig.io.human import load_esa
+from mtsig.io.judgments import load_judgments
 from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import HumanSource, with_defaults
 from mtsig.steps.data import prepare_texts
-from mtsig.steps.human import human_gold, load_judgments
+from mtsig.steps.human import human_gold
 
 REPO = Path(__file__).resolve().parents[1]
 PAIRS = ("cs", "hi", "ja", "zh")

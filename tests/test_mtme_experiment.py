@@ -28,14 +28,15 @@ from scipy import stats
 from mtsig.errors import InputError
 from mtsig.io.documents import read_documents
 from mtsig.io.human import load_tidy
+from mtsig.io.judgments import load_judgments
 from mtsig.io.mtme import read_mtme_docs, read_mtme_human_seg_scores
 from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import HumanSource, block_with_defaults, with_defaults
-from mtsig.stats.meta_evaluation import negative_correlation_pvalue, reversed_orientation
+from mtsig.stats.meta_evaluation.system_level import negative_correlation_pvalue, reversed_orientation
 from mtsig.steps.data import prepare_texts
 from mtsig.steps.evaluation import reversed_orientation_check
 from mtsig.steps.files import write_tsv
-from mtsig.steps.human import human_gold, load_judgments
+from mtsig.steps.human import human_gold
 from mtsig.steps.meta_evaluation import meta_evaluation
 from mtsig.steps.metrics import metric_stats
 from mtsig.studies.meta_evaluation import available_human_scores

@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 import yaml
 
 from mtsig.errors import InputError
+from mtsig.io import data_path  # an experiment's paths, also the workflow's (mtsig_config.data_path)
 from mtsig.settings import ENGINE_SETTINGS, fill_defaults, load_schema, read_yaml
 from mtsig.settings import resolve_ref as _resolve
 
@@ -524,12 +525,6 @@ def has_documents(spec: Mapping[str, Any], data_root: str | Path) -> bool:
     if "documents" in spec or "texts" in spec:
         return True
     return not has_texts(spec) and bool(scores_with_documents(spec, data_root))
-
-
-def data_path(data_root: str | Path, relative: str) -> Path:
-    """An experiment path: absolute paths are kept, relative ones are taken from the data root."""
-    path = Path(relative)
-    return path if path.is_absolute() else Path(data_root) / path
 
 
 def reference_paths(spec: Mapping[str, Any], data_root: str | Path) -> list[Path]:
