@@ -33,6 +33,8 @@ include: "workflow/rules/metrics_protocol.smk"
 include: "workflow/rules/human_ranking.smk"
 include: "workflow/rules/replicability.smk"
 include: "workflow/rules/verify.smk"
+# last: its rules make the data files that the jobs of the rules above read (with the download root)
+include: "workflow/rules/download.smk"
 
 
 rule all:

@@ -37,8 +37,8 @@ import numpy as np
 
 from mtsig.io.segment_scores import read_wmt_seg_scores, scores_array
 from mtsig.io.wmt_da import read_wmt_da_seg_scores
-from mtsig.stats.meta_evaluation import williams_table
-from mtsig.stats.metric_comparison import pair_signs, pairwise_accuracy, perm_both_matrix
+from mtsig.stats.meta_evaluation.metric_comparison import pair_signs, pairwise_accuracy, perm_both_matrix
+from mtsig.stats.meta_evaluation.system_level import williams_table
 from mtsig.stats.seeding import rng_for
 
 MTME_GIT = "/work/.mirror/google-research+mt-metrics-eval/repo"

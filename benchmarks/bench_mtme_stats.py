@@ -15,7 +15,7 @@ of each statistic over all cases (each must be below 1e-9).
 
 ``permutations``: ``PermutationSigDiff`` (Pearson, Kendall b/c/23/acc23 under the groupings, ``KendallWithTiesOpt``
 re-calibrated on each resample) and ``PairwisePermutationSigDiff`` (acc23 with calibrated epsilons, b and 23 with
-given ones) after ``numpy.random.seed(s)``, and mtsig's sources (``mtsig.stats.score_permutation``,
+given ones) after ``numpy.random.seed(s)``, and mtsig's sources (``mtsig.stats.meta_evaluation.score_permutation``,
 ``metric_permutation``) fed the same draws (``mtme_cell_masks(s)``, ``mtme_pair_masks(s)``): p-values, deltas and
 every draw compared. Printed: the constants of the peer tests' permutation cases, and the largest differences.
 
@@ -41,8 +41,8 @@ from pathlib import Path
 import numpy as np
 import scipy.stats
 
-from mtsig.stats.correlation_pvalues import pearson_pvalue
-from mtsig.stats.grouped_correlation import (
+from mtsig.stats.meta_evaluation.correlation_pvalues import pearson_pvalue
+from mtsig.stats.meta_evaluation.grouped_correlation import (
     GROUPINGS,
     average_correlation,
     grouped_correlation,
@@ -50,16 +50,15 @@ from mtsig.stats.grouped_correlation import (
     packed_matrix,
     pairwise_differences,
 )
-from mtsig.stats.item_sampling import item_sample
-from mtsig.stats.meta_evaluation import williams_pvalues
-from mtsig.stats.metric_permutation import (
+from mtsig.stats.meta_evaluation.item_sampling import item_sample
+from mtsig.stats.meta_evaluation.metric_permutation import (
     EarlyStopping,
     PairSwaps,
     PearsonSwaps,
     permutation_test,
     swap_masks,
 )
-from mtsig.stats.score_permutation import (
+from mtsig.stats.meta_evaluation.score_permutation import (
     PairOutcomeSwaps,
     PdpSwaps,
     ScoreSwaps,
@@ -68,8 +67,9 @@ from mtsig.stats.score_permutation import (
     rated_cells,
     recalibrated_acc_t,
 )
-from mtsig.stats.soft_pairwise_accuracy import soft_pairwise_accuracy
-from mtsig.stats.tie_calibration import calibrate_ties, calibrate_ties_many, pair_outcomes
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import soft_pairwise_accuracy
+from mtsig.stats.meta_evaluation.system_level import williams_pvalues
+from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties, calibrate_ties_many, pair_outcomes
 
 MTME_GIT = "/work/.mirror/google-research+mt-metrics-eval/repo"
 MTME_FILES = ("stats.py", "pce.py", "tau_optimization.py")

@@ -267,7 +267,7 @@ def bench_nbest(data_root: Path) -> None:
 
     from mtsig.io.staple import read_staple_gold, read_system_file
     from mtsig.settings import NBestParameters, build
-    from mtsig.stats.nbest_measures import normalized_gold_translations
+    from mtsig.stats.ranking_measures.nbest import normalized_gold_translations
     from mtsig.studies.nbest import ALL, _check_parameters, bleu_grid, pseudo_corpus, run_nbest_experiment
     from mtsig.studies.nbest_simulation import gold_vocabulary, simulate_system, simulation_parameters
 

@@ -45,8 +45,8 @@ from pathlib import Path
 import numpy as np
 
 from mtsig.io.mtme import read_requested_scores, read_test_set
-from mtsig.stats.metric_ranking import assign_ranks
-from mtsig.stats.soft_pairwise_accuracy import soft_pairwise_accuracy
+from mtsig.stats.meta_evaluation.metric_ranking import assign_ranks
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import soft_pairwise_accuracy
 from mtsig.studies import metrics_protocol as mp
 
 MTME_GIT = "/work/.mirror/google-research+mt-metrics-eval/repo"

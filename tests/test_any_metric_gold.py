@@ -1,5 +1,5 @@
 """The human golds of the any-metric experiments: WMT20 ja-en DA segment means and MQM (mtsig.stats.human.build_gold and
-mtsig.steps.human.load_judgments with the ``wmt_da_seg_scores`` and ``mqm`` formats).
+mtsig.io.judgments.load_judgments with the ``wmt_da_seg_scores`` and ``mqm`` formats).
 
 Oracles: the WMT20 organisers' ``ad-sys-scores`` file (system z = the unweighted mean of the segment means);
 ``scipy.stats.mannwhitneyu`` on the segment z means parsed here by hand; Google's published MQM
@@ -17,9 +17,9 @@ import yaml
 from scipy import stats
 
 from mtsig.errors import InputError
+from mtsig.io.judgments import judgments_source, load_judgments
 from mtsig.settings import HumanGold, HumanSource, QualityControl, build
 from mtsig.stats.human import build_gold
-from mtsig.steps.human import judgments_source, load_judgments
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""Chance levels of the metrics-task statistics (mtsig.stats.chance).
+"""Chance levels of the metrics-task statistics (mtsig.stats.meta_evaluation.chance).
 
 Oracles: each task statistic's own function (calibrate_ties, grouped_correlation, pooled_pairwise_accuracy,
 soft_pairwise_accuracy) applied to explicitly permuted scores, draw by draw; and a simulation with known truth:
@@ -12,11 +12,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mtsig.stats import chance
-from mtsig.stats.grouped_correlation import as_groups, grouped_correlation
-from mtsig.stats.pooled_accuracy import pooled_pairwise_accuracy
-from mtsig.stats.soft_pairwise_accuracy import pce_flips, permutation_counts, soft_pairwise_accuracy
-from mtsig.stats.tie_calibration import calibrate_ties
+from mtsig.stats.meta_evaluation import chance
+from mtsig.stats.meta_evaluation.grouped_correlation import as_groups, grouped_correlation
+from mtsig.stats.meta_evaluation.pooled_accuracy import pooled_pairwise_accuracy
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import (
+    pce_flips,
+    permutation_counts,
+    soft_pairwise_accuracy,
+)
+from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties
 
 
 def _task(seed: int, systems: int = 6, items: int = 40, missing: float = 0.2):

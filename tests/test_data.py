@@ -12,6 +12,7 @@ import pytest
 from mtsig.errors import InputError
 from mtsig.pipeline.data import (
     DERIVATIONS,
+    dataset_downloads,
     default_manifest,
     derivation,
     fetch,
@@ -22,6 +23,7 @@ from mtsig.pipeline.data import (
     remote_derivation,
     sha256_file,
     verify,
+    with_derivation_inputs,
 )
 
 
@@ -130,6 +132,33 @@ def test_obtainable_files_leave_out_only_what_no_recipe_makes(manifest) -> None:
     assert list(left_out["path"]) == ["oracles/nist_mteval-v13a_es-en.tsv"]
     assert sum(map(len, files.values())) == len(manifest) - 1
     assert len(files["wmt23"]) == 702 and len(files["wmt20-ja-en"]) == 8
+
+
+def test_a_derived_file_brings_the_files_its_recipe_reads(manifest) -> None:
+    """wmt22-ru-en/README: the reconstructed raw scores are the standardised ratings times each worker's printed sd
+    plus mean (two files), and the segment-id map comes from the test set's XML; a downloaded file brings nothing."""
+    raw = "da/ad-ruen-good-raw.RECONSTRUCTED.tsv"
+    assert with_derivation_inputs(manifest, "wmt22-ru-en", [raw, "da/ru-en.sid2line.tsv"]) == [
+        raw, "da/ad-ruen-good-stnd.csv", "da/ad-ruen-trk-mean-sd.txt", "da/ru-en.sid2line.tsv",
+        "text/wmttest2022.ru-en.all.xml",
+    ]  # fmt: skip
+    assert with_derivation_inputs(manifest, "wmt22-ru-en", ["da/ad-ruen-good-stnd.csv"]) == [
+        "da/ad-ruen-good-stnd.csv"
+    ]
+
+
+def test_the_download_rules_split_each_dataset_by_what_the_run_reads(manifest) -> None:
+    """A run reading WMT22 ja-en's standardised ratings only: its download rule makes that file; the rest rule makes
+    the dataset's 25 other files, the reconstructed raw scores among them, and reads the standardised file from the
+    first (its recipe's input); a dataset the run does not read has only a rest rule."""
+    downloads = dataset_downloads(manifest, {("wmt22-ja-en", "da/ad-jaen-good-stnd.csv")})
+    ja_en = downloads["wmt22-ja-en"]
+    assert ja_en.read == ("da/ad-jaen-good-stnd.csv",)
+    assert len(ja_en.rest) == 25 and "da/ad-jaen-good-raw.RECONSTRUCTED.tsv" in ja_en.rest
+    assert ja_en.rest_needs == ("da/ad-jaen-good-stnd.csv",)
+    jcml = downloads["jcml"]
+    assert jcml.read == () and jcml.rest == ("wmt10-test.de-en.jcml", "wmt08.de-en.jcml")  # manifest order
+    assert set(downloads) == set(manifest["dataset"])
 
 
 def test_wmt23_sources_are_the_pinned_commit_of_its_provenance(manifest, data_root: Path) -> None:

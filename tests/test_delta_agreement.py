@@ -1,7 +1,7 @@
-"""How large a metric delta humans notice (mtsig.stats.delta_agreement): the logistic fit against statsmodels and
-simulations with known truth (an increasing curve, with and without a planted outlier system; a decreasing one), the
-orientation of pairs and the metric-score outliers of WMT20's en-zh TER file by hand, the table and figure of a
-flagged fit, and mtsig compare --calibration."""
+"""How large a metric delta humans notice (mtsig.stats.meta_evaluation.delta_agreement): the logistic fit
+against statsmodels and simulations with known truth (an increasing curve, with and without a planted outlier
+system; a decreasing one), the orientation of pairs and the metric-score outliers of WMT20's en-zh TER file by
+hand, the table and figure of a flagged fit, and mtsig compare --calibration."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from cli_runner import run_mtsig
 
 from mtsig.io.system_scores import read_wmt_sys_scores
 from mtsig.report.delta_agreement import agreement_panels, delta_agreement_markdown
-from mtsig.stats.delta_agreement import (
+from mtsig.stats.meta_evaluation.delta_agreement import (
     agreement_curves,
     delta_for,
     deltas_for,

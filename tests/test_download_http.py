@@ -10,6 +10,7 @@ mid-download then resumed each end with a clear message and leave nothing half-w
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -28,6 +29,7 @@ from mtsig.pipeline.data import (
     download_file,
     fetch,
     mirrored,
+    obtainable,
     probe,
     read_manifest,
     sha256_file,
@@ -162,6 +164,47 @@ def test_no_connection_stops_before_any_job_with_one_line(clone: Path) -> None:
     assert "Execute" not in done.stderr  # no job started
 
 
+def _planned_files(dry_run: str) -> tuple[set[str], set[str], set[str]]:
+    """From a dry run's printout: the data files the download jobs make, those the other jobs read (both as paths
+    inside the download root) and the download rules that run."""
+    made, read, rules = set(), set(), set()
+    for job in re.split(r"\n(?=(?:local)?rule )", dry_run):
+        rule = re.match(r"(?:local)?rule (\w+):", job)
+        if rule is None:
+            continue
+        downloading = rule.group(1).startswith(item_rule("download_dataset", ""))
+        rules |= {rule.group(1)} if downloading else set()
+        for kind, files in re.findall(r"^\s+(input|output): (.+)$", job, flags=re.M):
+            inside = {f.split("/data/downloads/", 1)[1] for f in files.split(", ") if "/data/downloads/" in f}
+            if downloading and kind == "output":
+                made |= inside
+            elif not downloading and kind == "input":
+                read |= inside
+    return made, read, rules
+
+
+@pytest.mark.pipeline
+def test_the_default_run_downloads_exactly_the_files_its_rules_read(clone: Path) -> None:
+    """A dry run of the default run from a clone without data: its download jobs make the data files its other jobs
+    read and, besides, only the two that derivations read (WMT22 ja-en's raw scores are rebuilt from the
+    standardised file, ru-en's with the workers' printed moments: data/README.md), not the rest of the datasets
+    (WMT12's source texts, for one, which no experiment reads). ``download_data`` plans the rest too: every file
+    data/sources.tsv can make."""
+    offline = f"http://127.0.0.1:{_closed_port()}/"  # a dry run asks no origin
+    default = _snakemake(clone, offline, "-n")
+    assert default.returncode == 0, default.stderr[-3000:]
+    made, read, rules = _planned_files(default.stdout + default.stderr)
+    derivation_inputs = {"wmt22-ja-en/da/ad-jaen-good-stnd.csv", "wmt22-ru-en/da/ad-ruen-trk-mean-sd.txt"}
+    assert read and made == read | derivation_inputs and not read & derivation_inputs
+    assert "wmt12/plain/newstest2012-src.es" not in made and not any(r.endswith("__rest") for r in rules)
+    everything = _snakemake(clone, offline, "-n", "download_data")
+    assert everything.returncode == 0, everything.stderr[-3000:]
+    made_all, _, rules_all = _planned_files(everything.stdout + everything.stderr)
+    every_file = {f"{row.dataset}/{row.path}" for row in MANIFEST.itertuples() if obtainable(row.source)}
+    assert made_all == every_file and made < every_file
+    assert item_rule("download_dataset", "wmt12__rest") in rules_all
+
+
 @pytest.mark.pipeline
 def test_a_file_the_origin_does_not_serve_stops_its_job_and_leaves_nothing(
     clone: Path, data_root: Path
@@ -197,7 +240,7 @@ def test_the_download_step_says_why_in_one_line(
     """The job of rule download_dataset__jcml, in this process (the waits between tries made zero): it ends with
     status 2 and one line, and leaves no file but the one it verified before (Snakemake removes that one)."""
     from mtsig.pipeline import data as mtsig_data
-    from mtsig.steps.data import download_dataset
+    from mtsig.steps.download import download_dataset
 
     monkeypatch.setattr(mtsig_data, "BACKOFF_SECONDS", 0.0)
     files = [str(tmp_path / "jcml" / path) for path in _rows("jcml")["path"]]

@@ -25,9 +25,9 @@ from scipy import stats
 from mtsig.errors import InputError
 from mtsig.io.esa import read_esa
 from mtsig.io.human import load_esa
+from mtsig.io.judgments import load_judgments
 from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import Experiment
-from mtsig.steps.human import load_judgments
 
 REPO = Path(__file__).resolve().parents[1]
 PAIRS = ("cs", "hi", "ja", "zh")

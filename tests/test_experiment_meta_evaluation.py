@@ -12,7 +12,7 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.metrics import BLEU
-from mtsig.stats import metric_comparison as mc
+from mtsig.stats.meta_evaluation import metric_comparison as mc
 from mtsig.stats.seeding import rng_for
 from mtsig.studies import meta_evaluation as study
 

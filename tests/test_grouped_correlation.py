@@ -1,4 +1,4 @@
-"""Grouped correlations of a systems x items matrix (mtsig.stats.grouped_correlation).
+"""Grouped correlations of a systems x items matrix (mtsig.stats.meta_evaluation.grouped_correlation).
 
 Oracles: scipy.stats (pearsonr, spearmanr, kendalltau b and c) on each group's cells with a human score, averaged
 over the defined groups by a plain loop written here as mt-metrics-eval's AverageCorrelation reads (a group of fewer
@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 from mtsig.errors import InputError
-from mtsig.stats.grouped_correlation import group_statistics, grouped_correlation
+from mtsig.stats.meta_evaluation.grouped_correlation import group_statistics, grouped_correlation
 
 SCIPY = {
     "pearson": lambda x, y: stats.pearsonr(x, y)[0],

@@ -14,11 +14,11 @@ import yaml
 from scipy import stats
 
 from mtsig.errors import InputError
-from mtsig.io.human import load_r_mean_sd, load_wmt_mturk_da
+from mtsig.io.human import load_r_mean_sd, load_wmt_mturk_da, restore_unrated_cells
+from mtsig.io.judgments import judgments_source, load_judgments, load_moments
 from mtsig.settings import HumanGold, HumanSource, QualityControl, Standardise, build
 from mtsig.stats import human
 from mtsig.stats.seeding import rng_for
-from mtsig.steps.human import judgments_source, load_judgments, load_moments
 
 SEED = 20140626
 
@@ -807,7 +807,7 @@ def test_restoring_a_zero_variance_workers_ratings_by_hand() -> None:
     moments = pd.DataFrame(
         {"annotator": ["a", "zero", "other"], "mean": [55.0, 0.0, 0.0], "sd": [7.0, 0.0, 3.0]}
     )
-    restored = human.restore_unrated_cells(ratings, means, moments, "zero")
+    restored = restore_unrated_cells(ratings, means, moments, "zero")
     added = restored.iloc[2:]
     assert len(restored) == 4 and list(restored.columns) == list(ratings.columns)
     assert (added["annotator"] == "zero").all() and (added["raw_score"] == 0.0).all()
@@ -815,11 +815,11 @@ def test_restoring_a_zero_variance_workers_ratings_by_hand() -> None:
     z, zero = human.standardise_with(restored, moments, "zero")
     assert zero == ["zero"] and (z.loc[z["annotator"] == "zero", "z"] == 0).all()
     with pytest.raises(InputError, match="no printed sd of 0"):
-        human.restore_unrated_cells(ratings, means, moments, "other")
+        restore_unrated_cells(ratings, means, moments, "other")
     with pytest.raises(InputError, match="already has ratings"):
-        human.restore_unrated_cells(ratings, means, moments.assign(sd=0.0), "a")
+        restore_unrated_cells(ratings, means, moments.assign(sd=0.0), "a")
     with pytest.raises(InputError, match=r"unrated cell \(S, segment 1\) has raw mean 30.0"):
-        human.restore_unrated_cells(ratings, means.assign(raw_score=[50.0, 60.0, 30.0]), moments, "zero")
+        restore_unrated_cells(ratings, means.assign(raw_score=[50.0, 60.0, 30.0]), moments, "zero")
 
 
 # ---------------------------------------------------------------------------------------- WMT22 ru-en: its own z

@@ -1,4 +1,4 @@
-"""System-level meta-evaluation library (mtsig.stats.meta_evaluation).
+"""System-level meta-evaluation library (mtsig.stats.meta_evaluation.system_level).
 
 Oracles: scipy's pearsonr, spearmanr and kendalltau (variants b and c) for the correlations; numpy's corrcoef for
 the metric-metric matrix; hand calculations of the MAD rule and of Williams' t written out below; the WMT20
@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 from mtsig.errors import InputError
-from mtsig.stats import meta_evaluation as me
+from mtsig.stats.meta_evaluation import system_level as me
 
 
 @pytest.fixture(scope="module")

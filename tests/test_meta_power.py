@@ -1,4 +1,4 @@
-"""Power and stability of a meta-evaluation (mtsig.stats.meta_power, mtsig.studies.metrics_protocol_power).
+"""Power and stability of a meta-evaluation (mtsig.stats.meta_evaluation.power, mtsig.studies.metrics_protocol_power).
 
 Oracles: hand cases for the p-values, the interpolated size and cluster 1 (mt-metrics-eval's AssignRanks rule); a
 simulation with a known difference: two metrics of known noise around MQM-like item scores, the power the study
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from mtsig.stats import meta_power as mpw
-from mtsig.stats import task_bootstrap as tb
-from mtsig.stats.metric_permutation import PairSwaps, permutation_test
-from mtsig.stats.metric_ranking import assign_ranks, ranking_order
-from mtsig.stats.tie_calibration import calibrate_ties, outcome_statistic, pair_outcomes
+from mtsig.stats.meta_evaluation import power as mpw
+from mtsig.stats.meta_evaluation import task_bootstrap as tb
+from mtsig.stats.meta_evaluation.metric_permutation import PairSwaps, permutation_test
+from mtsig.stats.meta_evaluation.metric_ranking import assign_ranks, ranking_order
+from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties, outcome_statistic, pair_outcomes
 from mtsig.studies.metrics_protocol import Task, TaskResult
 from mtsig.studies.metrics_protocol_beyond import TaskResampler, _item_acc23
 from mtsig.studies.metrics_protocol_power import task_power, task_stability

@@ -1,4 +1,4 @@
-"""Comparing two metrics (mtsig.stats.metric_comparison).
+"""Comparing two metrics (mtsig.stats.meta_evaluation.metric_comparison).
 
 Oracles: exact permutation distributions enumerated by brute force with scipy.stats.pearsonr (all 2^S swaps of a
 small PERM-BOTH / PERM-SYSTEMS case); the binomial distribution of a sign-flip test (scipy.stats.binom) for the
@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 from mtsig.errors import InputError
-from mtsig.stats import metric_comparison as mc
+from mtsig.stats.meta_evaluation import metric_comparison as mc
 from mtsig.stats.seeding import rng_for
 
 

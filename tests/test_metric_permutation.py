@@ -1,4 +1,4 @@
-"""Permutation tests between every two metrics (mtsig.stats.metric_permutation).
+"""Permutation tests between every two metrics (mtsig.stats.meta_evaluation.metric_permutation).
 
 Oracles: loop transcriptions, written here, of google-research/mt-metrics-eval's algorithms (commit 68a481a):
 ``stats.PermutationSigDiff`` (z-scored scores swapped cell by cell; Pearson over the cells with scipy; the pooled
@@ -20,7 +20,7 @@ import pytest
 from pipeline_runs import digests_here_and_on_another_machine, other_machine_numerics
 from scipy import stats
 
-from mtsig.stats.metric_permutation import (
+from mtsig.stats.meta_evaluation.metric_permutation import (
     DRAW_BLOCK,
     EarlyStopping,
     PairSwaps,
@@ -30,9 +30,9 @@ from mtsig.stats.metric_permutation import (
     permutation_test,
     swap_masks,
 )
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips, permutation_counts
+from mtsig.stats.meta_evaluation.tie_calibration import group_pairs, pair_outcomes
 from mtsig.stats.seeding import rng_for
-from mtsig.stats.soft_pairwise_accuracy import pce_flips, permutation_counts
-from mtsig.stats.tie_calibration import group_pairs, pair_outcomes
 
 SEED, KEY = 99, ("test", "task")
 
@@ -268,10 +268,10 @@ def test_exchangeable_metrics_give_uniform_p_values(kind):
 _EVERY_SOURCE = """
 import hashlib
 import numpy as np
-from mtsig.stats import metric_permutation as mp
-from mtsig.stats.grouped_correlation import grouped_correlation
-from mtsig.stats.soft_pairwise_accuracy import pce_flips, permutation_counts, soft_pairwise_accuracy
-from mtsig.stats.tie_calibration import calibrate_ties, pair_outcomes
+from mtsig.stats.meta_evaluation import metric_permutation as mp
+from mtsig.stats.meta_evaluation.grouped_correlation import grouped_correlation
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips, permutation_counts, soft_pairwise_accuracy
+from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties, pair_outcomes
 rng = np.random.default_rng(8)
 human = np.round(rng.normal(size=(5, 40)), 1)
 metrics = human + rng.gamma(2.0, 0.7, size=(4, 5, 40))  # not integer-valued

@@ -1,4 +1,4 @@
-"""Clusters and the weighted task average (mtsig.stats.metric_ranking).
+"""Clusters and the weighted task average (mtsig.stats.meta_evaluation.metric_ranking).
 
 Oracles: mt-metrics-eval's AssignRanks rule worked by hand; a loop transcription, written here, of its
 TaskSetResults.AverageCorrMatrix (commit 68a481a): per metric pair, each task's rescaled draw differences, tiled to
@@ -10,8 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtsig.stats.metric_permutation import PermutationResult
-from mtsig.stats.metric_ranking import assign_ranks, average_significance, ranking_order, weighted_average
+from mtsig.stats.meta_evaluation.metric_permutation import PermutationResult
+from mtsig.stats.meta_evaluation.metric_ranking import (
+    assign_ranks,
+    average_significance,
+    ranking_order,
+    weighted_average,
+)
 
 
 def test_assign_ranks_by_hand():

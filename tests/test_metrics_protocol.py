@@ -1,5 +1,6 @@
-"""The WMT23/WMT24 metrics-task protocol (mtsig.studies.metrics_protocol, mtsig.stats.pooled_accuracy, ``mtsig
-metrics --mtme``) on the real WMT23 MQM data and on hand cases.
+"""The WMT23/WMT24 metrics-task protocol (mtsig.studies.metrics_protocol,
+mtsig.stats.meta_evaluation.pooled_accuracy, ``mtsig metrics --mtme``) on the real WMT23 MQM data and on hand
+cases.
 
 Oracles: google-research/mt-metrics-eval at commit 68a481a (2026-04-23) run on the same files
 ($MTSIG_DATA/wmt23) by ``benchmarks/bench_wmt23_protocol.py values``: ``tasks.WMT23(k=0)`` and
@@ -27,7 +28,7 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.io.mtme import read_human_scores, read_requested_scores, read_test_set
-from mtsig.stats.pooled_accuracy import pooled_pairwise_accuracy
+from mtsig.stats.meta_evaluation.pooled_accuracy import pooled_pairwise_accuracy
 from mtsig.studies import metrics_protocol as mp
 
 # The module's fixtures read every WMT23 score file and run both protocols (about 8 CPU s): one worker makes them.

@@ -11,9 +11,9 @@ import pytest
 
 from mtsig.errors import InputError
 from mtsig.io.mtme import read_requested_scores, read_test_set
-from mtsig.stats.grouped_correlation import grouped_correlation
-from mtsig.stats.item_sampling import item_sample
-from mtsig.stats.tie_calibration import calibrate_ties
+from mtsig.stats.meta_evaluation.grouped_correlation import grouped_correlation
+from mtsig.stats.meta_evaluation.item_sampling import item_sample
+from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties
 from mtsig.studies import metrics_protocol as mp
 
 #: Three metrics of WMT23 en-de (a reference-based, a reference-free one and BLEU) keep the tests cheap.

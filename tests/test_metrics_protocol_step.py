@@ -26,7 +26,7 @@ from test_metrics_protocol import WMT23_AVERAGE, WMT23_TASKS
 
 from mtsig.io.mtme import layout_files, layout_from_names, read_human_scores, read_test_set
 from mtsig.io.system_scores import read_mtme_sys_scores
-from mtsig.stats.soft_pairwise_accuracy import pce_flips
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips
 from mtsig.steps.files import read_intermediate_tsv, verify_intermediate
 from mtsig.studies import metrics_protocol_beyond as beyond
 

@@ -31,7 +31,7 @@ from mtsig.io.system_scores import read_wmt_sys_scores
 from mtsig.io.wmt_da import read_wmt_da_sys_scores
 from mtsig.report import meta_evaluation as report
 from mtsig.settings import MetricsTask, build
-from mtsig.stats import meta_evaluation as me
+from mtsig.stats.meta_evaluation import system_level as me
 from mtsig.studies import metrics_task as study
 
 # The module's fixtures read and evaluate the WMT20 metrics task once: its tests go to one worker.
@@ -233,10 +233,10 @@ def golds(tmp_path_factory, data_root: Path, spec: dict) -> Path:
 def test_ja_en_gold_is_byte_identical_to_the_wmt20_ja_en_experiments(golds, data_root, repo_root, tmp_path):
     """The experiment's human_gold step calls load_judgments and build_gold with config/wmt20-ja-en.yaml (993
     segments, its 10 systems) and writes with write_tsv: the same calls here, the same bytes."""
+    from mtsig.io.judgments import judgments_source, load_judgments
     from mtsig.settings import HumanGold, HumanSource, QualityControl, build
     from mtsig.stats.human import build_gold
     from mtsig.steps.files import write_tsv
-    from mtsig.steps.human import judgments_source, load_judgments
 
     experiment = yaml.safe_load((repo_root / "config" / "wmt20-ja-en.yaml").read_text())["experiments"][
         "wmt20-ja-en"

@@ -30,13 +30,13 @@ from scipy import stats
 from mtsig.errors import InputError
 from mtsig.io.documents import read_documents
 from mtsig.io.human import load_tidy
+from mtsig.io.judgments import load_judgments
 from mtsig.io.mtme import read_mtme_docs, read_mtme_human_seg_scores
 from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import Experiment, HumanSource, as_block, build
-from mtsig.stats.meta_evaluation import negative_correlation_pvalue, reversed_orientation
+from mtsig.stats.meta_evaluation.system_level import negative_correlation_pvalue, reversed_orientation
 from mtsig.steps.evaluation import reversed_orientation_check
 from mtsig.steps.files import write_tsv
-from mtsig.steps.human import load_judgments
 from mtsig.steps.meta_evaluation import meta_evaluation
 from mtsig.studies.meta_evaluation import available_human_scores
 

@@ -1,13 +1,13 @@
 """google-research/mt-metrics-eval's unit test of soft pairwise accuracy's permutation p-values
 (``mt_metrics_eval/pce_test.py`` at commit 68a481a, one test), ported to mtsig's functions
-(:mod:`mtsig.stats.soft_pairwise_accuracy`). Its input is ``np.random.rand(10, 100)``: here the same shape from a
-seeded generator."""
+(:mod:`mtsig.stats.meta_evaluation.soft_pairwise_accuracy`). Its input is ``np.random.rand(10, 100)``: here
+the same shape from a seeded generator."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from mtsig.stats.soft_pairwise_accuracy import pairwise_pvalues, pce_flips
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pairwise_pvalues, pce_flips
 
 
 def test_pairwise_p_values_are_deterministic():

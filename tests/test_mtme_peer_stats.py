@@ -21,7 +21,7 @@ import pytest
 import scipy.stats
 
 from mtsig.errors import InputError
-from mtsig.stats.grouped_correlation import (
+from mtsig.stats.meta_evaluation.grouped_correlation import (
     as_groups,
     average_correlation,
     grouped_correlation,
@@ -29,16 +29,15 @@ from mtsig.stats.grouped_correlation import (
     packed_matrix,
     pairwise_differences,
 )
-from mtsig.stats.item_sampling import item_sample
-from mtsig.stats.meta_evaluation import williams_pvalues
-from mtsig.stats.metric_permutation import (
+from mtsig.stats.meta_evaluation.item_sampling import item_sample
+from mtsig.stats.meta_evaluation.metric_permutation import (
     EarlyStopping,
     PairSwaps,
     PearsonSwaps,
     permutation_test,
 )
-from mtsig.stats.pooled_accuracy import pair_agreement
-from mtsig.stats.score_permutation import (
+from mtsig.stats.meta_evaluation.pooled_accuracy import pair_agreement
+from mtsig.stats.meta_evaluation.score_permutation import (
     PairOutcomeSwaps,
     ScoreSwaps,
     mtme_cell_masks,
@@ -46,8 +45,9 @@ from mtsig.stats.score_permutation import (
     rated_cells,
     recalibrated_acc_t,
 )
-from mtsig.stats.soft_pairwise_accuracy import soft_pairwise_accuracy
-from mtsig.stats.tie_calibration import calibrate_ties, pair_outcomes
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import soft_pairwise_accuracy
+from mtsig.stats.meta_evaluation.system_level import williams_pvalues
+from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties, pair_outcomes
 
 pearson = scipy.stats.pearsonr
 kendall = scipy.stats.kendalltau

@@ -15,7 +15,7 @@ from mtsig.errors import InputError
 from mtsig.io.staple import GoldPrompt, NBestList, read_staple_gold, read_system_file
 from mtsig.report.nbest_plots import plot_ablation, plot_all
 from mtsig.settings import NBestParameters, build
-from mtsig.stats.nbest_measures import (
+from mtsig.stats.ranking_measures.nbest import (
     average_precision,
     gold_weights,
     mean_average_precision,

@@ -134,7 +134,7 @@ import hashlib
 import numpy as np
 from mtsig.runtime import portable
 from mtsig.stats import resampling as rs
-from mtsig.stats.metric_comparison import perm_both_matrix
+from mtsig.stats.meta_evaluation.metric_comparison import perm_both_matrix
 rng = np.random.default_rng(5)
 stats = rng.gamma(2.0, 1.7, size=(4, 300, 2))  # not integer-valued, as NIST's or published segment scores
 result = rs.pairwise_tests(stats, lambda t: t[..., 0] / t[..., 1], ["a", "b", "c", "d"], n_samples=600, seed=11,

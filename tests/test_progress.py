@@ -24,7 +24,7 @@ from mtsig.cli import main
 from mtsig.cli._common import PROGRESS_DELAY_ENV, ProgressDisplay
 from mtsig.pipeline.verification import checksum_table, verify_results
 from mtsig.runtime.progress import counter
-from mtsig.stats.metric_comparison import (
+from mtsig.stats.meta_evaluation.metric_comparison import (
     accuracy_permutation_matrix,
     bootstrap_correlations,
     perm_both_matrix,

@@ -1,7 +1,8 @@
-"""Tests of the RankEval measures (mtsig.stats.rankeval_measures, mtsig.stats.tau_bootstrap), the study
-(mtsig.studies.rankeval) and sacrebleu's sentence BLEU (mtsig.metrics.bleu) against independent oracles: hand
-arithmetic, SciPy, sacrebleu, literal loop transcriptions of Avramidis (2013)'s equations / Algorithm 1 and of the
-RankEval tool's pair loop, and simulation with known truth."""
+"""Tests of the RankEval measures (mtsig.stats.ranking_measures.rankeval,
+mtsig.stats.ranking_measures.tau_bootstrap), the study (mtsig.studies.rankeval) and sacrebleu's sentence BLEU
+(mtsig.metrics.bleu) against independent oracles: hand arithmetic, SciPy, sacrebleu, literal loop
+transcriptions of Avramidis (2013)'s equations / Algorithm 1 and of the RankEval tool's pair loop, and
+simulation with known truth."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.io.rankings import load_jcml, load_wmt_rankings
-from mtsig.stats.rankeval_measures import (
+from mtsig.stats.ranking_measures.rankeval import (
     TIE_MODES,
     best_predicted_human_rank,
     best_predicted_vs_human,
@@ -38,12 +39,12 @@ from mtsig.stats.rankeval_measures import (
     reciprocal_ranks,
     round_half_away_from_zero,
 )
-from mtsig.stats.resampling import bootstrap_indices
-from mtsig.stats.seeding import rng_for
-from mtsig.stats.tau_bootstrap import (
+from mtsig.stats.ranking_measures.tau_bootstrap import (
     bootstrap_micro_taus,
     tau_confidence_interval,
 )
+from mtsig.stats.resampling import bootstrap_indices
+from mtsig.stats.seeding import rng_for
 from mtsig.studies.rankeval import (
     consensus_scores,
     jcml_segment_level,

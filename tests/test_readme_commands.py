@@ -77,6 +77,7 @@ READMES = [
     "docs/cluster.md",
     "docs/speed.md",
     "docs/testing.md",
+    "docs/extending.md",
     "docs/repository.md",
     "config/README.md",
     "profiles/slurm/README.md",

@@ -210,7 +210,7 @@ def test_schema_metrics_protocol_enums_are_the_protocol_registries() -> None:
     """The protocols, early-stopping rules and SPA arithmetics a metrics_protocol experiment may name are
     mtsig.studies.metrics_protocol's; its replicability tasks are the per-language-pair task kinds of those
     protocols (mtsig.studies.metrics_protocol_beyond.task_kind)."""
-    from mtsig.stats.soft_pairwise_accuracy import ARITHMETICS
+    from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import ARITHMETICS
     from mtsig.studies.metrics_protocol import EARLY_STOPPING, PROTOCOLS
     from mtsig.studies.metrics_protocol_beyond import task_kind
 
@@ -224,8 +224,8 @@ def test_schema_metrics_protocol_enums_are_the_protocol_registries() -> None:
 
 
 def test_schema_human_formats_are_the_readers() -> None:
-    """Every ``human.format`` the schema admits has a reader (mtsig.steps.human.JUDGMENT_READERS), and only those."""
-    from mtsig.steps.human import JUDGMENT_READERS
+    """Every ``human.format`` the schema admits has a reader (mtsig.io.judgments.JUDGMENT_READERS), and only those."""
+    from mtsig.io.judgments import JUDGMENT_READERS
 
     human = SCHEMA["$defs"]["experiment"]["properties"]["human"]["properties"]
     assert sorted(human["format"]["enum"]) == sorted(JUDGMENT_READERS)

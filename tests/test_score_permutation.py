@@ -1,8 +1,9 @@
-"""mt-metrics-eval's other statistics and their permutation tests (mtsig.stats.score_permutation, pdp_compiled,
-correlation_pvalues, item_sampling, tie_calibration.calibrate_ties_many) against independent computations: scipy,
-loops over the resamples written here from the definitions (docs/statistics.md, "mt-metrics-eval's other
-statistics"), brute force over every threshold, and hand counts. mt-metrics-eval itself is the oracle of
-tests/test_mtme_peer_stats.py and benchmarks/bench_mtme_stats.py."""
+"""mt-metrics-eval's other statistics and their permutation tests
+(mtsig.stats.meta_evaluation.score_permutation, pdp_compiled, correlation_pvalues, item_sampling,
+tie_calibration.calibrate_ties_many) against independent computations: scipy, loops over the resamples written
+here from the definitions (docs/statistics.md, "mt-metrics-eval's other statistics"), brute force over every
+threshold, and hand counts. mt-metrics-eval itself is the oracle of tests/test_mtme_peer_stats.py and
+benchmarks/bench_mtme_stats.py."""
 
 from __future__ import annotations
 
@@ -11,18 +12,27 @@ import pytest
 import scipy.stats
 
 from mtsig.errors import InputError
-from mtsig.stats.correlation_pvalues import kendall_pvalue, pearson_pvalue, spearman_pvalue
-from mtsig.stats.grouped_correlation import as_groups, average_correlation, grouped_correlation
-from mtsig.stats.item_sampling import item_sample, stratified_sizes
-from mtsig.stats.metric_permutation import standardise, swap_masks
-from mtsig.stats.score_permutation import (
+from mtsig.stats.meta_evaluation.correlation_pvalues import kendall_pvalue, pearson_pvalue, spearman_pvalue
+from mtsig.stats.meta_evaluation.grouped_correlation import (
+    as_groups,
+    average_correlation,
+    grouped_correlation,
+)
+from mtsig.stats.meta_evaluation.item_sampling import item_sample, stratified_sizes
+from mtsig.stats.meta_evaluation.metric_permutation import standardise, swap_masks
+from mtsig.stats.meta_evaluation.score_permutation import (
     PairOutcomeSwaps,
     PdpSwaps,
     ScoreSwaps,
     rated_cells,
     recalibrated_acc_t,
 )
-from mtsig.stats.tie_calibration import calibrate_ties, calibrate_ties_many, group_pairs, pair_differences
+from mtsig.stats.meta_evaluation.tie_calibration import (
+    calibrate_ties,
+    calibrate_ties_many,
+    group_pairs,
+    pair_differences,
+)
 
 
 def _data(seed: int, systems: int = 5, items: int = 7, metrics: int = 3, missing: float = 0.15):

@@ -456,7 +456,11 @@ NOT_SETTINGS = {
         "n_samples",
     ): "the library's B (the pipeline passes the paired bootstrap's resampling.samples)",
     ("studies/power.py", "power_curve", "n_samples"): "the power command's B (power.samples is 200)",
-    ("stats/metric_ranking.py", "assign_ranks", "alpha"): "mt-metrics-eval's AssignRanks' level",
+    (
+        "stats/meta_evaluation/metric_ranking.py",
+        "assign_ranks",
+        "alpha",
+    ): "mt-metrics-eval's AssignRanks' level",
     ("stats/replicability.py", "replicability_count", "alpha"): "Dror et al. 2017's family-wise level",
     ("stats/replicability.py", "replicated_sets", "alpha"): "Dror et al. 2017's family-wise level",
     ("studies/rankeval.py", "pairwise_tau_tests", "alpha"): "the level of the tau tests (no setting)",

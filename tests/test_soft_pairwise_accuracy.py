@@ -1,4 +1,5 @@
-"""Soft pairwise accuracy (mtsig.stats.soft_pairwise_accuracy; Thompson, Mathur, Deutsch & Lapata 2024, Sec. 3).
+"""Soft pairwise accuracy (mtsig.stats.meta_evaluation.soft_pairwise_accuracy; Thompson, Mathur, Deutsch &
+Lapata 2024, Sec. 3).
 
 Oracles: a loop transcription of pce.py's compute_pairwise_p_values and compute_one_minus_pce (google-research/
 mt-metrics-eval, commit 68a481a): its masks (numpy default_rng(4), float32 uniforms, rint, 2m - 1), the null and the
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtsig.stats.soft_pairwise_accuracy import (
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import (
     pairwise_pvalues,
     pce_flips,
     permutation_counts,

@@ -106,7 +106,7 @@ def test_scored_nbest_is_ranked_by_score_with_stable_ties(tmp_path: Path) -> Non
     [
         ("p1|a|-1\np1|b\n", 2, "prompt_id|translation|score"),
         ("p1|a|-1\n\np1|b|high\n", 3, "not a number"),
-        ("p1|a|inf\n", 1, "not finite"),
+        ("p1|a|inf\n", 1, "not a finite number"),
         ("p1||-1\n", 1, "empty prompt id or translation"),
         ("p1|a|-1\np1|a|-2\n", 2, "listed twice"),
     ],

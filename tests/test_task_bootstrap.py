@@ -1,5 +1,5 @@
-"""Bootstrap intervals of the metrics-task statistics (mtsig.stats.task_bootstrap, and the task-level wiring of
-mtsig.studies.metrics_protocol_beyond.task_draws on the real WMT23 en-de data).
+"""Bootstrap intervals of the metrics-task statistics (mtsig.stats.meta_evaluation.task_bootstrap, and the
+task-level wiring of mtsig.studies.metrics_protocol_beyond.task_draws on the real WMT23 en-de data).
 
 Oracles: a plain loop over the same draws that materialises each resampled test set (the drawn items' or systems'
 cells repeated as often as they were drawn) and computes the statistic on it with an independent path (numpy's
@@ -15,11 +15,11 @@ import pytest
 
 from mtsig.errors import InputError
 from mtsig.io.mtme import read_requested_scores, read_test_set
-from mtsig.stats import task_bootstrap as tb
-from mtsig.stats.grouped_correlation import grouped_correlation
+from mtsig.stats.meta_evaluation import task_bootstrap as tb
+from mtsig.stats.meta_evaluation.grouped_correlation import grouped_correlation
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips
+from mtsig.stats.meta_evaluation.tie_calibration import outcome_statistic, pair_outcomes
 from mtsig.stats.seeding import rng_for
-from mtsig.stats.soft_pairwise_accuracy import pce_flips
-from mtsig.stats.tie_calibration import outcome_statistic, pair_outcomes
 from mtsig.studies import metrics_protocol as mp
 from mtsig.studies import metrics_protocol_beyond as beyond
 

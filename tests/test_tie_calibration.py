@@ -1,8 +1,9 @@
-"""Tie calibration (mtsig.stats.tie_calibration; Deutsch, Foster & Freitag 2023, Sec. 5).
+"""Tie calibration (mtsig.stats.meta_evaluation.tie_calibration; Deutsch, Foster & Freitag 2023, Sec. 5).
 
 Oracles: brute force over every candidate threshold (0 and every pair's metric difference), each scored from
-scratch by the Kendall pair counts of mtsig.stats.grouped_correlation averaged over the items, the first maximum
-taken; the same on the pairs a sampling draw keeps; a hand case; the pair outcomes at a given epsilon by a loop.
+scratch by the Kendall pair counts of mtsig.stats.meta_evaluation.grouped_correlation averaged over the items,
+the first maximum taken; the same on the pairs a sampling draw keeps; a hand case; the pair outcomes at a
+given epsilon by a loop.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import numpy as np
 import pytest
 
 from mtsig.errors import InputError
-from mtsig.stats.grouped_correlation import group_statistics
-from mtsig.stats.tie_calibration import (
+from mtsig.stats.meta_evaluation.grouped_correlation import group_statistics
+from mtsig.stats.meta_evaluation.tie_calibration import (
     calibrate_ties,
     good_pairs,
     group_pairs,

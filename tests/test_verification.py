@@ -300,15 +300,27 @@ def quick_run(quick_check: SimpleNamespace) -> Path:
 
 @pytest.mark.xdist_group("quick_check")
 def test_quick_check_downloads_only_the_dataset_it_reads(quick_check: SimpleNamespace) -> None:
-    """From an empty data root: the eight files of wmt20-ja-en (two DA files, six segment-score files filtered from
-    the organisers' all-pairs files), each equal to the data root's, and nothing else."""
+    """From an empty data root: the seven files of wmt20-ja-en the experiment reads (the DA segment means, six
+    segment-score files filtered from the organisers' all-pairs files), each equal to the data root's, and nothing
+    else: not the DA system means, which the manifest lists and no rule of the quick check reads."""
     from mtsig.pipeline.data import read_manifest, verify
 
     downloads = quick_check.clone / "data" / "downloads"
     assert sorted(p.name for p in downloads.iterdir()) == ["wmt20-ja-en"]
-    assert len([p for p in downloads.rglob("*") if p.is_file()]) == 8
+    files = sorted(
+        p.relative_to(downloads / "wmt20-ja-en").as_posix() for p in downloads.rglob("*") if p.is_file()
+    )
+    assert (
+        len(files) == 7
+        and "da/ad-seg-scores-ja-en.csv" in files
+        and "da/ad-sys-scores-ja-en.csv" not in files
+    )
+    assert sum(f.startswith("metric-scores/") and f.endswith(".ja-en.seg.score") for f in files) == 6
     manifest = read_manifest(REPO / "data" / "sources.tsv")
-    assert verify(manifest[manifest["dataset"] == "wmt20-ja-en"], downloads) == []
+    assert (
+        verify(manifest[(manifest["dataset"] == "wmt20-ja-en") & manifest["path"].isin(files)], downloads)
+        == []
+    )
     assert quick_check.served and all(
         p.startswith("/WMT-Metrics-task/wmt20-metrics/") for p in quick_check.served
     )

@@ -1,12 +1,13 @@
 # Configuration, validation and the input functions shared by every rule.
 import functools
+import itertools
 import os
 import sys
 import threading
 from pathlib import Path
 from types import SimpleNamespace
 
-from snakemake.io import is_flagged
+from snakemake.io import is_callable, is_flagged
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -159,6 +160,9 @@ def outputs_of(pattern, **wildcards):
 
 #: Host of a source URL -> why it cannot be reached (None: it answers), asked once per run (data_files).
 PROBED_HOSTS = {}
+#: Whether data_files asks the origins of missing files: not while files_read_by_run calls the input functions at
+#: parse time, when Snakemake cannot yet tell a dry run from a run (the DAG's own calls ask).
+ASK_ORIGINS = True
 
 
 def data_files(paths):
@@ -198,7 +202,7 @@ def data_files(paths):
                         DATA, relative, manifest_source(dataset, inside)
                     )
                 )
-        elif not path.exists() and not workflow.dryrun:
+        elif not path.exists() and ASK_ORIGINS and not workflow.dryrun:
             url = mtsig_data.mirrored(
                 dataset_url(dataset), os.environ.get(mtsig_data.MIRROR_ENV)
             )
@@ -232,6 +236,41 @@ def dataset_url(dataset):
         remote = mtsig_data.remote_derivation(source)
         if remote or source.startswith(("https://", "http://")):
             return remote[2] if remote else source
+
+
+def files_read_by_run():
+    """(dataset, path) of every data-root file a job of the run reads: each input function of the job's rule
+    called with the job's wildcards (run_jobs), as Snakemake calls it to build the DAG. Every data-root file
+    reaches a rule through data_files, so these are the files the download rules make (download.smk).
+    """
+    global ASK_ORIGINS
+    read, ASK_ORIGINS = set(), False
+    try:
+        for rule, wildcards in run_jobs():
+            values = [v if isinstance(v, list) else [v] for v in wildcards.values()]
+            for combination in itertools.product(*values):
+                job = dict(zip(wildcards, combination))
+                for item in filter(is_callable, rule.rule.input):
+                    files, _ = rule.rule.apply_input_function(item, job)
+                    read.update(data_root_parts(files))
+    finally:
+        ASK_ORIGINS = True
+    return read
+
+
+def data_root_parts(files):
+    """(dataset, path inside it) of every file under the data root among ``files`` (a path, or lists and
+    mappings of them, as an input function returns)."""
+    if isinstance(files, dict):
+        files = list(files.values())
+    if not isinstance(files, (list, tuple)):
+        files = [files]
+    for file in files:
+        if isinstance(file, (list, tuple, dict)):
+            yield from data_root_parts(file)
+        elif Path(file).is_relative_to(DATA_ROOT) and Path(file) != DATA_ROOT:
+            relative = Path(file).relative_to(DATA_ROOT)
+            yield relative.parts[0], relative.relative_to(relative.parts[0]).as_posix()
 
 
 def data_glob(root, pattern):

@@ -1,6 +1,5 @@
-# Inputs: the data root's files, prepared texts and document ids; the synthetic experiments' generated data;
-# and, with the download root (no MTSIG_DATA, no data_root folder: data/README.md), one rule per dataset of
-# data/sources.tsv that downloads and verifies the files of that dataset, so a run fetches the datasets it reads.
+# Inputs: the data root's files, prepared texts and document ids; the synthetic experiments' generated data. The
+# download of the data root's files, when there is none, is download.smk's.
 
 
 rule generate_synthetic:
@@ -35,22 +34,3 @@ rule prepare_texts:
         data_root=DATA_ROOT,
     script:
         "../scripts/step.py"
-
-
-for dataset, files in DOWNLOADABLE.items():
-
-    rule:
-        name:
-            mtsig_steps.item_rule("download_dataset", dataset)
-        output:
-            files=[str(DATA_ROOT / dataset / path) for path in files],
-        log:
-            f"logs/download_dataset/{dataset}.log",
-        localrule: True
-        conda:
-            "../envs/mtsig.yaml"
-        params:
-            dataset=dataset,
-            manifest=str(MANIFEST),
-        script:
-            "../scripts/step.py"

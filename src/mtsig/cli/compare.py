@@ -203,14 +203,15 @@ def add_conclusion_arguments(compare: argparse.ArgumentParser) -> None:
 
 def calibration(path: Path | None) -> Callable[[str, float], float | str] | None:
     """``--calibration FILE``: the delta-agreement summary of a run (``results/delta_agreement/summary.tsv``,
-    :mod:`mtsig.stats.delta_agreement`) as (metric, |delta|) -> the estimated share of such pairs on which humans
-    agree with the metric's direction, or the status of a fit the table flags (``decreasing``, ``undetermined``)
-    instead of a number; a metric is looked up by its name, else case-insensitively."""
+    :mod:`mtsig.stats.meta_evaluation.delta_agreement`) as (metric, |delta|) -> the estimated share of such
+    pairs on which humans agree with the metric's direction, or the status of a fit the table flags
+    (``decreasing``, ``undetermined``) instead of a number; a metric is looked up by its name, else
+    case-insensitively."""
     if path is None:
         return None
     import csv
 
-    from mtsig.stats.delta_agreement import FIT_STATUSES, estimated_agreement
+    from mtsig.stats.meta_evaluation.delta_agreement import FIT_STATUSES, estimated_agreement
 
     if not path.is_file():
         raise InputError("no such calibration table (results/delta_agreement/summary.tsv of a run)", path)

@@ -54,9 +54,9 @@ from mtsig.report.metrics_protocol import (
     protocol_table_text,
 )
 from mtsig.report.signature import signature
-from mtsig.stats import meta_evaluation as me
 from mtsig.stats.human import _pairwise_mann_whitney
-from mtsig.stats.metric_comparison import (
+from mtsig.stats.meta_evaluation import system_level as me
+from mtsig.stats.meta_evaluation.metric_comparison import (
     BOOTSTRAP_SCHEMES,
     accuracy_permutation_matrix,
     bootstrap_correlations,
@@ -65,8 +65,8 @@ from mtsig.stats.metric_comparison import (
     perm_both_matrix,
     segment_mean_scores,
 )
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import ARITHMETICS
 from mtsig.stats.seeding import rng_for
-from mtsig.stats.soft_pairwise_accuracy import ARITHMETICS
 from mtsig.studies import metrics_protocol as mp
 from mtsig.studies.metrics_task import PairScores, excluded_systems, meta_evaluate
 

@@ -12,4 +12,17 @@
   metrics task's ``metrics-ad-*`` with the metric files' system names).
 - :mod:`mtsig.io.mqm`: MQM error annotations: segment scores, raters and the rated texts.
 - :mod:`mtsig.io.esa`: Appraise's Error Span Annotation (ESA) exports, with the WMT24 organisers' filtering.
+- :mod:`mtsig.io.judgments`: an experiment's human judgments in any of these formats (``human.format``).
+
+Paths an experiment names are relative to a data root (:func:`data_path`).
 """
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def data_path(data_root: str | Path, relative: str) -> Path:
+    """An experiment path: absolute paths are kept, relative ones are taken from the data root."""
+    path = Path(relative)
+    return path if path.is_absolute() else Path(data_root) / path

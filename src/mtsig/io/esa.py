@@ -44,7 +44,6 @@ is not a number, an empty rater or system, an item beyond the documents file or 
 from __future__ import annotations
 
 import csv
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -55,6 +54,7 @@ import pandas as pd
 from scipy import stats
 
 from mtsig.errors import InputError
+from mtsig.io.text import finite_number
 
 #: The id of the first segment after the canary line in the released WMT24 exports (the organisers re-indexed their
 #: files so on 29 Nov 2024; their earlier files start at 0): what ``first_segment_id`` is when a config or caller
@@ -165,16 +165,6 @@ class EsaExport:
     bad_items: pd.DataFrame
 
 
-def _number(text: str, what: str, path: Path, line: int) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{what} {text!r} is not a number", path, line) from None
-    if not math.isfinite(value):
-        raise InputError(f"{what} {text!r} is not a finite number", path, line)
-    return value
-
-
 def _language(code: str, column: str, path: Path, line: int) -> str:
     if code not in LANGUAGE_CODES:
         raise InputError(
@@ -199,10 +189,10 @@ def _parsed_row(fields: list[str], path: Path, line: int) -> tuple:
     if not _INTEGER.fullmatch(segment):
         raise InputError(f"segment id {segment!r} is not a non-negative integer", path, line)
     lp = f"{_language(source, 'source', path, line)}-{_language(target, 'target', path, line)}"
-    value = _number(score, "score", path, line)
+    value = finite_number(score, "score", path, line)
     if not SCORE_RANGE[0] <= value <= SCORE_RANGE[1]:
         raise InputError(f"score {score} is outside 0-100", path, line)
-    end_time = _number(fields[11], "end time", path, line)
+    end_time = finite_number(fields[11], "end time", path, line)
     return rater, system, int(segment), item_type, lp, value, doc_id, end_time
 
 

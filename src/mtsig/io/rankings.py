@@ -256,7 +256,7 @@ def load_predicted_ranking(path: str | Path) -> pd.DataFrame:
     Format: tab-separated, UTF-8, a header line ``judgment<TAB>system<TAB>predicted_rank``, then one line per
     ranked candidate: the integer judgment id of the human ranking it predicts (the ``judgment`` column of
     :func:`load_wmt_rankings` / :func:`load_jcml`), the system name, and the predicted rank (a number, lower is
-    better, ties allowed; any scale, since :func:`mtsig.stats.rankeval_measures.normalize_ranks` normalises it).
+    better, ties allowed; any scale, since :func:`mtsig.stats.ranking_measures.rankeval.normalize_ranks` normalises it).
 
     Returns columns ``judgment`` (int), ``system``, ``predicted_rank`` (float).  Raises InputError (file:line)
     for a wrong header, a wrong field count, a non-integer judgment, a non-finite rank or a duplicate

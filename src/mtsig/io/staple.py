@@ -12,7 +12,8 @@ Three formats are read, each strictly, with an :class:`~mtsig.errors.InputError`
   (typically log-probabilities); each prompt's list is ranked by score, ties keeping file order.
 
 Text is kept exactly as written (apart from the line break); matching normalisation belongs to
-:mod:`mtsig.stats.nbest_measures` (``normalize_staple``), as in the official scorer, so that BLEU can still see the raw text.
+:mod:`mtsig.stats.ranking_measures.nbest` (``normalize_staple``), as in the official scorer, so that BLEU can
+still see the raw text.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mtsig.errors import InputError
-from mtsig.io.text import decode_utf8_line
+from mtsig.io.text import decode_utf8_line, finite_number
 
 FIELD_SEPARATOR = "|"
 
@@ -199,12 +200,7 @@ def read_scored_nbest(path: str | Path) -> dict[str, NBestList]:
         )
         if not prompt_id or not text:
             raise InputError(f"empty prompt id or translation in {line!r}", path, number)
-        try:
-            score = float(score_field)
-        except ValueError:
-            raise InputError(f"score {score_field.strip()!r} is not a number", path, number) from None
-        if not math.isfinite(score):
-            raise InputError(f"score {score_field.strip()!r} is not finite", path, number)
+        score = finite_number(score_field.strip(), "score", path, number)
         if text in seen.setdefault(prompt_id, set()):
             raise InputError(f"translation {text!r} listed twice for prompt {prompt_id!r}", path, number)
         seen[prompt_id].add(text)

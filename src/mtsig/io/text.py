@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import html
+import math
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -58,6 +59,21 @@ def decode_utf8_line(raw: bytes, path: str | Path, number: int) -> str:
         raise InputError(
             f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})", Path(path), number
         ) from None
+
+
+def finite_number(text: str, what: str, path: str | Path, number: int) -> float:
+    """One field of line ``number`` of ``path`` read as a finite float (``what`` names it in the error).
+
+    Raises:
+        InputError: not a number, or NaN or an infinity, naming file and line.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{what} {text!r} is not a number", Path(path), number) from None
+    if not math.isfinite(value):
+        raise InputError(f"{what} {text!r} is not a finite number", Path(path), number)
+    return value
 
 
 def read_lines(path: str | Path) -> list[str]:

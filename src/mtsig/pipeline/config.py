@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 import yaml
 
 from mtsig.errors import InputError
+from mtsig.io import data_path  # an experiment's paths, also the workflow's (mtsig_config.data_path)
 from mtsig.settings import (
     ENGINE_SETTINGS,
     Calibration,
@@ -597,12 +598,6 @@ def has_documents(sources: TextSources, data_root: str | Path) -> bool:
     if sources.documents is not None or sources.texts is not None:
         return True
     return not sources.has_texts and bool(scores_with_documents(sources.segment_scores, data_root))
-
-
-def data_path(data_root: str | Path, relative: str) -> Path:
-    """An experiment path: absolute paths are kept, relative ones are taken from the data root."""
-    path = Path(relative)
-    return path if path.is_absolute() else Path(data_root) / path
 
 
 def reference_paths(sources: TextSources | Experiment, data_root: str | Path) -> list[Path]:

@@ -26,7 +26,8 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-from pathlib import Path
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
@@ -205,6 +206,12 @@ def derive_sid2line(xml_path: Path, out: Path) -> None:
     out.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
+def moments_name(stnd_name: str) -> str:
+    """The workers' printed means and sds beside a WMT22 standardised rating file: ``ad-<lp>-trk-mean-sd.txt`` for
+    ``ad-<lp>-good-stnd.csv`` (the organisers' names; wmt22-ja-en/README.txt)."""
+    return stnd_name.replace("-good-stnd.csv", "-trk-mean-sd.txt")
+
+
 def derive_reconstructed_raw(stnd_path: Path, out: Path, mean_sd_path: Path | None = None) -> None:
     """Rebuild ``ad-<lp>-good-raw.RECONSTRUCTED.tsv``: each rating's raw 0-100 score is ``round(z * sd_w +
     mean_w)`` with worker w's printed mean and sd (the inverse of WMT's standardisation; wmt22-ja-en/README.txt).
@@ -212,9 +219,7 @@ def derive_reconstructed_raw(stnd_path: Path, out: Path, mean_sd_path: Path | No
     are read from ``ad-<lp>-trk-mean-sd.txt`` beside ``ad-<lp>-good-stnd.csv`` unless ``mean_sd_path`` is given."""
     from mtsig.io.human import load_r_mean_sd
 
-    mean_sd_path = mean_sd_path or stnd_path.with_name(
-        stnd_path.name.replace("-good-stnd.csv", "-trk-mean-sd.txt")
-    )
+    mean_sd_path = mean_sd_path or stnd_path.with_name(moments_name(stnd_path.name))
     table = load_r_mean_sd(mean_sd_path)
     moments = dict(zip(table["annotator"], zip(table["mean"], table["sd"], strict=True), strict=True))
     lines = stnd_path.read_text(encoding="utf-8").splitlines()
@@ -285,6 +290,61 @@ def obtainable(source: str) -> bool:
         recipe, argument = derivation(source)
         return recipe in DERIVATIONS and bool(argument)
     return False
+
+
+def derivation_inputs(source: str) -> list[str]:
+    """The files of its own folder a local derivation (:data:`DERIVATIONS`) reads: its named input, and for
+    ``reconstructed_raw`` the workers' moments beside it (:func:`moments_name`); none for a download."""
+    if not source.startswith("derived:") or remote_derivation(source) is not None:
+        return []
+    recipe, argument = derivation(source)
+    if recipe not in DERIVATIONS or not argument:
+        return []
+    if recipe == "reconstructed_raw":
+        stnd = PurePosixPath(argument)
+        return [argument, str(stnd.with_name(moments_name(stnd.name)))]
+    return [argument]
+
+
+@dataclass(frozen=True)
+class DatasetDownload:
+    """What the download rules of one dataset make (paths relative to its folder, in manifest order): ``read``,
+    the files the run reads with the files their derivations read (rule ``download_dataset__<dataset>``);
+    ``rest``, its other obtainable files (``download_dataset__<dataset>__rest``, which only a target asking for
+    them runs: ``snakemake download_data``); ``rest_needs``, the files of ``read`` that a derivation of ``rest``
+    reads (that rule's inputs)."""
+
+    read: tuple[str, ...]
+    rest: tuple[str, ...]
+    rest_needs: tuple[str, ...]
+
+
+def with_derivation_inputs(manifest: pd.DataFrame, dataset: str, paths: Iterable[str]) -> list[str]:
+    """``paths`` of ``dataset`` and every file of its folder their derivations read, recursively, in manifest
+    order: what :func:`fetch` must have to make ``paths``."""
+    rows = manifest[manifest["dataset"] == dataset]
+    sources = dict(zip(rows["path"], rows["source"], strict=True))
+    wanted, queue = set(), list(paths)
+    while queue:
+        path = queue.pop()
+        if path not in wanted:
+            wanted.add(path)
+            queue += derivation_inputs(sources.get(path, ""))
+    return [path for path in rows["path"] if path in wanted]
+
+
+def dataset_downloads(manifest: pd.DataFrame, read: Iterable[tuple[str, str]]) -> dict[str, DatasetDownload]:
+    """Dataset -> its :class:`DatasetDownload`, for every dataset with a file :func:`fetch` can make: the run reads
+    the ``(dataset, path)`` pairs of ``read``, so that a run downloads only what its rules read (issue 46)."""
+    read = set(read)
+    downloads = {}
+    for dataset, files in obtainable_files(manifest).items():
+        reads = [p for p in files if (dataset, p) in read]
+        needed = [p for p in with_derivation_inputs(manifest, dataset, reads) if p in files]
+        rest = [p for p in files if p not in needed]
+        rest_needs = [p for p in with_derivation_inputs(manifest, dataset, rest) if p in needed]
+        downloads[dataset] = DatasetDownload(tuple(needed), tuple(rest), tuple(rest_needs))
+    return downloads
 
 
 def obtainable_files(manifest: pd.DataFrame) -> dict[str, list[str]]:

@@ -330,7 +330,7 @@ def text_report(
 
 def _agreement_text(agreement: float | str) -> str:
     """A ``humans agree`` cell: the probability, ``n/a`` for a metric the table does not have, or the fit's status
-    when the table flags the metric's fit (:func:`mtsig.stats.delta_agreement.estimated_agreement`)."""
+    when the table flags the metric's fit (:func:`mtsig.stats.meta_evaluation.delta_agreement.estimated_agreement`)."""
     if isinstance(agreement, str):
         return agreement
     return "n/a" if agreement != agreement else f"{agreement:.2f}"

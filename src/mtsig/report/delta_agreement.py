@@ -1,5 +1,5 @@
 """The delta-agreement table and figure (``results/tables/delta_agreement.md``,
-``results/figures/delta_agreement.png``; :mod:`mtsig.stats.delta_agreement`)."""
+``results/figures/delta_agreement.png``; :mod:`mtsig.stats.meta_evaluation.delta_agreement`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from mtsig.report.plots import STYLE, save_figure
 from mtsig.report.tables import frame_to_markdown
 
 #: What a panel or a table cell says instead of a delta when the fit is not increasing
-#: (:func:`mtsig.stats.delta_agreement.fit_status`).
+#: (:func:`mtsig.stats.meta_evaluation.delta_agreement.fit_status`).
 FIT_WORDS = {
     "decreasing": "decreasing: no Δ",
     "undetermined": "undetermined: no Δ",

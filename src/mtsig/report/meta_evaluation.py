@@ -1,7 +1,8 @@
-"""Tables and figures of a system-level metric meta-evaluation (:mod:`mtsig.stats.meta_evaluation`), in the WMT
-metrics tasks' style: one row per (group, metric) with Pearson's r for all systems and without outliers, Kendall's
-tau and Spearman's rho, winners in bold (Mathur et al. 2020, Tables 5-6); and the Williams matrix as a heatmap with
-the metrics ordered by correlation and the significant cells coloured (their Figs. 1-2).
+"""Tables and figures of a system-level metric meta-evaluation
+(:mod:`mtsig.stats.meta_evaluation.system_level`), in the WMT metrics tasks' style: one row per (group,
+metric) with Pearson's r for all systems and without outliers, Kendall's tau and Spearman's rho, winners in
+bold (Mathur et al. 2020, Tables 5-6); and the Williams matrix as a heatmap with the metrics ordered by
+correlation and the significant cells coloured (their Figs. 1-2).
 
 The inputs are the long tables of :func:`mtsig.studies.metrics_task.meta_evaluate` (``correlations`` with columns
 ``lp, human, systems, metric, kind, n, r, outliers`` and ``winners`` with ``lp, human, systems, metric, r, rank,
@@ -203,10 +204,11 @@ def williams_heatmap(
     alpha: float = MetaEvaluation.alpha,
     dpi: float = 100,
 ) -> pd.DataFrame:
-    """The Williams matrix of one group (rows of :func:`mtsig.stats.meta_evaluation.williams_table`: ``metric_a,
-    metric_b, p_value``) as a WMT-style heatmap (:func:`williams_heatmap_figure`), written to ``out_paths``. PNGs
-    at ``dpi`` (100: a 30-metric matrix is 1400 pixels wide; 0.3 s of CPU each instead of 0.45 at 150). Returns
-    the coloured cells."""
+    """The Williams matrix of one group (rows of
+    :func:`mtsig.stats.meta_evaluation.system_level.williams_table`: ``metric_a, metric_b, p_value``) as a
+    WMT-style heatmap (:func:`williams_heatmap_figure`), written to ``out_paths``. PNGs at ``dpi`` (100: a
+    30-metric matrix is 1400 pixels wide; 0.3 s of CPU each instead of 0.45 at 150). Returns the coloured
+    cells."""
     import matplotlib
 
     from mtsig.report.plots import STYLE, save_figure
@@ -225,7 +227,7 @@ def williams_heatmap_figure(
     ``alpha``, darker at 0.01 and 0.001), p-values printed, an untested cell (NaN) blank; laid out for any number
     of metrics by :func:`mtsig.report.plots.significance_heatmap_figure`. Returns it and the coloured cells."""
     from mtsig.report.plots import significance_heatmap_figure
-    from mtsig.stats.meta_evaluation import williams_pivot
+    from mtsig.stats.meta_evaluation.system_level import williams_pivot
 
     matrix = williams_pivot(williams)
     return significance_heatmap_figure(matrix, list(matrix.index), alpha, title, item="metric")

@@ -14,6 +14,8 @@ Output is byte-identical for identical input (:func:`mtsig.report.plots.save_fig
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -77,31 +79,44 @@ def _dot_rows(ax: plt.Axes, procedures: list[str]) -> np.ndarray:
     return y
 
 
-def _draw_no_difference(ax: plt.Axes, rows: pd.DataFrame, procedures: list[str]) -> None:
-    y = _dot_rows(ax, procedures)
-    declared = rows[(rows["measure"] == DECLARED) & rows["kind"].isin(list(_NO_DIFFERENCE_MARKERS))]
-    offsets = {kind: 0.22 * (1 - n) for n, kind in enumerate(_NO_DIFFERENCE_MARKERS)}
-    for kind, marker in _NO_DIFFERENCE_MARKERS.items():
-        part = (
-            declared[declared["kind"] == kind]
-            .set_index("procedure")
-            .reindex(procedures)
-            .dropna(subset=["rate"])
-        )
+def _dot_rates(
+    ax: plt.Axes,
+    y: np.ndarray,
+    procedures: list[str],
+    parts: dict[str, pd.DataFrame],
+    markers: dict[str, str],
+    colours: dict[str, object],
+    label: Callable[[str, pd.DataFrame], str],
+) -> None:
+    """Each part's rates (indexed by procedure) with their intervals, one marker per part, on the dot plot's rows
+    ``y``, the parts side by side within a row."""
+    for n, (key, marker) in enumerate(markers.items()):
+        part = parts[key].reindex(procedures).dropna(subset=["rate"])
         if part.empty:
             continue
-        position = y[[procedures.index(p) for p in part.index]] + offsets[kind]
         ax.errorbar(
             part["rate"],
-            position,
+            y[[procedures.index(p) for p in part.index]] + 0.22 * (1 - n),
             xerr=_interval(part),
             fmt=marker,
-            color=_COLOURS[kind],
+            color=colours[key],
             markersize=4,
             elinewidth=0.8,
             capsize=2,
-            label=f"{_LABELS[kind]} (n={int(part['trials'].iloc[0])})",
+            label=label(key, part),
         )
+
+
+def _draw_no_difference(ax: plt.Axes, rows: pd.DataFrame, procedures: list[str]) -> None:
+    y = _dot_rows(ax, procedures)
+    declared = rows[(rows["measure"] == DECLARED) & rows["kind"].isin(list(_NO_DIFFERENCE_MARKERS))]
+    parts = {
+        kind: declared[declared["kind"] == kind].set_index("procedure") for kind in _NO_DIFFERENCE_MARKERS
+    }
+    _dot_rates(
+        ax, y, procedures, parts, _NO_DIFFERENCE_MARKERS, _COLOURS,
+        lambda kind, part: f"{_LABELS[kind]} (n={int(part['trials'].iloc[0])})",
+    )  # fmt: skip
     nominal = declared.groupby("procedure", sort=False)["nominal"].first().reindex(procedures)
     ax.scatter(nominal, y, marker="|", s=250, color="black", linewidths=1.5, label="nominal rate", zorder=3)
     ax.set_xlabel("rate of declaring a difference (95% CI)", fontsize=8)
@@ -159,23 +174,7 @@ def _draw_sets(ax: plt.Axes, rows: pd.DataFrame, procedures: list[str]) -> None:
     sets = rows[rows["kind"] == CLUSTERS]
     parts = {m: sets[sets["measure"] == m].set_index("procedure") for m in (MATCH, TIE_SPLIT)}
     parts[FLIP] = _pooled_flips(rows, procedures)
-    offsets = {m: 0.22 * (1 - n) for n, m in enumerate(_SET_MARKERS)}
-    for measure, marker in _SET_MARKERS.items():
-        part = parts[measure].reindex(procedures).dropna(subset=["rate"])
-        if part.empty:
-            continue
-        position = y[[procedures.index(p) for p in part.index]] + offsets[measure]
-        ax.errorbar(
-            part["rate"],
-            position,
-            xerr=_interval(part),
-            fmt=marker,
-            color=_SET_COLOURS[measure],
-            markersize=4,
-            elinewidth=0.8,
-            capsize=2,
-            label=_LABELS[measure],
-        )
+    _dot_rates(ax, y, procedures, parts, _SET_MARKERS, _SET_COLOURS, lambda measure, _: _LABELS[measure])
     title = "ranked sets and seeds"
     if not sets.empty:
         title += f" ({int(sets['trials'].iloc[0])} sets)"

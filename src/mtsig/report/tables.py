@@ -507,9 +507,10 @@ def reversed_orientation_note(
     flagged: Mapping[str, tuple[float, float]], human_label: str, n_systems: int
 ) -> str:
     """A note for the tables of an experiment with metrics whose system scores correlate strongly negatively with
-    the human ones (``{metric: (Pearson r, one-sided p)}``, :func:`mtsig.stats.meta_evaluation.reversed_orientation`):
-    most likely declared with the wrong ``higher_is_better``. Empty when nothing is flagged."""
-    from mtsig.stats.meta_evaluation import ORIENTATION_ALPHA, ORIENTATION_R
+    the human ones (``{metric: (Pearson r, one-sided p)}``,
+    :func:`mtsig.stats.meta_evaluation.system_level.reversed_orientation`): most likely declared with the
+    wrong ``higher_is_better``. Empty when nothing is flagged."""
+    from mtsig.stats.meta_evaluation.system_level import ORIENTATION_ALPHA, ORIENTATION_R
 
     if not flagged:
         return ""

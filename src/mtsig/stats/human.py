@@ -107,64 +107,6 @@ def standardise_with(
     return _apply_moments(ratings, mean, sd, zero_variance)
 
 
-def restore_unrated_cells(
-    ratings: pd.DataFrame,
-    segment_means: pd.DataFrame,
-    moments: pd.DataFrame,
-    annotator: str,
-    source: str | Path | None = None,
-) -> pd.DataFrame:
-    """The ratings of a zero-variance worker that a public per-rating file leaves out, restored from the
-    organisers' per-(system, segment) means (WMT22 MTurk DA, Kocmi et al. 2022: ja-en's worker M0250 scored
-    every item 0; the organisers kept it with z = 0, but ``ad-jaen-good-stnd.csv`` omits its 74 ratings, 67 cells
-    of which no other worker rated).
-
-    A cell of ``segment_means`` (system, segment, criterion, raw_score, z, n) that no SYSTEM or REPEAT rating of
-    ``ratings`` covers was rated only by workers absent from ``ratings``. ``annotator`` (named in the config: the
-    files cannot tell apart workers with identical scores) must have printed sd 0 in ``moments`` and no rating, so
-    every one of its scores equals its printed mean and each such cell is exactly ``n`` ratings of that score: they
-    are added as item type ``system``, the cell's criterion, that annotator. A cell whose raw mean is not that
-    score or whose z is not 0 is an error (the files would not belong together). Cells that ``annotator`` shares
-    with other workers cannot be restored; the organisers' means of those cells then differ from the ratings'
-    (a test compares every cell).
-    """
-    rated = ratings.loc[
-        ratings["item_type"].isin(["system", "repeat"]), ["system", "segment"]
-    ].drop_duplicates()
-    cells = segment_means.merge(rated, on=["system", "segment"], how="left", indicator=True)
-    cells = cells.loc[cells["_merge"] == "left_only"]
-    printed = moments.set_index("annotator")
-    if annotator not in printed.index or printed.loc[annotator, "sd"] != 0:
-        raise InputError(f"worker {annotator!r} has no printed sd of 0 in standardise.moments", source)
-    if (ratings["annotator"] == annotator).any():
-        raise InputError(f"worker {annotator!r} already has ratings: nothing of theirs is missing", source)
-    score, worker = float(printed.loc[annotator, "mean"]), annotator
-    wrong = cells.loc[(cells["raw_score"] != score) | (cells["z"] != 0)]
-    if not wrong.empty:
-        row = wrong.iloc[0]
-        raise InputError(
-            f"the unrated cell ({row['system']}, segment {row['segment']}) has raw mean {row['raw_score']} and z "
-            f"{row['z']}: not the all-{score:g} ratings of zero-variance worker {worker}",
-            source,
-        )
-    restored = cells.loc[cells.index.repeat(cells["n"].to_numpy(dtype=np.int64))]
-    added = pd.DataFrame(
-        {
-            "annotator": worker,
-            "system": restored["system"].to_numpy(),
-            "segment": restored["segment"].to_numpy(dtype=np.int64),
-            "item_type": "system",
-            "criterion": restored["criterion"].to_numpy(),
-            "raw_score": score,
-        }
-    )
-    if "z" in ratings.columns:  # z given by the organisers: the worker's is 0 (checked above)
-        added["z"] = 0.0
-    for column in ratings.columns.difference(added.columns):
-        added[column] = f"restored:{worker}" if column == "hit" else np.nan
-    return pd.concat([ratings, added[ratings.columns]], ignore_index=True)
-
-
 def round_significant(values: np.ndarray, digits: int) -> np.ndarray:
     """``values`` printed with ``digits`` significant digits (C's ``%.{digits}g``) and read back: what R's
     ``write.table``/``write.csv`` (15 digits) does to numbers a script writes and reads again."""
@@ -606,7 +548,7 @@ def build_gold(
     """The whole human step of one experiment: check systems, QC, standardise, gold, conclusions, scores.
 
     ``judgments``: the loaded ratings (DA formats) or relative rankings (``wmt_rankings``), as the readers of
-    :mod:`mtsig.io.human` and :mod:`mtsig.io.rankings` return them (``mtsig.steps.human.load_judgments``);
+    :mod:`mtsig.io.human` and :mod:`mtsig.io.rankings` return them (:func:`mtsig.io.judgments.load_judgments`);
     ``source`` the file they came from (named in errors); ``moments`` the organisers' per-annotator means and sds
     when ``standardise.moments`` names them (:func:`mtsig.io.human.load_r_mean_sd`).
     ``human_format`` is the experiment's ``human.format``. ``qc``, ``standardise`` and ``gold`` are the

@@ -24,6 +24,7 @@ from typing import Any
 #: The step modules, one per ``workflow/rules/*.smk`` file that has rules (``common.smk`` has none).
 STEP_MODULES = (
     "data",
+    "download",
     "metrics",
     "significance",
     "human",

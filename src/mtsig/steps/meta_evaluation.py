@@ -24,8 +24,8 @@ def log_reversed_orientation(
     experiment: str, flagged: Mapping[str, tuple[float, float]], human_label: str, n_systems: int
 ) -> None:
     """A warning for every metric of ``flagged`` (metric -> Pearson r and one-sided p of its system scores with
-    the human ones, :func:`mtsig.stats.meta_evaluation.reversed_orientation`): its ``higher_is_better`` is most
-    likely wrong."""
+    the human ones, :func:`mtsig.stats.meta_evaluation.system_level.reversed_orientation`): its
+    ``higher_is_better`` is most likely wrong."""
     for metric, (r, p) in flagged.items():
         log.warning(
             "%s: metric %s: its system scores correlate with the human %s scores at Pearson r = %.3f (one-sided "
@@ -43,9 +43,9 @@ def warn_reversed_orientation(
     experiment: str, metrics: Mapping[str, np.ndarray], human: np.ndarray, human_label: str
 ) -> dict[str, tuple[float, float]]:
     """Log a warning for every metric whose system scores (oriented as declared) correlate strongly negatively with
-    the human ones (:func:`mtsig.stats.meta_evaluation.reversed_orientation`, :func:`log_reversed_orientation`).
-    Returns the flagged metrics, ``{metric: (r, p)}``."""
-    from mtsig.stats.meta_evaluation import reversed_orientation
+    the human ones (:func:`mtsig.stats.meta_evaluation.system_level.reversed_orientation`,
+    :func:`log_reversed_orientation`). Returns the flagged metrics, ``{metric: (r, p)}``."""
+    from mtsig.stats.meta_evaluation.system_level import reversed_orientation
 
     flagged = reversed_orientation(metrics, human)
     log_reversed_orientation(experiment, flagged, human_label, len(human))

@@ -1,7 +1,8 @@
 """The metric deltas humans notice, from every system pair with a human gold in the run
-(:mod:`mtsig.stats.delta_agreement`; Kocmi et al. 2021, 2024): the text-metric experiments (WMT12, WMT22, MQM), the
-18 language pairs of the WMT20 metrics task (its ~30 metrics' system scores against its DA gold) and a metrics-task
-protocol's language pairs (WMT23: chosen metrics' system scores against a paired MQM gold)."""
+(:mod:`mtsig.stats.meta_evaluation.delta_agreement`; Kocmi et al. 2021, 2024): the text-metric experiments
+(WMT12, WMT22, MQM), the 18 language pairs of the WMT20 metrics task (its ~30 metrics' system scores against
+its DA gold) and a metrics-task protocol's language pairs (WMT23: chosen metrics' system scores against a
+paired MQM gold)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.stats.delta_agreement import oriented_pairs
+from mtsig.stats.meta_evaluation.delta_agreement import oriented_pairs
 
 #: Human translations rated as systems (WMT20 Human-A, ...): not MT systems, left out as the metrics task does.
 HUMAN_TRANSLATION = re.compile(r"^Human-")
@@ -84,8 +85,8 @@ def protocol_pairs(
 def left_out_summary(pairs: pd.DataFrame, outliers: pd.DataFrame) -> pd.DataFrame:
     """Per metric of ``pairs`` (with its ``left_out`` column), what was left out of its fit: ``metric,
     left_out_systems, left_out_pairs, left_out``, the last naming each outlier of
-    :func:`mtsig.stats.delta_agreement.metric_score_outliers` (``"NiuTrans.1511 in en-zh (score -25.02, robust z
-    231.4)"``, several joined by ``"; "``, empty when none)."""
+    :func:`mtsig.stats.meta_evaluation.delta_agreement.metric_score_outliers` (``"NiuTrans.1511 in en-zh
+    (score -25.02, robust z 231.4)"``, several joined by ``"; "``, empty when none)."""
     counts = pairs.groupby("metric", sort=True)["left_out"].sum().astype(int).rename("left_out_pairs")
     texts = [
         f"{row.system} in {row.source} (score {row.score:.4g}, robust z {row.robust_z:.1f})"
@@ -151,10 +152,15 @@ def delta_agreement(
     the text-metric experiments (:func:`experiment_pairs`, the run's own metrics, oriented by the registry's
     ``higher_is_better``), of the metrics task (``metrics_task``: its system scores and its per-pair golds,
     :func:`metrics_task_pairs`) and of the protocols (:func:`protocol_pairs`); the pairs of a metric-score outlier
-    (robust z above ``metric_outlier_cutoff``, :func:`mtsig.stats.delta_agreement.metric_score_outliers`) are
-    marked and not fitted; the curves' bootstrap draws from ``rng_for(seed, "delta_agreement")``."""
+    (robust z above ``metric_outlier_cutoff``,
+    :func:`mtsig.stats.meta_evaluation.delta_agreement.metric_score_outliers`) are marked and not fitted; the
+    curves' bootstrap draws from ``rng_for(seed, "delta_agreement")``."""
     from mtsig.metrics import METRICS, get_metric
-    from mtsig.stats.delta_agreement import agreement_curves, left_out_pairs, metric_score_outliers
+    from mtsig.stats.meta_evaluation.delta_agreement import (
+        agreement_curves,
+        left_out_pairs,
+        metric_score_outliers,
+    )
     from mtsig.stats.seeding import rng_for
 
     frames = []

@@ -36,9 +36,9 @@ import pandas as pd
 from mtsig.errors import InputError
 from mtsig.runtime.portable import WeightedSums
 from mtsig.settings import MetaEvaluation
-from mtsig.stats import meta_evaluation as me
-from mtsig.stats import metric_comparison as mc
 from mtsig.stats.intervals import confidence_level
+from mtsig.stats.meta_evaluation import metric_comparison as mc
+from mtsig.stats.meta_evaluation import system_level as me
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.metrics_task import PairScores, excluded_systems, meta_evaluate
 
@@ -94,8 +94,9 @@ def primary_human_kind(human: Mapping[str, np.ndarray]) -> str:
 class ExperimentMetrics:
     """An experiment's metrics on its systems (``systems``, S of them, on N segments), every one oriented so that
     higher is better: ``corpus`` its system scores ``[S]``; ``of_counts`` its system scores on resampled test sets
-    (:data:`mtsig.stats.metric_comparison.SystemScoresOfCounts` of this one metric: ``[B, S]`` for ``counts[B, N]``);
-    ``segments`` its segment-level form ``[S, N]`` (None where it has none, e.g. BLEU without sentence statistics)."""
+    (:data:`mtsig.stats.meta_evaluation.metric_comparison.SystemScoresOfCounts` of this one metric: ``[B, S]``
+    for ``counts[B, N]``); ``segments`` its segment-level form ``[S, N]`` (None where it has none, e.g. BLEU
+    without sentence statistics)."""
 
     systems: list[str]
     n_segments: int
@@ -192,9 +193,10 @@ def perm_both_table(
     label: str,
     human_kind: str = "z",
 ) -> pd.DataFrame:
-    """:data:`PERM_BOTH_COLUMNS` rows: PERM-BOTH (:func:`mtsig.stats.metric_comparison.perm_both_matrix`, system
-    level, metrics standardised) for every ordered pair of the metrics with a segment-level form; ``p_value`` is
-    the one-sided p of "metric_a correlates better than metric_b", ``r_a``/``r_b`` the correlations of the
+    """:data:`PERM_BOTH_COLUMNS` rows: PERM-BOTH
+    (:func:`mtsig.stats.meta_evaluation.metric_comparison.perm_both_matrix`, system level, metrics
+    standardised) for every ordered pair of the metrics with a segment-level form; ``p_value`` is the
+    one-sided p of "metric_a correlates better than metric_b", ``r_a``/``r_b`` the correlations of the
     segment-level forms' means. Empty when fewer than two metrics have one."""
     names = [m for m, seg in metrics.segments.items() if seg is not None]
     if len(names) < 2:
@@ -243,7 +245,7 @@ def accuracy_tables(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(:data:`ACCURACY_COLUMNS`, :data:`ACCURACY_TEST_COLUMNS`): every metric's pairwise accuracy (acc_eq) against
     each gold at each alpha, and the sign-flip test of "metric_a is more accurate than metric_b" for every ordered
-    pair (:func:`mtsig.stats.metric_comparison.accuracy_permutation_matrix`)."""
+    pair (:func:`mtsig.stats.meta_evaluation.metric_comparison.accuracy_permutation_matrix`)."""
     names = list(metrics.corpus)
     scores = np.stack([metrics.corpus[m] for m in names])
     accuracy, tests = [], []
@@ -330,8 +332,8 @@ class ExperimentMetaEvaluation:
     """An experiment's meta-evaluation: the tables of :func:`experiment_meta_evaluation` (``correlations``,
     ``williams``, ``winners``, ``intervals``, ``perm_both``, ``accuracy``, ``accuracy_tests``), the primary human
     score's kind (``human``), the metrics whose orientation looks reversed (metric -> Pearson r and one-sided p,
-    :func:`mtsig.stats.meta_evaluation.reversed_orientation`) and the Williams tests against the primary human
-    score with all systems (``williams_primary``, the heatmap's)."""
+    :func:`mtsig.stats.meta_evaluation.system_level.reversed_orientation`) and the Williams tests against the
+    primary human score with all systems (``williams_primary``, the heatmap's)."""
 
     tables: dict[str, pd.DataFrame]
     human: str

@@ -27,8 +27,9 @@ competing, each language pair's own gold (MQM for en-ko and ja-zh, ESA for the o
 
 Beyond mt-metrics-eval's task sets, a task may compute any of its other statistics (PDP, micro averages, the WMT20
 Kendall-like tau, Kendall's variants with a tie threshold, on a sample of the items) and test it by swapping scores
-or pair outcomes (:mod:`mtsig.stats.score_permutation`); a protocol's ``extras`` are tasks reported beside its own
-and left out of the average (the WMT23 protocol's: PDP grouped by item, DiIanni & Deutsch 2025).
+or pair outcomes (:mod:`mtsig.stats.meta_evaluation.score_permutation`); a protocol's ``extras`` are tasks
+reported beside its own and left out of the average (the WMT23 protocol's: PDP grouped by item, DiIanni &
+Deutsch 2025).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.settings import MetricsProtocol
-from mtsig.stats.grouped_correlation import (
+from mtsig.stats.meta_evaluation.grouped_correlation import (
     AVERAGES,
     GROUPINGS,
     KENDALL_LIKE_THRESHOLD,
@@ -49,8 +50,8 @@ from mtsig.stats.grouped_correlation import (
     NAN_GROUPS,
     grouped_correlation,
 )
-from mtsig.stats.item_sampling import SAMPLE_METHODS, item_sample
-from mtsig.stats.metric_permutation import (
+from mtsig.stats.meta_evaluation.item_sampling import SAMPLE_METHODS, item_sample
+from mtsig.stats.meta_evaluation.metric_permutation import (
     MTME_EARLY_STOPPING,
     MTME_PAIRS_EARLY_STOPPING,
     PairSwaps,
@@ -61,29 +62,34 @@ from mtsig.stats.metric_permutation import (
     SwapSource,
     permutation_test,
 )
-from mtsig.stats.metric_ranking import assign_ranks, average_significance, ranking_order, weighted_average
-from mtsig.stats.pooled_accuracy import pooled_pairwise_accuracy
-from mtsig.stats.score_permutation import (
+from mtsig.stats.meta_evaluation.metric_ranking import (
+    assign_ranks,
+    average_significance,
+    ranking_order,
+    weighted_average,
+)
+from mtsig.stats.meta_evaluation.pooled_accuracy import pooled_pairwise_accuracy
+from mtsig.stats.meta_evaluation.score_permutation import (
     PAIR_VARIANTS,
     PairOutcomeSwaps,
     PdpSwaps,
     ScoreSwaps,
     recalibrated_acc_t,
 )
-from mtsig.stats.seeding import rng_for
-from mtsig.stats.soft_pairwise_accuracy import (
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import (
     ARITHMETICS,
     pce_flips,
     permutation_counts,
     soft_pairwise_accuracy,
 )
-from mtsig.stats.tie_calibration import TIE_VARIANTS, calibrate_ties, pair_outcomes
+from mtsig.stats.meta_evaluation.tie_calibration import TIE_VARIANTS, calibrate_ties, pair_outcomes
+from mtsig.stats.seeding import rng_for
 
 #: The statistics a task can compute.
 STATISTICS = (
     "pooled_accuracy", "pearson", "pdp", "spearman", "kendall", "kendall_like", "tie_calibrated", "spa",
 )  # fmt: skip
-#: The statistics computed by :func:`mtsig.stats.grouped_correlation.grouped_correlation`.
+#: The statistics computed by :func:`mtsig.stats.meta_evaluation.grouped_correlation.grouped_correlation`.
 GROUPED_STATISTICS = ("pearson", "pdp", "spearman", "kendall", "kendall_like")
 #: mt-metrics-eval's ``perm_test``: swap the metrics' scores, or (tie-calibrated statistics) the pairs' outcomes.
 PERM_TESTS = ("scores", "pairs")
@@ -698,8 +704,9 @@ def document_sizes(test_set: MtmeTestSet) -> list[int]:
 
 
 def sampled_items(task: Task, test_set: MtmeTestSet) -> np.ndarray:
-    """The items of a task's sample (:func:`mtsig.stats.item_sampling.item_sample`; ``stratify``: over the
-    documents), from ``numpy.random.default_rng(task.sample_seed)``, as ``GetCorrelations`` draws them."""
+    """The items of a task's sample (:func:`mtsig.stats.meta_evaluation.item_sampling.item_sample`;
+    ``stratify``: over the documents), from ``numpy.random.default_rng(task.sample_seed)``, as
+    ``GetCorrelations`` draws them."""
     bins = document_sizes(test_set) if task.sample_method == "stratify" else None
     return item_sample(
         test_set.n_segments,

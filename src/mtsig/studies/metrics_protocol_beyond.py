@@ -7,7 +7,7 @@ protocol reads (docs/statistics.md, "The WMT23/24 metrics-task protocol on exper
   value in every task (Deutsch, Dror & Roth 2021, Sec. 3.1): BOOT-SYSTEMS for the system-level statistics (the
   systems of each language pair drawn with replacement: pooled pairwise accuracy, system-level Pearson, SPA),
   BOOT-INPUTS for the segment-level ones (the rated items drawn: Pearson over cells, acc-t at each metric's
-  calibrated epsilon, PDP grouped by item) (:mod:`mtsig.stats.task_bootstrap`).
+  calibrated epsilon, PDP grouped by item) (:mod:`mtsig.stats.meta_evaluation.task_bootstrap`).
 * **Does "metric A beats metric B" replicate across the language pairs?** (:func:`replication_pvalues`) Each
   per-language-pair task's permutation test gives, for every ordered pair of metrics, the one-sided p-value of "A
   beats B" (both directions from the same resamples: the protocol tests only the higher-ranked metric's), as
@@ -34,10 +34,10 @@ import pandas as pd
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.settings import MetricsProtocol
-from mtsig.stats import task_bootstrap as tb
-from mtsig.stats.pooled_accuracy import pair_agreement
-from mtsig.stats.soft_pairwise_accuracy import pce_flips, permutation_counts
-from mtsig.stats.tie_calibration import good_pairs, group_pairs, pair_differences
+from mtsig.stats.meta_evaluation import task_bootstrap as tb
+from mtsig.stats.meta_evaluation.pooled_accuracy import pair_agreement
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips, permutation_counts
+from mtsig.stats.meta_evaluation.tie_calibration import good_pairs, group_pairs, pair_differences
 from mtsig.studies.metrics_protocol import (
     PROTOCOLS,
     Protocol,
@@ -178,7 +178,7 @@ def task_draws(
 ) -> np.ndarray:
     """``[B, M]``: the task's statistic of each metric of ``result`` (its order) on ``n_resamples`` bootstrap
     resamples (module docstring; docs/statistics.md gives each definition). Draws from ``rng``: one
-    :func:`mtsig.stats.task_bootstrap.draw_counts` per language pair, in the task's order.
+    :func:`mtsig.stats.meta_evaluation.task_bootstrap.draw_counts` per language pair, in the task's order.
 
     Raises:
         InputError: a statistic without an interval here (Spearman, Kendall, grouped Pearson).
@@ -273,10 +273,11 @@ def mqm_system_gold(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(gold, conclusions)`` of the MT systems of one language pair from their MQM segment scores
     ``human[S, N]`` (NaN = not rated; every system rated on the same segments): for every ordered pair (X, Y) the
-    one-sided p-value of "X better than Y" of pce.py's paired permutation test (:func:`mtsig.stats.
-    soft_pairwise_accuracy.permutation_counts`: the share of its 1000 sign flips whose null difference reaches the
-    observed one), as an experiment's ``gold.tsv`` (``sys_x, sys_y, criterion, p_value``, criterion ``mqm``), and
-    the three-way conclusions at each of ``alphas`` (:func:`mtsig.stats.human.gold_conclusions`)."""
+    one-sided p-value of "X better than Y" of pce.py's paired permutation test
+    (:func:`mtsig.stats.meta_evaluation.soft_pairwise_accuracy.permutation_counts`: the share of its 1000 sign
+    flips whose null difference reaches the observed one), as an experiment's ``gold.tsv`` (``sys_x, sys_y,
+    criterion, p_value``, criterion ``mqm``), and the three-way conclusions at each of ``alphas``
+    (:func:`mtsig.stats.human.gold_conclusions`)."""
     rated = rated_segments(human, "MQM gold")
     flips = pce_flips(int(rated.sum()))
     first, second = np.triu_indices(len(systems), k=1)

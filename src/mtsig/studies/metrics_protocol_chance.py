@@ -1,6 +1,6 @@
 """Chance levels of a metrics-task protocol: what each task's statistic, and the weighted average, give a metric that
-knows nothing, and each metric's p-value of being above that (:mod:`mtsig.stats.chance`; docs/statistics.md,
-"Chance levels").
+knows nothing, and each metric's p-value of being above that (:mod:`mtsig.stats.meta_evaluation.chance`;
+docs/statistics.md, "Chance levels").
 
 A task's chance distribution is its statistic for a metric of the table drawn in turn (draw b: the ``b mod M``-th
 of the ``M`` metrics every task has) with that metric's scores permuted within the statistic's groups: the rated
@@ -21,10 +21,10 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
-from mtsig.stats import chance as ch
-from mtsig.stats.metric_ranking import weighted_average
+from mtsig.stats.meta_evaluation import chance as ch
+from mtsig.stats.meta_evaluation.metric_ranking import weighted_average
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips, permutation_counts
 from mtsig.stats.seeding import rng_for
-from mtsig.stats.soft_pairwise_accuracy import pce_flips, permutation_counts
 from mtsig.studies.metrics_protocol import (
     Protocol,
     ProtocolResult,

@@ -1,5 +1,5 @@
-"""Power and stability of a metrics-task protocol's conclusions (:mod:`mtsig.stats.meta_power`; docs/statistics.md,
-"Power and stability").
+"""Power and stability of a metrics-task protocol's conclusions (:mod:`mtsig.stats.meta_evaluation.power`;
+docs/statistics.md, "Power and stability").
 
 For chosen pairs of metrics in every task (each metric against the next in the task's ranking, and any pair named in
 the configuration), the power of the task's own permutation test on test sets of ``scale`` times the real number of
@@ -20,8 +20,8 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.settings import ProtocolPower as PowerSettings
-from mtsig.stats import meta_power as mpw
-from mtsig.stats import task_bootstrap as tb
+from mtsig.stats.meta_evaluation import power as mpw
+from mtsig.stats.meta_evaluation import task_bootstrap as tb
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions, ScoreKey, TaskResult
 from mtsig.studies.metrics_protocol_beyond import TaskResampler, task_resampler

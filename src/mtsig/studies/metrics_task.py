@@ -35,7 +35,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.settings import HumanGold, MetricsTask
-from mtsig.stats import meta_evaluation as me
+from mtsig.stats.meta_evaluation import system_level as me
 
 #: The system sets every correlation is reported for: all MT systems, without the outliers of the MAD rule, and
 #: without the outliers the organisers published (only when the config lists them).

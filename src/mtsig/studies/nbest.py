@@ -1,7 +1,7 @@
 """Evaluation of MT n-best lists (Bremerman, Khayrallah, Oard & Post 2020, "On the Evaluation of MT n-best Lists").
 
 The paper asks three questions of an n-best list and answers each with a measure (the STAPLE matching and the
-measures of lists and correlations are in :mod:`mtsig.stats.nbest_measures`, the simulated systems in
+measures of lists and correlations are in :mod:`mtsig.stats.ranking_measures.nbest`, the simulated systems in
 :mod:`mtsig.studies.nbest_simulation`; the studies and the experiment here):
 
 1. Head-weighted precision (Sec. 3): uninterpolated average precision of the list against the set of valid
@@ -15,7 +15,7 @@ measures of lists and correlations are in :mod:`mtsig.stats.nbest_measures`, the
 System rankings are compared with Spearman's rho and with Pearson Rank (Gao, Bagdouri & Oard 2016).
 
 Matching. A hypothesis is valid when its normalised form is a normalised gold translation
-(:func:`mtsig.stats.nbest_measures.normalize_staple`, the official STAPLE scorer's; when two gold translations
+(:func:`mtsig.stats.ranking_measures.nbest.normalize_staple`, the official STAPLE scorer's; when two gold translations
 normalise alike the later line's weight is kept, as the official reader does: 7 of the 500 en-pt dev prompts).
 
 Real n-best lists of STAPLE systems are not public, so :func:`run_nbest_experiment` evaluates a family of
@@ -41,7 +41,7 @@ from mtsig.metrics.bleu import closest_reference_lengths, line_ngram_counts
 from mtsig.metrics.tokenizers import TokenIds
 from mtsig.runtime import portable
 from mtsig.settings import NBestParameters
-from mtsig.stats.nbest_measures import (
+from mtsig.stats.ranking_measures.nbest import (
     gold_weights,
     mean_average_precision,
     normalize_staple,

@@ -19,7 +19,7 @@ import numpy as np
 from mtsig.io.staple import GoldPrompt, NBestList
 from mtsig.runtime import portable
 from mtsig.settings import NBestParameters
-from mtsig.stats.nbest_measures import normalize_staple, normalized_gold_translations
+from mtsig.stats.ranking_measures.nbest import normalize_staple, normalized_gold_translations
 from mtsig.stats.seeding import rng_for
 
 

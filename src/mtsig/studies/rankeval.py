@@ -3,8 +3,8 @@
 Aligns judgments (WMT relative rankings, JCML sets, :mod:`mtsig.io.rankings`) and predictions (segment-level metric
 scores, consensus scores, user-supplied rankings) into rank arrays and tabulates the measures of Avramidis (2013),
 *RankEval: Open Tool for Evaluation of Machine-Learned Ranking* (PBML 100), defined in
-:mod:`mtsig.stats.rankeval_measures`, with bootstrap confidence intervals and paired tests of micro tau resampling
-judgments (:mod:`mtsig.stats.tau_bootstrap`).
+:mod:`mtsig.stats.ranking_measures.rankeval`, with bootstrap confidence intervals and paired tests of micro
+tau resampling judgments (:mod:`mtsig.stats.ranking_measures.tau_bootstrap`).
 
 Two conventions (``segment_level.convention``), because the RankEval tool's released code departs from its paper:
 
@@ -37,7 +37,7 @@ from mtsig.metrics.base import Metric
 from mtsig.metrics.bleu import sentence_bleu_if_extracted_alike, sentence_bleu_scores
 from mtsig.settings import SegmentLevel
 from mtsig.stats.conclusions import conclude
-from mtsig.stats.rankeval_measures import (
+from mtsig.stats.ranking_measures.rankeval import (
     best_predicted_human_rank,
     bph_percentages,
     expected_reciprocal_rank,
@@ -53,8 +53,8 @@ from mtsig.stats.rankeval_measures import (
     reciprocal_ranks,
     round_half_away_from_zero,
 )
+from mtsig.stats.ranking_measures.tau_bootstrap import paired_tau_tests, tau_confidence_interval
 from mtsig.stats.seeding import derive_seed
-from mtsig.stats.tau_bootstrap import paired_tau_tests, tau_confidence_interval
 
 #: Conventions of the segment-level table: Avramidis (2013)'s equations, or the RankEval tool's released code.
 CONVENTIONS = ("paper", "rankeval_tool")

@@ -17,7 +17,7 @@ import numpy as np
 
 from mtsig.io.staple import GoldPrompt, NBestList
 from mtsig.runtime import portable
-from mtsig.stats.meta_evaluation import average_ranks
+from mtsig.stats.meta_evaluation.system_level import average_ranks
 
 # Deleting with one compiled character class is 3x faster than str.translate on non-ASCII text, same result.
 _PUNCTUATION = re.compile(f"[{re.escape(string.punctuation)}]")

@@ -112,10 +112,11 @@ def resampled_pearson(counts: np.ndarray, features: np.ndarray) -> np.ndarray:
 
 
 def pdp_features(human: np.ndarray, metrics: np.ndarray) -> np.ndarray:
-    """Per item, the sums of Pairwise Difference Pearson (:func:`mtsig.stats.grouped_correlation.group_statistics`,
-    ``pdp``): ``[G, 1 + 2M]`` = ``n_g Σ (h - h̄_g)²``, then per metric ``n_g Σ (x - x̄_g)(h - h̄_g)`` and ``n_g Σ (x -
-    x̄_g)²`` over the item's rated cells. ``human[G, L]`` (NaN = not rated), ``metrics[M, G, L]``."""
-    from mtsig.stats.grouped_correlation import _centred  # noqa: PLC0415 - a private helper of the same layer
+    """Per item, the sums of Pairwise Difference Pearson
+    (:func:`mtsig.stats.meta_evaluation.grouped_correlation.group_statistics`, ``pdp``): ``[G, 1 + 2M]`` =
+    ``n_g Σ (h - h̄_g)²``, then per metric ``n_g Σ (x - x̄_g)(h - h̄_g)`` and ``n_g Σ (x - x̄_g)²`` over the
+    item's rated cells. ``human[G, L]`` (NaN = not rated), ``metrics[M, G, L]``."""
+    from mtsig.stats.meta_evaluation.grouped_correlation import _centred  # noqa: PLC0415 - a private helper of the same layer
 
     h = np.asarray(human, dtype=np.float64)
     x = np.asarray(metrics, dtype=np.float64)
@@ -175,8 +176,8 @@ def resampled_pair_mean(weights: Sequence[np.ndarray], values: Sequence[np.ndarr
 def percentile_intervals(draws: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(low, high, n_undefined)`` per column of ``draws[B, M]``: the percentile interval ``[q_{(1-c)/2},
     q_{(1+c)/2}]`` of the defined (finite) resampled values (numpy's linear quantiles, as
-    :func:`mtsig.stats.metric_comparison.bootstrap_correlations`), and how many resamples were undefined; NaN
-    bounds for a column without a defined value."""
+    :func:`mtsig.stats.meta_evaluation.metric_comparison.bootstrap_correlations`), and how many resamples were
+    undefined; NaN bounds for a column without a defined value."""
     if not 0 < confidence < 1:
         raise InputError(f"confidence must lie in (0, 1), got {confidence}")
     draws = np.asarray(draws, dtype=np.float64)

@@ -1,5 +1,6 @@
-"""More sources for the permutation tests between metrics (:func:`mtsig.stats.metric_permutation.permutation_test`):
-grouped correlations, PDP, Kendall variants and re-calibrated acc-t, by swapping scores or pair outcomes.
+"""More sources for the permutation tests between metrics
+(:func:`mtsig.stats.meta_evaluation.metric_permutation.permutation_test`): grouped correlations, PDP, Kendall variants
+and re-calibrated acc-t, by swapping scores or pair outcomes.
 
 mt-metrics-eval tests any statistic by swapping the two metrics' z-scored scores cell by cell
 (``stats.PermutationSigDiff``; Deutsch, Dror & Roth 2021, Sec. 4.1, PERM-BOTH), and Kendall variants also by swapping
@@ -16,9 +17,9 @@ metrics), with mt-metrics-eval's units in mt-metrics-eval's order, so that its o
   vectors).
 * :class:`PdpSwaps`: Pairwise Difference Pearson (DiIanni & Deutsch 2025) from sums that are linear in the
   mask but one, so that a pair costs ``[resamples, groups]`` operations (a compiled loop,
-  :mod:`mtsig.stats.pdp_compiled`): ``u_k = n_g h_k - Σ_g h`` (centred human) and ``T_g(m) = Σ_{k∈g} w_k
-  z_m,k``, ``Σ dh dm = Σ_k u_k a'_k``, ``Σ dm² = Σ_k n_g a'_k² - Σ_g (Σ_{k∈g} a'_k)²`` with ``Σ_{k∈g} a'_k =
-  Σ_{k∈g} z_a,k + T_g(b) - T_g(a)``.
+  :mod:`mtsig.stats.meta_evaluation.pdp_compiled`): ``u_k = n_g h_k - Σ_g h`` (centred human) and ``T_g(m) =
+  Σ_{k∈g} w_k z_m,k``, ``Σ dh dm = Σ_k u_k a'_k``, ``Σ dm² = Σ_k n_g a'_k² - Σ_g (Σ_{k∈g} a'_k)²`` with
+  ``Σ_{k∈g} a'_k = Σ_{k∈g} z_a,k + T_g(b) - T_g(a)``.
 * :class:`PairOutcomeSwaps`: Kendall's b, tau_23 and acc_23 at fixed metric tie thresholds with each pair's outcome
   swapped (``PairwisePermutationSigDiff`` with ``epsilon1``, ``epsilon2``); the group counts of a hybrid are integer
   sums ``base + Σ_{q∈g} w_q (F_b,q - F_a,q)``, exact.
@@ -34,9 +35,14 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.runtime.portable import WeightedSums
-from mtsig.stats.grouped_correlation import NAN_GROUPS, _centred, as_groups
-from mtsig.stats.metric_permutation import standardise
-from mtsig.stats.tie_calibration import calibrate_ties_many, good_pairs, group_pairs, pair_differences
+from mtsig.stats.meta_evaluation.grouped_correlation import NAN_GROUPS, _centred, as_groups
+from mtsig.stats.meta_evaluation.metric_permutation import standardise
+from mtsig.stats.meta_evaluation.tie_calibration import (
+    calibrate_ties_many,
+    good_pairs,
+    group_pairs,
+    pair_differences,
+)
 
 #: Hybrid cells held at once by :class:`ScoreSwaps` (resamples x pairs x S x N, twice).
 HYBRID_CELLS = 2_000_000
@@ -49,12 +55,11 @@ PAIR_CHUNK = 32
 # ------------------------------------------------------------------------------------------------ mt-metrics-eval's draws
 
 
-def mtme_cell_masks(seed: int, n_units: int) -> Callable[[int, int], np.ndarray]:
-    """The swap masks of ``PermutationSigDiff`` after ``numpy.random.seed(seed)``, block after block: resample i
-    draws ``w1 = np.random.binomial(1, 0.5, n)`` (one uniform each, ``w1 = U > 0.5``, numpy's legacy inversion
-    sampler), and metric 1's hybrid keeps its own score where ``w1 = 1``, so the swap mask is ``U <= 0.5``. The
-    returned ``draw(block, size)`` must be called for blocks 0, 1, 2, ... in turn."""
-    state = np.random.RandomState(seed)
+def _uniforms_in_order(
+    state: np.random.RandomState, width: int, mask: Callable[[np.ndarray], np.ndarray]
+) -> Callable[[int, int], np.ndarray]:
+    """``draw(block, size)``: ``mask`` of the next ``[size, width]`` uniforms of ``state``, mt-metrics-eval's
+    sampler drawing one resample after another, so blocks must come as 0, 1, 2, ..."""
     expected = [0]
 
     def draw(block: int, size: int) -> np.ndarray:
@@ -63,16 +68,24 @@ def mtme_cell_masks(seed: int, n_units: int) -> Callable[[int, int], np.ndarray]
                 f"mt-metrics-eval's draws come in order: block {expected[0]} expected, got {block}"
             )
         expected[0] += 1
-        return state.random_sample((size, n_units)) <= 0.5
+        return mask(state.random_sample((size, width)))
 
     return draw
+
+
+def mtme_cell_masks(seed: int, n_units: int) -> Callable[[int, int], np.ndarray]:
+    """The swap masks of ``PermutationSigDiff`` after ``numpy.random.seed(seed)``, block after block: resample i
+    draws ``w1 = np.random.binomial(1, 0.5, n)`` (one uniform each, ``w1 = U > 0.5``, numpy's legacy inversion
+    sampler), and metric 1's hybrid keeps its own score where ``w1 = 1``, so the swap mask is ``U <= 0.5``. The
+    returned ``draw(block, size)`` must be called for blocks 0, 1, 2, ... in turn."""
+    return _uniforms_in_order(np.random.RandomState(seed), n_units, lambda uniforms: uniforms <= 0.5)
 
 
 def mtme_pair_masks(seed: int, cells_per_group: Sequence[int]) -> Callable[[int, int], np.ndarray]:
     """The swap masks of ``PairwisePermutationSigDiff`` after ``numpy.random.seed(seed)``: each resample draws, group
     by group, ``w1 = np.triu(np.random.binomial(1, 0.5, (n, n)))`` (n the group's cells with a human score) and the
     pair (i, j), i < j, keeps metric 1's outcome where ``w1[i, j] = 1``; the masks are over the pairs in group order
-    and ``np.triu_indices`` order (:func:`mtsig.stats.tie_calibration.group_pairs`)."""
+    and ``np.triu_indices`` order (:func:`mtsig.stats.meta_evaluation.tie_calibration.group_pairs`)."""
     sizes = [int(n) for n in cells_per_group if n > 0]  # a group without a rated cell draws nothing
     offsets = np.concatenate([[0], np.cumsum([n * n for n in sizes])]).astype(np.int64)
     columns = np.concatenate(
@@ -82,18 +95,9 @@ def mtme_pair_masks(seed: int, cells_per_group: Sequence[int]) -> Callable[[int,
             for i, j in [np.triu_indices(n, k=1)]
         ]
     ).astype(np.int64)
-    state = np.random.RandomState(seed)
-    expected = [0]
-
-    def draw(block: int, size: int) -> np.ndarray:
-        if block != expected[0]:
-            raise InputError(
-                f"mt-metrics-eval's draws come in order: block {expected[0]} expected, got {block}"
-            )
-        expected[0] += 1
-        return state.random_sample((size, int(offsets[-1])))[:, columns] <= 0.5
-
-    return draw
+    return _uniforms_in_order(
+        np.random.RandomState(seed), int(offsets[-1]), lambda uniforms: uniforms[:, columns] <= 0.5
+    )
 
 
 def rated_cells(human: np.ndarray, grouping: str) -> tuple[np.ndarray, np.ndarray]:
@@ -117,7 +121,7 @@ class ScoreSwaps:
     cells with a human score, in ``grouping``'s order) or ``all`` (every cell, system-major); each metric is z-scored
     over its units (population sd, ``scipy.stats.zscore``). ``scale``: the statistic's values are numerators over a
     common denominator ``1/scale`` (exact integers compare exactly: tie calibration's
-    :attr:`~mtsig.stats.tie_calibration.TieCalibrations.numerators`)."""
+    :attr:`~mtsig.stats.meta_evaluation.tie_calibration.TieCalibrations.numerators`)."""
 
     def __init__(
         self,
@@ -225,7 +229,10 @@ class PdpSwaps:
         position_of[used] = np.arange(used.size)
         w = np.zeros((size, *self.valid.shape), dtype=bool)
         w[:, self.groups, self.positions] = masks
-        from mtsig.stats.pdp_compiled import hybrid_squares, masked_group_sums  # numba: only when tested
+        from mtsig.stats.meta_evaluation.pdp_compiled import (  # numba: only when tested
+            hybrid_squares,
+            masked_group_sums,
+        )
 
         masked = masked_group_sums(w, self.zg, used)  # T_g(m), [B, G, used]
         squares = hybrid_squares(masked, self.group_sums, position_of, a, b)  # [B, P, 2]

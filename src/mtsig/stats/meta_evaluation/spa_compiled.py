@@ -3,7 +3,8 @@
 For every resample, pair of metrics (a, b) and pair of systems (i, j), the two hybrids' permutation counts
 ``#{r : S_i[r] <= S_j[r]}`` (``S_s[r]`` the hybrid's permutation sum ``F_r @ x'_s`` of system s, exact integers on the
 scores' common grid) and their distances ``Σ_(i,j) |c_h - c_x'|`` to the human counts
-(:class:`mtsig.stats.metric_permutation.SpaSwaps`). Integer arithmetic only: the same numbers on every machine.
+(:class:`mtsig.stats.meta_evaluation.metric_permutation.SpaSwaps`). Integer arithmetic only: the same numbers
+on every machine.
 
 A hybrid's sums are a metric's sums over the cells it keeps plus the other metric's over the cells swapped:
 ``S_a' = (U_a - Q_a) + Q_b`` and ``S_b' = (U_b - Q_b) + Q_a``, with ``U_m = F @ z_m`` and ``Q_m = (F ∘ w) @ z_m``. Each

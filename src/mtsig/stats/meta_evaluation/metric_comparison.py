@@ -28,7 +28,7 @@ from mtsig.errors import InputError
 from mtsig.runtime.portable import WeightedSums, sum_of_products
 from mtsig.runtime.progress import Progress, counter
 from mtsig.settings import MetaEvaluation
-from mtsig.stats.meta_evaluation import correlation
+from mtsig.stats.meta_evaluation.system_level import correlation
 
 #: Deutsch et al. (2021), Sec. 3.1: the three bootstrap resampling schemes of a system-level correlation.
 BOOTSTRAP_SCHEMES = ("systems", "inputs", "both")

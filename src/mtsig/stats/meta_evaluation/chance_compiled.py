@@ -1,11 +1,12 @@
 """The tie-calibrated statistic of many permuted draws, one pass over the pairs per draw, compiled with numba.
 
-For :func:`mtsig.stats.chance.chance_tie_calibrated`: the metric's pairs sorted by ``|dm|`` once; for each draw (the
-human scores permuted within groups) each pair's outcome at epsilon 0 and its change when it becomes a metric tie,
-summed in that order per group size, and at the end of each run of equal ``|dm|`` (a candidate epsilon) the
-statistic ``Σ_sizes (good_size) / (size · R)``, added in the order of the sizes as
-:func:`mtsig.stats.tie_calibration.calibrate_ties` adds them; the value is the largest. Integer counts and the same
-floating-point operations in the same order: the same bits as calibrating each draw on its own.
+For :func:`mtsig.stats.meta_evaluation.chance.chance_tie_calibrated`: the metric's pairs sorted by ``|dm|``
+once; for each draw (the human scores permuted within groups) each pair's outcome at epsilon 0 and its change
+when it becomes a metric tie, summed in that order per group size, and at the end of each run of equal
+``|dm|`` (a candidate epsilon) the statistic ``Σ_sizes (good_size) / (size · R)``, added in the order of the
+sizes as :func:`mtsig.stats.meta_evaluation.tie_calibration.calibrate_ties` adds them; the value is the
+largest. Integer counts and the same floating-point operations in the same order: the same bits as calibrating
+each draw on its own.
 """
 
 from __future__ import annotations

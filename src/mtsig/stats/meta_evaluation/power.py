@@ -7,8 +7,9 @@ Human Evaluations via Stable Ranking Probability", NAACL, Sec. 3) measure how of
 re-drawn studies. Here a test set of ``n`` units is drawn with replacement from the real units (items for a
 segment-level statistic, systems for a system-level one) and the task's statistic recomputed on it, vectorised over
 test sets, pairs of metrics and sizes; the decision is the task's own permutation test's, ``p = #{null >= d} / L``,
-with its L null differences of the real test set (the draws of :func:`mtsig.stats.metric_permutation.permutation_test`)
-scaled by ``sqrt(N / n)``, as the spread of a mean over n units shrinks. docs/statistics.md, "Power and stability".
+with its L null differences of the real test set (the draws of
+:func:`mtsig.stats.meta_evaluation.metric_permutation.permutation_test`) scaled by ``sqrt(N / n)``, as the
+spread of a mean over n units shrinks. docs/statistics.md, "Power and stability".
 """
 
 from __future__ import annotations

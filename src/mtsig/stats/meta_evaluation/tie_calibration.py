@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.stats.grouped_correlation import as_groups
+from mtsig.stats.meta_evaluation.grouped_correlation import as_groups
 
 #: The statistics tie calibration maximises (mt-metrics-eval's variant names).
 TIE_VARIANTS = ("acc23", "23")

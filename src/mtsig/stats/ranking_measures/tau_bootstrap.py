@@ -1,9 +1,9 @@
 """Bootstrap inference on RankEval's micro Kendall tau, resampling judgments (beyond Avramidis 2013).
 
-The per-judgment (concordant, discordant) counts of :func:`mtsig.stats.rankeval_measures.pair_counts` are sufficient
-statistics of micro tau, so a resample of judgments is a count matrix times them; the draws are the shared
-resampling engine's (:mod:`mtsig.stats.resampling`), so the intervals and the paired tests of one seed use the same
-resamples (docs/statistics.md, "Segment-level measures: RankEval").
+The per-judgment (concordant, discordant) counts of :func:`mtsig.stats.ranking_measures.rankeval.pair_counts`
+are sufficient statistics of micro tau, so a resample of judgments is a count matrix times them; the draws are
+the shared resampling engine's (:mod:`mtsig.stats.resampling`), so the intervals and the paired tests of one
+seed use the same resamples (docs/statistics.md, "Segment-level measures: RankEval").
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.settings import SegmentLevel
-from mtsig.stats.rankeval_measures import kendall_tau
+from mtsig.stats.ranking_measures.rankeval import kendall_tau
 from mtsig.stats.resampling.draws import DRAW_BLOCK_SIZE, bootstrap_indices, counts_from_indices
 from mtsig.stats.resampling.engine import pairwise_tests
 

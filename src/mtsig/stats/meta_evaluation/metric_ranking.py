@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.stats.metric_permutation import PermutationResult
+from mtsig.stats.meta_evaluation.metric_permutation import PermutationResult
 
 
 def assign_ranks(significance: np.ndarray, alpha: float = 0.05) -> np.ndarray:

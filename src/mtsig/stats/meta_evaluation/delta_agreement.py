@@ -31,15 +31,15 @@ import pandas as pd
 
 from mtsig.runtime import portable
 from mtsig.settings import Replicability
-from mtsig.stats.meta_evaluation import MAD_SCALE, robust_z
+from mtsig.stats.meta_evaluation.system_level import MAD_SCALE, robust_z
 
 #: Ridge penalty on (b0, b1) of the logistic fit: enough to keep separated data finite, negligible otherwise.
 RIDGE = 1e-3
 OUTCOMES: tuple[str, ...] = ("direction", "significant")
 TARGETS: tuple[float, ...] = (0.9, 0.95)
-#: The robust z (:func:`mtsig.stats.meta_evaluation.robust_z` of a metric's system scores within one language pair
-#: or experiment) beyond which a score is a metric-score outlier (docs/statistics.md, "Metric deltas humans
-#: notice", explains the choice; config ``replicability.metric_outlier_cutoff``).
+#: The robust z (:func:`mtsig.stats.meta_evaluation.system_level.robust_z` of a metric's system scores within
+#: one language pair or experiment) beyond which a score is a metric-score outlier (docs/statistics.md,
+#: "Metric deltas humans notice", explains the choice; config ``replicability.metric_outlier_cutoff``).
 METRIC_OUTLIER_CUTOFF = Replicability.metric_outlier_cutoff
 #: :func:`fit_status`: the slope's bootstrap interval lies above zero, below zero, or includes it.
 FIT_STATUSES: tuple[str, ...] = ("increasing", "decreasing", "undetermined")
@@ -109,9 +109,10 @@ def metric_score_outliers(
 
     ``pairs``: :func:`oriented_pairs` with a ``source`` column; a (metric, source)'s systems are those of its
     pairs, with their scores. A score is an outlier when its robust z (the MAD rule of Mathur, Baldwin & Cohn
-    2020, Sec. 4.2, :func:`mtsig.stats.meta_evaluation.robust_z` with ``scale``) exceeds ``cutoff``. The rule
-    sees only the metric's scores, never the humans', so it cannot pick pairs by whether the humans agree. A
-    metric whose MAD is zero in a source (half its systems tie) has no outliers there: the rule has no scale."""
+    2020, Sec. 4.2, :func:`mtsig.stats.meta_evaluation.system_level.robust_z` with ``scale``) exceeds
+    ``cutoff``. The rule sees only the metric's scores, never the humans', so it cannot pick pairs by whether
+    the humans agree. A metric whose MAD is zero in a source (half its systems tie) has no outliers there: the
+    rule has no scale."""
     ends = [
         pairs[["metric", "source", side, f"score_{side}"]].set_axis(
             ["metric", "source", "system", "score"], axis=1

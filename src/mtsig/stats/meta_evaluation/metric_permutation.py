@@ -43,8 +43,8 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.runtime.portable import WeightedSums
+from mtsig.stats.meta_evaluation.tie_calibration import PairOutcomes
 from mtsig.stats.seeding import rng_for
-from mtsig.stats.tie_calibration import PairOutcomes
 
 #: Resamples drawn per block (each block's masks from its own generator).
 DRAW_BLOCK = 100
@@ -93,7 +93,7 @@ class SwapSource(Protocol):
     """What :func:`permutation_test` needs of a statistic: ``n_units`` swapped by a mask, ``scale`` (the numerators'
     common denominator), ``observed(a, b)[P]`` and ``draws(masks[B, n_units], a, b)[B, P]``, the differences
     ``stat(a) - stat(b)`` of the metric pairs ``(a[p], b[p])`` and of their hybrids, times ``1/scale``. Sources here
-    and in :mod:`mtsig.stats.score_permutation`."""
+    and in :mod:`mtsig.stats.meta_evaluation.score_permutation`."""
 
     n_units: int
     scale: float
@@ -254,7 +254,7 @@ class SpaSwaps:
     (:func:`mtsig.runtime.portable.binary_grid`), so every permutation sum is an exact int64. Per system s and
     chunk of resamples, one product ``Y_s @ F^T`` with ``Y_s[(b, m), n] = w_b[s, n] z[m, s, n]`` gives ``(F ∘ w_s) @ z``
     of every resample and metric still tested (:func:`mtsig.runtime.portable.exact_integer_products`); a compiled
-    loop then counts every pair's hybrids (:mod:`mtsig.stats.spa_compiled`).
+    loop then counts every pair's hybrids (:mod:`mtsig.stats.meta_evaluation.spa_compiled`).
     """
 
     #: Resamples whose swapped sums are held at once (memory: CHUNK x S x M x R int64).
@@ -296,7 +296,7 @@ class SpaSwaps:
         return out
 
     def _distances(self, swapped: np.ndarray, used: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        from mtsig.stats.spa_compiled import hybrid_distances
+        from mtsig.stats.meta_evaluation.spa_compiled import hybrid_distances
 
         position = np.full(self.base.shape[0], -1, dtype=np.int64)
         position[used] = np.arange(used.size)
@@ -367,7 +367,8 @@ def permutation_test(
     the higher-ranked metric, as mt-metrics-eval tests it (``ComputeSigMatrix``): p = the share of resamples whose
     hybrid difference is at least the observed one (no +1). ``seed`` and ``key`` name the draws (block j from
     ``rng_for(seed, *key, j)``; ``draw_masks(j, size)`` replaces them, e.g. mt-metrics-eval's own draws,
-    :func:`mtsig.stats.score_permutation.mtme_cell_masks`). ``progress(done, total)`` is called after each block.
+    :func:`mtsig.stats.meta_evaluation.score_permutation.mtme_cell_masks`). ``progress(done, total)`` is
+    called after each block.
     """
     rank = np.asarray(rank)
     n_metrics = rank.size

@@ -6,7 +6,7 @@ and MRR (Sec. 3.2, eqs. 5-6); DCG and NDCG (Sec. 3.3, eqs. 7-8); ERR by the line
 eqs. 9-10, Algorithm 1); best-predicted-vs-human and average predicted (Sec. 3.5); the four rank normalisations
 (Sec. 3.6); and, where the RankEval tool's released code departs from the paper, the tool's own versions
 (``rankeval_tool_*``). The study that aligns judgments and predictions into these arrays and tabulates the measures
-is :mod:`mtsig.studies.rankeval`; bootstrap inference on micro tau is :mod:`mtsig.stats.tau_bootstrap`.
+is :mod:`mtsig.studies.rankeval`; bootstrap inference on micro tau is :mod:`mtsig.stats.ranking_measures.tau_bootstrap`.
 
 Data layout.  A set of J human judgments (one ranking list each) is held as two ``float`` arrays ``[J, K]``, human
 ranks and predicted ranks, lower = better, where ``K`` is the largest list and ``NaN`` marks a padding slot (and, in
@@ -159,7 +159,7 @@ def kendall_tau_p_value(tau: float | np.ndarray, n_items: int | np.ndarray) -> n
     compared pairs (concordant + discordant) instead (:func:`rankeval_tool_p_value`).  Neither is the null
     distribution of a pooled tau: for J untied 5-way rankings the null variance of micro tau is 1/(6J), while
     eq. 3 gives about 4/(45J) with n = 5J items and 2/(45J) with n = 10J pairs, so this p-value is
-    anti-conservative; prefer :func:`mtsig.stats.tau_bootstrap.tau_confidence_interval`.
+    anti-conservative; prefer :func:`mtsig.stats.ranking_measures.tau_bootstrap.tau_confidence_interval`.
     """
     n = np.asarray(n_items, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):

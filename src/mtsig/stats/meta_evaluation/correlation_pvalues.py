@@ -26,7 +26,7 @@ from functools import cache
 import numpy as np
 from scipy import special
 
-from mtsig.stats.grouped_correlation import as_groups, kendall_counts
+from mtsig.stats.meta_evaluation.grouped_correlation import as_groups, kendall_counts
 
 #: scipy's limit of the exact Kendall p-value (``kendalltau(method="auto")``).
 KENDALL_EXACT_MAX_N = 33
@@ -135,8 +135,8 @@ def group_pvalues(
     threshold: float = 0.0,
     pdp: bool = False,
 ) -> np.ndarray:
-    """The p-value of every group's statistic ``values[..., G]`` (:func:`mtsig.stats.grouped_correlation.
-    group_statistics`), ``[..., G]`` (module docstring)."""
+    """The p-value of every group's statistic ``values[..., G]``
+    (:func:`mtsig.stats.meta_evaluation.grouped_correlation.group_statistics`), ``[..., G]`` (module docstring)."""
     del epsilon, threshold  # the statistics they change have no p-value
     h = np.asarray(human, dtype=np.float64)
     hg = as_groups(h, grouping)

@@ -1,5 +1,6 @@
-"""The loops of PDP's permutation test between metrics, compiled with numba (:class:`mtsig.stats.score_permutation.
-PdpSwaps`): each metric's swapped group sums, then every pair's hybrids' sums of squared group totals.
+"""The loops of PDP's permutation test between metrics, compiled with numba
+(:class:`mtsig.stats.meta_evaluation.score_permutation.PdpSwaps`): each metric's swapped group sums, then every pair's
+hybrids' sums of squared group totals.
 
 Additions and multiplications in a fixed order, no fast-math (no fused multiply-add): the same bits on every machine.
 """

@@ -22,10 +22,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.stats.grouped_correlation import as_groups, grouped_correlation
-from mtsig.stats.pooled_accuracy import pooled_pairwise_accuracy
-from mtsig.stats.soft_pairwise_accuracy import spa_from_counts
-from mtsig.stats.tie_calibration import TIE_VARIANTS, group_pairs, pair_differences
+from mtsig.stats.meta_evaluation.grouped_correlation import as_groups, grouped_correlation
+from mtsig.stats.meta_evaluation.pooled_accuracy import pooled_pairwise_accuracy
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import spa_from_counts
+from mtsig.stats.meta_evaluation.tie_calibration import TIE_VARIANTS, group_pairs, pair_differences
 
 #: Draws whose permuted scores are held at once (memory: CHUNK x the task's cells).
 CHUNK = 50
@@ -50,7 +50,8 @@ def within_group_permutations(rng: np.random.Generator, valid: np.ndarray, n_dra
 
 
 def from_groups(groups: np.ndarray, shape: tuple[int, int], grouping: str) -> np.ndarray:
-    """The inverse of :func:`mtsig.stats.grouped_correlation.as_groups`: ``[..., G, L]`` back to ``[..., S, N]``."""
+    """The inverse of :func:`mtsig.stats.meta_evaluation.grouped_correlation.as_groups`: ``[..., G, L]`` back
+    to ``[..., S, N]``."""
     if grouping == "none":
         return groups.reshape(*groups.shape[:-2], *shape)
     if grouping == "item":
@@ -80,9 +81,10 @@ def chance_grouped_correlation(
     kendall_variant: str = "b",
     nan_groups: str = "drop",
 ) -> np.ndarray:
-    """The grouped correlation (:func:`mtsig.stats.grouped_correlation.grouped_correlation`) of ``metric[S, N]``
-    against ``human[S, N]`` (NaN: not rated) with the metric's scores permuted among the rated cells of each group;
-    at the system level (``N = 1``, grouping ``none``) the systems' scores permuted."""
+    """The grouped correlation (:func:`mtsig.stats.meta_evaluation.grouped_correlation.grouped_correlation`)
+    of ``metric[S, N]`` against ``human[S, N]`` (NaN: not rated) with the metric's scores permuted among the
+    rated cells of each group; at the system level (``N = 1``, grouping ``none``) the systems' scores
+    permuted."""
     h = np.asarray(human, dtype=np.float64)
     rated = np.isfinite(h)
     if statistic == "pearson" and grouping == "none":
@@ -115,8 +117,8 @@ def _pearson_of_shuffles(
 def chance_pooled_accuracy(
     humans: Sequence[np.ndarray], metrics: Sequence[np.ndarray], n_draws: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Pooled pairwise accuracy (:func:`mtsig.stats.pooled_accuracy.pooled_pairwise_accuracy`) of a metric's
-    system scores ``metrics[l][S_l]`` permuted among the systems of each language pair l."""
+    """Pooled pairwise accuracy (:func:`mtsig.stats.meta_evaluation.pooled_accuracy.pooled_pairwise_accuracy`)
+    of a metric's system scores ``metrics[l][S_l]`` permuted among the systems of each language pair l."""
     permuted = []
     for metric in metrics:
         m = np.asarray(metric, dtype=np.float64)
@@ -135,8 +137,9 @@ def chance_tie_calibrated(
     variant: str = "acc23",
     grouping: str = "item",
 ) -> np.ndarray:
-    """The tie-calibrated statistic (:func:`mtsig.stats.tie_calibration.calibrate_ties`, every pair, its own epsilon
-    searched on each draw) of ``metric[S, N]`` with the scores permuted among the rated cells of each group.
+    """The tie-calibrated statistic (:func:`mtsig.stats.meta_evaluation.tie_calibration.calibrate_ties`, every
+    pair, its own epsilon searched on each draw) of ``metric[S, N]`` with the scores permuted among the rated
+    cells of each group.
 
     Computed with the human scores permuted instead (the same joint assignments): the metric's pairs and their
     ``|dm|`` stay fixed, sorted once, and each draw's statistic at every candidate epsilon is the same integer
@@ -165,7 +168,7 @@ def chance_tie_calibrated(
     run_end = np.ones(distance.size, dtype=bool)  # a candidate epsilon: the last pair of a run of equal |dm|
     run_end[:-1] = distance[1:] != distance[:-1]
     weights = size_classes.astype(np.float64) * n_rows
-    from mtsig.stats.chance_compiled import calibrated_draws
+    from mtsig.stats.meta_evaluation.chance_compiled import calibrated_draws
 
     out = np.empty(n_draws)
     for start in range(0, n_draws, CHUNK):
@@ -182,7 +185,7 @@ def chance_tie_calibrated(
 def full_counts(upper: np.ndarray, lower: np.ndarray, n_systems: int) -> np.ndarray:
     """``int64[S, S]``: ``C[u, v]`` the permutation count of "u better than v" for every ordered pair, from the counts
     of the pairs ``u < v`` (``upper``, ``np.triu_indices`` order) and of the same pairs reversed (``lower``: the
-    counts of ``-scores``, :func:`mtsig.stats.soft_pairwise_accuracy.permutation_counts`)."""
+    counts of ``-scores``, :func:`mtsig.stats.meta_evaluation.soft_pairwise_accuracy.permutation_counts`)."""
     i, j = np.triu_indices(n_systems, k=1)
     counts = np.zeros((n_systems, n_systems), dtype=np.int64)
     counts[i, j] = upper
@@ -197,9 +200,9 @@ def chance_spa(
     n_draws: int,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """Soft pairwise accuracy (:func:`mtsig.stats.soft_pairwise_accuracy.spa_from_counts`) of a metric whose systems'
-    scores are permuted among the systems (system i given system π(i)'s segment scores): the pair (i, j)'s count is
-    the metric's ``metric_counts[π(i), π(j)]`` (:func:`full_counts`)."""
+    """Soft pairwise accuracy (:func:`mtsig.stats.meta_evaluation.soft_pairwise_accuracy.spa_from_counts`) of
+    a metric whose systems' scores are permuted among the systems (system i given system π(i)'s segment
+    scores): the pair (i, j)'s count is the metric's ``metric_counts[π(i), π(j)]`` (:func:`full_counts`)."""
     n_systems = metric_counts.shape[0]
     i, j = np.triu_indices(n_systems, k=1)
     perm = np.argsort(rng.random((n_draws, n_systems)), axis=1)

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.stats.meta_evaluation import average_ranks
+from mtsig.stats.meta_evaluation.system_level import average_ranks
 
 GROUPINGS = ("none", "item", "sys")
 KINDS = ("pearson", "spearman", "kendall", "kendall_like")
@@ -418,7 +418,7 @@ def average_correlation(
     pdp: bool = False,
 ) -> AveragedCorrelation:
     """:func:`grouped_correlation` with the averaged p-value and the denominator (:class:`AveragedCorrelation`)."""
-    from mtsig.stats.correlation_pvalues import group_pvalues  # scipy.special, only here
+    from mtsig.stats.meta_evaluation.correlation_pvalues import group_pvalues  # scipy.special, only here
 
     _check_average(average)
     options = dict(kendall_variant=kendall_variant, epsilon=epsilon, threshold=threshold, pdp=pdp)
