@@ -31,16 +31,21 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from mtsig.pipeline import config as mtsig_config  # noqa: E402
+from mtsig.settings import Experiment, as_block  # noqa: E402
 
+# The step of this checkout takes the metric's options (its rule's params); an older one took the experiment whole.
 CHILD = """
-import json, sys
+import inspect, json, sys
 from mtsig.steps.metrics import metric_stats
-spec, metric, texts, out = json.loads(sys.argv[1])
-metric_stats(spec, metric, texts, out)
+spec, options, metric, texts, out = json.loads(sys.argv[1])
+if next(iter(inspect.signature(metric_stats).parameters)) == "spec":
+    metric_stats(spec, metric, texts, out)
+else:
+    metric_stats(metric, texts, out, options=options)
 """
 
 
-def experiment_specs(names: list[str]) -> dict[str, dict]:
+def experiment_specs(names: list[str]) -> dict[str, Experiment]:
     """The default configuration's experiments as the workflow builds them (``mtsig.pipeline.config.experiment``)."""
     with (REPO / "config" / "config.yaml").open(encoding="utf-8") as handle:
         config = yaml.safe_load(handle)
@@ -48,10 +53,12 @@ def experiment_specs(names: list[str]) -> dict[str, dict]:
     return {name: mtsig_config.experiment(config, name) for name in names}
 
 
-def run_job(src: Path, spec: dict, metric: str, texts: Path, out: Path) -> tuple[float, float, float]:
-    """(CPU s, wall s, peak RSS MB) of one metric_stats job run with the code under ``src``."""
+def run_job(src: Path, spec: Experiment, metric: str, texts: Path, out: Path) -> tuple[float, float, float]:
+    """(CPU s, wall s, peak RSS MB) of one metric_stats job run with the code under ``src`` (the experiment's block
+    as an older step took it, and the metric's options as this checkout's takes them)."""
     env = {**os.environ, "PYTHONPATH": str(src), "OPENBLAS_NUM_THREADS": "1"}
-    arguments = json.dumps([spec, metric, str(texts), str(out)])
+    block = {**as_block(spec), "metrics": list(spec.metric_names), "metric_declarations": {}}
+    arguments = json.dumps([block, spec.metric_options(metric), metric, str(texts), str(out)])
     start = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-c", CHILD, arguments], env=env)
     _, status, usage = os.wait4(process.pid, 0)

@@ -266,7 +266,7 @@ def bench_nbest(data_root: Path) -> None:
     from sacrebleu.metrics.bleu import BLEU
 
     from mtsig.io.staple import read_staple_gold, read_system_file
-    from mtsig.settings import NBestParameters, with_defaults
+    from mtsig.settings import NBestParameters, build
     from mtsig.stats.ranking_measures.nbest import normalized_gold_translations
     from mtsig.studies.nbest import ALL, _check_parameters, bleu_grid, pseudo_corpus, run_nbest_experiment
     from mtsig.studies.nbest_simulation import gold_vocabulary, simulate_system, simulation_parameters
@@ -278,7 +278,7 @@ def bench_nbest(data_root: Path) -> None:
     start = time.perf_counter()
     sources = {"aws_baseline": baseline_path}
     real = {name: read_system_file(path) for name, path in sources.items()}
-    parameters = with_defaults(NBestParameters, spec["parameters"])
+    parameters = build(NBestParameters, spec["parameters"])
     run_nbest_experiment(read_staple_gold(gold_path), real, parameters, seed, sources)
     print(
         f"  run_nbest_experiment: {time.perf_counter() - start:.1f} s (figures and tables not included); load {load()}"

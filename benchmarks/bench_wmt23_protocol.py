@@ -160,7 +160,7 @@ def run_mtsig(data_root: Path, name: str, k: int, **options) -> tuple[mp.Protoco
     protocol = mp.PROTOCOLS[name]()
     test_sets, scores = read_inputs(data_root, protocol)
     start = time.process_time()
-    result = mp.run_protocol(protocol, test_sets, scores, n_resamples=k, seed=12345, **options)
+    result = mp.run_protocol(protocol, test_sets, scores, mp.RunOptions(n_resamples=k, seed=12345, **options))
     return result, time.process_time() - start, test_sets, scores
 
 
@@ -255,9 +255,7 @@ def clusters(args: argparse.Namespace) -> None:
                 full.protocol,
                 test_sets,
                 scores,
-                n_resamples=1000,
-                seed=12345,
-                early_stopping="none",
+                mp.RunOptions(n_resamples=1000, seed=12345, early_stopping="none"),
             )
             ours = time.process_time() - wall
             print(
@@ -289,7 +287,7 @@ def pvalues(args: argparse.Namespace) -> None:
     test_sets, scores = read_inputs(args.data, protocol)
     for task, entry in zip([t for t in protocol.tasks if t.level == "sys"], theirs, strict=True):
         start = time.process_time()
-        ours = mp.run_task(task, protocol, test_sets, scores, n_resamples=1000, seed=12345)
+        ours = mp.run_task(task, protocol, test_sets, scores, mp.RunOptions(n_resamples=1000, seed=12345))
         cpu = time.process_time() - start
         names = [ours.metrics[m] for m in ours.order]
         assert names == entry["metrics"], (names, entry["metrics"])
@@ -406,7 +404,7 @@ protocol = mp.PROTOCOLS[name]()
 test_sets = {lp: read_test_set(root + "/wmt23", lp) for lp in protocol.lps}
 scores = read_requested_scores(test_sets, mp.required_scores(protocol, test_sets))
 read = time.time() - start
-result = mp.run_protocol(protocol, test_sets, scores, n_resamples=k, seed=12345)
+result = mp.run_protocol(protocol, test_sets, scores, mp.RunOptions(n_resamples=k, seed=12345))
 usage = resource.getrusage(resource.RUSAGE_SELF)
 print(f"{name} k={k}: {usage.ru_utime + usage.ru_stime:.1f} CPU s, {time.time() - start:.1f} s wall "
       f"(reading {read:.1f} s), peak memory {usage.ru_maxrss / 1024:.0f} MB, clusters of the average: "
@@ -437,7 +435,7 @@ protocol = mp.wmt24_on_wmt23()
 test_sets = {lp: read_test_set(root + "/wmt23", lp) for lp in protocol.lps}
 scores = read_requested_scores(test_sets, mp.required_scores(protocol, test_sets))
 start = time.process_time()
-result = mp.run_protocol(protocol, test_sets, scores, n_resamples=1000, seed=12345)
+result = mp.run_protocol(protocol, test_sets, scores, mp.RunOptions(n_resamples=1000, seed=12345))
 tested = time.process_time() - start
 pickle.dump([(t.task.label, t.test.pvalue, t.test.draws) for t in result.tasks], open(out, "wb"))
 usage = resource.getrusage(resource.RUSAGE_SELF)

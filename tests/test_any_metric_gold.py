@@ -18,7 +18,7 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.io.judgments import judgments_source, load_judgments
-from mtsig.settings import HumanGold, HumanSource, QualityControl, with_defaults
+from mtsig.settings import HumanGold, HumanSource, QualityControl, build
 from mtsig.stats.human import build_gold
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,12 +33,12 @@ def gold_of(spec: dict, data_root: Path, n_segments: int, systems=None) -> dict:
     systems = spec["systems"] if systems is None else systems
     return build_gold(
         spec["human"]["format"],
-        load_judgments(with_defaults(HumanSource, spec["human"]), data_root, n_segments, systems),
+        load_judgments(build(HumanSource, spec["human"]), data_root, n_segments, systems),
         systems,
         [0.05],
-        source=judgments_source(with_defaults(HumanSource, spec["human"]), data_root),
-        qc=with_defaults(QualityControl, spec["qc"]),
-        gold=with_defaults(HumanGold, spec["gold"]),
+        source=judgments_source(build(HumanSource, spec["human"]), data_root),
+        qc=build(QualityControl, spec["qc"]),
+        gold=build(HumanGold, spec["gold"]),
     )
 
 

@@ -8,8 +8,10 @@ Oracles: the WMT20 ja-en ``chrF.ja-en.seg.score`` parsed here with pandas (stati
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import experiment_steps as run
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,32 +19,31 @@ import yaml
 
 from mtsig.errors import InputError
 from mtsig.pipeline import config as mtsig_config
+from mtsig.settings import Experiment
 from mtsig.steps.common import load_scored_stats, read_prepared_texts, read_segment_documents
-from mtsig.steps.data import prepare_texts
-from mtsig.steps.human import human_gold
-from mtsig.steps.metrics import corpus_scores_table, metric_stats
+from mtsig.steps.metrics import corpus_scores_table
 
 REPO = Path(__file__).resolve().parents[1]
 SEG_SCORE_COLUMNS = ["metric", "lp", "testset", "refset", "system", "document", "doc_segment", "score"]
 
 
-def configured(name: str) -> dict:
+def configured(name: str) -> Experiment:
     raw = yaml.safe_load((REPO / "config" / f"{name}.yaml").read_text(encoding="utf-8"))["experiments"]
     return mtsig_config.experiment({"experiments": raw, "metrics": []}, name)
 
 
-def prepared(spec: dict, data_root: Path, tmp_path: Path) -> tuple[Path, Path]:
+def prepared(spec: Experiment, data_root: Path, tmp_path: Path) -> tuple[Path, Path]:
     texts, documents = tmp_path / "texts", tmp_path / "documents.tsv"
-    prepare_texts(spec, data_root, texts=texts, documents=documents)
+    run.prepare(spec, data_root, texts, documents)
     return texts, documents
 
 
 def test_wmt20_declared_metric_statistics_equal_the_file(data_root: Path, tmp_path: Path) -> None:
     spec = configured("wmt20-ja-en")
-    assert spec["metrics"][0] == "chrF" and spec["metric_declarations"]["chrF"]["higher_is_better"] is True
+    assert spec.metric_names[0] == "chrF" and spec.declarations["chrF"].higher_is_better is True
     texts, documents = prepared(spec, data_root, tmp_path)
     stats_path = tmp_path / "stats" / "chrF.npz"
-    metric_stats(spec, "chrF", texts, stats_path, data_root=data_root, documents=documents)
+    run.statistics(spec, "chrF", texts, stats_path, data_root=data_root, documents=documents)
 
     frame = pd.read_csv(
         data_root / "wmt20-ja-en" / "metric-scores" / "chrF.ja-en.seg.score",
@@ -53,7 +54,7 @@ def test_wmt20_declared_metric_statistics_equal_the_file(data_root: Path, tmp_pa
         keep_default_na=False,
     )
     stats, systems, details, scorer = load_scored_stats(stats_path)
-    assert systems == spec["systems"] and stats.shape == (10, 993, 2)
+    assert systems == list(spec.systems) and stats.shape == (10, 993, 2)
     for row, system in enumerate(systems):
         np.testing.assert_array_equal(
             stats[row, :, 0], frame.loc[frame["system"] == system, "score"].to_numpy()
@@ -67,7 +68,7 @@ def test_wmt20_declared_metric_statistics_equal_the_file(data_root: Path, tmp_pa
     first = frame.loc[frame["system"] == systems[0], "document"].to_numpy()
     np.testing.assert_array_equal(read_segment_documents(documents, 993), first)
     assert len(set(first)) == 80
-    assert mtsig_config.has_documents(spec, data_root)
+    assert mtsig_config.has_documents(spec.text_sources(), data_root)
 
 
 def test_declared_statistics_are_the_same_bytes_wherever_the_data_root_is(tmp_path: Path) -> None:
@@ -80,13 +81,13 @@ def test_declared_statistics_are_the_same_bytes_wherever_the_data_root_is(tmp_pa
         spec = tidy_experiment(root, SCORES, RATINGS)
         texts, documents = prepared(spec, root, root / "run")
         stats_path = root / "run" / "stats" / "m.npz"
-        metric_stats(spec, "m", texts, stats_path, data_root=root, documents=documents)
+        run.statistics(spec, "m", texts, stats_path, data_root=root, documents=documents)
         written.append((stats_path.read_bytes(), Path(f"{stats_path}.manifest.json").read_bytes()))
     assert written[0] == written[1]
     assert b'"path": "scores.tsv"' in written[0][1]
 
 
-def tidy_experiment(tmp_path: Path, scores: str, ratings: str, systems=("A", "B")) -> dict:
+def tidy_experiment(tmp_path: Path, scores: str, ratings: str, systems=("A", "B")) -> Experiment:
     (tmp_path / "scores.tsv").write_text(scores, encoding="utf-8")
     (tmp_path / "ratings.tsv").write_text(ratings, encoding="utf-8")
     raw = {
@@ -107,11 +108,11 @@ SCORES = "system\tsegment\tscore\n" + "".join(
 RATINGS = "system\tsegment\tcriterion\tz\nA\t0\tadequacy\t0.5\nB\t0\tadequacy\t-0.5\nA\t1\tadequacy\t0.1\nB\t2\tadequacy\t0\n"
 
 
-def gold(spec: dict, tmp_path: Path, texts: Path, documents: Path) -> None:
+def gold(spec: Experiment, tmp_path: Path, texts: Path, documents: Path) -> None:
     """The human_gold step of an experiment prepared in ``tmp_path``, its tables under ``tmp_path/out``."""
     names = ["z", "qc", "system_scores", "gold", "conclusions"]
     outputs = {n: str(tmp_path / "out" / f"{n}.tsv") for n in names}
-    human_gold(spec, tmp_path, texts=texts, documents=documents, alphas=[0.05], **outputs)
+    run.gold(spec, tmp_path, texts=texts, documents=documents, alphas=[0.05], **outputs)
 
 
 def test_scored_but_unrated_is_fine_rated_but_unscored_is_an_error(tmp_path: Path) -> None:
@@ -158,8 +159,8 @@ def test_two_scores_files_must_agree_on_the_test_set(tmp_path: Path) -> None:
     spec = tidy_experiment(tmp_path, SCORES, RATINGS)
     longer = SCORES + "A\t3\t1\nB\t3\t1\n"
     (tmp_path / "longer.tsv").write_text(longer, encoding="utf-8")
-    spec["metrics"].append("n")
-    spec["metric_declarations"]["n"] = {**spec["metric_declarations"]["m"], "path": "longer.tsv"}
+    longer_metric = {"n": {"kind": "segment_scores", "format": "tidy", "path": "longer.tsv"}}
+    spec = dataclasses.replace(spec, metrics=(*spec.metrics, longer_metric))
     with pytest.raises(
         InputError, match=r"longer.tsv: metric 'n' scores 4 segments but .*scores.tsv scores 3"
     ):
@@ -173,7 +174,7 @@ def test_mqm_texts_are_the_targets_without_tags_and_ref_is_the_reference(
     spec = configured(name)
     texts, documents = prepared(spec, data_root, tmp_path)
     reference, outputs = read_prepared_texts(texts)
-    assert list(outputs) == spec["systems"] and "refB" in outputs and "ref" not in outputs
+    assert list(outputs) == list(spec.systems) and "refB" in outputs and "ref" not in outputs
     lines = (data_root / "mqm-ted" / lp / file).read_text(encoding="utf-8").splitlines()
     header = lines[0].split("\t")
     rows = [dict(zip(header, line.split("\t"), strict=True)) for line in lines[1:] if line.strip()]
@@ -192,7 +193,7 @@ def test_mqm_texts_are_the_targets_without_tags_and_ref_is_the_reference(
 
 def test_the_reference_cannot_be_a_system(data_root: Path, tmp_path: Path) -> None:
     spec = configured("mqm-ted-en-de")
-    spec["systems"] = [*spec["systems"], "ref"]
+    spec = dataclasses.replace(spec, systems=(*spec.systems, "ref"))
     with pytest.raises(InputError, match="'ref' is the reference"):
         prepared(spec, data_root, tmp_path)
 
@@ -237,5 +238,5 @@ def test_metric_names_that_differ_only_in_case_are_one_name() -> None:
     declared = {"chrF": {"kind": "segment_scores", "format": "tidy", "path": "chrF.tsv"}}
     with pytest.raises(InputError, match="chrF, chrf listed twice"):
         mtsig_config.metric_declarations(["bleu", "chrf", declared], "mixed")
-    names, _ = mtsig_config.metric_declarations(["bleu", "chrf", {"chrF2": declared["chrF"]}], "mixed")
+    names = mtsig_config.metric_declarations(["bleu", "chrf", {"chrF2": declared["chrF"]}], "mixed")
     assert names == ["bleu", "chrf", "chrF2"]

@@ -10,6 +10,7 @@ oracle is the file as the test wrote it: the line numbers and texts are those of
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import re
@@ -25,10 +26,9 @@ import pytest
 import yaml
 from pipeline_runs import TINY_CONFIG, tiny_pipeline_command
 
-from mtsig import cli
+from mtsig import cli, settings
 from mtsig.errors import InputError
 from mtsig.pipeline import config as mtsig_config
-from mtsig.settings import HumanSource, block_with_defaults
 from mtsig.steps import evaluation as evaluation_step
 from mtsig.steps import figures as figures_step
 from mtsig.steps import human as human_step
@@ -240,7 +240,7 @@ def test_cli_docs_make_the_document_bootstrap_run(
 class Experiment:
     root: Path
     results: Path
-    spec: dict
+    spec: settings.Experiment
 
     def path(self, relative: str) -> Path:
         return self.results / NAME / relative
@@ -314,7 +314,10 @@ def evaluate(exp: Experiment, out: Path) -> None:
 
 def tables(exp: Experiment, out: Path) -> None:
     evaluation_step.tables(
-        exp.spec,
+        NAME,
+        exp.spec.description,
+        list(exp.spec.metric_names),
+        len(exp.spec.systems),
         RESAMPLING["samples"],
         RESAMPLING["seed"],
         RESAMPLING["pvalue"],
@@ -344,9 +347,12 @@ def figures(exp: Experiment, out: Path) -> None:
 
 
 def human_gold(exp: Experiment, out: Path, human: dict | None = None, texts: Path | None = None) -> None:
-    spec = {**exp.spec, "human": human or exp.spec["human"]}
+    """Rule human_gold's step on the experiment (its human block replaced by ``human``)."""
     outputs = {name: str(out / file) for name, file in HUMAN_OUTPUTS.items()}
-    human_step.human_gold(spec, exp.root, texts=texts or exp.texts, alphas=[0.05], **outputs)
+    human_step.human_gold(
+        human or exp.spec.human, exp.spec.gold, exp.root, quality_control=exp.spec.qc,
+        standardise=exp.spec.standardise, texts=texts or exp.texts, alphas=[0.05], **outputs,
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -358,9 +364,11 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> Experiment:
     spec = mtsig_config.experiment(config, NAME, results)
     write_synthetic_experiment(SyntheticSpec(**SPEC), results / NAME / "synthetic")
     exp = Experiment(root, results, spec)
-    prepare_texts(spec, root, texts=exp.texts, documents=exp.path("documents.tsv"))
+    prepare_texts(
+        spec.text_sources(), root, texts=exp.texts, documents=exp.path("documents.tsv"), experiment=NAME
+    )
     for metric in ("bleu", "chrf"):
-        metric_stats(spec, metric, exp.texts, exp.stats(metric))
+        metric_stats(metric, exp.texts, exp.stats(metric), options=spec.metric_options(metric))
     for k in (0, 1):
         run_shard(exp, exp.path("tests/shards"), k)
     merge_tests(
@@ -452,8 +460,8 @@ def _first_distribution(exp: Experiment) -> Path:
 
 
 INTERMEDIATES = [
-    Intermediate("texts/reference.txt", lambda e: e.texts / "reference.txt", "prepare_texts", lambda e: e.texts, lambda e, out: metric_stats(e.spec, "bleu", e.texts, out / "bleu.npz")),
-    Intermediate("texts/systems.txt", lambda e: e.texts / "systems.txt", "prepare_texts", lambda e: e.texts, lambda e, out: metric_stats(e.spec, "chrf", e.texts, out / "chrf.npz")),
+    Intermediate("texts/reference.txt", lambda e: e.texts / "reference.txt", "prepare_texts", lambda e: e.texts, lambda e, out: metric_stats("bleu", e.texts, out / "bleu.npz")),
+    Intermediate("texts/systems.txt", lambda e: e.texts / "systems.txt", "prepare_texts", lambda e: e.texts, lambda e, out: metric_stats("chrf", e.texts, out / "chrf.npz")),
     Intermediate("texts/systems/sys2.txt", lambda e: e.texts / "systems" / "sys2.txt", "prepare_texts", lambda e: e.texts, lambda e, out: human_gold(e, out)),
     Intermediate("documents.tsv", lambda e: e.path("documents.tsv"), "prepare_texts", lambda e: e.path("documents.tsv"), lambda e, out: run_shard(e, out, 0)),
     Intermediate("stats/bleu.npz", lambda e: e.stats(), "metric_stats", lambda e: e.stats(), lambda e, out: run_shard(e, out, 1)),
@@ -652,15 +660,13 @@ def test_bad_human_judgments(experiment: Experiment, case: RawCase, tmp_path: Pa
         "username,system,itemId,itemType,srcLang,trgLang,score,timeStart,timeEnd\n"
     )
     human = case.human or {"format": "tidy", "path": "ratings.tsv"}
-    spec = {
-        **experiment.spec,
-        "human": block_with_defaults(HumanSource, human),
-        "qc": {**experiment.spec["qc"], "enabled": False},
-    }
     out = tmp_path / "results"
     with pytest.raises(InputError) as caught:
         outputs = {name: str(out / file) for name, file in HUMAN_OUTPUTS.items()}
-        human_step.human_gold(spec, data, texts=experiment.texts, alphas=[0.05], **outputs)
+        human_step.human_gold(
+            human, experiment.spec.gold, data, quality_control={"enabled": False}, texts=experiment.texts,
+            alphas=[0.05], **outputs,
+        )  # fmt: skip
     assert_input_error(caught.value, "ratings.tsv", case.error, case.line)
     assert not out.exists()
 
@@ -712,15 +718,15 @@ def test_bad_texts(experiment: Experiment, case: tuple, tmp_path: Path) -> None:
     data = tmp_path / "data"
     shutil.copytree(experiment.path("synthetic"), data)
     (data / name).write_bytes(content)
-    spec = {
-        **experiment.spec,
-        "reference": str(data / "reference.txt"),
-        "outputs": str(data / "system.{system}.txt"),
-        "documents": {"format": "tsv", "path": str(data / "documents.tsv")},
-    }
+    sources = dataclasses.replace(
+        experiment.spec.text_sources(),
+        reference=str(data / "reference.txt"),
+        outputs=str(data / "system.{system}.txt"),
+        documents=settings.DocumentsFile("tsv", str(data / "documents.tsv")),
+    )
     out = tmp_path / "results"
     with pytest.raises(InputError) as caught:
-        prepare_texts(spec, data, texts=out / "texts", documents=out / "documents.tsv")
+        prepare_texts(sources, data, texts=out / "texts", documents=out / "documents.tsv")
     assert_input_error(caught.value, name, error, line)
     assert not out.exists()
 
@@ -737,17 +743,14 @@ def test_documented_tidy_examples_are_accepted(experiment: Experiment, tmp_path:
         (tmp_path / "ratings.tsv").write_text(body)
         human = {"format": "tidy", "path": "ratings.tsv", **option}
         out = tmp_path / "results"
-        spec = {
-            **experiment.spec,
-            "human": block_with_defaults(HumanSource, human),
-            "qc": {**experiment.spec["qc"], "enabled": False},
-            "systems": ["sys1", "sys2"],
-        }
         texts = tmp_path / "texts"
         reference, outputs = read_prepared_texts(experiment.texts)
-        write_prepared_texts(reference, {s: outputs[s] for s in spec["systems"]}, texts)
+        write_prepared_texts(reference, {s: outputs[s] for s in ("sys1", "sys2")}, texts)
         outputs = {name: str(out / file) for name, file in HUMAN_OUTPUTS.items()}
-        human_step.human_gold(spec, tmp_path, texts=texts, alphas=[0.05], **outputs)
+        human_step.human_gold(
+            human, experiment.spec.gold, tmp_path, quality_control={"enabled": False}, texts=texts, alphas=[0.05],
+            **outputs,
+        )  # fmt: skip
         gold = pd.read_csv(out / "gold.tsv", sep="\t")
         assert set(zip(gold["sys_x"], gold["sys_y"], strict=True)) == {("sys1", "sys2"), ("sys2", "sys1")}
         shutil.rmtree(out)

@@ -15,6 +15,7 @@ import csv
 from collections import defaultdict
 from pathlib import Path
 
+import experiment_steps as run
 import numpy as np
 import pandas as pd
 import pytest
@@ -26,9 +27,7 @@ from mtsig.io.esa import read_esa
 from mtsig.io.human import load_esa
 from mtsig.io.judgments import load_judgments
 from mtsig.pipeline import config as mtsig_config
-from mtsig.settings import HumanSource, with_defaults
-from mtsig.steps.data import prepare_texts
-from mtsig.steps.human import human_gold
+from mtsig.settings import Experiment
 
 REPO = Path(__file__).resolve().parents[1]
 PAIRS = ("cs", "hi", "ja", "zh")
@@ -38,7 +37,7 @@ ALPHAS = [0.05, 0.01, 0.001]
 HUMAN_OUTPUTS = ("z", "qc", "system_scores")
 
 
-def configured(lp: str) -> dict:
+def configured(lp: str) -> Experiment:
     name = f"wmt24-en-{lp}"
     raw = yaml.safe_load((REPO / "config" / f"{name}.yaml").read_text(encoding="utf-8"))["experiments"]
     return mtsig_config.experiment({"experiments": raw, "metrics": []}, name)
@@ -76,20 +75,22 @@ def test_each_config_has_every_rated_system_and_keeps_the_rated_reference_apart(
     spec = configured(lp)
     rows = organisers_rows(data_root, lp)
     rated = {row["system"] for row in rows if row["kind"] == "TGT"}
-    assert "refA" in rated and spec["human"]["reference_systems"] == ["refA"]
-    assert sorted(spec["systems"]) == sorted(rated - {"refA"})
+    assert "refA" in rated and spec.human.reference_systems == ("refA",)
+    assert sorted(spec.systems) == sorted(rated - {"refA"})
     # every system's output, the reference and the documents have the canary line plus 997 segments
-    reference = data_root / spec["reference"]
-    assert reference.name == f"en-{lp}.refA.txt" and spec["skip_first_line"] is True
+    reference = data_root / spec.reference
+    assert reference.name == f"en-{lp}.refA.txt" and spec.skip_first_line is True
     lines = reference.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 998 and lines[0].startswith("CANARY")
-    for system in spec["systems"]:
-        output = data_root / spec["outputs"].format(system=system)
+    for system in spec.systems:
+        output = data_root / spec.outputs.format(system=system)
         assert len(output.read_text(encoding="utf-8").split("\n")) - 1 == 998
     # METEOR where Meteor 1.5 has the language (Czech, exact matching); BLEU/TER options for unsegmented scripts
-    assert ("meteor" in spec["metrics"]) == (lp == "cs")
-    assert spec.get("bleu", {}).get("tokenize") == {"ja": "char", "zh": "zh"}.get(lp)
-    assert spec.get("ter") == ({"normalized": True, "asian_support": True} if lp in ("ja", "zh") else None)
+    assert ("meteor" in spec.metric_names) == (lp == "cs")
+    assert spec.metric_options("bleu").get("tokenize") == {"ja": "char", "zh": "zh"}.get(lp)
+    assert spec.metric_options("ter") == (
+        {"normalized": True, "asian_support": True} if lp in ("ja", "zh") else {}
+    )
     schema = REPO / "workflow" / "schemas" / "config.schema.yaml"
     name = f"wmt24-en-{lp}"
     raw = yaml.safe_load((REPO / "config" / f"{name}.yaml").read_text(encoding="utf-8"))
@@ -99,12 +100,10 @@ def test_each_config_has_every_rated_system_and_keeps_the_rated_reference_apart(
 def test_prepared_texts_and_documents_start_after_the_canary_line(data_root: Path, tmp_path: Path) -> None:
     spec = configured("hi")
     texts, documents = tmp_path / "texts", tmp_path / "documents.tsv"
-    prepare_texts(spec, data_root, texts=texts, documents=documents)
-    reference = (data_root / spec["reference"]).read_text(encoding="utf-8").split("\n")[1:-1]
+    run.prepare(spec, data_root, texts, documents)
+    reference = (data_root / spec.reference).read_text(encoding="utf-8").split("\n")[1:-1]
     assert (texts / "reference.txt").read_text(encoding="utf-8").split("\n")[:-1] == reference
-    output = (
-        (data_root / spec["outputs"].format(system="GPT-4")).read_text(encoding="utf-8").split("\n")[1:-1]
-    )
+    output = (data_root / spec.outputs.format(system="GPT-4")).read_text(encoding="utf-8").split("\n")[1:-1]
     assert (texts / "systems" / "GPT-4.txt").read_text(encoding="utf-8").split("\n")[:-1] == output
     docs = [
         line.split("\t")[1]
@@ -123,7 +122,7 @@ def test_prepared_texts_and_documents_start_after_the_canary_line(data_root: Pat
 
 def test_esa_ratings_as_tidy_rows(data_root: Path) -> None:
     spec = configured("hi")
-    ratings = load_judgments(with_defaults(HumanSource, spec["human"]), data_root, 997, spec["systems"])
+    ratings = load_judgments(spec.human, data_root, 997, list(spec.systems))
     rows = organisers_rows(data_root, "hi")
     assert len(ratings) == len(rows) == 3267 + 489  # README: 3,291 TGT ratings before the latest-rating rule
     assert set(ratings["criterion"]) == {"esa"} and set(ratings["hit"]) == {"esa_generalMT2024_wave2"}
@@ -185,13 +184,13 @@ def test_the_esa_gold_of_en_hi_equals_the_paper_machinery_on_the_organisers_rows
     (equal to the reader's QC table), and the gold is the rank-sum test of the per-(system, segment) mean z."""
     spec = configured("hi")
     texts, documents = tmp_path / "texts", tmp_path / "documents.tsv"
-    prepare_texts(spec, data_root, texts=texts, documents=documents)
+    run.prepare(spec, data_root, texts, documents)
     outputs = {k: tmp_path / "human" / f"{k}.tsv" for k in HUMAN_OUTPUTS}
-    human_gold(
+    run.gold(
         spec, data_root, texts=texts, alphas=ALPHAS, documents=documents, gold=tmp_path / "gold.tsv",
         conclusions=tmp_path / "gold_conclusions.tsv", **outputs,
     )  # fmt: skip
-    qc_oracle, gold_oracle = oracle_gold(data_root, "hi", spec["systems"])
+    qc_oracle, gold_oracle = oracle_gold(data_root, "hi", list(spec.systems))
     qc = pd.read_csv(outputs["qc"], sep="\t", comment="#").set_index("annotator")
     assert sorted(qc.index) == sorted(qc_oracle)
     for rater, p in qc_oracle.items():
@@ -309,7 +308,6 @@ def test_bleu_and_ter_options_equal_sacrebleu_on_wmt24(data_root: Path) -> None:
     import sacrebleu
 
     from mtsig.metrics import get_metric
-    from mtsig.steps.metrics import metric_options
 
     for lp, system in (("zh", "GPT-4"), ("ja", "Team-J")):
         spec = configured(lp)
@@ -319,10 +317,10 @@ def test_bleu_and_ter_options_equal_sacrebleu_on_wmt24(data_root: Path) -> None:
         shortest = sorted(range(len(refs)), key=lambda i: (len(refs[i]) + len(hyps[i]), i))[:40]
         refs, hyps = [refs[i] for i in shortest], [hyps[i] for i in shortest]
         for name, oracle in (
-            ("bleu", sacrebleu.metrics.BLEU(tokenize=spec["bleu"]["tokenize"])),
+            ("bleu", sacrebleu.metrics.BLEU(tokenize=spec.bleu.tokenize)),
             ("ter", sacrebleu.metrics.TER(normalized=True, asian_support=True)),
         ):
-            metric = get_metric(name, **metric_options(spec, name))
+            metric = get_metric(name, **spec.metric_options(name))
             mine = float(metric.score(metric.stats(hyps, refs).sum(axis=0)))
             assert mine == pytest.approx(oracle.corpus_score(hyps, [refs]).score, rel=1e-12)
         asian_only = get_metric("ter", asian_support=True)

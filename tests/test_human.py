@@ -16,7 +16,7 @@ from scipy import stats
 from mtsig.errors import InputError
 from mtsig.io.human import load_r_mean_sd, load_wmt_mturk_da, restore_unrated_cells
 from mtsig.io.judgments import judgments_source, load_judgments, load_moments
-from mtsig.settings import HumanGold, HumanSource, QualityControl, Standardise, with_defaults
+from mtsig.settings import HumanGold, HumanSource, QualityControl, Standardise, build
 from mtsig.stats import human
 from mtsig.stats.seeding import rng_for
 
@@ -298,20 +298,20 @@ def build_from_files(
 ):
     """build_gold on the files of ``human_config``, read as the pipeline step reads them; ``qc``, ``standardise``
     and ``gold`` blocks as a config writes them (the schema's defaults filled in; gold: Wilcoxon)."""
-    standardise_settings = with_defaults(Standardise, standardise)
+    standardise_settings = build(Standardise, standardise)
     # The restoring of a worker's ratings (human.complete_from) reads the printed moments even where the
     # variant under test standardises without them.
     printed = load_moments(restore_moments or standardise_settings.moments, data_root)
     return human.build_gold(
         human_config["format"],
-        load_judgments(with_defaults(HumanSource, human_config), data_root, n_segments, systems, printed),
+        load_judgments(build(HumanSource, human_config), data_root, n_segments, systems, printed),
         systems,
         alphas,
-        source=judgments_source(with_defaults(HumanSource, human_config), data_root),
+        source=judgments_source(build(HumanSource, human_config), data_root),
         moments=load_moments(standardise_settings.moments, data_root),
-        qc=with_defaults(QualityControl, qc),
+        qc=build(QualityControl, qc),
         standardise=standardise_settings,
-        gold=with_defaults(HumanGold, gold or {"methods": ["wilcoxon"]}),
+        gold=build(HumanGold, gold or {"methods": ["wilcoxon"]}),
     )
 
 
@@ -851,12 +851,12 @@ def _gold_p_values(
 ) -> tuple:
     moments = load_moments(standardise.get("moments"), data_root)
     ratings = load_judgments(
-        with_defaults(HumanSource, human_config), data_root, n_segments, spec["systems"], moments
+        build(HumanSource, human_config), data_root, n_segments, spec["systems"], moments
     )
     result = human.build_gold(
         human_config["format"], ratings, spec["systems"], [0.05], moments=moments,
-        qc=with_defaults(QualityControl, spec["qc"]), standardise=with_defaults(Standardise, standardise),
-        gold=with_defaults(HumanGold, spec["gold"]),
+        qc=build(QualityControl, spec["qc"]), standardise=build(Standardise, standardise),
+        gold=build(HumanGold, spec["gold"]),
     )  # fmt: skip
     return result, result["gold"].set_index(["sys_x", "sys_y"])["p_value"]
 
@@ -899,14 +899,14 @@ def test_wmt22_jaen_organisers_z_reproduce_it_too(data_root: Path, repo_root: Pa
     spec = _jaen_spec(repo_root)
     config = {**spec["human"], "z_path": "wmt22-ja-en/da/ad-jaen-good-stnd.csv"}
     moments = load_moments(spec["standardise"]["moments"], data_root)
-    ratings = load_judgments(with_defaults(HumanSource, config), data_root, 2008, spec["systems"], moments)
+    ratings = load_judgments(build(HumanSource, config), data_root, 2008, spec["systems"], moments)
     result = human.build_gold(
         config["format"],
         ratings,
         spec["systems"],
         [0.05],
-        qc=with_defaults(QualityControl, spec["qc"]),
-        gold=with_defaults(HumanGold, spec["gold"]),
+        qc=build(QualityControl, spec["qc"]),
+        gold=build(HumanGold, spec["gold"]),
     )
     published = _published_means(data_root, "ja-en", 2008, spec["systems"])
     ours = human.segment_mean_scores(result["z"], significant_digits=15)

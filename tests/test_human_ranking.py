@@ -19,7 +19,7 @@ import yaml
 from mtsig.errors import InputError
 from mtsig.io.esa import read_esa
 from mtsig.pipeline import config as mtsig_config
-from mtsig.settings import HumanRanking, block_with_defaults
+from mtsig.settings import HumanRanking, as_block, build
 from mtsig.stats.system_ranking import PROCEDURES
 from mtsig.steps.human_ranking import human_ranking, human_ranking_table
 from mtsig.studies.human_ranking import disagreement_counts, rank_language_pairs
@@ -40,7 +40,7 @@ def configured() -> dict:
 
 
 def run_step(data_root: Path, out: Path, lps: list[str]) -> dict[str, Path]:
-    spec = block_with_defaults(HumanRanking, {**configured(), "lps": lps, "resamples": FEW})
+    spec = as_block(build(HumanRanking, {**configured(), "lps": lps, "resamples": FEW}))
     root = data_root / "wmt24-esa"
     paths = {name: out / f"{name}.tsv" for name in OUTPUTS}
     human_ranking(
@@ -140,14 +140,15 @@ def test_the_same_seed_gives_the_same_bytes(data_root: Path, en_hi: dict[str, Pa
 def test_the_page_and_its_calibration_hook(en_hi: dict[str, Path], tmp_path: Path) -> None:
     inputs = {name: en_hi[name] for name in ("ranking", "pvalues", "disagreement", "qc", "notes")}
     md, html = tmp_path / "page.md", tmp_path / "page.html"
-    human_ranking_table("wmt24-esa", configured(), md=md, html=html, **inputs)
+    human_ranking_table("wmt24-esa", configured()["description"], md=md, html=html, **inputs)
     page = md.read_text(encoding="utf-8")
+    assert page.startswith(f"# {configured()['description']}")
     assert "## en-hi: 11 systems" in page and "## Where the procedures disagree" in page
     assert "enghin7918 (p 0.078)" in page and "How often is each procedure wrong" not in page
     assert "<table" in html.read_text(encoding="utf-8")
     calibration = tmp_path / "calibration.tsv"
     calibration.write_text("procedure\tfalse_positive_rate\nwmt24\t0.125\n", encoding="utf-8")
-    human_ranking_table("wmt24-esa", configured(), md=md, html=html, calibration=[calibration], **inputs)
+    human_ranking_table("wmt24-esa", None, md=md, html=html, calibration=[calibration], **inputs)
     page = md.read_text(encoding="utf-8")
     assert "How often is each procedure wrong" in page and "| wmt24 | 0.125 |" in page
 
@@ -199,7 +200,7 @@ def test_a_pair_without_ratings_and_missing_documents_are_errors(data_root: Path
         rank_language_pairs(ratings, ["en-hi"], ["wmt27"], experiment="x", seed=1)
     with pytest.raises(InputError, match="do not resample: wmt24"):
         rank_language_pairs(ratings, ["en-hi"], ["wmt24"], experiment="x", seed=1, resamples={"wmt24": 5})
-    spec = block_with_defaults(HumanRanking, {**configured(), "lps": ["en-cs", "en-hi"]})
+    spec = as_block(build(HumanRanking, {**configured(), "lps": ["en-cs", "en-hi"]}))
     root = data_root / "wmt24-esa"
     with pytest.raises(InputError, match="no documents file among the rule's inputs for en-hi"):
         human_ranking(

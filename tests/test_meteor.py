@@ -228,7 +228,7 @@ def test_pipeline_meteor_equals_jar_final_score(
 
     monkeypatch.setattr(meteor_module.subprocess, "run", counting_run)
     stats_path = tmp_path / "stats" / "meteor.npz"
-    metric_stats({"meteor": {"language": language}}, "meteor", texts, stats_path)
+    metric_stats("meteor", texts, stats_path, options={"language": language})
     monkeypatch.undo()
     assert len(jar_runs) == 1  # one JVM per experiment, all systems in it
     table = corpus_scores_table([stats_path])

@@ -550,8 +550,8 @@ def test_pooled_accuracy_by_hand():
 def test_resampled_protocol_is_deterministic_and_clusters_follow_the_rule(wmt23_inputs):
     test_sets, scores = wmt23_inputs
     protocol = mp.wmt23(["en-de"])
-    first = mp.run_protocol(protocol, test_sets, scores, n_resamples=200, seed=7)
-    again = mp.run_protocol(protocol, test_sets, scores, n_resamples=200, seed=7)
+    first = mp.run_protocol(protocol, test_sets, scores, mp.RunOptions(n_resamples=200, seed=7))
+    again = mp.run_protocol(protocol, test_sets, scores, mp.RunOptions(n_resamples=200, seed=7))
     for a, b in zip(first.tasks, again.tasks, strict=True):
         np.testing.assert_array_equal(a.significance, b.significance)
         np.testing.assert_array_equal(a.test.draws, b.test.draws)
@@ -620,7 +620,7 @@ def test_tables_hold_the_results_numbers(wmt23_inputs):
     from mtsig.report.metrics_protocol import protocol_table_latex, protocol_table_text, protocol_tables
 
     test_sets, scores = wmt23_inputs
-    result = mp.run_protocol(mp.wmt23(["en-de"]), test_sets, scores, n_resamples=100, seed=3)
+    result = mp.run_protocol(mp.wmt23(["en-de"]), test_sets, scores, mp.RunOptions(n_resamples=100, seed=3))
     tables = protocol_tables(result)
     assert len(tables["tasks"]) == sum(len(t.metrics) for t in result.tasks + result.extras)
     for number, task in enumerate(result.tasks + result.extras, start=1):
@@ -740,7 +740,7 @@ def test_da_sqm_as_a_metric_joins_the_tasks_it_covers_and_changes_no_row(wmt23_i
     rated: it joins the four tasks it covers, with its value equal to scipy's Pearson of the two human files (the
     system-level task), and every metric's value and cluster, the average and its clusters stay mt-metrics-eval's."""
     test_sets, scores = wmt23_inputs
-    result = mp.run_protocol(mp.wmt23(), test_sets, scores, human_metrics=("da-sqm",))
+    result = mp.run_protocol(mp.wmt23(), test_sets, scores, mp.RunOptions(human_metrics=("da-sqm",)))
     assert result.metrics == wmt23_result.metrics
     np.testing.assert_array_equal(result.average, wmt23_result.average)
     shown = mp.human_display("da-sqm")
@@ -766,8 +766,11 @@ def test_da_sqm_on_the_cells_it_rates_and_as_the_gold(wmt23_inputs):
 
     test_sets, scores = wmt23_inputs
     protocol = mp.wmt23(["zh-en"])
-    result = mp.run_protocol(protocol, test_sets, scores, human_metrics=("da-sqm",))
-    rows = {row.task: row for row in partial_human_rows(result, test_sets, scores, ("da-sqm",))}
+    result = mp.run_protocol(protocol, test_sets, scores, mp.RunOptions(human_metrics=("da-sqm",)))
+    rows = {
+        row.task: row
+        for row in partial_human_rows(result, test_sets, scores, mp.RunOptions(human_metrics=("da-sqm",)))
+    }
     assert set(rows) == {"zh-en seg pearson", "zh-en seg acc-t (item)"}
     systems = result.tasks[2].systems["zh-en"]
     mqm = read_human_scores(test_sets["zh-en"], "mqm", "seg").rows(systems)
@@ -824,9 +827,13 @@ def test_readme_answers_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_
     spec = yaml.safe_load((repo_root / "config" / "wmt23.yaml").read_text())["metrics_protocol"]["wmt23"]
     test_sets, scores = wmt23_inputs
     result = mp.run_protocol(
-        mp.wmt23(), test_sets, scores, n_resamples=spec["protocols"]["wmt23"]["samples"],
-        seed=derive_seed(seed, "wmt23", "wmt23"),
-    )  # fmt: skip
+        mp.wmt23(),
+        test_sets,
+        scores,
+        mp.RunOptions(
+            n_resamples=spec["protocols"]["wmt23"]["samples"], seed=derive_seed(seed, "wmt23", "wmt23")
+        ),
+    )
     names = list(result.metrics)
     x, m = names.index("XCOMET-Ensemble"), names.index("MetricX-23")
     task = next(t for t in result.tasks if t.task.label == "en-de seg acc-t (item)")

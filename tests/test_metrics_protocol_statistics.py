@@ -94,7 +94,9 @@ def test_sampled_items_are_mt_metrics_evals_sample(inputs):
 
 def test_every_permutation_test_runs_and_clusters(inputs):
     for task in TASKS[:5]:  # the re-calibrated test: below
-        result = mp.run_task(task, PROTOCOL, *inputs, n_resamples=10, seed=1, early_stopping="none")
+        result = mp.run_task(
+            task, PROTOCOL, *inputs, mp.RunOptions(n_resamples=10, seed=1, early_stopping="none")
+        )
         assert result.test is not None and (result.test.n_used == 10).all()
         assert ((0 <= result.test.pvalue) & (result.test.pvalue <= 1)).all()
         assert result.ranks.min() == 1 and sorted(result.ranks)[-1] <= 3
@@ -107,7 +109,7 @@ def test_recalibrated_test_keeps_each_metrics_own_value(inputs):
     """perm_test='scores' re-calibrates epsilon on every hybrid; without a swap (the observed difference) the values
     are each metric's calibrated acc-t."""
     task = TASKS[7]
-    result = mp.run_task(task, PROTOCOL, *inputs, n_resamples=10, seed=2)
+    result = mp.run_task(task, PROTOCOL, *inputs, mp.RunOptions(n_resamples=10, seed=2))
     _, human, metrics = _matrices(task, inputs)
     own = [calibrate_ties(human, metrics[m]).value for m in result.metrics]
     np.testing.assert_allclose(result.values, own, rtol=0, atol=1e-15)

@@ -41,10 +41,10 @@ pytestmark = pytest.mark.xdist_group("metrics_task")
 @pytest.fixture(scope="module")
 def spec(repo_root: Path) -> dict:
     """The study's definition as the pipeline passes it: validated, the schema's defaults filled in."""
-    from mtsig.settings import MetricsTask, block_with_defaults
+    from mtsig.settings import MetricsTask, as_block, build
 
     config = yaml.safe_load((repo_root / "config" / "wmt20-metrics.yaml").read_text())
-    return block_with_defaults(MetricsTask, config["metrics_task"]["wmt20-metrics"])
+    return as_block(build(MetricsTask, config["metrics_task"]["wmt20-metrics"]))
 
 
 @pytest.fixture(scope="module")
@@ -140,15 +140,12 @@ def test_task_results_of_ja_en_equal_the_published_files(root, spec, metric_rows
     without the published outliers (DA-jaen-cor-excloutl.csv); the DA system scores and each metric's scores in
     ``system_scores``."""
     relative = {f: Path(f).relative_to(root).as_posix() for f in set(metric_rows["file"])}
-    options = study.TaskOptions(
-        refset=spec["refset"], reference_free=tuple(spec["reference_free"]), reference_free_refset="newstest2020",
-        exclude_systems=tuple(spec["exclude_systems"]), outlier_score="z", outlier_scale=me.MAD_SCALE,
-        outlier_cutoff=me.MAD_CUTOFF, published_outliers={"ja-en": tuple(spec["published_outliers"]["ja-en"])},
-        kinds=me.KINDS, human_as_metric=True, identical=spec["identical_metrics"], alpha=0.05,
-    )  # fmt: skip
-    (ja_en,) = [e for e in study.evaluations(build(MetricsTask, spec)) if e.name == "ja-en"]
+    task = build(MetricsTask, {**spec, "published_outliers": {"ja-en": spec["published_outliers"]["ja-en"]}})
+    assert (task.outliers.score, task.outliers.scale, task.outliers.cutoff) == ("z", 1.4826, 2.5)  # Sec. 4.2
+    assert task.kinds == me.KINDS and task.human_as_metric and task.alpha == 0.05
+    (ja_en,) = [e for e in study.evaluations(task) if e.name == "ja-en"]
     human = {"ja-en": read_wmt_da_sys_scores(root / "da" / "metrics-ad-sys-scores-ja-en.csv")}
-    results = study.task_results([ja_en], metric_rows, relative, human, options)
+    results = study.task_results([ja_en], metric_rows, relative, human, task)
     r = results.correlations.set_index(["systems", "kind", "metric"]).query("human == 'z'")["r"]
     assert r["all", "kendall", "prism"] == pytest.approx(0.8666666666666666, abs=1e-15)
     assert r["no_outliers_published", "pearson", "SWSS+METEOR"] == pytest.approx(
@@ -237,7 +234,7 @@ def test_ja_en_gold_is_byte_identical_to_the_wmt20_ja_en_experiments(golds, data
     """The experiment's human_gold step calls load_judgments and build_gold with config/wmt20-ja-en.yaml (993
     segments, its 10 systems) and writes with write_tsv: the same calls here, the same bytes."""
     from mtsig.io.judgments import judgments_source, load_judgments
-    from mtsig.settings import HumanGold, HumanSource, QualityControl, with_defaults
+    from mtsig.settings import HumanGold, HumanSource, QualityControl, build
     from mtsig.stats.human import build_gold
     from mtsig.steps.files import write_tsv
 
@@ -245,11 +242,11 @@ def test_ja_en_gold_is_byte_identical_to_the_wmt20_ja_en_experiments(golds, data
         "wmt20-ja-en"
     ]
     systems = experiment["systems"]
-    judgments = load_judgments(with_defaults(HumanSource, experiment["human"]), data_root, 993, systems)
+    judgments = load_judgments(build(HumanSource, experiment["human"]), data_root, 993, systems)
     result = build_gold(experiment["human"]["format"], judgments, systems, [0.05, 0.01, 0.001],
-                        source=judgments_source(with_defaults(HumanSource, experiment["human"]), data_root),
-                        qc=with_defaults(QualityControl, experiment["qc"]),
-                        gold=with_defaults(HumanGold, experiment["gold"]))  # fmt: skip
+                        source=judgments_source(build(HumanSource, experiment["human"]), data_root),
+                        qc=build(QualityControl, experiment["qc"]),
+                        gold=build(HumanGold, experiment["gold"]))  # fmt: skip
     for key, name in (("gold", "gold.tsv"), ("gold_conclusions", "gold_conclusions.tsv")):
         write_tsv(result[key], tmp_path / name)
         assert (tmp_path / name).read_bytes() == (golds / "ja-en" / name).read_bytes(), name

@@ -11,6 +11,7 @@ scores for the correlations; hand-made small files for each validation error.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -19,6 +20,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import experiment_steps as run
 import numpy as np
 import pandas as pd
 import pytest
@@ -31,14 +33,11 @@ from mtsig.io.human import load_tidy
 from mtsig.io.judgments import load_judgments
 from mtsig.io.mtme import read_mtme_docs, read_mtme_human_seg_scores
 from mtsig.pipeline import config as mtsig_config
-from mtsig.settings import HumanSource, block_with_defaults, with_defaults
+from mtsig.settings import Experiment, HumanSource, as_block, build
 from mtsig.stats.meta_evaluation.system_level import negative_correlation_pvalue, reversed_orientation
-from mtsig.steps.data import prepare_texts
 from mtsig.steps.evaluation import reversed_orientation_check
 from mtsig.steps.files import write_tsv
-from mtsig.steps.human import human_gold
 from mtsig.steps.meta_evaluation import meta_evaluation
-from mtsig.steps.metrics import metric_stats
 from mtsig.studies.meta_evaluation import available_human_scores
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,7 +51,7 @@ META_OUTPUTS = ("correlations", "williams", "winners", "intervals", "perm_both",
 HUMAN_OUTPUTS = ("z", "qc", "system_scores")
 
 
-def configured() -> dict:
+def configured() -> Experiment:
     raw = yaml.safe_load((REPO / "config" / f"{NAME}.yaml").read_text(encoding="utf-8"))["experiments"]
     return mtsig_config.experiment({"experiments": raw, "metrics": []}, NAME)
 
@@ -83,7 +82,7 @@ def test_mqm_seg_scores_are_read_as_rated_cells_with_the_reference_apart(data_ro
     lines = path.read_text(encoding="utf-8").splitlines()
     none_cells = sum(line.split()[1] == "None" for line in lines)
     assert (len(lines), none_cells) == (7241, 1261)  # 13 rated outputs x 557 paragraphs; 97 unrated each
-    systems = configured()["systems"]
+    systems = list(configured().systems)
     rows = read_mtme_human_seg_scores(
         path, criterion="mqm", n_segments=557, systems=systems, reference_systems=["refA"]
     )
@@ -106,19 +105,24 @@ def test_human_system_scores_equal_the_organisers_sys_score(
     """The gold step's system scores from the seg.score file (MQM and DA+SQM alike) equal the organisers' own
     system-level file, the reference's mean left out of them."""
     spec = configured()
-    spec["human"] = {**spec["human"], "path": f"wmt23/human-scores/en-de.{gold}.seg.score", "criterion": gold}
-    spec["gold"] = {**spec["gold"], "criteria": [gold]}
+    spec = dataclasses.replace(
+        spec,
+        human=dataclasses.replace(
+            spec.human, path=f"wmt23/human-scores/en-de.{gold}.seg.score", criterion=gold
+        ),
+        gold=dataclasses.replace(spec.gold, criteria=(gold,)),
+    )
     texts, documents = tmp_path / "texts", tmp_path / "documents.tsv"
-    prepare_texts(spec, data_root, texts=texts, documents=documents)
+    run.prepare(spec, data_root, texts, documents, NAME)
     outputs = {k: tmp_path / "human" / f"{k}.tsv" for k in HUMAN_OUTPUTS}
-    human_gold(
+    run.gold(
         spec, data_root, texts=texts, alphas=ALPHAS, documents=documents, gold=tmp_path / "gold.tsv",
         conclusions=tmp_path / "gold_conclusions.tsv", **outputs,
     )  # fmt: skip
     table = pd.read_csv(outputs["system_scores"], sep="\t").set_index("system")
     organisers = parsed_sys_scores(data_root / f"wmt23/human-scores/en-de.{gold}.sys.score")
-    assert list(table.index) == spec["systems"] and "refA" in organisers
-    for system in spec["systems"]:
+    assert list(table.index) == list(spec.systems) and "refA" in organisers
+    for system in spec.systems:
         assert table.loc[system, "mean_z"] == pytest.approx(organisers[system], abs=1e-9)
         assert table.loc[system, "mean_raw"] == pytest.approx(organisers[system], abs=1e-9)
     if gold == "mqm":
@@ -134,7 +138,7 @@ def test_human_system_scores_equal_the_organisers_sys_score(
 
 def test_mtme_human_scores_bad_input_names_file_and_line(data_root: Path, tmp_path: Path) -> None:
     path = data_root / MQM
-    systems = configured()["systems"]
+    systems = list(configured().systems)
     first_ref = 1 + next(
         i for i, line in enumerate(path.read_text().splitlines()) if line.startswith("refA\t")
     )
@@ -155,7 +159,7 @@ def test_mtme_human_scores_bad_input_names_file_and_line(data_root: Path, tmp_pa
         read_mtme_human_seg_scores(bad, criterion="esa")
     human = {"format": "mtme_seg_score", "path": MQM, "reference_systems": ["refA"]}
     with pytest.raises(InputError, match="human.criterion is required with format mtme_seg_score"):
-        load_judgments(with_defaults(HumanSource, human), data_root, 557, systems)
+        load_judgments(build(HumanSource, human), data_root, 557, systems)
 
 
 # -------------------------------------------------------------------------------------------------- documents
@@ -203,16 +207,18 @@ def wmt23(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     mt-metrics-eval file is already negated: the wrong orientation), prepared texts, statistics and gold."""
     root = tmp_path_factory.mktemp("wmt23")
     spec = configured()
-    flipped = {**spec["metric_declarations"]["MetricX-23-refA"], "higher_is_better": False}
-    spec["metric_declarations"]["MetricX-flipped"] = flipped
+    flipped = {
+        "MetricX-flipped": {**as_block(spec.declarations["MetricX-23-refA"]), "higher_is_better": False}
+    }
+    spec = dataclasses.replace(spec, metrics=(*spec.metrics, flipped))
     texts, documents = root / "texts", root / "documents.tsv"
-    prepare_texts(spec, data_root, texts=texts, documents=documents)
+    run.prepare(spec, data_root, texts, documents, NAME)
     stats_files = {}
     for metric in ("COMET-refA", "MetricX-23-refA", "CometKiwi-src", "MetricX-flipped"):
         stats_files[metric] = root / "stats" / f"{metric}.npz"
-        metric_stats(spec, metric, texts, stats_files[metric], data_root=data_root, documents=documents)
+        run.statistics(spec, metric, texts, stats_files[metric], data_root=data_root, documents=documents)
     human = {k: root / "human" / f"{k}.tsv" for k in HUMAN_OUTPUTS}
-    human_gold(
+    run.gold(
         spec, data_root, texts=texts, alphas=ALPHAS, documents=documents, gold=root / "gold.tsv",
         conclusions=root / "gold_conclusions.tsv", **human,
     )  # fmt: skip
@@ -249,16 +255,13 @@ def test_meta_evaluation_of_segment_means_without_raw_scores(
     ]
     tidy = tmp_path / "mqm.tsv"
     pd.DataFrame(rows, columns=["system", "segment", "criterion", "z"]).to_csv(tidy, sep="\t", index=False)
-    spec = {
-        **wmt23["spec"],
-        "human": block_with_defaults(
-            HumanSource,
-            {"format": "tidy", "path": str(tidy), "segment_means": True, "reference_systems": ["refA"]},
-        ),
-    }
+    spec = dataclasses.replace(
+        wmt23["spec"],
+        human=HumanSource("tidy", str(tidy), segment_means=True, reference_systems=("refA",)),
+    )
     human = {k: tmp_path / "human" / f"{k}.tsv" for k in HUMAN_OUTPUTS}
     documents = wmt23["root"] / "documents.tsv"
-    human_gold(
+    run.gold(
         spec, data_root, texts=wmt23["texts"], alphas=ALPHAS, documents=documents, gold=tmp_path / "gold.tsv",
         conclusions=tmp_path / "gold_conclusions.tsv", **human,
     )  # fmt: skip
@@ -271,7 +274,7 @@ def test_meta_evaluation_of_segment_means_without_raw_scores(
     assert set(correlations["human"]) == {"z"}
     for name in ("intervals", "perm_both"):
         assert set(pd.read_csv(out[name], sep="\t")["human"]) == {"z"}
-    systems = wmt23["spec"]["systems"]
+    systems = list(wmt23["spec"].systems)
     organisers = parsed_sys_scores(data_root / "wmt23/human-scores/en-de.mqm.sys.score")
     human_scores = [organisers[s] for s in systems]
     for metric in metrics:
@@ -285,7 +288,7 @@ def test_meta_evaluation_of_segment_means_without_raw_scores(
 
 
 def test_meta_evaluation_without_any_usable_human_score_says_why(wmt23: dict, tmp_path: Path) -> None:
-    systems = wmt23["spec"]["systems"]
+    systems = list(wmt23["spec"].systems)
     table = pd.DataFrame(
         {"system": systems, "criterion": "mqm", "mean_z": np.nan, "mean_raw": np.nan, "n": 460}
     )
@@ -306,7 +309,7 @@ def test_reference_apart_in_tidy_segment_means(data_root: Path, tmp_path: Path) 
     """A tidy segment-means file rating the reference: refused as an unknown system unless the config lists it in
     human.reference_systems or the file marks it with an item_type column."""
     parsed = parsed_seg_scores(data_root / MQM)
-    systems = configured()["systems"]
+    systems = list(configured().systems)
     rows = [(s, k, "mqm", v) for s, values in parsed.items() for k, v in enumerate(values) if v is not None]
     frame = pd.DataFrame(rows, columns=["system", "segment", "criterion", "z"])
     path = tmp_path / "mqm.tsv"
@@ -333,7 +336,7 @@ def test_metric_with_the_wrong_orientation_is_flagged(
     """MetricX-23's mt-metrics-eval file is already negated (higher is better); declared lower-is-better, its
     system scores correlate with MQM at about -0.98: a warning in the log and a note under the accuracy table and
     the meta-evaluation table. Declared right, it and its peers get none."""
-    systems = wmt23["spec"]["systems"]
+    systems = list(wmt23["spec"].systems)
     organisers = parsed_sys_scores(data_root / "wmt23/human-scores/en-de.mqm.sys.score")
     expected_r = -stats.pearsonr(
         metric_means(data_root, "MetricX-23-refA", systems), [organisers[s] for s in systems]
@@ -416,7 +419,7 @@ def test_config_swap_plans_the_default_outputs(data_root: Path, tmp_path: Path) 
     assert "results/wmt23-en-de/intervals/MetricX-23-refA.tsv" in result.stdout
     assert "results/tables/wmt23-en-de.meta_evaluation.md" in result.stdout
     spec = configured()
-    assert mtsig_config.has_documents(spec, data_root)
+    assert mtsig_config.has_documents(spec.text_sources(), data_root)
 
 
 def test_schema_requires_the_criterion_of_mtme_human_scores() -> None:

@@ -14,7 +14,7 @@ from scipy import stats
 from mtsig.errors import InputError
 from mtsig.io.staple import GoldPrompt, NBestList, read_staple_gold, read_system_file
 from mtsig.report.nbest_plots import plot_ablation, plot_all
-from mtsig.settings import NBestParameters, with_defaults
+from mtsig.settings import NBestParameters, build
 from mtsig.stats.ranking_measures.nbest import (
     average_precision,
     gold_weights,
@@ -368,7 +368,7 @@ def run_files(gold: Path, systems: dict[str, Path], params: dict, seed: int) -> 
     """The experiment on files, read as the pipeline step reads them; ``params`` as a config writes them (the
     schema's defaults filled in)."""
     loaded = {name: read_system_file(path) for name, path in systems.items()}
-    parameters = with_defaults(NBestParameters, params)
+    parameters = build(NBestParameters, params)
     return run_nbest_experiment(read_staple_gold(gold), loaded, parameters, seed, sources=systems)
 
 

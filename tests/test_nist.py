@@ -23,18 +23,18 @@ from mtsig.io.text import load_texts
 from mtsig.metrics import get_metric
 from mtsig.metrics.nist import NIST_BETA, information_weights, mteval_tokenize, segment_statistics
 from mtsig.pipeline import config as mtsig_config
-from mtsig.steps.metrics import metric_options
+from mtsig.settings import Experiment
 
 
 @pytest.fixture(scope="module")
-def wmt12_es_en(data_root: Path, repo_root: Path) -> tuple[dict, list[str], dict[str, list[str]]]:
+def wmt12_es_en(data_root: Path, repo_root: Path) -> tuple[Experiment, list[str], dict[str, list[str]]]:
     """The pipeline's texts of WMT12 es-en: its experiment config, read and unescaped as the pipeline does."""
     config = yaml.safe_load((repo_root / "config" / "wmt12-es-en.yaml").read_text(encoding="utf-8"))
     spec = mtsig_config.experiment({**config, "metrics": ["nist"]}, "wmt12-es-en")
     refs, outputs = load_texts(
-        mtsig_config.data_path(data_root, spec["reference"]),
-        mtsig_config.output_paths(spec, data_root),
-        unescape=bool(spec["unescape_html"]),
+        mtsig_config.data_path(data_root, spec.reference),
+        mtsig_config.output_paths(spec.text_sources(), data_root),
+        unescape=spec.unescape_html,
     )
     return spec, refs, outputs
 
@@ -68,8 +68,8 @@ def test_nist_equals_mteval_v13a_on_wmt12_es_en_systems(
 ) -> None:
     spec, refs, outputs = wmt12_es_en
     oracle = mteval_oracle(data_root)
-    assert sorted(oracle) == sorted(spec["systems"]) and len(oracle) == 12
-    nist = get_metric("nist", **metric_options(spec, "nist"))
+    assert sorted(oracle) == sorted(spec.systems) and len(oracle) == 12
+    nist = get_metric("nist", **spec.metric_options("nist"))
     outputs = chosen(outputs, systems)
     stats = nist.stats_many(outputs, refs)
     scores = dict(zip(outputs, nist.score(stats.sum(axis=1)).tolist(), strict=True))
@@ -277,8 +277,8 @@ def test_several_references_equal_mteval_v13a_on_wmt12(
 ) -> None:
     spec, refs, outputs = wmt12_es_en
     _, more = load_texts(
-        mtsig_config.data_path(data_root, spec["reference"]),
-        {name: mtsig_config.output_paths(spec, data_root)[name] for name in extra},
+        mtsig_config.data_path(data_root, spec.reference),
+        {name: mtsig_config.output_paths(spec.text_sources(), data_root)[name] for name in extra},
         unescape=True,
     )
     streams = [refs, *(more[name] for name in extra)]

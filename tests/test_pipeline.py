@@ -178,6 +178,31 @@ def test_human_ranking_calibration_table_and_figure(tiny_run: Path) -> None:
     assert (tiny_run / "figures" / "wmt24-esa" / "calibration.png").stat().st_size > 0
 
 
+def _snakemake_with(run: Path, data_root: Path, scratch: Path, settings: str, *extra: str) -> str:
+    """The output of Snakemake on the tiny run ``run`` with ``settings`` (YAML) merged into the tiny config."""
+    import os
+    import subprocess
+
+    from pipeline_runs import tiny_pipeline_command
+
+    override = scratch / "override.yaml"
+    override.write_text(settings)
+    command = tiny_pipeline_command(run, *extra)
+    at = command.index("--configfile") + 1
+    command[at : at + 1] = [str(TINY_CONFIG), str(override)]
+    env = {**os.environ, "MTSIG_DATA": str(data_root)}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def _planned(run: Path, data_root: Path, scratch: Path, settings: str, *extra: str) -> dict[str, int]:
+    """Rule -> the number of its jobs a dry run with ``settings`` plans on the finished tiny run."""
+    text = _snakemake_with(run, data_root, scratch, settings, "-n", "--quiet", "rules", *extra)
+    counts = (line.split() for line in text.splitlines())
+    return {words[0]: int(words[1]) for words in counts if len(words) == 2 and words[1].isdigit()}
+
+
 def test_engine_settings_rerun_nothing(tiny_pipeline_run: Path, data_root: Path, tmp_path: Path) -> None:
     """The engine's settings (mtsig.settings.ENGINE_SETTINGS) and the cores change no number (docs/design.md,
     "Memory cap and sharding"), so none is in a rule's params. Another memory cap, on one core, plans exactly
@@ -185,47 +210,62 @@ def test_engine_settings_rerun_nothing(tiny_pipeline_run: Path, data_root: Path,
     Another number of shards changes no output's params; it adds the shards' jobs and, as documented, reruns what
     reads the tests (merge_tests' input set changed) and nothing else. Another seed, which changes every p-value,
     plans the resampling jobs again (the checks can fail)."""
-    import os
-    import subprocess
-
-    from pipeline_runs import tiny_pipeline_command
-
     from mtsig.settings import ENGINE_SETTINGS
 
-    env = {**os.environ, "MTSIG_DATA": str(data_root)}
-
-    def snakemake(settings: str, *extra: str) -> str:
-        """The output of Snakemake with ``settings`` merged into the tiny config."""
-        override = tmp_path / "override.yaml"
-        override.write_text(settings)
-        command = tiny_pipeline_command(tiny_pipeline_run, *extra)
-        at = command.index("--configfile") + 1
-        command[at : at + 1] = [str(TINY_CONFIG), str(override)]
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr[-3000:]
-        return done.stdout
-
-    def planned(settings: str, *extra: str) -> list[tuple[str, str]]:
-        """The job counts per rule that a dry run with ``settings`` plans."""
-        counts = (line.split() for line in snakemake(settings, "-n", "--quiet", "rules", *extra).splitlines())
-        return sorted({(words[0], words[1]) for words in counts if len(words) == 2 and words[1].isdigit()})
+    def planned(settings: str, *extra: str) -> dict[str, int]:
+        return _planned(tiny_pipeline_run, data_root, tmp_path, settings, *extra)
 
     def params_changed(settings: str) -> set[str]:
         """The files Snakemake lists as made with other params under ``settings`` (it also lists the files it
         has no record of, e.g. the manifests: the same whatever the settings)."""
-        return set(snakemake(settings, "--list-changes", "params").splitlines())
+        changes = _snakemake_with(
+            tiny_pipeline_run, data_root, tmp_path, settings, "--list-changes", "params"
+        )
+        return set(changes.splitlines())
 
     assert set(ENGINE_SETTINGS) == {"memory_cap_mb", "pair_shards"}  # a new engine setting is tested here too
     assert params_changed("resampling: {pair_shards: 3}\n") == params_changed("resampling: {}\n")
-    as_run = dict(planned("resampling: {}\n"))
-    assert dict(planned("resampling: {memory_cap_mb: 512}\n", "--cores", "1")) == as_run
-    sharded = dict(planned("resampling: {pair_shards: 3}\n"))
-    merges = int(sharded.get("merge_tests", "0"))
-    assert merges > 0 and int(sharded["resample_tests"]) == 3 * merges
+    as_run = planned("resampling: {}\n")
+    assert planned("resampling: {memory_cap_mb: 512}\n", "--cores", "1") == as_run
+    sharded = planned("resampling: {pair_shards: 3}\n")
+    merges = sharded.get("merge_tests", 0)
+    assert merges > 0 and sharded["resample_tests"] == 3 * merges
     statistics_and_gold = {"prepare_texts", "metric_stats", "human_gold", "calibration", "section2", "power"}
     assert not statistics_and_gold & set(sharded)
     reseeded = planned("resampling: {seed: 7}\n")
-    assert dict(reseeded) != as_run and "merge_tests" in dict(reseeded)
+    assert reseeded != as_run and "merge_tests" in reseeded
+
+
+#: Rules whose outputs no gold or QC setting can change: the synthetic data, the texts, the metrics' statistics
+#: and scores, the tests and what reads only them (power, Section 2), the JCML segment level, the human-ranking
+#: calibration.
+NOT_THE_GOLDS = {
+    "generate_synthetic", "prepare_texts", "metric_stats", "corpus_scores", "resample_tests", "merge_tests",
+    "power", "section2", "segment_level", "human_ranking_calibration",
+}  # fmt: skip
+
+
+def test_a_gold_or_qc_edit_reruns_only_what_reads_the_gold(
+    tiny_pipeline_run: Path, data_root: Path, tmp_path: Path
+) -> None:
+    """Each rule's params hold only what can change its outputs (docs/design.md, "Typed settings"). On the finished
+    tiny run, another gold (its criteria's priority swapped) or another QC level of the synthetic experiment plans
+    its human_gold job and what reads the gold: the evaluation, clusters, tables, figures, the calibration (its
+    planted pair is the primary gold's), replicability, delta agreement and the tables' index. No job of
+    :data:`NOT_THE_GOLDS`: before item 1 of issue 46, swapping config/wmt12-es-en.yaml's gold methods planned 26
+    jobs, the texts, all five metrics' statistics and tests and the power study among them. Another seed plans the
+    tests again (the check can fail)."""
+    as_run = _planned(tiny_pipeline_run, data_root, tmp_path, "resampling: {}\n")
+    gold_edit = "synthetic: {synthetic-small: {gold: {methods: [wilcoxon], criteria: [fluency, adequacy]}}}\n"
+    qc_edit = "synthetic: {synthetic-small: {qc: {alpha: 0.01}}}\n"
+    reads_the_gold = {"human_gold", "evaluate", "clusters", "tables", "figures", "calibration"}
+    for edit in (gold_edit, qc_edit):
+        planned = _planned(tiny_pipeline_run, data_root, tmp_path, edit)
+        assert planned.get("human_gold") == 1 and reads_the_gold <= set(planned), (edit, planned)
+        assert not NOT_THE_GOLDS & set(planned), (edit, planned)
+        assert all(planned[rule] == as_run.get(rule, 0) + 1 for rule in reads_the_gold), (edit, planned)
+    reseeded = _planned(tiny_pipeline_run, data_root, tmp_path, "resampling: {seed: 7}\n")
+    assert {"merge_tests", "resample_tests", "power"} <= set(reseeded)
 
 
 def _dry_run(workdir: Path, data_root: Path, *options: str) -> str:

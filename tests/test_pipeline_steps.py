@@ -97,6 +97,7 @@ def test_a_list_of_references_is_scored_as_sacrebleu_with_several_reference_file
 
     from mtsig.io.text import read_lines, unescape_html
     from mtsig.pipeline.config import reference_paths
+    from mtsig.settings import TextSources
     from mtsig.steps.common import load_scored_stats
     from mtsig.steps.data import prepare_texts
     from mtsig.steps.metrics import metric_stats
@@ -108,19 +109,17 @@ def test_a_list_of_references_is_scored_as_sacrebleu_with_several_reference_file
     for name, source in files.items():
         lines[name] = [unescape_html(line) for line in read_lines(source)[:300]]
         (tmp_path / name).write_text("\n".join(lines[name]) + "\n", encoding="utf-8")
-    spec = {
-        "reference": [str(tmp_path / "ref"), str(tmp_path / "onlineB")],
-        "outputs": str(tmp_path / "{system}"),
-        "systems": ["UPC", "QCRI--primary"],
-        "unescape_html": False,
-        "skip_first_line": False,
-    }
-    assert reference_paths(spec, tmp_path) == [tmp_path / "ref", tmp_path / "onlineB"]
+    sources = TextSources(
+        reference=(str(tmp_path / "ref"), str(tmp_path / "onlineB")),
+        outputs=str(tmp_path / "{system}"),
+        systems=("UPC", "QCRI--primary"),
+    )
+    assert reference_paths(sources, tmp_path) == [tmp_path / "ref", tmp_path / "onlineB"]
     texts = tmp_path / "texts"
-    prepare_texts(spec, tmp_path, texts=texts, documents=tmp_path / "documents.tsv")
+    prepare_texts(sources, tmp_path, texts=texts, documents=tmp_path / "documents.tsv")
     assert read_lines(texts / "reference.2.txt") == lines["onlineB"]
     for metric, corpus in (("bleu", sacrebleu.corpus_bleu), ("chrf", sacrebleu.corpus_chrf)):
-        metric_stats({}, metric, texts, tmp_path / f"{metric}.npz")
+        metric_stats(metric, texts, tmp_path / f"{metric}.npz")
         stats, systems, details, scorer = load_scored_stats(tmp_path / f"{metric}.npz")
         assert "|nrefs:2|" in details
         scores = scorer.score(stats.sum(axis=1))
@@ -151,14 +150,12 @@ def test_training_runs_step_scores_each_run_as_sacrebleu_and_runs_the_library_co
     lines |= {name: [unescape_html(x) for x in read_lines(Path(f"{base}{name}"))] for name in names}
     for name, text in lines.items():
         (tmp_path / name).write_text("\n".join(text[:300]) + "\n", encoding="utf-8")
-    spec = {
-        "reference": "ref",
-        "training_runs": {"A": ["onlineC", "onlineF"], "B": ["uk-dan-moses", "onlineE"]},
-        "unescape_html": False,
-        "meteor": {"language": "en"},
-    }
+    runs_of = {"A": ["onlineC", "onlineF"], "B": ["uk-dan-moses", "onlineE"]}
     training_runs(
-        spec=spec,
+        reference="ref",
+        run_files=runs_of,
+        unescape_html=False,
+        meteor_language="en",
         data_root=tmp_path,
         experiment="toy",
         metrics=["bleu"],
@@ -168,15 +165,12 @@ def test_training_runs_step_scores_each_run_as_sacrebleu_and_runs_the_library_co
         systems=tmp_path / "systems.tsv",
     )
     systems = pd.read_csv(tmp_path / "systems.tsv", sep="\t").set_index("system")
-    for system, runs in spec["training_runs"].items():
+    for system, runs in runs_of.items():
         expected = np.mean([sacrebleu.corpus_bleu(lines[r][:300], [lines["ref"][:300]]).score for r in runs])
         assert systems.loc[system, "score"] == pytest.approx(expected, abs=1e-9)
     bleu = get_metric("bleu")
     refs = lines["ref"][:300]
-    stats = {
-        s: bleu.stats_many({r: lines[r][:300] for r in runs}, refs)
-        for s, runs in spec["training_runs"].items()
-    }
+    stats = {s: bleu.stats_many({r: lines[r][:300] for r in runs}, refs) for s, runs in runs_of.items()}
     direct = compare_training_runs(
         stats, bleu.score, n_samples=200, seed=derive_seed(5, "toy", "bleu", "training_runs"), metric="bleu"
     )

@@ -11,7 +11,7 @@ from scipy import special, stats
 from statsmodels.stats.proportion import proportion_confint
 
 from mtsig.errors import InputError
-from mtsig.settings import HumanRankingCalibration, with_defaults
+from mtsig.settings import HumanRankingCalibration, build
 from mtsig.stats.system_ranking import RankingArrays, run_procedure
 from mtsig.studies import ranking_calibration as rc
 
@@ -57,7 +57,7 @@ def design(**overrides) -> HumanRankingCalibration:
     block = {"language_pairs": ["en-xx"], "procedures": CHEAP, "null_pairs": 40, "alternative_pairs": 20}
     block.update(shifts=[4], heterogeneous_shifts=[4], cluster_sets=10, cluster_tiers=[1, 2])
     block.update(overrides)
-    return with_defaults(HumanRankingCalibration, block)
+    return build(HumanRankingCalibration, block)
 
 
 # ------------------------------------------------------------------------------------------------ constructions
@@ -334,7 +334,7 @@ def test_the_study_names_what_it_cannot_do() -> None:
 
 
 def test_the_calibrated_procedures_are_the_schema_enum(repo_root) -> None:
-    from mtsig.settings import load_schema
+    from mtsig.pipeline.config import load_schema
 
     block = load_schema()["properties"]["human_ranking_calibration"]["properties"]
     assert block["procedures"]["items"]["enum"] == list(rc.CALIBRATED)

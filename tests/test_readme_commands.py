@@ -36,6 +36,8 @@ so a new command in a README cannot go untested):
   printed, never asserted); the documented sub-command must be one of the script's choices.
 - ``pip install ...``: never run (tests install nothing): the extra it names must exist in pyproject.toml.
 - ``export VAR=value`` and ``VAR=value`` alone apply to the README's later commands.
+- a fenced ``python`` block (docs/cli.md's "From Python"): run in full, as a script in a fresh interpreter in the
+  clone with the page's exports; it must exit 0 and print something.
 
 Inline spans with placeholders that do not exist are listed in ``NOT_RUNNABLE`` with the reason.
 """
@@ -608,3 +610,33 @@ def test_a_broken_command_is_caught(data_root: Path, reader_clone: Path) -> None
     )
     with pytest.raises(AssertionError, match="pair_shards: 'zero' is not of type 'integer'"):
         _run_block([bad], data_root, reader_clone)
+
+
+def python_examples() -> list[Command]:
+    """Every fenced ``python`` block of the READMEs, in the order printed (one :class:`Command` per block)."""
+    examples = []
+    for readme in READMES:
+        text = (REPO / readme).read_text(encoding="utf-8")
+        for number, match in enumerate(re.finditer(r"^```python\n(.*?)^```", text, flags=re.S | re.M)):
+            examples.append(Command(readme, number, match.group(1), match.start()))
+    return examples
+
+
+def test_the_readmes_python_examples_are_found() -> None:
+    """docs/cli.md prints an example of every group of mtsig's public names (metrics and tests, meta-evaluation,
+    protocol, human ranking): each is found and run below."""
+    examples = [e for e in python_examples() if e.readme == "docs/cli.md"]
+    assert len(examples) >= 4
+    used = " ".join(e.text for e in examples)
+    for name in ("pairwise_tests", "williams_table", "run_protocol", "rank_systems", "read_esa"):
+        assert f"mtsig.{name}(" in used, name
+
+
+@pytest.mark.parametrize("example", python_examples(), ids=lambda e: f"{e.readme}:python-{e.block}")
+def test_python_example_runs_as_printed(example: Command, data_root: Path, reader_clone: Path) -> None:
+    exported, _ = _shell_before([example])
+    script = reader_clone.parent / f"example-{example.block}.py"
+    script.write_text(example.text, encoding="utf-8")
+    done = _run([sys.executable, str(script)], reader_clone, _env(reader_clone, exported), timeout=600)
+    assert done.returncode == 0, f"{example}\n{done.stderr[-3000:]}"
+    assert done.stdout.strip(), f"{example} printed nothing"

@@ -87,7 +87,7 @@ def test_wheel_installed_in_a_fresh_venv_runs_compare_power_and_the_library(
     assert library.returncode == 0 and library.stdout.strip() == "2", library.stderr
     # The settings' defaults come from the config schema, which the wheel carries (QC's alpha is 0.05 there).
     defaults = _run(
-        [str(python), "-c", "from mtsig.settings import QualityControl, with_defaults; print(with_defaults(QualityControl).alpha)"],
+        [str(python), "-c", "from mtsig.settings import QualityControl, build; print(build(QualityControl).alpha)"],
         elsewhere, environment,
     )  # fmt: skip
     assert defaults.returncode == 0 and defaults.stdout.strip() == "0.05", defaults.stderr

@@ -17,6 +17,8 @@ rule calibration:
         ),
     log:
         "logs/{experiment}/calibration.log",
+    wildcard_constraints:
+        experiment=mtsig_config.one_of(calibration_names()),
     priority: mtsig_steps.RULE_PRIORITIES["calibration"]
     conda:
         "../envs/mtsig.yaml"
@@ -24,17 +26,17 @@ rule calibration:
         mem_mb=ENGINE_MEM_MB,
         memory_cap_mb=MEMORY_CAP_MB,
     params:
-        null_pairs=config["calibration"]["null_pairs"],
-        samples=config["calibration"]["samples"],
-        alphas=config["calibration"]["alphas"],
-        q=config["calibration"]["q"],
-        swap_units=config["calibration"]["swap_units"],
-        alternatives_per_q=config["calibration"]["alternatives_per_q"],
-        planted_alpha=config["calibration"]["planted_alpha"],
-        figure_alpha=config["calibration"]["figure_alpha"],
-        seed=config["resampling"]["seed"],
-        pvalue=config["resampling"]["pvalue"],
-        mean_block_length=config["resampling"]["mean_block_length"],
+        null_pairs=SETTINGS.calibration.null_pairs,
+        samples=SETTINGS.calibration.samples,
+        alphas=as_block(SETTINGS.calibration.alphas),
+        q=as_block(SETTINGS.calibration.q),
+        swap_units=as_block(SETTINGS.calibration.swap_units),
+        alternatives_per_q=SETTINGS.calibration.alternatives_per_q,
+        planted_alpha=SETTINGS.calibration.planted_alpha,
+        figure_alpha=SETTINGS.calibration.figure_alpha,
+        seed=SETTINGS.resampling.seed,
+        pvalue=SETTINGS.resampling.pvalue,
+        mean_block_length=SETTINGS.resampling.mean_block_length,
         tests=lambda wildcards: tests_of_experiment(wildcards.experiment),
     script:
         "../scripts/step.py"
@@ -56,20 +58,22 @@ rule power:
         ),
     log:
         "logs/{experiment}/power.log",
+    wildcard_constraints:
+        experiment=mtsig_config.one_of(power_names()),
     conda:
         "../envs/mtsig.yaml"
     resources:
         mem_mb=ENGINE_MEM_MB,
         memory_cap_mb=MEMORY_CAP_MB,
     params:
-        test=config["power"]["test"],
-        alpha=config["power"]["alpha"],
-        trials=config["power"]["trials"],
-        samples=config["power"]["samples"],
-        q=config["power"]["q"],
-        target_power=config["power"]["target_power"],
-        seed=config["resampling"]["seed"],
-        pvalue=config["resampling"]["pvalue"],
+        test=SETTINGS.power.test,
+        alpha=SETTINGS.power.alpha,
+        trials=SETTINGS.power.trials,
+        samples=SETTINGS.power.samples,
+        q=as_block(SETTINGS.power.q),
+        target_power=SETTINGS.power.target_power,
+        seed=SETTINGS.resampling.seed,
+        pvalue=SETTINGS.resampling.pvalue,
     script:
         "../scripts/step.py"
 
@@ -89,14 +93,16 @@ rule section2:
         md_manifest=manifest(RESULTS / "tables" / "{experiment}.section2.md"),
     log:
         "logs/{experiment}/section2.log",
+    wildcard_constraints:
+        experiment=mtsig_config.one_of(calibration_names()),
     conda:
         "../envs/mtsig.yaml"
     resources:
         mem_mb=ENGINE_MEM_MB,
         memory_cap_mb=MEMORY_CAP_MB,
     params:
-        section2_pairs=config["calibration"]["section2_pairs"],
-        samples=config["resampling"]["samples"],
-        seed=config["resampling"]["seed"],
+        section2_pairs=SETTINGS.calibration.section2_pairs,
+        samples=as_block(SETTINGS.resampling.samples),
+        seed=SETTINGS.resampling.seed,
     script:
         "../scripts/step.py"

@@ -18,8 +18,10 @@ sys.path.insert(
 
 from mtsig.pipeline import config as mtsig_config  # noqa: E402
 from mtsig.pipeline import data as mtsig_data  # noqa: E402
+from mtsig import settings as mtsig_settings  # noqa: E402
 from mtsig import steps as mtsig_steps  # noqa: E402
 from mtsig.errors import InputError  # noqa: E402
+from mtsig.settings import as_block  # noqa: E402
 
 BASE_DIR = Path(workflow.basedir)
 RESULTS = Path("results")
@@ -105,15 +107,15 @@ DOWNLOADABLE = (
 DOWNLOADABLE_FILES = {(d, p) for d, paths in DOWNLOADABLE.items() for p in paths}
 RUN = mtsig_config.check_run(config)
 OUTPUT_EXPERIMENTS = RUN["outputs"] + RUN["synthetic"]
-ALPHAS = config["evaluation"]["alphas"]
-SHARDS = config["resampling"]["pair_shards"]
+#: The top-level blocks as their settings (mtsig.settings): the rules' params come from them.
+SETTINGS = mtsig_config.run_settings(config)
+ALPHAS = as_block(SETTINGS.evaluation.alphas)
+SHARDS = SETTINGS.resampling.pair_shards
 # The resampling settings a rule's outputs depend on (params); the engine's own, which change no number, stay out.
 RESAMPLING = mtsig_config.output_settings(config["resampling"])
 # Jobs running the resampling engine: its memory cap (a resource, so changing it reruns nothing) plus headroom for
 # the statistics and the interpreter.
-MEMORY_CAP_MB = config["resampling"]["memory_cap_mb"]
-#: The results folder of the human-ranking calibration (human_ranking_calibration.smk).
-HUMAN_RANKING = config["human_ranking_calibration"]["experiment"]
+MEMORY_CAP_MB = SETTINGS.resampling.memory_cap_mb
 ENGINE_MEM_MB = MEMORY_CAP_MB + 1024
 
 
@@ -123,22 +125,24 @@ wildcard_constraints:
 
 def pdf_output(path):
     """``{"pdf": path}`` when the run writes PDFs too (``figures.pdf``), else nothing: a rule's optional output."""
-    return {"pdf": path} if config["figures"]["pdf"] else {}
+    return {"pdf": path} if SETTINGS.figures.pdf else {}
 
 
+@functools.cache
 def experiment_spec(name):
+    """A system-output experiment as its settings (mtsig.settings.Experiment)."""
     return mtsig_config.experiment(config, name, RESULTS)
 
 
 def metrics_of(name):
-    return experiment_spec(name)["metrics"]
+    return list(experiment_spec(name).metric_names)
 
 
 #: Experiments scored with the run's own text metrics (not only declared segment scores).
 TEXT_EXPERIMENTS = [
     name
     for name in OUTPUT_EXPERIMENTS
-    if set(metrics_of(name)) - set(experiment_spec(name)["metric_declarations"])
+    if set(metrics_of(name)) - set(experiment_spec(name).declarations)
 ]
 
 #: Experiments whose metrics are meta-evaluated against their humans (by meta_evaluation), the real ones with at
@@ -296,19 +300,23 @@ def raw_inputs(wildcards):
     """The experiment's data files (or, for a synthetic experiment, the generated ones)."""
     if wildcards.experiment in RUN["synthetic"]:
         return generated_data(wildcards)
-    spec = experiment_spec(wildcards.experiment)
-    if "texts" in spec:  # the texts of an MQM file
-        paths = [mtsig_config.data_path(DATA_ROOT, spec["texts"]["path"])]
-    elif not mtsig_config.has_texts(
-        spec
-    ):  # test set and documents from the scores files
-        paths = list(mtsig_config.segment_score_files(spec, DATA_ROOT).values())
+    sources = experiment_spec(wildcards.experiment).text_sources()
+    if sources.texts is not None:  # the texts of an MQM file
+        paths = [mtsig_config.data_path(DATA_ROOT, sources.texts.path)]
+    elif not sources.has_texts:  # test set and documents from the scores files
+        files = mtsig_config.segment_score_files(sources.segment_scores, DATA_ROOT)
+        paths = list(files.values())
     else:
-        paths = mtsig_config.reference_paths(spec, DATA_ROOT)
-        paths += list(mtsig_config.output_paths(spec, DATA_ROOT).values())
-    if "documents" in spec:
-        paths.append(mtsig_config.data_path(DATA_ROOT, spec["documents"]["path"]))
+        paths = mtsig_config.reference_paths(sources, DATA_ROOT)
+        paths += list(mtsig_config.output_paths(sources, DATA_ROOT).values())
+    if sources.documents is not None:
+        paths.append(mtsig_config.data_path(DATA_ROOT, sources.documents.path))
     return data_files(paths)
+
+
+def text_sources(wildcards):
+    """prepare_texts' params: what it reads of the experiment (mtsig.settings.TextSources), as a plain block."""
+    return as_block(experiment_spec(wildcards.experiment).text_sources())
 
 
 def training_run_inputs(wildcards):
@@ -317,7 +325,7 @@ def training_run_inputs(wildcards):
     paths = mtsig_config.reference_paths(spec, DATA_ROOT)
     paths += [
         mtsig_config.data_path(DATA_ROOT, p)
-        for runs in spec.get("training_runs", {}).values()
+        for runs in (spec.training_runs or {}).values()
         for p in runs
     ]
     return data_files(paths)
@@ -328,23 +336,47 @@ def human_inputs(wildcards):
     if wildcards.experiment in RUN["synthetic"]:
         return generated_data(wildcards)
     spec = experiment_spec(wildcards.experiment)
-    human = spec["human"]
-    paths = human["path"]  # esa, mturk_batch: a list of files
-    files = [paths] if isinstance(paths, str) else list(paths)
-    keys = [k for k in ("sid2line", "header", "z_path", "documents") if k in human]
-    files += [human[k] for k in keys]
-    files += [human["complete_from"]["path"]] if "complete_from" in human else []
-    moments = spec["standardise"].get("moments")
-    files += [moments] if moments else []
+    human = spec.human
+    files = (
+        [human.path] if isinstance(human.path, str) else list(human.path)
+    )  # esa, mturk_batch: a list
+    named = (human.sid2line, human.header, human.z_path, human.documents)
+    files += [f for f in named if f is not None]
+    files += [human.complete_from["path"]] if human.complete_from is not None else []
+    files += [spec.standardise.moments] if spec.standardise.moments else []
     return data_files(mtsig_config.data_path(DATA_ROOT, f) for f in files)
+
+
+def experiment_block(key):
+    """The params of one block of an experiment (``human``, ``qc``, ``standardise``, ``gold``): its settings as a
+    plain block."""
+    return lambda wildcards: as_block(
+        getattr(experiment_spec(wildcards.experiment), key)
+    )
 
 
 def metric_inputs(wildcards):
     """A declared segment-score metric's file (so that its statistics are remade when it changes)."""
     files = mtsig_config.segment_score_files(
-        experiment_spec(wildcards.experiment), DATA_ROOT
+        experiment_spec(wildcards.experiment).declarations, DATA_ROOT
     )
     return data_files([files[wildcards.metric]] if wildcards.metric in files else [])
+
+
+def metric_options(wildcards):
+    """metric_stats' params: the options a built-in metric is built with (none for a declared one)."""
+    spec = experiment_spec(wildcards.experiment)
+    if wildcards.metric in spec.declarations:
+        return {}
+    return spec.metric_options(wildcards.metric)
+
+
+def metric_declaration(wildcards):
+    """metric_stats' params: a metric read from segment scores, its declaration (None for a built-in metric)."""
+    declaration = experiment_spec(wildcards.experiment).declarations.get(
+        wildcards.metric
+    )
+    return None if declaration is None else as_block(declaration)
 
 
 def meteor_paraphrase_index(wildcards):
@@ -353,9 +385,7 @@ def meteor_paraphrase_index(wildcards):
         return []
     from mtsig.metrics.meteor import meteor_settings
 
-    language = (
-        experiment_spec(wildcards.experiment).get("meteor", {}).get("language", "en")
-    )
+    language = experiment_spec(wildcards.experiment).meteor.language
     if "paraphrase" not in meteor_settings(language).modules:
         return []
     return rules.meteor_paraphrases.output.index
@@ -363,8 +393,8 @@ def meteor_paraphrase_index(wildcards):
 
 def tests_of_experiment(name):
     """Configured tests; the document tests need segment-to-document ids."""
-    tests = config["resampling"]["tests"]
-    if not mtsig_config.has_documents(experiment_spec(name), DATA_ROOT):
+    tests = as_block(SETTINGS.resampling.tests)
+    if not mtsig_config.has_documents(experiment_spec(name).text_sources(), DATA_ROOT):
         tests = [t for t in tests if not t.endswith("_documents")]
     return tests
 
@@ -415,9 +445,9 @@ def output_experiment_jobs(name):
     jobs += [(rules.corpus_scores, {}), (rules.merge_tests, {"metric": metrics})]
     jobs += [(rules.human_gold, {}), (rules.evaluate, {}), (rules.clusters, {})]
     jobs += [(rules.tables, {}), (rules.figures, {})]
-    if name in config["power"]["experiments"]:
+    if name in SETTINGS.power.experiments:
         jobs += [(rules.power, {})]
-    if "training_runs" in experiment_spec(name):
+    if experiment_spec(name).training_runs is not None:
         jobs += [(rules.training_runs, {})]
     return [(rule, {"experiment": name, **wildcards}) for rule, wildcards in jobs]
 
@@ -457,7 +487,7 @@ def run_jobs():
             (rules.human_ranking, {"experiment": name}),
             (rules.human_ranking_table, {"experiment": name}),
         ]
-    if config["human_ranking_calibration"]["language_pairs"]:
+    if SETTINGS.human_ranking_calibration.language_pairs:
         jobs += [(rules.human_ranking_calibration, {})]
     return jobs + [(rules.tables_index, {})]
 
@@ -474,13 +504,13 @@ def all_targets():
 
 def segment_level_names():
     """Ranking data sets with a segment-level table: configured WMT experiments that run, and JCML sets."""
-    wmt = [n for n in config["segment_level"]["experiments"] if n in OUTPUT_EXPERIMENTS]
+    wmt = [n for n in SETTINGS.segment_level.experiments if n in OUTPUT_EXPERIMENTS]
     return wmt + RUN["jcml"]
 
 
 def power_metric(name):
     """The metric of the experiment's power table (power.metric), which the experiment must compute."""
-    metric = config["power"]["metric"]
+    metric = SETTINGS.power.metric
     if metric not in metrics_of(name):
         raise ValueError(
             f"power.metric {metric} is not among the metrics of experiment {name}: {metrics_of(name)}"
@@ -489,7 +519,11 @@ def power_metric(name):
 
 
 def calibration_names():
-    return [n for n in config["calibration"]["experiments"] if n in OUTPUT_EXPERIMENTS]
+    return [n for n in SETTINGS.calibration.experiments if n in OUTPUT_EXPERIMENTS]
+
+
+def power_names():
+    return [n for n in SETTINGS.power.experiments if n in OUTPUT_EXPERIMENTS]
 
 
 def manifest(path):
@@ -579,11 +613,11 @@ def tables_index_inputs(wildcards):
 
 
 def predicted_ranking_names(name):
-    return list(config["segment_level"]["predicted_rankings"].get(name, {}))
+    return list(SETTINGS.segment_level.predicted_rankings.get(name, {}))
 
 
 def predicted_inputs(wildcards):
-    files = config["segment_level"]["predicted_rankings"].get(wildcards.experiment, {})
+    files = SETTINGS.segment_level.predicted_rankings.get(wildcards.experiment, {})
     return data_files(mtsig_config.data_path(DATA_ROOT, p) for p in files.values())
 
 
@@ -598,7 +632,7 @@ def jcml_input(wildcards):
     """A JCML set's file (none for a WMT experiment)."""
     if wildcards.experiment not in RUN["jcml"]:
         return []
-    jcml = config["segment_level"]["jcml"][wildcards.experiment]
+    jcml = SETTINGS.segment_level.jcml[wildcards.experiment]
     return data_files([mtsig_config.data_path(DATA_ROOT, jcml)])[0]
 
 
@@ -711,3 +745,32 @@ def metrics_protocol_inputs(wildcards):
     except InputError as error:
         stop(f"metrics_protocol {wildcards.experiment}: {error}")
     return data_files(files)
+
+
+def ranking_languages(wildcards):
+    """segment_level's params: (source, target) language of a WMT experiment's rankings as its RNK file names them
+    (its human block); None for a JCML set."""
+    if wildcards.experiment in RUN["jcml"]:
+        return None
+    human = experiment_spec(wildcards.experiment).human
+    return [human.source_language, human.target_language]
+
+
+#: The results folder of the study: results/<folder>/calibration.tsv (human_ranking_calibration.folder, else the
+#: experiment's name).
+HUMAN_RANKING_CALIBRATION = RESULTS / SETTINGS.human_ranking_calibration.results_folder
+
+
+def ranking_calibration_source():
+    """The human-ranking experiment whose ESA ratings the study reads (mtsig.settings.HumanRanking)."""
+    name = SETTINGS.human_ranking_calibration.experiment
+    if name not in config["human_ranking"]:
+        defined = ", ".join(config["human_ranking"]) or "none"
+        stop(
+            f"human_ranking_calibration.experiment {name} is no human_ranking experiment (defined: {defined})"
+        )
+    return mtsig_settings.build(
+        mtsig_settings.HumanRanking,
+        config["human_ranking"][name],
+        f"human_ranking.{name}",
+    )

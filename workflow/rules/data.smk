@@ -10,7 +10,9 @@ rule generate_synthetic:
     conda:
         "../envs/mtsig.yaml"
     params:
-        spec=lambda wildcards: config["synthetic"][wildcards.experiment],
+        spec=lambda wildcards: mtsig_config.synthetic_generator(
+            config["synthetic"][wildcards.experiment]
+        ),
     script:
         "../scripts/step.py"
 
@@ -28,7 +30,7 @@ rule prepare_texts:
     conda:
         "../envs/mtsig.yaml"
     params:
-        spec=lambda wildcards: experiment_spec(wildcards.experiment),
+        sources=text_sources,
         data_root=DATA_ROOT,
     script:
         "../scripts/step.py"

@@ -22,7 +22,7 @@ rule evaluate:
         "../envs/mtsig.yaml"
     params:
         alphas=ALPHAS,
-        corrections=config["evaluation"]["corrections"],
+        corrections=as_block(SETTINGS.evaluation.corrections),
     script:
         "../scripts/step.py"
 
@@ -43,7 +43,7 @@ rule clusters:
     conda:
         "../envs/mtsig.yaml"
     params:
-        settings=config["evaluation"]["clusters"],
+        settings=as_block(SETTINGS.evaluation.clusters),
     script:
         "../scripts/step.py"
 
@@ -73,10 +73,12 @@ rule tables:
     conda:
         "../envs/mtsig.yaml"
     params:
-        spec=lambda wildcards: experiment_spec(wildcards.experiment),
-        samples=config["resampling"]["samples"],
-        seed=config["resampling"]["seed"],
-        pvalue=config["resampling"]["pvalue"],
+        description=lambda wildcards: experiment_spec(wildcards.experiment).description,
+        metrics=lambda wildcards: metrics_of(wildcards.experiment),
+        n_systems=lambda wildcards: len(experiment_spec(wildcards.experiment).systems),
+        samples=as_block(SETTINGS.resampling.samples),
+        seed=SETTINGS.resampling.seed,
+        pvalue=SETTINGS.resampling.pvalue,
     script:
         "../scripts/step.py"
 

@@ -25,7 +25,10 @@ rule human_gold:
     resources:
         mem_mb=2000,
     params:
-        spec=lambda wildcards: experiment_spec(wildcards.experiment),
+        human_source=experiment_block("human"),
+        quality_control=experiment_block("qc"),
+        standardise=experiment_block("standardise"),
+        gold_settings=experiment_block("gold"),
         data_root=DATA_ROOT,
         alphas=ALPHAS,
     script:

@@ -34,9 +34,13 @@ rule human_ranking:
     resources:
         mem_mb=1500,  # 620 MB peak on WMT24's four pairs (WMT26's bootstraps of every ordered pair)
     params:
-        spec=lambda wildcards: config["human_ranking"][wildcards.experiment],
+        spec=lambda wildcards: {
+            key: value
+            for key, value in config["human_ranking"][wildcards.experiment].items()
+            if key != "description"
+        },
         data_root=DATA_ROOT,
-        seed=config["resampling"]["seed"],
+        seed=SETTINGS.resampling.seed,
     script:
         "../scripts/step.py"
 
@@ -67,6 +71,8 @@ rule human_ranking_table:
     conda:
         "../envs/mtsig.yaml"
     params:
-        spec=lambda wildcards: config["human_ranking"][wildcards.experiment],
+        description=lambda wildcards: config["human_ranking"][
+            wildcards.experiment
+        ].get("description"),
     script:
         "../scripts/step.py"

@@ -45,7 +45,7 @@ rule meta_evaluation:
     conda:
         "../envs/mtsig.yaml"
     params:
-        settings=config["meta_evaluation"],
-        seed=config["resampling"]["seed"],
+        settings=as_block(SETTINGS.meta_evaluation),
+        seed=SETTINGS.resampling.seed,
     script:
         "../scripts/step.py"

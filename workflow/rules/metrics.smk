@@ -35,7 +35,8 @@ rule metric_stats:
     resources:
         mem_mb=lambda wildcards: 3500 if wildcards.metric == "meteor" else 1000,
     params:
-        spec=lambda wildcards: experiment_spec(wildcards.experiment),
+        options=metric_options,
+        declaration=metric_declaration,
         data_root=DATA_ROOT,
     script:
         "../scripts/step.py"

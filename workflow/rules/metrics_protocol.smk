@@ -62,7 +62,7 @@ rule metrics_protocol:
     params:
         spec=lambda wildcards: config["metrics_protocol"][wildcards.experiment],
         data_root=DATA_ROOT,
-        seed=config["resampling"]["seed"],
+        seed=SETTINGS.resampling.seed,
         alphas=ALPHAS,
     script:
         "../scripts/step.py"

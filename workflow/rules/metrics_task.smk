@@ -63,7 +63,13 @@ rule metrics_task_gold:
     conda:
         "../envs/mtsig.yaml"
     params:
-        specs={name: config["metrics_task"][name] for name in RUN["metrics_task"]},
+        specs={
+            name: {
+                key: config["metrics_task"][name][key]
+                for key in mtsig_settings.MetricsTask.GOLD_FIELDS
+            }
+            for name in RUN["metrics_task"]
+        },
         data_root=DATA_ROOT,
         alphas=ALPHAS,
     script:

@@ -33,6 +33,6 @@ rule nbest:
     params:
         spec=lambda wildcards: config["nbest"][wildcards.experiment],
         data_root=DATA_ROOT,
-        seed=config["resampling"]["seed"],
+        seed=SETTINGS.resampling.seed,
     script:
         "../scripts/step.py"

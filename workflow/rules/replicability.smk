@@ -47,7 +47,7 @@ rule replicability:
             for name in RUN["metrics_task"]
             for lp in config["metrics_task"][name]["pairs"]
         ],
-        alpha=config["replicability"]["alpha"],
+        alpha=SETTINGS.replicability.alpha,
     script:
         "../scripts/step.py"
 
@@ -92,10 +92,10 @@ rule delta_agreement:
     conda:
         "../envs/mtsig.yaml"
     params:
-        alpha=config["replicability"]["alpha"],
-        seed=config["resampling"]["seed"],
-        bootstrap_samples=config["replicability"]["bootstrap_samples"],
-        metric_outlier_cutoff=config["replicability"]["metric_outlier_cutoff"],
+        alpha=SETTINGS.replicability.alpha,
+        seed=SETTINGS.resampling.seed,
+        bootstrap_samples=SETTINGS.replicability.bootstrap_samples,
+        metric_outlier_cutoff=SETTINGS.replicability.metric_outlier_cutoff,
         protocol_metrics={
             name: config["metrics_protocol"][name]["delta_metrics"]
             for name in RUN["metrics_protocol"]

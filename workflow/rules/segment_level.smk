@@ -31,14 +31,10 @@ rule segment_level:
     resources:
         mem_mb=2000,
     params:
-        spec=lambda wildcards: (
-            None
-            if wildcards.experiment in RUN["jcml"]
-            else experiment_spec(wildcards.experiment)
-        ),
-        seed=config["resampling"]["seed"],
-        bootstrap_samples=config["segment_level"]["bootstrap_samples"],
-        convention=config["segment_level"]["convention"],
+        languages=ranking_languages,
+        seed=SETTINGS.resampling.seed,
+        bootstrap_samples=SETTINGS.segment_level.bootstrap_samples,
+        convention=SETTINGS.segment_level.convention,
         predicted_rankings=lambda wildcards, input: dict(
             zip(
                 predicted_ranking_names(wildcards.experiment),

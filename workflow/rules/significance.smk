@@ -109,10 +109,21 @@ rule training_runs:
     conda:
         "../envs/mtsig.yaml"
     params:
-        spec=lambda wildcards: experiment_spec(wildcards.experiment),
+        reference=lambda wildcards: as_block(
+            experiment_spec(wildcards.experiment).reference
+        ),
+        run_files=lambda wildcards: as_block(
+            experiment_spec(wildcards.experiment).training_runs
+        ),
+        unescape_html=lambda wildcards: experiment_spec(
+            wildcards.experiment
+        ).unescape_html,
+        meteor_language=lambda wildcards: experiment_spec(
+            wildcards.experiment
+        ).meteor.language,
         data_root=DATA_ROOT,
         metrics=lambda wildcards: metrics_of(wildcards.experiment),
-        samples=config["resampling"]["samples"],
-        seed=config["resampling"]["seed"],
+        samples=as_block(SETTINGS.resampling.samples),
+        seed=SETTINGS.resampling.seed,
     script:
         "../scripts/step.py"

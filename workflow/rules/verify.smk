@@ -13,6 +13,6 @@ rule verify:
         "../envs/mtsig.yaml"
     params:
         results=lambda wildcards, output: str(Path(output.report).parent),
-        expected=str(BASE_DIR / config["verification"]["expected"]),
+        expected=str(BASE_DIR / SETTINGS.verification.expected),
     script:
         "../scripts/step.py"

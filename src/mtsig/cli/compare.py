@@ -58,6 +58,7 @@ from mtsig.report.compare_outputs import (
     text_report,
 )
 from mtsig.report.training_runs import runs_signatures, runs_text_report
+from mtsig.settings import Resampling
 from mtsig.stats.intervals import DEFAULT_LEVEL, INTERVAL_METHODS
 from mtsig.stats.resampling.engine import pairwise_tests
 from mtsig.stats.resampling.registry import ALL_TESTS, PAPER_TESTS
@@ -115,7 +116,7 @@ def add_arguments(compare: argparse.ArgumentParser) -> None:
     )
     compare.add_argument(
         "--pvalue",
-        default="c/B",
+        default=Resampling.pvalue,
         choices=("c/B", "(c+1)/(B+1)"),
         help="p-value convention of the paper's tests (default c/B, as the paper); R&M variants always (c+1)/(B+1)",
     )

@@ -129,13 +129,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     protocol.add_argument(
         "--early-stopping",
         choices=mp.EARLY_STOPPING,
-        default="mtme",
+        default=mp.RunOptions.early_stopping,
         help="mtme: stop a test every 100 resamples once p < 0.02 or p > 0.5 (mt-metrics-eval's); none (default mtme)",
     )
     protocol.add_argument(
         "--spa-arithmetic",
         choices=ARITHMETICS,
-        default="exact",
+        default=mp.RunOptions.spa_arithmetic,
         help="SPA p-values: exact sums (the same on every CPU) or pce.py's float32 (default exact)",
     )
     protocol.add_argument(
@@ -405,19 +405,19 @@ def _run_protocol(args: argparse.Namespace) -> int:
         for lp, files in extra.items():
             test_sets[lp] = test_sets[lp].with_metric_files(files)
             always |= {name for name, _ in files}
-    options = {"all_metrics": args.all_metrics, "always": frozenset(always), "human_metrics": human}
-    scores = mtme.read_requested_scores(test_sets, mp.required_scores(protocol, test_sets, **options))
-    result = mp.run_protocol(
-        protocol,
-        test_sets,
-        scores,
+    options = mp.RunOptions(
         n_resamples=args.samples,
         seed=args.seed,
         alpha=args.alpha,
         early_stopping=args.early_stopping,
         spa_arithmetic=args.spa_arithmetic,
-        **options,
+        all_metrics=args.all_metrics,
+        human_metrics=human,
+        always=frozenset(always),
     )
+    chosen = {"all_metrics": args.all_metrics, "always": options.always, "human_metrics": human}
+    scores = mtme.read_requested_scores(test_sets, mp.required_scores(protocol, test_sets, **chosen))
+    result = mp.run_protocol(protocol, test_sets, scores, options)
     if args.json:
         json.dump(protocol_json(result), sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -15,6 +15,7 @@ import numpy as np
 from mtsig.cli._common import DEFAULT_SEED, ProgressDisplay, add_quiet_argument, numbers, run_text_command
 from mtsig.errors import InputError
 from mtsig.report.power import plot_power_curve, power_table_text
+from mtsig.settings import Resampling
 from mtsig.studies.power import (
     DEFAULT_Q_GRID,
     DEFAULT_TARGET_POWER,
@@ -71,7 +72,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         help="also report the segments needed to detect this difference (metric units)",
     )
-    add("--pvalue", default="c/B", choices=("c/B", "(c+1)/(B+1)"), help="p-value convention (default c/B)")
+    add(
+        "--pvalue",
+        default=Resampling.pvalue,
+        choices=("c/B", "(c+1)/(B+1)"),
+        help="p-value convention (default c/B)",
+    )
     add("--plot", type=Path, help="write the figure power vs segments to this .png or .pdf")
     add("--tsv", action="store_true", help="print the power table as TSV instead of text")
     add("--unescape-html", action="store_true", help="undo HTML escaping in all files (e.g. WMT12 outputs)")

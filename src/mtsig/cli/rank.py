@@ -31,7 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--procedure", choices=list(PROCEDURES), default="wmt24", help="default wmt24")
     parser.add_argument("--documents", type=Path, help="ESA: folder with <lp>.docs (domains and documents)")
     parser.add_argument(
-        "--first-segment-id", type=int, default=1, help="ESA: id of the first segment (default 1)"
+        "--first-segment-id",
+        type=int,
+        default=None,
+        help="ESA: id of the first segment after the canary line (default: the released exports' numbering, 1)",
     )
     parser.add_argument("--lp", help="ESA: the language pair to rank, when the files hold several")
     parser.add_argument("--alpha", type=float, help="significance level (default: the procedure's own)")

@@ -26,7 +26,8 @@ output) is the canary line, and the released exports number the segments by thei
 ``s`` (0-based), so ``item = s - 1`` is the 0-based index of the segment in the test set without the canary line
 (line ``item + 1``). The organisers re-indexed their exports so on 29 Nov 2024 (commit 124a72f, "fix off-by-one ESA
 indexing": ``humeval/fix_canary_indexing.py`` adds 1 to every id of ``humeval/old/wave*.csv``).
-``first_segment_id`` (default 1) is the id of the first segment after the canary line: 0 reads the old files. Their
+``first_segment_id`` is the id of the first segment after the canary line (:data:`RELEASED_FIRST_SEGMENT_ID`, 1,
+in the released files): 0 reads the old files. Their
 ``load_data`` subtracts 1 in a loop over ``df.iterrows()`` that writes to each row; under pandas 2 a row of their
 all-string frame is a view, so the frame changes, and ``attach_resources`` reads line ``(s - 1) + 1 = s``, as here.
 Under pandas 3 (copy-on-write) the loop changes nothing, and their ``attach_resources`` fails its own assertion on
@@ -54,6 +55,11 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.io.text import finite_number
+
+#: The id of the first segment after the canary line in the released WMT24 exports (the organisers re-indexed their
+#: files so on 29 Nov 2024; their earlier files start at 0): what ``first_segment_id`` is when a config or caller
+#: does not say.
+RELEASED_FIRST_SEGMENT_ID = 1
 
 #: The 12 columns of an Appraise ESA export, in order (README of the WMT24 release; the organisers' ``load_data``).
 ESA_COLUMNS = (
@@ -318,16 +324,17 @@ def read_esa(
     paths: Sequence[str | Path] | str | Path,
     documents: str | Path | None = None,
     *,
-    first_segment_id: int = 1,
+    first_segment_id: int | None = None,
 ) -> EsaExport:
     """Read one or more Appraise ESA exports (each file a wave) with the organisers' filtering (module docstring).
 
     ``documents``: a folder with ``<lp>.docs`` for every language pair of the files (the WMT24 release's
     ``documents/``); each kept rating's domain and document are taken from it and checked. ``first_segment_id``:
-    the id of the test set's first segment after the canary line (1 in the released files, 0 in the organisers'
-    files before Nov 2024; module docstring). Returns
+    the id of the test set's first segment after the canary line (None: :data:`RELEASED_FIRST_SEGMENT_ID`, the
+    released files' numbering; 0 for the organisers' files before Nov 2024; module docstring). Returns
     :class:`EsaExport`. Paths in the tables are as given.
     """
+    first_segment_id = RELEASED_FIRST_SEGMENT_ID if first_segment_id is None else first_segment_id
     paths = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
     documents = None if documents is None else Path(documents)
     kept_frames, bad_frames, counts = [], [], []

@@ -707,7 +707,7 @@ def load_esa(
     target_language: str,
     *,
     documents: str | Path | None = None,
-    first_segment_id: int = 1,
+    first_segment_id: int | None = None,
     reference_systems: Sequence[str] = (),
     systems: Iterable[str] | None = None,
 ) -> pd.DataFrame:
@@ -717,7 +717,8 @@ def load_esa(
     ``source_language``/``target_language``: the pair as the files write it (ISO 639-3: ``eng``, ``hin``).
     ``documents``: that pair's ``<lp>.docs`` (``DOMAIN<TAB>DOCUMENT``, line 0 the canary line; its name must be
     ``<lp>.docs`` with the reader's two-letter pair, e.g. ``en-hi.docs``): every rating's document is checked
-    against it, so a wrong ``first_segment_id`` is an error rather than shifted segments. ``segment`` is the
+    against it, so a wrong ``first_segment_id`` (None: the released exports' numbering,
+    :data:`mtsig.io.esa.RELEASED_FIRST_SEGMENT_ID`) is an error rather than shifted segments. ``segment`` is the
     reader's ``item``: the 0-based segment of the test set without its canary line (segment id minus
     ``first_segment_id``), the line the experiment's ``skip_first_line`` texts give it.
 
@@ -728,8 +729,9 @@ def load_esa(
     :func:`~mtsig.io.esa.quality_control_table` does. A rated system that is neither in ``systems`` nor in
     ``reference_systems``, and an item beyond the test set, are errors at their file and line.
     """
-    from mtsig.io.esa import LANGUAGE_CODES, read_esa
+    from mtsig.io.esa import LANGUAGE_CODES, RELEASED_FIRST_SEGMENT_ID, read_esa
 
+    first_segment_id = RELEASED_FIRST_SEGMENT_ID if first_segment_id is None else first_segment_id
     paths = [Path(p) for p in paths]
     for code in (source_language, target_language):
         if code not in LANGUAGE_CODES:

@@ -55,6 +55,7 @@ from mtsig.io.segment_scores import (
     parse_integers,
     read_data_lines,
 )
+from mtsig.settings import HumanSource, MqmTexts
 
 REQUIRED_COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
 NO_ERROR = "No-error"
@@ -180,7 +181,7 @@ def read_mqm(
     path: str | Path,
     *,
     weights: Mapping[str, float] = DEFAULT_MQM_WEIGHTS,
-    reference_system: str | None = "ref",
+    reference_system: str | None = MqmTexts.reference_system,
 ) -> MqmAnnotations:
     """Read an MQM annotation file into scores, segments and outputs (see the module docstring).
 
@@ -366,7 +367,7 @@ def load_mqm_ratings(
     path: str | Path,
     *,
     weights: Mapping[str, float] | None = None,
-    reference_system: str | None = "ref",
+    reference_system: str | None = HumanSource.reference_system,
     standardised: bool = True,
     n_segments: int | None = None,
     systems: Iterable[str] | None = None,

@@ -56,6 +56,7 @@ from mtsig.metrics.base import (
     reference_sets,
 )
 from mtsig.runtime import portable
+from mtsig.settings import MeteorOptions
 
 METEOR_VERSION = "1.5"
 METEOR_MAX_MODULES = 4  # Meteor's Constants.MAX_MODULES: exact, stem, synonym, paraphrase
@@ -340,7 +341,7 @@ class METEOR(Metric):
     higher_is_better = True
     multi_reference = True
 
-    def __init__(self, language: str = "en") -> None:
+    def __init__(self, language: str = MeteorOptions.language) -> None:
         super().__init__(language=language)
         self.settings = meteor_settings(language)
         self._tokenizer = Tokenizer13a()

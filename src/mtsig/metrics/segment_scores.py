@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,9 @@ import pandas as pd
 from mtsig.errors import InputError
 from mtsig.io.segment_scores import read_segment_scores, scores_array, segment_documents
 from mtsig.metrics.base import Metric, check_stats_width
+
+if TYPE_CHECKING:
+    from mtsig.settings import SegmentScoresMetric
 
 
 class SegmentScores(Metric):
@@ -78,19 +81,19 @@ class SegmentScores(Metric):
     # ----------------------------------------------------------------------------------------- construction
 
     @classmethod
-    def from_declaration(cls, name: str, declaration: Mapping[str, Any], data_root: Path) -> SegmentScores:
-        """From a validated config declaration ``{kind: segment_scores, format, path, higher_is_better, options}``
-        with the schema's defaults filled in (:func:`mtsig.pipeline.config.metric_declarations`; path relative to
+    def from_declaration(cls, name: str, declaration: SegmentScoresMetric, data_root: Path) -> SegmentScores:
+        """From a metric's declaration in the config (``{NAME: {kind: segment_scores, format, path,
+        higher_is_better, options}}``, :class:`mtsig.settings.SegmentScoresMetric`; the path relative to
         ``data_root`` unless absolute)."""
-        if declaration["kind"] != "segment_scores":
-            raise InputError(f"metric {name!r}: unknown kind {declaration['kind']!r} (segment_scores)")
-        path = Path(declaration["path"])
+        if declaration.kind != "segment_scores":
+            raise InputError(f"metric {name!r}: unknown kind {declaration.kind!r} (segment_scores)")
+        path = Path(declaration.path)
         return cls(
             name=name,
-            higher_is_better=declaration["higher_is_better"],
+            higher_is_better=declaration.higher_is_better,
             path=str(path if path.is_absolute() else Path(data_root) / path),
-            format=declaration["format"],
-            read_options=declaration["options"],
+            format=declaration.format,
+            read_options=dict(declaration.options),
         )
 
     @classmethod

@@ -9,10 +9,13 @@ name in ``run`` is defined, and turning an experiment's relative paths into abso
 from __future__ import annotations
 
 import copy
+import dataclasses
 import fnmatch
+import functools
 import math
 import os
 import re
+import typing
 import urllib.parse
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,14 +26,110 @@ import yaml
 
 from mtsig.errors import InputError
 from mtsig.io import data_path  # an experiment's paths, also the workflow's (mtsig_config.data_path)
-from mtsig.settings import ENGINE_SETTINGS, fill_defaults, load_schema, read_yaml
-from mtsig.settings import resolve_ref as _resolve
+from mtsig.settings import (
+    ENGINE_SETTINGS,
+    Calibration,
+    Evaluation,
+    Experiment,
+    Figures,
+    HumanRankingCalibration,
+    MetaEvaluation,
+    Power,
+    Replicability,
+    Resampling,
+    SegmentLevel,
+    SegmentScoresMetric,
+    Synthetic,
+    TextSources,
+    Verification,
+    build,
+    metric_entries,
+)
 
 DATA_ROOT_ENV = "MTSIG_DATA"
+
+#: The schema of the config (package data, so that an installed wheel validates configs too;
+#: ``workflow/schemas/config.schema.yaml``, which the Snakefile validates against, is a link to it). It states
+#: each setting's default for the config's readers; the settings dataclasses (:mod:`mtsig.settings`) are the
+#: defaults' home, and ``tests/test_settings.py`` keeps the two equal.
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "config.schema.yaml"
+
+
+#: libyaml's safe loader where PyYAML was built with it (the same documents, parsed several times faster: every
+#: ``snakemake`` start reads the schema and the config files), else PyYAML's own.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def read_yaml(stream: Any) -> Any:
+    """A YAML document (text or an open file), as ``yaml.safe_load`` reads it."""
+    return yaml.load(stream, Loader=SAFE_LOADER)
+
+
+@functools.cache
+def load_schema(path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
+    """The config schema as a dict, read once (do not change it)."""
+    with open(path, encoding="utf-8") as handle:
+        return read_yaml(handle)
+
+
+def resolve_ref(node: Mapping[str, Any], schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Follow a local ``$ref`` (``#/$defs/name``, ``#/$defs/name/properties/key``)."""
+    while "$ref" in node:
+        target: Any = schema
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def fill_defaults(value: Any, node: Mapping[str, Any], schema: Mapping[str, Any]) -> Any:
+    """Fill in the schema's defaults in ``value`` in place, as Snakemake's ``validate`` does for the config: every
+    absent property with a ``default`` gets a copy of it, then nested objects are filled in the same way (the
+    schema states the defaults of :mod:`mtsig.settings`; ``tests/test_settings.py`` compares the two with it)."""
+    node = resolve_ref(node, schema)
+    if isinstance(value, dict):
+        properties = node.get("properties", {})
+        for key, child in properties.items():
+            default = child.get("default", resolve_ref(child, schema).get("default", ...))
+            if key not in value and default is not ...:
+                value[key] = copy.deepcopy(default)
+        extra = node.get("additionalProperties")
+        for key in value:
+            child = properties.get(key, extra if isinstance(extra, Mapping) else None)
+            if child is not None:
+                fill_defaults(value[key], child, schema)
+    elif isinstance(value, list) and isinstance(node.get("items"), Mapping):
+        for item in value:
+            fill_defaults(item, node["items"], schema)
+    return value
 
 
 #: The sections of an experiment file whose definitions :func:`merge_experiment_files` adds to the config.
 EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task", "metrics_protocol", "human_ranking")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The settings of the run's top-level blocks, built once when the Snakefile is parsed (the rules' params come
+    from them, so a misspelt field fails then)."""
+
+    resampling: Resampling
+    evaluation: Evaluation
+    segment_level: SegmentLevel
+    calibration: Calibration
+    human_ranking_calibration: HumanRankingCalibration
+    power: Power
+    replicability: Replicability
+    meta_evaluation: MetaEvaluation
+    figures: Figures
+    verification: Verification
+
+
+def run_settings(config: Mapping[str, Any]) -> RunSettings:
+    """:class:`RunSettings` of a validated config: each top-level block as its settings dataclass."""
+    blocks = {f.name: f.type for f in dataclasses.fields(RunSettings)}
+    hints = typing.get_type_hints(RunSettings)
+    return RunSettings(**{name: build(hints[name], config.get(name, {}), name) for name in blocks})
 
 
 def output_settings(resampling: Mapping[str, Any]) -> dict[str, Any]:
@@ -81,7 +180,7 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 def _fits(value: Any, node: Mapping[str, Any], schema: Mapping[str, Any]) -> bool:
     """Whether ``value`` has a type (or enum/const value) the schema node allows; constraints are left to the
     validator."""
-    node = _resolve(node, schema)
+    node = resolve_ref(node, schema)
     if "oneOf" in node or "anyOf" in node:
         return any(_fits(value, alternative, schema) for alternative in node.get("oneOf", node.get("anyOf")))
     if "const" in node:
@@ -107,7 +206,7 @@ def coerce_command_line_values(value: Any, node: Mapping[str, Any], schema: Mapp
     [1, 2]) and kept only if the result has a type the schema allows, so a wrong value still fails validation
     with its own text. Returns the coerced value; mappings and lists are coerced in place as well.
     """
-    node = _resolve(node, schema)
+    node = resolve_ref(node, schema)
     if isinstance(value, str) and not _fits(value, node, schema):
         try:
             parsed = yaml.safe_load(value)
@@ -414,103 +513,77 @@ def check_run(config: Mapping[str, Any]) -> dict[str, list[str]]:
     return grouped
 
 
-def synthetic_experiment(name: str, spec: Mapping[str, Any], results_dir: Path) -> dict[str, Any]:
-    """The experiment definition of a synthetic experiment whose data the pipeline generates under
-    ``results/{name}/synthetic/`` (see :mod:`mtsig.studies.synthetic`)."""
+def synthetic_experiment(name: str, block: Mapping[str, Any], results_dir: Path) -> dict[str, Any]:
+    """The experiment block of a synthetic experiment (``synthetic.<name>``, :class:`mtsig.settings.Synthetic`)
+    whose data the pipeline generates under ``results/{name}/synthetic/`` (see :mod:`mtsig.studies.synthetic`)."""
     from mtsig.studies.synthetic import SyntheticSpec, system_names
 
+    settings = build(Synthetic, block, f"synthetic.{name}")
+    generator = SyntheticSpec(**{key: getattr(settings, key) for key in Synthetic.GENERATOR})
     data = results_dir / name / "synthetic"
-    synthetic = SyntheticSpec(**spec)
     return {
-        "description": f"synthetic: {synthetic.systems} systems of planted quality (seed {synthetic.seed})",
+        "description": f"synthetic: {generator.systems} systems of planted quality (seed {generator.seed})",
         "source_language": "xx",
         "target_language": "en",
         "reference": str(data / "reference.txt"),
         "outputs": str(data / "system.{system}.txt"),
-        "systems": system_names(synthetic),
-        "unescape_html": False,
+        "systems": system_names(generator),
         "documents": {"format": "tsv", "path": str(data / "documents.tsv")},
         "meteor": {"language": "other"},
         "human": {"format": "tidy", "path": str(data / "ratings.tsv")},
-        "qc": {"enabled": True, "method": "t", "alpha": 0.05},
-        "gold": {"methods": ["wilcoxon"], "unit": "rating"},
+        "qc": settings.qc,
+        "gold": settings.gold,
     }
 
 
-def experiment(config: Mapping[str, Any], name: str, results_dir: Path = Path("results")) -> dict[str, Any]:
-    """The definition of a system-output experiment (real or synthetic) with the schema's defaults filled in (a
-    synthetic experiment's, which no validation sees, by :func:`fill_defaults`) and the run's ``metrics`` where it
-    lists none."""
+def synthetic_generator(block: Mapping[str, Any]) -> dict[str, Any]:
+    """The generator's part of a ``synthetic.<name>`` block (rule ``generate_synthetic``'s params: its gold and QC
+    change no generated file), defaults filled in."""
+    settings = build(Synthetic, block)
+    return {key: getattr(settings, key) for key in Synthetic.GENERATOR}
+
+
+def experiment(config: Mapping[str, Any], name: str, results_dir: Path = Path("results")) -> Experiment:
+    """A system-output experiment (real or synthetic) as its settings (:class:`mtsig.settings.Experiment`, the
+    dataclasses' defaults filled in), with the run's ``metrics`` where it lists none.
+
+    Raises:
+        InputError: a metric is listed twice (:func:`mtsig.settings.metric_entries`).
+    """
     if name in config.get("synthetic", {}):
-        spec = synthetic_experiment(name, config["synthetic"][name], results_dir.resolve())
+        block = synthetic_experiment(name, config["synthetic"][name], results_dir.resolve())
     else:
-        spec = copy.deepcopy(dict(config["experiments"][name]))
-    schema = load_schema()
-    fill_defaults(spec, schema["$defs"]["experiment"], schema)  # a synthetic one was not validated
-    spec.setdefault("metrics", list(config["metrics"]))
-    spec["metrics"], spec["metric_declarations"] = metric_declarations(spec["metrics"], name)
-    spec["name"] = name
+        block = dict(config["experiments"][name])
+    spec = build(Experiment, {"metrics": config["metrics"], **block}, f"experiments.{name}")
+    metric_entries(spec.metrics or (), name)  # a metric listed twice is an error
     return spec
 
 
-def metric_declarations(
-    entries: Sequence[str | Mapping[str, Any]], experiment_name: str = ""
-) -> tuple[list[str], dict[str, dict[str, Any]]]:
-    """Split a ``metrics:`` list into the metric names in order and the declarations of metrics read from segment
-    scores (``{NAME: {kind: segment_scores, format, path, higher_is_better, options}}``, the schema's defaults
-    filled in).
-
-    Raises:
-        InputError: a name is listed twice (as a built-in or declared metric), also in another case: a metric's
-            files and figures are named after it, and names that differ only in case would be one file on a
-            case-insensitive file system (and one link target in ``snakemake --report``).
-    """
-    names: list[str] = []
-    declared: dict[str, dict[str, Any]] = {}
-    schema = load_schema()
-    declaration_schema = schema["$defs"]["segment_scores_metric"]
-    for entry in entries:
-        if isinstance(entry, str):
-            names.append(entry)
-            continue
-        for name, declaration in entry.items():
-            names.append(str(name))
-            declared[str(name)] = fill_defaults(copy.deepcopy(dict(declaration)), declaration_schema, schema)
-    folded = [n.casefold() for n in names]
-    repeated = sorted({n for n in names if folded.count(n.casefold()) > 1})
-    if repeated:
-        where = f"experiment {experiment_name!r}: " if experiment_name else ""
-        raise InputError(
-            f"{where}metric(s) {', '.join(repeated)} listed twice in metrics (names that differ only in case "
-            "count as one)"
-        )
-    return names, declared
+def metric_declarations(entries: Sequence[str | Mapping[str, Any]], experiment_name: str = "") -> list[str]:
+    """The metric names of a ``metrics:`` list, in order (:func:`mtsig.settings.metric_entries`, which refuses a
+    name listed twice)."""
+    return list(metric_entries(list(entries), experiment_name)[0])
 
 
-def has_texts(spec: Mapping[str, Any]) -> bool:
-    """Whether the experiment has texts (reference and output files, or a ``texts:`` block such as an MQM file);
-    an experiment without texts has only metrics read from segment scores."""
-    return "reference" in spec or "texts" in spec
+def segment_score_files(
+    declarations: Mapping[str, SegmentScoresMetric], data_root: str | Path
+) -> dict[str, Path]:
+    """Metric name -> scores file of every metric read from segment scores (``declarations``)."""
+    return {name: data_path(data_root, declaration.path) for name, declaration in declarations.items()}
 
 
-def segment_score_files(spec: Mapping[str, Any], data_root: str | Path) -> dict[str, Path]:
-    """Metric name -> scores file of every metric the experiment reads from segment scores."""
-    return {
-        name: data_path(data_root, declaration["path"])
-        for name, declaration in spec.get("metric_declarations", {}).items()
-    }
-
-
-def scores_with_documents(spec: Mapping[str, Any], data_root: str | Path) -> list[str]:
+def scores_with_documents(
+    declarations: Mapping[str, SegmentScoresMetric], data_root: str | Path
+) -> list[str]:
     """The declared metrics whose files carry documents: ``wmt_seg_score`` files, and tidy files whose header names
     a ``document`` column (read from the file's first line)."""
     names = []
-    for name, declaration in spec.get("metric_declarations", {}).items():
-        if declaration["format"] == "wmt_seg_score":
+    for name, declaration in declarations.items():
+        if declaration.format == "wmt_seg_score":
             names.append(name)
-        elif declaration["format"] == "tidy":
+        elif declaration.format == "tidy":
             try:
-                with data_path(data_root, declaration["path"]).open(encoding="utf-8-sig") as handle:
+                with data_path(data_root, declaration.path).open(encoding="utf-8-sig") as handle:
                     header = handle.readline().rstrip("\r\n").split("\t")
             except OSError:  # a missing file is reported by the step that reads it, with its path
                 continue
@@ -519,24 +592,24 @@ def scores_with_documents(spec: Mapping[str, Any], data_root: str | Path) -> lis
     return names
 
 
-def has_documents(spec: Mapping[str, Any], data_root: str | Path) -> bool:
+def has_documents(sources: TextSources, data_root: str | Path) -> bool:
     """Whether the experiment's segments have documents: a ``documents:`` file, an MQM texts file, or (an
     experiment without texts) a scores file that carries them."""
-    if "documents" in spec or "texts" in spec:
+    if sources.documents is not None or sources.texts is not None:
         return True
-    return not has_texts(spec) and bool(scores_with_documents(spec, data_root))
+    return not sources.has_texts and bool(scores_with_documents(sources.segment_scores, data_root))
 
 
-def reference_paths(spec: Mapping[str, Any], data_root: str | Path) -> list[Path]:
+def reference_paths(sources: TextSources | Experiment, data_root: str | Path) -> list[Path]:
     """The experiment's reference file(s): ``reference`` is one path or a list (several references per segment,
     sacrebleu's reference streams, in the order listed)."""
-    references = spec["reference"]
+    references = sources.reference or ()
     return [data_path(data_root, r) for r in ([references] if isinstance(references, str) else references)]
 
 
-def output_paths(spec: Mapping[str, Any], data_root: str | Path) -> dict[str, Path]:
+def output_paths(sources: TextSources, data_root: str | Path) -> dict[str, Path]:
     """System name -> output file, from the experiment's ``outputs`` pattern."""
-    return {system: data_path(data_root, spec["outputs"].format(system=system)) for system in spec["systems"]}
+    return {system: data_path(data_root, path) for system, path in sources.output_files().items()}
 
 
 def one_of(names: Iterable[str]) -> str:
@@ -547,7 +620,7 @@ def one_of(names: Iterable[str]) -> str:
 def wildcard_constraints(config: Mapping[str, Any]) -> dict[str, str]:
     """The rules' global wildcard constraints. ``metric`` is derived from the config (the run's ``metrics`` and
     every experiment's own ``metrics``), so that it names exactly the metrics the schema admitted."""
-    metrics = dict.fromkeys(metric_declarations(config["metrics"])[0])
+    metrics = dict.fromkeys(metric_declarations(config["metrics"]))
     for spec in config.get("experiments", {}).values():
-        metrics.update(dict.fromkeys(metric_declarations(spec.get("metrics", []))[0]))
+        metrics.update(dict.fromkeys(metric_declarations(spec.get("metrics", []))))
     return {"experiment": r"[A-Za-z0-9_+-]+", "metric": one_of(metrics), "shard": r"\d+"}

@@ -17,6 +17,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from mtsig.errors import InputError  # noqa: E402
+from mtsig.settings import Calibration
 from mtsig.stats.evaluation import is_two_sided  # noqa: E402
 from mtsig.studies.calibration import ALTERNATIVE, NULL  # noqa: E402
 
@@ -140,7 +141,7 @@ def _type1_limit(null: pd.DataFrame) -> float:
     return float(max(null["alpha"].max(), null["ci_high"].max())) * 1.05
 
 
-def plot_calibration(table: pd.DataFrame, alpha: float = 0.05) -> Figure:
+def plot_calibration(table: pd.DataFrame, alpha: float = Calibration.figure_alpha) -> Figure:
     """The study in one figure: Type I error against alpha (top row) and power against q (bottom row), one
     column per metric. This is the pipeline's ``calibration.{pdf,png}``."""
     null = _null_rows(table)

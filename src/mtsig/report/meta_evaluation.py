@@ -21,6 +21,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.report.tables import latex_escape
+from mtsig.settings import MetaEvaluation
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -200,7 +201,7 @@ def williams_heatmap(
     title: str,
     out_paths: Sequence[str | Path],
     *,
-    alpha: float = 0.05,
+    alpha: float = MetaEvaluation.alpha,
     dpi: float = 100,
 ) -> pd.DataFrame:
     """The Williams matrix of one group (rows of
@@ -219,7 +220,7 @@ def williams_heatmap(
 
 
 def williams_heatmap_figure(
-    williams: pd.DataFrame, title: str, *, alpha: float = 0.05
+    williams: pd.DataFrame, title: str, *, alpha: float = MetaEvaluation.alpha
 ) -> tuple[Figure, pd.DataFrame]:
     """The figure of :func:`williams_heatmap`, unsaved: metrics in the table's order (decreasing correlation,
     best at the top left), cell (a, b) coloured when a's correlation is significantly higher than b's (p <=

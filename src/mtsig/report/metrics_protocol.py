@@ -16,8 +16,9 @@ import pandas as pd
 
 from mtsig import __version__
 from mtsig.report.tables import frame_to_markdown, latex_escape
-from mtsig.studies.metrics_protocol import ProtocolResult
-from mtsig.studies.metrics_protocol_beyond import ExperimentOptions, ProtocolExperiment
+from mtsig.settings import MetricsProtocol, ProtocolBootstrap
+from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions
+from mtsig.studies.metrics_protocol_beyond import ProtocolExperiment
 from mtsig.studies.metrics_protocol_chance import ProtocolChance
 from mtsig.studies.metrics_protocol_human import PartialHumanRow
 from mtsig.studies.metrics_protocol_power import ProtocolPower
@@ -374,7 +375,7 @@ def protocol_table_markdown(
     intervals: dict[str, pd.DataFrame] | None = None,
     *,
     heading: str,
-    confidence: float = 0.95,
+    confidence: float = ProtocolBootstrap.confidence,
     reproduce: str | None = None,
     chance: ProtocolChance | None = None,
     partial_human: Sequence[PartialHumanRow] = (),
@@ -607,28 +608,29 @@ def reproduce_command(
     root: str,
     protocol: str,
     lps: Sequence[str],
-    options: ExperimentOptions,
+    settings: MetricsProtocol,
     seed: int,
     gold: str | None = None,
 ) -> str:
     """The ``mtsig metrics --mtme`` command that prints the same table from the data folder (``root`` under
-    ``$MTSIG_DATA``; the protocol's seed, resamples and options of the experiment)."""
+    ``$MTSIG_DATA``; the protocol's seed, and the resamples and options of the experiment's ``settings`` that are
+    not the command's defaults, :class:`mtsig.studies.metrics_protocol.RunOptions`)."""
     parts = [
         f"mtsig metrics --mtme $MTSIG_DATA/{root} --protocol {protocol} --lps {','.join(lps)}",
-        f"--samples {options.samples[protocol]} --seed {seed}",
+        f"--samples {settings.protocols[protocol].samples} --seed {seed}",
     ]
-    if options.early_stopping != "mtme":
-        parts.append(f"--early-stopping {options.early_stopping}")
-    if options.spa_arithmetic != "exact":
-        parts.append(f"--spa-arithmetic {options.spa_arithmetic}")
-    if options.all_metrics:
+    if settings.early_stopping != RunOptions.early_stopping:
+        parts.append(f"--early-stopping {settings.early_stopping}")
+    if settings.spa_arithmetic != RunOptions.spa_arithmetic:
+        parts.append(f"--spa-arithmetic {settings.spa_arithmetic}")
+    if settings.all_metrics:
         parts.append("--all-metrics")
     if gold is not None:
         parts.append(f"--gold {gold}")
-    if options.human_metrics:
-        parts.append(f"--human-metrics {','.join(options.human_metrics)}")
-    if options.alpha != 0.05:
-        parts.append(f"--alpha {options.alpha:g}")
+    if settings.human_metrics:
+        parts.append(f"--human-metrics {','.join(settings.human_metrics)}")
+    if settings.alpha != RunOptions.alpha:
+        parts.append(f"--alpha {settings.alpha:g}")
     return " ".join(parts)
 
 
@@ -728,7 +730,7 @@ def study_tables(experiment: ProtocolExperiment) -> dict[str, pd.DataFrame]:
 
 def experiment_tables(
     experiment: ProtocolExperiment,
-    options: ExperimentOptions,
+    settings: MetricsProtocol,
     *,
     title: str,
     root: str,
@@ -773,8 +775,8 @@ def experiment_tables(
                 run.result,
                 run.intervals,
                 heading=heading,
-                confidence=options.confidence,
-                reproduce=reproduce_command(root, name, run.protocol.lps, options, run.seed, gold=gold),
+                confidence=settings.bootstrap.confidence,
+                reproduce=reproduce_command(root, name, run.protocol.lps, settings, run.seed, gold=gold),
                 chance=run.chance,
                 partial_human=run.partial_human,
                 power=run.power,

@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.settings import Clusters
 from mtsig.stats.conclusions import SYS_X, SYS_Y
 from mtsig.stats.evaluation import Source, corrected_gold_conclusions, corrected_test_conclusions
 
@@ -172,8 +173,8 @@ def clusters_from_tests(
     tests: pd.DataFrame,
     scores: Mapping[str, float],
     *,
-    alpha: float = 0.05,
-    correction: str = "none",
+    alpha: float = Clusters.alpha,
+    correction: str = Clusters.correction,
     higher_is_better: bool = True,
     rule: str = ALL_PAIRS,
     source: Source = None,
@@ -201,8 +202,8 @@ def clusters_from_gold(
     gold_p_values: pd.DataFrame,
     scores: Mapping[str, float],
     *,
-    alpha: float = 0.05,
-    correction: str = "none",
+    alpha: float = Clusters.alpha,
+    correction: str = Clusters.correction,
     criteria: Sequence[str] | None = None,
     rule: str = ALL_PAIRS,
     source: Source = None,
@@ -233,9 +234,9 @@ def experiment_clusters(
     gold_p_values: pd.DataFrame | None = None,
     human_scores: Mapping[str, float] | None = None,
     *,
-    test: str = "paired_bootstrap",
-    alpha: float = 0.05,
-    correction: str = "none",
+    test: str = Clusters.test,
+    alpha: float = Clusters.alpha,
+    correction: str = Clusters.correction,
     rule: str = ALL_PAIRS,
     criteria: Sequence[str] | None = None,
 ) -> pd.DataFrame:

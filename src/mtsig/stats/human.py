@@ -23,6 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from mtsig.errors import InputError
+from mtsig.settings import HumanGold, QualityControl, Standardise
 from mtsig.stats.conclusions import by_priority, conclude, unordered_pairs
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def _apply_moments(
 
 
 def standardise(
-    ratings: pd.DataFrame, ddof: int = 1, zero_variance: str = "drop"
+    ratings: pd.DataFrame, ddof: int = Standardise.ddof, zero_variance: str = Standardise.zero_variance
 ) -> tuple[pd.DataFrame, list[str]]:
     """Add ``z`` = (raw_score - mean) / sd per annotator AND criterion, over all of that annotator's ratings of
     that criterion (every item type, as the WMT DA scripts do). Paper Sec. 4: "scores provided by each human
@@ -89,7 +90,7 @@ def standardise(
 
 
 def standardise_with(
-    ratings: pd.DataFrame, moments: pd.DataFrame, zero_variance: str = "drop"
+    ratings: pd.DataFrame, moments: pd.DataFrame, zero_variance: str = Standardise.zero_variance
 ) -> tuple[pd.DataFrame, list[str]]:
     """Add ``z`` from given per-annotator moments (DataFrame annotator, mean, sd), e.g. the organisers' printed
     means and sds (:func:`mtsig.io.human.load_r_mean_sd`, 7 significant digits: the WMT22 ja-en organisers'
@@ -159,7 +160,9 @@ def bad_reference_pairs(ratings: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def quality_control(ratings: pd.DataFrame, method: str = "t", alpha: float = 0.05) -> pd.DataFrame:
+def quality_control(
+    ratings: pd.DataFrame, method: str = QualityControl.method, alpha: float = QualityControl.alpha
+) -> pd.DataFrame:
     """Per-annotator QC (Graham et al. 2013; WMT DA): one-sided paired test that degraded items score lower than
     their originals, over the pairs of :func:`bad_reference_pairs` (all criteria together).
 
@@ -210,7 +213,7 @@ def _r_group_means(values: np.ndarray, codes: np.ndarray, n_groups: int) -> np.n
 
 def segment_mean_scores(
     z_ratings: pd.DataFrame,
-    item_types: Sequence[str] = ("system", "repeat"),
+    item_types: Sequence[str] = HumanGold.item_types,
     significant_digits: int | None = None,
 ) -> pd.DataFrame:
     """Per-(system, segment, criterion) means of z (and raw) over ratings of ``item_types``: WMT's official DA
@@ -273,8 +276,8 @@ def _pairwise_mann_whitney(
 def wilcoxon_gold(
     z_ratings: pd.DataFrame,
     *,
-    unit: str = "rating",
-    item_types: Sequence[str] = ("system", "repeat"),
+    unit: str = HumanGold.unit,
+    item_types: Sequence[str] = HumanGold.item_types,
     systems: Sequence[str] | None = None,
     significant_digits: int | None = None,
 ) -> pd.DataFrame:
@@ -414,7 +417,9 @@ def item_scores(judgments: pd.DataFrame) -> pd.DataFrame:
     return out[["judgment", "annotator", "segment", "system", "item_score"]].reset_index(drop=True)
 
 
-def standardised_item_scores(judgments: pd.DataFrame, ddof: int = 1) -> tuple[pd.DataFrame, list[str]]:
+def standardised_item_scores(
+    judgments: pd.DataFrame, ddof: int = Standardise.ddof
+) -> tuple[pd.DataFrame, list[str]]:
     """Item scores standardised per judge (annotator) as the paper standardises DA scores (Sec. 4): adds ``z``.
     Judges whose item scores have zero variance are dropped and returned (sorted) for the caller to log."""
     scores = item_scores(judgments)
@@ -428,7 +433,7 @@ def standardised_item_scores(judgments: pd.DataFrame, ddof: int = 1) -> tuple[pd
 def item_score_wilcoxon_gold(
     judgments: pd.DataFrame,
     systems: Sequence[str] | None = None,
-    ddof: int = 1,
+    ddof: int = Standardise.ddof,
     *,
     exclude_shared: bool = True,
 ) -> pd.DataFrame:
@@ -482,7 +487,7 @@ def item_score_wilcoxon_gold(
 
 def system_scores(
     z_ratings: pd.DataFrame,
-    item_types: Sequence[str] = ("system", "repeat"),
+    item_types: Sequence[str] = HumanGold.item_types,
     systems: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Human system score: mean z and mean raw score over ratings of ``item_types`` (WMT's "Ave z" / "Ave %",
@@ -503,7 +508,9 @@ def system_scores(
     return out.reset_index(drop=True)
 
 
-def ranking_system_scores(judgments: pd.DataFrame, systems: Sequence[str] | None = None, ddof: int = 1):
+def ranking_system_scores(
+    judgments: pd.DataFrame, systems: Sequence[str] | None = None, ddof: int = Standardise.ddof
+):
     """System scores from relative rankings: mean standardised item score (mean_z), mean raw item score
     (mean_raw) and the number of ranked items (n), criterion "ranking"."""
     z, _ = standardised_item_scores(judgments, ddof=ddof)
@@ -546,9 +553,8 @@ def build_gold(
     when ``standardise.moments`` names them (:func:`mtsig.io.human.load_r_mean_sd`).
     ``human_format`` is the experiment's ``human.format``. ``qc``, ``standardise`` and ``gold`` are the
     experiment's ``qc:``, ``standardise:`` and ``gold:`` blocks as settings (:mod:`mtsig.settings`; a Python user
-    without a config: :func:`mtsig.settings.with_defaults`, e.g. ``with_defaults(HumanGold, {"methods":
-    ["wilcoxon"]})``); ``qc`` and ``standardise`` omitted are the schema's defaults. QC applies to DA ratings
-    only (never to rankings, MQM, or scores already standardised).
+    without a config builds them, e.g. ``HumanGold(methods=("wilcoxon",))``); ``qc`` and ``standardise`` omitted
+    are their defaults. QC applies to DA ratings only (never to rankings, MQM, or scores already standardised).
 
     Standardisation: ``ddof``; ``zero_variance`` (``drop`` | ``zero``, :func:`standardise`); ``moments``
     (the organisers' printed per-annotator mean and sd, :func:`standardise_with`). Gold: ``methods`` (DA:
@@ -560,10 +566,10 @@ def build_gold(
     the method; the first listed is the primary gold), ``system_scores``; and ``zero_z``, the list of zero-variance
     annotators kept with z = 0 (``zero_variance: zero``; empty otherwise).
     """
-    from mtsig.settings import QualityControl, Standardise, with_defaults
+    from mtsig.settings import QualityControl, Standardise
 
-    qc = with_defaults(QualityControl) if qc is None else qc
-    standardise_options = with_defaults(Standardise) if standardise is None else standardise
+    qc = QualityControl() if qc is None else qc
+    standardise_options = Standardise() if standardise is None else standardise
     ddof = standardise_options.ddof
     alphas = list(alphas)
     if human_format == "wmt_rankings":

@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from mtsig.runtime import portable
+from mtsig.settings import Resampling
 
 Score = Callable[[np.ndarray], np.ndarray]
 
@@ -40,8 +41,8 @@ BCA = "bca"
 #: The interval methods, in output order.
 INTERVAL_METHODS: tuple[str, ...] = (PERCENTILE, BCA)
 
-#: The confidence level used when none is given.
-DEFAULT_LEVEL = 0.95
+#: The confidence level used when none is given (0.95: the config's ``resampling.confidence`` by default).
+DEFAULT_LEVEL = Resampling.confidence
 
 
 def confidence_level(value: float | str) -> float:

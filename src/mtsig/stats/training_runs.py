@@ -69,6 +69,7 @@ from scipy import stats as scipy_stats
 from mtsig.errors import InputError
 from mtsig.metrics.base import Metric
 from mtsig.runtime.portable import WeightedSums
+from mtsig.settings import MeteorOptions, Resampling
 from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.resampling.draws import DRAW_BLOCK_SIZE, IID_BOOTSTRAP, scheme_counts
 from mtsig.stats.seeding import rng_for
@@ -371,7 +372,7 @@ def compare_training_runs(
     higher_is_better: bool = True,
     n_samples: int = 1000,
     n_shuffles: int | None = None,
-    seed: int = 20140626,
+    seed: int = Resampling.seed,
     metric: str = "metric",
     pairs: Sequence[tuple[str, str]] | None = None,
 ) -> RunsComparison:
@@ -471,7 +472,7 @@ def score_run_files(
     metric_names: Sequence[str],
     *,
     unescape: bool,
-    language: str = "en",
+    language: str = MeteorOptions.language,
 ) -> list[tuple[Metric, dict[str, np.ndarray]]]:
     """Load the reference and every run file, check they are parallel, and compute each metric's statistics:
     a list of ``(metric, {system: stats[R, N, k]})`` in the order of ``metric_names``."""

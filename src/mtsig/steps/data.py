@@ -14,6 +14,7 @@ from mtsig.errors import InputError
 from mtsig.io.documents import read_documents
 from mtsig.io.text import load_texts
 from mtsig.pipeline import config as mtsig_config
+from mtsig.settings import TextSources, build
 from mtsig.steps.files import (
     write_text,
     write_tsv,
@@ -26,19 +27,26 @@ log = logging.getLogger("mtsig")
 
 
 def prepare_texts(
-    spec: Mapping[str, Any], data_root: str | Path, *, texts: str | Path, documents: str | Path
+    sources: TextSources | Mapping[str, Any],
+    data_root: str | Path,
+    *,
+    texts: str | Path,
+    documents: str | Path,
+    experiment: str = "",
 ) -> None:
-    """Validate and prepare an experiment's texts: ``texts/reference.txt`` (with several references, the first;
-    the others ``texts/reference.2.txt``, ...), ``texts/systems/<name>.txt`` (HTML entities unescaped if
-    ``unescape_html``), ``texts/systems.txt`` (the system order) and ``documents.tsv`` (segment, doc_id; empty doc
-    ids when the experiment names no document file). With ``skip_first_line`` line 0 of every text file and of
-    the documents file is left out (:func:`without_first_line`; the files are checked parallel as they are).
+    """Validate and prepare an experiment's texts (``sources``: what rule ``prepare_texts`` reads of it,
+    :class:`mtsig.settings.TextSources`): ``texts/reference.txt`` (with several references, the first; the others
+    ``texts/reference.2.txt``, ...), ``texts/systems/<name>.txt`` (HTML entities unescaped if ``unescape_html``),
+    ``texts/systems.txt`` (the system order) and ``documents.tsv`` (segment, doc_id; empty doc ids when the
+    experiment names no document file). With ``skip_first_line`` line 0 of every text file and of the documents
+    file is left out (:func:`without_first_line`; the files are checked parallel as they are).
 
     An experiment with a ``texts:`` block takes its texts and documents from an MQM file (:func:`mqm_texts`); one
     without texts gets only ``texts/systems.txt`` and the documents of its scores files (:func:`scores_test_set`).
     """
-    if not mtsig_config.has_texts(spec):
-        systems, doc_ids = scores_test_set(spec, data_root)
+    sources = build(TextSources, sources, f"experiments.{experiment}")
+    if not sources.has_texts:
+        systems, doc_ids = scores_test_set(sources, data_root)
         write_text(
             "".join(name + "\n" for name in systems),
             Path(texts) / "systems.txt",
@@ -49,26 +57,23 @@ def prepare_texts(
         log.info("no texts: %d systems x %d segments (from the scores files)", len(systems), len(doc_ids))
         return
     more_references: list[list[str]] = []
-    if "texts" in spec:
-        reference, outputs, doc_ids = mqm_texts(spec, data_root)
+    if sources.texts is not None:
+        reference, outputs, doc_ids = mqm_texts(sources, data_root, experiment)
     else:
+        reference_files = mtsig_config.reference_paths(sources, data_root)
         references, outputs = load_texts(
-            mtsig_config.reference_paths(spec, data_root),
-            mtsig_config.output_paths(spec, data_root),
-            unescape=spec["unescape_html"],
+            reference_files, mtsig_config.output_paths(sources, data_root), unescape=sources.unescape_html
         )
         streams = references if isinstance(references[0], list) else [references]
-        skip = int(spec["skip_first_line"])
+        skip = int(sources.skip_first_line)
         if skip:
-            streams, outputs = without_first_line(
-                streams, outputs, mtsig_config.reference_paths(spec, data_root)
-            )
+            streams, outputs = without_first_line(streams, outputs, reference_files)
         reference, more_references = streams[0], streams[1:]
         doc_ids = np.full(len(reference), "", dtype=object)
-        if "documents" in spec:
+        if sources.documents is not None:
             doc_ids = read_documents(
-                mtsig_config.data_path(data_root, spec["documents"]["path"]),
-                spec["documents"]["format"],
+                mtsig_config.data_path(data_root, sources.documents.path),
+                sources.documents.format,
                 len(reference) + skip,
             )[skip:]
     write_prepared_texts(reference, outputs, Path(texts), more_references=more_references)
@@ -98,7 +103,7 @@ def write_segment_documents(doc_ids: Sequence[str] | np.ndarray, documents: str 
 
 
 def mqm_texts(
-    spec: Mapping[str, Any], data_root: str | Path
+    sources: TextSources, data_root: str | Path, experiment: str = ""
 ) -> tuple[list[str], dict[str, list[str]], np.ndarray]:
     """Reference, outputs of the experiment's ``systems`` and documents from an MQM file (``texts: {format: mqm,
     path, reference_system}``): the targets with the ``<v>`` span tags removed (Freitag et al. 2021's release);
@@ -109,33 +114,34 @@ def mqm_texts(
     """
     from mtsig.io.mqm import read_mqm
 
-    source = spec["texts"]
-    reference_system = source["reference_system"]
-    if reference_system in spec["systems"]:
+    if sources.texts is None:
+        raise InputError(f"experiment {experiment!r} has no texts block (an MQM file)")
+    reference_system = sources.texts.reference_system
+    if reference_system in sources.systems:
         raise InputError(
-            f"experiment {spec.get('name')!r}: {reference_system!r} is the reference (texts.reference_system) and "
+            f"experiment {experiment!r}: {reference_system!r} is the reference (texts.reference_system) and "
             "cannot also be a system"
         )
     annotations = read_mqm(
-        mtsig_config.data_path(data_root, source["path"]), reference_system=reference_system
+        mtsig_config.data_path(data_root, sources.texts.path), reference_system=reference_system
     )
-    return annotations.references(), annotations.system_outputs(spec["systems"]), annotations.documents
+    return annotations.references(), annotations.system_outputs(list(sources.systems)), annotations.documents
 
 
-def scores_test_set(spec: Mapping[str, Any], data_root: str | Path) -> tuple[list[str], np.ndarray]:
+def scores_test_set(sources: TextSources, data_root: str | Path) -> tuple[list[str], np.ndarray]:
     """The systems and segment documents of an experiment without texts (:func:`shared_test_set` of its declared
-    metrics): every scores file must score every system of ``systems`` on every segment, all on one number of
-    segments; the documents are the first file's that has them, else empty ids.
+    metrics, ``sources.segment_scores``): every scores file must score every system of ``systems`` on every
+    segment, all on one number of segments; the documents are the first file's that has them, else empty ids.
 
     Raises:
         InputError: naming the scores file (and line): a system or segment missing, another segment count.
     """
     from mtsig.metrics.segment_scores import SegmentScores, shared_test_set
 
-    systems = list(spec["systems"])
+    systems = list(sources.systems)
     metrics = [
         SegmentScores.from_declaration(name, declaration, Path(data_root))
-        for name, declaration in spec["metric_declarations"].items()
+        for name, declaration in sources.segment_scores.items()
     ]
     n_segments, found = shared_test_set(metrics, systems)
     return systems, found if found is not None else np.full(n_segments, "", dtype=object)

@@ -139,7 +139,10 @@ def reversed_orientation_check(
 
 
 def tables(
-    spec: Mapping[str, Any],
+    experiment: str,
+    description: str | None,
+    metrics: Sequence[str],
+    n_systems: int,
     samples: int | Mapping[str, int],
     seed: int,
     pvalue: str,
@@ -160,20 +163,21 @@ def tables(
     paper's three, and the corrected conclusions follow in clearly labelled sections of the Markdown file. Under
     the main table, a note names any metric whose system scores (``stats``) correlate strongly negatively with the
     human system scores (``system_scores``): "check higher_is_better" (:func:`reversed_orientation_check`).
-    ``samples``, ``seed`` and ``pvalue`` (``resampling.*``) are named in the captions.
+    ``description`` (the experiment's; None: its name), ``metrics`` and ``n_systems`` head the tables; ``samples``,
+    ``seed`` and ``pvalue`` (``resampling.*``) are named in the captions.
     """
     rendered = paper_tables.experiment_accuracy_tables(
         read_intermediate_tsv(accuracy, "evaluate", columns=("correction", "gold", "metric", "test")),
         read_intermediate_tsv(chi_square, "evaluate"),
         read_intermediate_tsv(agreement, "evaluate"),
-        name=spec["name"],
-        description=spec.get("description", spec["name"]),
-        metrics=spec["metrics"],
-        n_systems=len(spec["systems"]),
+        name=experiment,
+        description=experiment if description is None else description,
+        metrics=list(metrics),
+        n_systems=n_systems,
         samples=samples,
         seed=seed,
         pvalue=pvalue,
-        orientation_note=reversed_orientation_check(spec["name"], stats, system_scores),
+        orientation_note=reversed_orientation_check(experiment, stats, system_scores),
     )
     write_markdown(rendered.markdown, md, html, made_by="tables")
     write_text(rendered.latex, tex)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mtsig.io.judgments import judgments_source, load_judgments, load_moments
-from mtsig.settings import HumanGold, HumanSource, QualityControl, Standardise, build
+from mtsig.settings import HumanGold, HumanSource, QualityControl, Standardise, as_block, build
 from mtsig.steps.common import read_experiment_systems, read_prepared_texts
 from mtsig.steps.files import write_tsv
 
@@ -16,7 +16,8 @@ log = logging.getLogger("mtsig")
 
 
 def human_gold(
-    spec: Mapping[str, Any],
+    human_source: HumanSource | Mapping[str, Any],
+    gold_settings: HumanGold | Mapping[str, Any],
     data_root: str | Path,
     *,
     texts: str | Path,
@@ -26,11 +27,16 @@ def human_gold(
     system_scores: str | Path,
     gold: str | Path,
     conclusions: str | Path,
+    quality_control: QualityControl | Mapping[str, Any] | None = None,
+    standardise: Standardise | Mapping[str, Any] | None = None,
     documents: str | Path | None = None,
 ) -> None:
-    """Standardised ratings, QC, gold p-values and conclusions, human system scores (paper Sec. 4). The systems
-    and the test set's size come from ``texts/systems.txt`` and ``documents`` (``documents.tsv``: an experiment may
-    have no texts), or without ``documents`` from the prepared texts."""
+    """Standardised ratings, QC, gold p-values and conclusions, human system scores (paper Sec. 4), from the
+    experiment's ``human`` (``human_source``; the rule's input ``human`` is its files), ``qc`` (``quality_control``), ``standardise`` and ``gold`` (``gold_settings``) blocks
+    (:class:`mtsig.settings.HumanSource`, ``QualityControl``, ``Standardise``, ``HumanGold``; absent: their
+    defaults). The systems and the test set's
+    size come from ``texts/systems.txt`` and ``documents`` (``documents.tsv``: an experiment may have no texts),
+    or without ``documents`` from the prepared texts."""
     from mtsig.stats.human import build_gold
 
     if documents is None:
@@ -38,21 +44,22 @@ def human_gold(
         systems, n_segments = list(outputs), len(reference)
     else:
         systems, n_segments = read_experiment_systems(Path(texts), Path(documents))
-    human = build(HumanSource, spec["human"], "human")
-    standardise = build(Standardise, spec["standardise"])
-    moments = load_moments(standardise.moments, data_root)
+    source = build(HumanSource, human_source, "human")
+    chosen = build(HumanGold, gold_settings, "gold")
+    standardisation = build(Standardise, standardise, "standardise")
+    moments = load_moments(standardisation.moments, data_root)
     result = build_gold(
-        human.format,
-        load_judgments(human, data_root, n_segments, systems, moments),
+        source.format,
+        load_judgments(source, data_root, n_segments, systems, moments),
         systems,
         alphas,
-        source=judgments_source(human, data_root),
+        source=judgments_source(source, data_root),
         moments=moments,
-        qc=build(QualityControl, spec["qc"]),
-        standardise=standardise,
-        gold=build(HumanGold, spec["gold"]),
+        qc=build(QualityControl, quality_control, "qc"),
+        standardise=standardisation,
+        gold=chosen,
     )
-    settings = {"systems": systems, "alphas": [float(a) for a in alphas], "gold": spec["gold"]}
+    settings = {"systems": systems, "alphas": [float(a) for a in alphas], "gold": as_block(chosen)}
     write_tsv(result["z"], z)
     write_tsv(result["qc"], qc)
     write_tsv(result["system_scores"], system_scores, made_by="human_gold", settings=settings)

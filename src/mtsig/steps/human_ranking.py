@@ -103,7 +103,7 @@ def log_ranking(result: Any, quality: pd.DataFrame) -> None:
 
 def human_ranking_table(
     experiment: str,
-    spec: Mapping[str, Any],
+    description: str | None,
     *,
     ranking: str | Path,
     pvalues: str | Path,
@@ -116,7 +116,7 @@ def human_ranking_table(
 ) -> None:
     """``results/tables/<experiment>.md`` and ``.html`` (:func:`mtsig.report.human_ranking.human_ranking_markdown`);
     ``calibration`` (none or one file: the procedures' error rates, ``calibration.tsv``, when a rule writes it)
-    adds its section."""
+    adds its section. ``description``: the experiment's (the page's title; None: its name)."""
     from mtsig.report.human_ranking import human_ranking_markdown
 
     tables = {
@@ -133,7 +133,7 @@ def human_ranking_table(
         from mtsig.steps.files import read_tsv
 
         calibration_table = read_tsv(calibration_files[0])
-    title = spec.get("description") or experiment
+    title = description or experiment
     page = human_ranking_markdown(
         tables,
         title=title,

@@ -32,20 +32,25 @@ def human_ranking_calibration(
     settings: Mapping[str, Any],
     seed: int,
     table: str | Path,
+    first_segment_id: int | None = None,
     png: str | Path,
     pdf: str | Path | None = None,
 ) -> None:
-    """Read the ESA exports (:func:`mtsig.io.esa.read_esa`, the organisers' filtering; every kept rating, quality
-    control not applied, as the WMT24 organisers rank), run :func:`mtsig.studies.ranking_calibration
-    .ranking_calibration` with the ``human_ranking_calibration`` block and ``resampling.seed``, write its table and
-    the figure of size and power by procedure (PNG, and PDF with ``figures.pdf``)."""
+    """Read the ESA exports of the human-ranking experiment the study names (``ratings``, ``documents`` and
+    ``first_segment_id`` of ``human_ranking.<experiment>``; :func:`mtsig.io.esa.read_esa`, the organisers'
+    filtering; every kept rating, quality control not applied, as the WMT24 organisers rank), run
+    :func:`mtsig.studies.ranking_calibration.ranking_calibration` with the ``human_ranking_calibration`` block and
+    ``resampling.seed``, write its table and the figure of size and power by procedure (PNG, and PDF with
+    ``figures.pdf``)."""
     from mtsig.io.esa import read_esa
     from mtsig.report.plots import FIGURE_DPI, save_figure
     from mtsig.report.ranking_calibration_plots import plot_ranking_calibration
     from mtsig.studies.ranking_calibration import ranking_calibration
 
     design = build(HumanRankingCalibration, settings, "human_ranking_calibration")
-    export = read_esa([Path(p) for p in ratings], documents_folder(documents))
+    export = read_esa(
+        [Path(p) for p in ratings], documents_folder(documents), first_segment_id=first_segment_id
+    )
     result = ranking_calibration(export.ratings, design, seed=seed, source=", ".join(map(str, ratings)))
     for procedure, seconds in result.cpu_seconds.items():
         log.info("%s: %.1f CPU s", procedure, seconds)

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.stats.intervals import confidence_level
 from mtsig.steps.common import check_same_systems, load_scored_stats, read_gold_table, sentence_bleu
 from mtsig.steps.files import metric_name_of, write_markdown, write_tsv
 
@@ -143,15 +142,9 @@ def meta_evaluation(
     from mtsig.report.meta_evaluation import experiment_meta_evaluation_markdown, williams_heatmap
     from mtsig.report.tables import human_label
     from mtsig.settings import MetaEvaluation, build
-    from mtsig.studies.meta_evaluation import MetaEvaluationOptions, meta_evaluate_experiment
+    from mtsig.studies.meta_evaluation import meta_evaluate_experiment
 
-    block = build(MetaEvaluation, settings, "meta_evaluation")
-    options = MetaEvaluationOptions(
-        bootstrap_samples=block.bootstrap_samples,
-        permutation_samples=block.permutation_samples,
-        confidence=confidence_level(block.confidence),
-        alpha=block.alpha,
-    )
+    options = build(MetaEvaluation, settings, "meta_evaluation")
     metrics = read_metrics(experiment, stats, texts)
     criterion, human, missing = read_human_scores(experiment, system_scores, metrics.systems)
     gold = read_gold_table(gold_conclusions, ("gold", "sys_x", "sys_y", "alpha", "conclusion"))

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mtsig.errors import InputError
+from mtsig.settings import SegmentScoresMetric, build
 from mtsig.steps.common import (
     load_scored_stats,
     read_experiment_systems,
@@ -29,38 +30,28 @@ if TYPE_CHECKING:  # imported by corpus_scores_table only: metric_stats needs no
 log = logging.getLogger("mtsig")
 
 
-#: Metrics whose options an experiment may set in a block named after the metric (sacrebleu's option names).
-CONFIGURABLE_METRICS = ("bleu", "ter")
-
-
-def metric_options(spec: Mapping[str, Any], metric: str) -> dict[str, Any]:
-    """Options of a metric from the experiment's config (METEOR: language and modules; BLEU, TER: the options
-    their blocks set, none by default)."""
-    if metric == "meteor":
-        return {"language": spec["meteor"]["language"]}  # modules follow the language
-    if metric in CONFIGURABLE_METRICS:
-        return dict(spec.get(metric) or {})
-    return {}
-
-
 def metric_stats(
-    spec: Mapping[str, Any],
     metric: str,
     texts: str | Path,
     stats: str | Path,
     *,
+    options: Mapping[str, Any] | None = None,
+    declaration: SegmentScoresMetric | Mapping[str, Any] | None = None,
     threads: int = 1,
     data_root: str | Path | None = None,
     documents: str | Path | None = None,
     paraphrases: str | Path | Sequence[str | Path] = (),
 ) -> None:
-    """Per-segment sufficient statistics of ``metric`` for every system (systems x segments x k).
+    """Per-segment sufficient statistics of ``metric`` for every system (systems x segments x k), the metric built
+    with ``options`` (:meth:`mtsig.settings.Experiment.metric_options`: METEOR's language, BLEU's and TER's
+    sacrebleu options; none by default).
 
     ``paraphrases`` (METEOR in English: the index written by :func:`meteor_paraphrases`, as a path or a list of at
     most one) gives the jar only the entries of its paraphrase table that can match in the experiment: the same
     statistics (:mod:`mtsig.metrics.meteor_paraphrases`).
 
-    A metric declared with ``kind: segment_scores`` reads its file (relative to ``data_root``): statistics
+    A metric read from segment scores (``declaration``: its ``kind: segment_scores`` declaration,
+    :class:`mtsig.settings.SegmentScoresMetric`) reads its file (relative to ``data_root``): statistics
     ``[score, 1]`` of every system of the experiment (in ``texts/systems.txt`` order) on every segment of the test
     set (``documents.tsv``'s count), so every later step treats it like a built-in metric.
 
@@ -69,15 +60,15 @@ def metric_stats(
     """
     from mtsig.metrics import get_metric
 
-    declaration = spec.get("metric_declarations", {}).get(metric)
     if declaration is not None:
         if data_root is None or documents is None:
             raise InputError(f"metric {metric!r} reads segment scores: give data_root and documents")
-        declared_metric_stats(metric, declaration, Path(data_root), Path(texts), Path(documents), stats)
+        declared = build(SegmentScoresMetric, declaration, f"metrics.{metric}")
+        declared_metric_stats(metric, declared, Path(data_root), Path(texts), Path(documents), stats)
         return
     reference, outputs = read_prepared_texts(Path(texts))
     reference = read_prepared_references(Path(texts), reference)  # several references: reference streams
-    scorer = get_metric(metric, **metric_options(spec, metric))
+    scorer = get_metric(metric, **dict(options or {}))
     index_paths = [paraphrases] if isinstance(paraphrases, str | Path) else list(paraphrases)
     extra = {}
     if index_paths:
@@ -91,7 +82,7 @@ def metric_stats(
 
 def declared_metric_stats(
     metric: str,
-    declaration: Mapping[str, Any],
+    declaration: SegmentScoresMetric,
     data_root: Path,
     texts: Path,
     documents: Path,
@@ -112,7 +103,7 @@ def declared_metric_stats(
         )
     statistics = scorer.stats_for(systems, n_segments)
     # the file as declared (relative to the data root), not where this machine keeps it: the same bytes everywhere
-    options = {**scorer.options, "path": str(declaration["path"])}
+    options = {**scorer.options, "path": str(declaration.path)}
     save_stats(stats, statistics, systems, scorer.details(), options)
     log.info("%s: stats %s; %s", metric, statistics.shape, scorer.details())
 

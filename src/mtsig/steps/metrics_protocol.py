@@ -14,8 +14,9 @@ from mtsig.steps.files import write_markdown, write_text, write_tsv
 
 if TYPE_CHECKING:
     from mtsig.io.mtme import LevelScores, MtmeTestSet
+    from mtsig.settings import MetricsProtocol
     from mtsig.studies.metrics_protocol import Protocol, ScoreKey
-    from mtsig.studies.metrics_protocol_beyond import ExperimentOptions, ProtocolRun
+    from mtsig.studies.metrics_protocol_beyond import ProtocolRun
 
 log = logging.getLogger("mtsig")
 
@@ -25,7 +26,7 @@ def read_protocol_scores(
     root: Path,
     protocols: Sequence[Protocol],
     scores: Sequence[str | Path],
-    options: ExperimentOptions,
+    settings: MetricsProtocol,
 ) -> tuple[dict[str, MtmeTestSet], dict[ScoreKey, LevelScores]]:
     """The test sets of the protocols' language pairs under ``root`` and every score file the experiment reads
     (:func:`mtsig.studies.metrics_protocol_beyond.experiment_score_keys`), each of which must be among the rule's
@@ -36,7 +37,7 @@ def read_protocol_scores(
     lps = sorted({lp for protocol in protocols for lp in protocol.lps})
     test_sets = {lp: read_test_set(root, lp) for lp in lps}
     given = {Path(p).resolve() for p in scores}
-    chosen = {"all_metrics": options.all_metrics, "human_metrics": options.human_metrics}
+    chosen = {"all_metrics": settings.all_metrics, "human_metrics": settings.human_metrics}
     for path in beyond.experiment_files(protocols, test_sets, **chosen):
         if path.resolve() not in given:
             raise InputError("read by the protocol but not among the rule's inputs", path)
@@ -82,14 +83,15 @@ def metrics_protocol(
     tex: str | Path,
     figures: str | Path,
 ) -> None:
-    """Every protocol of ``spec["protocols"]`` on the test set ``spec["root"]`` (mt-metrics-eval's layout):
+    """Every protocol of the experiment's settings (``spec``: its ``metrics_protocol.<name>`` block,
+    :class:`mtsig.settings.MetricsProtocol`) on its test set ``root`` (mt-metrics-eval's layout):
     ``tasks`` (each task's value, cluster and bootstrap interval per metric), ``average`` (the weighted average
     and its cluster), ``significance`` (the permutation tests' p-values; task 0 is the average), the Markdown,
     HTML and LaTeX tables and a heatmap per tested task under ``figures``; the chance levels (``chance``), the
     human scores entered as metrics on part of a task's cells (``human``), the power of the chosen pairs
     (``power``, ``power_curves``, a figure per protocol under ``figures``) and the stability of each task's winner
     and cluster 1 (``stability``); for the replicability study the
-    per-language-pair p-values of ``spec["replicability_tasks"]`` (``replication``); for the delta-agreement
+    per-language-pair p-values of its ``replicability_tasks`` (``replication``); for the delta-agreement
     study the MT systems' MQM and metric system scores (``system_scores``) and the MQM gold of every pair
     (``mqm_gold``, ``mqm_gold_conclusions`` at ``alphas``). Seeds: the permutation tests of protocol P from
     ``derive_seed(seed, experiment, P)``; the intervals of a task from ``rng_for(seed, experiment, "bootstrap",
@@ -100,26 +102,10 @@ def metrics_protocol(
 
     protocol = build(MetricsProtocol, spec, f"metrics_protocol.{experiment}")
     protocols = beyond.experiment_protocols(list(protocol.protocols), protocol.lps, protocol.gold)
-    options = beyond.ExperimentOptions(
-        samples={name: values["samples"] for name, values in protocol.protocols.items()},
-        alpha=protocol.alpha,
-        early_stopping=protocol.early_stopping,
-        spa_arithmetic=protocol.spa_arithmetic,
-        all_metrics=protocol.all_metrics,
-        bootstrap_samples=protocol.bootstrap.samples,
-        confidence=protocol.bootstrap.confidence,
-        replicability_tasks=protocol.replicability_tasks,
-        human_metrics=protocol.human_metrics,
-        chance_samples=protocol.chance.samples,
-        power_samples=protocol.power.samples,
-        stability_samples=protocol.power.stability_samples,
-        power_target=protocol.power.target,
-        power_pairs=protocol.power.pairs,
-    )
     test_sets, read = read_protocol_scores(
-        experiment, Path(data_root) / protocol.root, protocols, scores, options
+        experiment, Path(data_root) / protocol.root, protocols, scores, protocol
     )
-    result = beyond.run_experiment(experiment, protocols, test_sets, read, options, seed=seed, alphas=alphas)
+    result = beyond.run_experiment(experiment, protocols, test_sets, read, protocol, seed=seed, alphas=alphas)
     Path(figures).mkdir(parents=True, exist_ok=True)
     for run in result.runs:
         protocol_heatmaps(run.result, figures)
@@ -127,7 +113,7 @@ def metrics_protocol(
             power_figure(run.power, run.protocol.name, figures)
         log_protocol_run(experiment, run)
     tables = experiment_tables(
-        result, options, title=protocol.description or experiment, root=protocol.root, gold=protocol.gold
+        result, protocol, title=protocol.description or experiment, root=protocol.root, gold=protocol.gold
     )
     settings = {"experiment": experiment, "spec": dict(spec), "seed": seed}
     outputs = {

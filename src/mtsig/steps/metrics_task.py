@@ -122,12 +122,11 @@ def metrics_task(
     from mtsig.studies import metrics_task as study
 
     task = build(MetricsTask, spec, f"metrics_task.{experiment}")
-    options = study.TaskOptions.of(task)
     evaluations = study.evaluations(task)
     root = Path(data_root) / task.root
     rows, relative = read_metric_scores(root, metric_scores)
     human_tables = read_human_scores(root, task.human_system_scores, evaluations, human)
-    results = study.task_results(evaluations, rows, relative, human_tables, options)
+    results = study.task_results(evaluations, rows, relative, human_tables, task)
     log_evaluations(results)
     settings = {"study": experiment, "spec": dict(spec)}
     for frame, path in ((results.correlations, correlations), (results.williams, williams),
@@ -145,7 +144,7 @@ def metrics_task(
         rows_ = evaluation.tables["williams"]
         chosen = rows_.loc[(rows_["human"] == "z") & (rows_["systems"] == "all")]
         title = williams_heatmap_title(evaluation.name, len(evaluation.systems))
-        williams_heatmap(chosen, title, [Path(figures) / f"{evaluation.name}.png"], alpha=options.alpha)
+        williams_heatmap(chosen, title, [Path(figures) / f"{evaluation.name}.png"], alpha=task.alpha)
 
 
 def gold_outputs(
@@ -157,7 +156,10 @@ def gold_outputs(
 ) -> Iterator[tuple[str, str, dict[str, Path], Path, Path]]:
     """(study, pair, its DA files, gold output, conclusions output) of every pair of rule ``metrics_task_gold``'s
     outputs (``results/<study>/<lp>/``); the DA files (``human_segment_scores``, ``da_system_scores``,
-    ``human_system_scores`` of the study's spec) must be among the rule's inputs ``human``."""
+    ``human_system_scores`` of the study's settings, :class:`mtsig.settings.MetricsTask`) must be among the rule's
+    inputs ``human``."""
+    from mtsig.settings import MetricsTask, build
+
     if len(gold) != len(conclusions):
         raise InputError(f"{len(gold)} gold outputs but {len(conclusions)} conclusions outputs")
     human_inputs = {Path(p).resolve() for p in human}
@@ -167,10 +169,10 @@ def gold_outputs(
             raise InputError(
                 f"gold and conclusions outputs of different pairs: {gold_path}, {conclusions_path}"
             )
-        spec = specs[study]
-        root = Path(data_root) / spec["root"]
+        task = build(MetricsTask, specs[study], f"metrics_task.{study}")
+        root = Path(data_root) / task.root
         files = {
-            key: _pair_file(root, spec[key], lp)
+            key: _pair_file(root, getattr(task, key), lp)
             for key in ("human_segment_scores", "da_system_scores", "human_system_scores")
         }
         for path in files.values():
@@ -188,25 +190,26 @@ def metrics_task_gold(
     gold: Sequence[str | Path],
     conclusions: Sequence[str | Path],
 ) -> None:
-    """The DA Wilcoxon gold of every pair of every study in ``specs`` (``results/<study>/<lp>/gold.tsv`` and
+    """The DA Wilcoxon gold of every pair of every study in ``specs`` (each study's block, or its
+    :data:`mtsig.settings.MetricsTask.GOLD_FIELDS`: the rule's params; ``results/<study>/<lp>/gold.tsv`` and
     ``gold_conclusions.tsv``, the columns of an experiment's), built exactly as an experiment's ``human_gold``
     builds it from the same file (config/wmt20-ja-en.yaml: ``wmt_da_seg_scores``, no QC, the study's ``gold``
     block), with the systems renamed to the metric files' names (:func:`mtsig.io.wmt_da.metrics_task_names`) and
     in case-insensitive alphabetical order. Each output's study and pair are read from its path."""
     from mtsig.io.wmt_da import load_wmt_da_segment_means, read_wmt_da_sys_scores
-    from mtsig.settings import HumanGold, build
+    from mtsig.settings import MetricsTask, as_block, build
     from mtsig.studies.metrics_task import pair_gold
 
     for study, lp, files, gold_path, conclusions_path in gold_outputs(
         specs, data_root, human, gold, conclusions
     ):
-        spec = specs[study]
+        task = build(MetricsTask, specs[study], f"metrics_task.{study}")
         result = pair_gold(
             load_wmt_da_segment_means(files["human_segment_scores"]),
             read_wmt_da_sys_scores(files["da_system_scores"]),
             read_wmt_da_sys_scores(files["human_system_scores"]),
             alphas,
-            build(HumanGold, spec["gold"]),
+            task.gold,
             source=str(files["human_segment_scores"]),
         )
         for name in result.unscored:
@@ -214,7 +217,7 @@ def metrics_task_gold(
         settings = {
             "systems": result.systems,
             "alphas": [float(a) for a in alphas],
-            "gold": dict(spec["gold"]),
+            "gold": as_block(task.gold),
         }
         write_tsv(result.gold, gold_path, made_by="metrics_task_gold", settings=settings)
         write_tsv(result.conclusions, conclusions_path, made_by="metrics_task_gold", settings=settings)

@@ -40,7 +40,7 @@ def nbest(
     extra = settings.systems
     if "aws_baseline" in extra:
         raise InputError("nbest.systems names a system aws_baseline, the organisers' baseline's name")
-    sources = {"aws_baseline": mtsig_config.data_path(data_root, spec["baseline"])}
+    sources = {"aws_baseline": mtsig_config.data_path(data_root, settings.baseline)}
     sources |= {name: mtsig_config.data_path(data_root, p) for name, p in extra.items()}
     results = run_nbest_experiment(
         read_staple_gold(mtsig_config.data_path(data_root, settings.gold)),

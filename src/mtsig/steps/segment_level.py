@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -29,7 +28,8 @@ def segment_level(
     rankings: Sequence[str | Path],
     texts: str | Path | Sequence[str],
     stats: Sequence[str | Path],
-    spec: Mapping[str, Any] | None,
+    experiment: str,
+    languages: Sequence[str] | None,
     seed: int,
     bootstrap_samples: int,
     predicted_rankings: Mapping[str, str],
@@ -43,7 +43,8 @@ def segment_level(
     plus any user-supplied predicted rankings (name -> file).  ``convention`` (``segment_level.convention``):
     ``paper``, ``rankeval_tool`` (the RankEval tool's code) or ``both``, one block of rows each, marked in the
     table's ``convention`` column (:func:`mtsig.studies.rankeval.segment_level_table`). A JCML set names its file
-    in ``jcml``; a WMT experiment its ``rankings``, prepared ``texts`` and metric ``stats`` (the others empty)."""
+    in ``jcml``; a WMT experiment its ``rankings``, prepared ``texts`` and metric ``stats`` (the others empty) and
+    its ``languages`` (source, target) as its RNK file names them (the experiment's ``human`` block)."""
     from mtsig.io.rankings import load_jcml, load_predicted_ranking, load_wmt_rankings
     from mtsig.report.tables import segment_level_markdown
     from mtsig.studies import rankeval
@@ -61,12 +62,16 @@ def segment_level(
             convention=convention,
         )
     else:
-        name = spec["name"]
+        if languages is None or len(languages) != 2:
+            raise InputError(
+                f"{experiment}: the rankings' source and target language are needed, got {languages}"
+            )
+        name = experiment
+        source_language, target_language = languages
         reference, outputs_by_system = read_prepared_texts(Path(texts))
-        languages = experiment_languages(spec)
         table = rankeval.wmt_experiment_segment_level(
-            load_wmt_rankings(rankings[0], *languages),
-            languages,
+            load_wmt_rankings(rankings[0], source_language, target_language),
+            (source_language, target_language),
             segment_stats(stats, list(outputs_by_system), len(reference), Path(texts)),
             outputs_by_system,
             reference,
@@ -79,11 +84,6 @@ def segment_level(
         )
     write_tsv(table, table_path)
     write_markdown(segment_level_markdown(name, table), md_path, html, made_by="segment_level")
-
-
-def experiment_languages(spec: Mapping[str, Any]) -> tuple[str, str]:
-    """(source, target) language of a WMT experiment as its RNK file names them (its human block)."""
-    return spec["human"]["source_language"], spec["human"]["target_language"]
 
 
 def segment_stats(

@@ -166,7 +166,10 @@ def resample_tests(
 
 def training_runs(
     *,
-    spec: Mapping[str, Any],
+    reference: str | Sequence[str],
+    run_files: Mapping[str, Sequence[str]],
+    unescape_html: bool,
+    meteor_language: str,
     data_root: str | Path,
     experiment: str,
     metrics: Sequence[str],
@@ -175,24 +178,26 @@ def training_runs(
     pairs: str | Path,
     systems: str | Path,
 ) -> None:
-    """Several training runs per system (the experiment's ``training_runs``: name -> run files), compared per
-    metric by :func:`mtsig.stats.training_runs.compare_training_runs` (the run-aware test and MultEval's
-    stratified randomization, Clark et al. 2011) with B = R = the paired bootstrap's samples (of
-    ``resampling.samples``) and a seed derived from the config seed and (experiment, metric, "training_runs"): ``training_runs.tsv`` (pairs) and
-    ``training_runs.systems.tsv`` (run means, s_dev, s_sel, s_opt), one block of rows per metric."""
+    """Several training runs per system (the experiment's ``training_runs``, ``run_files``: name -> run files, the
+    rule's input ``runs`` too), scored against its
+    ``reference`` file(s), with its ``unescape_html`` and METEOR language), compared per metric by
+    :func:`mtsig.stats.training_runs.compare_training_runs` (the run-aware test and MultEval's stratified
+    randomization, Clark et al. 2011) with B = R = the paired bootstrap's samples (of ``resampling.samples``) and
+    a seed derived from the config seed and (experiment, metric, "training_runs"): ``training_runs.tsv`` (pairs)
+    and ``training_runs.systems.tsv`` (run means, s_dev, s_sel, s_opt), one block of rows per metric."""
     from mtsig.pipeline import config as mtsig_config
     from mtsig.stats.training_runs import compare_training_runs, score_run_files
 
     groups = {
-        name: [mtsig_config.data_path(data_root, path) for path in paths]
-        for name, paths in spec["training_runs"].items()
+        name: [mtsig_config.data_path(data_root, path) for path in paths] for name, paths in run_files.items()
     }
+    references = [reference] if isinstance(reference, str) else list(reference)
     scored = score_run_files(
-        mtsig_config.reference_paths(spec, data_root),
+        [mtsig_config.data_path(data_root, path) for path in references],
         groups,
         metrics,
-        unescape=spec["unescape_html"],
-        language=spec["meteor"]["language"],
+        unescape=unescape_html,
+        language=meteor_language,
     )
     n_samples = samples_per_test(samples, ["paired_bootstrap"])["paired_bootstrap"]
     pair_tables, system_tables = [], []

@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.settings import MEMORY_CAP_BYTES, Calibration, Resampling
 from mtsig.stats.conclusions import SYS_X, SYS_Y, unordered_pairs
 from mtsig.stats.evaluation import clopper_pearson
 from mtsig.stats.resampling.draws import IID_BOOTSTRAP, RANDOMIZATION, document_codes
@@ -290,11 +291,11 @@ def simulate_rejections(
     n_samples: int | Mapping[str, int],
     seed: int,
     metric: str = "metric",
-    pvalue: str = "c/B",
+    pvalue: str = Resampling.pvalue,
     documents: np.ndarray | None = None,
     mean_block_length: float | None = None,
     swap_unit: str = "segment",
-    memory_cap_bytes: int = 1 << 30,
+    memory_cap_bytes: int = MEMORY_CAP_BYTES,
 ) -> pd.DataFrame:
     """Rejection rates of ``tests`` over ``n_pairs`` simulated pairs with keep probability ``q`` (0.5 = null).
 
@@ -353,18 +354,18 @@ def calibration_study(
     x: str,
     y: str,
     *,
-    null_pairs: int = 200,
+    null_pairs: int = Calibration.null_pairs,
     q_values: Sequence[float] = (0.6, 0.7, 0.8, 0.9, 1.0),
-    alternatives_per_q: int = 50,
+    alternatives_per_q: int = Calibration.alternatives_per_q,
     alphas: Sequence[float] = (0.01, 0.05, 0.1),
     tests: Sequence[str] | None = None,
-    n_samples: int | Mapping[str, int] = 1000,
-    seed: int = 20140626,
-    pvalue: str = "c/B",
+    n_samples: int | Mapping[str, int] = Calibration.samples,
+    seed: int = Resampling.seed,
+    pvalue: str = Resampling.pvalue,
     documents: np.ndarray | None = None,
     mean_block_length: float | None = None,
     swap_unit: str = "segment",
-    memory_cap_bytes: int = 1 << 30,
+    memory_cap_bytes: int = MEMORY_CAP_BYTES,
 ) -> pd.DataFrame:
     """Type I error (null pairs) and power curves (planted alternatives) of every test for every metric.
 
@@ -513,11 +514,11 @@ def section2_table(
     systems: Sequence[str],
     *,
     higher_is_better: bool = True,
-    n_closest: int = 5,
-    n_samples: int = 10_000,
-    seed: int = 20140626,
+    n_closest: int = Calibration.section2_pairs,
+    n_samples: int = Resampling.samples,
+    seed: int = Resampling.seed,
     pvalue: str = "(c+1)/(B+1)",
-    memory_cap_bytes: int = 1 << 30,
+    memory_cap_bytes: int = MEMORY_CAP_BYTES,
 ) -> pd.DataFrame:
     """Paper Section 2 on real data: R&M's bootstrap and AR p-values for the pairs with the closest scores.
 

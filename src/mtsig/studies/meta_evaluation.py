@@ -35,6 +35,8 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.runtime.portable import WeightedSums
+from mtsig.settings import MetaEvaluation
+from mtsig.stats.intervals import confidence_level
 from mtsig.stats.meta_evaluation import metric_comparison as mc
 from mtsig.stats.meta_evaluation import system_level as me
 from mtsig.stats.seeding import rng_for
@@ -281,9 +283,9 @@ def experiment_meta_evaluation(
     *,
     kinds: Sequence[str] = me.KINDS,
     schemes: Sequence[str] = mc.BOOTSTRAP_SCHEMES,
-    bootstrap_samples: int = 1000,
-    permutation_samples: int = 1000,
-    confidence: float = 0.95,
+    bootstrap_samples: int = MetaEvaluation.bootstrap_samples,
+    permutation_samples: int = MetaEvaluation.permutation_samples,
+    confidence: float = MetaEvaluation.confidence,
     alpha: float = me.WILLIAMS_ALPHA,
     seed: int,
 ) -> dict[str, pd.DataFrame]:
@@ -326,18 +328,6 @@ def experiment_meta_evaluation(
 
 
 @dataclass(frozen=True)
-class MetaEvaluationOptions:
-    """The settings of an experiment's meta-evaluation (the config's ``meta_evaluation`` block): the resamples of
-    the bootstrap intervals and of PERM-BOTH and the accuracy tests, the intervals' confidence and the tests'
-    alpha."""
-
-    bootstrap_samples: int
-    permutation_samples: int
-    confidence: float
-    alpha: float
-
-
-@dataclass(frozen=True)
 class ExperimentMetaEvaluation:
     """An experiment's meta-evaluation: the tables of :func:`experiment_meta_evaluation` (``correlations``,
     ``williams``, ``winners``, ``intervals``, ``perm_both``, ``accuracy``, ``accuracy_tests``), the primary human
@@ -356,7 +346,7 @@ def meta_evaluate_experiment(
     metrics: ExperimentMetrics,
     human: Mapping[str, np.ndarray],
     gold_conclusions: pd.DataFrame,
-    options: MetaEvaluationOptions,
+    settings: MetaEvaluation,
     *,
     seed: int,
 ) -> ExperimentMetaEvaluation:
@@ -364,7 +354,9 @@ def meta_evaluate_experiment(
     correlations and Williams tests, Graham & Baldwin 2014; the MAD outliers, Mathur, Baldwin & Cohn 2020, Sec.
     4.2; bootstrap intervals and PERM-BOTH, Deutsch, Dror & Roth 2021, Secs. 3.1 and 4.1; pairwise accuracy,
     Kocmi et al. 2021, Sec. 3), with the metrics whose system scores correlate strongly negatively with the
-    primary human score (:func:`primary_human_kind`): their ``higher_is_better`` is most likely wrong."""
+    primary human score (:func:`primary_human_kind`): their ``higher_is_better`` is most likely wrong.
+    ``settings``: the resamples of the bootstrap intervals and of PERM-BOTH and the accuracy tests, the intervals'
+    confidence (a fraction or a percentage) and the tests' alpha (the config's ``meta_evaluation`` block)."""
     primary = primary_human_kind(human)
     reversed_metrics = me.reversed_orientation(metrics.corpus, human[primary])
     tables = experiment_meta_evaluation(
@@ -372,10 +364,10 @@ def meta_evaluate_experiment(
         metrics,
         human,
         gold_conclusions,
-        bootstrap_samples=options.bootstrap_samples,
-        permutation_samples=options.permutation_samples,
-        confidence=options.confidence,
-        alpha=options.alpha,
+        bootstrap_samples=settings.bootstrap_samples,
+        permutation_samples=settings.permutation_samples,
+        confidence=confidence_level(settings.confidence),
+        alpha=settings.alpha,
         seed=seed,
     )
     williams = tables["williams"]

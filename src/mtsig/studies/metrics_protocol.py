@@ -41,6 +41,7 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
+from mtsig.settings import MetricsProtocol
 from mtsig.stats.meta_evaluation.grouped_correlation import (
     AVERAGES,
     GROUPINGS,
@@ -97,8 +98,43 @@ EARLY_STOPPING = ("mtme", "none")
 #: The language pairs whose second reference competes as a human system (``lps_with_multiple_refs`` of
 #: mt-metrics-eval's ``tasks.WMT23``).
 LPS_WITH_MULTIPLE_REFS = frozenset({"en-he", "he-en"})
-#: The cluster significance level (``tasks.Task.pval``).
-ALPHA = 0.05
+#: The cluster significance level (``tasks.Task.pval``, 0.05): the config's ``metrics_protocol.<name>.alpha`` by
+#: default.
+ALPHA = MetricsProtocol.alpha
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How :func:`run_protocol` and :func:`run_task` run a protocol's tasks: ``n_resamples`` of every permutation
+    test (0: values and rankings only, as mt-metrics-eval's ``k=0``, and the clusters are then the ranks); ``seed``
+    of the draws (:mod:`mtsig.stats.seeding`); the clusters' ``alpha``; ``early_stopping``: ``mtme``
+    (mt-metrics-eval's defaults) or ``none``; ``spa_arithmetic``: ``exact`` or ``float32``
+    (:mod:`mtsig.stats.soft_pairwise_accuracy`); ``all_metrics``: the non-primary metrics too;
+    ``human_metrics``: human scores entered as metrics (:func:`run_task`), not in the average; ``always``: metric
+    names kept and shown as primary (a user's own). The defaults are the config's (:class:`mtsig.settings.
+    MetricsProtocol`; :meth:`of` takes a protocol's from it)."""
+
+    n_resamples: int = 0
+    seed: int = 0
+    alpha: float = MetricsProtocol.alpha
+    early_stopping: str = MetricsProtocol.early_stopping
+    spa_arithmetic: str = MetricsProtocol.spa_arithmetic
+    all_metrics: bool = MetricsProtocol.all_metrics
+    human_metrics: tuple[str, ...] = ()
+    always: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, settings: MetricsProtocol, protocol: str, seed: int) -> RunOptions:
+        """The options of protocol ``protocol`` of an experiment's settings, run with ``seed``."""
+        return cls(
+            n_resamples=settings.protocols[protocol].samples,
+            seed=seed,
+            alpha=settings.alpha,
+            early_stopping=settings.early_stopping,
+            spa_arithmetic=settings.spa_arithmetic,
+            all_metrics=settings.all_metrics,
+            human_metrics=settings.human_metrics,
+        )
 
 
 @dataclass(frozen=True)
@@ -726,25 +762,19 @@ def run_task(
     protocol: Protocol,
     test_sets: Mapping[str, MtmeTestSet],
     scores: Mapping[ScoreKey, LevelScores],
+    options: RunOptions = RunOptions(),
     *,
-    n_resamples: int = 0,
-    seed: int = 0,
-    alpha: float = ALPHA,
-    early_stopping: str = "mtme",
-    spa_arithmetic: str = "exact",
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
     progress: Callable[[str, int, int], None] | None = None,
-    human_metrics: Sequence[str] = (),
 ) -> TaskResult:
-    """One task's values, ranking and (with ``n_resamples``) permutation tests and clusters; the human scores of
-    ``human_metrics`` that score every cell join as metrics, tested against every metric, and the other metrics'
-    clusters are computed without them (:func:`human_ranks`)."""
+    """One task's values, ranking and (with ``options.n_resamples``) permutation tests and clusters
+    (:class:`RunOptions`); the human scores of ``options.human_metrics`` that score every cell join as metrics,
+    tested against every metric, and the other metrics' clusters are computed without them (:func:`human_ranks`)."""
+    n_resamples, seed, spa_arithmetic = options.n_resamples, options.seed, options.spa_arithmetic
     key = ("metrics_protocol", task.label)
     per_lp = {
         lp: task_inputs(
-            task, lp, protocol, test_sets, scores, all_metrics=all_metrics, always=always,
-            human_metrics=human_metrics,
+            task, lp, protocol, test_sets, scores, all_metrics=options.all_metrics, always=options.always,
+            human_metrics=options.human_metrics,
         )
         for lp in task.lps
     }  # fmt: skip
@@ -765,14 +795,14 @@ def run_task(
         metrics = np.stack([metric_map[m] for m in names])  # [M, S, U]
         if task.statistic in GROUPED_STATISTICS:
             grouping = task.grouping if task.level == "seg" else "none"
-            options = dict(
+            correlation_options = dict(
                 kendall_variant=task.variant or "b", epsilon=task.epsilon, nan_groups=task.nan_groups,
                 average=task.average, threshold=task.threshold, pdp=task.statistic == "pdp",
             )  # fmt: skip
             kind = "pearson" if task.statistic == "pdp" else task.statistic
-            values = grouped_correlation(human, metrics, kind, grouping, **options)
+            values = grouped_correlation(human, metrics, kind, grouping, **correlation_options)
             if n_resamples:
-                source = _correlation_source(task, human, metrics, kind, grouping, options)
+                source = _correlation_source(task, human, metrics, kind, grouping, correlation_options)
         elif task.statistic == "tie_calibrated":
             calibrations = [
                 calibrate_ties(
@@ -820,13 +850,13 @@ def run_task(
             n_resamples,
             seed=seed,
             key=key,
-            early_stopping=_early(early_stopping, task),
+            early_stopping=_early(options.early_stopping, task),
             progress=None if progress is None else (lambda done, total: progress(task.label, done, total)),
         )
         significance = test.matrix(order)
     human = frozenset(name for name in names if name.startswith(HUMAN_PREFIX))
     ranks = np.empty(len(names), dtype=np.int64)
-    ranks[order] = human_ranks([names[m] in human for m in order], significance, alpha)
+    ranks[order] = human_ranks([names[m] in human for m in order], significance, options.alpha)
     return TaskResult(
         task, tuple(names), values, tuple(order), ranks, significance, systems, epsilons, test, human
     )
@@ -858,44 +888,27 @@ def run_protocol(
     protocol: Protocol,
     test_sets: Mapping[str, MtmeTestSet],
     scores: Mapping[ScoreKey, LevelScores],
+    options: RunOptions = RunOptions(),
     *,
-    n_resamples: int = 0,
-    seed: int = 0,
-    alpha: float = ALPHA,
-    early_stopping: str = "mtme",
-    spa_arithmetic: str = "exact",
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
     progress: Callable[[str, int, int], None] | None = None,
-    human_metrics: Sequence[str] = (),
 ) -> ProtocolResult:
     """Every task of ``protocol`` on ``test_sets`` (``{lp: read_test_set(...)}``) with the ``scores`` that
-    :func:`required_scores` lists, then the weighted average, its significance and clusters.
-
-    ``n_resamples``: resamples of every permutation test (0: values and rankings only, as mt-metrics-eval's
-    ``k=0``, and the clusters are then the ranks). ``seed``: draws (:mod:`mtsig.stats.seeding`);
-    ``early_stopping``: ``mtme`` (mt-metrics-eval's defaults) or ``none``; ``spa_arithmetic``: ``exact`` or
-    ``float32`` (:mod:`mtsig.stats.meta_evaluation.soft_pairwise_accuracy`); ``all_metrics``: the non-primary
-    metrics too; ``always``: metric names kept and shown as primary (a user's own); ``human_metrics``: human
-    scores entered as metrics (:func:`run_task`), not in the average.
+    :func:`required_scores` lists, then the weighted average, its significance and clusters, run as ``options``
+    says (:class:`RunOptions`: resamples, seed, alpha, early stopping, SPA's arithmetic, which metrics).
     """
+    n_resamples, alpha = options.n_resamples, options.alpha
     if n_resamples < 0:
         raise InputError(f"the number of resamples must be >= 0, got {n_resamples}")
-    if early_stopping not in EARLY_STOPPING:
-        raise InputError(f"unknown early stopping {early_stopping!r}; known: {', '.join(EARLY_STOPPING)}")
-    options = dict(
-        n_resamples=n_resamples,
-        seed=seed,
-        alpha=alpha,
-        early_stopping=early_stopping,
-        spa_arithmetic=spa_arithmetic,
-        all_metrics=all_metrics,
-        always=always,
-        progress=progress,
-        human_metrics=human_metrics,
+    if options.early_stopping not in EARLY_STOPPING:
+        raise InputError(
+            f"unknown early stopping {options.early_stopping!r}; known: {', '.join(EARLY_STOPPING)}"
+        )
+    results = tuple(
+        run_task(task, protocol, test_sets, scores, options, progress=progress) for task in protocol.tasks
     )
-    results = tuple(run_task(task, protocol, test_sets, scores, **options) for task in protocol.tasks)
-    extras = tuple(run_task(task, protocol, test_sets, scores, **options) for task in protocol.extras)
+    extras = tuple(
+        run_task(task, protocol, test_sets, scores, options, progress=progress) for task in protocol.extras
+    )
     # the average ranks the metrics every task has; human scores entered as metrics are rows of their own
     common = set.intersection(*(set(r.metrics) for r in results)) - {
         name for r in results for name in r.human
@@ -927,9 +940,9 @@ def run_protocol(
         assign_ranks(significance, alpha),
         significance,
         n_resamples,
-        seed,
+        options.seed,
         alpha,
-        early_stopping,
-        spa_arithmetic,
+        options.early_stopping,
+        options.spa_arithmetic,
         extras,
     )

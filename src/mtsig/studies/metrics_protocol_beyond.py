@@ -33,6 +33,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
+from mtsig.settings import MetricsProtocol
 from mtsig.stats.meta_evaluation import task_bootstrap as tb
 from mtsig.stats.meta_evaluation.pooled_accuracy import pair_agreement
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips, permutation_counts
@@ -41,6 +42,7 @@ from mtsig.studies.metrics_protocol import (
     PROTOCOLS,
     Protocol,
     ProtocolResult,
+    RunOptions,
     ScoreKey,
     Task,
     TaskResult,
@@ -100,26 +102,25 @@ def task_resampler(
     protocol: Protocol,
     test_sets: Mapping[str, MtmeTestSet],
     scores: Mapping[ScoreKey, LevelScores],
-    *,
-    spa_arithmetic: str = "exact",
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
-    human_metrics: Sequence[str] = (),
+    options: RunOptions | None = None,
 ) -> TaskResampler:
-    """The :class:`TaskResampler` of a task's result: the per-unit sums of its statistic, computed once.
+    """The :class:`TaskResampler` of a task's result: the per-unit sums of its statistic, computed once (the
+    task's metrics and SPA's arithmetic as ``options`` says, :class:`mtsig.studies.metrics_protocol.RunOptions`).
 
     Raises:
         InputError: a statistic without resampling here (Spearman, Kendall, grouped Pearson).
     """
+    options = RunOptions() if options is None else options
     task = result.task
     names = list(result.metrics)
     per_lp = {
         lp: task_inputs(
-            task, lp, protocol, test_sets, scores, all_metrics=all_metrics, always=always,
-            human_metrics=human_metrics,
+            task, lp, protocol, test_sets, scores, all_metrics=options.all_metrics, always=options.always,
+            human_metrics=options.human_metrics,
         )
         for lp in task.lps
     }  # fmt: skip
+    spa_arithmetic = options.spa_arithmetic
     if task.statistic == "pooled_accuracy":
         pairs, values = [], []
         for systems, human, metric_map in per_lp.values():
@@ -173,10 +174,7 @@ def task_draws(
     *,
     n_resamples: int,
     rng: np.random.Generator,
-    spa_arithmetic: str = "exact",
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
-    human_metrics: Sequence[str] = (),
+    options: RunOptions | None = None,
 ) -> np.ndarray:
     """``[B, M]``: the task's statistic of each metric of ``result`` (its order) on ``n_resamples`` bootstrap
     resamples (module docstring; docs/statistics.md gives each definition). Draws from ``rng``: one
@@ -185,10 +183,7 @@ def task_draws(
     Raises:
         InputError: a statistic without an interval here (Spearman, Kendall, grouped Pearson).
     """
-    resampler = task_resampler(
-        result, protocol, test_sets, scores, spa_arithmetic=spa_arithmetic, all_metrics=all_metrics,
-        always=always, human_metrics=human_metrics,
-    )  # fmt: skip
+    resampler = task_resampler(result, protocol, test_sets, scores, options)
     return resampler.statistic([tb.draw_counts(rng, n, n_resamples) for n in resampler.n_units])
 
 
@@ -201,17 +196,11 @@ def task_intervals(
     n_resamples: int,
     confidence: float,
     rng: np.random.Generator,
-    spa_arithmetic: str = "exact",
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
-    human_metrics: Sequence[str] = (),
+    options: RunOptions | None = None,
 ) -> pd.DataFrame:
     """One row per metric of the task, in its ranking order: ``metric, value, scheme, ci_low, ci_high,
     n_undefined`` (:data:`INTERVAL_COLUMNS`), the percentile interval at ``confidence`` of :func:`task_draws`."""
-    draws = task_draws(
-        result, protocol, test_sets, scores, n_resamples=n_resamples, rng=rng, spa_arithmetic=spa_arithmetic,
-        all_metrics=all_metrics, always=always, human_metrics=human_metrics,
-    )  # fmt: skip
+    draws = task_draws(result, protocol, test_sets, scores, n_resamples=n_resamples, rng=rng, options=options)
     low, high, undefined = tb.percentile_intervals(draws, confidence)
     order = list(result.order)
     return pd.DataFrame(
@@ -424,34 +413,6 @@ def experiment_files(
 
 
 @dataclass(frozen=True)
-class ExperimentOptions:
-    """The settings of a protocol experiment that change its numbers: each protocol's permutation resamples
-    (``samples``, by protocol name), the tests' ``alpha``, ``early_stopping`` and ``spa_arithmetic``
-    (:func:`mtsig.studies.metrics_protocol.run_protocol`), the bootstrap intervals' resamples and confidence
-    (:func:`task_intervals`; no intervals with 0 resamples), the task kinds whose per-language-pair p-values
-    the replicability study combines (:func:`replication_pvalues`), the human scores entered as metrics
-    (``human_metrics``), the chance levels' draws (``chance_samples``; 0: none;
-    :mod:`mtsig.studies.metrics_protocol_chance`) and the power study's re-drawn test sets per size
-    (``power_samples``; 0: none), those of the real size for the stability, the target power and the extra pairs
-    (:mod:`mtsig.studies.metrics_protocol_power`)."""
-
-    samples: Mapping[str, int]
-    alpha: float
-    early_stopping: str
-    spa_arithmetic: str
-    all_metrics: bool
-    bootstrap_samples: int
-    confidence: float
-    replicability_tasks: tuple[str, ...]
-    human_metrics: tuple[str, ...]
-    chance_samples: int
-    power_samples: int
-    stability_samples: int
-    power_target: float
-    power_pairs: tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True)
 class ProtocolRun:
     """One protocol of an experiment: its result, its seed, the bootstrap interval of every task (task label ->
     :func:`task_intervals`; empty without bootstrap resamples), its per-language-pair p-values
@@ -487,18 +448,22 @@ def run_experiment(
     protocols: Sequence[Protocol],
     test_sets: Mapping[str, MtmeTestSet],
     scores: Mapping[ScoreKey, LevelScores],
-    options: ExperimentOptions,
+    settings: MetricsProtocol,
     *,
     seed: int,
     alphas: Sequence[float],
 ) -> ProtocolExperiment:
     """Every protocol of an experiment on the same score files (``scores``: those of
-    :func:`experiment_score_keys`): the protocol's permutation tests (Freitag et al. 2023, Sec. 3 and Table 8;
-    :func:`mtsig.studies.metrics_protocol.run_protocol`) seeded by ``derive_seed(seed, experiment, <protocol>)``,
-    the bootstrap interval of every task value (Deutsch, Dror & Roth 2021, Sec. 3.1; :func:`task_intervals`) drawn
-    from ``rng_for(seed, experiment, "bootstrap", <task label>)``, the per-language-pair p-values of
-    ``options.replicability_tasks``, and the MQM gold of every language pair's MT systems at ``alphas``
-    (:func:`mqm_pairs`, of the first protocol)."""
+    :func:`experiment_score_keys`), as its settings say (``settings``, :class:`mtsig.settings.MetricsProtocol`):
+    the protocol's permutation tests (Freitag et al. 2023, Sec. 3 and Table 8;
+    :func:`mtsig.studies.metrics_protocol.run_protocol`, :meth:`~mtsig.studies.metrics_protocol.RunOptions.of`)
+    seeded by ``derive_seed(seed, experiment, <protocol>)``, the bootstrap interval of every task value (Deutsch,
+    Dror & Roth 2021, Sec. 3.1; :func:`task_intervals`; none with 0 resamples) drawn from ``rng_for(seed,
+    experiment, "bootstrap", <task label>)``, the per-language-pair p-values of ``settings.replicability_tasks``,
+    the chance levels (:mod:`mtsig.studies.metrics_protocol_chance`; none with 0 draws), the human scores on part
+    of a task's cells, the power and stability of the permutation tests (:mod:`mtsig.studies.
+    metrics_protocol_power`; none with 0 test sets or without tests), and the MQM gold of every language pair's MT
+    systems at ``alphas`` (:func:`mqm_pairs`, of the first protocol)."""
     import time
 
     from mtsig.stats.seeding import derive_seed, rng_for
@@ -510,47 +475,34 @@ def run_experiment(
     runs = []
     shared_chance: dict = {}
     shared_human: dict = {}
-    common = {
-        "spa_arithmetic": options.spa_arithmetic,
-        "all_metrics": options.all_metrics,
-    }
     for protocol in protocols:
         start = time.process_time()
         protocol_seed = derive_seed(seed, experiment, protocol.name)
-        n_resamples = int(options.samples[protocol.name])
-        result = run_protocol(
-            protocol, test_sets, scores,
-            n_resamples=n_resamples, seed=protocol_seed, alpha=options.alpha,
-            early_stopping=options.early_stopping, human_metrics=options.human_metrics, **common,
-        )  # fmt: skip
+        options = RunOptions.of(settings, protocol.name, protocol_seed)
+        result = run_protocol(protocol, test_sets, scores, options)
         tested = time.process_time()
         intervals = {}
-        if options.bootstrap_samples:
+        if settings.bootstrap.samples:
             for task in result.tasks + result.extras:
                 intervals[task.task.label] = task_intervals(
                     task, protocol, test_sets, scores,
-                    n_resamples=options.bootstrap_samples, confidence=options.confidence,
-                    rng=rng_for(seed, experiment, "bootstrap", task.task.label),
-                    human_metrics=options.human_metrics, **common,
+                    n_resamples=settings.bootstrap.samples, confidence=settings.bootstrap.confidence,
+                    rng=rng_for(seed, experiment, "bootstrap", task.task.label), options=options,
                 )  # fmt: skip
         intervaled = time.process_time()
-        replication = replication_pvalues(result, options.replicability_tasks)
+        replication = replication_pvalues(result, settings.replicability_tasks)
         chance = None
-        if options.chance_samples:
+        if settings.chance.samples:
             chance = protocol_chance(
-                result, test_sets, scores, n_draws=options.chance_samples, seed=seed, key=(experiment,),
-                cache=shared_chance, **common,
+                result, test_sets, scores, n_draws=settings.chance.samples, seed=seed, key=(experiment,),
+                cache=shared_chance, options=options,
             )  # fmt: skip
-        partial = tuple(
-            partial_human_rows(result, test_sets, scores, options.human_metrics, cache=shared_human, **common)
-        )
+        partial = tuple(partial_human_rows(result, test_sets, scores, options, cache=shared_human))
         power = None
-        if options.power_samples and n_resamples:
+        if settings.power.samples and options.n_resamples:
             power = protocol_power(
-                result, test_sets, scores, named=options.power_pairs, n_sets=options.power_samples,
-                stability_sets=options.stability_samples, target=options.power_target, alpha=options.alpha,
-                seed=seed, key=(experiment, protocol.name), human_metrics=options.human_metrics, **common,
-            )  # fmt: skip
+                result, test_sets, scores, settings.power, options, seed=seed, key=(experiment, protocol.name)
+            )
         runs.append(
             ProtocolRun(
                 protocol,
@@ -568,6 +520,6 @@ def run_experiment(
         )
     lps = tuple(sorted({lp for protocol in protocols for lp in protocol.lps}))
     pairs = tuple(
-        mqm_pairs(lp, protocols[0], test_sets, scores, alphas, all_metrics=options.all_metrics) for lp in lps
+        mqm_pairs(lp, protocols[0], test_sets, scores, alphas, all_metrics=settings.all_metrics) for lp in lps
     )
     return ProtocolExperiment(tuple(runs), lps, pairs)

@@ -28,6 +28,7 @@ from mtsig.stats.seeding import rng_for
 from mtsig.studies.metrics_protocol import (
     Protocol,
     ProtocolResult,
+    RunOptions,
     ScoreKey,
     Task,
     TaskResult,
@@ -115,15 +116,18 @@ def task_chance(
     n_draws: int,
     seed: int,
     key: Sequence[object] = (),
-    spa_arithmetic: str = "exact",
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
+    options: RunOptions | None = None,
 ) -> ChanceLevel:
     """The chance distribution of one task (module docstring) with ``n_draws`` draws over ``metrics`` (each a metric
-    of the task), and the p-value of every metric of ``result``."""
+    of the task), and the p-value of every metric of ``result`` (the task's metrics and SPA's arithmetic as
+    ``options`` says; its human scores entered as metrics play no part)."""
+    options = RunOptions() if options is None else options
     task = result.task
+    spa_arithmetic = options.spa_arithmetic
     per_lp = {
-        lp: task_inputs(task, lp, protocol, test_sets, scores, all_metrics=all_metrics, always=always)
+        lp: task_inputs(
+            task, lp, protocol, test_sets, scores, all_metrics=options.all_metrics, always=options.always
+        )
         for lp in task.lps
     }
     draws = np.empty(n_draws)
@@ -155,9 +159,7 @@ def protocol_chance(
     n_draws: int,
     seed: int,
     key: Sequence[object] = (),
-    spa_arithmetic: str = "exact",
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
+    options: RunOptions | None = None,
     cache: dict[tuple, ChanceLevel] | None = None,
 ) -> ProtocolChance:
     """Every task's chance level over the metrics of the weighted average in name order (module docstring), then
@@ -174,7 +176,7 @@ def protocol_chance(
             continue
         level = task_chance(
             task, result.protocol, test_sets, scores, metrics=metrics, n_draws=n_draws, seed=seed, key=key,
-            spa_arithmetic=spa_arithmetic, all_metrics=all_metrics, always=always,
+            options=options,
         )  # fmt: skip
         if cache is not None:
             cache[shared] = level

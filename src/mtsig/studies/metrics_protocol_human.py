@@ -18,6 +18,7 @@ import numpy as np
 from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.studies.metrics_protocol import (
     ProtocolResult,
+    RunOptions,
     ScoreKey,
     TaskResult,
     file_level,
@@ -70,16 +71,14 @@ def partial_human_rows(
     result: ProtocolResult,
     test_sets: Mapping[str, MtmeTestSet],
     scores: Mapping[ScoreKey, LevelScores],
-    human_metrics: Sequence[str],
+    options: RunOptions,
     *,
-    spa_arithmetic: str = "exact",
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
     cache: dict[tuple, PartialHumanRow] | None = None,
 ) -> list[PartialHumanRow]:
-    """For every task of one language pair and human score of ``human_metrics`` that the test set has there but that
-    did not join the task (it misses cells), its :class:`PartialHumanRow` (module docstring). ``cache``: rows of an
-    earlier protocol's same tasks."""
+    """For every task of one language pair and human score of ``options.human_metrics`` that the test set has there
+    but that did not join the task (it misses cells), its :class:`PartialHumanRow` (module docstring; the task's
+    metrics and SPA's arithmetic as ``options`` says). ``cache``: rows of an earlier protocol's same tasks."""
+    human_metrics = options.human_metrics
     rows = []
     for task_result in result.tasks:
         task = task_result.task
@@ -96,8 +95,7 @@ def partial_human_rows(
             if cache is not None and key in cache:
                 rows.append(cache[key])
                 continue
-            row = _partial_row(task_result, result, test_sets, scores, name, gold, level, lp, spa_arithmetic,
-                               all_metrics, always)  # fmt: skip
+            row = _partial_row(task_result, result, test_sets, scores, name, gold, level, lp, options)
             if cache is not None:
                 cache[key] = row
             rows.append(row)
@@ -113,9 +111,7 @@ def _partial_row(
     gold: str,
     level: str,
     lp: str,
-    spa_arithmetic: str,
-    all_metrics: bool,
-    always: frozenset[str],
+    options: RunOptions,
 ) -> PartialHumanRow:
     task = task_result.task
     gold_key = ScoreKey(lp, "human", gold, level)
@@ -125,10 +121,14 @@ def _partial_row(
     )
     narrowed = dict(scores)
     narrowed[gold_key] = restricted
-    again = run_task(
-        task, result.protocol, test_sets, narrowed, n_resamples=0, spa_arithmetic=spa_arithmetic,
-        all_metrics=all_metrics, always=always, human_metrics=(name,),
-    )  # fmt: skip
+    # the values alone, as the task's (no test: seed, alpha and early stopping play no part)
+    alone = RunOptions(
+        spa_arithmetic=options.spa_arithmetic,
+        all_metrics=options.all_metrics,
+        always=options.always,
+        human_metrics=(name,),
+    )
+    again = run_task(task, result.protocol, test_sets, narrowed, alone)
     shown = human_display(name)
     index = again.metrics.index(shown)
     position = list(again.order).index(index) + 1

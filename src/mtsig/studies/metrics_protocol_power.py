@@ -19,10 +19,11 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
+from mtsig.settings import ProtocolPower as PowerSettings
 from mtsig.stats.meta_evaluation import power as mpw
 from mtsig.stats.meta_evaluation import task_bootstrap as tb
 from mtsig.stats.seeding import rng_for
-from mtsig.studies.metrics_protocol import ProtocolResult, ScoreKey, TaskResult
+from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions, ScoreKey, TaskResult
 from mtsig.studies.metrics_protocol_beyond import TaskResampler, task_resampler
 
 #: Test-set sizes as multiples of the real one: 1/8 to 1024 (the cost does not grow with the size).
@@ -185,30 +186,26 @@ def protocol_power(
     result: ProtocolResult,
     test_sets: Mapping[str, MtmeTestSet],
     scores: Mapping[ScoreKey, LevelScores],
+    settings: PowerSettings | None = None,
+    options: RunOptions | None = None,
     *,
-    named: Sequence[tuple[str, str]] = (),
     scales: Sequence[float] = DEFAULT_SCALES,
-    n_sets: int = 200,
-    stability_sets: int = 1000,
-    target: float = 0.8,
-    alpha: float = 0.05,
     seed: int = 0,
     key: Sequence[object] = (),
-    spa_arithmetic: str = "exact",
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
-    human_metrics: Sequence[str] = (),
 ) -> ProtocolPower:
     """Power of the chosen pairs and stability of every task of a protocol run with permutation tests (module
-    docstring)."""
+    docstring): ``settings`` (the config's ``metrics_protocol.<name>.power``, :class:`mtsig.settings.
+    ProtocolPower`) gives the extra pairs, the re-drawn test sets per size and of the real size, and the target
+    power; ``options`` the tests' alpha, the task's metrics and SPA's arithmetic."""
+    settings = PowerSettings() if settings is None else settings
+    options = RunOptions() if options is None else options
+    named, n_sets, stability_sets = settings.pairs, settings.samples, settings.stability_samples
+    target, alpha = settings.target, options.alpha
     if n_sets < 1 or stability_sets < 1:
         raise InputError(f"power needs at least one re-drawn test set, got {n_sets} and {stability_sets}")
     pairs, stability = [], []
     for task in result.tasks:
-        resampler = task_resampler(
-            task, result.protocol, test_sets, scores, spa_arithmetic=spa_arithmetic, all_metrics=all_metrics,
-            always=always, human_metrics=human_metrics,
-        )  # fmt: skip
+        resampler = task_resampler(task, result.protocol, test_sets, scores, options)
         label = task.task.label
         pairs += task_power(
             task, resampler, named, scales=scales, n_sets=n_sets, target=target, alpha=alpha,

@@ -68,8 +68,7 @@ class Evaluation:
 def evaluations(task: MetricsTask) -> list[Evaluation]:
     """The evaluations of a ``metrics_task`` definition: each pair, then each variant (config ``variants``)."""
     out = [Evaluation(lp, lp, lp, task.metric_scores) for lp in task.pairs]
-    for name in task.variants:
-        variant = task.variant(name)
+    for name, variant in task.variants.items():
         if variant.pair not in task.pairs:
             raise InputError(f"metrics_task variant {name}: pair {variant.pair!r} is not among the pairs")
         patterns = task.metric_scores if variant.metric_scores is None else variant.metric_scores
@@ -85,7 +84,7 @@ def metric_system_scores(
     lp: str,
     refset: str,
     reference_free: Sequence[str] = (),
-    reference_free_refset: str = "newstest2020",
+    reference_free_refset: str = MetricsTask.reference_free_refset,
 ) -> dict[str, dict[str, float]]:
     """``{metric: {system: score}}`` from WMT ``sys.score`` rows (:func:`mtsig.io.system_scores.read_wmt_sys_scores`,
     several files concatenated, with a ``file`` column naming each row's file): the rows of ``lp`` and ``refset``
@@ -166,7 +165,7 @@ def meta_evaluate(
     *,
     kinds: Sequence[str] = me.KINDS,
     human_as_metric: bool = True,
-    identical: str = "tie",
+    identical: str = MetricsTask.identical_metrics,
     alpha: float = me.WILLIAMS_ALPHA,
 ) -> dict[str, pd.DataFrame]:
     """Correlations, Williams tests and winners of one evaluation, for each human score (z, raw) and system set.
@@ -258,47 +257,6 @@ def files_matching(relative: Mapping[str, str], patterns: Sequence[str]) -> list
 
 
 @dataclass(frozen=True)
-class TaskOptions:
-    """Every choice of config/wmt20-metrics.yaml that changes a number (steps 2-5 of the module docstring): the
-    reference of the metrics' rows (``refset``; ``reference_free_refset`` for the metrics of ``reference_free``),
-    the systems left out (``exclude_systems``), the MAD rule (the human ``outlier_score``, ``outlier_scale``,
-    ``outlier_cutoff``; Mathur, Baldwin & Cohn 2020, Sec. 4.2), the organisers' published outliers (evaluation ->
-    systems; None: no ``no_outliers_published`` set), the correlation ``kinds``, whether the other human score
-    competes as a metric, how the Williams test treats identical metrics and its ``alpha``."""
-
-    refset: str
-    reference_free: tuple[str, ...]
-    reference_free_refset: str
-    exclude_systems: tuple[str, ...]
-    outlier_score: str
-    outlier_scale: float
-    outlier_cutoff: float
-    published_outliers: Mapping[str, Sequence[str]] | None
-    kinds: tuple[str, ...]
-    human_as_metric: bool
-    identical: str
-    alpha: float
-
-    @classmethod
-    def of(cls, task: MetricsTask) -> TaskOptions:
-        """The options of a study's settings (no published outliers: no ``no_outliers_published`` set)."""
-        return cls(
-            refset=task.refset,
-            reference_free=task.reference_free,
-            reference_free_refset=task.reference_free_refset,
-            exclude_systems=task.exclude_systems,
-            outlier_score=task.outliers.score,
-            outlier_scale=task.outliers.scale,
-            outlier_cutoff=task.outliers.cutoff,
-            published_outliers=dict(task.published_outliers) or None,
-            kinds=task.kinds,
-            human_as_metric=task.human_as_metric,
-            identical=task.identical_metrics,
-            alpha=task.alpha,
-        )
-
-
-@dataclass(frozen=True)
 class EvaluationResult:
     """One evaluation's correlated systems, metrics, the metrics left out for lacking a system's score (metric
     -> the systems it lacks), the systems left out of each system set (:func:`excluded_systems`) and its tables
@@ -329,38 +287,44 @@ def task_results(
     rows: pd.DataFrame,
     relative: Mapping[str, str],
     human: Mapping[str, pd.DataFrame],
-    options: TaskOptions,
+    task: MetricsTask,
 ) -> TaskResults:
     """Every evaluation of a metrics task (steps 1-5 of the module docstring; Mathur et al. 2020, Sec. 3): the
     metric system scores of its files (``rows`` of :func:`mtsig.io.system_scores.read_wmt_sys_scores` with a
     ``file`` column; ``relative``: each file's path relative to the task's root, which the evaluation's glob
     patterns match) joined with the DA system scores of its pair (``human``: pair -> the table of
     :func:`mtsig.io.wmt_da.read_wmt_da_sys_scores`), the systems left out by the MAD rule and by the
-    organisers, then correlations, Williams tests (Graham & Baldwin 2014) and winners."""
+    organisers, then correlations, Williams tests (Graham & Baldwin 2014) and winners. ``task``: the study's
+    settings, every choice of which that changes a number (steps 2-5 of the module docstring): the reference of
+    the metrics' rows (``refset``; ``reference_free_refset`` for the metrics of ``reference_free``), the systems
+    left out (``exclude_systems``), the MAD rule (``outliers``; Mathur, Baldwin & Cohn 2020, Sec. 4.2), the
+    organisers' published outliers (evaluation -> systems; none: no ``no_outliers_published`` set), the correlation
+    ``kinds``, whether the other human score competes as a metric, how the Williams test treats identical metrics
+    and its ``alpha``."""
     results: dict[str, list[pd.DataFrame]] = {"correlations": [], "williams": [], "winners": []}
     score_rows, done = [], []
-    published = options.published_outliers
+    published = dict(task.published_outliers) or None
     for evaluation in task_evaluations:
         human_table = human[evaluation.pair]
         files = set(files_matching(relative, evaluation.patterns))
         scores = metric_system_scores(
             rows.loc[rows["file"].isin(files)],
             evaluation.metric_lp,
-            options.refset,
-            options.reference_free,
-            options.reference_free_refset,
+            task.refset,
+            task.reference_free,
+            task.reference_free_refset,
         )
-        pair = pair_scores(human_table, scores, options.exclude_systems)
+        pair = pair_scores(human_table, scores, task.exclude_systems)
         excluded = excluded_systems(
             pair.systems,
-            pair.human[options.outlier_score],
+            pair.human[task.outliers.score],
             published.get(evaluation.name, []) if published else None,
-            scale=options.outlier_scale,
-            cutoff=options.outlier_cutoff,
+            scale=task.outliers.scale,
+            cutoff=task.outliers.cutoff,
         )
         tables = meta_evaluate(
-            evaluation.name, pair, excluded, kinds=options.kinds, human_as_metric=options.human_as_metric,
-            identical=options.identical, alpha=options.alpha,
+            evaluation.name, pair, excluded, kinds=task.kinds, human_as_metric=task.human_as_metric,
+            identical=task.identical_metrics, alpha=task.alpha,
         )  # fmt: skip
         for key, frame in tables.items():
             results[key].append(frame)
@@ -409,7 +373,7 @@ def pair_gold(
     of the DA system file: iu-en, km-en and ps-en's segment files also rate a human translation (HUMAN) that
     their system files, and so their gold, leave out. ``source``: the segment file, named in errors."""
     from mtsig.io.wmt_da import metrics_task_names
-    from mtsig.settings import QualityControl, with_defaults
+    from mtsig.settings import QualityControl
     from mtsig.stats.human import build_gold
 
     renaming = metrics_task_names(da_system_scores, human_system_scores)
@@ -424,7 +388,7 @@ def pair_gold(
         systems,
         alphas,
         source=source,
-        qc=with_defaults(QualityControl, {"enabled": False}),
+        qc=QualityControl(enabled=False),
         gold=gold,
     )
     return PairGold(systems, unscored, result["gold"], result["gold_conclusions"])

@@ -40,6 +40,7 @@ from mtsig.io.staple import GoldPrompt, NBestList
 from mtsig.metrics.bleu import closest_reference_lengths, line_ngram_counts
 from mtsig.metrics.tokenizers import TokenIds
 from mtsig.runtime import portable
+from mtsig.settings import NBestParameters
 from mtsig.stats.ranking_measures.nbest import (
     gold_weights,
     mean_average_precision,
@@ -67,7 +68,7 @@ Depth = int | str  # a positive int or ALL
 def preference_correlation(
     nbest: NBestList,
     weights: Mapping[str, float],
-    min_matched: int = 3,
+    min_matched: int = NBestParameters.min_matched,
     normalized: Sequence[str] | None = None,
 ) -> tuple[float, float, int]:
     """Preference correlation of one prompt's list (Sec. 4): (Spearman's rho, Pearson's r, matched count).
@@ -101,7 +102,7 @@ def preference_correlation(
 def system_preference_correlation(
     system: Mapping[str, NBestList],
     weights_by_prompt: Mapping[str, Mapping[str, float]],
-    min_matched: int = 3,
+    min_matched: int = NBestParameters.min_matched,
     normalized: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[float, float, int]:
     """A system's preference correlation: the mean over prompts of :func:`preference_correlation`
@@ -326,8 +327,9 @@ def run_nbest_experiment(
 ) -> dict[str, pd.DataFrame]:
     """The n-best experiment of Bremerman et al. (2020) on a STAPLE gold (:func:`mtsig.io.staple.read_staple_gold`).
 
-    ``params``: the config's ``nbest.<name>.parameters`` (a Python user: ``mtsig.settings.with_defaults(
-    NBestParameters, {...})``, the schema's defaults). Systems: ``params.n_systems`` simulated systems (:func:`mtsig.studies.nbest_simulation.simulate_system`, labelled ``simulated``), then
+    ``params``: the config's ``nbest.<name>.parameters`` (a Python user: ``mtsig.settings.NBestParameters(...)``,
+    its defaults for the fields not given). Systems: ``params.n_systems`` simulated systems
+    (:func:`mtsig.studies.nbest_simulation.simulate_system`, labelled ``simulated``), then
     ``real_systems`` in order (name -> n-best lists, :func:`mtsig.io.staple.read_system_file`; the pipeline puts
     the organisers' baseline ``aws_baseline`` first). ``sources`` (name -> file) names the file in errors.
     Returns DataFrames:

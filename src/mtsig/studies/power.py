@@ -47,6 +47,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.runtime.progress import Progress, counter
+from mtsig.settings import MEMORY_CAP_BYTES, Power, Resampling
 from mtsig.stats.evaluation import clopper_pearson
 from mtsig.stats.resampling.draws import IID_BOOTSTRAP, RANDOMIZATION
 from mtsig.stats.resampling.engine import pairwise_tests
@@ -140,8 +141,8 @@ def simulated_p_values(
     keep: np.ndarray,
     n_samples: int,
     seed: int,
-    pvalue: str = "c/B",
-    memory_cap_bytes: int = 1 << 30,
+    pvalue: str = Resampling.pvalue,
+    memory_cap_bytes: int = MEMORY_CAP_BYTES,
 ) -> pd.DataFrame:
     """p-value (for "X' better than Y'", or two-sided) and statistic ``d = S(X') - S(Y')`` of every trial.
 
@@ -179,16 +180,16 @@ def power_curve(
     score: ScoreFunction,
     higher_is_better: bool = True,
     *,
-    test: str = "paired_bootstrap",
-    alpha: float = 0.05,
+    test: str = Power.test,
+    alpha: float = Power.alpha,
     q_grid: Sequence[float] = DEFAULT_Q_GRID,
     n_segments_grid: Sequence[int] | None = None,
     trials: int = 200,
     n_samples: int = 1000,
-    seed: int = 20140626,
+    seed: int = Resampling.seed,
     metric: str = "metric",
-    pvalue: str = "c/B",
-    memory_cap_bytes: int = 1 << 30,
+    pvalue: str = Resampling.pvalue,
+    memory_cap_bytes: int = MEMORY_CAP_BYTES,
     progress: Progress | None = None,
 ) -> pd.DataFrame:
     """Power of ``test`` at ``alpha`` for every test-set size in ``n_segments_grid`` and keep probability in

@@ -35,6 +35,7 @@ from mtsig.io.rankings import BLANK_RANK
 from mtsig.metrics import get_metric
 from mtsig.metrics.base import Metric
 from mtsig.metrics.bleu import sentence_bleu_if_extracted_alike, sentence_bleu_scores
+from mtsig.settings import SegmentLevel
 from mtsig.stats.conclusions import conclude
 from mtsig.stats.ranking_measures.rankeval import (
     best_predicted_human_rank,
@@ -152,7 +153,7 @@ def segment_level_measures(
     predicted_ranks: np.ndarray,
     human_ranks: np.ndarray,
     ties: str = "ceiling",
-    n_samples: int = 1000,
+    n_samples: int = SegmentLevel.bootstrap_samples,
     seed: int = 0,
     level: float = 0.95,
     convention: str = "paper",
@@ -194,7 +195,7 @@ def segment_level_measures(
 def rankeval_tool_measures(
     predicted_ranks: np.ndarray,
     human_ranks: np.ndarray,
-    n_samples: int = 1000,
+    n_samples: int = SegmentLevel.bootstrap_samples,
     seed: int = 0,
     level: float = 0.95,
 ) -> dict[str, float]:
@@ -248,7 +249,7 @@ def segment_level_table(
     predictions: Mapping[str, pd.DataFrame],
     human: pd.DataFrame,
     ties: str = "ceiling",
-    n_samples: int = 1000,
+    n_samples: int = SegmentLevel.bootstrap_samples,
     seed: int = 0,
     level: float = 0.95,
     experiment: str = "",
@@ -282,7 +283,7 @@ def segment_level_table(
 def pairwise_tau_tests(
     predictions: Mapping[str, pd.DataFrame],
     human: pd.DataFrame,
-    n_samples: int = 1000,
+    n_samples: int = SegmentLevel.bootstrap_samples,
     seed: int = 0,
     alpha: float = 0.05,
     experiment: str = "",
@@ -364,7 +365,7 @@ def jcml_segment_level(
     name: str,
     metrics: Sequence[str] = ("bleu", "chrf"),
     ties: str = "ceiling",
-    n_samples: int = 1000,
+    n_samples: int = SegmentLevel.bootstrap_samples,
     seed: int = 0,
     level: float = 0.95,
     predicted_rankings: Mapping[str, pd.DataFrame] | None = None,
@@ -438,7 +439,7 @@ def wmt_segment_level(
     systems: Sequence[str],
     segment_scores: Mapping[str, np.ndarray],
     ties: str = "ceiling",
-    n_samples: int = 1000,
+    n_samples: int = SegmentLevel.bootstrap_samples,
     seed: int = 0,
     level: float = 0.95,
     predicted_rankings: Mapping[str, pd.DataFrame] | None = None,

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from mtsig.settings import Replicability
 from mtsig.stats.replicability import METHODS, partial_conjunction_pvalues, replicability_count
 
 #: The comparisons of tests: (A, B) asks "is A more accurate than B?".
@@ -70,7 +71,7 @@ def partial_conjunction_rows(p_values: np.ndarray, alpha: float) -> list[dict[st
 
 
 def tests_replicability(
-    experiments: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]], alpha: float = 0.05
+    experiments: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]], alpha: float = Replicability.alpha
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per comparison and experiment: ``comparison, experiment, only_a, only_b, p_value``; and per comparison the
     partial conjunction p-values over the experiments (``comparison, n_sets, method, u, p_partial_conjunction,
@@ -97,7 +98,7 @@ def tests_replicability(
     return pd.DataFrame(per_set), pd.DataFrame(combined)
 
 
-def pairwise_replicability(p_values: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def pairwise_replicability(p_values: pd.DataFrame, alpha: float = Replicability.alpha) -> pd.DataFrame:
     """Per ordered metric pair (A, B) of ``p_values`` (``lp, metric_a, metric_b, p_value``: one-sided p-values of
     "A beats B", one per test set): ``n_sets``, ``k_bonferroni``, ``k_fisher`` (language pairs are disjoint test
     sets and judgments, so Fisher's independence holds), ``significant_alone`` (p <= alpha in that test set), the
@@ -141,7 +142,7 @@ def pairwise_replicability(p_values: pd.DataFrame, alpha: float = 0.05) -> pd.Da
 def metrics_replicability(
     williams: pd.DataFrame,
     language_pairs: Sequence[str],
-    alpha: float = 0.05,
+    alpha: float = Replicability.alpha,
     human: str = "z",
     systems: str = "all",
     exclude: Sequence[str] = ("HUMAN_RAW",),
@@ -160,7 +161,7 @@ def metrics_replicability(
 PROTOCOL_KEYS = ["experiment", "protocol", "kind"]
 
 
-def protocol_replicability(replication: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def protocol_replicability(replication: pd.DataFrame, alpha: float = Replicability.alpha) -> pd.DataFrame:
     """Does metric A beat metric B across a metrics-task protocol's language pairs? :func:`pairwise_replicability`
     of each (experiment, protocol, task kind) of ``replication`` (the rows of :func:`mtsig.studies.
     metrics_protocol_beyond.replication_pvalues` with an ``experiment`` column: per language pair, the permutation

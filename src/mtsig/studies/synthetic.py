@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mtsig.settings import Synthetic
 from mtsig.stats.seeding import rng_for
 
 DEFAULT_CORRUPTION = (0.05, 0.05, 0.20, 0.35, 0.35, 0.55)
@@ -21,12 +22,13 @@ DEFAULT_CORRUPTION = (0.05, 0.05, 0.20, 0.35, 0.35, 0.55)
 
 @dataclass(frozen=True)
 class SyntheticSpec:
-    """Parameters of a synthetic experiment (all planted truths are derived from these)."""
+    """Parameters of a synthetic experiment (all planted truths are derived from these): the config's (``synthetic.
+    <name>``, :class:`mtsig.settings.Synthetic`, whose defaults these are) and the generator's own."""
 
-    seed: int = 1
-    systems: int = 6
-    segments: int = 300
-    annotators: int = 12
+    seed: int = Synthetic.seed
+    systems: int = Synthetic.systems
+    segments: int = Synthetic.segments
+    annotators: int = Synthetic.annotators
     random_annotators: int = 2
     ratings_per_annotator: int = 240
     segments_per_document: int = 10

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.runtime import portable
+from mtsig.settings import Replicability
 from mtsig.stats.meta_evaluation.system_level import MAD_SCALE, robust_z
 
 #: Ridge penalty on (b0, b1) of the logistic fit: enough to keep separated data finite, negligible otherwise.
@@ -39,7 +40,7 @@ TARGETS: tuple[float, ...] = (0.9, 0.95)
 #: The robust z (:func:`mtsig.stats.meta_evaluation.system_level.robust_z` of a metric's system scores within
 #: one language pair or experiment) beyond which a score is a metric-score outlier (docs/statistics.md,
 #: "Metric deltas humans notice", explains the choice; config ``replicability.metric_outlier_cutoff``).
-METRIC_OUTLIER_CUTOFF = 25.0
+METRIC_OUTLIER_CUTOFF = Replicability.metric_outlier_cutoff
 #: :func:`fit_status`: the slope's bootstrap interval lies above zero, below zero, or includes it.
 FIT_STATUSES: tuple[str, ...] = ("increasing", "decreasing", "undetermined")
 OUTLIER_COLUMNS = ["metric", "source", "system", "score", "robust_z", "pairs"]

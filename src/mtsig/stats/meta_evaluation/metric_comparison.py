@@ -27,6 +27,7 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.runtime.portable import WeightedSums, sum_of_products
 from mtsig.runtime.progress import Progress, counter
+from mtsig.settings import MetaEvaluation
 from mtsig.stats.meta_evaluation.system_level import correlation
 
 #: Deutsch et al. (2021), Sec. 3.1: the three bootstrap resampling schemes of a system-level correlation.
@@ -103,8 +104,8 @@ def bootstrap_correlations(
     *,
     scheme: str = "both",
     kind: str = "pearson",
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
+    n_resamples: int = MetaEvaluation.bootstrap_samples,
+    confidence: float = MetaEvaluation.confidence,
     rng: np.random.Generator,
     progress: Progress | None = None,
 ) -> list[BootstrapInterval]:
@@ -174,8 +175,8 @@ def bootstrap_correlation(
     *,
     scheme: str = "both",
     kind: str = "pearson",
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
+    n_resamples: int = MetaEvaluation.bootstrap_samples,
+    confidence: float = MetaEvaluation.confidence,
     rng: np.random.Generator,
 ) -> BootstrapInterval:
     """:func:`bootstrap_correlations` of one metric given by its segment scores ``metric[S, N]`` (system score =
@@ -227,7 +228,7 @@ def perm_both(
     metric_b: object,
     *,
     kind: str = "pearson",
-    n_resamples: int = 1000,
+    n_resamples: int = MetaEvaluation.permutation_samples,
     standardise: bool = True,
     rng: np.random.Generator,
 ) -> PermutationResult:
@@ -288,7 +289,7 @@ def perm_both_matrix(
     metrics: object,
     *,
     kind: str = "pearson",
-    n_resamples: int = 1000,
+    n_resamples: int = MetaEvaluation.permutation_samples,
     standardise: bool = True,
     rng: np.random.Generator,
     progress: Progress | None = None,
@@ -407,7 +408,11 @@ def pairwise_accuracy(system_scores: object, gold: object, *, epsilon: float = 0
 
 
 def accuracy_permutation(
-    correct_a: object, correct_b: object, *, n_resamples: int = 1000, rng: np.random.Generator
+    correct_a: object,
+    correct_b: object,
+    *,
+    n_resamples: int = MetaEvaluation.permutation_samples,
+    rng: np.random.Generator,
 ) -> PermutationResult:
     """Paired permutation test of "metric B's pairwise accuracy exceeds metric A's".
 
@@ -436,7 +441,7 @@ def accuracy_permutation(
 def accuracy_permutation_matrix(
     correct: object,
     *,
-    n_resamples: int = 1000,
+    n_resamples: int = MetaEvaluation.permutation_samples,
     rng: np.random.Generator,
     progress: Progress | None = None,
 ) -> np.ndarray:

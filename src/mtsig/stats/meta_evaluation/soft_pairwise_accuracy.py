@@ -29,6 +29,7 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.runtime.portable import WeightedSums
+from mtsig.settings import MetricsProtocol
 
 #: pce.py's seed and number of permutations (``compute_pairwise_p_values(seg_scores, num_permutations=1000,
 #: seed=4)``), used by mt-metrics-eval's ``PairwiseConfidenceError`` for the human and every metric.
@@ -48,7 +49,9 @@ def _system_pairs(n_systems: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(n_systems, k=1)
 
 
-def permutation_counts(scores: object, flips: np.ndarray, *, arithmetic: str = "exact") -> np.ndarray:
+def permutation_counts(
+    scores: object, flips: np.ndarray, *, arithmetic: str = MetricsProtocol.spa_arithmetic
+) -> np.ndarray:
     """``int64[..., P]``: for each system pair ``(i, j)``, ``i < j`` (``np.triu_indices`` order), the number of
     permutations whose null difference reaches the observed one (module docstring); ``scores[..., S, N]``."""
     x = np.asarray(scores, dtype=np.float64)
@@ -77,7 +80,9 @@ def permutation_counts(scores: object, flips: np.ndarray, *, arithmetic: str = "
     return np.count_nonzero(flipped_sums <= 0, axis=0).reshape(*lead, i.size).astype(np.int64)
 
 
-def pairwise_pvalues(scores: object, flips: np.ndarray, *, arithmetic: str = "exact") -> np.ndarray:
+def pairwise_pvalues(
+    scores: object, flips: np.ndarray, *, arithmetic: str = MetricsProtocol.spa_arithmetic
+) -> np.ndarray:
     """``p[..., S, S]``: in the upper triangle the p-value of "system i better than system j" (pce.py's
     ``compute_pairwise_p_values``), NaN elsewhere."""
     x = np.asarray(scores, dtype=np.float64)
@@ -100,7 +105,11 @@ def spa_from_counts(human_counts: np.ndarray, metric_counts: np.ndarray, n_permu
 
 
 def soft_pairwise_accuracy(
-    human: object, metric: object, *, flips: np.ndarray | None = None, arithmetic: str = "exact"
+    human: object,
+    metric: object,
+    *,
+    flips: np.ndarray | None = None,
+    arithmetic: str = MetricsProtocol.spa_arithmetic,
 ) -> np.ndarray:
     """SPA of ``metric[..., S, N]`` against ``human[S, N]`` (Thompson et al. 2024, Sec. 3), both over the same
     rated segments (no NaN); ``flips`` default to pce.py's (:func:`pce_flips`). Returns ``[...]``."""

@@ -26,6 +26,7 @@ from scipy import special
 
 from mtsig.errors import InputError
 from mtsig.runtime import portable
+from mtsig.settings import MetricsTask, MetricsTaskOutliers
 
 #: The correlation coefficients of :func:`correlation`.
 KINDS = ("pearson", "spearman", "kendall")
@@ -35,10 +36,11 @@ KINDS = ("pearson", "spearman", "kendall")
 KENDALL_VARIANTS = ("b", "c")
 #: Mathur, Baldwin & Cohn (2020), Sec. 4.2: b = 1.4826 makes the MAD a consistent estimate of the standard deviation
 #: of a normal distribution; a system whose robust z-score exceeds 2.5 in absolute value is an outlier.
-MAD_SCALE = 1.4826
-MAD_CUTOFF = 2.5
-#: The WMT metrics tasks' significance level for the Williams test and its winners.
-WILLIAMS_ALPHA = 0.05
+MAD_SCALE = MetricsTaskOutliers.scale
+MAD_CUTOFF = MetricsTaskOutliers.cutoff
+#: The WMT metrics tasks' significance level for the Williams test and its winners (0.05: the config's
+#: ``metrics_task.<name>.alpha`` by default).
+WILLIAMS_ALPHA = MetricsTask.alpha
 WILLIAMS_COLUMNS = ["metric_a", "metric_b", "r_a", "r_b", "r_ab", "n", "t", "p_value"]
 #: How :func:`williams_table` treats two metrics whose system scores are identical: ``tie`` (t = 0, p = 0.5: neither
 #: beats the other; the default) or ``untested`` (no p-value, NaN, so that neither can be a winner: the outcome
@@ -257,7 +259,9 @@ def order_by_correlation(names: Sequence[str], r: np.ndarray) -> list[int]:
     return [int(i) for i in np.argsort(key, kind="stable")]
 
 
-def williams_table(human: object, metrics: Mapping[str, object], *, identical: str = "tie") -> pd.DataFrame:
+def williams_table(
+    human: object, metrics: Mapping[str, object], *, identical: str = MetricsTask.identical_metrics
+) -> pd.DataFrame:
     """The Williams test for every ORDERED pair of distinct metrics (Graham & Baldwin 2014; the WMT metrics tasks).
 
     ``human``: the human system scores ``[S]``; ``metrics``: name -> system scores ``[S]`` (same system order).
@@ -297,7 +301,9 @@ def williams_table(human: object, metrics: Mapping[str, object], *, identical: s
     )
 
 
-def williams_matrix(human: object, metrics: Mapping[str, object], *, identical: str = "tie") -> pd.DataFrame:
+def williams_matrix(
+    human: object, metrics: Mapping[str, object], *, identical: str = MetricsTask.identical_metrics
+) -> pd.DataFrame:
     """The WMT-style Williams matrix: row ``a``, column ``b`` holds the one-sided p of "a correlates better than
     b" (:func:`williams_table`); rows and columns in decreasing order of correlation; NaN on the diagonal.
 

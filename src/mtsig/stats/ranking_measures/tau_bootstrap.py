@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from mtsig.settings import SegmentLevel
 from mtsig.stats.ranking_measures.rankeval import kendall_tau
 from mtsig.stats.resampling.draws import DRAW_BLOCK_SIZE, bootstrap_indices, counts_from_indices
 from mtsig.stats.resampling.engine import pairwise_tests
@@ -39,7 +40,7 @@ def bootstrap_micro_taus(counts: np.ndarray, n_samples: int, seed: int) -> np.nd
 
 
 def tau_confidence_interval(
-    counts: np.ndarray, n_samples: int = 1000, seed: int = 0, level: float = 0.95
+    counts: np.ndarray, n_samples: int = SegmentLevel.bootstrap_samples, seed: int = 0, level: float = 0.95
 ) -> tuple[float, float]:
     """Bootstrap percentile interval of micro tau, resampling judgments (``counts[J, 2]`` from :func:`pair_counts`).
 
@@ -53,7 +54,10 @@ def tau_confidence_interval(
 
 
 def paired_tau_tests(
-    counts: np.ndarray, predictors: Sequence[str], n_samples: int = 1000, seed: int = 0
+    counts: np.ndarray,
+    predictors: Sequence[str],
+    n_samples: int = SegmentLevel.bootstrap_samples,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Paired bootstrap tests of "predictor X has a higher micro tau than Y" for every pair (Koehn 2004; Fig. 4).
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from mtsig.runtime.portable import is_integer_valued
 from mtsig.runtime.progress import Progress, counter
+from mtsig.settings import MEMORY_CAP_BYTES, Resampling
 from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.intervals import check_interval_request, leave_one_out_scores
 from mtsig.stats.resampling.draws import (
@@ -73,16 +74,16 @@ def pairwise_tests(
     *,
     higher_is_better: bool = True,
     tests: Sequence[str] = ALL_TESTS,
-    n_samples: int | Mapping[str, int] = 10_000,
+    n_samples: int | Mapping[str, int] = Resampling.samples,
     seed: int,
-    pvalue: PValueConvention = "c/B",
-    memory_cap_bytes: int = 1 << 30,
+    pvalue: PValueConvention = Resampling.pvalue,
+    memory_cap_bytes: int = MEMORY_CAP_BYTES,
     pairs: Sequence[tuple[int, int]] | None = None,
     keep_distributions: Collection[tuple[str, str]] = (),
     documents: Sequence[object] | np.ndarray | None = None,
     mean_block_length: float | None = None,
     intervals: Sequence[str] = (),
-    interval_level: float = 0.95,
+    interval_level: float = Resampling.confidence,
     progress: Progress | None = None,
 ) -> PairwiseResult:
     """Run the randomized ``tests`` for every pair of ``systems`` (or the unordered ``pairs`` given).
