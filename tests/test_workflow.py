@@ -33,6 +33,21 @@ def test_snakemake_lint_is_clean(data_root: Path, tmp_path: Path) -> None:
     assert "Congratulations, your workflow is in a good condition!" in result.stdout + result.stderr
 
 
+def test_a_config_of_one_experiment_plans_only_its_own_studies(data_root: Path, tmp_path: Path) -> None:
+    """A reader who swaps in config/wmt12-es-en.yaml studies WMT12 es-en: the human-ranking calibration, which
+    config/config.yaml sets for its ESA experiment (not in that run), is not planned, nor its data downloaded. (It
+    was, before the study followed its experiment: the slow download test's run fetched wmt24-esa.)"""
+    result = _run(
+        [sys.executable, "-m", "snakemake", "-n", "--quiet", "rules", "--directory", str(tmp_path),
+         "--configfile", "config/wmt12-es-en.yaml"],
+        data_root,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    planned = {line.split()[0] for line in result.stdout.splitlines() if line.strip()}
+    assert {"metric_stats", "merge_tests", "evaluate"} <= planned  # the dry run planned the experiment
+    assert not {"human_ranking_calibration", "human_ranking", "download_dataset"} & planned
+
+
 def test_snakefmt_formatted(data_root: Path) -> None:
     result = _run(["snakefmt", "--check", "Snakefile", "workflow/rules"], data_root)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -487,7 +487,9 @@ def run_jobs():
             (rules.human_ranking, {"experiment": name}),
             (rules.human_ranking_table, {"experiment": name}),
         ]
-    if SETTINGS.human_ranking_calibration.language_pairs:
+    # the study belongs to its human-ranking experiment: a config that runs other experiments never plans it
+    study = SETTINGS.human_ranking_calibration
+    if study.language_pairs and study.experiment in RUN["human_ranking"]:
         jobs += [(rules.human_ranking_calibration, {})]
     return jobs + [(rules.tables_index, {})]
 
