@@ -110,3 +110,20 @@ def test_the_document_level_test_needs_documents_and_enough_of_them(tmp_path: Pa
     done = run_mtsig("rank", tidy, "--format", "tidy", "--procedure", "stratified_permutation_documents")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "needs each item's document (a doc column); the ratings have none" in done.stderr
+
+
+def test_an_infinite_score_or_an_empty_label_is_one_line_with_file_and_line(tmp_path: Path) -> None:
+    """``inf`` parses as a number but is not a score; an empty domain cell would be a NaN among the domain names:
+    each is the CLI's one-line error naming file and line, no traceback."""
+    tidy = tmp_path / "scores.tsv"
+    tidy.write_text("system\titem\tscore\tdomain\na\t1\t50\tnews\nb\t1\tinf\tnews\n")
+    done = run_mtsig("rank", tidy, "--format", "tidy")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == f"mtsig: error: {tidy}:3: score inf is not finite"
+    tidy.write_text("system\titem\tscore\tdomain\na\t1\t50\tnews\nb\t1\t60\t\n")
+    done = run_mtsig("rank", tidy, "--format", "tidy")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == f"mtsig: error: {tidy}:3: empty domain cell"
+    tidy.write_text("system\titem\n")
+    done = run_mtsig("rank", tidy, "--format", "tidy")
+    assert "no column 'score' in the header (system, item, score[, domain, rater, wave, doc])" in done.stderr

@@ -7,6 +7,7 @@ by hand for the rank and cluster rules."""
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from itertools import product
 from pathlib import Path
 
@@ -18,7 +19,16 @@ from statsmodels.stats.proportion import proportion_confint
 
 from mtsig.errors import InputError
 from mtsig.io.esa import read_esa
-from mtsig.stats.system_ranking import PROCEDURES, item_scores, rank_systems, run_procedure
+from mtsig.stats.system_ranking import (
+    PROCEDURES,
+    ItemScores,
+    SystemRanking,
+    document_notes,
+    item_scores,
+    pair_decisions,
+    rank_systems,
+    run_procedure,
+)
 from mtsig.stats.system_ranking import ranks as rules
 from mtsig.stats.system_ranking.bootstrap import paired_bca, unpaired_bca
 from mtsig.stats.system_ranking.items import pair_units
@@ -174,7 +184,7 @@ def test_walk_ranks_and_wmt26_quirk_by_hand() -> None:
     beats = np.zeros((1, 4, 4), dtype=bool)
     beats[0, 0, 2] = beats[0, 0, 3] = beats[0, 1, 3] = beats[0, 2, 3] = True
     order = np.array([[0, 1, 2, 3]])
-    top, worst, _ = rules.walk_ranks(beats, order)
+    top, worst = rules.walk_ranks(beats, order)
     np.testing.assert_array_equal(top[0], [1, 1, 2, 4])  # C: A (position 0) beats it -> from 2
     np.testing.assert_array_equal(worst[0], [2, 3, 3, 4])  # A: beats C at position 2 -> down to 2
     np.testing.assert_array_equal(rules.wmt25_clusters(top, worst, order)[0], [1, 1, 1, 2])
@@ -330,3 +340,74 @@ def test_bad_input_is_named() -> None:
     ranking = rank_systems(item_scores(equal), "wmt24")
     assert any("score equal on every shared item" in note for note in ranking.notes)
     assert any("no p-value" in note for note in ranking.notes)
+
+
+def _edge_case_items() -> ItemScores:
+    """Four systems: c and d share no rated item, a and b score equal on every item, domain "solo" has one item."""
+    rows = [("a", i, 50.0) for i in range(20)] + [("b", i, 50.0) for i in range(20)]
+    rows += [("c", i, 40.0 + i) for i in range(10)] + [("d", i, 45.0 + i) for i in range(10, 20)]
+    ratings = pd.DataFrame(rows, columns=["system", "item", "score"])
+    ratings["domain"] = ["solo" if i == 0 else "news" for i in ratings["item"]]
+    ratings["doc"] = [f"d{i // 4}" for i in ratings["item"]]
+    ratings["rater"] = [f"r{i % 3}" for i in ratings["item"]]
+    return item_scores(ratings)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # WMT26's BCa of the all-equal pair a/b divides 0 by 0
+def test_notes_name_only_what_the_procedure_cannot_test() -> None:
+    """The paired-test note only for procedures that pair items and only where the p-value is NaN (wmt26 falls back
+    to its unpaired bootstrap); the signed-rank note only for the signed-rank procedures; the one-item-domain note
+    only for wmt24, the one that tests each domain alone."""
+    items = _edge_case_items()
+    notes = {name: rank_systems(items, name, seed=1).notes for name in PROCEDURES}
+
+    def has(name: str, text: str) -> bool:
+        return any(text in note for note in notes[name])
+
+    for name, spec in PROCEDURES.items():
+        assert has(name, "share no rated item (c/d)") == (spec.pairs_items and name != "wmt26"), name
+        assert has(name, "score equal on every shared item (a/b)") == (name in ("wmt24", "wmt25")), name
+        assert has(name, "domain(s) with a single item: solo") == (name == "wmt24"), name
+    assert has("wmt24", "WMT24's clusters separate them") and not has("wmt25", "WMT24's clusters")
+    table = rank_systems(items, "wmt26", seed=1).pvalue_table()
+    c_and_d = table.loc[table[["system1", "system2"]].isin(["c", "d"]).all(axis=1)]
+    assert len(c_and_d) == 1 and c_and_d[["p", "p_reverse"]].notna().all(
+        axis=None
+    )  # the unpaired bootstrap's
+
+
+def test_pair_decisions_agree_with_pvalue_table() -> None:
+    both = np.array([True, False, True, False])
+    reverse = np.array([True, True, False, False])
+    assert pair_decisions(both, reverse).tolist() == [2, -1, 1, 0]
+    items = _edge_case_items()
+    ranking = rank_systems(items, "wmt24")
+    arrays = ranking.arrays
+    beats = arrays.beats.copy()
+    i, j = arrays.order[0][:2]
+    beats[0, i, j] = beats[0, j, i] = True
+    forced = SystemRanking(
+        "wmt24",
+        ranking.systems,
+        replace(arrays, beats=beats),
+        ranking.alpha,
+        ranking.seed,
+        ranking.n_resamples,
+    )
+    assert forced.pvalue_table()["decision"].iloc[0] == "both"
+
+
+def test_an_empty_label_is_an_input_error_naming_the_column() -> None:
+    ratings = pd.DataFrame(
+        {"system": ["a", "b"], "item": ["1", "1"], "score": [50.0, 60.0], "domain": ["news", np.nan]}
+    )
+    with pytest.raises(InputError, match="1 rating\\(s\\) have no domain"):
+        item_scores(ratings)
+
+
+def test_document_note_has_no_overflow() -> None:
+    """2^(1 - D) is 2 / 2^D (exact powers of two) and has no OverflowError past 1023 documents."""
+    for n in (1, 4, 5, 6, 50):
+        assert 2.0 ** (1 - n) == 2.0 / 2.0**n
+    assert document_notes(np.arange(2000), 0.05) == ()
+    assert "only 4 document(s)" in document_notes(np.arange(4), 0.05)[0]

@@ -12,14 +12,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mtsig.errors import InputError
 
+if TYPE_CHECKING:  # pandas is imported when a command runs, not when the parser is built
+    import pandas as pd
+
 HELP = "rank the systems of a human evaluation (ESA, MQM or tidy scores) by WMT's or mtsig's procedure"
 FORMATS = ("esa", "mqm", "tidy")
+#: The columns of a tidy TSV: required, then optional.
+TIDY_REQUIRED = ("system", "item", "score")
+TIDY_OPTIONAL = ("domain", "rater", "wave", "doc")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +53,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--latex", action="store_true", help="print a LaTeX table of the ranking")
 
 
-def _ratings(args: argparse.Namespace):
+def _ratings(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
+    """The ratings of one language pair as :func:`~mtsig.stats.system_ranking.item_scores` takes them, and the data's
+    label (the language pair, or the file's name); bad input is an :class:`InputError` naming file and line."""
+    import numpy as np
     import pandas as pd
 
     if args.format == "esa":
@@ -76,17 +85,24 @@ def _ratings(args: argparse.Namespace):
         table = pd.read_csv(path, sep="\t", dtype={"item": str, "system": str})
     except (FileNotFoundError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read a tidy TSV: {error}", path) from None
-    for column in ("system", "item", "score"):
+    columns = f"{', '.join(TIDY_REQUIRED)}[, {', '.join(TIDY_OPTIONAL)}]"
+    for column in TIDY_REQUIRED:
         if column not in table.columns:
-            raise InputError(
-                f"no column {column!r} in the header (system, item, score[, domain, rater])", path
-            )
+            raise InputError(f"no column {column!r} in the header ({columns})", path)
+    # Line numbers: the header is line 1, row k of the table line k + 2.
+    for column in (c for c in ("system", "item", *TIDY_OPTIONAL) if c in table.columns):
+        empty = table[column].isna()
+        if empty.any():
+            raise InputError(f"empty {column} cell", path, int(empty.idxmax()) + 2)
     scores = pd.to_numeric(table["score"], errors="coerce")
-    bad = scores.isna() | ~scores.between(-math.inf, math.inf)
+    not_a_number = scores.isna()
+    bad = not_a_number | ~np.isfinite(scores)
     if bad.any():
-        raise InputError(
-            f"score {table['score'][bad].iloc[0]!r} is not a number", path, int(bad.idxmax()) + 2
-        )
+        first = int(bad.idxmax())
+        value = table["score"][first]
+        shown = repr(value) if isinstance(value, str) else str(value)
+        problem = "is not a number" if not_a_number[first] else "is not finite"
+        raise InputError(f"score {shown} {problem}", path, first + 2)
     return table.assign(score=scores), path.name
 
 
@@ -136,7 +152,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _latex(table, signature: str) -> str:
+def _latex(table: pd.DataFrame, signature: str) -> str:
+    """A LaTeX tabular of :meth:`~mtsig.stats.system_ranking.SystemRanking.table` (rank range, system, score), a
+    rule between clusters, the signature as a comment."""
     lines = ["\\begin{tabular}{rlr}", "Rank & System & Score \\\\", "\\midrule"]
     previous = None
     for row in table.itertuples(index=False):

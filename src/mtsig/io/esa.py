@@ -166,6 +166,8 @@ class EsaExport:
 
 
 def _language(code: str, column: str, path: Path, line: int) -> str:
+    """The two-letter code of an export's ISO 639-3 ``code`` (:data:`LANGUAGE_CODES`); an :class:`InputError`
+    naming ``column``, file and line otherwise."""
     if code not in LANGUAGE_CODES:
         raise InputError(
             f"unknown {column} language code {code!r} (known ISO 639-3 codes: {', '.join(sorted(LANGUAGE_CODES))})",
@@ -317,6 +319,7 @@ def _items(rows: pd.DataFrame, path: Path, first_segment_id: int) -> pd.DataFram
 
 
 def _wave_label(path: Path) -> str:
+    """A wave's label: its export's file name without the extension."""
     return path.name.rsplit(".", 1)[0] if "." in path.name else path.name
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from mtsig.io.esa import QC_ALPHA
 from mtsig.report.tables import frame_to_markdown
 from mtsig.stats.system_ranking import PROCEDURES
 
@@ -100,9 +101,9 @@ def human_ranking_markdown(
     lps = list(dict.fromkeys(ranking["lp"]))
     parts = [
         f"# {title}\n",
-        "The same human ratings ranked by every procedure of mtsig's registry: the WMT24-26 organisers' own, WMT20-22's "
-        "Wilcoxon test on z scores, the paper's two tests on the item-score means (Graham, Mathur & Baldwin 2014) "
-        "and a permutation test stratified by domain that answers WMT24's macro-average question, with items or "
+        "The same human ratings ranked by every procedure of mtsig's registry: the WMT24-26 organisers' own, "
+        "WMT20-22's Wilcoxon test on z scores, the paper's two tests on the item-score means (Graham, Mathur & "
+        "Baldwin 2014) and a permutation test stratified by domain that answers WMT24's macro-average question, with items or "
         "whole documents exchanged (in ESA one rater scores one system's document). Each cell is the "
         "system's cluster · rank range (1 = best) under that procedure; systems in the first procedure's order. "
         f'Randomised procedures are seeded from {seed} (docs/statistics.md, "Ranking systems from human '
@@ -131,8 +132,8 @@ def human_ranking_markdown(
         parts += [f"\n### {lp}\n", frame_to_markdown(matrix)]
     parts += [
         "\n## Raters' quality control\n\nEach rater's BAD items (deliberately damaged translations) against the same "
-        "rater's rating of the original: a one-sided paired t-test at 0.05 (Graham et al. 2013, as WMT DA applied "
-        "it). Reported only: the WMT24 organisers keep every rater, and so do these rankings.\n",
+        f"rater's rating of the original: a one-sided paired t-test at {QC_ALPHA:g} (Graham et al. 2013, as WMT DA "
+        "applied it). Reported only: the WMT24 organisers keep every rater, and so do these rankings.\n",
         frame_to_markdown(quality_control_summary(tables["qc"])),
     ]
     notes = tables["notes"]

@@ -58,15 +58,18 @@ _SET_COLOURS = {MATCH: "tab:green", TIE_SPLIT: "tab:red", FLIP: "tab:gray"}
 
 
 def _legend_below(ax: plt.Axes, columns: int = 2) -> None:
+    """The panel's legend under its axes, in ``columns`` columns (the figure is saved with a tight bounding box)."""
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=columns, frameon=False)
 
 
 def _procedure_colours(procedures: list[str]) -> dict[str, object]:
+    """Each procedure's tab10 colour, in order (repeating after ten)."""
     cmap = plt.get_cmap("tab10")
     return {p: cmap(n % 10) for n, p in enumerate(procedures)}
 
 
 def _interval(rows: pd.DataFrame) -> list[np.ndarray]:
+    """Matplotlib's ``[below, above]`` error bars: each row's distances from its rate to its 95% interval's ends."""
     return [(rows["rate"] - rows["ci_low"]).to_numpy(), (rows["ci_high"] - rows["rate"]).to_numpy()]
 
 
@@ -108,6 +111,8 @@ def _dot_rates(
 
 
 def _draw_no_difference(ax: plt.Axes, rows: pd.DataFrame, procedures: list[str]) -> None:
+    """The size panel: each procedure's rate of declaring a difference where none is true (the null pairs and the
+    heterogeneous alternative), against its nominal rate."""
     y = _dot_rows(ax, procedures)
     declared = rows[(rows["measure"] == DECLARED) & rows["kind"].isin(list(_NO_DIFFERENCE_MARKERS))]
     parts = {
@@ -125,6 +130,7 @@ def _draw_no_difference(ax: plt.Axes, rows: pd.DataFrame, procedures: list[str])
 
 
 def _draw_power(ax: plt.Axes, rows: pd.DataFrame, procedures: list[str]) -> None:
+    """The power panel: each procedure's rate of declaring the true winner by planted shift, one line each."""
     colours = _procedure_colours(procedures)
     power = rows[(rows["kind"] == SHIFT) & (rows["measure"] == CORRECT)]
     effects = np.sort(power["effect"].unique())
@@ -170,6 +176,8 @@ def _pooled_flips(rows: pd.DataFrame, procedures: list[str]) -> pd.DataFrame:
 
 
 def _draw_sets(ax: plt.Axes, rows: pd.DataFrame, procedures: list[str]) -> None:
+    """The ranked-sets panel: how often the clusters are the true tiers, a tie is split, and (pooled over the pair
+    conditions) a decision flips with the seed."""
     y = _dot_rows(ax, procedures)
     sets = rows[rows["kind"] == CLUSTERS]
     parts = {m: sets[sets["measure"] == m].set_index("procedure") for m in (MATCH, TIE_SPLIT)}

@@ -6,12 +6,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.steps.files import read_intermediate_tsv, write_markdown, write_tsv
+from mtsig.steps.files import read_intermediate_tsv, read_tsv, write_markdown, write_tsv
+
+if TYPE_CHECKING:  # the study is imported when the step runs
+    from mtsig.studies.human_ranking import HumanRankingResult
 
 log = logging.getLogger("mtsig")
 
@@ -89,7 +92,7 @@ def human_ranking(
     log_ranking(result, quality)
 
 
-def log_ranking(result: Any, quality: pd.DataFrame) -> None:
+def log_ranking(result: HumanRankingResult, quality: pd.DataFrame) -> None:
     """Per language pair and procedure: the system pairs called different; the raters failing QC."""
     called = result.pvalues.groupby(["lp", "procedure"], sort=False)["beats"].sum()
     for (lp, procedure), count in called.items():
@@ -130,8 +133,6 @@ def human_ranking_table(
     calibration_files = [calibration] if isinstance(calibration, str | Path) else list(calibration)
     calibration_table = None
     if calibration_files:
-        from mtsig.steps.files import read_tsv
-
         calibration_table = read_tsv(calibration_files[0])
     title = description or experiment
     page = human_ranking_markdown(

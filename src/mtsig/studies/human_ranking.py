@@ -1,6 +1,6 @@
 """Are WMT's human rankings right? Every ranking procedure of the registry (:data:`mtsig.stats.system_ranking.
-PROCEDURES`: the WMT24-26 organisers' and mtsig's) applied to the same human ratings, language pair by language
-pair, and where their conclusions differ.
+PROCEDURES`: the WMT24-26 organisers', WMT20-22's, the paper's tests and mtsig's) applied to the same human ratings,
+language pair by language pair, and where their conclusions differ.
 
 Input: the kept ratings of :func:`mtsig.io.esa.read_esa` (the WMT24 organisers' filtering; every rater kept, as they
 keep them, the human reference ``refA`` ranked as a system, as they rank it). Each language pair's item scores are
@@ -8,8 +8,9 @@ keep them, the human reference ``refA`` ranked as a system, as they rank it). Ea
 resamples (the config may change the resamples), seeded by ``derive_seed(seed, experiment, lp, procedure)``.
 
 Disagreement (docs/statistics.md, "Where the ranking procedures disagree"): a procedure's decision on an unordered
-pair of systems {x, y} is "x better", "y better" or none (its ``beats``). Two procedures disagree on a pair when one
-declares a difference and the other does not, or both declare opposite winners.
+pair of systems {x, y} is "x better", "y better", none, or both (:func:`mtsig.stats.system_ranking.pair_decisions`:
+possible for ``wmt26`` alone). Two procedures disagree on a pair when one declares a difference and the other does
+not, or both declare different winners.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.stats.seeding import derive_seed
-from mtsig.stats.system_ranking import PROCEDURES, item_scores, rank_systems
+from mtsig.stats.system_ranking import PROCEDURES, RankingArrays, item_scores, pair_decisions, rank_systems
 
 RANKING_COLUMNS = ("procedure", "lp", "system", "score", "top_rank", "worst_rank", "cluster")
 PVALUE_COLUMNS = ("procedure", "lp", "system1", "system2", "p", "beats")
@@ -39,9 +40,9 @@ DISAGREEMENT_COLUMNS = (
     "disagree",
 )
 NOTE_COLUMNS = ("procedure", "lp", "note")
-#: A procedure's decision on (system1, system2) in the table of disagreeing pairs: system1 better, system2 better,
-#: no difference declared.
-DECISION_SYMBOLS = {1: ">", -1: "<", 0: "="}
+#: A procedure's decision (:func:`mtsig.stats.system_ranking.pair_decisions`) on (system1, system2) in the table of
+#: disagreeing pairs: system1 better, system2 better, no difference declared, each declared better than the other.
+DECISION_SYMBOLS = {1: ">", -1: "<", 0: "=", 2: "<>"}
 
 
 @dataclass(frozen=True)
@@ -49,13 +50,14 @@ class HumanRankingResult:
     """What :func:`rank_language_pairs` returns; every table in the order of ``lps`` and ``procedures``.
 
     ``ranking``: :data:`RANKING_COLUMNS`, one row per procedure, pair and system, best first by the procedure's
-    score (``score``: what it orders by: the macro average over domains for ``wmt24`` and
-    ``stratified_permutation`` and ``stratified_permutation_documents``, the mean per-rater z for ``wilcoxon_z``, else the mean raw item score).
+    score (``score``: what it orders by: the macro average over domains for ``wmt24``, ``stratified_permutation``
+    and ``stratified_permutation_documents``, the mean per-rater z for ``wilcoxon_z``, else the mean raw item
+    score).
     ``pvalues``: :data:`PVALUE_COLUMNS`, every ordered pair: ``p`` of the procedure's test of system1 against system2
     (one-sided "system1 better", or two-sided for ``wmt24`` and the stratified permutation tests: docs/statistics.md),
     ``beats`` whether the procedure declares system1 better. ``disagreement``: :data:`DISAGREEMENT_COLUMNS`, per pair
     and two procedures, of the ``pairs`` unordered system pairs how many both call different (``opposite`` of them
-    with opposite winners), only one does, or neither; ``disagree`` = only_a + only_b + opposite.
+    with different winners), only one does, or neither; ``disagree`` = only_a + only_b + opposite.
     ``disagreeing_pairs``: lp, system1, system2 (alphabetical) and one column per procedure
     (:data:`DECISION_SYMBOLS`), the system pairs on which the procedures do not all agree. ``notes``:
     :data:`NOTE_COLUMNS`, what each procedure could not test. ``procedures``, ``lps``, ``resamples``
@@ -74,10 +76,10 @@ class HumanRankingResult:
 
 
 def decisions(beats: np.ndarray) -> np.ndarray:
-    """``beats[S, S]`` -> the decision on each unordered pair (i < j, ``np.triu_indices`` order): +1 i better, -1 j
-    better, 0 none."""
+    """``beats[S, S]`` -> the decision on each unordered pair (i < j, ``np.triu_indices`` order):
+    :func:`~mtsig.stats.system_ranking.pair_decisions` (+1 i better, -1 j better, 0 none, 2 both)."""
     first, second = np.triu_indices(beats.shape[-1], 1)
-    return beats[first, second].astype(np.int64) - beats[second, first].astype(np.int64)
+    return pair_decisions(beats[first, second], beats[second, first])
 
 
 def disagreement_counts(lp: str, names: Sequence[str], decided: np.ndarray) -> pd.DataFrame:
@@ -181,7 +183,7 @@ def rank_language_pairs(
 
 
 def ordered_pvalues(
-    systems: Sequence[str], arrays, order: np.ndarray, procedure: str, lp: str
+    systems: Sequence[str], arrays: RankingArrays, order: np.ndarray, procedure: str, lp: str
 ) -> pd.DataFrame:
     """:data:`PVALUE_COLUMNS` rows of every ordered pair of one procedure's :class:`~mtsig.stats.system_ranking.
     RankingArrays` (replicate 0), system1 and system2 each in the procedure's order (best first)."""

@@ -1,6 +1,8 @@
 """How often is each human-ranking procedure wrong? Error rates with known truth, built from real item scores.
 
-The WMT24-26 procedures (:mod:`mtsig.stats.system_ranking`) rank systems from human item scores (ESA, 0-100). Here
+The registry's ten procedures (:mod:`mtsig.stats.system_ranking`: the WMT24-26 organisers', WMT20-22's
+``wilcoxon_z``, the paper's tests and mtsig's two stratified permutation tests) rank systems from human item scores
+(ESA, 0-100), and the paper's shift-to-zero bootstrap is calibrated beside them. Here
 the truth is planted into real ratings, so every decision can be scored (docs/statistics.md, "Error rates of the
 ranking procedures with known truth"). Every simulated score is a real item score of a real system, reassigned
 within its item; only which pseudo-system gets it is random. From one language pair's item scores ``raw[S, N]``
@@ -64,7 +66,8 @@ from mtsig.errors import InputError
 from mtsig.settings import HumanRankingCalibration
 from mtsig.stats.evaluation import clopper_pearson
 from mtsig.stats.seeding import derive_seed, rng_for
-from mtsig.stats.system_ranking import PROCEDURES, ProcedureSpec, RankingArrays, item_scores
+from mtsig.stats.system_ranking import PROCEDURES, ProcedureSpec, RankingArrays, item_scores, randomised
+from mtsig.stats.system_ranking import pair_decisions as decisions_of_pairs
 from mtsig.stats.system_ranking.procedures import domain_macro_average, paper_test
 
 NULL_ITEM = "null_item"
@@ -103,27 +106,11 @@ RESULT_COLUMNS = [
 ]
 
 
-def _shift_bootstrap(
-    scores: np.ndarray,
-    segments: np.ndarray,
-    domains: np.ndarray,
-    *,
-    alpha: float,
-    seed: int,
-    n_resamples: int,
-    documents: np.ndarray | None = None,  # noqa: ARG001 - the registry's signature
-) -> RankingArrays:
-    """The paper's shift-to-zero bootstrap (Fig. 3) with the registry's signature (:func:`paper_test`)."""
-    return paper_test(
-        scores, segments, domains, test="bootstrap", alpha=alpha, seed=seed, n_resamples=n_resamples
-    )
-
-
 #: Procedures calibrated beside the registry's: the paper's third test, the bootstrap that shifts the resampled
 #: differences to a zero mean (Graham, Mathur & Baldwin 2014, Fig. 3), with the registry's paper tests' settings.
 EXTRA_PROCEDURES: dict[str, ProcedureSpec] = {
     "bootstrap": ProcedureSpec(
-        _shift_bootstrap,
+        randomised(partial(paper_test, test="bootstrap")),
         "raw",
         0.05,
         1000,
@@ -135,6 +122,7 @@ EXTRA_PROCEDURES: dict[str, ProcedureSpec] = {
 
 
 def _calibrated() -> dict[str, ProcedureSpec]:
+    """The registry's procedures, :data:`EXTRA_PROCEDURES` after ``paired_bootstrap`` (the paper's tests together)."""
     procedures = {}
     for name, spec in PROCEDURES.items():
         procedures[name] = spec
@@ -304,9 +292,9 @@ def ranked_sets(
 
 
 def pair_decisions(arrays: RankingArrays) -> np.ndarray:
-    """``[R]``: +1 when the first system is declared better (only), -1 the second (only), 2 both, 0 neither."""
-    first, second = arrays.beats[:, 0, 1], arrays.beats[:, 1, 0]
-    return np.where(first & second, 2, first.astype(np.int64) - second.astype(np.int64))
+    """``[R]``: the decision on the two pseudo-systems (:func:`mtsig.stats.system_ranking.pair_decisions`): +1 when
+    the first system is declared better (only), -1 the second (only), 2 both, 0 neither."""
+    return decisions_of_pairs(arrays.beats[:, 0, 1], arrays.beats[:, 1, 0])
 
 
 def cluster_outcomes(arrays: RankingArrays, tiers: np.ndarray) -> dict[str, np.ndarray]:
@@ -376,7 +364,11 @@ class Condition:
     tiers: np.ndarray | None = None
 
 
-def _pair_condition(items: CalibrationItems, kind: str, effect: float, systems, exchange) -> Condition:
+def _pair_condition(
+    items: CalibrationItems, kind: str, effect: float, systems: np.ndarray, exchange: np.ndarray
+) -> Condition:
+    """The :class:`Condition` of two pseudo-systems per replicate: ``systems[R, 2]``'s raw and z scores exchanged
+    where ``exchange[R, N]`` (:func:`exchanged_pairs`), and their mean difference of macro averages."""
     scores = {
         "raw": exchanged_pairs(items.raw, systems, exchange),
         "z": exchanged_pairs(items.z, systems, exchange),

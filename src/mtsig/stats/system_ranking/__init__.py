@@ -1,4 +1,7 @@
-"""Ranking systems from human item scores: the WMT24-26 organisers' procedures and mtsig's, as a registry.
+"""Ranking systems from human item scores, as a registry of ten procedures: the WMT24-26 organisers' (``wmt24``,
+``wmt25``, ``wmt26`` and its paired and unpaired bootstraps alone), WMT20-22's ``wilcoxon_z``, the paper's two tests
+(Graham, Mathur & Baldwin 2014: ``paired_bootstrap``, ``approximate_randomization``) and mtsig's two permutation tests
+stratified by domain (``stratified_permutation``, ``stratified_permutation_documents``).
 
 :data:`PROCEDURES` names every procedure (the config key and the ``mtsig rank --procedure`` choices derive from it).
 The array core (:func:`run_procedure`) takes item scores ``[R, S, N]`` with a leading replicate axis, for
@@ -36,6 +39,8 @@ __all__ = [
     "RankingArrays",
     "SystemRanking",
     "item_scores",
+    "pair_decisions",
+    "randomised",
     "rank_systems",
     "run_procedure",
 ]
@@ -46,8 +51,12 @@ class ProcedureSpec:
     """A ranking procedure: ``run(scores[R, S, N], segments, domains, *, alpha, seed, n_resamples, documents=None)``
     (``documents[N]``: each column's document code, ignored by every procedure but those with ``needs_documents``);
     ``scale`` the item scores it takes (``"raw"`` or ``"z"``: per-rater standardised); ``alpha`` its level;
-    ``resamples`` its default number of resamples (0: not randomised); ``source`` what it reproduces; ``sided``:
-    how its p-values read; ``needs_documents``: it exchanges whole documents, so it needs ``documents``."""
+    ``resamples`` its default number of resamples (0: not randomised); ``sided``: how its p-values read; ``source``
+    what it reproduces; ``summary`` its test in one line (the report's table of procedures); ``needs_documents``: it
+    exchanges whole documents, so it needs ``documents``; ``pairs_items``: it tests paired item differences (two
+    systems that share no rated item may have no test); ``signed_rank``: its test is Wilcoxon's signed-rank (all-zero
+    differences are undefined); ``per_domain``: it tests each domain alone and combines the domains' p-values (a
+    domain of one item gives one difference). The last three only choose :func:`ranking_notes`."""
 
     run: Callable[..., RankingArrays]
     scale: str
@@ -57,26 +66,65 @@ class ProcedureSpec:
     source: str
     summary: str
     needs_documents: bool = False
+    pairs_items: bool = False
+    signed_rank: bool = False
+    per_domain: bool = False
 
 
 def _deterministic(function: Callable[..., RankingArrays]) -> Callable[..., RankingArrays]:
-    def run(scores, segments, domains, *, alpha, seed, n_resamples, documents=None):  # noqa: ARG001 - one signature
+    """``function(scores, segments, domains, *, alpha)`` with the registry's signature (:class:`ProcedureSpec`)."""
+
+    def run(
+        scores: np.ndarray,
+        segments: np.ndarray,
+        domains: np.ndarray,
+        *,
+        alpha: float,
+        seed: int,
+        n_resamples: int,
+        documents: np.ndarray | None = None,
+    ) -> RankingArrays:
+        """The deterministic procedure; ``seed``, ``n_resamples`` and ``documents`` unused."""
         return function(scores, segments, domains, alpha=alpha)
 
     return run
 
 
-def _randomised(function: Callable[..., RankingArrays]) -> Callable[..., RankingArrays]:
-    def run(scores, segments, domains, *, alpha, seed, n_resamples, documents=None):  # noqa: ARG001 - one signature
+def randomised(function: Callable[..., RankingArrays]) -> Callable[..., RankingArrays]:
+    """``function(scores, segments, domains, *, alpha, seed, n_resamples)`` with the registry's signature
+    (:class:`ProcedureSpec`)."""
+
+    def run(
+        scores: np.ndarray,
+        segments: np.ndarray,
+        domains: np.ndarray,
+        *,
+        alpha: float,
+        seed: int,
+        n_resamples: int,
+        documents: np.ndarray | None = None,
+    ) -> RankingArrays:
+        """The randomised procedure; ``documents`` unused."""
         return function(scores, segments, domains, alpha=alpha, seed=seed, n_resamples=n_resamples)
 
     return run
 
 
 def _by_document(function: Callable[..., RankingArrays]) -> Callable[..., RankingArrays]:
-    def run(scores, segments, domains, *, alpha, seed, n_resamples, documents=None):
-        if documents is None:
-            raise InputError("this procedure exchanges whole documents: it needs each item's document")
+    """``function(scores, segments, domains, *, documents, alpha, seed, n_resamples)`` with the registry's signature
+    (:class:`ProcedureSpec`); :func:`run_procedure` makes sure ``documents`` is given."""
+
+    def run(
+        scores: np.ndarray,
+        segments: np.ndarray,
+        domains: np.ndarray,
+        *,
+        alpha: float,
+        seed: int,
+        n_resamples: int,
+        documents: np.ndarray | None = None,
+    ) -> RankingArrays:
+        """The randomised procedure that exchanges whole documents (``documents[N]``: each column's document)."""
         return function(
             scores,
             segments,
@@ -100,6 +148,9 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         "two-sided",
         "wmt-conference/wmt24-news-systems@bfa937e humeval/tools.py, calculate_clusters.py",
         "per-domain two-sided Wilcoxon signed-rank, Stouffer on norm.ppf(1 - p), macro average over domains",
+        pairs_items=True,
+        signed_rank=True,
+        per_domain=True,
     ),
     "wmt25": ProcedureSpec(
         _deterministic(wmt25),
@@ -109,27 +160,31 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         "one-sided",
         "wmt-conference/wmt25-general-mt@e0cb47f humeval/08-compute_clusters.py",
         "one-sided Wilcoxon signed-rank at 0.05/2 on both waves paired crosswise; ranks by walking the order",
+        pairs_items=True,
+        signed_rank=True,
     ),
     "wmt26": ProcedureSpec(
-        _randomised(partial(wmt26, variant="either")),
+        randomised(partial(wmt26, variant="either")),
         "raw",
         0.05,
         100,
         "one-sided",
         "wmt-conference/wmt26-general-mt@a6ae235 humeval/02b-analyze_results.py is_significantly_better",
         "BCa bootstrap (100 resamples, one-sided 95%): paired, else unpaired; global clusters",
+        pairs_items=True,
     ),
     "wmt26_paired": ProcedureSpec(
-        _randomised(partial(wmt26, variant="paired")),
+        randomised(partial(wmt26, variant="paired")),
         "raw",
         0.05,
         100,
         "one-sided",
         "as wmt26, the paired bootstrap alone",
         "paired BCa bootstrap of the mean difference (100 resamples, one-sided 95%); global clusters",
+        pairs_items=True,
     ),
     "wmt26_unpaired": ProcedureSpec(
-        _randomised(partial(wmt26, variant="unpaired")),
+        randomised(partial(wmt26, variant="unpaired")),
         "raw",
         0.05,
         100,
@@ -147,7 +202,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         "one-sided Wilcoxon rank-sum on per-rater standardised item scores",
     ),
     "paired_bootstrap": ProcedureSpec(
-        _randomised(partial(paper_test, test="paired_bootstrap")),
+        randomised(partial(paper_test, test="paired_bootstrap")),
         "raw",
         0.05,
         1000,
@@ -156,7 +211,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         "paired bootstrap of the item-score means (mtsig's resampling engine)",
     ),
     "approximate_randomization": ProcedureSpec(
-        _randomised(partial(paper_test, test="approximate_randomization")),
+        randomised(partial(paper_test, test="approximate_randomization")),
         "raw",
         0.05,
         1000,
@@ -165,13 +220,14 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         "approximate randomization of the item-score means (mtsig's resampling engine)",
     ),
     "stratified_permutation": ProcedureSpec(
-        _randomised(stratified_permutation),
+        randomised(stratified_permutation),
         "raw",
         0.05,
         10_000,
         "two-sided",
         "mtsig: the macro-average question answered by a permutation test stratified by domain",
         "signs of paired differences swapped within each domain, the macro-average difference, two-sided",
+        pairs_items=True,
     ),
     "stratified_permutation_documents": ProcedureSpec(
         _by_document(stratified_permutation_documents),
@@ -181,6 +237,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         "two-sided",
         "mtsig: stratified_permutation with whole documents exchanged (ESA: one rater scores one system's document)",
         "as stratified_permutation, one sign per document (its items' dependence kept), two-sided",
+        pairs_items=True,
         needs_documents=True,
     ),
 }
@@ -221,6 +278,28 @@ def run_procedure(
     )
 
 
+#: :func:`pair_decisions`' codes: the first system declared better (only), the second (only), both ways, neither.
+FIRST, SECOND, BOTH, NEITHER = 1, -1, 2, 0
+#: The codes as :meth:`SystemRanking.pvalue_table` writes them.
+DECISION_LABELS = {FIRST: "system1", SECOND: "system2", BOTH: "both", NEITHER: "none"}
+
+
+def pair_decisions(first_beats: np.ndarray, second_beats: np.ndarray) -> np.ndarray:
+    """A procedure's decision on pairs of systems (x, y), one code each (int64): ``FIRST`` (+1) x declared better,
+    ``SECOND`` (-1) y, ``NEITHER`` (0) no difference, ``BOTH`` (2) each declared better than the other.
+
+    ``first_beats`` is ``beats[..., x, y]`` and ``second_beats`` ``beats[..., y, x]``. Both are set only by
+    ``wmt26``, whose paired and unpaired bootstraps can point opposite ways (paired on the shared items, unpaired on
+    all of each system's items), and in principle by ``wmt26_paired``/``wmt26_unpaired``, whose two directions draw
+    their own resamples; every other procedure declares i better than j only when i's score is strictly higher,
+    or (``wmt25``) when a one-sided p is below alpha < 1/2, which the two directions' p-values (summing to at least
+    1) cannot both be. A procedure that declares both has declared a difference: it is counted as one."""
+    first_beats, second_beats = np.asarray(first_beats), np.asarray(second_beats)
+    return np.where(
+        first_beats & second_beats, BOTH, first_beats.astype(np.int64) - second_beats.astype(np.int64)
+    )
+
+
 @dataclass(frozen=True)
 class SystemRanking:
     """One procedure's ranking of one data set: ``arrays`` (R = 1) and the notes on what it could not test."""
@@ -250,48 +329,62 @@ class SystemRanking:
     def pvalue_table(self) -> pd.DataFrame:
         """One row per unordered pair (system1 above system2 in the order): p (the test of system1 against
         system2: for one-sided procedures "system1 better"), p_reverse (system2 against system1), and the
-        procedure's decision (``system1``, ``system2`` or ``none``)."""
+        procedure's decision (:data:`DECISION_LABELS` of :func:`pair_decisions`: ``system1``, ``system2``,
+        ``both`` or ``none``)."""
         a = self.arrays
         order = a.order[0]
-        rows = []
-        for x in range(len(order)):
-            for y in range(x + 1, len(order)):
-                i, j = order[x], order[y]
-                decision = "system1" if a.beats[0, i, j] else "system2" if a.beats[0, j, i] else "none"
-                rows.append(
-                    (self.systems[i], self.systems[j], a.pvalues[0, i, j], a.pvalues[0, j, i], decision)
-                )
-        return pd.DataFrame(rows, columns=["system1", "system2", "p", "p_reverse", "decision"])
+        first, second = np.triu_indices(len(order), 1)
+        i, j = order[first], order[second]
+        decided = pair_decisions(a.beats[0, i, j], a.beats[0, j, i])
+        names = np.asarray(self.systems, dtype=object)
+        return pd.DataFrame(
+            {
+                "system1": names[i],
+                "system2": names[j],
+                "p": a.pvalues[0, i, j],
+                "p_reverse": a.pvalues[0, j, i],
+                "decision": [DECISION_LABELS[int(d)] for d in decided],
+            }
+        )
 
 
-def ranking_notes(items: ItemScores, arrays: RankingArrays, scale: np.ndarray) -> tuple[str, ...]:
-    """What the data leaves untestable, in words: pairs with no paired item, pairs whose paired scores are all
-    equal, domains with a single item, undefined p-values."""
+def ranking_notes(
+    items: ItemScores, arrays: RankingArrays, scale: np.ndarray, procedure: str
+) -> tuple[str, ...]:
+    """What the data leaves untestable by ``procedure``, in words: pairs with no paired item whose p-value is NaN
+    (procedures that pair items, ``pairs_items``), pairs whose paired scores are all equal (the signed-rank
+    procedures), domains with a single item (procedures that test each domain alone: ``wmt24``), undefined
+    p-values (every procedure)."""
+    spec = check_procedure(procedure)
     notes = []
     left, right = pair_units(items.segments)
     n = len(items.systems)
+    pvalues = arrays.pvalues[0]
     no_pairs, all_equal = [], []
     for i in range(n):
         for j in range(i + 1, n):
             d = scale[i, left] - scale[j, right]
             d = d[~np.isnan(d)]
-            if len(d) == 0:
+            # A procedure that falls back to an unpaired test (wmt26) has a p-value without paired items.
+            if len(d) == 0 and (np.isnan(pvalues[i, j]) or np.isnan(pvalues[j, i])):
                 no_pairs.append(f"{items.systems[i]}/{items.systems[j]}")
-            elif np.all(d == 0):
+            elif len(d) > 0 and np.all(d == 0):
                 all_equal.append(f"{items.systems[i]}/{items.systems[j]}")
-    if no_pairs:
+    if no_pairs and spec.pairs_items:
+        # WMT24's get_clusters reads NaN as "not > alpha", a separation (ranks.wmt24_clusters).
+        clusters = "; WMT24's clusters separate them" if procedure == "wmt24" else ""
         notes.append(
-            f"{len(no_pairs)} pair(s) share no rated item ({', '.join(no_pairs[:5])}): the paired tests are "
-            "undefined for them (p NaN: not significant in ranks; WMT24's clusters separate them)"
+            f"{len(no_pairs)} pair(s) share no rated item ({', '.join(no_pairs[:5])}): the paired test is "
+            f"undefined for them (p NaN: no decision{clusters})"
         )
-    if all_equal:
+    if all_equal and spec.signed_rank:
         notes.append(
             f"{len(all_equal)} pair(s) score equal on every shared item ({', '.join(all_equal[:5])}): the Wilcoxon "
             "signed-rank test drops every zero difference and is undefined (scipy's NaN, or p = 1 for at most 13)"
         )
     counts = np.bincount(items.domains, minlength=len(items.domain_names))
     single = [items.domain_names[d] or "(none)" for d in np.flatnonzero(counts == 1)]
-    if single:
+    if single and spec.per_domain:
         notes.append(
             f"domain(s) with a single item: {', '.join(single)}: its per-domain test has one difference "
             "(a two-sided signed-rank p of 1, or undefined when the scores are equal)"
@@ -342,7 +435,7 @@ def rank_systems(
         n_resamples=n_resamples,
         documents=items.documents,
     )
-    notes = ranking_notes(items, arrays, scale)
+    notes = ranking_notes(items, arrays, scale, procedure)
     if spec.needs_documents:
         notes += document_notes(items.documents, alpha)
     return SystemRanking(procedure, items.systems, arrays, alpha, seed, n_resamples, notes)
@@ -352,7 +445,8 @@ def document_notes(documents: np.ndarray, alpha: float) -> tuple[str, ...]:
     """A note when there are too few documents for a test that flips one sign per document to reach ``alpha``:
     with D documents its smallest two-sided p is ``2 / 2^D`` (all signs as observed, or all reversed)."""
     n_documents = len(np.unique(documents))
-    smallest = 2.0 / 2.0**n_documents
+    # 2^(1 - D), not 2 / 2^D: the same power of two, without overflow past 1023 documents.
+    smallest = 2.0 ** (1 - n_documents)
     if smallest <= alpha:
         return ()
     return (

@@ -1,6 +1,7 @@
-"""The WMT26 organisers' bootstrap decisions (wmt-conference/wmt26-general-mt@a6ae235, ``humeval/02b-analyze_results.py``,
-``is_significantly_better``): ``scipy.stats.bootstrap`` with 100 resamples, ``method="BCa"`` (its default), a one-sided
-95% interval (``alternative="greater"``), and "A beats B" iff the interval's lower bound is above 0.
+"""The WMT26 organisers' bootstrap decisions (wmt-conference/wmt26-general-mt@a6ae235,
+``humeval/02b-analyze_results.py``, ``is_significantly_better``): ``scipy.stats.bootstrap`` with 100 resamples,
+``method="BCa"`` (its default), a one-sided 95% interval (``alternative="greater"``), and "A beats B" iff the
+interval's lower bound is above 0.
 
 * paired: the mean of the differences of the items both systems have (only when there are at least 2 and at least
   one is positive, as their code checks);

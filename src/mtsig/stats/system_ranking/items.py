@@ -42,6 +42,7 @@ class ItemScores:
 
 
 def _codes(values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
+    """(codes[N], names): each value's index among the sorted distinct values (no missing value: ``item_scores``)."""
     names = tuple(sorted(set(values)))
     lookup = {name: code for code, name in enumerate(names)}
     return np.array([lookup[v] for v in values], dtype=np.int64), names
@@ -74,6 +75,11 @@ def item_scores(ratings: pd.DataFrame, source: str = "ratings") -> ItemScores:
     for column, default in (("wave", ""), ("doc", ""), ("domain", "")):
         if column not in table.columns:
             table[column] = default
+    # A missing label (an empty cell of a tidy file) would be a NaN among strings, which cannot be sorted.
+    for column in ("system", "item", "wave", "doc", "domain"):
+        missing_label = int(table[column].isna().sum())
+        if missing_label:
+            raise InputError(f"{missing_label} rating(s) have no {column} (an empty cell)", source)
     table["item"] = table["item"].astype(str)
     for column in ("domain", "doc"):
         per_item = table.groupby("item")[column].nunique()

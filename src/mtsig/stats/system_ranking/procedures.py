@@ -9,10 +9,12 @@ systems from human scores") defines each procedure; docs/conventions.md lists th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
+from scipy.stats import rankdata
 
 from mtsig.stats.seeding import rng_for
 from mtsig.stats.system_ranking import ranks as rank_rules
@@ -30,7 +32,8 @@ class RankingArrays:
 
     ``scores[R, S]``: the score the procedure orders by; ``order[R, S]``: systems best first; ``pvalues[R, S, S]``:
     ``p[i, j]`` of the procedure's test of i against j (one-sided "i better than j" for one-sided procedures; the
-    same two-sided value both ways for ``wmt24``; NaN on the diagonal and where the test is undefined);
+    same two-sided value both ways for ``wmt24``; for the stratified permutation tests the two-sided p where i's
+    macro average is the higher and 1 the other way; NaN on the diagonal and where the test is undefined);
     ``beats[R, S, S]``: the procedure declares i better than j; ``top_rank``, ``worst_rank``, ``cluster``
     ``[R, S]`` per system (1 = best).
     """
@@ -50,7 +53,8 @@ def as_replicates(scores: np.ndarray) -> np.ndarray:
     return scores[None] if scores.ndim == 2 else scores
 
 
-def _chunks(replicates: int, per_replicate: int):
+def _chunks(replicates: int, per_replicate: int) -> Iterator[slice]:
+    """Slices of the replicate axis, each of about :data:`CHUNK_VALUES` work values (``per_replicate`` each)."""
     size = max(1, CHUNK_VALUES // max(per_replicate, 1))
     for start in range(0, replicates, size):
         yield slice(start, min(start + size, replicates))
@@ -82,6 +86,7 @@ def domain_macro_average(scores: np.ndarray, domains: np.ndarray) -> np.ndarray:
 
 
 def _nanmean(values: np.ndarray) -> np.ndarray:
+    """The mean over the last axis of the non-NaN values, NaN where there are none (without numpy's warning)."""
     rated = ~np.isnan(values)
     count = rated.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -166,7 +171,7 @@ def wmt25(
     beats = pvalues < alpha
     mean = item_mean(scores)
     order = rank_rules.descending_order(mean)
-    top, worst, _ = rank_rules.walk_ranks(beats, order)
+    top, worst = rank_rules.walk_ranks(beats, order)
     cluster = rank_rules.wmt25_clusters(top, worst, order)
     return RankingArrays(
         mean,
@@ -214,8 +219,7 @@ def wmt26_decisions(
             valid = ~np.isnan(differences)
             indices = uniform_indices(rng, valid.sum(axis=1), n_resamples, differences.shape[1])
             applies, lower, p = paired_bca(differences, valid, indices, confidence)
-            decided |= applies & (lower > 0)
-            p_best = np.where(applies & ~np.isnan(p), np.minimum(p_best, p), p_best)
+            decided, p_best = _merge_bca(decided, p_best, applies, lower, p)
         if variant in ("either", "unpaired"):
             a = block[:, first].reshape(k, -1)
             b = block[:, second].reshape(k, -1)
@@ -224,14 +228,21 @@ def wmt26_decisions(
             indices_a = uniform_indices(rng, valid_a.sum(axis=1), n_resamples, width)
             indices_b = uniform_indices(rng, valid_b.sum(axis=1), n_resamples, width)
             applies, lower, p = unpaired_bca(a, valid_a, b, valid_b, indices_a, indices_b, confidence)
-            decided |= applies & (lower > 0)
-            p_best = np.where(applies & ~np.isnan(p), np.minimum(p_best, p), p_best)
+            decided, p_best = _merge_bca(decided, p_best, applies, lower, p)
         rows = np.repeat(np.arange(part.start, part.stop), len(first))
         beats[rows, np.tile(first, block.shape[0]), np.tile(second, block.shape[0])] = decided
         pvalues[rows, np.tile(first, block.shape[0]), np.tile(second, block.shape[0])] = np.where(
             np.isinf(p_best), np.nan, p_best
         )
     return beats, pvalues
+
+
+def _merge_bca(
+    decided: np.ndarray, p_best: np.ndarray, applies: np.ndarray, lower: np.ndarray, p: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """One BCa bootstrap folded into WMT26's ``"either"`` decision: better where it applies and its lower bound is
+    above 0 (``is_significantly_better``: paired, else unpaired), p the smaller of the defined ones so far."""
+    return decided | (applies & (lower > 0)), np.where(applies & ~np.isnan(p), np.minimum(p_best, p), p_best)
 
 
 def wmt26_from_decisions(scores: np.ndarray, beats: np.ndarray, pvalues: np.ndarray) -> RankingArrays:
@@ -276,6 +287,12 @@ def _standard_ranking(scores_used: np.ndarray, pvalues: np.ndarray, alpha: float
     return RankingArrays(scores_used, order, pvalues, beats, top, worst, cluster)
 
 
+def _random_signs(seed: int, procedure: str, n_blocks: int, n_resamples: int) -> np.ndarray:
+    """``signs[B, K]`` of +-1, each fair: ``rng_for(seed, "system_ranking", procedure, K)``'s ``integers(0, 2)``."""
+    rng = rng_for(seed, "system_ranking", procedure, n_blocks)
+    return 2.0 * rng.integers(0, 2, (n_resamples, n_blocks)) - 1.0
+
+
 def stratified_permutation(
     scores: np.ndarray,
     segments: np.ndarray,
@@ -296,13 +313,7 @@ def stratified_permutation(
     ``rng_for(seed, "system_ranking", "stratified_permutation", M)``.
     """
     n_units = len(pair_units(segments)[0])
-    signs = (
-        2.0
-        * rng_for(seed, "system_ranking", "stratified_permutation", n_units).integers(
-            0, 2, (n_resamples, n_units)
-        )
-        - 1.0
-    )
+    signs = _random_signs(seed, "stratified_permutation", n_units, n_resamples)
     return _stratified_sign_flip(as_replicates(scores), segments, domains, None, signs, alpha)
 
 
@@ -327,13 +338,7 @@ def stratified_permutation_documents(
     """
     left, _ = pair_units(segments)
     present, blocks = np.unique(np.asarray(documents)[left], return_inverse=True)
-    signs = (
-        2.0
-        * rng_for(seed, "system_ranking", "stratified_permutation_documents", len(present)).integers(
-            0, 2, (n_resamples, len(present))
-        )
-        - 1.0
-    )
+    signs = _random_signs(seed, "stratified_permutation_documents", len(present), n_resamples)
     return _stratified_sign_flip(as_replicates(scores), segments, domains, blocks.ravel(), signs, alpha)
 
 
@@ -395,8 +400,6 @@ def mann_whitney_greater(scores: np.ndarray) -> np.ndarray:
     ``scipy.stats.mannwhitneyu(x, y, alternative="greater")`` with its defaults (normal approximation with tie
     and continuity correction; scipy's exact method, used when a sample has at most 8 items and there are no ties,
     is called for those pairs)."""
-    from scipy import stats  # noqa: PLC0415 - only for the rare exact case
-
     replicates, n, _ = scores.shape
     first, second = np.triu_indices(n, 1)
     x, y = scores[:, first], scores[:, second]  # [R, P, N]
@@ -405,8 +408,6 @@ def mann_whitney_greater(scores: np.ndarray) -> np.ndarray:
     n1 = (~np.isnan(x)).sum(axis=-1).astype(np.float64)
     n2 = (~np.isnan(y)).sum(axis=-1).astype(np.float64)
     filled = np.where(valid, pooled, np.inf)
-    from scipy.stats import rankdata  # noqa: PLC0415
-
     ranks = rankdata(filled, method="average", axis=-1)
     lowest = rankdata(filled, method="min", axis=-1)
     tie_size = 2 * (ranks - lowest) + 1

@@ -86,13 +86,13 @@ def wmt24_ranks(pvalues: np.ndarray, scores: np.ndarray, alpha: float) -> tuple[
     return 1 + losses, scores.shape[-1] - wins
 
 
-def walk_ranks(beats: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def walk_ranks(beats: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rank ranges by walking the score order (WMT25 ``08-compute_clusters.py``; WMT26 ``02b-analyze_results.py``):
     up from a system until the first system above that beats it, down until the first below that it beats.
 
-    Returns (top[R, S], worst[R, S], by position), positions 0-based: a system at position k ranks from
-    ``m + 2`` (m the nearest position above whose system beats it; 1 if none) to ``m'`` (1-based: m' the nearest
-    position below whose system it beats; S if none).
+    Returns (top[R, S], worst[R, S]) by position, positions 0-based: a system at position k ranks from ``m + 2``
+    (m the nearest position above whose system beats it; 1 if none) to ``m'`` (1-based: m' the nearest position
+    below whose system it beats; S if none, so ``worst == S`` exactly where no system below is beaten).
     """
     ranked = _by_position(beats, order)
     replicates, n = order.shape
@@ -104,8 +104,8 @@ def walk_ranks(beats: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.nda
     nearest_above = np.where(above.any(axis=2), n - 1 - np.argmax(above[:, :, ::-1], axis=2), -1)
     nearest_below = np.where(below.any(axis=2), np.argmax(below, axis=2), n)
     top = np.where(nearest_above >= 0, nearest_above + 2, 1)
-    worst = nearest_below.copy()
-    return top, worst, nearest_below
+    # The nearest beaten position m' (0-based) is the worst rank m' (1-based) of the system just above it.
+    return top, nearest_below
 
 
 def wmt25_clusters(top: np.ndarray, worst: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -127,11 +127,11 @@ def wmt26_ranks_and_clusters(
     system, S), and "global" clusters: a line after position k iff every system at or above k beats every system
     below (``significant_globally``; the last system's line is never drawn). Returns (top, worst, cluster) by
     system."""
-    top, worst, nearest_below = walk_ranks(beats, order)
+    top, worst = walk_ranks(beats, order)
     n = order.shape[1]
     positions = np.arange(n)[None, :]
-    worst = np.where((nearest_below == n) & (positions < n - 1), n - 1, worst)
-    ranked = _by_position(beats, order)
-    boundary = np.stack([ranked[:, : k + 1, k + 1 :].all(axis=(1, 2)) for k in range(n - 1)], axis=1)
-    cluster = clusters_from_boundaries(boundary.reshape(len(order), n - 1), order)
+    # walk_ranks' worst is S exactly where no system below is beaten: there WMT26's loop stops at S - 1.
+    worst = np.where((worst == n) & (positions < n - 1), n - 1, worst)
+    # "significant_globally" is mtsig's all_pairs rule: every system at or above k beats every one below.
+    cluster = all_pairs_clusters(beats, order)
     return _to_systems(top, order), _to_systems(worst, order), cluster

@@ -16,9 +16,9 @@ Zeros are dropped (``count`` = the non-zero differences), ranks are averaged ove
 approximation is ``z = (r_plus - count (count+1)/4) / sqrt((count (count+1)(2 count+1) - sum(t^3 - t)/2) / 24)``
 over tie groups of size ``t``, computed with the same floating-point expressions as scipy. An empty sample, or one
 whose differences are all zero and longer than 13 (``se = 0``), has p = NaN, as scipy returns; so has a sample of one
-zero difference, for which scipy raises ``ValueError`` (its permutation test needs two observations). A vectorised call of
-scipy itself (``wilcoxon(d, axis=-1)``) would choose the method once for the whole batch (it tests for ties and
-zeros over every sample together), which is why the choice is made here sample by sample.
+zero difference, for which scipy raises ``ValueError`` (its permutation test needs two observations). A vectorised
+call of scipy itself (``wilcoxon(d, axis=-1)``) would choose the method once for the whole batch (it tests for ties
+and zeros over every sample together), which is why the choice is made here sample by sample.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ def _exact_cdf(k: int, n: int) -> float:
 
 
 def _exact_pvalue(r_plus: float, n: int, alternative: str) -> float:
+    """scipy's exact p of ``r_plus`` among ``n`` non-zero differences without ties (its null's cdf and sf)."""
     if alternative == "less":
         return _exact_cdf(int(np.ceil(r_plus)), n)
     if alternative == "greater":
