@@ -732,6 +732,48 @@ def test_extra_task_specs():
             mp.tasks_from_spec(spec, protocol)
 
 
+def test_tasks_whose_test_or_sample_would_not_be_the_labelled_one_are_rejected():
+    """Swapping pairs tests the plain mean of the groups (a micro average would test another number than the
+    table's), and a task that reads system scores draws no item sample: both are errors; SPA, system-level but on
+    segment scores, takes a sample."""
+    protocol = mp.wmt23()
+    with pytest.raises(InputError, match="micro average is tested with perm_test=scores"):
+        mp.tasks_from_spec("kendall:variant=b,grouping=item,perm_test=pairs,average=micro", protocol)
+    with pytest.raises(InputError, match="micro average"):
+        mp.Task(
+            "tie_calibrated", ("en-de",), "seg", False, "item", "acc23", perm_test="pairs", average="micro"
+        )
+    (micro,) = mp.tasks_from_spec("kendall:variant=b,grouping=item,average=micro", mp.wmt23(["en-de"]))
+    assert micro.label == "en-de seg kendall-b (item, micro)"
+    with pytest.raises(InputError, match="no sample would be drawn"):
+        mp.tasks_from_spec("pearson:level=sys,sample_size=100", protocol)
+    (spa,) = mp.tasks_from_spec("spa:sample_size=100", mp.wmt24_on_wmt23(["en-de"]))
+    assert spa.sample_size == 100 and mp.file_level(spa) == "seg"
+
+
+def test_labels_name_every_option_that_differs_from_its_default():
+    """Two tasks that differ only in their test, NaN rule or sample rate get different labels (the labels key the
+    random draws and the per-task results), and the protocols' own labels are as before."""
+    protocol = mp.wmt23(["en-de"])
+    (own,) = [t for t in protocol.tasks if t.statistic == "tie_calibrated"]
+    (scores,) = mp.tasks_from_spec("tie_calibrated:perm_test=scores", protocol)
+    (sampled,) = mp.tasks_from_spec("tie_calibrated:sample_rate=0.1", protocol)
+    (zero,) = mp.tasks_from_spec("kendall:variant=b,grouping=item,nan_groups=zero", protocol)
+    assert own.label == "en-de seg acc-t (item)"
+    assert scores.label == "en-de seg acc-t (item, scores)"
+    assert sampled.label == "en-de seg acc-t (item, sample rate 0.1)"
+    assert zero.label == "en-de seg kendall-b (item, NaN groups as 0)"
+    protocols = [mp.PROTOCOLS[name]() for name in ("wmt23", "wmt24")]
+    labels = [task.label for p in protocols for task in p.tasks + p.extras]
+    assert labels == [
+        "accuracy",
+        *[f"{lp} {kind}" for lp in ("en-de", "he-en", "zh-en") for kind in
+          ("sys pearson", "seg pearson", "seg acc-t (item)")],
+        *[f"{lp} seg PDP (item)" for lp in ("en-de", "he-en", "zh-en")],
+        *[f"{lp} {kind}" for lp in ("en-de", "he-en", "zh-en") for kind in ("sys SPA", "seg acc-t (item)")],
+    ]  # fmt: skip
+
+
 # ------------------------------------------------------------------------------------------------ human scores as metrics
 
 
