@@ -98,6 +98,21 @@ def test_pearson_and_pooled_accuracy_chance_are_their_statistics_on_permuted_sco
     np.testing.assert_array_equal(got, expected)
 
 
+def test_grouped_chance_passes_the_tasks_epsilon_average_and_nan_rule():
+    """A Kendall task with a tie threshold, a micro average and undefined groups as 0 gets its own statistic on
+    the permuted scores, not the default one."""
+    human, metrics = _task(5)
+    options = {"kendall_variant": "b", "epsilon": 0.5, "average": "micro", "nan_groups": "zero"}
+    got = chance.chance_grouped_correlation(
+        human, metrics[1], "kendall", "item", 6, np.random.default_rng(4), **options
+    )
+    permuted = chance.permuted_within_groups(
+        np.random.default_rng(4), metrics[1], np.isfinite(human), "item", 6
+    )
+    np.testing.assert_array_equal(got, grouped_correlation(human, permuted, "kendall", "item", **options))
+    assert not np.array_equal(got, grouped_correlation(human, permuted, "kendall", "item"))
+
+
 @pytest.mark.parametrize("statistic", ["acc-t", "pearson (none)"])
 def test_random_metrics_exceed_the_95th_percentile_five_percent_of_the_time(statistic):
     """Known truth: the chance distribution (1000 draws, the metrics in turn, as the protocol draws them) and 400

@@ -732,6 +732,48 @@ def test_extra_task_specs():
             mp.tasks_from_spec(spec, protocol)
 
 
+def test_tasks_whose_test_or_sample_would_not_be_the_labelled_one_are_rejected():
+    """Swapping pairs tests the plain mean of the groups (a micro average would test another number than the
+    table's), and a task that reads system scores draws no item sample: both are errors; SPA, system-level but on
+    segment scores, takes a sample."""
+    protocol = mp.wmt23()
+    with pytest.raises(InputError, match="micro average is tested with perm_test=scores"):
+        mp.tasks_from_spec("kendall:variant=b,grouping=item,perm_test=pairs,average=micro", protocol)
+    with pytest.raises(InputError, match="micro average"):
+        mp.Task(
+            "tie_calibrated", ("en-de",), "seg", False, "item", "acc23", perm_test="pairs", average="micro"
+        )
+    (micro,) = mp.tasks_from_spec("kendall:variant=b,grouping=item,average=micro", mp.wmt23(["en-de"]))
+    assert micro.label == "en-de seg kendall-b (item, micro)"
+    with pytest.raises(InputError, match="no sample would be drawn"):
+        mp.tasks_from_spec("pearson:level=sys,sample_size=100", protocol)
+    (spa,) = mp.tasks_from_spec("spa:sample_size=100", mp.wmt24_on_wmt23(["en-de"]))
+    assert spa.sample_size == 100 and mp.file_level(spa) == "seg"
+
+
+def test_labels_name_every_option_that_differs_from_its_default():
+    """Two tasks that differ only in their test, NaN rule or sample rate get different labels (the labels key the
+    random draws and the per-task results), and the protocols' own labels are as before."""
+    protocol = mp.wmt23(["en-de"])
+    (own,) = [t for t in protocol.tasks if t.statistic == "tie_calibrated"]
+    (scores,) = mp.tasks_from_spec("tie_calibrated:perm_test=scores", protocol)
+    (sampled,) = mp.tasks_from_spec("tie_calibrated:sample_rate=0.1", protocol)
+    (zero,) = mp.tasks_from_spec("kendall:variant=b,grouping=item,nan_groups=zero", protocol)
+    assert own.label == "en-de seg acc-t (item)"
+    assert scores.label == "en-de seg acc-t (item, scores)"
+    assert sampled.label == "en-de seg acc-t (item, sample rate 0.1)"
+    assert zero.label == "en-de seg kendall-b (item, NaN groups as 0)"
+    protocols = [mp.PROTOCOLS[name]() for name in ("wmt23", "wmt24")]
+    labels = [task.label for p in protocols for task in p.tasks + p.extras]
+    assert labels == [
+        "accuracy",
+        *[f"{lp} {kind}" for lp in ("en-de", "he-en", "zh-en") for kind in
+          ("sys pearson", "seg pearson", "seg acc-t (item)")],
+        *[f"{lp} seg PDP (item)" for lp in ("en-de", "he-en", "zh-en")],
+        *[f"{lp} {kind}" for lp in ("en-de", "he-en", "zh-en") for kind in ("sys SPA", "seg acc-t (item)")],
+    ]  # fmt: skip
+
+
 # ------------------------------------------------------------------------------------------------ human scores as metrics
 
 
@@ -864,3 +906,43 @@ def test_readme_answers_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_
     assert numbers.group(6) == f"{pair.p_value:.2f}"
     assert int(numbers.group(7).replace(",", "")) == round(pair.n_target, -3)
     assert (int(numbers.group(8)), int(numbers.group(9))) == (round(pair.scale_target), pair.n_units)
+
+
+def test_table_fills_the_extra_columns_of_the_human_and_chance_rows(wmt23_inputs):
+    """The WMT23 table's PDP columns (†) in the rows of DA+SQM and of chance: DA+SQM's PDP and cluster where it
+    scores every cell (en-de), `–` where it does not (he-en has no DA+SQM, zh-en only part of it); the chance row
+    `–` in a column without a chance level, its level in a column whose task has one."""
+    from mtsig.report.metrics_protocol import _chance_row, protocol_table_markdown
+    from mtsig.studies.metrics_protocol_chance import ChanceLevel, ProtocolChance
+
+    result = mp.run_protocol(mp.wmt23(), *wmt23_inputs, mp.RunOptions(human_metrics=("da-sqm",)))
+    shown = mp.human_display("da-sqm")
+    assert [shown in task.human for task in result.extras] == [True, False, False]
+
+    def level(label, metrics):
+        return ChanceLevel(label, np.zeros(1), ("x",), 0.25, 0.5, dict.fromkeys(metrics, 0.001))
+
+    chance = ProtocolChance(
+        tuple(level(task.task.label, task.metrics) for task in result.tasks),
+        level("average", result.metrics),
+        1,
+    )
+    table = protocol_table_markdown(result, heading="WMT23", chance=chance)
+    rows = {}
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if cells[0] == "rank":
+            header = cells
+        elif len(cells) > 1 and cells[1] in (shown, "chance"):
+            rows[cells[1]] = dict(zip(header, cells, strict=True))
+    en_de = result.extras[0]
+    m = en_de.metrics.index(shown)
+    assert rows[shown]["en-de seg PDP (item) †"] == f"{en_de.values[m]:.3f} ({en_de.ranks[m]})"
+    assert rows[shown]["he-en seg PDP (item) †"] == rows[shown]["zh-en seg PDP (item) †"] == "–"
+    assert rows[shown]["en-de sys pearson"] != "–" and rows[shown]["he-en sys pearson"] == "–"
+    assert [rows["chance"][f"{lp} seg PDP (item) †"] for lp in ("en-de", "he-en", "zh-en")] == ["–"] * 3
+    assert rows["chance"]["en-de sys pearson"] == "0.250 [0.500]"
+    # an extra task with a main task's label (``--extra-task pearson``) has that task's chance level
+    labels = [task.task.label for task in result.tasks]
+    row = _chance_row(chance, labels, [("en-de seg pearson †", "en-de seg pearson"), ("x †", "en-de seg x")])
+    assert (row["en-de seg pearson †"], row["x †"]) == ("0.250 [0.500]", "–")

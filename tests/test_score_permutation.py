@@ -212,6 +212,19 @@ def test_p_values_equal_scipys():
     assert np.isnan(spearman_pvalue(1.0, 2)) and pearson_pvalue(1.0, 2) == 1.0
 
 
+def test_kendall_pvalue_with_a_tie_threshold_is_mt_metrics_evals_placeholder():
+    """mt-metrics-eval computes Kendall with a tie threshold epsilon > 0 with ``KendallVariants``, which returns
+    (tau, 0): tau-b's averaged p is then 0, not scipy's p of tau at epsilon 0; at epsilon 0 it stays scipy's."""
+    rng = np.random.default_rng(3)
+    h = rng.permutation(12).astype(float)
+    m = np.round(rng.normal(size=12), 1)
+    at_zero = average_correlation(h[None], m[None], "kendall", kendall_variant="b")
+    assert at_zero.pvalue == pytest.approx(scipy.stats.kendalltau(h, m)[1], rel=1e-9)
+    thresholded = average_correlation(h[None], m[None], "kendall", kendall_variant="b", epsilon=0.3)
+    assert thresholded.pvalue == 0.0
+    assert thresholded.value != at_zero.value  # the threshold changes tau-b itself
+
+
 def test_stratified_sizes_by_hand():
     """Largest remainders: 10 of bins (3, 3, 4) of 10 -> floors (3, 3, 4); 5 of (3, 3, 4): ideal (1.5, 1.5, 2) ->
     floors (1, 1, 2), one more to the first of the tied remainders in the tie order."""

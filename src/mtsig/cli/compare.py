@@ -272,7 +272,8 @@ def add_scores_arguments(compare: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``mtsig compare``: everything is computed before anything is printed. Systems given as run groups
-    (``NAME=RUN1,RUN2``) get the run-aware comparison of :func:`mtsig.stats.training_runs.compare_runs_command`."""
+    (``NAME=RUN1,RUN2``) get the run-aware comparison of :func:`compare_run_groups`
+    (:func:`mtsig.stats.training_runs.compare_training_runs`)."""
     display = ProgressDisplay.for_command("compare", args)
     if args.scores:
         comparisons, systems = compare_with_scores(args, display)

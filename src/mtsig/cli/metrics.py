@@ -19,8 +19,8 @@ segment-level Pearson, tie-calibrated acc_23, SPA; the weighted average, permuta
 developer adds their own metric with ``--extra-scores DIR`` (``DIR/<lp>/NAME-REFSET.LEVEL.score`` files in
 mt-metrics-eval's format, for every language pair and level the protocol needs), and more columns, not in the
 average, with ``--extra-task STATISTIC[:OPTION=VALUE,...]`` (mt-metrics-eval's other statistics: PDP, Kendall's
-variants, the WMT20 Kendall-like tau, micro averages, item samples; :func:`mtsig.studies.metrics_protocol.
-tasks_from_spec`).
+variants, the WMT20 Kendall-like tau, micro averages, item samples;
+:func:`mtsig.studies.metrics_protocol.tasks_from_spec`).
 """
 
 from __future__ import annotations

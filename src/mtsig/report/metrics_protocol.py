@@ -17,9 +17,9 @@ import pandas as pd
 from mtsig import __version__
 from mtsig.report.tables import frame_to_markdown, latex_escape
 from mtsig.settings import MetricsProtocol, ProtocolBootstrap
-from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions
+from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions, TaskResult
 from mtsig.studies.metrics_protocol_beyond import ProtocolExperiment
-from mtsig.studies.metrics_protocol_chance import ProtocolChance
+from mtsig.studies.metrics_protocol_chance import CHANCE_QUANTILE, ProtocolChance
 from mtsig.studies.metrics_protocol_human import PartialHumanRow
 from mtsig.studies.metrics_protocol_power import ProtocolPower
 
@@ -58,6 +58,11 @@ def _task_cells(result: ProtocolResult, *, extras: bool = False) -> list[dict[st
     return cells
 
 
+def _systems_cell(task: TaskResult) -> str:
+    """The number of systems of each language pair of a task: ``en-de 12; he-en 13``."""
+    return "; ".join(f"{lp} {len(systems)}" for lp, systems in task.systems.items())
+
+
 def protocol_table_text(result: ProtocolResult) -> str:
     """A fixed-width table: metric, average, rank, then ``value (rank)`` per task; the tasks' labels below."""
     cells = _task_cells(result)
@@ -81,13 +86,12 @@ def protocol_table_text(result: ProtocolResult) -> str:
         lps = ",".join(task.task.lps) if task.task.statistic == "pooled_accuracy" else ""
         lines.append(
             f"task{number}: {task.task.label}{f' ({lps})' if lps else ''}, weight {weight:.4g}, "
-            f"{len(task.metrics)} metrics, systems: "
-            + "; ".join(f"{lp} {len(systems)}" for lp, systems in task.systems.items())
+            f"{len(task.metrics)} metrics, systems: " + _systems_cell(task)
         )
     for number, task in enumerate(result.extras, start=1):
         lines.append(
             f"x{number}: {task.task.label}, not in the average, {len(task.metrics)} metrics, systems: "
-            + "; ".join(f"{lp} {len(systems)}" for lp, systems in task.systems.items())
+            + _systems_cell(task)
         )
     return "\n".join(lines) + "\n"
 
@@ -260,33 +264,53 @@ def _value_cell(value: float, rank: int | None = None, digits: int = 3) -> str:
 CHANCE_MARK_ALPHA = 0.05
 
 
+def _human_cell(name: str, task: TaskResult, partial: Sequence[PartialHumanRow]) -> str:
+    """The cell of the human score ``name`` in a task's column (:func:`_human_rows`)."""
+    cell = "–"
+    if name in task.human:
+        m = task.metrics.index(name)
+        cell = _value_cell(float(task.values[m]), int(task.ranks[m]))
+    for part in partial:
+        if part.task == task.task.label and part.metric == name:
+            cell = f"{part.value:.3f}† ({part.position}/{part.n_metrics})"
+    return cell
+
+
 def _human_rows(
-    result: ProtocolResult, labels: list[str], partial: Sequence[PartialHumanRow]
+    result: ProtocolResult, labels: list[str], extra_labels: list[str], partial: Sequence[PartialHumanRow]
 ) -> list[dict[str, object]]:
-    """One row per human score entered as a metric: its value and cluster where it scores every cell of a task,
-    ``value† (position/metrics)`` on the cells it rates where it scores part of them, ``–`` elsewhere."""
-    names = sorted({name for task in result.tasks for name in task.human} | {row.metric for row in partial})
+    """One row per human score entered as a metric: its value and cluster where it scores every cell of a task
+    (``labels``) or an extra task (``extra_labels``, the columns with †), ``value† (position/metrics)`` on the cells
+    it rates where it scores part of them, ``–`` elsewhere."""
+    names = sorted(
+        {name for task in result.tasks + result.extras for name in task.human}
+        | {row.metric for row in partial}
+    )
+    columns = list(zip(labels, result.tasks, strict=True)) + list(
+        zip(extra_labels, result.extras, strict=True)
+    )
     rows = []
     for name in names:
         row: dict[str, object] = {"rank": "–", "metric": name, "kind": "human", "avg": "–"}
-        for label, task in zip(labels, result.tasks, strict=True):
-            cell = "–"
-            if name in task.human:
-                m = task.metrics.index(name)
-                cell = _value_cell(float(task.values[m]), int(task.ranks[m]))
-            for part in partial:
-                if part.task == label and part.metric == name:
-                    cell = f"{part.value:.3f}† ({part.position}/{part.n_metrics})"
-            row[label] = cell
+        for label, task in columns:
+            row[label] = _human_cell(name, task, partial)
         rows.append(row)
     return rows
 
 
-def _chance_row(chance: ProtocolChance, labels: list[str]) -> dict[str, object]:
+def _chance_row(
+    chance: ProtocolChance, labels: list[str], extras: Sequence[tuple[str, str]]
+) -> dict[str, object]:
+    """The row of the chance levels: the average's and each task's mean and upper quantile; in the extra columns
+    (``extras``: column, task label) a task's chance level where one was computed for that task, else ``–``."""
     row: dict[str, object] = {"rank": "–", "metric": "chance", "kind": "chance"}
     row["avg"] = f"{chance.average.mean:.3f} [{chance.average.upper:.3f}]"
     for label, level in zip(labels, chance.tasks, strict=True):
         row[label] = f"{level.mean:.3f} [{level.upper:.3f}]"
+    by_task = {level.label: level for level in chance.tasks}
+    for column, task_label in extras:
+        level = by_task.get(task_label)
+        row[column] = "–" if level is None else f"{level.mean:.3f} [{level.upper:.3f}]"
     return row
 
 
@@ -296,20 +320,36 @@ def _not_above_chance(result: ProtocolResult, chance: ProtocolChance) -> list[st
     for label, level in [("average", chance.average)] + [
         (t.task.label, c) for t, c in zip(result.tasks, chance.tasks, strict=True)
     ]:
-        weak = sorted((p, name) for name, p in level.pvalues.items() if p > CHANCE_MARK_ALPHA)
+        weak = sorted((name, p) for name, p in level.pvalues.items() if p > CHANCE_MARK_ALPHA)
         if weak:
-            parts.append(
-                f"{label}: "
-                + ", ".join(f"{name} (p {p:.3f})" for p, name in sorted(weak, key=lambda x: x[1]))
-            )
+            parts.append(f"{label}: " + ", ".join(f"{name} (p {p:.3f})" for name, p in weak))
     return parts
+
+
+def real_size_index(scales: Sequence[float]) -> int | None:
+    """The position of the real size (scale 1) among a power study's ``scales``, None when it is not one."""
+    return list(scales).index(1.0) if 1.0 in scales else None
+
+
+def _scale_text(scale: float) -> str:
+    """A test-set size as a multiple of the real one: ``1/8`` below 1, ``1024`` from 1."""
+    return f"{scale:g}" if scale >= 1 else f"1/{1 / scale:g}"
+
+
+def _ordinal(number: float) -> str:
+    """``95th``, ``99th``, ``1st``, ``97.5th``."""
+    if number != int(number):
+        return f"{number:g}th"
+    n = int(number)
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def power_markdown(power: ProtocolPower) -> list[str]:
     """The power and stability section of a protocol's page: every task's stability, and the pairs named in the
     configuration with each task's top pair (the full lists are power.tsv and stability.tsv)."""
     scales = list(power.scales)
-    at_real = scales.index(1.0) if 1.0 in scales else None
+    at_real = real_size_index(scales)
     stability = pd.DataFrame(
         [
             {
@@ -353,9 +393,11 @@ def power_markdown(power: ProtocolPower) -> list[str]:
         "",
         frame_to_markdown(stability),
         "",
-        f"The power of each task's own permutation test (α = {power.alpha:g}) on test sets of 1/8 to 1024 times "
+        f"The power of each task's own permutation test (α = {power.alpha:g}) on test sets of "
+        f"{_scale_text(min(scales))} to {_scale_text(max(scales))} times "
         f"the real number of units ({power.n_sets} per size), and the number of units that reaches "
-        f"{power.target:.0%} power (interpolated; `>` beyond 1024 times): the pairs named in the configuration and "
+        f"{power.target:.0%} power (interpolated; `>` beyond {_scale_text(max(scales))} times): the pairs named in "
+        "the configuration and "
         "each task's first two metrics (every metric against the next: power.tsv); docs/statistics.md, \"Power and "
         'stability".',
         "",
@@ -407,9 +449,10 @@ def protocol_table_markdown(
         for label, task in zip(extra_labels, extra_cells, strict=True):
             row[label] = _value_cell(*task[name]) if name in task else "–"
         rows.append(row)
-    rows += _human_rows(result, labels, partial_human)
+    rows += _human_rows(result, labels, extra_labels, partial_human)
     if chance is not None:
-        rows.append(_chance_row(chance, labels))
+        extra_tasks = [task.task.label for task in result.extras]
+        rows.append(_chance_row(chance, labels, list(zip(extra_labels, extra_tasks, strict=True))))
     lines = [f"## {heading}", ""]
     lines += [
         "Metrics in order of the weighted average of the tasks (each rescaled to [0, 1] by its range); `rank`: "
@@ -438,9 +481,10 @@ def protocol_table_markdown(
         ]
     if chance is not None:
         lines += [
-            f"Row `chance`: the mean and [95th percentile] of each task's statistic for a metric of the table whose "
+            f"Row `chance`: the mean and [{_ordinal(round(CHANCE_QUANTILE * 100, 6))} percentile] of each task's "
+            "statistic for a metric of the table whose "
             f"scores are permuted within the statistic's groups ({chance.n_draws} draws; the average's: the same "
-            "metric permuted in every task); `°`: not above chance (p > 0.05). "
+            f"metric permuted in every task); `°`: not above chance (p > {CHANCE_MARK_ALPHA:g}). "
             'docs/statistics.md, "Chance levels".',
             "",
         ]
@@ -452,11 +496,9 @@ def protocol_table_markdown(
         "| --- | ---: | ---: | --- |",
     ]
     for task, weight in zip(result.tasks, result.protocol.weights, strict=True):
-        systems = "; ".join(f"{lp} {len(names)}" for lp, names in task.systems.items())
-        lines.append(f"| {task.task.label} | {weight:.4g} | {len(task.metrics)} | {systems} |")
+        lines.append(f"| {task.task.label} | {weight:.4g} | {len(task.metrics)} | {_systems_cell(task)} |")
     for task in result.extras:
-        systems = "; ".join(f"{lp} {len(names)}" for lp, names in task.systems.items())
-        lines.append(f"| {task.task.label} † | not averaged | {len(task.metrics)} | {systems} |")
+        lines.append(f"| {task.task.label} † | not averaged | {len(task.metrics)} | {_systems_cell(task)} |")
     lines.append("")
     if intervals:
         by_task = {label: frame.set_index("metric") for label, frame in intervals.items()}
@@ -510,11 +552,11 @@ def heatmap_name(protocol: str, label: str) -> str:
 
 
 def protocol_heatmaps(result: ProtocolResult, directory: str | Path, *, dpi: float = 100) -> list[Path]:
-    """One WMT-style heatmap per tested task and for the average (:func:`mtsig.report.plots.
-    significance_heatmap_figure`: metrics in ranking order, a cell coloured where the row metric beats the column
-    metric at the protocol's alpha, darker at 0.01 and 0.001, p printed), as ``<directory>/<heatmap_name>.png``;
-    none without resamples. PNGs at ``dpi`` (100, as the Williams heatmaps: a 32-metric matrix is about 1400
-    pixels wide)."""
+    """One WMT-style heatmap per tested task and for the average
+    (:func:`mtsig.report.plots.significance_heatmap_figure`: metrics in ranking order, a cell coloured where the
+    row metric beats the column metric at the protocol's alpha, darker at 0.01 and 0.001, p printed), as
+    ``<directory>/<heatmap_name>.png``; none without resamples. PNGs at ``dpi`` (100, as the Williams heatmaps: a
+    32-metric matrix is about 1400 pixels wide)."""
     import matplotlib
 
     from mtsig.report.plots import STYLE, save_figure, significance_heatmap_figure
@@ -695,7 +737,7 @@ def study_tables(experiment: ProtocolExperiment) -> dict[str, pd.DataFrame]:
             human.append([name, row.task, row.metric, row.value, row.position, row.n_metrics, row.share])
         if run.power is not None:
             scales = list(run.power.scales)
-            real = scales.index(1.0) if 1.0 in scales else None
+            real = real_size_index(scales)
             for pair in run.power.pairs:
                 power.append([
                     name, pair.task, pair.higher, pair.lower, pair.chosen, pair.delta, pair.p_value, pair.n_units,

@@ -54,6 +54,7 @@ from mtsig.stats.meta_evaluation.item_sampling import SAMPLE_METHODS, item_sampl
 from mtsig.stats.meta_evaluation.metric_permutation import (
     MTME_EARLY_STOPPING,
     MTME_PAIRS_EARLY_STOPPING,
+    EarlyStopping,
     PairSwaps,
     PearsonSwaps,
     PermutationResult,
@@ -109,10 +110,10 @@ class RunOptions:
     test (0: values and rankings only, as mt-metrics-eval's ``k=0``, and the clusters are then the ranks); ``seed``
     of the draws (:mod:`mtsig.stats.seeding`); the clusters' ``alpha``; ``early_stopping``: ``mtme``
     (mt-metrics-eval's defaults) or ``none``; ``spa_arithmetic``: ``exact`` or ``float32``
-    (:mod:`mtsig.stats.soft_pairwise_accuracy`); ``all_metrics``: the non-primary metrics too;
+    (:mod:`mtsig.stats.meta_evaluation.soft_pairwise_accuracy`); ``all_metrics``: the non-primary metrics too;
     ``human_metrics``: human scores entered as metrics (:func:`run_task`), not in the average; ``always``: metric
-    names kept and shown as primary (a user's own). The defaults are the config's (:class:`mtsig.settings.
-    MetricsProtocol`; :meth:`of` takes a protocol's from it)."""
+    names kept and shown as primary (a user's own). The defaults are the config's
+    (:class:`mtsig.settings.MetricsProtocol`; :meth:`of` takes a protocol's from it)."""
 
     n_resamples: int = 0
     seed: int = 0
@@ -232,6 +233,11 @@ class Task:
             raise InputError(f"bad average {self.average!r} or sampling method {self.sample_method!r}")
         if self.epsilon < 0 or self.sample_size < 0:
             raise InputError("a task's epsilon and sample size must be >= 0")
+        if self.sample_size and file_level(self) == "sys":
+            raise InputError(
+                f"{self.statistic} at the system level: sample_size samples items of segment scores, and this "
+                "task reads system scores only (no sample would be drawn)"
+            )
         if self.perm_test == "pairs" and not (
             self.statistic == "tie_calibrated"
             or (self.statistic == "kendall" and self.variant in PAIR_VARIANTS)
@@ -240,10 +246,24 @@ class Task:
                 f"{self.statistic} {self.variant}: swapping pairs tests tie-calibrated statistics and Kendall's "
                 f"{', '.join(PAIR_VARIANTS)}"
             )
+        if self.perm_test == "pairs" and self.average == "micro":
+            raise InputError(
+                f"{self.statistic} {self.variant}: swapping pairs tests the plain mean of the groups' values "
+                "(average=macro); a micro average is tested with perm_test=scores"
+            )
+
+    @property
+    def default_perm_test(self) -> str:
+        """The test a task of this statistic gets unless told otherwise (:func:`tasks_from_spec`, the protocols):
+        ``pairs`` for tie calibration, ``scores`` for the others."""
+        return "pairs" if self.statistic == "tie_calibrated" else "scores"
 
     @property
     def label(self) -> str:
-        """A short name: ``accuracy``, ``en-de sys pearson``, ``en-de seg acc-t``, ``en-de sys SPA``."""
+        """A short name: ``accuracy``, ``en-de sys pearson``, ``en-de seg acc-t (item)``, ``en-de sys SPA``; the
+        options that differ from their defaults in brackets (grouping, micro average, NaN groups as 0, the sample
+        rate of tie calibration, an item sample, the permutation test), so that two different tasks of a protocol
+        never share a label (labels key the random draws and the per-task results)."""
         if self.statistic == "pooled_accuracy":
             return "accuracy"
         name = {
@@ -257,10 +277,12 @@ class Task:
             name += f" eps {self.epsilon:g}"
         options = [self.grouping] if self.level == "seg" and self.grouping != "none" else []
         options += ["micro"] if self.average == "micro" else []
+        options += ["NaN groups as 0"] if self.nan_groups == "zero" else []
+        options += [f"sample rate {self.sample_rate:g}"] if self.sample_rate != 1.0 else []
         if self.sample_size:
             options.append(f"{self.sample_method} sample of {self.sample_size}, seed {self.sample_seed}")
-        if self.perm_test == "pairs" and self.statistic == "kendall":
-            options.append("pairs")
+        if self.perm_test != self.default_perm_test:
+            options.append(self.perm_test)
         grouping = f" ({', '.join(options)})" if options else ""
         return f"{self.lps[0]} {self.level} {name}{grouping}"
 
@@ -290,11 +312,13 @@ class Protocol:
 
     @property
     def weights(self) -> tuple[float, ...]:
+        """The tasks' weights normalised to sum to 1, in task order (the extras have none)."""
         total = sum(task.weight for task in self.tasks)
         return tuple(task.weight / total for task in self.tasks)
 
     @property
     def lps(self) -> tuple[str, ...]:
+        """The language pairs of the protocol's tasks, sorted."""
         return tuple(sorted({lp for task in self.tasks for lp in task.lps}))
 
     def with_extras(self, extras: Sequence[Task]) -> Protocol:
@@ -550,6 +574,7 @@ class ScoreKey:
 
 
 def gold_of(task: Task, info: TestSetInfo, lp: str) -> str:
+    """The human score a task takes as its gold in ``lp``: the task's own, else the test set's standard gold."""
     return task.gold or info.std_gold[lp]
 
 
@@ -685,6 +710,32 @@ def task_inputs(
     return systems, human, metrics
 
 
+#: What :func:`task_inputs` returns for one language pair: systems, human ``[S, U]``, ``{display name: [S, U]}``.
+LpInputs = tuple[tuple[str, ...], np.ndarray, dict[str, np.ndarray]]
+
+
+def task_inputs_per_lp(
+    task: Task,
+    protocol: Protocol,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    options: RunOptions,
+    *,
+    with_human_metrics: bool = True,
+) -> dict[str, LpInputs]:
+    """``{lp: task_inputs(...)}`` of every language pair of the task, in the task's order, with the metrics
+    ``options`` selects; the human scores of ``options.human_metrics`` among them unless ``with_human_metrics`` is
+    False."""
+    human_metrics = options.human_metrics if with_human_metrics else ()
+    return {
+        lp: task_inputs(
+            task, lp, protocol, test_sets, scores, all_metrics=options.all_metrics, always=options.always,
+            human_metrics=human_metrics,
+        )
+        for lp in task.lps
+    }  # fmt: skip
+
+
 def covers(task: Task, human: np.ndarray, values: np.ndarray) -> bool:
     """Whether ``values[S, U]`` (a human score entered as a metric) scores every cell the task uses: every cell with
     a gold score, for SPA every cell of the segments every system is rated on."""
@@ -729,7 +780,16 @@ def rated_segments(human: np.ndarray, label: str) -> np.ndarray:
     return full
 
 
-def _early(early_stopping: str, task: Task):
+def rated_segment_flips(human: np.ndarray, label: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(rated, flips)``: the segments every system is rated on (:func:`rated_segments`) and pce.py's sign flips
+    over them (:func:`mtsig.stats.meta_evaluation.soft_pairwise_accuracy.pce_flips`), what SPA and its tests use."""
+    rated = rated_segments(human, label)
+    return rated, pce_flips(int(rated.sum()))
+
+
+def _early(early_stopping: str, task: Task) -> EarlyStopping | None:
+    """mt-metrics-eval's early stopping of the task's test (``mtme``; that of ``PairwisePermutationSigDiff`` when
+    pairs are swapped), or None (``none``: every resample)."""
     if early_stopping == "none":
         return None
     return MTME_PAIRS_EARLY_STOPPING if task.perm_test == "pairs" else MTME_EARLY_STOPPING
@@ -771,13 +831,7 @@ def run_task(
     tested against every metric, and the other metrics' clusters are computed without them (:func:`human_ranks`)."""
     n_resamples, seed, spa_arithmetic = options.n_resamples, options.seed, options.spa_arithmetic
     key = ("metrics_protocol", task.label)
-    per_lp = {
-        lp: task_inputs(
-            task, lp, protocol, test_sets, scores, all_metrics=options.all_metrics, always=options.always,
-            human_metrics=options.human_metrics,
-        )
-        for lp in task.lps
-    }  # fmt: skip
+    per_lp = task_inputs_per_lp(task, protocol, test_sets, scores, options)
     names = sorted(set.intersection(*(set(metrics) for _, _, metrics in per_lp.values())))
     if len(names) < 1:
         raise InputError(f"{task.label}: no metric to compare")
@@ -829,8 +883,7 @@ def run_task(
                 raise InputError(
                     f"unknown SPA arithmetic {spa_arithmetic!r}; known: {', '.join(ARITHMETICS)}"
                 )
-            rated = rated_segments(human, task.label)
-            flips = pce_flips(int(rated.sum()))
+            rated, flips = rated_segment_flips(human, task.label)
             values = soft_pairwise_accuracy(
                 human[:, rated], metrics[:, :, rated], flips=flips, arithmetic=spa_arithmetic
             )

@@ -36,7 +36,7 @@ from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.settings import MetricsProtocol
 from mtsig.stats.meta_evaluation import task_bootstrap as tb
 from mtsig.stats.meta_evaluation.pooled_accuracy import pair_agreement
-from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips, permutation_counts
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import permutation_counts
 from mtsig.stats.meta_evaluation.tie_calibration import good_pairs, group_pairs, pair_differences
 from mtsig.studies.metrics_protocol import (
     PROTOCOLS,
@@ -46,9 +46,10 @@ from mtsig.studies.metrics_protocol import (
     ScoreKey,
     Task,
     TaskResult,
-    rated_segments,
+    rated_segment_flips,
     required_scores,
     task_inputs,
+    task_inputs_per_lp,
     with_gold,
 )
 
@@ -113,13 +114,7 @@ def task_resampler(
     options = RunOptions() if options is None else options
     task = result.task
     names = list(result.metrics)
-    per_lp = {
-        lp: task_inputs(
-            task, lp, protocol, test_sets, scores, all_metrics=options.all_metrics, always=options.always,
-            human_metrics=options.human_metrics,
-        )
-        for lp in task.lps
-    }  # fmt: skip
+    per_lp = task_inputs_per_lp(task, protocol, test_sets, scores, options)
     spa_arithmetic = options.spa_arithmetic
     if task.statistic == "pooled_accuracy":
         pairs, values = [], []
@@ -151,8 +146,7 @@ def task_resampler(
         items = _item_acc23(human, metrics, result.epsilons, task.grouping)
         return TaskResampler((items.shape[1],), lambda counts: tb.resampled_item_mean(counts[0], items))
     if task.statistic == "spa":
-        rated = rated_segments(human, task.label)
-        flips = pce_flips(int(rated.sum()))
+        rated, flips = rated_segment_flips(human, task.label)
         human_counts = permutation_counts(human[:, rated], flips, arithmetic=spa_arithmetic)
         metric_counts = permutation_counts(metrics[:, :, rated], flips, arithmetic=spa_arithmetic)
         first, second = np.triu_indices(len(systems), k=1)
@@ -278,8 +272,7 @@ def mqm_system_gold(
     flips whose null difference reaches the observed one), as an experiment's ``gold.tsv`` (``sys_x, sys_y,
     criterion, p_value``, criterion ``mqm``), and the three-way conclusions at each of ``alphas``
     (:func:`mtsig.stats.human.gold_conclusions`)."""
-    rated = rated_segments(human, "MQM gold")
-    flips = pce_flips(int(rated.sum()))
+    rated, flips = rated_segment_flips(human, "MQM gold")
     first, second = np.triu_indices(len(systems), k=1)
     better = permutation_counts(human[:, rated], flips) / flips.shape[0]  # first better than second
     worse = permutation_counts(-human[:, rated], flips) / flips.shape[0]  # second better than first
@@ -362,9 +355,9 @@ def experiment_score_keys(
     all_metrics: bool = False,
     human_metrics: Sequence[str] = (),
 ) -> list[ScoreKey]:
-    """Every score file an experiment reads: those of each protocol (:func:`mtsig.studies.metrics_protocol.
-    required_scores`, with the human scores entered as metrics) and those of the MT systems' MQM gold and system
-    scores (:func:`system_tasks`), in a fixed order, each once."""
+    """Every score file an experiment reads: those of each protocol
+    (:func:`mtsig.studies.metrics_protocol.required_scores`, with the human scores entered as metrics) and those of
+    the MT systems' MQM gold and system scores (:func:`system_tasks`), in a fixed order, each once."""
     keys: dict[ScoreKey, None] = {}
     for protocol in protocols:
         keys.update(
@@ -461,9 +454,9 @@ def run_experiment(
     Dror & Roth 2021, Sec. 3.1; :func:`task_intervals`; none with 0 resamples) drawn from ``rng_for(seed,
     experiment, "bootstrap", <task label>)``, the per-language-pair p-values of ``settings.replicability_tasks``,
     the chance levels (:mod:`mtsig.studies.metrics_protocol_chance`; none with 0 draws), the human scores on part
-    of a task's cells, the power and stability of the permutation tests (:mod:`mtsig.studies.
-    metrics_protocol_power`; none with 0 test sets or without tests), and the MQM gold of every language pair's MT
-    systems at ``alphas`` (:func:`mqm_pairs`, of the first protocol)."""
+    of a task's cells, the power and stability of the permutation tests
+    (:mod:`mtsig.studies.metrics_protocol_power`; none with 0 test sets or without tests), and the MQM gold of every
+    language pair's MT systems at ``alphas`` (:func:`mqm_pairs`, of the first protocol)."""
     import time
 
     from mtsig.stats.seeding import derive_seed, rng_for

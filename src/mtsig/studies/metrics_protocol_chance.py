@@ -23,7 +23,7 @@ from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.stats.meta_evaluation import chance as ch
 from mtsig.stats.meta_evaluation.metric_ranking import weighted_average
-from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips, permutation_counts
+from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import permutation_counts
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.metrics_protocol import (
     Protocol,
@@ -32,8 +32,8 @@ from mtsig.studies.metrics_protocol import (
     ScoreKey,
     Task,
     TaskResult,
-    rated_segments,
-    task_inputs,
+    rated_segment_flips,
+    task_inputs_per_lp,
 )
 
 #: The quantile reported beside the chance mean.
@@ -87,7 +87,8 @@ def _statistic_draws(
         grouping = task.grouping if task.level == "seg" else "none"
         return ch.chance_grouped_correlation(
             human, values, task.statistic, grouping, n_draws, rng,
-            kendall_variant=task.variant or "b", nan_groups=task.nan_groups,
+            kendall_variant=task.variant or "b", nan_groups=task.nan_groups, epsilon=task.epsilon,
+            average=task.average, threshold=task.threshold,
         )  # fmt: skip
     if task.statistic == "tie_calibrated":
         if task.sample_rate < 1:
@@ -96,8 +97,7 @@ def _statistic_draws(
             human, values, n_draws, rng, variant=task.variant, grouping=task.grouping
         )
     if task.statistic == "spa":
-        rated = rated_segments(human, task.label)
-        flips = pce_flips(int(rated.sum()))
+        rated, flips = rated_segment_flips(human, task.label)
         upper = permutation_counts(values[:, rated], flips, arithmetic=spa_arithmetic)
         lower = permutation_counts(-values[:, rated], flips, arithmetic=spa_arithmetic)
         counts = ch.full_counts(upper, lower, values.shape[0])
@@ -124,12 +124,7 @@ def task_chance(
     options = RunOptions() if options is None else options
     task = result.task
     spa_arithmetic = options.spa_arithmetic
-    per_lp = {
-        lp: task_inputs(
-            task, lp, protocol, test_sets, scores, all_metrics=options.all_metrics, always=options.always
-        )
-        for lp in task.lps
-    }
+    per_lp = task_inputs_per_lp(task, protocol, test_sets, scores, options, with_human_metrics=False)
     draws = np.empty(n_draws)
     names = np.empty(n_draws, dtype=object)
     for metric, positions in zip(metrics, draw_schedule(metrics, n_draws), strict=True):

@@ -59,9 +59,8 @@ def restricted_gold(
             theirs[k] = other.values[other_index[name]]
     before = np.isfinite(values[rows])
     keep = before & np.isfinite(theirs)
-    if whole_segments:
-        keep &= keep.all(axis=0, keepdims=True) | ~before.any(axis=0, keepdims=True)
-        keep &= before.all(axis=0, keepdims=True)
+    if whole_segments:  # a segment stays only where every system keeps its cell (keep implies before)
+        keep &= keep.all(axis=0, keepdims=True)
     values[rows] = np.where(keep, values[rows], np.nan)
     share = float(keep.sum() / max(before.sum(), 1))
     return LevelScores(gold.systems, values, gold.path), share

@@ -89,11 +89,16 @@ def _nulls(result: TaskResult) -> dict[tuple[int, int], np.ndarray]:
     return nulls
 
 
+def _ranked_without_humans(result: TaskResult) -> list[int]:
+    """The task's metric indices in ranking order, best first, without the human scores entered as metrics."""
+    return [m for m in result.order if result.metrics[m] not in result.human]
+
+
 def chosen_pairs(result: TaskResult, named: Sequence[tuple[str, str]]) -> list[tuple[int, int, str]]:
     """``(higher, lower, chosen)`` metric indices: each metric of the ranking (human scores left out) against the
     next, then each other ``named`` pair the task has, ordered by the task's ranking; ``chosen`` is ``named`` for a
     pair of ``named`` (adjacent or not), ``next`` for the others."""
-    main = [m for m in result.order if result.metrics[m] not in result.human]
+    main = _ranked_without_humans(result)
     position = {m: k for k, m in enumerate(result.order)}
     wanted = set()
     for first, second in named:
@@ -168,7 +173,7 @@ def task_stability(
             if i != j:
                 pvalue_of[:, j, i] = mpw.null_pvalues(nulls[(int(mj), int(mi))], values[:, j] - values[:, i])
     winner, cluster = mpw.first_clusters(values, pvalue_of, alpha)
-    top = [m for m in result.order if result.metrics[m] not in result.human]
+    top = _ranked_without_humans(result)
     best = int(np.flatnonzero(main == top[0])[0])
     real = np.isin(main, [m for m in top if result.ranks[m] == 1])
     return TaskStability(
@@ -194,9 +199,9 @@ def protocol_power(
     key: Sequence[object] = (),
 ) -> ProtocolPower:
     """Power of the chosen pairs and stability of every task of a protocol run with permutation tests (module
-    docstring): ``settings`` (the config's ``metrics_protocol.<name>.power``, :class:`mtsig.settings.
-    ProtocolPower`) gives the extra pairs, the re-drawn test sets per size and of the real size, and the target
-    power; ``options`` the tests' alpha, the task's metrics and SPA's arithmetic."""
+    docstring): ``settings`` (the config's ``metrics_protocol.<name>.power``,
+    :class:`mtsig.settings.ProtocolPower`) gives the extra pairs, the re-drawn test sets per size and of the real
+    size, and the target power; ``options`` the tests' alpha, the task's metrics and SPA's arithmetic."""
     settings = PowerSettings() if settings is None else settings
     options = RunOptions() if options is None else options
     named, n_sets, stability_sets = settings.pairs, settings.samples, settings.stability_samples

@@ -22,7 +22,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.stats.meta_evaluation.grouped_correlation import as_groups, grouped_correlation
+from mtsig.stats.meta_evaluation.grouped_correlation import (
+    KENDALL_LIKE_THRESHOLD,
+    as_groups,
+    grouped_correlation,
+)
 from mtsig.stats.meta_evaluation.pooled_accuracy import pooled_pairwise_accuracy
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import spa_from_counts
 from mtsig.stats.meta_evaluation.tie_calibration import TIE_VARIANTS, group_pairs, pair_differences
@@ -47,6 +51,11 @@ def within_group_permutations(rng: np.random.Generator, valid: np.ndarray, n_dra
     perm = np.empty_like(order)
     np.put_along_axis(perm, np.broadcast_to(positions, order.shape), order, axis=-1)
     return perm
+
+
+def _random_permutations(rng: np.random.Generator, n_draws: int, n: int) -> np.ndarray:
+    """int ``[n_draws, n]``: a uniform random permutation of ``0 .. n-1`` per draw (the order of ``n`` uniforms)."""
+    return np.argsort(rng.random((n_draws, n)), axis=1)
 
 
 def from_groups(groups: np.ndarray, shape: tuple[int, int], grouping: str) -> np.ndarray:
@@ -80,22 +89,26 @@ def chance_grouped_correlation(
     *,
     kendall_variant: str = "b",
     nan_groups: str = "drop",
+    epsilon: float = 0.0,
+    average: str = "macro",
+    threshold: float = KENDALL_LIKE_THRESHOLD,
 ) -> np.ndarray:
-    """The grouped correlation (:func:`mtsig.stats.meta_evaluation.grouped_correlation.grouped_correlation`)
-    of ``metric[S, N]`` against ``human[S, N]`` (NaN: not rated) with the metric's scores permuted among the
-    rated cells of each group; at the system level (``N = 1``, grouping ``none``) the systems' scores
-    permuted."""
+    """The grouped correlation (:func:`mtsig.stats.meta_evaluation.grouped_correlation.grouped_correlation`, with
+    its ``kendall_variant``, ``nan_groups``, ``epsilon``, ``average`` and ``threshold``) of ``metric[S, N]`` against
+    ``human[S, N]`` (NaN: not rated) with the metric's scores permuted among the rated cells of each group; at the
+    system level (``N = 1``, grouping ``none``) the systems' scores permuted."""
     h = np.asarray(human, dtype=np.float64)
     rated = np.isfinite(h)
-    if statistic == "pearson" and grouping == "none":
+    if statistic == "pearson" and grouping == "none":  # one group: a micro average is the plain one
         return _pearson_of_shuffles(h[rated], np.asarray(metric, dtype=np.float64)[rated], n_draws, rng)
     out = np.empty(n_draws)
     for start in range(0, n_draws, CHUNK):
         size = min(CHUNK, n_draws - start)
         permuted = permuted_within_groups(rng, np.asarray(metric, dtype=np.float64), rated, grouping, size)
         out[start : start + size] = grouped_correlation(
-            h, permuted, statistic, grouping, kendall_variant=kendall_variant, nan_groups=nan_groups
-        )
+            h, permuted, statistic, grouping, kendall_variant=kendall_variant, epsilon=epsilon,
+            nan_groups=nan_groups, average=average, threshold=threshold,
+        )  # fmt: skip
     return out
 
 
@@ -122,8 +135,7 @@ def chance_pooled_accuracy(
     permuted = []
     for metric in metrics:
         m = np.asarray(metric, dtype=np.float64)
-        order = np.argsort(rng.random((n_draws, m.size)), axis=1)
-        permuted.append(m[order])
+        permuted.append(m[_random_permutations(rng, n_draws, m.size)])
     values, _ = pooled_pairwise_accuracy(list(humans), permuted)
     return np.asarray(values, dtype=np.float64)
 
@@ -205,7 +217,7 @@ def chance_spa(
     scores): the pair (i, j)'s count is the metric's ``metric_counts[π(i), π(j)]`` (:func:`full_counts`)."""
     n_systems = metric_counts.shape[0]
     i, j = np.triu_indices(n_systems, k=1)
-    perm = np.argsort(rng.random((n_draws, n_systems)), axis=1)
+    perm = _random_permutations(rng, n_draws, n_systems)
     permuted = metric_counts[perm[:, i], perm[:, j]]  # [B, P]
     return spa_from_counts(np.asarray(human_counts, dtype=np.int64), permuted, n_permutations)
 

@@ -13,7 +13,9 @@ p-value (``AverageCorrelation`` returns the mean of its groups' p-values beside 
   approximation with the tie-corrected variance ``(n(n-1)(2n+5) - Σ_x t(t-1)(2t+5) - Σ_h u(u-1)(2u+5))/18 +
   2 T_x T_h/(n(n-1)) + Σ_x t(t-1)(t-2) Σ_h u(u-1)(u-2)/(9 n(n-1)(n-2))`` (t, u the sizes of the tied runs, T_x, T_h
   the tied pairs).
-* tau_23, acc_23 and the WMT20 Kendall-like tau have no p-value: 0, mt-metrics-eval's placeholder.
+* tau_23, acc_23, the WMT20 Kendall-like tau, and tau-b with a metric tie threshold epsilon > 0 have no p-value: 0,
+  mt-metrics-eval's placeholder (its ``Correlation.Kendall`` is scipy's ``kendalltau``, without epsilon; a tie
+  threshold takes ``KendallVariants``, which returns ``(tau, 0)`` for every variant).
 
 Vectorised over groups and metrics, except the exact Kendall distribution, computed once per distinct n.
 """
@@ -136,8 +138,9 @@ def group_pvalues(
     pdp: bool = False,
 ) -> np.ndarray:
     """The p-value of every group's statistic ``values[..., G]``
-    (:func:`mtsig.stats.meta_evaluation.grouped_correlation.group_statistics`), ``[..., G]`` (module docstring)."""
-    del epsilon, threshold  # the statistics they change have no p-value
+    (:func:`mtsig.stats.meta_evaluation.grouped_correlation.group_statistics`), ``[..., G]`` (module docstring):
+    Kendall's b and c as scipy's only at ``epsilon`` 0, mt-metrics-eval's placeholder 0 otherwise."""
+    del threshold  # it changes only the Kendall-like tau, which has no p-value (0)
     h = np.asarray(human, dtype=np.float64)
     hg = as_groups(h, grouping)
     valid = np.isfinite(hg)
@@ -147,7 +150,7 @@ def group_pvalues(
         return pearson_pvalue(values, valid.sum(axis=-1))
     if kind == "spearman":
         return spearman_pvalue(values, valid.sum(axis=-1))
-    if kind == "kendall" and kendall_variant in ("b", "c"):
+    if kind == "kendall" and kendall_variant in ("b", "c") and epsilon == 0:
         mg = as_groups(np.asarray(metric, dtype=np.float64), grouping)
         return kendall_pvalue(np.where(valid, hg, 0.0), mg, valid)
     return np.zeros_like(values)

@@ -106,6 +106,7 @@ class KendallCounts:
 
     @property
     def pairs(self) -> np.ndarray:
+        """Every pair of each group, whatever its outcome: the five counts' sum."""
         return self.concordant + self.discordant + self.metric_ties + self.human_ties + self.both_ties
 
 
@@ -182,11 +183,7 @@ def _pearson_masked(x: np.ndarray, y: np.ndarray, valid: np.ndarray) -> np.ndarr
     sxy = (xc * yc).sum(axis=-1)
     sxx = (xc * xc).sum(axis=-1)
     syy = (yc * yc).sum(axis=-1)
-
-    def constant(v: np.ndarray) -> np.ndarray:
-        return np.where(valid, v, -np.inf).max(axis=-1) == np.where(valid, v, np.inf).min(axis=-1)
-
-    undefined = constant(x) | constant(y)
+    undefined = _constant(x, valid) | _constant(y, valid)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = sxy / np.sqrt(sxx * syy)
     return np.where(undefined, np.nan, np.clip(r, -1.0, 1.0))
@@ -341,6 +338,18 @@ def group_weights(
     return (concordant + discordant).astype(np.float64)
 
 
+def _averaged_weights(
+    values: np.ndarray, counted: np.ndarray, nan_groups: str, weights: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(defined, w, n)`` of :func:`average_groups`: the counted groups with a defined value, each group's weight
+    (``weights``, or 1 each), and the average's denominator (the weights of the defined groups with ``drop``, of
+    every counted group with ``zero``)."""
+    defined = np.isfinite(values) & counted
+    w = np.ones(counted.shape) if weights is None else np.asarray(weights, dtype=np.float64)
+    weight = np.where(defined if nan_groups == "drop" else np.broadcast_to(counted, values.shape), w, 0.0)
+    return defined, w, weight.sum(axis=-1)
+
+
 def average_groups(
     values: np.ndarray, counted: np.ndarray, nan_groups: str = "drop", weights: np.ndarray | None = None
 ) -> np.ndarray:
@@ -349,10 +358,7 @@ def average_groups(
     (``macro=False``), else each counts once."""
     if nan_groups not in NAN_GROUPS:
         raise InputError(f"unknown NaN-group rule {nan_groups!r}; known: {', '.join(NAN_GROUPS)}")
-    defined = np.isfinite(values) & counted
-    w = np.ones(counted.shape) if weights is None else np.asarray(weights, dtype=np.float64)
-    weight = np.where(defined if nan_groups == "drop" else np.broadcast_to(counted, values.shape), w, 0.0)
-    n = weight.sum(axis=-1)
+    defined, w, n = _averaged_weights(values, counted, nan_groups, weights)
     total = np.where(defined, values * w, 0.0).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n > 0, total / np.where(n > 0, n, 1.0), 0.0)
@@ -394,10 +400,10 @@ def grouped_correlation(
 @dataclass(frozen=True)
 class AveragedCorrelation:
     """mt-metrics-eval's ``AverageCorrelation`` triple: the averaged ``value``, the groups' p-values averaged the
-    same way (``pvalue``; scipy's two-sided p of Pearson, Spearman and Kendall's b and c; 0 for tau_23, acc_23 and
-    the Kendall-like tau, its placeholder), and ``weight``, the average's denominator (groups counted, or their
-    total weight). Arrays ``[...]``. A mean of p-values is not itself a p-value: it is returned because
-    mt-metrics-eval returns it."""
+    same way (``pvalue``; scipy's two-sided p of Pearson, Spearman and Kendall's b and c; 0 for tau_23, acc_23,
+    the Kendall-like tau and tau-b with epsilon > 0, its placeholder), and ``weight``, the average's denominator
+    (groups counted, or their total weight). Arrays ``[...]``. A mean of p-values is not itself a p-value: it is
+    returned because mt-metrics-eval returns it."""
 
     value: np.ndarray
     pvalue: np.ndarray
@@ -427,10 +433,7 @@ def average_correlation(
     weights = None
     if average == "micro" and not pdp:
         weights = group_weights(human, kind, grouping, threshold=threshold)
-    defined = np.isfinite(values) & counted
-    w = np.ones(counted.shape) if weights is None else weights
-    weight = np.where(defined if nan_groups == "drop" else np.broadcast_to(counted, values.shape), w, 0.0)
-    n = weight.sum(axis=-1)
+    defined, w, n = _averaged_weights(values, counted, nan_groups, weights)
     # a defined group's undefined p-value (Spearman over two cells) makes the mean undefined, as there
     p_total = np.where(defined, pvalues * w, 0.0).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -38,7 +38,8 @@ def null_pvalues(null: np.ndarray, differences: np.ndarray, scale: float = 1.0) 
 
 def rejection_rate(null: np.ndarray, differences: np.ndarray, scale: float, alpha: float) -> float:
     """The share of re-drawn test sets whose difference ``differences[B]`` the test rejects at ``alpha``
-    (:func:`null_pvalues` ``<= alpha``); NaN without null draws."""
+    (:func:`null_pvalues` ``<= alpha``), over the finite differences only (a non-finite one is left out); NaN
+    without null draws or when no difference is finite."""
     p = null_pvalues(null, differences[np.isfinite(differences)], scale)
     return float(np.mean(p <= alpha)) if p.size and np.isfinite(p).all() else np.nan
 

@@ -112,6 +112,15 @@ def rated_cells(human: np.ndarray, grouping: str) -> tuple[np.ndarray, np.ndarra
     )
 
 
+def standardised_cells(metrics: np.ndarray, systems: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """``metrics[M, S, N]`` with each metric z-scored over the cells ``(systems, items)`` (population sd,
+    ``scipy.stats.zscore`` of mt-metrics-eval's packed vector), 0 in every other cell."""
+    z = np.zeros_like(metrics)
+    # contiguous rows: numpy sums a strided row in another order (scipy.stats.zscore of the packed vector)
+    z[:, systems, items] = standardise(np.ascontiguousarray(metrics[:, systems, items]))
+    return z
+
+
 # ------------------------------------------------------------------------------------------------ sources
 
 
@@ -144,12 +153,9 @@ class ScoreSwaps:
             self.systems, self.items = s.reshape(-1), n.reshape(-1)
         self.shape = h.shape
         self.n_units = self.systems.size
-        z = np.zeros_like(x)
-        # contiguous rows: numpy sums a strided row in another order (scipy.stats.zscore of the packed vector)
-        z[:, self.systems, self.items] = standardise(np.ascontiguousarray(x[:, self.systems, self.items]))
-        self.z = z
+        self.z = standardised_cells(x, self.systems, self.items)
         self.statistic = statistic
-        self.values = np.asarray(statistic(z), dtype=np.float64)  # [M]
+        self.values = np.asarray(statistic(self.z), dtype=np.float64)  # [M]
         self.scale = scale
 
     def observed(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -185,9 +191,7 @@ class PdpSwaps:
             raise InputError(f"PDP needs groups of at least two cells, got {hg.shape[-1]}")
         (systems, items), _ = rated_cells(h, grouping)
         self.n_units = systems.size
-        z = np.zeros_like(x)
-        z[:, systems, items] = standardise(np.ascontiguousarray(x[:, systems, items]))
-        zg = as_groups(z, grouping)  # [M, G, L]
+        zg = as_groups(standardised_cells(x, systems, items), grouping)  # [M, G, L]
         # one constant per group for every metric: PDP sees differences only, and the sums stay small
         shift = np.where(valid, zg, 0.0).sum(axis=(0, 2)) / np.maximum(valid.sum(axis=-1) * x.shape[0], 1)
         zg = np.where(valid, zg - shift[:, None], 0.0)

@@ -18,7 +18,7 @@ Library only: the functions take arrays and mappings, never paths; the WMT20 stu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -252,9 +252,9 @@ def _metric_matrix(metrics: Mapping[str, object], n_systems: int) -> tuple[list[
     return names, np.stack(rows)
 
 
-def order_by_correlation(names: Sequence[str], r: np.ndarray) -> list[int]:
-    """Indices of ``names`` by decreasing correlation, ties (and NaN, last) in the given order: the WMT tables'
-    order (their script sorts with pandas, whose order among exact ties is unspecified)."""
+def order_by_correlation(r: np.ndarray) -> list[int]:
+    """Indices of the correlations ``r`` by decreasing correlation, ties (and NaN, last) in the given order: the
+    WMT tables' order (their script sorts with pandas, whose order among exact ties is unspecified)."""
     key = np.where(np.isnan(r), np.inf, -np.asarray(r, dtype=np.float64))
     return [int(i) for i in np.argsort(key, kind="stable")]
 
@@ -277,7 +277,7 @@ def williams_table(
         raise InputError(f"human scores: expected one score per system, got shape {h.shape}")
     names, scores = _metric_matrix(metrics, h.shape[0])
     r = correlation(scores, h)
-    order = order_by_correlation(names, r)
+    order = order_by_correlation(r)
     names, scores, r = [names[i] for i in order], scores[order], r[order]
     r_ab = pairwise_correlation(scores)
     a, b = np.nonzero(~np.eye(len(names), dtype=bool))
