@@ -66,7 +66,7 @@ from mtsig.errors import InputError
 from mtsig.settings import HumanRankingCalibration
 from mtsig.stats.evaluation import clopper_pearson
 from mtsig.stats.seeding import derive_seed, rng_for
-from mtsig.stats.system_ranking import PROCEDURES, ProcedureSpec, RankingArrays, item_scores, randomised
+from mtsig.stats.system_ranking import PROCEDURES, ProcedureSpec, RankingArrays, item_scores, registry_run
 from mtsig.stats.system_ranking import pair_decisions as decisions_of_pairs
 from mtsig.stats.system_ranking.procedures import domain_macro_average, paper_test
 
@@ -110,7 +110,7 @@ RESULT_COLUMNS = [
 #: differences to a zero mean (Graham, Mathur & Baldwin 2014, Fig. 3), with the registry's paper tests' settings.
 EXTRA_PROCEDURES: dict[str, ProcedureSpec] = {
     "bootstrap": ProcedureSpec(
-        randomised(partial(paper_test, test="bootstrap")),
+        registry_run(partial(paper_test, test="bootstrap"), randomised=True),
         "raw",
         0.05,
         1000,

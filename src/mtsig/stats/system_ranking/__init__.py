@@ -40,7 +40,7 @@ __all__ = [
     "SystemRanking",
     "item_scores",
     "pair_decisions",
-    "randomised",
+    "registry_run",
     "rank_systems",
     "run_procedure",
 ]
@@ -71,8 +71,12 @@ class ProcedureSpec:
     per_domain: bool = False
 
 
-def _deterministic(function: Callable[..., RankingArrays]) -> Callable[..., RankingArrays]:
-    """``function(scores, segments, domains, *, alpha)`` with the registry's signature (:class:`ProcedureSpec`)."""
+def registry_run(
+    function: Callable[..., RankingArrays], *, randomised: bool = False, by_document: bool = False
+) -> Callable[..., RankingArrays]:
+    """``function`` with the registry's signature (:class:`ProcedureSpec`): it is passed ``alpha``, and ``seed`` and
+    ``n_resamples`` if ``randomised``, ``documents`` if ``by_document`` (:func:`run_procedure` makes sure those are
+    given); the registry's other arguments are not its own."""
 
     def run(
         scores: np.ndarray,
@@ -84,56 +88,13 @@ def _deterministic(function: Callable[..., RankingArrays]) -> Callable[..., Rank
         n_resamples: int,
         documents: np.ndarray | None = None,
     ) -> RankingArrays:
-        """The deterministic procedure; ``seed``, ``n_resamples`` and ``documents`` unused."""
-        return function(scores, segments, domains, alpha=alpha)
-
-    return run
-
-
-def randomised(function: Callable[..., RankingArrays]) -> Callable[..., RankingArrays]:
-    """``function(scores, segments, domains, *, alpha, seed, n_resamples)`` with the registry's signature
-    (:class:`ProcedureSpec`)."""
-
-    def run(
-        scores: np.ndarray,
-        segments: np.ndarray,
-        domains: np.ndarray,
-        *,
-        alpha: float,
-        seed: int,
-        n_resamples: int,
-        documents: np.ndarray | None = None,
-    ) -> RankingArrays:
-        """The randomised procedure; ``documents`` unused."""
-        return function(scores, segments, domains, alpha=alpha, seed=seed, n_resamples=n_resamples)
-
-    return run
-
-
-def _by_document(function: Callable[..., RankingArrays]) -> Callable[..., RankingArrays]:
-    """``function(scores, segments, domains, *, documents, alpha, seed, n_resamples)`` with the registry's signature
-    (:class:`ProcedureSpec`); :func:`run_procedure` makes sure ``documents`` is given."""
-
-    def run(
-        scores: np.ndarray,
-        segments: np.ndarray,
-        domains: np.ndarray,
-        *,
-        alpha: float,
-        seed: int,
-        n_resamples: int,
-        documents: np.ndarray | None = None,
-    ) -> RankingArrays:
-        """The randomised procedure that exchanges whole documents (``documents[N]``: each column's document)."""
-        return function(
-            scores,
-            segments,
-            domains,
-            documents=np.asarray(documents),
-            alpha=alpha,
-            seed=seed,
-            n_resamples=n_resamples,
-        )
+        """The procedure on ``scores[R, S, N]`` (:class:`ProcedureSpec`)."""
+        extra: dict[str, object] = {}
+        if randomised:
+            extra.update(seed=seed, n_resamples=n_resamples)
+        if by_document:
+            extra["documents"] = np.asarray(documents)
+        return function(scores, segments, domains, alpha=alpha, **extra)
 
     return run
 
@@ -141,7 +102,7 @@ def _by_document(function: Callable[..., RankingArrays]) -> Callable[..., Rankin
 #: Every ranking procedure, in output order.
 PROCEDURES: dict[str, ProcedureSpec] = {
     "wmt24": ProcedureSpec(
-        _deterministic(wmt24),
+        registry_run(wmt24),
         "raw",
         0.05,
         0,
@@ -153,7 +114,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         per_domain=True,
     ),
     "wmt25": ProcedureSpec(
-        _deterministic(wmt25),
+        registry_run(wmt25),
         "raw",
         0.05 / 2,
         0,
@@ -164,7 +125,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         signed_rank=True,
     ),
     "wmt26": ProcedureSpec(
-        randomised(partial(wmt26, variant="either")),
+        registry_run(partial(wmt26, variant="either"), randomised=True),
         "raw",
         0.05,
         100,
@@ -174,7 +135,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         pairs_items=True,
     ),
     "wmt26_paired": ProcedureSpec(
-        randomised(partial(wmt26, variant="paired")),
+        registry_run(partial(wmt26, variant="paired"), randomised=True),
         "raw",
         0.05,
         100,
@@ -184,7 +145,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         pairs_items=True,
     ),
     "wmt26_unpaired": ProcedureSpec(
-        randomised(partial(wmt26, variant="unpaired")),
+        registry_run(partial(wmt26, variant="unpaired"), randomised=True),
         "raw",
         0.05,
         100,
@@ -193,7 +154,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         "two-sample BCa bootstrap of the difference of means (100 resamples, one-sided 95%); global clusters",
     ),
     "wilcoxon_z": ProcedureSpec(
-        _deterministic(wilcoxon_z),
+        registry_run(wilcoxon_z),
         "z",
         0.05,
         0,
@@ -202,7 +163,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         "one-sided Wilcoxon rank-sum on per-rater standardised item scores",
     ),
     "paired_bootstrap": ProcedureSpec(
-        randomised(partial(paper_test, test="paired_bootstrap")),
+        registry_run(partial(paper_test, test="paired_bootstrap"), randomised=True),
         "raw",
         0.05,
         1000,
@@ -211,7 +172,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         "paired bootstrap of the item-score means (mtsig's resampling engine)",
     ),
     "approximate_randomization": ProcedureSpec(
-        randomised(partial(paper_test, test="approximate_randomization")),
+        registry_run(partial(paper_test, test="approximate_randomization"), randomised=True),
         "raw",
         0.05,
         1000,
@@ -220,7 +181,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         "approximate randomization of the item-score means (mtsig's resampling engine)",
     ),
     "stratified_permutation": ProcedureSpec(
-        randomised(stratified_permutation),
+        registry_run(stratified_permutation, randomised=True),
         "raw",
         0.05,
         10_000,
@@ -230,7 +191,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         pairs_items=True,
     ),
     "stratified_permutation_documents": ProcedureSpec(
-        _by_document(stratified_permutation_documents),
+        registry_run(stratified_permutation_documents, randomised=True, by_document=True),
         "raw",
         0.05,
         10_000,
