@@ -29,7 +29,8 @@ so a new command in a README cannot go untested):
   table and its signature.
 - ``mtsig verify ...``: the checksum list it names must be the repository's, and run where there are no results it
   must exit 2 saying so (``tests/test_verification.py`` runs it on real results, the quick check's); the first one
-  through the console script, the others in this process.
+  through the console script (the same line on several pages with the same environment: once), the others in this
+  process.
 - ``python -m pytest ...``: run with ``--collect-only --assert=plain`` (running the suite inside itself would recurse); the
   README's test command must collect no Slurm test, the Slurm command only Slurm tests.
 - ``python benchmarks/<script>.py ...``: run with ``--help`` (each benchmark takes minutes, and its figures are
@@ -388,8 +389,8 @@ def _run_verify(words: list[str], env: dict[str, str], workdir: Path, command: C
 
     expected = words[words.index("--expected") + 1] if "--expected" in words else "checksums/default-run.tsv"
     assert not read_checksums(REPO / expected).empty, command
-    if command.text in FIRST_OF_EACH_SUBCOMMAND:  # the console script; the others in this process
-        done = _run(["mtsig", *words[1:]], workdir, env)
+    if command.text in FIRST_OF_EACH_SUBCOMMAND:  # the console script (a line printed on several pages: once)
+        done = _run_once(["mtsig", *words[1:]], workdir, env, key=("mtsig", *words[1:]))
     else:
         done = _in_process(words[1:], env, workdir)
     assert done.returncode == 2 and "no results folder here" in done.stderr, f"{command}\n{done.stderr}"
