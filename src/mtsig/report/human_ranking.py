@@ -103,8 +103,8 @@ def human_ranking_markdown(
         f"# {title}\n",
         "The same human ratings ranked by every procedure of mtsig's registry: the WMT24-26 organisers' own, "
         "WMT20-22's Wilcoxon test on z scores, the paper's two tests on the item-score means (Graham, Mathur & "
-        "Baldwin 2014) and a permutation test stratified by domain that answers WMT24's macro-average question, with items or "
-        "whole documents exchanged (in ESA one rater scores one system's document). Each cell is the "
+        "Baldwin 2014) and a permutation test stratified by domain that answers WMT24's macro-average question, "
+        "with items or whole documents exchanged (in ESA one rater scores one system's document). Each cell is the "
         "system's cluster · rank range (1 = best) under that procedure; systems in the first procedure's order. "
         f'Randomised procedures are seeded from {seed} (docs/statistics.md, "Ranking systems from human '
         'scores").\n',
