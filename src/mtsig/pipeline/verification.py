@@ -39,8 +39,8 @@ from typing import Any
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.runtime.hard_stop import TEMPORARY_SUFFIX  # a file being written: never a result
 from mtsig.runtime.progress import Progress, counter
-from mtsig.steps.files import TEMPORARY_SUFFIX  # a file being written: never a result
 
 #: How a listed file is checked (the list's ``kind`` column).
 TEXT, BINARY, FIGURE = "text", "binary", "figure"

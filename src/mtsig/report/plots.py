@@ -109,7 +109,7 @@ _PAIRED_BOOTSTRAP = frozenset(
 def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any) -> list[Path]:
     """Write ``figure`` to every path (PDF or PNG by suffix) reproducibly and atomically, then close it: the
     metadata carries no date or version, so reruns are byte-identical. Each file is written as ``<file>.tmp`` and
-    renamed when complete, the one temporary name of mtsig.steps.files (a job stopped hard mid-write and run again
+    renamed when complete, the one temporary name of mtsig.runtime.hard_stop (a job stopped hard mid-write and run again
     writes it again and renames it away: no stray file is left). ``savefig`` options (e.g. ``dpi``,
     ``bbox_inches``) pass through. Returns the paths. The one figure writer of the project."""
     if not out_paths:
@@ -123,7 +123,7 @@ def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any)
         if suffix not in _SAVE_OPTIONS:
             raise InputError(f"figure format {suffix or '(none)'} not supported; use .pdf or .png", out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        temporary = out.with_name(out.name + ".tmp")
+        temporary = hard_stop.temporary_path(out)
         try:
             if suffix == ".png":
                 _save_png(figure, temporary, savefig)

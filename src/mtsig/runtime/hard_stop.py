@@ -14,6 +14,9 @@ up. The points:
 - ``end``: the step has written every output; Snakemake has not yet recorded the job as finished.
 
 Without the variable (every run but the tests'), each point costs one comparison.
+
+The temporary name those renames start from is defined here too (:func:`temporary_path`), for every writer
+(mtsig.steps.files, mtsig.report.plots.save_figure) and for ``mtsig verify``, which never takes one for a result.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from pathlib import Path
 
 HARD_STOP_ENV = "MTSIG_HARD_STOP"
 POINTS = ("start", "rename", "end")
@@ -29,6 +33,16 @@ POINTS = ("start", "rename", "end")
 _point: str | None = None
 _renames = 0
 _lock = threading.Lock()
+
+#: A file is written as ``<file>.tmp`` and renamed into place when complete.
+TEMPORARY_SUFFIX = ".tmp"
+
+
+def temporary_path(path: str | os.PathLike[str]) -> Path:
+    """Where a file is written before it is complete: ``<file>.tmp`` beside it. One name per file, so a job
+    stopped hard mid-write and run again writes the same temporary file and renames it away."""
+    path = Path(path)
+    return path.with_name(path.name + TEMPORARY_SUFFIX)
 
 
 def parse_hard_stop(value: str) -> tuple[str, str]:

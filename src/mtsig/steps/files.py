@@ -32,6 +32,7 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.runtime import hard_stop
+from mtsig.runtime.hard_stop import temporary_path
 
 if TYPE_CHECKING:  # pandas is imported where a table is read: steps that read none start 0.25 s sooner
     import pandas as pd
@@ -63,17 +64,8 @@ def logged(log_path: str | os.PathLike[str] | None) -> Iterator[logging.Logger]:
 
 
 MANIFEST_SUFFIX = ".manifest.json"
-#: A file is written as ``<file>.tmp`` and renamed when complete (mtsig.report.plots.save_figure likewise).
-TEMPORARY_SUFFIX = ".tmp"
 MANIFEST_VERSION = 1
 _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, KeyError)
-
-
-def temporary_path(path: str | os.PathLike[str]) -> Path:
-    """Where a file is written before it is complete: ``<file>.tmp`` beside it. One name per file, so a job
-    stopped hard mid-write and run again writes the same temporary file and renames it away."""
-    path = Path(path)
-    return path.with_name(path.name + TEMPORARY_SUFFIX)
 
 
 def remove_temporaries(outputs: Iterable[str | os.PathLike[str]]) -> list[Path]:
