@@ -5,8 +5,8 @@ Oracles: the WMT24 release's files parsed here with the csv module and plain Pyt
 their README states it: TGT and BAD rows, tutorials, ``#incomplete``, ``#dup`` and the canary dropped, the latest
 rating of an item by a rater kept; segment id s is text line s, the segment s - 1 after the canary line), then
 ``scipy.stats.ttest_rel`` for quality control, z per rater with numpy and ``scipy.stats.mannwhitneyu`` for the gold;
-the reader's own quality-control table (:func:`mtsig.io.esa.quality_control_table`); hand-made small exports for
-each error.
+the ESA raters' quality-control table of the reader's rows (:func:`mtsig.stats.human.esa_quality_control`);
+hand-made small exports for each error.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from mtsig.io.human import load_esa
 from mtsig.io.judgments import load_judgments
 from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import Experiment
+from mtsig.stats.human import esa_quality_control
 
 REPO = Path(__file__).resolve().parents[1]
 PAIRS = ("cs", "hi", "ja", "zh")
@@ -181,7 +182,7 @@ def test_the_esa_gold_of_en_hi_equals_the_paper_machinery_on_the_organisers_rows
     data_root: Path, tmp_path: Path
 ) -> None:
     """The human_gold step on WMT24 en-hi: quality control drops the raters whose BAD items do not score lower
-    (equal to the reader's QC table), and the gold is the rank-sum test of the per-(system, segment) mean z."""
+    (equal to the ESA raters' QC table), and the gold is the rank-sum test of the per-(system, segment) mean z."""
     spec = configured("hi")
     texts, documents = tmp_path / "texts", tmp_path / "documents.tsv"
     run.prepare(spec, data_root, texts, documents)
@@ -197,7 +198,9 @@ def test_the_esa_gold_of_en_hi_equals_the_paper_machinery_on_the_organisers_rows
         assert qc.loc[rater, "p_value"] == pytest.approx(p, rel=1e-12)
     assert sorted(qc.index[~qc["kept"]]) == ["enghin7918", "enghin7928"]  # 2 of 42 fail, p 0.078 and 0.057
     export = read_esa(data_root / WAVES[0], data_root / "wmt24-esa/documents")
-    reader_qc = export.quality_control.query("lp == 'en-hi'").set_index("rater")
+    reader_qc = (
+        esa_quality_control(export.ratings, export.bad_items).query("lp == 'en-hi'").set_index("rater")
+    )
     assert (reader_qc["passed"] == qc["kept"].reindex(reader_qc.index)).all()
 
     gold = pd.read_csv(tmp_path / "gold.tsv", sep="\t", comment="#")

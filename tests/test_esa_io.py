@@ -1,6 +1,7 @@
 """Appraise ESA exports (mtsig.io.esa): the WMT24 waves 2 and 3 read with the organisers' filtering (counts from the
 release's README and from the organisers' load_data steps written out in pandas here), the segment-id offset
-checked against the documents, tiny files by hand, and every kind of malformed row named by file and line."""
+checked against the documents, tiny files by hand, and every kind of malformed row named by file and line; the
+raters' quality-control table of what the reader returns (mtsig.stats.human.esa_quality_control)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from mtsig.errors import InputError
 from mtsig.io.esa import ESA_COLUMNS, FILTER_STEPS, read_esa
+from mtsig.stats.human import esa_quality_control
 
 WAVES = ("humeval/esa_generalMT2024_wave2.csv", "humeval/esa_generalMT2024_wave3.csv")
 # README.txt of the release: ratings after the organisers' filtering (before the latest-rating rule), systems
@@ -88,7 +90,7 @@ def test_domains_and_documents_from_the_documents_file(wmt24, data_root: Path) -
 
 
 def test_quality_control_table(wmt24, data_root: Path) -> None:
-    qc = wmt24.quality_control
+    qc = esa_quality_control(wmt24.ratings, wmt24.bad_items)
     assert len(qc) == 315 and qc["n_items"].gt(0).all()
     # Oracle: the distinct BAD items (rater, system, document, segment) of the raw files, in documents that are
     # not #incomplete or #dup (the organisers' filters, applied to QC items too).
@@ -140,7 +142,7 @@ def test_tiny_export_by_hand(tmp_path: Path) -> None:
     assert list(ratings["line"]) == [2, 3, 4]
     dropped = dict(zip(export.dropped["step"], export.dropped["rows"], strict=True))
     assert dropped == dict(zip(FILTER_STEPS, [3, 1, 1, 1, 1, 1], strict=True))
-    qc = export.quality_control.set_index("rater")
+    qc = esa_quality_control(export.ratings, export.bad_items).set_index("rater")
     # r1: one BAD item (sysB, item 1: 20) has the rater's original (50); sysA's item 1 was not rated as TGT.
     assert qc.loc["r1", ["n_items", "n_bad", "n_paired"]].tolist() == [3, 2, 1]
     assert qc.loc["r1", "mean_bad"] == 20 and qc.loc["r1", "mean_original"] == 50

@@ -465,6 +465,67 @@ def test_quality_control_hand_case_against_scipy() -> None:
     assert qc_w.loc["a", "statistic"] == 0 and qc_w.loc["a", "p_value"] == pytest.approx(1 / 8)
 
 
+def test_paired_qc_test_against_scipy_and_its_untested_cases() -> None:
+    # The one per-rater test of both QC tables: scipy's paired t-test and signed-rank test, one-sided "less".
+    degraded, original = np.array([10.0, 20.0, 30.0, 35.0]), np.array([20.0, 25.0, 45.0, 30.0])
+    for method, test in (("t", stats.ttest_rel), ("wilcoxon", stats.wilcoxon)):
+        expected = test(degraded, original, alternative="less")
+        result = human.paired_qc_test(degraded, original, method)
+        assert (result.statistic, result.p_value, result.untested) == (
+            expected.statistic,
+            expected.pvalue,
+            "",
+        )
+    # Fewer than 2 pairs, or no difference at all: not tested (NaN), and why.
+    for bad, orig, why in (([], [], human.TOO_FEW_PAIRS), ([1.0], [9.0], human.TOO_FEW_PAIRS),
+                           ([5.0, 7.0], [5.0, 7.0], human.NO_DIFFERENCE)):  # fmt: skip
+        result = human.paired_qc_test(np.array(bad), np.array(orig))
+        assert np.isnan(result.statistic) and np.isnan(result.p_value) and result.untested == why
+    with pytest.raises(InputError, match="unknown QC method 'sign'"):
+        human.paired_qc_test(degraded, original, "sign")
+
+
+def test_esa_quality_control_hand_case() -> None:
+    # Rater a: BAD 10, 20, 30 against own originals 20, 25, 45 (the hand case above): t = -3.4641, 2 df, passes.
+    # Rater b: two BAD items scored as their originals: untestable. Rater c: one pair: untestable. Rater d: only a
+    # BAD item, no kept rating. Rater e: kept ratings, no BAD item. A BAD item of a's in another wave has no pair.
+    def row(rater: str, item: int, score: float, wave: str = "w1") -> dict:
+        return {
+            "lp": "en-cs",
+            "rater": rater,
+            "system": "S",
+            "item": item,
+            "doc": "d",
+            "wave": wave,
+            "score": score,
+        }
+
+    ratings = pd.DataFrame(
+        [row("a", i, s) for i, s in enumerate([20, 25, 45])] + [row("b", 0, 50), row("b", 1, 60)]
+        + [row("c", 0, 70), row("e", 0, 80)]
+    )  # fmt: skip
+    bad = pd.DataFrame(
+        [row("a", i, s) for i, s in enumerate([10, 20, 30])] + [row("a", 0, 5, "w2"), row("b", 0, 50)]
+        + [row("b", 1, 60), row("c", 0, 10), row("d", 0, 0)]
+    )  # fmt: skip
+    qc = human.esa_quality_control(ratings, bad)
+    assert list(qc.columns) == list(human.ESA_QC_COLUMNS) and list(qc["rater"]) == ["a", "b", "c", "d", "e"]
+    qc = qc.set_index("rater")
+    assert qc[["n_items", "n_bad", "n_paired"]].values.tolist() == [[3, 4, 3], [2, 2, 2], [1, 1, 1], [0, 1, 0],
+                                                                   [1, 0, 0]]  # fmt: skip
+    t = -10 / (5 / math.sqrt(3))
+    assert qc.loc["a", "p_value"] == pytest.approx(stats.t.cdf(t, 2)) and qc.loc["a", "passed"]
+    assert (qc.loc["a", "mean_bad"], qc.loc["a", "mean_original"], qc.loc["a", "note"]) == (20, 30, "")
+    assert qc.loc["b", "note"] == "BAD items score the same as their originals"
+    assert qc.loc["c", "note"] == "1 QC item(s) with the rater's own rating of the original: not testable"
+    assert qc.loc["d", "note"] == "only QC items: no rating kept"
+    assert qc.loc["e", "note"] == "0 QC item(s) with the rater's own rating of the original: not testable"
+    assert (
+        not qc.loc[["b", "c", "d", "e"], "passed"].any()
+        and qc.loc[["b", "c", "d", "e"], "p_value"].isna().all()
+    )
+
+
 def test_bad_reference_pairing_respects_hit_and_pseudo_reference() -> None:
     ratings = _ratings(
         [

@@ -11,7 +11,8 @@ seconds). Error spans may contain commas, so fields are read with the csv module
 What is kept, in the order the organisers' ``load_data`` applies it (wmt-conference/wmt24-news-systems@bfa937e,
 ``humeval/tools.py``), each step counted in :attr:`EsaExport.dropped`:
 
-1. ``TGT`` rows only; the ``BAD`` rows are set apart for the quality-control table (:func:`quality_control_table`);
+1. ``TGT`` rows only; the ``BAD`` rows are set apart (:attr:`EsaExport.bad_items`, the raters' quality control:
+   :func:`mtsig.stats.human.esa_quality_control`);
 2. tutorial rows (``tutorial`` in the system id) dropped;
 3. ``#incomplete`` documents (items that fill a rater's last batch) dropped;
 4. ``#dup`` documents (an account filled with identical evaluations) dropped;
@@ -51,7 +52,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.io.text import finite_number
@@ -120,20 +120,6 @@ RATING_COLUMNS = (
     "line",
     "end_time",
 )
-#: Columns of :attr:`EsaExport.quality_control`: one row per rater and language pair.
-QC_COLUMNS = (
-    "lp",
-    "rater",
-    "n_items",
-    "n_bad",
-    "n_paired",
-    "mean_bad",
-    "mean_original",
-    "p_value",
-    "passed",
-    "note",
-)
-QC_ALPHA = 0.05
 #: The steps that drop rows, in the order they are applied (:attr:`EsaExport.dropped`).
 FILTER_STEPS = (
     "quality-control (BAD) items",
@@ -153,14 +139,13 @@ class EsaExport:
     ``ratings``: the kept ratings, columns :data:`RATING_COLUMNS` (``lp`` such as ``en-cs``; ``item`` the 0-based
     segment index; ``doc`` and ``domain`` from the documents file, else the row's document id and ``""``; ``score``
     float; ``wave`` the file's name without its suffix, as the organisers label a wave; ``file``/``line`` where the
-    rating was read). ``quality_control``: :func:`quality_control_table`. ``dropped``: DataFrame(file, step, rows),
-    the rows each step of :data:`FILTER_STEPS` removed from each file. ``bad_items``: the quality-control (BAD)
-    rows after the same filtering, columns :data:`RATING_COLUMNS` (``doc`` without its ``#bad`` suffix), from
-    which :attr:`quality_control` is computed.
+    rating was read). ``dropped``: DataFrame(file, step, rows), the rows each step of :data:`FILTER_STEPS`
+    removed from each file. ``bad_items``: the quality-control (BAD) rows after the same filtering, columns
+    :data:`RATING_COLUMNS` (``doc`` without its ``#bad`` suffix): with ``ratings``, the input of the raters'
+    quality control (:func:`mtsig.stats.human.esa_quality_control`).
     """
 
     ratings: pd.DataFrame
-    quality_control: pd.DataFrame
     dropped: pd.DataFrame
     bad_items: pd.DataFrame
 
@@ -359,60 +344,6 @@ def read_esa(
     bad = pd.concat(bad_frames, ignore_index=True)
     return EsaExport(
         ratings=ratings,
-        quality_control=quality_control_table(ratings, bad),
         dropped=pd.DataFrame(counts, columns=["file", "step", "rows"]),
         bad_items=bad.loc[:, list(RATING_COLUMNS)].reset_index(drop=True),
     )
-
-
-def quality_control_table(ratings: pd.DataFrame, bad: pd.DataFrame, alpha: float = QC_ALPHA) -> pd.DataFrame:
-    """Per rater and language pair: the rater's kept items, QC (BAD) items, and how the BAD items compare with the
-    same rater's rating of the same item (system, segment, document, wave): ``n_paired`` such pairs, the mean BAD
-    and original scores over them, and the one-sided paired t-test p-value that BAD items score lower
-    (``scipy.stats.ttest_rel(bad, original, alternative="less")``).
-
-    Rule (Graham et al. 2013 as the WMT DA scripts applied it; :func:`mtsig.stats.human.quality_control` with its
-    default ``method="t"``): ``passed`` iff p <= ``alpha``. A rater with fewer than 2 pairs, or whose pairs all
-    score equal, cannot be tested (p NaN, not passed, ``note`` says why); so can a rater with only QC items
-    (``n_items`` 0). The WMT24 organisers drop the BAD items and keep every rater: this table reports, it
-    removes nobody.
-    """
-    keys = ["lp", "rater", "system", "item", "doc", "wave"]
-    original = ratings.groupby(keys, sort=False)["score"].mean().rename("original").reset_index()
-    pairs = bad.loc[:, [*keys, "score"]].merge(original, on=keys, how="inner")
-    n_items = ratings.groupby(["lp", "rater"]).size()
-    n_bad = bad.groupby(["lp", "rater"]).size()
-    grouped = dict(tuple(pairs.groupby(["lp", "rater"], sort=False)))
-    records = []
-    for lp, rater in sorted(set(n_items.index) | set(n_bad.index)):
-        group = grouped.get((lp, rater))
-        n_pair = 0 if group is None else len(group)
-        mean_bad = mean_original = p_value = float("nan")
-        note = ""
-        if n_pair:
-            mean_bad = float(group["score"].mean())
-            mean_original = float(group["original"].mean())
-        if n_pair >= 2 and np.any(group["score"].to_numpy() != group["original"].to_numpy()):
-            p_value = float(stats.ttest_rel(group["score"], group["original"], alternative="less").pvalue)
-        elif n_pair >= 2:
-            note = "BAD items score the same as their originals"
-        else:
-            note = f"{n_pair} QC item(s) with the rater's own rating of the original: not testable"
-        count = int(n_items.get((lp, rater), 0))
-        if count == 0:
-            note = "only QC items: no rating kept"
-        records.append(
-            (
-                lp,
-                rater,
-                count,
-                int(n_bad.get((lp, rater), 0)),
-                n_pair,
-                mean_bad,
-                mean_original,
-                p_value,
-                bool(p_value <= alpha),
-                note,
-            )
-        )
-    return pd.DataFrame(records, columns=list(QC_COLUMNS))

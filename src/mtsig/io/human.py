@@ -725,8 +725,8 @@ def load_esa(
     Item types: a real item (TGT) is ``system``, or ``ref`` for a name in ``reference_systems`` (WMT24 rates its
     reference ``refA`` as a system: it is kept for standardisation and quality control, out of the gold); a
     quality-control item (BAD) is ``bad_ref``. ``hit`` is the wave (the export file), so quality control pairs a
-    BAD item with the same rater's rating of the original in the same wave, as the reader's
-    :func:`~mtsig.io.esa.quality_control_table` does. A rated system that is neither in ``systems`` nor in
+    BAD item with the same rater's rating of the original in the same wave, as the ESA raters' QC table
+    (:func:`mtsig.stats.human.esa_quality_control`) does. A rated system that is neither in ``systems`` nor in
     ``reference_systems``, and an item beyond the test set, are errors at their file and line.
     """
     from mtsig.io.esa import LANGUAGE_CODES, RELEASED_FIRST_SEGMENT_ID, read_esa

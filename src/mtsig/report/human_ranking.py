@@ -8,8 +8,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from mtsig.io.esa import QC_ALPHA
 from mtsig.report.tables import frame_to_markdown
+from mtsig.stats.human import ESA_QC_ALPHA
 from mtsig.stats.system_ranking import PROCEDURES
 
 #: The score columns of a language pair's table: (label, the procedures whose score it is, first found used).
@@ -132,7 +132,7 @@ def human_ranking_markdown(
         parts += [f"\n### {lp}\n", frame_to_markdown(matrix)]
     parts += [
         "\n## Raters' quality control\n\nEach rater's BAD items (deliberately damaged translations) against the same "
-        f"rater's rating of the original: a one-sided paired t-test at {QC_ALPHA:g} (Graham et al. 2013, as WMT DA "
+        f"rater's rating of the original: a one-sided paired t-test at {ESA_QC_ALPHA:g} (Graham et al. 2013, as WMT DA "
         "applied it). Reported only: the WMT24 organisers keep every rater, and so do these rankings.\n",
         frame_to_markdown(quality_control_summary(tables["qc"])),
     ]

@@ -4,8 +4,10 @@ Paper: Graham, Mathur & Baldwin (2014), Sec. 4. Every annotator's scores are sta
 mean and sd; for each pair of systems and each criterion a Wilcoxon rank-sum (Mann-Whitney U) test is run on the
 standardised scores; adequacy decides and fluency breaks adequacy ties (Fig. 7). Quality control follows Graham et al.
 (2013) as in WMT DA: an annotator is kept only if their degraded ("bad reference") items score significantly lower
-than the matching originals. For relative rankings (WMT12 RNK, no 0-100 scores) docs/statistics.md ("Relative rankings") defines two golds: the
-head-to-head sign test and the paper's machinery applied to item scores (beats - beaten) standardised per judge.
+than the matching originals (:func:`paired_qc_test`, per rater; the same test reports, removing nobody, the raters
+of Appraise ESA exports: :func:`esa_quality_control`). For relative rankings (WMT12 RNK, no 0-100 scores)
+docs/statistics.md ("Relative rankings") defines two golds: the head-to-head sign test and the paper's machinery
+applied to item scores (beats - beaten) standardised per judge.
 
 Inputs are the tidy ratings table of :mod:`mtsig.io.human` and the judgments table of :mod:`mtsig.io.rankings`
 (columns judgment, annotator, segment, system, rank; rank -1 = blank). Gold tables have one row per ORDERED pair
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -31,6 +33,26 @@ if TYPE_CHECKING:
 
 GOLD_COLUMNS = ["sys_x", "sys_y", "criterion", "unit", "n_x", "n_y", "statistic", "p_value"]
 QC_COLUMNS = ["annotator", "n_pairs", "statistic", "p_value", "kept"]
+#: The tests :func:`paired_qc_test` runs (``qc.method``).
+QC_METHODS = ("t", "wilcoxon")
+#: Why :func:`paired_qc_test` did not test (:attr:`PairedQcTest.untested`).
+TOO_FEW_PAIRS = "fewer than 2 pairs"
+NO_DIFFERENCE = "every degraded item scores the same as its original"
+#: Columns of :func:`esa_quality_control`: one row per rater and language pair.
+ESA_QC_COLUMNS = (
+    "lp",
+    "rater",
+    "n_items",
+    "n_bad",
+    "n_paired",
+    "mean_bad",
+    "mean_original",
+    "p_value",
+    "passed",
+    "note",
+)
+#: The alpha of the ESA raters' QC table (:func:`esa_quality_control`): WMT DA's, the ``qc.alpha`` default.
+ESA_QC_ALPHA = QualityControl.alpha
 RANKING_CRITERION = "ranking"
 # z-scores are rounded to this many decimals before rank tests, so that values equal in exact arithmetic (e.g.
 # the same item score of two judges with equal moments) tie whatever the floating-point summation order.
@@ -160,39 +182,111 @@ def bad_reference_pairs(ratings: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def quality_control(
-    ratings: pd.DataFrame, method: str = QualityControl.method, alpha: float = QualityControl.alpha
-) -> pd.DataFrame:
-    """Per-annotator QC (Graham et al. 2013; WMT DA): one-sided paired test that degraded items score lower than
-    their originals, over the pairs of :func:`bad_reference_pairs` (all criteria together).
+def _check_qc_method(method: str) -> None:
+    if method not in QC_METHODS:
+        raise InputError(f"unknown QC method {method!r} ({' or '.join(QC_METHODS)})")
+
+
+class PairedQcTest(NamedTuple):
+    """What :func:`paired_qc_test` returns: the test's statistic and one-sided p-value (NaN when not tested) and,
+    when not tested, why (:data:`TOO_FEW_PAIRS` or :data:`NO_DIFFERENCE`; ``""`` when tested)."""
+
+    statistic: float
+    p_value: float
+    untested: str
+
+
+def paired_qc_test(
+    degraded: np.ndarray, original: np.ndarray, method: str = QualityControl.method
+) -> PairedQcTest:
+    """One rater's quality-control test (Graham et al. 2013; WMT DA): the one-sided paired test that the degraded
+    (bad reference, ESA's BAD) items score lower than the same rater's ratings of their originals, pair by pair.
 
     ``method="t"``: ``scipy.stats.ttest_rel(degraded, original, alternative="less")`` (the WMT scripts' test);
     ``"wilcoxon"``: ``scipy.stats.wilcoxon(degraded, original, alternative="less")`` (signed-rank, zero
-    differences dropped by scipy's default ``zero_method="wilcox"``). An annotator is kept iff p <= alpha.
-    Annotators with fewer than 2 pairs (or whose differences are all zero) cannot be tested: p is NaN and they
-    are NOT kept, because QC is meant to remove unverified raters; switch QC off (config ``qc.enabled: false``)
-    for data without bad_ref items or already filtered by the organisers.
+    differences dropped by scipy's default ``zero_method="wilcox"``). Fewer than 2 pairs (:data:`TOO_FEW_PAIRS`),
+    or pairs that all score equal (:data:`NO_DIFFERENCE`), cannot be tested: statistic and p are NaN.
+    """
+    _check_qc_method(method)
+    degraded, original = np.asarray(degraded), np.asarray(original)
+    if len(degraded) < 2:
+        return PairedQcTest(float("nan"), float("nan"), TOO_FEW_PAIRS)
+    if not np.any(degraded != original):
+        return PairedQcTest(float("nan"), float("nan"), NO_DIFFERENCE)
+    test = stats.ttest_rel if method == "t" else stats.wilcoxon
+    result = test(degraded, original, alternative="less")
+    return PairedQcTest(float(result.statistic), float(result.pvalue), "")
+
+
+def quality_control(
+    ratings: pd.DataFrame, method: str = QualityControl.method, alpha: float = QualityControl.alpha
+) -> pd.DataFrame:
+    """Per-annotator QC (Graham et al. 2013; WMT DA): :func:`paired_qc_test` of each annotator's degraded items
+    against their originals, over the pairs of :func:`bad_reference_pairs` (all criteria together).
+
+    An annotator is kept iff p <= alpha. Annotators with fewer than 2 pairs (or whose differences are all zero)
+    cannot be tested: p is NaN and they are NOT kept, because QC is meant to remove unverified raters; switch QC
+    off (config ``qc.enabled: false``) for data without bad_ref items or already filtered by the organisers.
     Returns DataFrame(annotator, n_pairs, statistic, p_value, kept), one row per annotator of ``ratings``.
     """
-    if method not in ("t", "wilcoxon"):
-        raise InputError(f"unknown QC method {method!r} (t or wilcoxon)")
+    _check_qc_method(method)
     pairs = bad_reference_pairs(ratings)
     grouped = dict(tuple(pairs.groupby("annotator", sort=False)))
     records = []
     for annotator in pd.unique(ratings["annotator"]):
-        group = grouped.get(annotator)
-        n_pairs = 0 if group is None else len(group)
-        statistic = p_value = float("nan")
-        if n_pairs >= 2:
-            difference = group["degraded"].to_numpy() - group["original"].to_numpy()
-            if np.any(difference != 0):
-                if method == "t":
-                    result = stats.ttest_rel(group["degraded"], group["original"], alternative="less")
-                else:
-                    result = stats.wilcoxon(group["degraded"], group["original"], alternative="less")
-                statistic, p_value = float(result.statistic), float(result.pvalue)
-        records.append((annotator, n_pairs, statistic, p_value, bool(p_value <= alpha)))
+        group = grouped.get(annotator, pairs.iloc[:0])
+        statistic, p_value, _ = paired_qc_test(
+            group["degraded"].to_numpy(), group["original"].to_numpy(), method
+        )
+        records.append((annotator, len(group), statistic, p_value, bool(p_value <= alpha)))
     return pd.DataFrame(records, columns=QC_COLUMNS)
+
+
+def esa_quality_control(
+    ratings: pd.DataFrame, bad_items: pd.DataFrame, alpha: float = ESA_QC_ALPHA
+) -> pd.DataFrame:
+    """The raters' quality control of Appraise ESA exports (``ratings`` and ``bad_items`` of
+    :func:`mtsig.io.esa.read_esa`), per rater and language pair: the rater's kept items, QC (BAD) items, and how
+    the BAD items compare with the same rater's rating of the same item (system, segment, document, wave):
+    ``n_paired`` such pairs, the mean BAD and original scores over them, and the p-value of :func:`paired_qc_test`
+    with ``method="t"`` (``scipy.stats.ttest_rel(bad, original, alternative="less")``).
+
+    Rule (Graham et al. 2013 as the WMT DA scripts applied it; :func:`quality_control` with its default
+    ``method="t"``): ``passed`` iff p <= ``alpha``. A rater with fewer than 2 pairs, or whose pairs all score
+    equal, cannot be tested (p NaN, not passed, ``note`` says why); so can a rater with only QC items (``n_items``
+    0). The WMT24 organisers drop the BAD items and keep every rater: this table reports, it removes nobody.
+    Returns DataFrame with columns :data:`ESA_QC_COLUMNS`, sorted by language pair and rater.
+    """
+    keys = ["lp", "rater", "system", "item", "doc", "wave"]
+    original = ratings.groupby(keys, sort=False)["score"].mean().rename("original").reset_index()
+    pairs = bad_items.loc[:, [*keys, "score"]].merge(original, on=keys, how="inner")
+    n_items = ratings.groupby(["lp", "rater"]).size()
+    n_bad = bad_items.groupby(["lp", "rater"]).size()
+    grouped = dict(tuple(pairs.groupby(["lp", "rater"], sort=False)))
+    records = []
+    for lp, rater in sorted(set(n_items.index) | set(n_bad.index)):
+        group = grouped.get((lp, rater), pairs.iloc[:0])
+        _, p_value, untested = paired_qc_test(group["score"].to_numpy(), group["original"].to_numpy())
+        notes = {
+            TOO_FEW_PAIRS: f"{len(group)} QC item(s) with the rater's own rating of the original: not testable",
+            NO_DIFFERENCE: "BAD items score the same as their originals",
+        }
+        count = int(n_items.get((lp, rater), 0))
+        records.append(
+            (
+                lp,
+                rater,
+                count,
+                int(n_bad.get((lp, rater), 0)),
+                len(group),
+                float(group["score"].mean()),
+                float(group["original"].mean()),
+                p_value,
+                bool(p_value <= alpha),
+                notes.get(untested, "") if count else "only QC items: no rating kept",
+            )
+        )
+    return pd.DataFrame(records, columns=list(ESA_QC_COLUMNS))
 
 
 # --------------------------------------------------------------------------------------------- gold standard

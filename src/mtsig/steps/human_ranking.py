@@ -52,10 +52,11 @@ def human_ranking(
     rank every language pair's systems by every configured procedure (:func:`mtsig.studies.human_ranking.
     rank_language_pairs`, seeds from the run's ``resampling.seed``): ``ranking.tsv``, ``ranking_pvalues.tsv``,
     ``disagreement.tsv``, ``disagreeing_pairs.tsv``, ``notes.tsv``; the raters' quality control of those pairs
-    (``qc.tsv``: :func:`mtsig.io.esa.quality_control_table`, reported, nobody removed, as the organisers) and the
-    rows each filtering step dropped (``filtering.tsv``)."""
+    (``qc.tsv``: :func:`mtsig.stats.human.esa_quality_control` of the ratings and BAD items read, reported, nobody
+    removed, as the organisers) and the rows each filtering step dropped (``filtering.tsv``)."""
     from mtsig.io.esa import read_esa
     from mtsig.settings import HumanRanking, build
+    from mtsig.stats.human import esa_quality_control
     from mtsig.studies.human_ranking import rank_language_pairs
 
     settings = build(HumanRanking, spec, f"human_ranking.{experiment}")
@@ -77,7 +78,8 @@ def human_ranking(
         "resamples": dict(result.resamples),
         "alphas": dict(result.alphas),
     }
-    quality = export.quality_control.loc[export.quality_control["lp"].isin(settings.lps)]
+    quality = esa_quality_control(export.ratings, export.bad_items)
+    quality = quality.loc[quality["lp"].isin(settings.lps)]
     dropped = export.dropped.assign(file=[Path(f).name for f in export.dropped["file"]])
     for frame, path in (
         (result.ranking, ranking),
