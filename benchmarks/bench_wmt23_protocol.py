@@ -5,6 +5,7 @@
     python benchmarks/bench_wmt23_protocol.py speed                # mtsig alone: k = 0, 100, 200, 1000 (CPU, wall, memory)
     python benchmarks/bench_wmt23_protocol.py extras               # the PDP column and WMT25's task set on WMT23, k=0
     python benchmarks/bench_wmt23_protocol.py before_after         # WMT24 at k=1000: this checkout against --before
+    python benchmarks/bench_wmt23_protocol.py spa_floor            # WMT24 at k=1000: SPA's work, and its floor
 
 ``values`` runs mt-metrics-eval's ``tasks.WMT23()`` and ``tasks.WMT24OnWMT23()`` (k=0; ``TaskSet.Run`` on
 ``data.EvalSet``s read from ``$MTSIG_DATA/wmt23``) beside :func:`mtsig.studies.metrics_protocol.run_protocol`, prints
@@ -23,6 +24,10 @@ and the speed ratio per task at the same k, mtsig without early stopping. ``spee
 ``before_after`` runs WMT24 on WMT23 at k=1000 (SPA's significance: every metric pair's hybrids) with this checkout
 and with the commit ``--before`` (extracted with ``git archive`` into a temporary folder), each in a fresh process
 with one BLAS thread, alternating ``--rounds`` times, and checks that both give the same p-values and draws.
+``spa_floor`` runs WMT24 on WMT23 at k=1000 in a fresh process with one BLAS thread and counts the work of SPA's
+significance (:class:`mtsig.stats.meta_evaluation.metric_permutation.SpaSwaps`): the exact multiply-adds of the
+swapped cells' permutation sums and the comparisons of the counts, with the CPU time of each; and times BLAS's float64
+product alone on the same shape, so that the products' time at BLAS's own rate is a floor for exact float64 sums.
 
 mt-metrics-eval is read from the bare git dir that the ``fetch`` tool left (``--mtme-git``) into a temporary folder
 and run from there with ``apache_beam`` and ``dacite`` replaced by empty modules (used only for parallel runs with
@@ -478,11 +483,68 @@ def before_after(args: argparse.Namespace) -> None:
         print(f"same p-values and draws in every task: {same}; load averages: {os.getloadavg()}")
 
 
+SPA_FLOOR_CHILD = r"""
+import resource, sys, time
+import numpy as np
+from mtsig.io.mtme import read_requested_scores, read_test_set
+from mtsig.stats.meta_evaluation.metric_permutation import SpaSwaps
+from mtsig.studies import metrics_protocol as mp
+work = {"multiply-adds": 0, "products s": 0.0, "comparisons": 0, "counting s": 0.0}
+swapped, distances = SpaSwaps._swapped, SpaSwaps._distances
+def timed_swapped(self, cells, used):
+    start = time.process_time()
+    out = swapped(self, cells, used)
+    work["products s"] += time.process_time() - start
+    work["multiply-adds"] += cells.shape[0] * used.size * self.n_systems * self.n_segments * self.n_permutations
+    return out
+def timed_distances(self, swapped_sums, used, a, b):
+    start = time.process_time()
+    out = distances(self, swapped_sums, used, a, b)
+    work["counting s"] += time.process_time() - start
+    work["comparisons"] += swapped_sums.shape[0] * a.size * 2 * self.si.size * self.n_permutations
+    return out
+SpaSwaps._swapped, SpaSwaps._distances = timed_swapped, timed_distances
+root = sys.argv[1]
+protocol = mp.wmt24_on_wmt23()
+test_sets = {lp: read_test_set(root + "/wmt23", lp) for lp in protocol.lps}
+scores = read_requested_scores(test_sets, mp.required_scores(protocol, test_sets))
+start = time.process_time()
+mp.run_protocol(protocol, test_sets, scores, mp.RunOptions(n_resamples=1000, seed=12345))
+tests = time.process_time() - start
+rng = np.random.default_rng(0)  # BLAS alone, one chunk of zh-en's shape: 10 resamples x 30 metrics, 1177 segments
+rows = rng.integers(-2**44, 2**44, size=(300, 1177)).astype(np.float64)
+flips = (rng.random((1177, 1000)) < 0.5).astype(np.float64)
+rows @ flips
+start = time.process_time()
+for _ in range(20):
+    rows @ flips
+rate = 20 * rows.size * flips.shape[1] / (time.process_time() - start)
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(f"WMT24 on WMT23, k=1000: {usage.ru_utime + usage.ru_stime:.1f} CPU s in all, the tests {tests:.1f}")
+print(f"products: {work['multiply-adds']:.3g} exact multiply-adds in {work['products s']:.1f} CPU s "
+      f"({work['multiply-adds'] / work['products s'] / 1e9:.1f} G/s)")
+print(f"counting: {work['comparisons']:.3g} comparisons in {work['counting s']:.1f} CPU s "
+      f"({work['comparisons'] / work['counting s'] / 1e9:.1f} G/s, hybrid sums included)")
+print(f"BLAS float64 product alone, one thread: {rate / 1e9:.1f} G multiply-adds/s; "
+      f"the products at that rate: {work['multiply-adds'] / rate:.1f} CPU s")
+"""
+
+
+def spa_floor(args: argparse.Namespace) -> None:
+    """WMT24 on WMT23 at k=1000: the work of SPA's significance and its floor (module docstring)."""
+    print(f"load averages: {os.getloadavg()}")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    subprocess.run([sys.executable, "-c", SPA_FLOOR_CHILD, str(args.data)], check=True, env=env)
+    print(f"load averages: {os.getloadavg()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("part", choices=("values", "clusters", "pvalues", "speed", "extras", "before_after"))
+    parser.add_argument(
+        "part", choices=("values", "clusters", "pvalues", "speed", "extras", "before_after", "spa_floor")
+    )
     parser.add_argument(
         "--mtme-git", default=MTME_GIT, help="bare git dir of google-research/mt-metrics-eval"
     )
@@ -505,6 +567,7 @@ def main() -> None:
         "speed": speed,
         "extras": extras,
         "before_after": before_after,
+        "spa_floor": spa_floor,
     }
     parts[args.part](args)
     usage = resource.getrusage(resource.RUSAGE_SELF)
