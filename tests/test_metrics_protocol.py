@@ -911,7 +911,8 @@ def test_readme_answers_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_
 def test_table_fills_the_extra_columns_of_the_human_and_chance_rows(wmt23_inputs):
     """The WMT23 table's PDP columns (†) in the rows of DA+SQM and of chance: DA+SQM's PDP and cluster where it
     scores every cell (en-de), `–` where it does not (he-en has no DA+SQM, zh-en only part of it); the chance row
-    `–` in a column without a chance level, its level in a column whose task has one."""
+    `–` in a column without a chance level, its level in a column whose task has one (a PDP column's among the
+    extra tasks' levels), and `°` on a metric's PDP not above chance, as in the other columns."""
     from mtsig.report.metrics_protocol import _chance_row, protocol_table_markdown
     from mtsig.studies.metrics_protocol_chance import ChanceLevel, ProtocolChance
 
@@ -919,30 +920,70 @@ def test_table_fills_the_extra_columns_of_the_human_and_chance_rows(wmt23_inputs
     shown = mp.human_display("da-sqm")
     assert [shown in task.human for task in result.extras] == [True, False, False]
 
-    def level(label, metrics):
-        return ChanceLevel(label, np.zeros(1), ("x",), 0.25, 0.5, dict.fromkeys(metrics, 0.001))
+    def level(label, metrics, weak=()):
+        pvalues = {name: 0.5 if name in weak else 0.001 for name in metrics}
+        return ChanceLevel(label, np.zeros(1), ("x",), 0.25, 0.5, pvalues)
 
-    chance = ProtocolChance(
-        tuple(level(task.task.label, task.metrics) for task in result.tasks),
-        level("average", result.metrics),
-        1,
+    tasks = tuple(level(task.task.label, task.metrics) for task in result.tasks)
+    en_de, he_en = result.extras[0], result.extras[1]
+    extras = (level(en_de.task.label, en_de.metrics, weak={"BLEU"}), level(he_en.task.label, he_en.metrics))
+    table = protocol_table_markdown(
+        result, heading="WMT23", chance=ProtocolChance(tasks, level("average", result.metrics), 1, extras)
     )
-    table = protocol_table_markdown(result, heading="WMT23", chance=chance)
     rows = {}
     for line in table.splitlines():
         cells = [cell.strip() for cell in line.strip("|").split("|")]
         if cells[0] == "rank":
             header = cells
-        elif len(cells) > 1 and cells[1] in (shown, "chance"):
+        elif len(cells) > 1 and cells[1] in (shown, "chance", "BLEU", "COMET"):
             rows[cells[1]] = dict(zip(header, cells, strict=True))
-    en_de = result.extras[0]
     m = en_de.metrics.index(shown)
     assert rows[shown]["en-de seg PDP (item) †"] == f"{en_de.values[m]:.3f} ({en_de.ranks[m]})"
     assert rows[shown]["he-en seg PDP (item) †"] == rows[shown]["zh-en seg PDP (item) †"] == "–"
     assert rows[shown]["en-de sys pearson"] != "–" and rows[shown]["he-en sys pearson"] == "–"
-    assert [rows["chance"][f"{lp} seg PDP (item) †"] for lp in ("en-de", "he-en", "zh-en")] == ["–"] * 3
+    pdp_columns = [f"{lp} seg PDP (item) †" for lp in ("en-de", "he-en", "zh-en")]
+    assert [rows["chance"][column] for column in pdp_columns] == ["0.250 [0.500]", "0.250 [0.500]", "–"]
     assert rows["chance"]["en-de sys pearson"] == "0.250 [0.500]"
+    b = en_de.metrics.index("BLEU")
+    assert rows["BLEU"]["en-de seg PDP (item) †"] == f"{en_de.values[b]:.3f} ({en_de.ranks[b]})°"
+    assert not rows["BLEU"]["he-en seg PDP (item) †"].endswith("°")
+    assert not any(rows["COMET"][column].endswith("°") for column in pdp_columns)
+    assert "en-de seg PDP (item): BLEU (p 0.500)" in table  # the list of values not above chance
     # an extra task with a main task's label (``--extra-task pearson``) has that task's chance level
     labels = [task.task.label for task in result.tasks]
+    chance = ProtocolChance(tasks, level("average", result.metrics), 1)
     row = _chance_row(chance, labels, [("en-de seg pearson †", "en-de seg pearson"), ("x †", "en-de seg x")])
     assert (row["en-de seg pearson †"], row["x †"]) == ("0.250 [0.500]", "–")
+
+
+def test_protocol_chance_gives_the_extra_pdp_task_a_level(wmt23_inputs):
+    """protocol_chance draws the chance level of an extra PDP task (task_chance's, over the average's metrics)
+    with each metric's p-value; none for an extra task whose statistic has none (the Kendall-like tau) or that
+    shares a task's label (its column shows the task's level); the averaged tasks' levels are unchanged."""
+    from mtsig.studies.metrics_protocol_chance import protocol_chance, task_chance
+
+    extras = (
+        *mp.pdp_extras(["en-de"]),
+        mp.Task("kendall_like", ("en-de",), "seg", False, grouping="item"),
+        mp.Task("pearson", ("en-de",), "seg", False),
+    )
+    protocol = mp.wmt23(["en-de"], extras=extras)
+    result = mp.run_protocol(protocol, *wmt23_inputs)
+    chance = protocol_chance(result, *wmt23_inputs, n_draws=40, seed=3, key=("test",))
+    (pdp,) = chance.extras
+    task = result.extras[0]
+    assert pdp.label == task.task.label == "en-de seg PDP (item)"
+    assert set(pdp.pvalues) == set(task.metrics) and set(pdp.draw_metrics) <= set(result.metrics)
+    direct = task_chance(
+        task, protocol, *wmt23_inputs, metrics=sorted(result.metrics), n_draws=40, seed=3, key=("test",)
+    )
+    np.testing.assert_array_equal(pdp.draws, direct.draws)
+    assert abs(pdp.mean) < 0.02 and 0 < pdp.upper < 0.1  # PDP of a metric that knows nothing: about 0
+    assert pdp.pvalues["XCOMET-Ensemble"] == 1 / 41  # far above every permuted draw
+    without = protocol_chance(
+        mp.run_protocol(mp.wmt23(["en-de"], extras=()), *wmt23_inputs),
+        *wmt23_inputs, n_draws=40, seed=3, key=("test",),
+    )  # fmt: skip
+    assert without.extras == ()
+    for a, b in zip(chance.tasks, without.tasks, strict=True):
+        np.testing.assert_array_equal(a.draws, b.draws)

@@ -155,21 +155,21 @@ def test_files_are_written_with_manifests_and_figures_decode(run):
 
 
 def test_chance_human_power_and_stability_tables(run):
-    """The studies' tables hold the run's own results: a chance level per task and for the average, every metric's
-    p-value against it (never 0, at least 1/101 with 100 draws); DA+SQM in every en-de task (no partial rows); each
-    metric against the next and the named pair in every task, with power in [0, 1] at every size and the units of
-    the task (460 rated segments, 12 systems); one stability row per task whose winner heads its ranking."""
+    """The studies' tables hold the run's own results: a chance level per task (the extra PDP task's too) and for
+    the average, every metric's p-value against it (never 0, at least 1/101 with 100 draws); DA+SQM in every en-de
+    task (no partial rows); each metric against the next and the named pair in every task, with power in [0, 1] at
+    every size and the units of the task (460 rated segments, 12 systems); one stability row per task whose winner
+    heads its ranking."""
     chance = _table(run, "chance")
     assert chance["task"].tolist() == ["accuracy", "en-de sys pearson", "en-de seg pearson", "en-de seg acc-t (item)",
-                                       "average"]  # fmt: skip
+                                       "en-de seg PDP (item)", "average"]  # fmt: skip
     assert (chance["upper_95"] >= chance["mean"]).all() and (chance["samples"] == 100).all()
     tasks = _table(run, "tasks")
-    averaged = tasks["weight"] > 0  # the extra PDP column has no chance level
-    assert tasks.loc[~averaged, "chance_p"].isna().all()
-    chance_p = tasks.loc[averaged, "chance_p"]
+    chance_p = tasks["chance_p"]  # the extra PDP column's too
     assert (chance_p >= 1 / 101).all() and (chance_p <= 1).all()
-    acc = tasks[tasks["label"] == "en-de seg acc-t (item)"].set_index("metric")
-    assert acc.loc["XCOMET-Ensemble", "chance_p"] == 1 / 101  # far above every permuted draw
+    for label in ("en-de seg acc-t (item)", "en-de seg PDP (item)"):
+        values = tasks[tasks["label"] == label].set_index("metric")
+        assert values.loc["XCOMET-Ensemble", "chance_p"] == 1 / 101  # far above every permuted draw
     assert len(_table(run, "human")) == 0
     power = _table(run, "power")
     for label, rows in power.groupby("task"):

@@ -307,22 +307,21 @@ def _chance_row(
     row["avg"] = f"{chance.average.mean:.3f} [{chance.average.upper:.3f}]"
     for label, level in zip(labels, chance.tasks, strict=True):
         row[label] = f"{level.mean:.3f} [{level.upper:.3f}]"
-    by_task = {level.label: level for level in chance.tasks}
+    by_task = chance.by_label()
     for column, task_label in extras:
         level = by_task.get(task_label)
         row[column] = "–" if level is None else f"{level.mean:.3f} [{level.upper:.3f}]"
     return row
 
 
-def _not_above_chance(result: ProtocolResult, chance: ProtocolChance) -> list[str]:
-    """Per task (and the average), the metrics whose value is not above chance (p > :data:`CHANCE_MARK_ALPHA`)."""
+def _not_above_chance(chance: ProtocolChance) -> list[str]:
+    """Per task (and the average, and each extra task with a chance level), the metrics whose value is not above
+    chance (p > :data:`CHANCE_MARK_ALPHA`)."""
     parts = []
-    for label, level in [("average", chance.average)] + [
-        (t.task.label, c) for t, c in zip(result.tasks, chance.tasks, strict=True)
-    ]:
+    for level in (chance.average, *chance.tasks, *chance.extras):
         weak = sorted((name, p) for name, p in level.pvalues.items() if p > CHANCE_MARK_ALPHA)
         if weak:
-            parts.append(f"{label}: " + ", ".join(f"{name} (p {p:.3f})" for name, p in weak))
+            parts.append(f"{level.label}: " + ", ".join(f"{name} (p {p:.3f})" for name, p in weak))
     return parts
 
 
@@ -433,6 +432,8 @@ def protocol_table_markdown(
     labels = [task.task.label for task in result.tasks]
     extra_cells = _task_cells(result, extras=True)
     extra_labels = [f"{task.task.label} †" for task in result.extras]
+    by_task = {} if chance is None else chance.by_label()
+    extra_levels = [by_task.get(task.task.label) for task in result.extras]
     rows = []
     for name, average, rank in zip(result.metrics, result.average, result.ranks, strict=True):
         mark = chance is not None and chance.average.pvalues[name] > CHANCE_MARK_ALPHA
@@ -446,8 +447,9 @@ def protocol_table_markdown(
             value, task_rank = task[name]
             mark = chance is not None and chance.tasks[k].pvalues[name] > CHANCE_MARK_ALPHA
             row[label] = _value_cell(value, task_rank) + ("°" if mark else "")
-        for label, task in zip(extra_labels, extra_cells, strict=True):
-            row[label] = _value_cell(*task[name]) if name in task else "–"
+        for label, task, level in zip(extra_labels, extra_cells, extra_levels, strict=True):
+            mark = level is not None and name in task and level.pvalues[name] > CHANCE_MARK_ALPHA
+            row[label] = (_value_cell(*task[name]) + ("°" if mark else "")) if name in task else "–"
         rows.append(row)
     rows += _human_rows(result, labels, extra_labels, partial_human)
     if chance is not None:
@@ -488,7 +490,7 @@ def protocol_table_markdown(
             'docs/statistics.md, "Chance levels".',
             "",
         ]
-        weak = _not_above_chance(result, chance)
+        weak = _not_above_chance(chance)
         if weak:
             lines += ["Not above chance: " + "; ".join(weak) + ".", ""]
     lines += [
@@ -731,7 +733,7 @@ def study_tables(experiment: ProtocolExperiment) -> dict[str, pd.DataFrame]:
     for run in experiment.runs:
         name = run.protocol.name
         if run.chance is not None:
-            for level in (*run.chance.tasks, run.chance.average):
+            for level in (*run.chance.tasks, *run.chance.extras, run.chance.average):
                 chance.append([name, level.label, run.chance.n_draws, level.mean, level.upper])
         for row in run.partial_human:
             human.append([name, row.task, row.metric, row.value, row.position, row.n_metrics, row.share])
@@ -797,8 +799,8 @@ def experiment_tables(
             )
         average_table = tables["average"]
         if run.chance is not None:
-            # the extra columns (PDP) have no chance level: NaN
-            by_task = {level.label: level.pvalues for level in run.chance.tasks}
+            # an extra task without a chance level (the Kendall-like tau): NaN
+            by_task = {label: level.pvalues for label, level in run.chance.by_label().items()}
             task_table = task_table.assign(
                 chance_p=[by_task.get(label, {}).get(metric, np.nan) for label, metric in zip(
                     task_table["label"], task_table["metric"], strict=True)]

@@ -7,7 +7,8 @@ of the ``M`` metrics every task has) with that metric's scores permuted within t
 cells of an item (item-grouped statistics), every rated cell (an ungrouped segment-level statistic), the systems of
 a language pair (system-level statistics; for SPA whole rows of segment scores). The weighted average's: draw b of
 every task (the same metric, permuted independently in each task) averaged as the table averages. The metrics are
-taken in name order. Draws of task t
+taken in name order. An extra task (a column beside the average, e.g. WMT23's PDP) whose statistic has a chance
+level gets one the same way, over the metrics of the average it has. Draws of task t
 and metric m come from ``rng_for(seed, *key, "chance", t, m)``, so a task computes the same draws in every
 protocol that has it.
 """
@@ -56,11 +57,29 @@ class ChanceLevel:
 
 @dataclass(frozen=True)
 class ProtocolChance:
-    """Every task's :class:`ChanceLevel` (in the protocol's order) and the weighted average's."""
+    """Every task's :class:`ChanceLevel` (in the protocol's order), the weighted average's, and the extra tasks'
+    (``extras``, in the protocol's order: those whose statistic has a chance level and whose label no task has)."""
 
     tasks: tuple[ChanceLevel, ...]
     average: ChanceLevel
     n_draws: int
+    extras: tuple[ChanceLevel, ...] = ()
+
+    def by_label(self) -> dict[str, ChanceLevel]:
+        """Every task's level, the extra tasks' included, by task label (an extra task with a task's label: the
+        task's level, which is its column's)."""
+        return {level.label: level for level in (*self.extras, *self.tasks)}
+
+
+#: The statistics :func:`_statistic_draws` draws (the Kendall-like tau has no chance level yet).
+CHANCE_STATISTICS = ("pooled_accuracy", "pearson", "pdp", "spearman", "kendall", "tie_calibrated", "spa")
+
+
+def has_chance_level(task: Task) -> bool:
+    """Whether :func:`_statistic_draws` draws the task's statistic (tie calibration only over every pair)."""
+    if task.statistic == "tie_calibrated":
+        return task.sample_rate == 1
+    return task.statistic in CHANCE_STATISTICS
 
 
 def draw_schedule(metrics: Sequence[str], n_draws: int) -> list[np.ndarray]:
@@ -83,8 +102,10 @@ def _statistic_draws(
         return ch.chance_pooled_accuracy(humans, metrics, n_draws, rng)
     ((_, human, scores),) = per_lp.values()
     values = scores[metric]
+    grouping = task.grouping if task.level == "seg" else "none"
+    if task.statistic == "pdp":
+        return ch.chance_pdp(human, values, grouping, n_draws, rng)
     if task.statistic in ("pearson", "spearman", "kendall"):
-        grouping = task.grouping if task.level == "seg" else "none"
         return ch.chance_grouped_correlation(
             human, values, task.statistic, grouping, n_draws, rng,
             kendall_variant=task.variant or "b", nan_groups=task.nan_groups, epsilon=task.epsilon,
@@ -158,26 +179,34 @@ def protocol_chance(
     cache: dict[tuple, ChanceLevel] | None = None,
 ) -> ProtocolChance:
     """Every task's chance level over the metrics of the weighted average in name order (module docstring), then
-    the average's. ``cache``: an earlier protocol's levels, reused for a task it shares (same label, metrics and
-    draws: the same numbers)."""
+    the average's, then each extra task's that :func:`has_chance_level` (over the average's metrics it has; none
+    for an extra task that shares a task's label, whose column shows the task's). ``cache``: an earlier
+    protocol's levels, reused for a task it shares (same task, metrics and draws: the same numbers)."""
     if n_draws < 1:
         raise InputError(f"chance levels need at least one draw, got {n_draws}")
     metrics = sorted(result.metrics)
-    levels = []
-    for task in result.tasks:
-        shared = (task.task, tuple(metrics), n_draws)
+
+    def level_of(task: TaskResult, drawn: list[str]) -> ChanceLevel:
+        shared = (task.task, tuple(drawn), n_draws)
         if cache is not None and shared in cache:
-            levels.append(cache[shared])
-            continue
+            return cache[shared]
         level = task_chance(
-            task, result.protocol, test_sets, scores, metrics=metrics, n_draws=n_draws, seed=seed, key=key,
+            task, result.protocol, test_sets, scores, metrics=drawn, n_draws=n_draws, seed=seed, key=key,
             options=options,
         )  # fmt: skip
         if cache is not None:
             cache[shared] = level
-        levels.append(level)
+        return level
+
+    levels = [level_of(task, metrics) for task in result.tasks]
     average_draws = weighted_average(
         [level.draws for level in levels], [t.task.value_range for t in result.tasks], result.protocol.weights
     )
     average = summarise("average", average_draws, levels[0].draw_metrics, result.metrics, result.average)
-    return ProtocolChance(tuple(levels), average, n_draws)
+    labels = {task.task.label for task in result.tasks}
+    extras = []
+    for task in result.extras:
+        drawn = [m for m in metrics if m in task.metrics]
+        if has_chance_level(task.task) and task.task.label not in labels and drawn:
+            extras.append(level_of(task, drawn))
+    return ProtocolChance(tuple(levels), average, n_draws, tuple(extras))

@@ -11,6 +11,7 @@ with many tied human scores (MQM's perfect translations) a random metric's acc-t
 
 Each function draws ``n_draws`` permutations from ``rng`` and returns the statistic of each, ``[n_draws]``; the
 arithmetic of each statistic is its own module's (exact where that is exact): docs/statistics.md ("Chance levels").
+A permutation within a group keeps the group's mean, so PDP's centred scores are computed once and permuted.
 Permuting a metric's scores within groups and permuting the human scores within the same groups give the same joint
 assignments, so the tie-calibrated statistic permutes the human side (the metric's pairs, sorted once, stay fixed).
 """
@@ -25,7 +26,10 @@ from mtsig.errors import InputError
 from mtsig.stats.meta_evaluation.grouped_correlation import (
     KENDALL_LIKE_THRESHOLD,
     as_groups,
+    checked_scores,
     grouped_correlation,
+    pdp_from_terms,
+    pdp_terms,
 )
 from mtsig.stats.meta_evaluation.pooled_accuracy import pooled_pairwise_accuracy
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import spa_from_counts
@@ -110,6 +114,38 @@ def chance_grouped_correlation(
             nan_groups=nan_groups, average=average, threshold=threshold,
         )  # fmt: skip
     return out
+
+
+def chance_pdp(
+    human: np.ndarray, metric: np.ndarray, grouping: str, n_draws: int, rng: np.random.Generator
+) -> np.ndarray:
+    """The Pairwise Difference Pearson of DiIanni & Deutsch (2025, "Don't Sweat the Small Stuff: Segment-Level
+    Meta-Evaluation Based on Pairwise Difference Correlation"; mt-metrics-eval's ``Pearson(..., pdp=True)``,
+    :func:`mtsig.stats.meta_evaluation.grouped_correlation.grouped_correlation` with ``pdp``) of ``metric[S, N]``
+    against ``human[S, N]`` (NaN: not rated) with the metric's scores permuted among the rated cells of each group
+    whose pairs PDP takes: grouping ``item``, the systems' cells of an item (the translations of one segment);
+    ``sys``, a system's cells; ``none``, every rated cell; at the system level (``N = 1``, grouping ``none``) the
+    systems' scores. 0 where PDP is undefined, as ``grouped_correlation`` returns it.
+
+    A permutation of a group's rated cells keeps their mean and the group's size, so the metric's centred scores
+    (:func:`~mtsig.stats.meta_evaluation.grouped_correlation.pdp_terms`) are computed once and each draw permutes
+    them (:func:`within_group_permutations`) before PDP's sums
+    (:func:`~mtsig.stats.meta_evaluation.grouped_correlation.pdp_from_terms`)."""
+    h, m = checked_scores(human, metric)
+    if m.ndim != 2:
+        raise InputError(f"PDP's chance level: one metric's scores [S, N], got shape {m.shape}")
+    human_groups = as_groups(h, grouping)
+    rated = np.isfinite(human_groups)
+    human_centred, metric_centred, sizes, undefined = pdp_terms(
+        np.where(rated, human_groups, 0.0), as_groups(m, grouping), rated
+    )
+    out = np.empty(n_draws)
+    for start in range(0, n_draws, CHUNK):
+        size = min(CHUNK, n_draws - start)
+        perm = within_group_permutations(rng, rated, size)
+        permuted = np.take_along_axis(np.broadcast_to(metric_centred, perm.shape), perm, axis=-1)
+        out[start : start + size] = pdp_from_terms(human_centred, permuted, sizes, undefined)
+    return np.nan_to_num(out, nan=0.0)  # an undefined PDP: grouped_correlation's 0 (no group counted)
 
 
 def _pearson_of_shuffles(

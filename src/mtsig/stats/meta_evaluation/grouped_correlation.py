@@ -78,7 +78,9 @@ def packed_matrix(values: Sequence[float | None], n_systems: int) -> np.ndarray:
     return matrix.reshape(n_systems, -1)
 
 
-def _check(human: object, metric: object) -> tuple[np.ndarray, np.ndarray]:
+def checked_scores(human: object, metric: object) -> tuple[np.ndarray, np.ndarray]:
+    """``(human[S, N], metric[..., S, N])`` as float arrays; InputError unless the human scores are a matrix (NaN:
+    not rated, no infinity) and the metric's scores finite numbers of the same shape."""
     h = np.asarray(human, dtype=np.float64)
     m = np.asarray(metric, dtype=np.float64)
     if h.ndim != 2:
@@ -241,22 +243,38 @@ def _centred(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return np.where(_constant(values, valid)[..., None], 0.0, centred)
 
 
-def _pdp(human_groups: np.ndarray, metric_groups: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Pairwise Difference Pearson ``[..., 1]`` (DiIanni & Deutsch 2025): Pearson's r of the differences of
-    every ordered pair of valid cells of a group, over all groups. Both orders of a pair (and the diagonal's zeros)
-    make the differences' mean exactly 0, so r = Σ dh dm / sqrt(Σ dh² Σ dm²) over the pairs i < j, and within a
-    group of n cells ``Σ_{i<j} (a_i - a_j)(b_i - b_j) = n Σ_i (a_i - ā)(b_i - b̄)``: each sum is the groups' centred
-    cross products weighted by their sizes. NaN when every human (or every metric) difference is 0."""
-    n = valid.sum(axis=-1).astype(np.float64)
-    hc = _centred(human_groups, valid)
-    mc = _centred(metric_groups, valid)
+def pdp_terms(
+    human_groups: np.ndarray, metric_groups: np.ndarray, valid: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What the Pairwise Difference Pearson (DiIanni & Deutsch 2025) is computed from: ``(human_centred[G, L],
+    metric_centred[..., G, L], sizes[G], undefined[...])``, each group's valid cells minus their mean (0 elsewhere
+    and in a constant group), its number of valid cells n_g, and whether PDP is undefined (every human, or every
+    metric, difference 0). ``human_groups[G, L]`` (0 where not valid), ``metric_groups[..., G, L]``, ``valid[G, L]``.
+    A permutation of a group's valid cells permutes its centred cells and keeps the rest."""
+    if human_groups.shape[-1] < 2:
+        raise InputError(
+            f"PDP needs groups of at least two cells (two systems grouped by item), got {human_groups.shape[-1]}"
+        )
+    sizes = valid.sum(axis=-1).astype(np.float64)
+    undefined = _constant(metric_groups, valid).all(axis=-1) | bool(_constant(human_groups, valid).all())
+    return _centred(human_groups, valid), _centred(metric_groups, valid), sizes, undefined
+
+
+def pdp_from_terms(
+    human_centred: np.ndarray, metric_centred: np.ndarray, sizes: np.ndarray, undefined: np.ndarray
+) -> np.ndarray:
+    """Pairwise Difference Pearson ``[...]`` of :func:`pdp_terms` (DiIanni & Deutsch 2025): Pearson's r of the
+    differences of every ordered pair of valid cells of a group, over all groups. Both orders of a pair (and the
+    diagonal's zeros) make the differences' mean exactly 0, so r = Σ dh dm / sqrt(Σ dh² Σ dm²) over the pairs
+    i < j, and within a group of n cells ``Σ_{i<j} (a_i - a_j)(b_i - b_j) = n Σ_i (a_i - ā)(b_i - b̄)``: each sum
+    is the groups' centred cross products weighted by their sizes. NaN where ``undefined``."""
+    mc, hc, n = metric_centred, human_centred, sizes
     sxy = ((mc * hc).sum(axis=-1) * n).sum(axis=-1)
     sxx = ((mc * mc).sum(axis=-1) * n).sum(axis=-1)
     syy = float(((hc * hc).sum(axis=-1) * n).sum())
-    undefined = _constant(metric_groups, valid).all(axis=-1) | bool(_constant(human_groups, valid).all())
     with np.errstate(invalid="ignore", divide="ignore"):
         r = sxy / np.sqrt(sxx * syy)
-    return np.where(undefined, np.nan, np.clip(r, -1.0, 1.0))[..., None]
+    return np.where(undefined, np.nan, np.clip(r, -1.0, 1.0))
 
 
 def group_statistics(
@@ -273,7 +291,7 @@ def group_statistics(
     """``(values[..., G], counted[G])``: the statistic of every group (NaN where undefined) and which groups count
     (at least two cells with a human score). ``human[S, N]`` (NaN = not rated), ``metric[..., S, N]``. With
     ``pdp`` (Pearson only) one value over all groups: ``[..., 1]``."""
-    h, m = _check(human, metric)
+    h, m = checked_scores(human, metric)
     hg = as_groups(h, grouping)
     mg = as_groups(m, grouping)
     valid = np.isfinite(hg)
@@ -281,11 +299,7 @@ def group_statistics(
     if pdp:
         if kind != "pearson":
             raise InputError(f"PDP (pairwise difference Pearson) is a Pearson correlation, not {kind!r}")
-        if hg.shape[-1] < 2:
-            raise InputError(
-                f"PDP needs groups of at least two cells (two systems grouped by item), got {hg.shape[-1]}"
-            )
-        return _pdp(hg, mg, valid), np.array([valid.sum() >= 2])
+        return pdp_from_terms(*pdp_terms(hg, mg, valid))[..., None], np.array([valid.sum() >= 2])
     counted = valid.sum(axis=-1) >= 2
     if kind == "pearson":
         values = _pearson_masked(mg, hg, valid)
