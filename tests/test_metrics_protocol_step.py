@@ -29,6 +29,7 @@ from mtsig.io.system_scores import read_mtme_sys_scores
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips
 from mtsig.steps.files import read_intermediate_tsv, verify_intermediate
 from mtsig.studies import metrics_protocol_beyond as beyond
+from mtsig.studies import metrics_protocol_experiment as experiments
 
 #: The step's run (a module fixture) is made once, on one worker.
 pytestmark = pytest.mark.xdist_group("metrics_protocol_step")
@@ -240,11 +241,11 @@ def test_listed_files_are_what_the_step_reads(data_root):
     """The input function lists files from their names alone (the download root may not have them yet): the
     same files as from the test sets read from disk, and every one exists."""
     root = data_root / "wmt23"
-    protocols = beyond.experiment_protocols(["wmt23", "wmt24"], ALL_LPS)
+    protocols = experiments.experiment_protocols(["wmt23", "wmt24"], ALL_LPS)
     named = {lp: layout_from_names(root, lp, layout_files(root, lp)) for lp in ALL_LPS}
     read = {lp: read_test_set(root, lp) for lp in ALL_LPS}
-    listed = beyond.experiment_files(protocols, named)
-    assert listed == beyond.experiment_files(protocols, read)
+    listed = experiments.experiment_files(protocols, named)
+    assert listed == experiments.experiment_files(protocols, read)
     assert all(path.is_file() for path in listed)
     assert len([p for p in listed if "metric-scores" in p.parts]) == 3 * 32 * 2
     assert sum(len(layout_files(root, lp)) for lp in ALL_LPS) > len(listed)
@@ -269,9 +270,9 @@ def test_the_default_run_plans_the_protocol_and_hands_it_to_the_studies(data_roo
     (inputs,) = re.findall(r"^    input: (.+)$", jobs["metrics_protocol"], flags=re.M)
     listed = sorted(Path(p) for p in inputs.split(", "))
     root = data_root / "wmt23"
-    protocols = beyond.experiment_protocols(["wmt23", "wmt24"], ALL_LPS)
+    protocols = experiments.experiment_protocols(["wmt23", "wmt24"], ALL_LPS)
     read = {lp: read_test_set(root, lp) for lp in ALL_LPS}
-    expected = beyond.experiment_files(protocols, read, human_metrics=("da-sqm",))
+    expected = experiments.experiment_files(protocols, read, human_metrics=("da-sqm",))
     assert listed == expected
     # sys and seg: 32 metrics and MQM per language pair; DA+SQM as a metric in en-de and zh-en
     assert len([p for p in listed if p.suffix == ".score"]) == 3 * (32 * 2 + 2) + 2 * 2

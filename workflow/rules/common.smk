@@ -715,11 +715,11 @@ def metrics_task_gold_outputs(filename):
 def metrics_protocol_inputs(wildcards):
     """Every file a metrics-task protocol experiment reads: each language pair's source, references, system
     outputs and documents, and the score files of its protocols, MQM gold and system scores (mtsig.studies.
-    metrics_protocol_beyond.experiment_files), found from the files' names alone (on disk, or, with the download
+    metrics_protocol_experiment.experiment_files), found from the files' names alone (on disk, or, with the download
     root, among the files the download rules make), so that the download rules can fetch them.
     """
     from mtsig.io.mtme import LAYOUT_PATTERNS, layout_from_names
-    from mtsig.studies.metrics_protocol_beyond import (
+    from mtsig.studies.metrics_protocol_experiment import (
         experiment_files,
         experiment_protocols,
     )

@@ -18,8 +18,8 @@ from mtsig import __version__
 from mtsig.report.tables import frame_to_markdown, latex_escape
 from mtsig.settings import MetricsProtocol, ProtocolBootstrap
 from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions, TaskResult
-from mtsig.studies.metrics_protocol_beyond import ProtocolExperiment
 from mtsig.studies.metrics_protocol_chance import CHANCE_QUANTILE, ProtocolChance
+from mtsig.studies.metrics_protocol_experiment import ProtocolExperiment
 from mtsig.studies.metrics_protocol_human import PartialHumanRow
 from mtsig.studies.metrics_protocol_power import ProtocolPower
 
@@ -780,7 +780,7 @@ def experiment_tables(
     root: str,
     gold: str | None = None,
 ) -> ExperimentTables:
-    """The tables of :func:`mtsig.studies.metrics_protocol_beyond.run_experiment`: each protocol's
+    """The tables of :func:`mtsig.studies.metrics_protocol_experiment.run_experiment`: each protocol's
     :func:`protocol_tables` (its task rows with their bootstrap intervals), per-language-pair p-values and MQM
     golds; the Markdown page (``title``, then each protocol's :func:`protocol_table_markdown` with the command
     that reproduces it from ``root``) and each protocol's :func:`protocol_table_latex`."""

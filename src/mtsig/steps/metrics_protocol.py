@@ -1,6 +1,6 @@
 """Step of ``workflow/rules/metrics_protocol.smk``: a metrics task's protocol on expert MQM (the WMT23 and WMT24
 task sets on the WMT23 test set, :mod:`mtsig.studies.metrics_protocol`) and what mtsig adds on the same data
-(:mod:`mtsig.studies.metrics_protocol_beyond`)."""
+(:mod:`mtsig.studies.metrics_protocol_experiment`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from mtsig.io.mtme import LevelScores, MtmeTestSet
     from mtsig.settings import MetricsProtocol
     from mtsig.studies.metrics_protocol import Protocol, ScoreKey
-    from mtsig.studies.metrics_protocol_beyond import ProtocolRun
+    from mtsig.studies.metrics_protocol_experiment import ProtocolRun
 
 log = logging.getLogger("mtsig")
 
@@ -29,19 +29,19 @@ def read_protocol_scores(
     settings: MetricsProtocol,
 ) -> tuple[dict[str, MtmeTestSet], dict[ScoreKey, LevelScores]]:
     """The test sets of the protocols' language pairs under ``root`` and every score file the experiment reads
-    (:func:`mtsig.studies.metrics_protocol_beyond.experiment_score_keys`), each of which must be among the rule's
+    (:func:`mtsig.studies.metrics_protocol_experiment.experiment_score_keys`), each of which must be among the rule's
     inputs ``scores``."""
     from mtsig.io.mtme import read_requested_scores, read_test_set
-    from mtsig.studies import metrics_protocol_beyond as beyond
+    from mtsig.studies import metrics_protocol_experiment as experiments
 
     lps = sorted({lp for protocol in protocols for lp in protocol.lps})
     test_sets = {lp: read_test_set(root, lp) for lp in lps}
     given = {Path(p).resolve() for p in scores}
     chosen = {"all_metrics": settings.all_metrics, "human_metrics": settings.human_metrics}
-    for path in beyond.experiment_files(protocols, test_sets, **chosen):
+    for path in experiments.experiment_files(protocols, test_sets, **chosen):
         if path.resolve() not in given:
             raise InputError("read by the protocol but not among the rule's inputs", path)
-    keys = beyond.experiment_score_keys(protocols, test_sets, **chosen)
+    keys = experiments.experiment_score_keys(protocols, test_sets, **chosen)
     log.info("%s: %d score files of %s", experiment, len(keys), ", ".join(lps))
     return test_sets, read_requested_scores(test_sets, keys)
 
@@ -98,14 +98,16 @@ def metrics_protocol(
     <task label>)``. ``scores``: the rule's inputs, which must hold every file read."""
     from mtsig.report.metrics_protocol import experiment_tables, power_figure, protocol_heatmaps
     from mtsig.settings import MetricsProtocol, build
-    from mtsig.studies import metrics_protocol_beyond as beyond
+    from mtsig.studies import metrics_protocol_experiment as experiments
 
     protocol = build(MetricsProtocol, spec, f"metrics_protocol.{experiment}")
-    protocols = beyond.experiment_protocols(list(protocol.protocols), protocol.lps, protocol.gold)
+    protocols = experiments.experiment_protocols(list(protocol.protocols), protocol.lps, protocol.gold)
     test_sets, read = read_protocol_scores(
         experiment, Path(data_root) / protocol.root, protocols, scores, protocol
     )
-    result = beyond.run_experiment(experiment, protocols, test_sets, read, protocol, seed=seed, alphas=alphas)
+    result = experiments.run_experiment(
+        experiment, protocols, test_sets, read, protocol, seed=seed, alphas=alphas
+    )
     Path(figures).mkdir(parents=True, exist_ok=True)
     for run in result.runs:
         protocol_heatmaps(run.result, figures)

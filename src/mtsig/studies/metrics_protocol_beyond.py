@@ -25,21 +25,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
-from mtsig.settings import MetricsProtocol
 from mtsig.stats.meta_evaluation import task_bootstrap as tb
 from mtsig.stats.meta_evaluation.pooled_accuracy import pair_agreement
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import permutation_counts
 from mtsig.stats.meta_evaluation.tie_calibration import good_pairs, group_pairs, pair_differences
 from mtsig.studies.metrics_protocol import (
-    PROTOCOLS,
     Protocol,
     ProtocolResult,
     RunOptions,
@@ -47,16 +43,9 @@ from mtsig.studies.metrics_protocol import (
     Task,
     TaskResult,
     rated_segment_flips,
-    required_scores,
     task_inputs,
     task_inputs_per_lp,
-    with_gold,
 )
-
-if TYPE_CHECKING:
-    from mtsig.studies.metrics_protocol_chance import ProtocolChance
-    from mtsig.studies.metrics_protocol_human import PartialHumanRow
-    from mtsig.studies.metrics_protocol_power import ProtocolPower
 
 #: Columns of :func:`task_intervals`.
 INTERVAL_COLUMNS = ["metric", "value", "scheme", "ci_low", "ci_high", "n_undefined"]
@@ -331,188 +320,3 @@ def mqm_pairs(
         )
     gold, conclusions = mqm_system_gold(segments, systems, alphas)
     return system_score_rows(lp, systems, human, metrics), gold, conclusions
-
-
-# ------------------------------------------------------------------------------------------------ an experiment
-
-
-def experiment_protocols(
-    protocols: Sequence[str], lps: Sequence[str] | None, gold: str | None = None
-) -> list[Protocol]:
-    """The task sets named in ``protocols`` (:data:`mtsig.studies.metrics_protocol.PROTOCOLS`) on ``lps`` (all of
-    the protocol's when None), in the order given; with ``gold``, every task's gold that human score
-    (:func:`mtsig.studies.metrics_protocol.with_gold`)."""
-    unknown = [name for name in protocols if name not in PROTOCOLS]
-    if unknown:
-        raise InputError(f"unknown protocol(s) {', '.join(unknown)}; known: {', '.join(PROTOCOLS)}")
-    return [with_gold(PROTOCOLS[name](lps), gold) for name in protocols]
-
-
-def experiment_score_keys(
-    protocols: Sequence[Protocol],
-    test_sets: Mapping[str, MtmeTestSet],
-    *,
-    all_metrics: bool = False,
-    human_metrics: Sequence[str] = (),
-) -> list[ScoreKey]:
-    """Every score file an experiment reads: those of each protocol
-    (:func:`mtsig.studies.metrics_protocol.required_scores`, with the human scores entered as metrics) and those of
-    the MT systems' MQM gold and system scores (:func:`system_tasks`), in a fixed order, each once."""
-    keys: dict[ScoreKey, None] = {}
-    for protocol in protocols:
-        keys.update(
-            dict.fromkeys(
-                required_scores(protocol, test_sets, all_metrics=all_metrics, human_metrics=human_metrics)
-            )
-        )
-    if protocols:
-        lps = sorted({lp for protocol in protocols for lp in protocol.lps})
-        pairs = Protocol("mqm-pairs", protocols[0].info, tuple(t for lp in lps for t in system_tasks(lp)))
-        keys.update(dict.fromkeys(required_scores(pairs, test_sets, all_metrics=all_metrics)))
-    return list(keys)
-
-
-def experiment_files(
-    protocols: Sequence[Protocol],
-    test_sets: Mapping[str, MtmeTestSet],
-    *,
-    all_metrics: bool = False,
-    human_metrics: Sequence[str] = (),
-) -> list[Path]:
-    """Every file an experiment reads (``test_sets`` from :func:`mtsig.io.mtme.layout_from_names` will do: the
-    names are enough): what :func:`mtsig.io.mtme.read_test_set` reads of each language pair (source, references,
-    system outputs, documents) and the score files of :func:`experiment_score_keys`, sorted."""
-    files = set()
-    for lp, test_set in test_sets.items():
-        root = test_set.directory
-        files.add(root / "sources" / f"{lp}.txt")
-        files.add(root / "documents" / f"{lp}.docs")
-        files.update(root / "references" / f"{lp}.{name}.txt" for name in test_set.references)
-        files.update(root / "system-outputs" / lp / f"{name}.txt" for name in test_set.systems)
-    for key in experiment_score_keys(
-        protocols, test_sets, all_metrics=all_metrics, human_metrics=human_metrics
-    ):
-        test_set = test_sets[key.lp]
-        found = (test_set.human_files if key.kind == "human" else test_set.metric_files).get(
-            (key.name, key.level)
-        )
-        if found is None:
-            raise InputError(
-                f"no {key.level}-level {key.kind} scores {key.name!r} for {key.lp}",
-                test_set.directory / ("human-scores" if key.kind == "human" else f"metric-scores/{key.lp}"),
-            )
-        files.add(found)
-    return sorted(files)
-
-
-@dataclass(frozen=True)
-class ProtocolRun:
-    """One protocol of an experiment: its result, its seed, the bootstrap interval of every task (task label ->
-    :func:`task_intervals`; empty without bootstrap resamples), its per-language-pair p-values
-    (:func:`replication_pvalues`), its chance levels, the human scores on the part of a task's cells they rate
-    (:func:`mtsig.studies.metrics_protocol_human.partial_human_rows`), its power and stability (None when not
-    asked for) and the CPU seconds of the tests, the intervals and the rest."""
-
-    protocol: Protocol
-    seed: int
-    result: ProtocolResult
-    intervals: dict[str, pd.DataFrame]
-    replication: pd.DataFrame
-    test_seconds: float
-    interval_seconds: float
-    chance: ProtocolChance | None = None
-    partial_human: tuple[PartialHumanRow, ...] = ()
-    power: ProtocolPower | None = None
-    study_seconds: float = 0.0
-
-
-@dataclass(frozen=True)
-class ProtocolExperiment:
-    """Every protocol of an experiment (:class:`ProtocolRun`, in the order given) and, for every language pair
-    ``lps`` of them, the MT systems' ``(system scores, gold, conclusions)`` (:func:`mqm_pairs`)."""
-
-    runs: tuple[ProtocolRun, ...]
-    lps: tuple[str, ...]
-    pairs: tuple[tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame], ...]
-
-
-def run_experiment(
-    experiment: str,
-    protocols: Sequence[Protocol],
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
-    settings: MetricsProtocol,
-    *,
-    seed: int,
-    alphas: Sequence[float],
-) -> ProtocolExperiment:
-    """Every protocol of an experiment on the same score files (``scores``: those of
-    :func:`experiment_score_keys`), as its settings say (``settings``, :class:`mtsig.settings.MetricsProtocol`):
-    the protocol's permutation tests (Freitag et al. 2023, Sec. 3 and Table 8;
-    :func:`mtsig.studies.metrics_protocol.run_protocol`, :meth:`~mtsig.studies.metrics_protocol.RunOptions.of`)
-    seeded by ``derive_seed(seed, experiment, <protocol>)``, the bootstrap interval of every task value (Deutsch,
-    Dror & Roth 2021, Sec. 3.1; :func:`task_intervals`; none with 0 resamples) drawn from ``rng_for(seed,
-    experiment, "bootstrap", <task label>)``, the per-language-pair p-values of ``settings.replicability_tasks``,
-    the chance levels (:mod:`mtsig.studies.metrics_protocol_chance`; none with 0 draws), the human scores on part
-    of a task's cells, the power and stability of the permutation tests
-    (:mod:`mtsig.studies.metrics_protocol_power`; none with 0 test sets or without tests), and the MQM gold of every
-    language pair's MT systems at ``alphas`` (:func:`mqm_pairs`, of the first protocol)."""
-    import time
-
-    from mtsig.stats.seeding import derive_seed, rng_for
-    from mtsig.studies.metrics_protocol import run_protocol
-    from mtsig.studies.metrics_protocol_chance import protocol_chance
-    from mtsig.studies.metrics_protocol_human import partial_human_rows
-    from mtsig.studies.metrics_protocol_power import protocol_power
-
-    runs = []
-    shared_chance: dict = {}
-    shared_human: dict = {}
-    for protocol in protocols:
-        start = time.process_time()
-        protocol_seed = derive_seed(seed, experiment, protocol.name)
-        options = RunOptions.of(settings, protocol.name, protocol_seed)
-        result = run_protocol(protocol, test_sets, scores, options)
-        tested = time.process_time()
-        intervals = {}
-        if settings.bootstrap.samples:
-            for task in result.tasks + result.extras:
-                intervals[task.task.label] = task_intervals(
-                    task, protocol, test_sets, scores,
-                    n_resamples=settings.bootstrap.samples, confidence=settings.bootstrap.confidence,
-                    rng=rng_for(seed, experiment, "bootstrap", task.task.label), options=options,
-                )  # fmt: skip
-        intervaled = time.process_time()
-        replication = replication_pvalues(result, settings.replicability_tasks)
-        chance = None
-        if settings.chance.samples:
-            chance = protocol_chance(
-                result, test_sets, scores, n_draws=settings.chance.samples, seed=seed, key=(experiment,),
-                cache=shared_chance, options=options,
-            )  # fmt: skip
-        partial = tuple(partial_human_rows(result, test_sets, scores, options, cache=shared_human))
-        power = None
-        if settings.power.samples and options.n_resamples:
-            power = protocol_power(
-                result, test_sets, scores, settings.power, options, seed=seed, key=(experiment, protocol.name)
-            )
-        runs.append(
-            ProtocolRun(
-                protocol,
-                protocol_seed,
-                result,
-                intervals,
-                replication,
-                tested - start,
-                intervaled - tested,
-                chance,
-                partial,
-                power,
-                time.process_time() - intervaled,
-            )
-        )
-    lps = tuple(sorted({lp for protocol in protocols for lp in protocol.lps}))
-    pairs = tuple(
-        mqm_pairs(lp, protocols[0], test_sets, scores, alphas, all_metrics=settings.all_metrics) for lp in lps
-    )
-    return ProtocolExperiment(tuple(runs), lps, pairs)
