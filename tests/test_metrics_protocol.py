@@ -958,19 +958,25 @@ def test_table_fills_the_extra_columns_of_the_human_and_chance_rows(wmt23_inputs
 
 def test_protocol_chance_gives_the_extra_pdp_task_a_level(wmt23_inputs):
     """protocol_chance draws the chance level of an extra PDP task (task_chance's, over the average's metrics)
-    with each metric's p-value; none for an extra task whose statistic has none (the Kendall-like tau) or that
-    shares a task's label (its column shows the task's level); the averaged tasks' levels are unchanged."""
+    with each metric's p-value, and of an extra Kendall-like task; none for an extra task whose statistic has none
+    (tie calibration on a sample of pairs) or that shares a task's label (its column shows the task's level); the
+    averaged tasks' levels are unchanged."""
     from mtsig.studies.metrics_protocol_chance import protocol_chance, task_chance
 
     extras = (
         *mp.pdp_extras(["en-de"]),
         mp.Task("kendall_like", ("en-de",), "seg", False, grouping="item"),
+        mp.Task(
+            "tie_calibrated", ("en-de",), "seg", False, grouping="item", variant="acc23", sample_rate=0.1
+        ),
         mp.Task("pearson", ("en-de",), "seg", False),
     )
     protocol = mp.wmt23(["en-de"], extras=extras)
     result = mp.run_protocol(protocol, *wmt23_inputs)
     chance = protocol_chance(result, *wmt23_inputs, n_draws=40, seed=3, key=("test",))
-    (pdp,) = chance.extras
+    pdp, kendall_like = chance.extras
+    assert kendall_like.label == result.extras[1].task.label == "en-de seg kendall-like 25 (item)"
+    assert set(kendall_like.pvalues) == set(result.extras[1].metrics)
     task = result.extras[0]
     assert pdp.label == task.task.label == "en-de seg PDP (item)"
     assert set(pdp.pvalues) == set(task.metrics) and set(pdp.draw_metrics) <= set(result.metrics)
@@ -987,3 +993,51 @@ def test_protocol_chance_gives_the_extra_pdp_task_a_level(wmt23_inputs):
     assert without.extras == ()
     for a, b in zip(chance.tasks, without.tasks, strict=True):
         np.testing.assert_array_equal(a.draws, b.draws)
+
+
+def test_protocol_chance_gives_a_kendall_like_main_task_a_level(wmt23_inputs):
+    """A protocol whose averaged task is the WMT20 Kendall-like tau (Mathur et al. 2020; micro-averaged over items
+    as mt-metrics-eval's ``KendallLike``, at 5 MQM points) runs with chance levels: the task has one, drawn as
+    task_chance draws it (chance_grouped_correlation of the metrics permuted within the items), about 0 for a
+    metric that knows nothing (a metric tie is a discordant pair: below 0 for tied metrics), XCOMET-Ensemble far
+    above it; the table's row `chance` shows it in the task's column."""
+    from mtsig.report.metrics_protocol import protocol_table_markdown
+    from mtsig.studies.metrics_protocol_chance import has_chance_level, protocol_chance, task_chance
+
+    kendall_like = mp.Task(
+        "kendall_like", ("en-de",), "seg", False, grouping="item", average="micro", threshold=5
+    )
+    assert has_chance_level(kendall_like)
+    protocol = mp.Protocol(
+        "kendall-like", mp.WMT23_INFO, (kendall_like, mp.Task("pearson", ("en-de",), "sys", False))
+    )
+    result = mp.run_protocol(protocol, *wmt23_inputs)
+    chance = protocol_chance(result, *wmt23_inputs, n_draws=40, seed=3, key=("test",))
+    level = chance.tasks[0]
+    assert level.label == "en-de seg kendall-like 5 (item, micro)" and level.draws.shape == (40,)
+    direct = task_chance(
+        result.tasks[0],
+        protocol,
+        *wmt23_inputs,
+        metrics=sorted(result.metrics),
+        n_draws=40,
+        seed=3,
+        key=("test",),
+    )
+    np.testing.assert_array_equal(level.draws, direct.draws)
+    assert -0.2 < level.mean < 0.02 and level.upper < 0.05 and np.unique(level.draws).size > 10
+    assert level.pvalues["XCOMET-Ensemble"] == 1 / 41  # far above every permuted draw
+    table = protocol_table_markdown(result, heading="Kendall-like", chance=chance)
+    rows = [
+        [cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines() if "|" in line
+    ]
+    header = next(row for row in rows if row[0] == "rank")
+    (chance_row,) = [row for row in rows if len(row) > 1 and row[1] == "chance"]
+    column = next(k for k, name in enumerate(header) if name.startswith(level.label))
+    assert chance_row[column] == f"{level.mean:.3f} [{level.upper:.3f}]"
+
+
+def test_a_task_refuses_a_kendall_like_threshold_that_is_not_a_number_at_least_0():
+    for threshold in (-1.0, float("nan")):
+        with pytest.raises(InputError, match="threshold must be a number >= 0"):
+            mp.Task("kendall_like", ("en-de",), "seg", False, grouping="item", threshold=threshold)

@@ -799,7 +799,7 @@ def experiment_tables(
             )
         average_table = tables["average"]
         if run.chance is not None:
-            # an extra task without a chance level (the Kendall-like tau): NaN
+            # an extra task without a chance level (tie calibration on a sample of pairs): NaN
             by_task = {label: level.pvalues for label, level in run.chance.by_label().items()}
             task_table = task_table.assign(
                 chance_p=[by_task.get(label, {}).get(metric, np.nan) for label, metric in zip(

@@ -233,6 +233,8 @@ class Task:
             raise InputError(f"bad average {self.average!r} or sampling method {self.sample_method!r}")
         if self.epsilon < 0 or self.sample_size < 0:
             raise InputError("a task's epsilon and sample size must be >= 0")
+        if not self.threshold >= 0:  # NaN too: it would count no pair, and every metric would score 0
+            raise InputError(f"the Kendall-like tau's threshold must be a number >= 0, got {self.threshold}")
         if self.sample_size and file_level(self) == "sys":
             raise InputError(
                 f"{self.statistic} at the system level: sample_size samples items of segment scores, and this "

@@ -23,6 +23,7 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.stats.meta_evaluation import chance as ch
+from mtsig.stats.meta_evaluation.grouped_correlation import KINDS
 from mtsig.stats.meta_evaluation.metric_ranking import weighted_average
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import permutation_counts
 from mtsig.stats.seeding import rng_for
@@ -71,8 +72,8 @@ class ProtocolChance:
         return {level.label: level for level in (*self.extras, *self.tasks)}
 
 
-#: The statistics :func:`_statistic_draws` draws (the Kendall-like tau has no chance level yet).
-CHANCE_STATISTICS = ("pooled_accuracy", "pearson", "pdp", "spearman", "kendall", "tie_calibrated", "spa")
+#: The statistics :func:`_statistic_draws` draws: every task statistic (tie calibration over every pair only).
+CHANCE_STATISTICS = ("pooled_accuracy", "pdp", *KINDS, "tie_calibrated", "spa")
 
 
 def has_chance_level(task: Task) -> bool:
@@ -105,7 +106,7 @@ def _statistic_draws(
     grouping = task.grouping if task.level == "seg" else "none"
     if task.statistic == "pdp":
         return ch.chance_pdp(human, values, grouping, n_draws, rng)
-    if task.statistic in ("pearson", "spearman", "kendall"):
+    if task.statistic in KINDS:  # grouped_correlation's own statistics, the WMT20 Kendall-like tau among them
         return ch.chance_grouped_correlation(
             human, values, task.statistic, grouping, n_draws, rng,
             kendall_variant=task.variant or "b", nan_groups=task.nan_groups, epsilon=task.epsilon,

@@ -100,7 +100,12 @@ def chance_grouped_correlation(
     """The grouped correlation (:func:`mtsig.stats.meta_evaluation.grouped_correlation.grouped_correlation`, with
     its ``kendall_variant``, ``nan_groups``, ``epsilon``, ``average`` and ``threshold``) of ``metric[S, N]`` against
     ``human[S, N]`` (NaN: not rated) with the metric's scores permuted among the rated cells of each group; at the
-    system level (``N = 1``, grouping ``none``) the systems' scores permuted."""
+    system level (``N = 1``, grouping ``none``) the systems' scores permuted. ``statistic``: Pearson, Spearman,
+    Kendall or the WMT20 Kendall-like tau (``kendall_like``, Mathur et al. 2020, "Results of the WMT20 Metrics
+    Shared Task": concordant minus discordant over the pairs whose human scores differ by at least ``threshold``,
+    over their number; mt-metrics-eval's ``KendallLike``). Each chunk of draws is one call of
+    ``grouped_correlation`` on the permuted matrices ``[chunk, S, N]``. A Kendall-like group's counted pairs (its
+    weight in a micro average) depend on the human scores alone, so they are the same in every draw."""
     h = np.asarray(human, dtype=np.float64)
     rated = np.isfinite(h)
     if statistic == "pearson" and grouping == "none":  # one group: a micro average is the plain one
