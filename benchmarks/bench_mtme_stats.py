@@ -41,10 +41,9 @@ from pathlib import Path
 import numpy as np
 import scipy.stats
 
-from mtsig.stats.meta_evaluation.correlation_pvalues import pearson_pvalue
+from mtsig.stats.meta_evaluation.correlation_pvalues import average_correlation, pearson_pvalue
 from mtsig.stats.meta_evaluation.grouped_correlation import (
     GROUPINGS,
-    average_correlation,
     grouped_correlation,
     kendall_like_counts,
     packed_matrix,

@@ -21,9 +21,9 @@ import pytest
 import scipy.stats
 
 from mtsig.errors import InputError
+from mtsig.stats.meta_evaluation.correlation_pvalues import average_correlation
 from mtsig.stats.meta_evaluation.grouped_correlation import (
     as_groups,
-    average_correlation,
     grouped_correlation,
     kendall_like_counts,
     packed_matrix,

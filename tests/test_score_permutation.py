@@ -12,10 +12,14 @@ import pytest
 import scipy.stats
 
 from mtsig.errors import InputError
-from mtsig.stats.meta_evaluation.correlation_pvalues import kendall_pvalue, pearson_pvalue, spearman_pvalue
+from mtsig.stats.meta_evaluation.correlation_pvalues import (
+    average_correlation,
+    kendall_pvalue,
+    pearson_pvalue,
+    spearman_pvalue,
+)
 from mtsig.stats.meta_evaluation.grouped_correlation import (
     as_groups,
-    average_correlation,
     grouped_correlation,
 )
 from mtsig.stats.meta_evaluation.item_sampling import item_sample, stratified_sizes

@@ -1,5 +1,7 @@
 """Two-sided p-values of each group's correlation, as ``scipy.stats`` computes them, for mt-metrics-eval's averaged
-p-value (``AverageCorrelation`` returns the mean of its groups' p-values beside the mean correlation).
+p-value (``AverageCorrelation`` returns the mean of its groups' p-values beside the mean correlation:
+:func:`average_correlation`, the grouped correlation of :mod:`~mtsig.stats.meta_evaluation.grouped_correlation` with
+it).
 
 * Pearson's r over n cells (``scipy.stats.pearsonr``): r is distributed under independence as ``2B - 1``,
   ``B ~ Beta(n/2 - 1, n/2 - 1)``, so ``p = 2 P(B > (1 + |r|)/2) = 2 I_{(1 - |r|)/2}(n/2 - 1, n/2 - 1)`` (the
@@ -23,12 +25,22 @@ Vectorised over groups and metrics, except the exact Kendall distribution, compu
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 from scipy import special
 
-from mtsig.stats.meta_evaluation.grouped_correlation import as_groups, kendall_counts
+from mtsig.stats.meta_evaluation.grouped_correlation import (
+    KENDALL_LIKE_THRESHOLD,
+    as_groups,
+    average_groups,
+    averaged_weights,
+    check_average,
+    group_statistics,
+    group_weights,
+    kendall_counts,
+)
 
 #: scipy's limit of the exact Kendall p-value (``kendalltau(method="auto")``).
 KENDALL_EXACT_MAX_N = 33
@@ -154,3 +166,45 @@ def group_pvalues(
         mg = as_groups(np.asarray(metric, dtype=np.float64), grouping)
         return kendall_pvalue(np.where(valid, hg, 0.0), mg, valid)
     return np.zeros_like(values)
+
+
+@dataclass(frozen=True)
+class AveragedCorrelation:
+    """mt-metrics-eval's ``AverageCorrelation`` triple: the averaged ``value``, the groups' p-values averaged the
+    same way (``pvalue``; scipy's two-sided p of Pearson, Spearman and Kendall's b and c; 0 for tau_23, acc_23,
+    the Kendall-like tau and tau-b with epsilon > 0, its placeholder), and ``weight``, the average's denominator
+    (groups counted, or their total weight). Arrays ``[...]``. A mean of p-values is not itself a p-value: it is
+    returned because mt-metrics-eval returns it."""
+
+    value: np.ndarray
+    pvalue: np.ndarray
+    weight: np.ndarray
+
+
+def average_correlation(
+    human: object,
+    metric: object,
+    kind: str = "pearson",
+    grouping: str = "none",
+    *,
+    kendall_variant: str = "b",
+    epsilon: float = 0.0,
+    nan_groups: str = "drop",
+    average: str = "macro",
+    threshold: float = KENDALL_LIKE_THRESHOLD,
+    pdp: bool = False,
+) -> AveragedCorrelation:
+    """:func:`~mtsig.stats.meta_evaluation.grouped_correlation.grouped_correlation` with the averaged p-value and the denominator (:class:`AveragedCorrelation`)."""
+    check_average(average)
+    options = dict(kendall_variant=kendall_variant, epsilon=epsilon, threshold=threshold, pdp=pdp)
+    values, counted = group_statistics(human, metric, kind, grouping, **options)
+    pvalues = group_pvalues(human, metric, kind, grouping, values, **options)
+    weights = None
+    if average == "micro" and not pdp:
+        weights = group_weights(human, kind, grouping, threshold=threshold)
+    defined, w, n = averaged_weights(values, counted, nan_groups, weights)
+    # a defined group's undefined p-value (Spearman over two cells) makes the mean undefined, as there
+    p_total = np.where(defined, pvalues * w, 0.0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_mean = np.where(n > 0, p_total / np.where(n > 0, n, 1.0), 0.0)
+    return AveragedCorrelation(average_groups(values, counted, nan_groups, weights), p_mean, n)

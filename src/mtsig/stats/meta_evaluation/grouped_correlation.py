@@ -26,7 +26,8 @@ counted pairs for ``kendall_like``: ``AverageCorrelation(macro=False)``). ``pdp=
 Difference Pearson of DiIanni & Deutsch (2025, "Don't Sweat the Small Stuff: Segment-Level Meta-Evaluation
 Based on Pairwise Difference Correlation", EMNLP 2025; mt-metrics-eval's ``Pearson(..., pdp=True)``): one
 Pearson correlation of the human and metric differences of every two cells of the same group, over all groups
-at once. :func:`average_correlation` also returns mt-metrics-eval's averaged p-value. docs/statistics.md ("The
+at once. :func:`mtsig.stats.meta_evaluation.correlation_pvalues.average_correlation` also returns
+mt-metrics-eval's averaged p-value. docs/statistics.md ("The
 WMT23/24 metrics-task protocol", "mt-metrics-eval's other statistics") states each one exactly.
 
 Vectorised over metrics: ``metric[..., S, N]`` gives ``[...]``. Library only: arrays in, arrays out.
@@ -352,7 +353,7 @@ def group_weights(
     return (concordant + discordant).astype(np.float64)
 
 
-def _averaged_weights(
+def averaged_weights(
     values: np.ndarray, counted: np.ndarray, nan_groups: str, weights: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(defined, w, n)`` of :func:`average_groups`: the counted groups with a defined value, each group's weight
@@ -372,13 +373,13 @@ def average_groups(
     (``macro=False``), else each counts once."""
     if nan_groups not in NAN_GROUPS:
         raise InputError(f"unknown NaN-group rule {nan_groups!r}; known: {', '.join(NAN_GROUPS)}")
-    defined, w, n = _averaged_weights(values, counted, nan_groups, weights)
+    defined, w, n = averaged_weights(values, counted, nan_groups, weights)
     total = np.where(defined, values * w, 0.0).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n > 0, total / np.where(n > 0, n, 1.0), 0.0)
 
 
-def _check_average(average: str) -> None:
+def check_average(average: str) -> None:
     if average not in AVERAGES:
         raise InputError(f"unknown average {average!r}; known: {', '.join(AVERAGES)}")
 
@@ -400,7 +401,7 @@ def grouped_correlation(
     averaged over the groups (module docstring; mt-metrics-eval's ``Correlation.Pearson`` (with ``pdp``),
     ``Spearman``, ``Kendall``, ``KendallVariants`` and ``KendallLike``, with ``average_by``,
     ``replace_nans_with_zeros`` and ``macro``). Returns ``[...]``."""
-    _check_average(average)
+    check_average(average)
     values, counted = group_statistics(
         human, metric, kind, grouping, kendall_variant=kendall_variant, epsilon=epsilon, threshold=threshold,
         pdp=pdp,
@@ -409,47 +410,3 @@ def grouped_correlation(
     if average == "micro" and not pdp:
         weights = group_weights(human, kind, grouping, threshold=threshold)
     return average_groups(values, counted, nan_groups, weights)
-
-
-@dataclass(frozen=True)
-class AveragedCorrelation:
-    """mt-metrics-eval's ``AverageCorrelation`` triple: the averaged ``value``, the groups' p-values averaged the
-    same way (``pvalue``; scipy's two-sided p of Pearson, Spearman and Kendall's b and c; 0 for tau_23, acc_23,
-    the Kendall-like tau and tau-b with epsilon > 0, its placeholder), and ``weight``, the average's denominator
-    (groups counted, or their total weight). Arrays ``[...]``. A mean of p-values is not itself a p-value: it is
-    returned because mt-metrics-eval returns it."""
-
-    value: np.ndarray
-    pvalue: np.ndarray
-    weight: np.ndarray
-
-
-def average_correlation(
-    human: object,
-    metric: object,
-    kind: str = "pearson",
-    grouping: str = "none",
-    *,
-    kendall_variant: str = "b",
-    epsilon: float = 0.0,
-    nan_groups: str = "drop",
-    average: str = "macro",
-    threshold: float = KENDALL_LIKE_THRESHOLD,
-    pdp: bool = False,
-) -> AveragedCorrelation:
-    """:func:`grouped_correlation` with the averaged p-value and the denominator (:class:`AveragedCorrelation`)."""
-    from mtsig.stats.meta_evaluation.correlation_pvalues import group_pvalues  # scipy.special, only here
-
-    _check_average(average)
-    options = dict(kendall_variant=kendall_variant, epsilon=epsilon, threshold=threshold, pdp=pdp)
-    values, counted = group_statistics(human, metric, kind, grouping, **options)
-    pvalues = group_pvalues(human, metric, kind, grouping, values, **options)
-    weights = None
-    if average == "micro" and not pdp:
-        weights = group_weights(human, kind, grouping, threshold=threshold)
-    defined, w, n = _averaged_weights(values, counted, nan_groups, weights)
-    # a defined group's undefined p-value (Spearman over two cells) makes the mean undefined, as there
-    p_total = np.where(defined, pvalues * w, 0.0).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p_mean = np.where(n > 0, p_total / np.where(n > 0, n, 1.0), 0.0)
-    return AveragedCorrelation(average_groups(values, counted, nan_groups, weights), p_mean, n)
