@@ -13,11 +13,16 @@ import numpy as np
 from mtsig.stats.meta_evaluation import power as mpw
 from mtsig.stats.meta_evaluation import task_bootstrap as tb
 from mtsig.stats.meta_evaluation.metric_permutation import PairSwaps, permutation_test
-from mtsig.stats.meta_evaluation.metric_ranking import assign_ranks, ranking_order
+from mtsig.stats.meta_evaluation.metric_ranking import (
+    assign_ranks,
+    average_significance,
+    ranking_order,
+    weighted_average,
+)
 from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties, outcome_statistic, pair_outcomes
-from mtsig.studies.metrics_protocol import Task, TaskResult
-from mtsig.studies.metrics_protocol_beyond import TaskResampler, _item_acc23
-from mtsig.studies.metrics_protocol_power import task_power, task_stability
+from mtsig.studies.metrics_protocol import WMT23_INFO, Protocol, ProtocolResult, Task, TaskResult
+from mtsig.studies.metrics_protocol_beyond import TaskResampler, UnitSet, _item_acc23
+from mtsig.studies.metrics_protocol_power import _joint_counts, average_stability, task_power, task_stability
 
 NOISE = (1.0, 1.15)  # metric a is better (less noise around the human scores)
 
@@ -127,3 +132,73 @@ def test_stability_of_a_clear_winner_and_of_a_coin_toss():
     resampler = TaskResampler((300,), lambda counts: tb.resampled_item_mean(counts[0], per_item))
     stability = task_stability(result, resampler, n_sets=400, alpha=0.05, rng=np.random.default_rng(2))
     assert 0.4 < stability.p_winner < 0.6, stability.p_winner
+
+
+def _two_task_protocol(human: np.ndarray, metrics: np.ndarray, per_item_b: np.ndarray | None = None):
+    """Two acc-t tasks on the same items (the second on their first half's systems: another task, the same items)
+    and their resamplers, each stratum the items of ``xx-yy``; ``per_item_b`` replaces metric b's item values."""
+    results, resamplers = [], []
+    for k, rows in enumerate((slice(None), slice(0, 3))):
+        h, m = human[rows], metrics[:, rows]
+        epsilons = np.array([calibrate_ties(h, x).epsilon for x in m])
+        result = _result(h, m, epsilons, 300, seed=10 + k)
+        per_item = _item_acc23(h, m, epsilons, "item")
+        if per_item_b is not None:
+            per_item[1] = per_item_b[k]
+        items = UnitSet("xx-yy", "items", np.arange(h.shape[1]))
+        resamplers.append(
+            TaskResampler(
+                (h.shape[1],), lambda counts, v=per_item: tb.resampled_item_mean(counts[0], v), (items,)
+            )
+        )
+        results.append(result)
+    protocol = Protocol("toy", WMT23_INFO, tuple(r.task for r in results))
+    index = [np.array([0, 1])] * 2
+    average = weighted_average(
+        [r.values for r in results], [results[0].task.value_range] * 2, protocol.weights
+    )
+    order = ranking_order(("a", "b"), average)
+    significance = average_significance(
+        order, average, [r.test for r in results], [results[0].task.value_range] * 2, protocol.weights, index
+    )
+    names = tuple(("a", "b")[m] for m in order)
+    ranks = assign_ranks(significance)
+    return ProtocolResult(protocol, tuple(results), names, average[list(order)], ranks, significance, 300, 0,
+                          0.05, "none", "exact"), resamplers  # fmt: skip
+
+
+def test_average_stability_of_a_clear_winner_and_of_a_coin_toss():
+    """Known truth for the table's ranking: a metric far better than the other in both tasks keeps the average's
+    win and cluster 1 on every re-drawn test set; two metrics of the same item values, shifted by one item, win
+    about half the re-drawn test sets each."""
+    rng = np.random.default_rng(5)
+    human, metrics = _items(rng, 300, systems=6)
+    clear = np.stack([human + 0.01 * rng.normal(size=human.shape), metrics[1]])
+    result, resamplers = _two_task_protocol(human, clear)
+    assert result.metrics[0] == "a" and result.ranks.tolist() == [1, 2]
+    stability = average_stability(result, resamplers, n_sets=200, alpha=0.05, rng=np.random.default_rng(1))
+    assert stability.task == "average" and stability.winner == "a" and stability.cluster == ("a",)
+    assert stability.p_winner == 1.0 and stability.p_cluster == 1.0 and stability.n_units == 300
+    same = np.stack([metrics[0], metrics[0]])
+    rolled = []
+    for rows in (slice(None), slice(0, 3)):
+        eps = calibrate_ties(human[rows], metrics[0, rows]).epsilon
+        rolled.append(np.roll(_item_acc23(human[rows], same[:, rows], np.array([eps, eps]), "item")[0], 1))
+    result, resamplers = _two_task_protocol(human, same, rolled)
+    stability = average_stability(result, resamplers, n_sets=400, alpha=0.05, rng=np.random.default_rng(2))
+    assert 0.4 < stability.p_winner < 0.6, stability.p_winner
+
+
+def test_tasks_on_the_same_units_are_redrawn_together():
+    """A unit two tasks share is drawn as often in both (one test set), a unit of one task only in it; a stratum
+    without units is drawn on its own, and every stratum's counts add up to its size (the real size)."""
+    shared = TaskResampler((3,), lambda c: c[0], (UnitSet("xx-yy", "items", np.array([0, 2, 5])),))
+    subset = TaskResampler((2,), lambda c: c[0], (UnitSet("xx-yy", "items", np.array([2, 5])),))
+    systems = TaskResampler((2,), lambda c: c[0], (UnitSet("xx-yy", "systems", np.array(["s1", "s2"])),))
+    own = TaskResampler((4,), lambda c: c[0])
+    counts = _joint_counts([shared, subset, systems, own], np.random.default_rng(0), 500)
+    (a,), (b,), (c,), (d,) = counts
+    np.testing.assert_array_equal(a[:, 1:], b)  # items 2 and 5: the same draws in both tasks
+    # a test set of the real size: the pair's 3 items (the union of the tasks'), its 2 systems, the 4 units apart
+    assert a.sum(axis=1).tolist() == [3] * 500 and b.sum(axis=1).max() <= 3
+    assert c.sum(axis=1).tolist() == [2] * 500 and d.sum(axis=1).tolist() == [4] * 500

@@ -855,7 +855,8 @@ def test_human_ranks_insert_a_human_score_without_moving_the_others():
 def test_readme_answers_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_inputs, repo_root):
     """README's answer to "Is XCOMET's lead over MetricX-23 real?" prints the default run's numbers, recomputed
     here as the run computes them: the WMT23 protocol's tests seeded by derive_seed(resampling.seed, "wmt23",
-    "wmt23"), the average's p-value between the two; en-de acc-t's test and the power of the pair with
+    "wmt23"), the average's p-value between the two and the stability of the table's winner and cluster 1 with
+    rng_for(seed, "wmt23", "wmt23", "stability", "average"); en-de acc-t's test and the power of the pair with
     rng_for(seed, "wmt23", "wmt23", "power", <label>) (config/wmt23.yaml's power block)."""
     import re
 
@@ -863,7 +864,7 @@ def test_readme_answers_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_
 
     from mtsig.stats.seeding import derive_seed, rng_for
     from mtsig.studies.metrics_protocol_beyond import task_resampler
-    from mtsig.studies.metrics_protocol_power import DEFAULT_SCALES, task_power
+    from mtsig.studies.metrics_protocol_power import AVERAGE, DEFAULT_SCALES, average_stability, task_power
 
     seed = yaml.safe_load((repo_root / "config" / "config.yaml").read_text())["resampling"]["seed"]
     spec = yaml.safe_load((repo_root / "config" / "wmt23.yaml").read_text())["metrics_protocol"]["wmt23"]
@@ -894,18 +895,26 @@ def test_readme_answers_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_
         line for line in readme.splitlines() if line.startswith("| Is XCOMET's lead over MetricX-23 real")
     ]
     numbers = re.search(
-        r"averages (\d\.\d{3}) and (\d\.\d{3}), p = (\d\.\d{3}).*?\((\d\.\d{3}) against (\d\.\d{3}), p = (\d\.\d{2})\)"
+        r"averages (\d\.\d{3}) and (\d\.\d{3}), p = (\d\.\d{3}).*?wins the table (\d+)% of the time, alone in "
+        r"cluster 1 (\d+)% of the time.*?\((\d\.\d{3}) against (\d\.\d{3}), p = (\d\.\d{2})\)"
         r".*?about ([\d,]+) segments, (\d+) times the (\d+) rated",
         row,
     )
     assert numbers, row
     assert numbers.group(1, 2) == (f"{result.average[x]:.3f}", f"{result.average[m]:.3f}")
     assert numbers.group(3) == f"{result.significance[x, m]:.3f}" and result.ranks[x] == 1 < result.ranks[m]
+    resamplers = [task_resampler(t, result.protocol, test_sets, scores) for t in result.tasks]
+    table = average_stability(
+        result, resamplers, n_sets=power["stability_samples"], alpha=0.05,
+        rng=rng_for(seed, "wmt23", "wmt23", "stability", AVERAGE),
+    )  # fmt: skip
+    assert table.winner == "XCOMET-Ensemble" and table.cluster == ("XCOMET-Ensemble",)
+    assert numbers.group(4, 5) == (f"{table.p_winner:.0%}"[:-1], f"{table.p_cluster:.0%}"[:-1])
     values = dict(zip(task.metrics, task.values, strict=True))
-    assert numbers.group(4, 5) == (f"{values['XCOMET-Ensemble']:.3f}", f"{values['MetricX-23']:.3f}")
-    assert numbers.group(6) == f"{pair.p_value:.2f}"
-    assert int(numbers.group(7).replace(",", "")) == round(pair.n_target, -3)
-    assert (int(numbers.group(8)), int(numbers.group(9))) == (round(pair.scale_target), pair.n_units)
+    assert numbers.group(6, 7) == (f"{values['XCOMET-Ensemble']:.3f}", f"{values['MetricX-23']:.3f}")
+    assert numbers.group(8) == f"{pair.p_value:.2f}"
+    assert int(numbers.group(9).replace(",", "")) == round(pair.n_target, -3)
+    assert (int(numbers.group(10)), int(numbers.group(11))) == (round(pair.scale_target), pair.n_units)
 
 
 def test_table_fills_the_extra_columns_of_the_human_and_chance_rows(wmt23_inputs):
@@ -1041,3 +1050,38 @@ def test_a_task_refuses_a_kendall_like_threshold_that_is_not_a_number_at_least_0
     for threshold in (-1.0, float("nan")):
         with pytest.raises(InputError, match="threshold must be a number >= 0"):
             mp.Task("kendall_like", ("en-de",), "seg", False, grouping="item", threshold=threshold)
+
+
+def test_the_average_redraws_each_language_pairs_items_and_systems_once(wmt23_result, wmt23_inputs):
+    """The average's re-drawn test sets (mtsig.studies.metrics_protocol_power.average_stability): every task names
+    its units, so that a language pair's items (segment indices) and systems are drawn once for all its tasks. The
+    segment-level tasks of a pair draw its rated items (acc-t: those with a pair of rated translations, all of them
+    here), the system-level ones and the pooled accuracy its systems; the real test set, every unit drawn once,
+    gives every task's value and the table's average."""
+    from mtsig.stats.meta_evaluation.metric_ranking import weighted_average
+    from mtsig.studies.metrics_protocol_beyond import task_resampler, task_scheme
+
+    test_sets, scores = wmt23_inputs
+    result = wmt23_result
+    resamplers = [task_resampler(task, result.protocol, test_sets, scores) for task in result.tasks]
+    for task, resampler in zip(result.tasks, resamplers, strict=True):
+        assert len(resampler.units) == len(resampler.n_units), task.task.label
+        for units, n in zip(resampler.units, resampler.n_units, strict=True):
+            assert units.labels.size == n and units.kind == task_scheme(task.task)
+            human = mp.task_inputs_per_lp(task.task, result.protocol, test_sets, scores, mp.RunOptions())
+            systems, matrix, _ = human[units.lp]
+            if units.kind == "items":
+                assert units.labels.tolist() == np.flatnonzero(np.isfinite(matrix).any(axis=0)).tolist()
+            else:
+                assert units.labels.tolist() == list(systems)
+    ones = [[np.ones((1, n), dtype=np.int64) for n in r.n_units] for r in resamplers]
+    index = [np.array([task.metrics.index(name) for name in result.metrics]) for task in result.tasks]
+    values = [r.statistic(c)[0] for r, c in zip(resamplers, ones, strict=True)]
+    for task, value in zip(result.tasks, values, strict=True):
+        np.testing.assert_allclose(value, task.values, rtol=0, atol=1e-12, err_msg=task.task.label)
+    average = weighted_average(
+        [v[i] for v, i in zip(values, index, strict=True)],
+        [t.task.value_range for t in result.tasks],
+        result.protocol.weights,
+    )
+    np.testing.assert_allclose(average, result.average, rtol=0, atol=1e-12)

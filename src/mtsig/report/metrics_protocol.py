@@ -345,8 +345,8 @@ def _ordinal(number: float) -> str:
 
 
 def power_markdown(power: ProtocolPower) -> list[str]:
-    """The power and stability section of a protocol's page: every task's stability, and the pairs named in the
-    configuration with each task's top pair (the full lists are power.tsv and stability.tsv)."""
+    """The power and stability section of a protocol's page: every task's stability and the average's, and the
+    pairs named in the configuration with each task's top pair (the full lists are power.tsv and stability.tsv)."""
     scales = list(power.scales)
     at_real = real_size_index(scales)
     stability = pd.DataFrame(
@@ -388,7 +388,8 @@ def power_markdown(power: ProtocolPower) -> list[str]:
         f"How often a re-drawn test set of the real size keeps each task's winner and its cluster 1 "
         f"({power.stability_sets} test sets drawn with replacement from the real units: items for a segment-level "
         "task, systems for a system-level one; the stable ranking probability of Riley et al. 2024 for these two "
-        "conclusions):",
+        "conclusions), and the average's, the table's ranking (each language pair's items and systems drawn once "
+        "for all its tasks):",
         "",
         frame_to_markdown(stability),
         "",

@@ -78,13 +78,26 @@ def _item_acc23(human: np.ndarray, metrics: np.ndarray, epsilons: np.ndarray, gr
 
 
 @dataclass(frozen=True)
+class UnitSet:
+    """What a stratum's units are, so that tasks on the same test set can re-draw it together: the language pair,
+    their ``kind`` (``systems`` or ``items``) and ``labels[n]``, each unit's system name or item (segment)
+    index."""
+
+    lp: str
+    kind: str
+    labels: np.ndarray
+
+
+@dataclass(frozen=True)
 class TaskResampler:
     """A task's statistic of every metric on re-drawn units (module docstring): ``n_units`` per stratum (language
     pair; one stratum but for the pooled accuracy) and ``statistic(counts)``, ``counts[l]`` ``[B, n_units[l]]`` the
-    times each unit is drawn, giving ``[B, M]``."""
+    times each unit is drawn, giving ``[B, M]``; ``units``: each stratum's :class:`UnitSet` (none: the task's units
+    are its own, drawn on their own)."""
 
     n_units: tuple[int, ...]
     statistic: Callable[[Sequence[np.ndarray]], np.ndarray]
+    units: tuple[UnitSet, ...] = ()
 
 
 def task_resampler(
@@ -116,24 +129,35 @@ def task_resampler(
             weights = [tb.pair_weights(c, i, j) for c, (i, j) in zip(counts, pairs, strict=True)]
             return tb.resampled_pair_mean(weights, values)
 
-        return TaskResampler(tuple(len(systems) for systems, _, _ in per_lp.values()), pooled)
-    ((systems, human, metric_map),) = per_lp.values()
+        units = tuple(UnitSet(lp, "systems", np.asarray(systems)) for lp, (systems, _, _) in per_lp.items())
+        return TaskResampler(tuple(len(systems) for systems, _, _ in per_lp.values()), pooled, units)
+    ((lp, (systems, human, metric_map)),) = per_lp.items()
+    system_units = (UnitSet(lp, "systems", np.asarray(systems)),)
     metrics = np.stack([metric_map[m] for m in names])  # [M, S, U]
     if task.statistic == "pearson" and (task.level == "sys" or task.grouping == "none"):
         if task.level == "sys":  # the systems are the units, one cell each
-            unit_human, unit_metrics = human, metrics
+            unit_human, unit_metrics, units = human, metrics, system_units
         else:  # the items are the units, their systems' cells
             rated = np.isfinite(human).any(axis=0)
             unit_human, unit_metrics = human[:, rated].T, metrics[:, :, rated].transpose(0, 2, 1)
+            units = (UnitSet(lp, "items", np.flatnonzero(rated)),)
         features = tb.pearson_features(unit_human, unit_metrics)
-        return TaskResampler((features.shape[0],), lambda counts: tb.resampled_pearson(counts[0], features))
+        return TaskResampler(
+            (features.shape[0],), lambda counts: tb.resampled_pearson(counts[0], features), units
+        )
     if task.statistic == "pdp" and task.grouping == "item":
         rated = np.isfinite(human).any(axis=0)
         pdp = tb.pdp_features(human[:, rated].T, metrics[:, :, rated].transpose(0, 2, 1))
-        return TaskResampler((pdp.shape[0],), lambda counts: tb.resampled_pdp(counts[0], pdp))
+        units = (UnitSet(lp, "items", np.flatnonzero(rated)),)
+        return TaskResampler((pdp.shape[0],), lambda counts: tb.resampled_pdp(counts[0], pdp), units)
     if task.statistic == "tie_calibrated" and task.variant == "acc23":
         items = _item_acc23(human, metrics, result.epsilons, task.grouping)
-        return TaskResampler((items.shape[1],), lambda counts: tb.resampled_item_mean(counts[0], items))
+        # the units are the groups with a pair: items when grouped by item (else the task's own)
+        with_pair = np.unique(group_pairs(human, task.grouping).group)
+        units = (UnitSet(lp, "items", with_pair),) if task.grouping == "item" else ()
+        return TaskResampler(
+            (items.shape[1],), lambda counts: tb.resampled_item_mean(counts[0], items), units
+        )
     if task.statistic == "spa":
         rated, flips = rated_segment_flips(human, task.label)
         human_counts = permutation_counts(human[:, rated], flips, arithmetic=spa_arithmetic)
@@ -145,7 +169,7 @@ def task_resampler(
             weights = tb.pair_weights(counts[0], first, second)
             return 1.0 - tb.resampled_pair_mean([weights], [distance]) / flips.shape[0]
 
-        return TaskResampler((len(systems),), spa)
+        return TaskResampler((len(systems),), spa, system_units)
     raise InputError(f"{task.label}: no bootstrap interval for this statistic")
 
 

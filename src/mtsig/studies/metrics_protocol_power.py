@@ -5,9 +5,10 @@ For chosen pairs of metrics in every task (each metric against the next in the t
 the configuration), the power of the task's own permutation test on test sets of ``scale`` times the real number of
 units (items for a segment-level task, systems for a system-level one, drawn with replacement from the real ones),
 and the size that reaches the target power (80%); for every task, how often a re-drawn test set of the real size
-keeps the winner and cluster 1 (the stable ranking probability of Riley et al. 2024, for these two conclusions).
-The protocol must have run its permutation tests: their null draws give the decisions. Draws from
-``rng_for(seed, *key, "power" | "stability", <task label>)``.
+keeps the winner and cluster 1 (the stable ranking probability of Riley et al. 2024, for these two conclusions),
+and the same for the weighted average, the table's ranking (:func:`average_stability`: each language pair's items
+and systems re-drawn once for all its tasks). The protocol must have run its permutation tests: their null draws
+give the decisions. Draws from ``rng_for(seed, *key, "power" | "stability", <task label> | "average")``.
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.settings import ProtocolPower as PowerSettings
 from mtsig.stats.meta_evaluation import power as mpw
 from mtsig.stats.meta_evaluation import task_bootstrap as tb
+from mtsig.stats.meta_evaluation.metric_ranking import average_nulls, weighted_average
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions, ScoreKey, TaskResult
 from mtsig.studies.metrics_protocol_beyond import TaskResampler, task_resampler
 
+#: The :class:`TaskStability` label of the weighted average.
+AVERAGE = "average"
 #: Test-set sizes as multiples of the real one: 1/8 to 1024 (the cost does not grow with the size).
 DEFAULT_SCALES = tuple(float(2.0**k) for k in range(-3, 11))
 
@@ -163,27 +167,131 @@ def _pair_pvalues(result: TaskResult) -> dict[tuple[int, int], float]:
 def task_stability(
     result: TaskResult, resampler: TaskResampler, *, n_sets: int, alpha: float, rng: np.random.Generator
 ) -> TaskStability:
-    """The :class:`TaskStability` of one task (human scores left out of the ranking)."""
-    nulls = _nulls(result)
-    main = np.array([m for m in range(len(result.metrics)) if result.metrics[m] not in result.human])
-    values = _draws(resampler, rng, 1.0, n_sets)[:, main]  # name order: ties by name
-    pvalue_of = np.ones((n_sets, main.size, main.size))
-    for i, mi in enumerate(main):
-        for j, mj in enumerate(main):
-            if i != j:
-                pvalue_of[:, j, i] = mpw.null_pvalues(nulls[(int(mj), int(mi))], values[:, j] - values[:, i])
-    winner, cluster = mpw.first_clusters(values, pvalue_of, alpha)
-    top = _ranked_without_humans(result)
-    best = int(np.flatnonzero(main == top[0])[0])
-    real = np.isin(main, [m for m in top if result.ranks[m] == 1])
-    return TaskStability(
+    """The :class:`TaskStability` of one task (human scores left out of the ranking; ties by the task's metric
+    order, its names')."""
+    task_nulls = _nulls(result)
+    main = [m for m in range(len(result.metrics)) if result.metrics[m] not in result.human]
+    nulls = {(i, j): task_nulls[(mi, mj)] for i, mi in enumerate(main) for j, mj in enumerate(main) if i != j}
+    position = {m: k for k, m in enumerate(main)}
+    top = [position[m] for m in _ranked_without_humans(result)]
+    return _stability(
         result.task.label,
-        result.metrics[top[0]],
-        float(np.mean(winner == best)),
-        tuple(result.metrics[m] for m in top if result.ranks[m] == 1),
-        float(np.mean((cluster == real[None, :]).all(axis=1))),
+        [result.metrics[m] for m in main],
+        _draws(resampler, rng, 1.0, n_sets)[:, main],
+        nulls,
+        top[0],
+        [k for k in top if result.ranks[main[k]] == 1],
+        alpha,
         int(sum(resampler.n_units)),
+    )
+
+
+def _stability(
+    label: str,
+    names: Sequence[str],
+    values: np.ndarray,
+    nulls: Mapping[tuple[int, int], np.ndarray],
+    winner: int,
+    cluster: Sequence[int],
+    alpha: float,
+    n_units: int,
+) -> TaskStability:
+    """The :class:`TaskStability` of metrics ``names`` (in the order that breaks ties) from their values on re-drawn
+    test sets ``values[B, M]`` and the sorted null differences ``nulls[(i, j)]`` of "i beats j", with the real test
+    set's ``winner`` and ``cluster`` 1 (positions, in ranking order)."""
+    n_sets, n_metrics = values.shape
+    pvalue_of = np.ones((n_sets, n_metrics, n_metrics))
+    for i in range(n_metrics):
+        for j in range(n_metrics):
+            if i != j:
+                pvalue_of[:, j, i] = mpw.null_pvalues(nulls[(j, i)], values[:, j] - values[:, i])
+    drawn_winner, drawn_cluster = mpw.first_clusters(values, pvalue_of, alpha)
+    real = np.isin(np.arange(n_metrics), list(cluster))
+    return TaskStability(
+        label,
+        names[winner],
+        float(np.mean(drawn_winner == winner)),
+        tuple(names[k] for k in cluster),
+        float(np.mean((drawn_cluster == real[None, :]).all(axis=1))),
+        n_units,
         n_sets,
+    )
+
+
+def _joint_counts(
+    resamplers: Sequence[TaskResampler], rng: np.random.Generator, n_sets: int
+) -> list[list[np.ndarray]]:
+    """Each resampler's counts (one ``[B, n_units]`` per stratum) on ``n_sets`` test sets of the real size in which
+    each language pair's systems and items are drawn once for every task (:class:`UnitSet`: a unit is drawn as often
+    in every task that has it); a stratum without a :class:`UnitSet` is drawn on its own."""
+    universes: dict[tuple[str, str], set] = {}
+    for resampler in resamplers:
+        for units in resampler.units:
+            universes.setdefault((units.lp, units.kind), set()).update(units.labels.tolist())
+    drawn = {}
+    for key in sorted(universes):
+        labels = np.array(sorted(universes[key]))
+        drawn[key] = (labels, tb.draw_counts_of_size(rng, labels.size, labels.size, n_sets))
+    out = []
+    for resampler in resamplers:
+        if not resampler.units:
+            out.append([tb.draw_counts_of_size(rng, n, n, n_sets) for n in resampler.n_units])
+            continue
+        counts = []
+        for units in resampler.units:
+            labels, table = drawn[(units.lp, units.kind)]
+            counts.append(table[:, np.searchsorted(labels, units.labels)])
+        out.append(counts)
+    return out
+
+
+def average_stability(
+    result: ProtocolResult,
+    resamplers: Sequence[TaskResampler],
+    *,
+    n_sets: int,
+    alpha: float,
+    rng: np.random.Generator,
+) -> TaskStability:
+    """How often a re-drawn test set of the real size keeps the weighted average's winner and its cluster 1 (the
+    table's ranking; Riley et al. 2024, Sec. 3): every task's statistic on test sets in which each language pair's
+    items and systems are drawn once for all its tasks (``resamplers[t]``, :func:`_joint_counts`), averaged as the
+    table averages (each task rescaled by its range, weighted); cluster 1 from the average's own permutation test
+    (its null differences of the real test set, :func:`mtsig.stats.meta_evaluation.metric_ranking.average_nulls`)."""
+    names = list(result.metrics)  # the average's ranking, best first; no human scores
+    if any(task.test is None for task in result.tasks):
+        raise InputError("the average's stability needs the protocol's permutation tests (samples > 0)")
+    index = [np.array([task.metrics.index(name) for name in names]) for task in result.tasks]
+    ranges = [task.task.value_range for task in result.tasks]
+    task_values = [
+        resampler.statistic(counts)[:, where]
+        for resampler, counts, where in zip(
+            resamplers, _joint_counts(resamplers, rng, n_sets), index, strict=True
+        )
+    ]
+    values = weighted_average(task_values, ranges, result.protocol.weights)
+    first, second, null, used = average_nulls(
+        range(len(names)), [task.test for task in result.tasks], ranges, result.protocol.weights, index
+    )
+    by_name = np.argsort(np.asarray(names), kind="stable")  # ties by name, as the tasks' re-drawn rankings
+    position = np.empty(len(names), dtype=np.int64)
+    position[by_name] = np.arange(len(names))
+    nulls = {}
+    for p, (i, j) in enumerate(zip(position[first], position[second], strict=True)):
+        nulls[(int(i), int(j))] = mpw.sorted_null(null[p, : used[p]])
+        nulls[(int(j), int(i))] = mpw.sorted_null(-null[p, : used[p]])
+    units = {(u.lp, u.kind, label) for r in resamplers for u in r.units for label in u.labels.tolist()}
+    n_units = len(units) + sum(sum(r.n_units) for r in resamplers if not r.units)
+    cluster = [int(position[k]) for k in range(len(names)) if result.ranks[k] == 1]
+    return _stability(
+        AVERAGE,
+        [names[k] for k in by_name],
+        values[:, by_name],
+        nulls,
+        int(position[0]),
+        cluster,
+        alpha,
+        n_units,
     )
 
 
@@ -198,8 +306,8 @@ def protocol_power(
     seed: int = 0,
     key: Sequence[object] = (),
 ) -> ProtocolPower:
-    """Power of the chosen pairs and stability of every task of a protocol run with permutation tests (module
-    docstring): ``settings`` (the config's ``metrics_protocol.<name>.power``,
+    """Power of the chosen pairs and stability of every task of a protocol run with permutation tests, and of the
+    weighted average (module docstring): ``settings`` (the config's ``metrics_protocol.<name>.power``,
     :class:`mtsig.settings.ProtocolPower`) gives the extra pairs, the re-drawn test sets per size and of the real
     size, and the target power; ``options`` the tests' alpha, the task's metrics and SPA's arithmetic."""
     settings = PowerSettings() if settings is None else settings
@@ -208,9 +316,10 @@ def protocol_power(
     target, alpha = settings.target, options.alpha
     if n_sets < 1 or stability_sets < 1:
         raise InputError(f"power needs at least one re-drawn test set, got {n_sets} and {stability_sets}")
-    pairs, stability = [], []
+    pairs, stability, resamplers = [], [], []
     for task in result.tasks:
         resampler = task_resampler(task, result.protocol, test_sets, scores, options)
+        resamplers.append(resampler)
         label = task.task.label
         pairs += task_power(
             task, resampler, named, scales=scales, n_sets=n_sets, target=target, alpha=alpha,
@@ -225,4 +334,13 @@ def protocol_power(
                 rng=rng_for(seed, *key, "stability", label),
             )
         )
+    stability.append(
+        average_stability(
+            result,
+            resamplers,
+            n_sets=stability_sets,
+            alpha=alpha,
+            rng=rng_for(seed, *key, "stability", AVERAGE),
+        )
+    )
     return ProtocolPower(tuple(pairs), tuple(stability), tuple(scales), target, alpha, n_sets, stability_sets)

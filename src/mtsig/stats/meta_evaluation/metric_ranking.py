@@ -70,16 +70,17 @@ def tiled(draws: np.ndarray, length: int) -> np.ndarray:
     return np.tile(draws, copies)[:length]
 
 
-def average_significance(
+def average_nulls(
     order: Sequence[int],
-    average: np.ndarray,
     tests: Sequence[PermutationResult],
     ranges: Sequence[tuple[float, float]],
     weights: Sequence[float],
     metric_index: Sequence[np.ndarray],
-) -> np.ndarray:
-    """The significance matrix of the weighted average (module docstring; ``AverageCorrMatrix``) for metrics in
-    ``order`` (best first by ``average``): ``sig[i, j]`` (i < j) the p-value of ``order[i]`` beating ``order[j]``.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(first, second, null[P, k], used[P])``: the weighted average's null differences (module docstring;
+    ``AverageCorrMatrix``) of every pair ``p`` of metrics ``order[first[p]]`` above ``order[second[p]]``
+    (``np.triu_indices`` order): ``null[p, r]``, ``r < used[p]``, is the average of the tasks' draws r of the pair,
+    oriented as "the first beats the second" (later columns are not the pair's).
 
     ``tests[t]``: task t's permutation test; ``metric_index[t][m]``: metric m's index in task t. Every pair at
     once: a task's draw r of a pair whose test used ``L`` draws is its draw ``r mod L`` (the tiling).
@@ -99,14 +100,29 @@ def average_significance(
         # the task's draws are stat(a') - stat(b') with a the lower task index
         gathered.append((pairs, np.where(t1 < t2, 1.0, -1.0), test.n_used[pairs]))
     longest = np.max([used for _, _, used in gathered], axis=0)  # [pairs]
-    k = int(longest.max())
-    r = np.arange(k)
-    null = np.zeros((first.size, k))
+    r = np.arange(int(longest.max()))
+    null = np.zeros((first.size, r.size))
     for (pairs, sign, used), test, value_range, weight in zip(gathered, tests, ranges, weights, strict=True):
         draws = test.draws[r[None, :] % used[:, None], pairs[:, None]]  # [pairs, k], tiled
         null = null + weight * (sign[:, None] * draws) / (value_range[1] - value_range[0])
-    observed = (average[m1] - average[m2])[:, None]
-    within = r[None, :] < longest[:, None]
+    return first, second, null, longest
+
+
+def average_significance(
+    order: Sequence[int],
+    average: np.ndarray,
+    tests: Sequence[PermutationResult],
+    ranges: Sequence[tuple[float, float]],
+    weights: Sequence[float],
+    metric_index: Sequence[np.ndarray],
+) -> np.ndarray:
+    """The significance matrix of the weighted average (module docstring; ``AverageCorrMatrix``) for metrics in
+    ``order`` (best first by ``average``): ``sig[i, j]`` (i < j) the p-value of ``order[i]`` beating ``order[j]``,
+    the share of :func:`average_nulls` at or above the observed difference."""
+    first, second, null, longest = average_nulls(order, tests, ranges, weights, metric_index)
+    observed = (average[np.asarray(order)[first]] - average[np.asarray(order)[second]])[:, None]
+    within = np.arange(null.shape[1])[None, :] < longest[:, None]
+    n = len(order)
     sig = np.zeros((n, n))
     sig[first, second] = ((null >= observed) & within).sum(axis=1) / longest
     return sig
