@@ -329,3 +329,40 @@ def test_experiment_power_takes_the_two_best_systems_and_finds_the_closed_form_d
     # With a quarter of the segments the detectable difference is larger (about twice) or not reached.
     at_quarter = table[table["n_segments"] == 400]["minimum_detectable_difference"].iloc[0]
     assert np.isnan(at_quarter) or at_quarter > 1.5 * at_full.iloc[0]
+
+
+def test_console_script_prints_the_power_table(data_root, tmp_path):
+    """docs/cli.md's `mtsig power` example through the console script, on a small grid (the printed one, 6 sizes x 6
+    q x 200 trials x 1000 resamples, runs in full in the slow suite: tests/test_readme_commands.py, COSTLY_FIRST):
+    the two WMT12 es-en systems' BLEU as sacrebleu scores the unescaped files, and a power cell with its interval
+    at each size and q."""
+    import html
+    import re
+    import subprocess
+
+    import sacrebleu
+
+    outputs = data_root / "wmt12" / "system-outputs" / "es-en"
+    ref = data_root / "wmt12" / "plain" / "newstest2012-ref.en"
+    systems = [outputs / f"newstest2012.es-en.{name}" for name in ("QCRI--primary", "UPC")]
+    figure = tmp_path / "power.png"
+    done = subprocess.run(
+        ["mtsig", "power", "--ref", str(ref), "--unescape-html", "--metric", "bleu", "--sizes", "250,500",
+         "--q", "0.5,1", "--trials", "20", "--samples", "100", "--difference", "0.5", "--plot", str(figure),
+         "--quiet", *map(str, systems)],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    unescaped = [
+        [html.unescape(line) for line in p.read_text(encoding="utf-8").splitlines()] for p in (ref, *systems)
+    ]
+    scores = [sacrebleu.corpus_bleu(hyp, [unescaped[0]]).score for hyp in unescaped[1:]]
+    shown = re.search(
+        r"X = \S+QCRI--primary \(([\d.]+)\), Y = \S+UPC \(([\d.]+)\), 3003 segments", done.stdout
+    )
+    assert shown, done.stdout
+    assert [float(shown.group(1)), float(shown.group(2))] == pytest.approx(scores, abs=5e-5)
+    for size in (250, 500):
+        cells = re.search(rf"^\s+{size}\s+([\d.]+) \[[\d.]+,[\d.]+\]\s+([\d.]+) \[", done.stdout, flags=re.M)
+        assert cells and all(0 <= float(v) <= 1 for v in cells.groups()), done.stdout
+    assert figure.read_bytes().startswith(b"\x89PNG")
