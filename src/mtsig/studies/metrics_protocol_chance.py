@@ -97,6 +97,13 @@ def _statistic_draws(
     spa_arithmetic: str,
 ) -> np.ndarray:
     """``[n_draws]``: the task's statistic of ``metric`` with its scores permuted (module docstring)."""
+    if not has_chance_level(task):  # the one rule, which the table's extra columns follow too
+        what = (
+            "tie calibration on a sample of pairs"
+            if task.statistic == "tie_calibrated"
+            else f"the statistic {task.statistic!r}"
+        )
+        raise InputError(f"{task.label}: no chance level for {what}")
     if task.statistic == "pooled_accuracy":
         humans = [human[:, 0] for _, human, _ in per_lp.values()]
         metrics = [scores[metric][:, 0] for _, _, scores in per_lp.values()]
@@ -113,19 +120,16 @@ def _statistic_draws(
             average=task.average, threshold=task.threshold,
         )  # fmt: skip
     if task.statistic == "tie_calibrated":
-        if task.sample_rate < 1:
-            raise InputError(f"{task.label}: no chance level for tie calibration on a sample of pairs")
         return ch.chance_tie_calibrated(
             human, values, n_draws, rng, variant=task.variant, grouping=task.grouping
         )
-    if task.statistic == "spa":
-        rated, flips = rated_segment_flips(human, task.label)
-        upper = permutation_counts(values[:, rated], flips, arithmetic=spa_arithmetic)
-        lower = permutation_counts(-values[:, rated], flips, arithmetic=spa_arithmetic)
-        counts = ch.full_counts(upper, lower, values.shape[0])
-        human_counts = permutation_counts(human[:, rated], flips, arithmetic=spa_arithmetic)
-        return ch.chance_spa(human_counts, counts, flips.shape[0], n_draws, rng)
-    raise InputError(f"{task.label}: no chance level for the statistic {task.statistic!r}")
+    # spa: the last of CHANCE_STATISTICS
+    rated, flips = rated_segment_flips(human, task.label)
+    upper = permutation_counts(values[:, rated], flips, arithmetic=spa_arithmetic)
+    lower = permutation_counts(-values[:, rated], flips, arithmetic=spa_arithmetic)
+    counts = ch.full_counts(upper, lower, values.shape[0])
+    human_counts = permutation_counts(human[:, rated], flips, arithmetic=spa_arithmetic)
+    return ch.chance_spa(human_counts, counts, flips.shape[0], n_draws, rng)
 
 
 def task_chance(
