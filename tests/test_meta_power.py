@@ -196,9 +196,10 @@ def test_tasks_on_the_same_units_are_redrawn_together():
     subset = TaskResampler((2,), lambda c: c[0], (UnitSet("xx-yy", "items", np.array([2, 5])),))
     systems = TaskResampler((2,), lambda c: c[0], (UnitSet("xx-yy", "systems", np.array(["s1", "s2"])),))
     own = TaskResampler((4,), lambda c: c[0])
-    counts = _joint_counts([shared, subset, systems, own], np.random.default_rng(0), 500)
+    counts, n_units = _joint_counts([shared, subset, systems, own], np.random.default_rng(0), 500)
     (a,), (b,), (c,), (d,) = counts
     np.testing.assert_array_equal(a[:, 1:], b)  # items 2 and 5: the same draws in both tasks
     # a test set of the real size: the pair's 3 items (the union of the tasks'), its 2 systems, the 4 units apart
     assert a.sum(axis=1).tolist() == [3] * 500 and b.sum(axis=1).max() <= 3
     assert c.sum(axis=1).tolist() == [2] * 500 and d.sum(axis=1).tolist() == [4] * 500
+    assert n_units == 3 + 2 + 4

@@ -220,10 +220,11 @@ def _stability(
 
 def _joint_counts(
     resamplers: Sequence[TaskResampler], rng: np.random.Generator, n_sets: int
-) -> list[list[np.ndarray]]:
+) -> tuple[list[list[np.ndarray]], int]:
     """Each resampler's counts (one ``[B, n_units]`` per stratum) on ``n_sets`` test sets of the real size in which
     each language pair's systems and items are drawn once for every task (:class:`UnitSet`: a unit is drawn as often
-    in every task that has it); a stratum without a :class:`UnitSet` is drawn on its own."""
+    in every task that has it); a stratum without a :class:`UnitSet` is drawn on its own. Also the test set's
+    number of units: every language pair's items and systems, and the strata drawn on their own."""
     universes: dict[tuple[str, str], set] = {}
     for resampler in resamplers:
         for units in resampler.units:
@@ -233,16 +234,18 @@ def _joint_counts(
         labels = np.array(sorted(universes[key]))
         drawn[key] = (labels, tb.draw_counts_of_size(rng, labels.size, labels.size, n_sets))
     out = []
+    n_units = sum(labels.size for labels, _ in drawn.values())
     for resampler in resamplers:
         if not resampler.units:
             out.append([tb.draw_counts_of_size(rng, n, n, n_sets) for n in resampler.n_units])
+            n_units += sum(resampler.n_units)
             continue
         counts = []
         for units in resampler.units:
             labels, table = drawn[(units.lp, units.kind)]
             counts.append(table[:, np.searchsorted(labels, units.labels)])
         out.append(counts)
-    return out
+    return out, n_units
 
 
 def average_stability(
@@ -263,11 +266,10 @@ def average_stability(
         raise InputError("the average's stability needs the protocol's permutation tests (samples > 0)")
     index = [np.array([task.metrics.index(name) for name in names]) for task in result.tasks]
     ranges = [task.task.value_range for task in result.tasks]
+    joint, n_units = _joint_counts(resamplers, rng, n_sets)
     task_values = [
         resampler.statistic(counts)[:, where]
-        for resampler, counts, where in zip(
-            resamplers, _joint_counts(resamplers, rng, n_sets), index, strict=True
-        )
+        for resampler, counts, where in zip(resamplers, joint, index, strict=True)
     ]
     values = weighted_average(task_values, ranges, result.protocol.weights)
     first, second, null, used = average_nulls(
@@ -280,8 +282,6 @@ def average_stability(
     for p, (i, j) in enumerate(zip(position[first], position[second], strict=True)):
         nulls[(int(i), int(j))] = mpw.sorted_null(null[p, : used[p]])
         nulls[(int(j), int(i))] = mpw.sorted_null(-null[p, : used[p]])
-    units = {(u.lp, u.kind, label) for r in resamplers for u in r.units for label in u.labels.tolist()}
-    n_units = len(units) + sum(sum(r.n_units) for r in resamplers if not r.units)
     cluster = [int(position[k]) for k in range(len(names)) if result.ranks[k] == 1]
     return _stability(
         AVERAGE,
