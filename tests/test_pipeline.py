@@ -265,8 +265,8 @@ def test_a_gold_or_qc_edit_reruns_only_what_reads_the_gold(
     tiny run, another gold (its criteria's priority swapped) or another QC level of the synthetic experiment plans
     its human_gold job and what reads the gold: the evaluation, clusters, tables, figures, the calibration (its
     planted pair is the primary gold's), replicability, delta agreement and the tables' index. No job of
-    :data:`NOT_THE_GOLDS`: before item 1 of issue 46, swapping config/wmt12-es-en.yaml's gold methods planned 26
-    jobs, the texts, all five metrics' statistics and tests and the power study among them. Another seed plans the
+    :data:`NOT_THE_GOLDS`: a gold's settings must not reach the params of the texts, the metrics' statistics and
+    tests or the power study, whose jobs would otherwise be planned again. Another seed plans the
     tests again (the check can fail). Jobs, not counts, are compared: a test before this one (the damaged file of
     tests/test_bad_input.py) may leave jobs planned on the run as it is."""
     as_run = _planned_jobs(tiny_pipeline_run, data_root, tmp_path, "resampling: {}\n")
@@ -304,7 +304,7 @@ def test_every_file_of_the_run_is_a_target_so_a_missing_one_is_made_again(
     """Every file the tiny run wrote under results/ (statistics, manifests, texts, tables, HTML pages, figures) is
     a target of ``all`` or inside one (a directory output), so the next run notices one that is missing
     (docs/design.md, "Every output is a target"): with one statistics file moved away (as a forced metric_stats
-    job killed after Snakemake removed it left it, issue 47), a dry run plans that job, which it did not before.
+    job killed after Snakemake removed it leaves it), a dry run plans that job, which it did not before.
     (That a finished run plans nothing with these targets: tests/test_hard_stop.py.)
     The targets are the inputs of rule ``all`` that a dry run forcing every job prints."""
     forced = re.search(

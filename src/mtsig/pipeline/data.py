@@ -335,7 +335,7 @@ def with_derivation_inputs(manifest: pd.DataFrame, dataset: str, paths: Iterable
 
 def dataset_downloads(manifest: pd.DataFrame, read: Iterable[tuple[str, str]]) -> dict[str, DatasetDownload]:
     """Dataset -> its :class:`DatasetDownload`, for every dataset with a file :func:`fetch` can make: the run reads
-    the ``(dataset, path)`` pairs of ``read``, so that a run downloads only what its rules read (issue 46)."""
+    the ``(dataset, path)`` pairs of ``read``, so that a run downloads only what its rules read."""
     read = set(read)
     downloads = {}
     for dataset, files in obtainable_files(manifest).items():

@@ -14,6 +14,8 @@ spread of a mean over n units shrinks. docs/statistics.md, "Power and stability"
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mtsig.errors import InputError
@@ -58,9 +60,10 @@ def size_for_power(scales: np.ndarray, power: np.ndarray, target: float) -> floa
     k = int(reached[0])
     if k == 0:
         return float(s[0])
-    lo, hi = np.log(s[k - 1]), np.log(s[k])
+    # The C library's log and exp (Python's math), not numpy's, whose AVX-512 versions differ in the last bit.
+    lo, hi = math.log(s[k - 1]), math.log(s[k])
     share = (target - p[k - 1]) / (p[k] - p[k - 1])
-    return float(np.exp(lo + share * (hi - lo)))
+    return math.exp(lo + share * (hi - lo))
 
 
 def first_clusters(values: np.ndarray, pvalue_of: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
