@@ -18,7 +18,7 @@ from mtsig.cli import main
 from mtsig.errors import InputError
 from mtsig.io.text import read_lines
 from mtsig.metrics import get_metric
-from mtsig.stats.evaluation import clopper_pearson
+from mtsig.stats.intervals import clopper_pearson
 from mtsig.stats.resampling import pairwise_tests
 from mtsig.stats.training_runs import (
     bootstrap_run_scores,

@@ -47,7 +47,7 @@ import pandas as pd
 from mtsig.errors import InputError
 from mtsig.settings import MEMORY_CAP_BYTES, Calibration, Resampling
 from mtsig.stats.conclusions import SYS_X, SYS_Y, unordered_pairs
-from mtsig.stats.evaluation import clopper_pearson
+from mtsig.stats.intervals import clopper_pearson
 from mtsig.stats.resampling.draws import IID_BOOTSTRAP, RANDOMIZATION, document_codes
 from mtsig.stats.resampling.engine import pairwise_tests
 from mtsig.stats.resampling.registry import ALL_TESTS, TESTS
@@ -186,7 +186,7 @@ def rejection_rates(
     two-sided) is ``<= alpha``, the paper's rule "if c/B <= alpha, reject" (Figs. 1-4). Two-sided tests count every
     rejection, so at q = 0.5 they estimate the size of the two-sided test; under a planted alternative a
     wrong-direction rejection is possible in principle but negligible once q is clearly above 0.5. The interval is
-    :func:`mtsig.stats.evaluation.clopper_pearson` (two-sided 95%, as in the paper's Tables 1-2). ``mean_statistic`` is
+    :func:`mtsig.stats.intervals.clopper_pearson` (two-sided 95%, as in the paper's Tables 1-2). ``mean_statistic`` is
     the mean over trials of ``d = S(X') - S(Y')``: the size of the planted difference in the metric's own units.
     """
     rows = []

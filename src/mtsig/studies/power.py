@@ -20,7 +20,7 @@ difference and the sample size use the measured one.
 **Power** is the rate at which the test rejects at ``alpha`` in the planted direction (one-sided tests: the
 p-value of "X' better than Y'" is ``<= alpha``; two-sided tests: any rejection, which at ``q`` clearly above 0.5
 is a rejection in the planted direction), with a two-sided 95% Clopper-Pearson interval
-(:func:`mtsig.stats.evaluation.clopper_pearson`). At ``q = 0.5`` it is the test's size.
+(:func:`mtsig.stats.intervals.clopper_pearson`). At ``q = 0.5`` it is the test's size.
 
 **Vectorisation and seeds.** All trials of one (size, q) are stacked as pseudo-systems ``[X'_0, Y'_0, X'_1, ...]``
 and tested in one call of :func:`mtsig.stats.resampling.pairwise_tests` (split only to respect the memory cap, which
@@ -48,7 +48,7 @@ import pandas as pd
 from mtsig.errors import InputError
 from mtsig.runtime.progress import Progress, counter
 from mtsig.settings import MEMORY_CAP_BYTES, Power, Resampling
-from mtsig.stats.evaluation import clopper_pearson
+from mtsig.stats.intervals import clopper_pearson
 from mtsig.stats.resampling.draws import IID_BOOTSTRAP, RANDOMIZATION
 from mtsig.stats.resampling.engine import pairwise_tests
 from mtsig.stats.resampling.registry import TESTS
