@@ -194,7 +194,7 @@ def loop_p_value(test: str, pseudo: list[float], actual: float, convention: str)
 def oracle_table(stats, score, systems, tests, n_samples, seed, convention, documents, mean_block_length):
     """Every ordered pair and test, by the loop oracles, fed the engine's published draws."""
     n_segments = stats.shape[1]
-    iid = concatenated_draws(lambda j: rs.bootstrap_indices(seed, n_segments, j), n_samples)
+    iid = concatenated_draws(lambda j: draws.iid_draws(seed, n_segments, j), n_samples)
     masks = concatenated_draws(lambda j: rs.swap_masks(seed, n_segments, j), n_samples)
     codes = rs.document_codes(documents)
     doc_draws = concatenated_draws(lambda j: rs.document_draws(seed, codes.max() + 1, j), n_samples)
@@ -606,11 +606,34 @@ def test_stationary_draws_cover_the_series_and_indices_equal_the_loop(monkeypatc
         assert list(indices[row]) == loop_stationary_series(starts[row], lengths[row], 300)
 
 
+def test_bootstrap_indices_are_numpy_s_bounded_integers_or_floors_of_uniforms() -> None:
+    """The one bootstrap draw: ``rng.integers(0, n, (B, n))`` of the same generator (the engine's blocks, the
+    meta-evaluation's bootstraps), or ``floor(u n)`` of ``rng.random`` per row of its own size (WMT26's ranking),
+    each index below its row's size, and every unit drawn about equally often (chi-square against uniform)."""
+    got = draws.bootstrap_indices(np.random.default_rng(4), 37, 500)
+    np.testing.assert_array_equal(got, np.random.default_rng(4).integers(0, 37, size=(500, 37)))
+    np.testing.assert_array_equal(
+        draws.iid_draws(SEED, 37, 3),
+        rng_for(SEED, "mtsig.resampling", "iid_bootstrap", 37, 3).integers(0, 37, size=(rs.DRAW_BLOCK_SIZE, 37)),
+    )
+    sizes = np.array([5, 1, 9, 0])
+    ragged = draws.bootstrap_indices(np.random.default_rng(8), sizes, 4000, width=9, draw=draws.UNIFORM_DRAWS)
+    uniform = np.random.default_rng(8).random((4, 4000, 9))
+    assert ragged.shape == (4, 4000, 9)
+    for k, n in enumerate(sizes):
+        assert (ragged[k] == np.minimum(np.floor(uniform[k] * n), max(n - 1, 0))).all()
+        if n > 1:
+            counts = np.bincount(ragged[k, :, :n].ravel(), minlength=n)
+            assert scipy_stats.chisquare(counts).pvalue > 1e-4
+    with pytest.raises(ValueError, match="draw must be"):
+        draws.bootstrap_indices(np.random.default_rng(1), 3, 2, draw="choice")
+
+
 @pytest.mark.parametrize("n", [40, rs.ROW_BY_ROW_COUNTS, 3003])
 def test_bootstrap_counts_count_each_row_s_draws(n: int) -> None:
     """The count matrix of a block of i.i.d. draws, counted all rows at once (few items) or row by row (many): how
     often each item occurs in each row, in the requested dtype."""
-    indices = rs.bootstrap_indices(SEED, n, 2)
+    indices = draws.iid_draws(SEED, n, 2)
     for dtype in (np.float32, np.float64):
         counts = rs.counts_from_indices(indices, n, dtype)
         assert counts.dtype == dtype and counts.shape == (rs.DRAW_BLOCK_SIZE, n)

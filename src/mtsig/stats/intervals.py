@@ -148,21 +148,28 @@ def acceleration(jackknife: np.ndarray) -> np.ndarray:
     return np.where(squares > 0.0, acc, 0.0)
 
 
+def bca_level(z0: np.ndarray, acc: np.ndarray, tail: float) -> np.ndarray:
+    """The BCa quantile level for the nominal tail probability ``tail``: ``Phi(z0 + (z0 + z_t) / (1 - acc (z0 +
+    z_t)))``, ``z_t = Phi^-1(tail)`` (Efron & Tibshirani 1993, eq. 14.10); NaN where ``z0`` is infinite. The one
+    formula of every BCa bound here: both ends of :func:`bca_probabilities`, and the one-sided bound of WMT26's
+    system ranking (:mod:`mtsig.stats.system_ranking.bootstrap`, ``tail = 1 - confidence``, as scipy's
+    ``_bca_interval``)."""
+    from scipy.special import ndtr, ndtri
+
+    z0 = np.asarray(z0, dtype=np.float64)
+    acc = np.asarray(acc, dtype=np.float64)
+    shifted = z0 + ndtri(tail)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.isfinite(z0), ndtr(z0 + shifted / (1.0 - acc * shifted)), np.nan)
+
+
 def bca_probabilities(
     z0: np.ndarray, acc: np.ndarray, level: float = DEFAULT_LEVEL
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The BCa quantile levels ``(a1, a2)`` (Efron & Tibshirani 1993, Sec. 14.3); NaN where ``z0`` is infinite."""
-    from scipy.special import ndtr, ndtri
-
+    """The two-sided BCa quantile levels ``(a1, a2)`` (Efron & Tibshirani 1993, Sec. 14.3); NaN where ``z0`` is
+    infinite."""
     low_tail, high_tail = _tail_probabilities(level)
-    z0 = np.asarray(z0, dtype=np.float64)
-    acc = np.asarray(acc, dtype=np.float64)
-    levels = []
-    for tail in (low_tail, high_tail):
-        shifted = z0 + ndtri(tail)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            levels.append(np.where(np.isfinite(z0), ndtr(z0 + shifted / (1.0 - acc * shifted)), np.nan))
-    return levels[0], levels[1]
+    return bca_level(z0, acc, low_tail), bca_level(z0, acc, high_tail)
 
 
 def intervals_from_draws(
@@ -275,6 +282,7 @@ __all__ = [
     "INTERVAL_METHODS",
     "PERCENTILE",
     "acceleration",
+    "bca_level",
     "bca_probabilities",
     "bias_correction",
     "check_interval_request",

@@ -29,6 +29,7 @@ from mtsig.runtime.portable import WeightedSums, sum_of_products
 from mtsig.runtime.progress import Progress, counter
 from mtsig.settings import MetaEvaluation
 from mtsig.stats.meta_evaluation.system_level import correlation
+from mtsig.stats.resampling.draws import bootstrap_indices, counts_from_indices
 
 #: Deutsch et al. (2021), Sec. 3.1: the three bootstrap resampling schemes of a system-level correlation.
 BOOTSTRAP_SCHEMES = ("systems", "inputs", "both")
@@ -137,14 +138,12 @@ def bootstrap_correlations(
     for size in _chunks(n_resamples):
         rows = np.arange(size)[:, None]
         systems = (
-            rng.integers(0, n_sys, size=(size, n_sys))
+            bootstrap_indices(rng, n_sys, size)
             if scheme != "inputs"
             else np.broadcast_to(np.arange(n_sys), (size, n_sys))
         )
         if scheme != "systems":
-            inputs = rng.integers(0, n_inputs, size=(size, n_inputs))
-            counts = np.zeros((size, n_inputs))
-            np.add.at(counts, (rows, inputs), 1.0)
+            counts = counts_from_indices(bootstrap_indices(rng, n_inputs, size), n_inputs)
             sys_x = system_scores(counts)  # [size, M, S]
             sys_h = human_of(counts) if human_of else np.broadcast_to(h, (size, n_sys))
         else:

@@ -16,9 +16,10 @@ import numpy as np
 from scipy import special, stats
 from scipy.stats import rankdata
 
+from mtsig.stats.resampling.draws import UNIFORM_DRAWS, bootstrap_indices
 from mtsig.stats.seeding import rng_for
 from mtsig.stats.system_ranking import ranks as rank_rules
-from mtsig.stats.system_ranking.bootstrap import N_RESAMPLES, paired_bca, uniform_indices, unpaired_bca
+from mtsig.stats.system_ranking.bootstrap import N_RESAMPLES, paired_bca, unpaired_bca
 from mtsig.stats.system_ranking.items import pair_units
 from mtsig.stats.system_ranking.signed_rank import signed_rank_pvalues
 
@@ -199,7 +200,7 @@ def wmt26_decisions(
     confidence: float = 0.95,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(beats[R, S, S], p[R, S, S]) of WMT26's bootstrap for every ordered pair, each with its own draws from
-    ``rng`` (uniform positions, :func:`~mtsig.stats.system_ranking.bootstrap.uniform_indices`). ``variant``:
+    ``rng`` (uniform positions ``floor(u n)``, :func:`~mtsig.stats.resampling.draws.bootstrap_indices`). ``variant``:
     ``"paired"``, ``"unpaired"``, or ``"either"`` (the organisers' ``is_significantly_better``: paired, else
     unpaired). p of ``"either"``: the smaller of the two."""
     if variant not in WMT26_VARIANTS:
@@ -217,7 +218,9 @@ def wmt26_decisions(
         if variant in ("either", "paired"):
             differences = (block[:, first][:, :, left] - block[:, second][:, :, right]).reshape(k, -1)
             valid = ~np.isnan(differences)
-            indices = uniform_indices(rng, valid.sum(axis=1), n_resamples, differences.shape[1])
+            indices = bootstrap_indices(
+                rng, valid.sum(axis=1), n_resamples, width=valid.shape[1], draw=UNIFORM_DRAWS
+            )
             applies, lower, p = paired_bca(differences, valid, indices, confidence)
             decided, p_best = _merge_bca(decided, p_best, applies, lower, p)
         if variant in ("either", "unpaired"):
@@ -225,8 +228,12 @@ def wmt26_decisions(
             b = block[:, second].reshape(k, -1)
             valid_a, valid_b = ~np.isnan(a), ~np.isnan(b)
             width = a.shape[1]
-            indices_a = uniform_indices(rng, valid_a.sum(axis=1), n_resamples, width)
-            indices_b = uniform_indices(rng, valid_b.sum(axis=1), n_resamples, width)
+            indices_a = bootstrap_indices(
+                rng, valid_a.sum(axis=1), n_resamples, width=width, draw=UNIFORM_DRAWS
+            )
+            indices_b = bootstrap_indices(
+                rng, valid_b.sum(axis=1), n_resamples, width=width, draw=UNIFORM_DRAWS
+            )
             applies, lower, p = unpaired_bca(a, valid_a, b, valid_b, indices_a, indices_b, confidence)
             decided, p_best = _merge_bca(decided, p_best, applies, lower, p)
         rows = np.repeat(np.arange(part.start, part.stop), len(first))
