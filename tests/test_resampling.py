@@ -614,7 +614,9 @@ def test_bootstrap_indices_are_numpy_s_bounded_integers_or_floors_of_uniforms() 
     np.testing.assert_array_equal(got, np.random.default_rng(4).integers(0, 37, size=(500, 37)))
     np.testing.assert_array_equal(
         draws.iid_draws(SEED, 37, 3),
-        rng_for(SEED, "mtsig.resampling", "iid_bootstrap", 37, 3).integers(0, 37, size=(rs.DRAW_BLOCK_SIZE, 37)),
+        rng_for(SEED, "mtsig.resampling", "iid_bootstrap", 37, 3).integers(
+            0, 37, size=(rs.DRAW_BLOCK_SIZE, 37)
+        ),
     )
     sizes = np.array([5, 1, 9, 0])
     ragged = draws.bootstrap_indices(np.random.default_rng(8), sizes, 4000, width=9, draw=draws.UNIFORM_DRAWS)
