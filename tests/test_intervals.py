@@ -103,12 +103,14 @@ def test_bca_and_percentile_equal_scipy_on_a_mean_metric(level: float) -> None:
         mean_stats(scores),
         mean_score,
         names,
-        tests=("paired_bootstrap",),
-        n_samples=3000,
-        seed=SEED,
-        keep_distributions=keep,
-        intervals=iv.INTERVAL_METHODS,
-        interval_level=level,
+        rs.ResamplingOptions(
+            tests=("paired_bootstrap",),
+            n_samples=3000,
+            seed=SEED,
+            keep_distributions=keep,
+            intervals=iv.INTERVAL_METHODS,
+            interval_level=level,
+        ),
     )
 
     def difference(x, y, axis):
@@ -167,11 +169,13 @@ def test_bca_equals_scipy_on_wmt12_bleu_statistics(data_root: Path) -> None:
         stats,
         bleu.score,
         names,
-        tests=("paired_bootstrap",),
-        n_samples=2000,
-        seed=SEED,
-        keep_distributions=keep,
-        intervals=("bca",),
+        rs.ResamplingOptions(
+            tests=("paired_bootstrap",),
+            n_samples=2000,
+            seed=SEED,
+            keep_distributions=keep,
+            intervals=("bca",),
+        ),
     )
     k = stats.shape[2]
 
@@ -204,12 +208,14 @@ def test_percentile_interval_is_numpy_quantile_of_the_paired_bootstrap_draws(lev
         stats,
         bleu.score,
         names,
-        tests=rs.PAPER_TESTS,
-        n_samples=1500,
-        seed=SEED,
-        keep_distributions=keep,
-        intervals=("percentile",),
-        interval_level=level,
+        rs.ResamplingOptions(
+            tests=rs.PAPER_TESTS,
+            n_samples=1500,
+            seed=SEED,
+            keep_distributions=keep,
+            intervals=("percentile",),
+            interval_level=level,
+        ),
     )
     tails = [(1 - level) / 2, (1 + level) / 2]
     for sys_x, sys_y in keep:
@@ -278,10 +284,7 @@ def test_bca_is_nan_when_undefined_and_point_for_identical_systems() -> None:
         stats,
         bleu.score,
         ["a", "b"],
-        tests=rs.PAPER_TESTS,
-        n_samples=300,
-        seed=1,
-        intervals=iv.INTERVAL_METHODS,
+        rs.ResamplingOptions(tests=rs.PAPER_TESTS, n_samples=300, seed=1, intervals=iv.INTERVAL_METHODS),
     )
     assert (result.intervals[["ci_low", "ci_high"]].to_numpy() == 0.0).all()
 
@@ -298,7 +301,9 @@ def _run(stats: np.ndarray, **kwargs) -> rs.PairwiseResult:
         "intervals": iv.INTERVAL_METHODS,
     }
     options.update(kwargs)
-    return rs.pairwise_tests(stats, bleu.score, [f"s{i}" for i in range(len(stats))], **options)
+    return rs.pairwise_tests(
+        stats, bleu.score, [f"s{i}" for i in range(len(stats))], rs.ResamplingOptions(**options)
+    )
 
 
 def test_intervals_change_no_p_value_and_come_from_the_paired_bootstrap_draws() -> None:
@@ -362,11 +367,13 @@ def test_interval_orientation_of_reversed_pairs_and_lower_is_better_metrics() ->
         stats,
         ter,
         ["X", "Y"],
-        higher_is_better=False,
-        tests=rs.PAPER_TESTS,
-        n_samples=2000,
-        seed=1,
-        intervals=iv.INTERVAL_METHODS,
+        rs.ResamplingOptions(
+            higher_is_better=False,
+            tests=rs.PAPER_TESTS,
+            n_samples=2000,
+            seed=1,
+            intervals=iv.INTERVAL_METHODS,
+        ),
     )
     for method in iv.INTERVAL_METHODS:
         forward = row(result.intervals, sys_x="X", sys_y="Y", method=method)
@@ -418,11 +425,13 @@ def coverage(
             stats,
             score,
             [f"t{t}{side}" for t in range(PER_CALL) for side in "xy"],
-            tests=(),
-            n_samples=DRAWS,
-            seed=SEED + call,
-            pairs=[(2 * t, 2 * t + 1) for t in range(PER_CALL)],
-            intervals=iv.INTERVAL_METHODS,
+            rs.ResamplingOptions(
+                tests=(),
+                n_samples=DRAWS,
+                seed=SEED + call,
+                pairs=[(2 * t, 2 * t + 1) for t in range(PER_CALL)],
+                intervals=iv.INTERVAL_METHODS,
+            ),
         )
         pairs = result.intervals[result.intervals["sys_x"].str.endswith("x")]
         systems = result.system_intervals[result.system_intervals["system"].str.endswith("x")]

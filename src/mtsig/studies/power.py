@@ -50,7 +50,7 @@ from mtsig.runtime.progress import Progress, counter
 from mtsig.settings import MEMORY_CAP_BYTES, Power, Resampling
 from mtsig.stats.intervals import clopper_pearson
 from mtsig.stats.resampling.draws import IID_BOOTSTRAP, RANDOMIZATION
-from mtsig.stats.resampling.engine import pairwise_tests
+from mtsig.stats.resampling.engine import ResamplingOptions, pairwise_tests
 from mtsig.stats.resampling.registry import TESTS
 from mtsig.stats.seeding import derive_seed, rng_for
 from mtsig.studies.calibration import pseudo_system_names, trial_p_values
@@ -161,13 +161,15 @@ def simulated_p_values(
             planted_pairs(stats_x, stats_y, subsets[batch], keep[batch]),
             score,
             names,
-            higher_is_better=higher_is_better,
-            tests=(test,),
-            n_samples=n_samples,
-            seed=seed,
-            pvalue=pvalue,  # type: ignore[arg-type]
-            memory_cap_bytes=memory_cap_bytes,
-            pairs=[(2 * p, 2 * p + 1) for p in range(count)],
+            ResamplingOptions(
+                higher_is_better=higher_is_better,
+                tests=(test,),
+                n_samples=n_samples,
+                seed=seed,
+                pvalue=pvalue,  # type: ignore[arg-type]
+                memory_cap_bytes=memory_cap_bytes,
+                pairs=[(2 * p, 2 * p + 1) for p in range(count)],
+            ),
         )
         frame = trial_p_values(result.table, names)
         frames.append(frame.assign(trial=frame["trial"] + first))

@@ -16,7 +16,7 @@ import pandas as pd
 from mtsig.settings import SegmentLevel
 from mtsig.stats.ranking_measures.rankeval import kendall_tau
 from mtsig.stats.resampling.draws import DRAW_BLOCK_SIZE, counts_from_indices, iid_draws
-from mtsig.stats.resampling.engine import pairwise_tests
+from mtsig.stats.resampling.engine import ResamplingOptions, pairwise_tests
 
 
 def bootstrap_micro_taus(counts: np.ndarray, n_samples: int, seed: int) -> np.ndarray:
@@ -72,8 +72,6 @@ def paired_tau_tests(
         np.asarray(counts, dtype=float),
         kendall_tau,
         list(predictors),
-        tests=("paired_bootstrap",),
-        n_samples=n_samples,
-        seed=seed,
+        ResamplingOptions(tests=("paired_bootstrap",), n_samples=n_samples, seed=seed),
     )
     return result.table

@@ -467,7 +467,7 @@ def paper_test(
     :func:`_standard_ranking`. The engine has no replicate axis: the replicates' systems are stacked as one engine
     call's systems (``r * S + i``) with only each replicate's own pairs computed; the engine's draws depend only on
     the seed and the number of items, so every replicate gets the draws it would get alone."""
-    from mtsig.stats.resampling import pairwise_tests  # noqa: PLC0415 - the engine only for these two procedures
+    from mtsig.stats.resampling import ResamplingOptions, pairwise_tests  # noqa: PLC0415 - the engine only here
 
     scores = as_replicates(scores)
     replicates, n, n_items = scores.shape
@@ -480,10 +480,7 @@ def paper_test(
         statistics.reshape(replicates * n, n_items, 2),
         lambda totals: totals[..., 0] / totals[..., 1],
         [str(i) for i in range(replicates * n)],
-        tests=(test,),
-        n_samples=n_resamples,
-        seed=seed,
-        pairs=pairs,
+        ResamplingOptions(tests=(test,), n_samples=n_resamples, seed=seed, pairs=pairs),
     ).table
     x, y = table["sys_x"].astype(int).to_numpy(), table["sys_y"].astype(int).to_numpy()
     pvalues = np.full((replicates, n, n), np.nan)
