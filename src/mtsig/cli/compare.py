@@ -86,7 +86,7 @@ def metric_list(text: str) -> list[str]:
     return comma_list(text, "metric", list(METRICS))
 
 
-def test_list(text: str) -> list[str]:
+def significance_test_list(text: str) -> list[str]:
     """An argparse type: known test names, comma-separated."""
     return comma_list(text, "test", ALL_TESTS)
 
@@ -111,7 +111,7 @@ def add_arguments(compare: argparse.ArgumentParser) -> None:
     compare.add_argument(
         "--tests",
         default=",".join(PAPER_TESTS),
-        type=test_list,
+        type=significance_test_list,
         help=f"comma-separated tests (default {','.join(PAPER_TESTS)}); known: {', '.join(ALL_TESTS)}",
     )
     compare.add_argument(

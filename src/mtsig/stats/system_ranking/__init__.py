@@ -25,7 +25,6 @@ from mtsig.stats.system_ranking.procedures import (
     RankingArrays,
     paper_test,
     stratified_permutation,
-    stratified_permutation_documents,
     wilcoxon_z,
     wmt24,
     wmt25,
@@ -191,7 +190,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         pairs_items=True,
     ),
     "stratified_permutation_documents": ProcedureSpec(
-        registry_run(stratified_permutation_documents, randomised=True, by_document=True),
+        registry_run(stratified_permutation, randomised=True, by_document=True),
         "raw",
         0.05,
         10_000,

@@ -305,6 +305,7 @@ def stratified_permutation(
     segments: np.ndarray,
     domains: np.ndarray,
     *,
+    documents: np.ndarray | None = None,
     alpha: float = 0.05,
     seed: int = 0,
     n_resamples: int = 10_000,
@@ -318,35 +319,24 @@ def stratified_permutation(
     ``p[i, j]`` is that two-sided p where T(i, j) > 0 and 1 otherwise, so i beats j iff i's macro average is higher
     and p <= alpha. One draw of signs per unit, shared by every pair and replicate:
     ``rng_for(seed, "system_ranking", "stratified_permutation", M)``.
-    """
-    n_units = len(pair_units(segments)[0])
-    signs = _random_signs(seed, "stratified_permutation", n_units, n_resamples)
-    return _stratified_sign_flip(as_replicates(scores), segments, domains, None, signs, alpha)
 
-
-def stratified_permutation_documents(
-    scores: np.ndarray,
-    segments: np.ndarray,
-    domains: np.ndarray,
-    *,
-    documents: np.ndarray,
-    alpha: float = 0.05,
-    seed: int = 0,
-    n_resamples: int = 10_000,
-) -> RankingArrays:
-    """:func:`stratified_permutation` with one sign per document (docs/statistics.md): the same statistic T, the
-    same domain weights and the same two-sided p, but under the null the two systems are exchangeable by whole
-    documents (in ESA one rater scores one system's whole document, so a rater's severity is shared by the
-    document's items and the items' differences are not independent), so every paired unit of a document
-    (``documents[N]``: each column's document code) flips with the document's one sign. A document that spans
-    several domains keeps each unit's own domain weight. One draw of signs per document with a paired unit,
-    shared by every pair and replicate: ``rng_for(seed, "system_ranking", "stratified_permutation_documents", D)``.
-    With D documents the smallest attainable p is about ``2 / 2^D``.
+    With ``documents[N]`` (each column's document code; the registry's ``stratified_permutation_documents``): one
+    sign per document. The same statistic T, the same domain weights and the same two-sided p, but under the null
+    the two systems are exchangeable by whole documents (in ESA one rater scores one system's whole document, so a
+    rater's severity is shared by the document's items and the items' differences are not independent), so every
+    paired unit of a document flips with the document's one sign. A document that spans several domains keeps each
+    unit's own domain weight. One draw of signs per document with a paired unit, shared by every pair and
+    replicate: ``rng_for(seed, "system_ranking", "stratified_permutation_documents", D)``. With D documents the
+    smallest attainable p is about ``2 / 2^D``.
     """
     left, _ = pair_units(segments)
-    present, blocks = np.unique(np.asarray(documents)[left], return_inverse=True)
-    signs = _random_signs(seed, "stratified_permutation_documents", len(present), n_resamples)
-    return _stratified_sign_flip(as_replicates(scores), segments, domains, blocks.ravel(), signs, alpha)
+    if documents is None:
+        blocks, n_blocks, stream = None, len(left), "stratified_permutation"
+    else:
+        present, codes = np.unique(np.asarray(documents)[left], return_inverse=True)
+        blocks, n_blocks, stream = codes.ravel(), len(present), "stratified_permutation_documents"
+    signs = _random_signs(seed, stream, n_blocks, n_resamples)
+    return _stratified_sign_flip(as_replicates(scores), segments, domains, blocks, signs, alpha)
 
 
 def _stratified_sign_flip(
