@@ -23,6 +23,7 @@ import numpy as np  # noqa: E402
 from mtsig.metrics import get_metric  # noqa: E402
 from mtsig.stats import resampling as rs  # noqa: E402
 from mtsig.stats.intervals import INTERVAL_METHODS, intervals_from_draws, leave_one_out_scores  # noqa: E402
+from mtsig.stats.resampling import schemes  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_resampling import es_en_texts, load, timed  # noqa: E402
@@ -51,7 +52,10 @@ def main() -> None:
 
         def run(intervals: tuple[str, ...], tests: tuple[str, ...] = tests) -> rs.PairwiseResult:
             return rs.pairwise_tests(
-                stats, bleu.score, names, tests=tests, n_samples=args.samples, seed=1, intervals=intervals
+                stats,
+                bleu.score,
+                names,
+                rs.ResamplingOptions(tests=tests, n_samples=args.samples, seed=1, intervals=intervals),
             )
 
         run(INTERVAL_METHODS)  # warm-up
@@ -67,7 +71,9 @@ def main() -> None:
 
     # The added work alone, on arrays of the run's shapes: the jackknife, then both intervals of 66 pairs and 12
     # systems from their 10 000 draws each (sorting them dominates).
-    jackknife, jackknife_seconds = timed(leave_one_out_scores, stats, bleu.score, rs.CACHE_FRIENDLY_BYTES)
+    jackknife, jackknife_seconds = timed(
+        leave_one_out_scores, stats, bleu.score, schemes.CACHE_FRIENDLY_BYTES
+    )
     draws = np.random.default_rng(0).normal(size=(n_pairs + len(names), args.samples))
     estimate = np.zeros(n_pairs + len(names))
     pair_jackknife = np.repeat(jackknife, -(-(n_pairs + len(names)) // len(names)), axis=0)[: len(estimate)]

@@ -31,6 +31,7 @@ from mtsig.io.documents import read_sgm_documents  # noqa: E402
 from mtsig.io.text import load_texts  # noqa: E402
 from mtsig.metrics import get_metric  # noqa: E402
 from mtsig.stats import resampling as rs  # noqa: E402
+from mtsig.stats.resampling import operands  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 METRICS = ("bleu", "nist", "meteor", "ter", "chrf")
@@ -135,7 +136,9 @@ def bench_sacrebleu(samples: int, threads: int, cache: Path | None, repeats: int
     )
 
     def run_mtsig() -> rs.PairwiseResult:
-        return rs.pairwise_tests(stats, bleu.score, names, tests=rs.PAPER_TESTS, n_samples=samples, seed=1)
+        return rs.pairwise_tests(
+            stats, bleu.score, names, rs.ResamplingOptions(tests=rs.PAPER_TESTS, n_samples=samples, seed=1)
+        )
 
     n_mtsig = len(run_mtsig().table) // 2  # unordered pairs x tests (also a warm-up)
     print(
@@ -195,11 +198,13 @@ def bench_matrix(samples: int, threads: int, cache: Path | None) -> None:
                 stats,
                 metric.score,
                 names,
-                higher_is_better=metric.higher_is_better,
-                tests=rs.ALL_TESTS,
-                n_samples=samples,
-                seed=1,
-                documents=documents,
+                rs.ResamplingOptions(
+                    higher_is_better=metric.higher_is_better,
+                    tests=rs.ALL_TESTS,
+                    n_samples=samples,
+                    seed=1,
+                    documents=documents,
+                ),
             )
             rows += len(result.table)
         return rows
@@ -241,7 +246,7 @@ def product_flops(stats: np.ndarray, samples: int) -> float:
     """FLOPs of the two weight products (bootstrap counts and AR masks) ``[B, N] @ [N, U]`` over all samples,
     ``U`` the distinct statistic columns the engine multiplies."""
     n_systems, n_segments, k = stats.shape
-    distinct = rs.distinct_columns(stats.transpose(1, 0, 2).reshape(n_segments, n_systems * k))[0]
+    distinct = operands.distinct_columns(stats.transpose(1, 0, 2).reshape(n_segments, n_systems * k))[0]
     return 2 * (2 * samples * n_segments * distinct.shape[1])
 
 
@@ -267,11 +272,11 @@ def bench_growth(threads: int, n_systems: int = 100, n_segments: int = 10_000, s
         run = with_threads(
             threads,
             lambda stats=stats, names=names, n=n: rs.pairwise_tests(
-                stats, bleu.score, names, tests=rs.PAPER_TESTS, n_samples=n, seed=1
+                stats, bleu.score, names, rs.ResamplingOptions(tests=rs.PAPER_TESTS, n_samples=n, seed=1)
             ),
         )
         _, seconds = timed(run)
-        dtype = np.float32 if rs.float32_is_exact(np.abs(stats).max(), n_segments) else np.float64
+        dtype = np.float32 if operands.float32_is_exact(np.abs(stats).max(), n_segments) else np.float64
         bound = product_flops(stats, n) / rates[dtype]
         print(
             f"    systems {systems:4d} pairs {n_pairs:5d} samples {n:6d}: {seconds:7.2f} s "

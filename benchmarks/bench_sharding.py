@@ -54,7 +54,10 @@ def main(argv: list[str] | None = None) -> int:
 
     def run(pairs: list[tuple[int, int]] | None) -> pd.DataFrame:
         return rs.pairwise_tests(
-            stats, bleu.score, names, tests=rs.PAPER_TESTS, n_samples=args.samples, seed=1, pairs=pairs
+            stats,
+            bleu.score,
+            names,
+            rs.ResamplingOptions(tests=rs.PAPER_TESTS, n_samples=args.samples, seed=1, pairs=pairs),
         ).table
 
     n_pairs = args.systems * (args.systems - 1) // 2

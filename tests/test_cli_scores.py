@@ -18,7 +18,7 @@ import sacrebleu
 from cli_runner import run_mtsig
 
 from mtsig.io.text import load_texts
-from mtsig.stats.resampling import PAPER_TESTS, pairwise_tests
+from mtsig.stats.resampling import PAPER_TESTS, ResamplingOptions, pairwise_tests
 
 SAMPLES = 300
 SEED = 777
@@ -43,11 +43,9 @@ def engine_p_values(
         stats,
         lambda t: t[..., 0] / t[..., 1],
         systems,
-        higher_is_better=higher,
-        tests=tests,
-        n_samples=SAMPLES,
-        seed=SEED,
-        documents=documents,
+        ResamplingOptions(
+            higher_is_better=higher, tests=tests, n_samples=SAMPLES, seed=SEED, documents=documents
+        ),
     ).table
 
 
@@ -289,11 +287,21 @@ def test_overflowing_scores_are_refused_never_concluded(tmp_path: Path, second: 
 def test_the_engine_refuses_non_finite_scores() -> None:
     import numpy as np
 
-    from mtsig.stats.resampling import pairwise_tests
+    from mtsig.stats.resampling import ResamplingOptions, pairwise_tests
 
     stats = np.array([[[1e308], [1e308]], [[1.0], [2.0]]])
     with pytest.raises(ValueError, match="corpus score of system 'x' is inf"):
-        pairwise_tests(stats, lambda t: t[..., 0], ["x", "y"], tests=["bootstrap"], n_samples=10, seed=1)
+        pairwise_tests(
+            stats,
+            lambda t: t[..., 0],
+            ["x", "y"],
+            ResamplingOptions(tests=["bootstrap"], n_samples=10, seed=1),
+        )
     stats[0, :, 0] = [np.nan, 1.0]
     with pytest.raises(ValueError, match="corpus score of system 'x' is nan"):
-        pairwise_tests(stats, lambda t: t[..., 0], ["x", "y"], tests=["bootstrap"], n_samples=10, seed=1)
+        pairwise_tests(
+            stats,
+            lambda t: t[..., 0],
+            ["x", "y"],
+            ResamplingOptions(tests=["bootstrap"], n_samples=10, seed=1),
+        )

@@ -453,9 +453,7 @@ def test_identical_systems_share_a_cluster_with_engine_p_values() -> None:
         stats,
         lambda t: t[..., 0] / t[..., 1],
         ["base", "copy", "better"],
-        tests=("paired_bootstrap",),
-        n_samples=1000,
-        seed=3,
+        rs.ResamplingOptions(tests=("paired_bootstrap",), n_samples=1000, seed=3),
     )
     for rule in CLUSTER_RULES:
         frame = clusters_from_tests(result.table, result.system_scores, rule=rule)

@@ -27,71 +27,6 @@ def one_sided_rows(test: str, p_x_better: dict[tuple[str, str], float]) -> list[
     return rows
 
 
-# ----------------------------------------------------------------------------------------- Clopper-Pearson
-
-# Every distinct cell of the paper's Tables 1 (66 pairs) and 2 (55 pairs): correct, total, "acc [low, high]" in %.
-PAPER_CELLS = [
-    (53, 66, 80.3, 68.7, 89.1),
-    (54, 66, 81.8, 70.4, 90.2),
-    (52, 66, 78.8, 67.0, 87.9),
-    (51, 66, 77.3, 65.3, 86.7),
-    (50, 66, 75.8, 63.6, 85.5),
-    (48, 66, 72.7, 60.4, 83.0),
-    (34, 55, 61.8, 47.7, 74.6),
-    (33, 55, 60.0, 45.9, 73.0),
-    (32, 55, 58.2, 44.1, 71.3),
-    (31, 55, 56.4, 42.3, 69.7),
-    (30, 55, 54.5, 40.6, 68.0),
-]
-
-
-@pytest.mark.parametrize(("k", "n", "acc", "low", "high"), PAPER_CELLS)
-def test_clopper_pearson_reproduces_the_paper_cells(k, n, acc, low, high):
-    ci_low, ci_high = ev.clopper_pearson(k, n)
-    assert round(100 * k / n, 1) == acc
-    assert round(100 * ci_low, 1) == low
-    assert round(100 * ci_high, 1) == high
-
-
-@pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (5, 10), (9, 10), (10, 10), (0, 1), (1, 1), (17, 55)])
-@pytest.mark.parametrize("level", [0.95, 0.99])
-def test_clopper_pearson_matches_statsmodels(k, n, level):
-    expected = proportion_confint(k, n, alpha=1 - level, method="beta")
-    assert ev.clopper_pearson(k, n, level) == pytest.approx(expected, abs=1e-12)
-
-
-def test_clopper_pearson_is_scipy_stats_beta_ppf_bit_for_bit():
-    """The bounds come from scipy.special.betaincinv (no scipy.stats import in a pipeline job): the very
-    quantiles of scipy.stats.beta.ppf, every k of n up to 100 and of larger n, at two levels."""
-    from scipy import stats
-
-    ev._beta_quantile_bounds.cache_clear()
-    for n in [*range(1, 101), 997, 3003]:
-        for level in (0.95, 0.99):
-            tail = (1 - level) / 2
-            k = np.arange(n + 1)
-            low = np.where(k > 0, stats.beta.ppf(tail, np.maximum(k, 1), n - k + 1), 0.0)
-            high = np.where(k < n, stats.beta.ppf(1 - tail, k + 1, np.maximum(n - k, 1)), 1.0)
-            ours = np.array([ev.clopper_pearson(int(i), n, level) for i in k])
-            assert ours[:, 0].tobytes() == low.tobytes() and ours[:, 1].tobytes() == high.tobytes(), (
-                n,
-                level,
-            )
-
-
-def test_clopper_pearson_edge_cases_have_closed_forms():
-    # k = 0: low is 0 and high solves (1 - p)^n = a/2; k = n: mirror image.
-    n = 20
-    assert ev.clopper_pearson(0, n) == pytest.approx((0.0, 1 - 0.025 ** (1 / n)))
-    assert ev.clopper_pearson(n, n) == pytest.approx((0.025 ** (1 / n), 1.0))
-
-
-@pytest.mark.parametrize(("k", "n"), [(-1, 5), (6, 5), (0, 0), (1.5, 3), (2, 4.5)])
-def test_clopper_pearson_rejects_impossible_counts(k, n):
-    with pytest.raises(InputError):
-        ev.clopper_pearson(k, n)
-
-
 # ----------------------------------------------------------------------------------------- conclusions
 
 
@@ -100,7 +35,7 @@ def test_one_sided_conclusions_follow_the_paper_rule():
         one_sided_rows("bootstrap", {("A", "B"): 0.004, ("A", "C"): 0.97, ("B", "C"): 0.03})
         # listed in the other orientation: C vs B's rows are the same two rows
     )
-    out = ev.test_conclusions(table, [0.05, 0.01], SYSTEMS)
+    out = ev.conclusions_of_tests(table, [0.05, 0.01], SYSTEMS)
     got = {(r.sys_x, r.sys_y, r.alpha): r.conclusion for r in out.itertuples()}
     # A-B: p(A>B)=0.004 <= both alphas. A-C: p(C>A)=1-0.97=0.03 <= 0.05 only. B-C: p(B>C)=0.03 <= 0.05 only.
     assert got == {
@@ -119,7 +54,7 @@ def test_two_sided_conclusions_take_the_direction_of_the_statistic():
     for test in ("approximate_randomization_two_sided", "rm_bootstrap"):
         for x, y, d, p in (("A", "B", -0.8, 0.02), ("A", "C", 0.3, 0.2), ("B", "C", 1.1, 0.001)):
             rows += [(x, y, test, d, p), (y, x, test, -d, p)]
-    out = ev.test_conclusions(make_tests_table(rows), [0.05], SYSTEMS)
+    out = ev.conclusions_of_tests(make_tests_table(rows), [0.05], SYSTEMS)
     for test in ("approximate_randomization_two_sided", "rm_bootstrap"):
         got = out[out.test == test].set_index(["sys_x", "sys_y"])["conclusion"].to_dict()
         assert got == {("A", "B"): "sys_y", ("A", "C"): "tie", ("B", "C"): "sys_x"}
@@ -129,7 +64,7 @@ def test_orientation_follows_the_system_order():
     table = make_tests_table(
         one_sided_rows("bootstrap", {("A", "B"): 0.001, ("A", "C"): 0.5, ("B", "C"): 0.5})
     )
-    out = ev.test_conclusions(table, [0.05], ["B", "A", "C"])
+    out = ev.conclusions_of_tests(table, [0.05], ["B", "A", "C"])
     first = out.iloc[0]
     assert (first.sys_x, first.sys_y, first.conclusion) == ("B", "A", "sys_y")
 
@@ -138,7 +73,7 @@ def test_missing_ordered_row_is_an_error_naming_the_pair():
     table = make_tests_table(one_sided_rows("bootstrap", {("A", "B"): 0.1, ("A", "C"): 0.5, ("B", "C"): 0.5}))
     table = table[~((table.sys_x == "C") & (table.sys_y == "B"))]
     with pytest.raises(InputError, match=r"tests\.tsv: .*C vs B"):
-        ev.test_conclusions(table, [0.05], SYSTEMS, source="tests.tsv")
+        ev.conclusions_of_tests(table, [0.05], SYSTEMS, source="tests.tsv")
 
 
 def test_bad_p_value_names_file_and_line():
@@ -146,13 +81,13 @@ def test_bad_p_value_names_file_and_line():
     table.loc[3, "p_value"] = 1.5
     # row 3 of the frame is line 5 of the TSV (header is line 1)
     with pytest.raises(InputError, match=r"^tests\.tsv:5: .*1\.5"):
-        ev.test_conclusions(table, [0.05], SYSTEMS, source="tests.tsv")
+        ev.conclusions_of_tests(table, [0.05], SYSTEMS, source="tests.tsv")
 
 
 def test_unknown_system_is_an_error():
     table = make_tests_table(one_sided_rows("bootstrap", {("A", "B"): 0.1, ("A", "D"): 0.5, ("B", "D"): 0.5}))
     with pytest.raises(InputError, match="'D'"):
-        ev.test_conclusions(table, [0.05], SYSTEMS)
+        ev.conclusions_of_tests(table, [0.05], SYSTEMS)
 
 
 # ----------------------------------------------------------------------------------------- accuracy
@@ -275,7 +210,7 @@ def test_agreement_lists_only_differing_pairs():
             [conclusions_frame(t, 0.05, ["tie", "tie", "sys_y"]) for t in ev.PAPER_TESTS],
         ),
     }
-    differing = ev.test_agreement(by_metric)
+    differing = ev.differing_conclusions(by_metric)
     assert differing[["metric", "sys_x", "sys_y"]].values.tolist() == [["bleu", "A", "C"]]
     assert differing.iloc[0][list(ev.PAPER_TESTS)].tolist() == ["tie", "tie", "sys_y"]
     summary = ev.agreement_summary(by_metric)
@@ -320,7 +255,7 @@ def test_corrected_none_reproduces_uncorrected_conclusions():
     systems = [f"s{i}" for i in range(6)]
     p = {pair: float(x) for pair, x in zip(ev.unordered_pairs(systems), rng.uniform(0, 0.1, 15), strict=True)}
     table = make_tests_table(one_sided_rows("bootstrap", p))
-    plain = ev.test_conclusions(table, [0.05, 0.01], systems)
+    plain = ev.conclusions_of_tests(table, [0.05, 0.01], systems)
     corrected = ev.corrected_test_conclusions(table, "none", [0.05, 0.01], systems)
     assert corrected["conclusion"].tolist() == plain["conclusion"].tolist()
     assert set(corrected["test"]) == {"bootstrap+none"}

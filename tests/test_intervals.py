@@ -4,7 +4,8 @@ Oracles: ``scipy.stats.bootstrap`` (BCa and percentile, fed mtsig's own bootstra
 so that both sides use the same bootstrap distribution; scipy then computes its own bias correction, its own
 jackknife by recomputing the statistic on every leave-one-out sample, its own acceleration and quantiles),
 ``numpy.quantile`` of the same draws, loops over leave-one-out samples, hand calculation, and coverage simulations
-with a known true difference.
+with a known true difference. Clopper-Pearson: the paper's Tables 1-2 cells, statsmodels' ``proportion_confint``,
+``scipy.stats.beta.ppf`` and closed forms at the edges.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 from scipy import stats as scipy_stats
 from scipy.special import ndtri
+from statsmodels.stats.proportion import proportion_confint
 
+from mtsig.errors import InputError
 from mtsig.metrics import BLEU
 from mtsig.stats import intervals as iv
 from mtsig.stats import resampling as rs
-from mtsig.stats.evaluation import clopper_pearson
 
 SEED = 20140601
 bleu = BLEU()
@@ -101,12 +103,14 @@ def test_bca_and_percentile_equal_scipy_on_a_mean_metric(level: float) -> None:
         mean_stats(scores),
         mean_score,
         names,
-        tests=("paired_bootstrap",),
-        n_samples=3000,
-        seed=SEED,
-        keep_distributions=keep,
-        intervals=iv.INTERVAL_METHODS,
-        interval_level=level,
+        rs.ResamplingOptions(
+            tests=("paired_bootstrap",),
+            n_samples=3000,
+            seed=SEED,
+            keep_distributions=keep,
+            intervals=iv.INTERVAL_METHODS,
+            interval_level=level,
+        ),
     )
 
     def difference(x, y, axis):
@@ -165,11 +169,13 @@ def test_bca_equals_scipy_on_wmt12_bleu_statistics(data_root: Path) -> None:
         stats,
         bleu.score,
         names,
-        tests=("paired_bootstrap",),
-        n_samples=2000,
-        seed=SEED,
-        keep_distributions=keep,
-        intervals=("bca",),
+        rs.ResamplingOptions(
+            tests=("paired_bootstrap",),
+            n_samples=2000,
+            seed=SEED,
+            keep_distributions=keep,
+            intervals=("bca",),
+        ),
     )
     k = stats.shape[2]
 
@@ -202,12 +208,14 @@ def test_percentile_interval_is_numpy_quantile_of_the_paired_bootstrap_draws(lev
         stats,
         bleu.score,
         names,
-        tests=rs.PAPER_TESTS,
-        n_samples=1500,
-        seed=SEED,
-        keep_distributions=keep,
-        intervals=("percentile",),
-        interval_level=level,
+        rs.ResamplingOptions(
+            tests=rs.PAPER_TESTS,
+            n_samples=1500,
+            seed=SEED,
+            keep_distributions=keep,
+            intervals=("percentile",),
+            interval_level=level,
+        ),
     )
     tails = [(1 - level) / 2, (1 + level) / 2]
     for sys_x, sys_y in keep:
@@ -276,10 +284,7 @@ def test_bca_is_nan_when_undefined_and_point_for_identical_systems() -> None:
         stats,
         bleu.score,
         ["a", "b"],
-        tests=rs.PAPER_TESTS,
-        n_samples=300,
-        seed=1,
-        intervals=iv.INTERVAL_METHODS,
+        rs.ResamplingOptions(tests=rs.PAPER_TESTS, n_samples=300, seed=1, intervals=iv.INTERVAL_METHODS),
     )
     assert (result.intervals[["ci_low", "ci_high"]].to_numpy() == 0.0).all()
 
@@ -296,7 +301,9 @@ def _run(stats: np.ndarray, **kwargs) -> rs.PairwiseResult:
         "intervals": iv.INTERVAL_METHODS,
     }
     options.update(kwargs)
-    return rs.pairwise_tests(stats, bleu.score, [f"s{i}" for i in range(len(stats))], **options)
+    return rs.pairwise_tests(
+        stats, bleu.score, [f"s{i}" for i in range(len(stats))], rs.ResamplingOptions(**options)
+    )
 
 
 def test_intervals_change_no_p_value_and_come_from_the_paired_bootstrap_draws() -> None:
@@ -360,11 +367,13 @@ def test_interval_orientation_of_reversed_pairs_and_lower_is_better_metrics() ->
         stats,
         ter,
         ["X", "Y"],
-        higher_is_better=False,
-        tests=rs.PAPER_TESTS,
-        n_samples=2000,
-        seed=1,
-        intervals=iv.INTERVAL_METHODS,
+        rs.ResamplingOptions(
+            higher_is_better=False,
+            tests=rs.PAPER_TESTS,
+            n_samples=2000,
+            seed=1,
+            intervals=iv.INTERVAL_METHODS,
+        ),
     )
     for method in iv.INTERVAL_METHODS:
         forward = row(result.intervals, sys_x="X", sys_y="Y", method=method)
@@ -416,11 +425,13 @@ def coverage(
             stats,
             score,
             [f"t{t}{side}" for t in range(PER_CALL) for side in "xy"],
-            tests=(),
-            n_samples=DRAWS,
-            seed=SEED + call,
-            pairs=[(2 * t, 2 * t + 1) for t in range(PER_CALL)],
-            intervals=iv.INTERVAL_METHODS,
+            rs.ResamplingOptions(
+                tests=(),
+                n_samples=DRAWS,
+                seed=SEED + call,
+                pairs=[(2 * t, 2 * t + 1) for t in range(PER_CALL)],
+                intervals=iv.INTERVAL_METHODS,
+            ),
         )
         pairs = result.intervals[result.intervals["sys_x"].str.endswith("x")]
         systems = result.system_intervals[result.system_intervals["system"].str.endswith("x")]
@@ -438,7 +449,7 @@ def coverage(
     for key, count in covered.items():
         if key[0] == "system" and truth_x is None:
             continue
-        low, high = clopper_pearson(count, TRIALS)
+        low, high = iv.clopper_pearson(count, TRIALS)
         report[key] = (count / TRIALS, low, high)
         print(
             f"coverage {label} {key[0]} {key[1]}: {count}/{TRIALS} = {count / TRIALS:.3f} [{low:.3f}, {high:.3f}]"
@@ -496,3 +507,68 @@ def test_coverage_of_a_bleu_difference_with_known_truth() -> None:
     report = coverage("BLEU", generate, bleu.score, truth_x - truth_y, truth_x)
     for key, (share, _, _) in report.items():
         assert 0.93 <= share <= 0.97, (key, share)
+
+
+# ----------------------------------------------------------------------------------------- Clopper-Pearson
+
+# Every distinct cell of the paper's Tables 1 (66 pairs) and 2 (55 pairs): correct, total, "acc [low, high]" in %.
+PAPER_CELLS = [
+    (53, 66, 80.3, 68.7, 89.1),
+    (54, 66, 81.8, 70.4, 90.2),
+    (52, 66, 78.8, 67.0, 87.9),
+    (51, 66, 77.3, 65.3, 86.7),
+    (50, 66, 75.8, 63.6, 85.5),
+    (48, 66, 72.7, 60.4, 83.0),
+    (34, 55, 61.8, 47.7, 74.6),
+    (33, 55, 60.0, 45.9, 73.0),
+    (32, 55, 58.2, 44.1, 71.3),
+    (31, 55, 56.4, 42.3, 69.7),
+    (30, 55, 54.5, 40.6, 68.0),
+]
+
+
+@pytest.mark.parametrize(("k", "n", "acc", "low", "high"), PAPER_CELLS)
+def test_clopper_pearson_reproduces_the_paper_cells(k, n, acc, low, high):
+    ci_low, ci_high = iv.clopper_pearson(k, n)
+    assert round(100 * k / n, 1) == acc
+    assert round(100 * ci_low, 1) == low
+    assert round(100 * ci_high, 1) == high
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (5, 10), (9, 10), (10, 10), (0, 1), (1, 1), (17, 55)])
+@pytest.mark.parametrize("level", [0.95, 0.99])
+def test_clopper_pearson_matches_statsmodels(k, n, level):
+    expected = proportion_confint(k, n, alpha=1 - level, method="beta")
+    assert iv.clopper_pearson(k, n, level) == pytest.approx(expected, abs=1e-12)
+
+
+def test_clopper_pearson_is_scipy_stats_beta_ppf_bit_for_bit():
+    """The bounds come from scipy.special.betaincinv (no scipy.stats import in a pipeline job): the very
+    quantiles of scipy.stats.beta.ppf, every k of n up to 100 and of larger n, at two levels."""
+    from scipy import stats
+
+    iv._beta_quantile_bounds.cache_clear()
+    for n in [*range(1, 101), 997, 3003]:
+        for level in (0.95, 0.99):
+            tail = (1 - level) / 2
+            k = np.arange(n + 1)
+            low = np.where(k > 0, stats.beta.ppf(tail, np.maximum(k, 1), n - k + 1), 0.0)
+            high = np.where(k < n, stats.beta.ppf(1 - tail, k + 1, np.maximum(n - k, 1)), 1.0)
+            ours = np.array([iv.clopper_pearson(int(i), n, level) for i in k])
+            assert ours[:, 0].tobytes() == low.tobytes() and ours[:, 1].tobytes() == high.tobytes(), (
+                n,
+                level,
+            )
+
+
+def test_clopper_pearson_edge_cases_have_closed_forms():
+    # k = 0: low is 0 and high solves (1 - p)^n = a/2; k = n: mirror image.
+    n = 20
+    assert iv.clopper_pearson(0, n) == pytest.approx((0.0, 1 - 0.025 ** (1 / n)))
+    assert iv.clopper_pearson(n, n) == pytest.approx((0.025 ** (1 / n), 1.0))
+
+
+@pytest.mark.parametrize(("k", "n"), [(-1, 5), (6, 5), (0, 0), (1.5, 3), (2, 4.5)])
+def test_clopper_pearson_rejects_impossible_counts(k, n):
+    with pytest.raises(InputError):
+        iv.clopper_pearson(k, n)

@@ -29,7 +29,7 @@ from mtsig.stats.meta_evaluation.metric_comparison import (
     bootstrap_correlations,
     perm_both_matrix,
 )
-from mtsig.stats.resampling import pairwise_tests
+from mtsig.stats.resampling import ResamplingOptions, pairwise_tests
 from mtsig.studies.power import power_curve
 
 REPO = Path(__file__).resolve().parents[1]
@@ -92,8 +92,10 @@ def test_engine_tells_every_block_of_every_scheme_and_changes_no_number(threads,
         "intervals": ("percentile", "bca"),
     }
     calls: list[tuple[int, int]] = []
-    told = pairwise_tests(stats, ratio, list("ABCD"), **options, progress=lambda d, t: calls.append((d, t)))
-    silent = pairwise_tests(stats, ratio, list("ABCD"), **options)
+    told = pairwise_tests(
+        stats, ratio, list("ABCD"), ResamplingOptions(**options, progress=lambda d, t: calls.append((d, t)))
+    )
+    silent = pairwise_tests(stats, ratio, list("ABCD"), ResamplingOptions(**options))
     assert calls == [(done, 5) for done in range(1, 6)]
     pd.testing.assert_frame_equal(told.table, silent.table)
     pd.testing.assert_frame_equal(told.intervals, silent.intervals)

@@ -41,9 +41,31 @@ def test_the_public_face_covers_each_group_and_the_docs_name_it() -> None:
     """The issue's groups (the metrics, the pairwise tests, the meta-evaluation, the protocol tables, the
     human-ranking procedures and the ESA reader) each have their names, and docs/cli.md's section names every
     public name."""
-    for name in ("get_metric", "pairwise_tests", "williams_table", "run_protocol", "protocol_table_text",
+    for name in ("get_metric", "pairwise_tests", "ResamplingOptions", "williams_table", "run_protocol", "protocol_table_text",
                  "rank_systems", "PROCEDURES", "read_esa"):  # fmt: skip
         assert name in mtsig.PUBLIC, name
     text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
     section = text.split("## From Python: `import mtsig`", 1)[1].split("\n## ", 1)[0]
     assert [name for name in mtsig.PUBLIC if f"`{name}`" not in section] == []
+
+
+def test_the_resampling_package_exposes_the_engine_and_not_its_internals() -> None:
+    """mtsig.stats.resampling re-exports what a user of the engine names (the entry point and its options, the test
+    registry, the result, the schemes, the relabelled-pairs input), each its module's object, and none of the
+    draws, operands or tuning constants; the engine takes its settings as one options object."""
+    import inspect
+
+    from mtsig.stats import resampling
+    from mtsig.stats.resampling import engine, registry
+
+    assert sorted(resampling.__all__) == sorted(
+        ["pairwise_tests", "ResamplingOptions", "TESTS", "TestSpec", "ALL_TESTS", "PAPER_TESTS",
+         "PValueConvention", "PairwiseResult", "SCHEMES", "RelabelledPairs"]
+    )  # fmt: skip
+    assert resampling.ResamplingOptions is engine.ResamplingOptions and resampling.TESTS is registry.TESTS
+    for internal in ("DRAW_BLOCK_SIZE", "CACHE_FRIENDLY_BYTES", "bootstrap_indices", "float32_is_exact"):
+        assert not hasattr(resampling, internal), internal
+    parameters = list(inspect.signature(resampling.pairwise_tests).parameters)
+    assert parameters == ["stats", "score", "systems", "options"]
+    with pytest.raises(TypeError):
+        resampling.ResamplingOptions(1)  # type: ignore[misc]  # keyword-only: every setting is named

@@ -43,7 +43,7 @@ from mtsig.stats.ranking_measures.tau_bootstrap import (
     bootstrap_micro_taus,
     tau_confidence_interval,
 )
-from mtsig.stats.resampling import bootstrap_indices
+from mtsig.stats.resampling.draws import iid_draws
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.rankeval import (
     consensus_scores,
@@ -289,7 +289,7 @@ def test_bootstrap_taus_equal_a_loop_over_the_engine_draws():
     rng = rng_for(0, "test-boot")
     counts = rng.integers(0, 6, size=(2, 40, 2))
     taus = bootstrap_micro_taus(counts, 300, seed=7)
-    draws = np.concatenate([bootstrap_indices(7, 40, 0), bootstrap_indices(7, 40, 1)])[:300]
+    draws = np.concatenate([iid_draws(7, 40, 0), iid_draws(7, 40, 1)])[:300]
     for b in (0, 1, 255, 256, 299):
         for m in range(2):
             total = counts[m, draws[b]].sum(axis=0)

@@ -23,7 +23,7 @@ from scipy import stats as scipy_stats
 
 from mtsig.runtime.portable import is_integer_valued
 from mtsig.stats import resampling as rs
-from mtsig.stats.resampling import draws
+from mtsig.stats.resampling import draws, operands, relabelled
 from mtsig.stats.resampling.operands import GroupedDelta, SlicedOperand
 from mtsig.stats.seeding import rng_for
 
@@ -108,7 +108,7 @@ def es_en(es_en_texts: dict[str, object]) -> dict[str, object]:
 
 def concatenated_draws(draw, n_samples: int) -> np.ndarray:
     """The first ``n_samples`` rows of a scheme's stream of blocks."""
-    blocks = [draw(j) for j in range(-(-n_samples // rs.DRAW_BLOCK_SIZE))]
+    blocks = [draw(j) for j in range(-(-n_samples // draws.DRAW_BLOCK_SIZE))]
     return np.concatenate(blocks)[:n_samples]
 
 
@@ -194,12 +194,12 @@ def loop_p_value(test: str, pseudo: list[float], actual: float, convention: str)
 def oracle_table(stats, score, systems, tests, n_samples, seed, convention, documents, mean_block_length):
     """Every ordered pair and test, by the loop oracles, fed the engine's published draws."""
     n_segments = stats.shape[1]
-    iid = concatenated_draws(lambda j: rs.bootstrap_indices(seed, n_segments, j), n_samples)
-    masks = concatenated_draws(lambda j: rs.swap_masks(seed, n_segments, j), n_samples)
-    codes = rs.document_codes(documents)
-    doc_draws = concatenated_draws(lambda j: rs.document_draws(seed, codes.max() + 1, j), n_samples)
+    iid = concatenated_draws(lambda j: draws.iid_draws(seed, n_segments, j), n_samples)
+    masks = concatenated_draws(lambda j: draws.swap_masks(seed, n_segments, j), n_samples)
+    codes = draws.document_codes(documents)
+    doc_draws = concatenated_draws(lambda j: draws.document_draws(seed, codes.max() + 1, j), n_samples)
     stationary = [
-        rs.stationary_draws(seed, n_segments, mean_block_length, j) for j in range(-(-n_samples // 256))
+        draws.stationary_draws(seed, n_segments, mean_block_length, j) for j in range(-(-n_samples // 256))
     ]
     starts = np.concatenate([s for s, _ in stationary])[:n_samples]
     lengths = np.concatenate([length for _, length in stationary])[:n_samples]
@@ -248,13 +248,15 @@ def test_engine_equals_loop_transcription_of_the_figures(convention: str) -> Non
         stats,
         bleu_score,
         systems,
-        tests=rs.ALL_TESTS,
-        n_samples=n_samples,
-        seed=SEED,
-        pvalue=convention,
-        documents=documents,
-        mean_block_length=3.5,
-        keep_distributions=[("A", "B"), ("D", "C")],
+        rs.ResamplingOptions(
+            tests=rs.ALL_TESTS,
+            n_samples=n_samples,
+            seed=SEED,
+            pvalue=convention,
+            documents=documents,
+            mean_block_length=3.5,
+            keep_distributions=[("A", "B"), ("D", "C")],
+        ),
     )
     expected = oracle_table(
         stats, bleu_score, systems, rs.ALL_TESTS, n_samples, SEED, convention, documents, 3.5
@@ -273,8 +275,8 @@ def test_engine_equals_loop_transcription_of_the_figures(convention: str) -> Non
 
 
 def test_stationary_indices_equal_loop_and_block_lengths_have_the_requested_mean() -> None:
-    starts, lengths = rs.stationary_draws(SEED, 50, 4.0, 0)
-    indices = rs.stationary_indices(starts, lengths)
+    starts, lengths = draws.stationary_draws(SEED, 50, 4.0, 0)
+    indices = draws.stationary_indices(starts, lengths)
     for row in range(starts.shape[0]):
         assert list(indices[row]) == loop_stationary_series(starts[row], lengths[row], 50)
     # Geometric on {1, 2, ...} with p = 1/b has mean b: 256*50 draws, SE = sqrt((1-p)/p^2 / n) ~ 0.031.
@@ -284,9 +286,9 @@ def test_stationary_indices_equal_loop_and_block_lengths_have_the_requested_mean
 
 def test_count_matrices_equal_bincount_by_hand() -> None:
     indices = np.array([[0, 0, 2], [1, 2, 2]])
-    np.testing.assert_array_equal(rs.counts_from_indices(indices, 3), [[2, 0, 1], [0, 1, 2]])
+    np.testing.assert_array_equal(draws.counts_from_indices(indices, 3), [[2, 0, 1], [0, 1, 2]])
     # Documents numbered by first appearance: "b" -> 0, "a" -> 1.
-    np.testing.assert_array_equal(rs.document_codes(["b", "b", "a", "b"]), [0, 0, 1, 0])
+    np.testing.assert_array_equal(draws.document_codes(["b", "b", "a", "b"]), [0, 0, 1, 0])
 
 
 # --------------------------------------------------------------------------- oracle 2: sacrebleu PairedTest
@@ -323,10 +325,12 @@ def test_rm_tests_agree_with_sacrebleu_paired_test(es_en, monkeypatch) -> None:
         es_en["stats"],
         bleu_score,
         names,
-        tests=("rm_bootstrap", "rm_approximate_randomization"),
-        n_samples=n_samples,
-        seed=SEED,
-        pairs=[(0, j) for j in range(1, len(names))],
+        rs.ResamplingOptions(
+            tests=("rm_bootstrap", "rm_approximate_randomization"),
+            n_samples=n_samples,
+            seed=SEED,
+            pairs=[(0, j) for j in range(1, len(names))],
+        ),
     ).table.set_index(["sys_x", "sys_y", "test"])["p_value"]
     for test_type, ours_test in (("ar", "rm_approximate_randomization"), ("bs", "rm_bootstrap")):
         metric = BLEU(references=[es_en["refs"]])
@@ -361,10 +365,7 @@ def test_one_sided_tests_are_calibrated_on_exchangeable_real_pairs(es_en) -> Non
             stats,
             bleu_score,
             ["x", "y"],
-            tests=tests,
-            n_samples=n_samples,
-            seed=pair,
-            memory_cap_bytes=1 << 28,
+            rs.ResamplingOptions(tests=tests, n_samples=n_samples, seed=pair, memory_cap_bytes=1 << 28),
         ).table
         one_way = table[table["sys_x"] == "x"].set_index("test")["p_value"]
         for test in tests:
@@ -387,7 +388,9 @@ def _run(stats, **kwargs) -> rs.PairwiseResult:
         "mean_block_length": 5.0,
     }
     options.update(kwargs)
-    return rs.pairwise_tests(stats, bleu_score, [f"s{i}" for i in range(n_systems)], **options)
+    return rs.pairwise_tests(
+        stats, bleu_score, [f"s{i}" for i in range(n_systems)], rs.ResamplingOptions(**options)
+    )
 
 
 def test_memory_cap_changes_no_number_and_bounds_peak_memory() -> None:
@@ -455,7 +458,10 @@ def test_ter_is_oriented_so_that_positive_means_x_better() -> None:
     stats[0, :10, 0] = 1.0
     stats[1, :, 0] = 1.0
     result = rs.pairwise_tests(
-        stats, error_rate, ["X", "Y"], higher_is_better=False, tests=rs.PAPER_TESTS, n_samples=200, seed=1
+        stats,
+        error_rate,
+        ["X", "Y"],
+        rs.ResamplingOptions(higher_is_better=False, tests=rs.PAPER_TESTS, n_samples=200, seed=1),
     )
     table = result.table.set_index(["sys_x", "sys_y", "test"])
     assert table.loc[("X", "Y", "paired_bootstrap"), "statistic"] == pytest.approx(0.2 - 0.1)
@@ -466,7 +472,10 @@ def test_ter_is_oriented_so_that_positive_means_x_better() -> None:
     assert (table.loc[("Y", "X")]["p_value"] >= 0.99).all()
     # Same numbers as negating the score by hand.
     negated = rs.pairwise_tests(
-        stats, lambda t: -error_rate(t), ["X", "Y"], tests=rs.PAPER_TESTS, n_samples=200, seed=1
+        stats,
+        lambda t: -error_rate(t),
+        ["X", "Y"],
+        rs.ResamplingOptions(tests=rs.PAPER_TESTS, n_samples=200, seed=1),
     )
     pd.testing.assert_frame_equal(negated.table, result.table, check_exact=True)
 
@@ -499,7 +508,7 @@ def test_bad_arguments_are_rejected() -> None:
     with pytest.raises(ValueError, match="document id per segment"):
         _run(stats, documents=np.arange(3))
     with pytest.raises(ValueError, match="shape"):
-        rs.pairwise_tests(stats[0], bleu_score, ["a"], seed=1)
+        rs.pairwise_tests(stats[0], bleu_score, ["a"], rs.ResamplingOptions(seed=1))
     with pytest.raises(ValueError, match="invalid system pair"):
         _run(stats, pairs=[(1, 1)])
     with pytest.raises(ValueError, match="convention"):
@@ -512,11 +521,11 @@ def test_bad_arguments_are_rejected() -> None:
 def test_float32_exactness_bound_by_hand() -> None:
     # 2**24 = 16 777 216 is the last integer of an unbroken run that float32 represents: 2**24 + 1 rounds away.
     assert np.float32(2**24) + np.float32(1) == np.float32(2**24)
-    assert rs.FLOAT32_EXACT_INTEGER_LIMIT == 16_777_216
-    assert rs.float32_is_exact(255.0, 65_793)  # 255 * 65 793 = 16 777 215 <= 2**24
-    assert rs.float32_is_exact(1.0, 2**24)
-    assert not rs.float32_is_exact(1.0, 2**24 + 1)
-    assert not rs.float32_is_exact(256.0, 65_537)  # 16 777 472 > 2**24
+    assert operands.FLOAT32_EXACT_INTEGER_LIMIT == 16_777_216
+    assert operands.float32_is_exact(255.0, 65_793)  # 255 * 65 793 = 16 777 215 <= 2**24
+    assert operands.float32_is_exact(1.0, 2**24)
+    assert not operands.float32_is_exact(1.0, 2**24 + 1)
+    assert not operands.float32_is_exact(256.0, 65_537)  # 16 777 472 > 2**24
     assert is_integer_valued(np.array([0.0, 3.0, -7.0]))
     assert not is_integer_valued(np.array([1.0, 2.5]))
     assert not is_integer_valued(np.array([1.0, np.nan]))
@@ -525,17 +534,17 @@ def test_float32_exactness_bound_by_hand() -> None:
 
 def test_distinct_columns_and_weight_row_sum_bounds_by_hand() -> None:
     matrix = np.array([[1.0, 2.0, 1.0, 3.0, 2.0], [4.0, 5.0, 4.0, 6.0, 5.0]])
-    distinct, column_of = rs.distinct_columns(matrix)
+    distinct, column_of = operands.distinct_columns(matrix)
     np.testing.assert_array_equal(distinct, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])  # order of first appearance
     np.testing.assert_array_equal(column_of, [0, 1, 0, 2, 1])
     # Documents of sizes 2, 1, 3: at most 3 documents drawn, each at most 3 segments -> 9.
     codes = np.array([0, 0, 1, 2, 2, 2])
-    assert rs.max_weight_row_sum(rs.DOCUMENT_BOOTSTRAP, 6, codes) == 9
-    counts = rs.scheme_counts(rs.DOCUMENT_BOOTSTRAP, SEED, 6, 0, document_of_segment=codes)
+    assert draws.max_weight_row_sum(draws.DOCUMENT_BOOTSTRAP, 6, codes) == 9
+    counts = draws.scheme_counts(draws.DOCUMENT_BOOTSTRAP, SEED, 6, 0, document_of_segment=codes)
     assert counts.sum(axis=1).max() <= 9
-    assert rs.max_weight_row_sum(rs.IID_BOOTSTRAP, 6) == 6
-    assert rs.max_weight_row_sum(rs.RANDOMIZATION, 6) == 6
-    np.testing.assert_array_equal(rs.scheme_counts(rs.IID_BOOTSTRAP, SEED, 6, 0).sum(axis=1), 6)
+    assert draws.max_weight_row_sum(draws.IID_BOOTSTRAP, 6) == 6
+    assert draws.max_weight_row_sum(draws.RANDOMIZATION, 6) == 6
+    np.testing.assert_array_equal(draws.scheme_counts(draws.IID_BOOTSTRAP, SEED, 6, 0).sum(axis=1), 6)
 
 
 def test_float32_and_float64_products_give_identical_tables() -> None:
@@ -545,9 +554,9 @@ def test_float32_and_float64_products_give_identical_tables() -> None:
     stats = small_bleu_stats(n_systems=4, n_segments=60, seed=11)
     n_segments = stats.shape[1]
     assert is_integer_valued(stats)
-    assert rs.float32_is_exact(np.abs(stats).max(), n_segments)
+    assert operands.float32_is_exact(np.abs(stats).max(), n_segments)
     assert not is_integer_valued(stats * 0.5)
-    assert not rs.float32_is_exact(np.abs(stats * 2.0**16).max(), n_segments)
+    assert not operands.float32_is_exact(np.abs(stats * 2.0**16).max(), n_segments)
     reference = _run(stats).table
     for scaled in (stats * 0.5, stats * 2.0**16):
         pd.testing.assert_frame_equal(_run(scaled).table, reference, check_exact=True)
@@ -574,47 +583,72 @@ def test_thread_count_changes_no_number(monkeypatch) -> None:
 def test_swap_mask_bits_are_independent_fair_coins() -> None:
     """Known truth: each coin is 1 with probability 1/2, independently. 256 x 1000 coins; the mean and the rate of
     equal neighbours (within and across the bytes the bits come from) must be within 5 standard errors of 1/2."""
-    masks = rs.swap_masks(SEED, 1000, 0)
-    assert masks.dtype == bool and masks.shape == (rs.DRAW_BLOCK_SIZE, 1000)
+    masks = draws.swap_masks(SEED, 1000, 0)
+    assert masks.dtype == bool and masks.shape == (draws.DRAW_BLOCK_SIZE, 1000)
     assert abs(masks.mean() - 0.5) < 5 * math.sqrt(0.25 / masks.size)
     for lag in (1, 7, 8):  # neighbours in a byte, across bytes, same bit of adjacent bytes
         equal = masks[:, lag:] == masks[:, :-lag]
         assert abs(equal.mean() - 0.5) < 5 * math.sqrt(0.25 / equal.size), lag
-    assert not np.array_equal(masks, rs.swap_masks(SEED, 1000, 1))
+    assert not np.array_equal(masks, draws.swap_masks(SEED, 1000, 1))
 
 
 def test_stationary_draws_cover_the_series_and_indices_equal_the_loop(monkeypatch) -> None:
     # First round by hand: min(N, ceil(2N/b) + 32): N = 3003, b = 14.42 -> ceil(416.5) + 32 = 449.
-    assert rs.stationary_blocks_first_round(3003, 14.42) == 449
-    assert rs.stationary_blocks_first_round(50, 4.0) == 50
+    assert draws.stationary_blocks_first_round(3003, 14.42) == 449
+    assert draws.stationary_blocks_first_round(50, 4.0) == 50
     cases = [
         (300, 6.0),
         (30, 45.0),
     ]  # short blocks; blocks longer than the series (they wrap around the circle)
     for n, b in cases:
-        starts, lengths = rs.stationary_draws(SEED, n, b, 0)
+        starts, lengths = draws.stationary_draws(SEED, n, b, 0)
         assert (lengths.sum(axis=1) >= n).all()
-        indices = rs.stationary_indices(starts, lengths, n)
-        for row in range(0, rs.DRAW_BLOCK_SIZE, 17):
+        indices = draws.stationary_indices(starts, lengths, n)
+        for row in range(0, draws.DRAW_BLOCK_SIZE, 17):
             assert list(indices[row]) == loop_stationary_series(starts[row], lengths[row], n), (n, b, row)
     # Force the second round (a first round of one block cannot cover 300 points): N pairs, still exact.
     monkeypatch.setattr(draws, "stationary_blocks_first_round", lambda n_segments, mean_block_length: 1)
-    starts, lengths = rs.stationary_draws(SEED, 300, 6.0, 0)
-    assert starts.shape == lengths.shape == (rs.DRAW_BLOCK_SIZE, 300)
-    indices = rs.stationary_indices(starts, lengths, 300)
-    for row in range(0, rs.DRAW_BLOCK_SIZE, 17):
+    starts, lengths = draws.stationary_draws(SEED, 300, 6.0, 0)
+    assert starts.shape == lengths.shape == (draws.DRAW_BLOCK_SIZE, 300)
+    indices = draws.stationary_indices(starts, lengths, 300)
+    for row in range(0, draws.DRAW_BLOCK_SIZE, 17):
         assert list(indices[row]) == loop_stationary_series(starts[row], lengths[row], 300)
 
 
-@pytest.mark.parametrize("n", [40, rs.ROW_BY_ROW_COUNTS, 3003])
+def test_bootstrap_indices_are_numpy_s_bounded_integers_or_floors_of_uniforms() -> None:
+    """The one bootstrap draw: ``rng.integers(0, n, (B, n))`` of the same generator (the engine's blocks, the
+    meta-evaluation's bootstraps), or ``floor(u n)`` of ``rng.random`` per row of its own size (WMT26's ranking),
+    each index below its row's size, and every unit drawn about equally often (chi-square against uniform)."""
+    got = draws.bootstrap_indices(np.random.default_rng(4), 37, 500)
+    np.testing.assert_array_equal(got, np.random.default_rng(4).integers(0, 37, size=(500, 37)))
+    np.testing.assert_array_equal(
+        draws.iid_draws(SEED, 37, 3),
+        rng_for(SEED, "mtsig.resampling", "iid_bootstrap", 37, 3).integers(
+            0, 37, size=(draws.DRAW_BLOCK_SIZE, 37)
+        ),
+    )
+    sizes = np.array([5, 1, 9, 0])
+    ragged = draws.bootstrap_indices(np.random.default_rng(8), sizes, 4000, width=9, draw=draws.UNIFORM_DRAWS)
+    uniform = np.random.default_rng(8).random((4, 4000, 9))
+    assert ragged.shape == (4, 4000, 9)
+    for k, n in enumerate(sizes):
+        assert (ragged[k] == np.minimum(np.floor(uniform[k] * n), max(n - 1, 0))).all()
+        if n > 1:
+            counts = np.bincount(ragged[k, :, :n].ravel(), minlength=n)
+            assert scipy_stats.chisquare(counts).pvalue > 1e-4
+    with pytest.raises(ValueError, match="draw must be"):
+        draws.bootstrap_indices(np.random.default_rng(1), 3, 2, draw="choice")
+
+
+@pytest.mark.parametrize("n", [40, draws.ROW_BY_ROW_COUNTS, 3003])
 def test_bootstrap_counts_count_each_row_s_draws(n: int) -> None:
     """The count matrix of a block of i.i.d. draws, counted all rows at once (few items) or row by row (many): how
     often each item occurs in each row, in the requested dtype."""
-    indices = rs.bootstrap_indices(SEED, n, 2)
+    indices = draws.iid_draws(SEED, n, 2)
     for dtype in (np.float32, np.float64):
-        counts = rs.counts_from_indices(indices, n, dtype)
-        assert counts.dtype == dtype and counts.shape == (rs.DRAW_BLOCK_SIZE, n)
-        for row in (0, 7, rs.DRAW_BLOCK_SIZE - 1):
+        counts = draws.counts_from_indices(indices, n, dtype)
+        assert counts.dtype == dtype and counts.shape == (draws.DRAW_BLOCK_SIZE, n)
+        for row in (0, 7, draws.DRAW_BLOCK_SIZE - 1):
             expected = np.zeros(n)
             for item in indices[row]:
                 expected[item] += 1
@@ -625,10 +659,10 @@ def test_stationary_counts_equal_counting_the_loop_series() -> None:
     """The engine counts stationary-bootstrap draws from the blocks directly; the counts must equal those of the
     literal loop series, including blocks longer than the series (wrapping the circle several times)."""
     for n, b in ((200, 6.0), (30, 45.0), (7, 3.0), (40, 1.0)):
-        starts, lengths = rs.stationary_draws(SEED, n, b, 1)
-        counts = rs.stationary_counts(starts, lengths, n, dtype=np.float32)
+        starts, lengths = draws.stationary_draws(SEED, n, b, 1)
+        counts = draws.stationary_counts(starts, lengths, n, dtype=np.float32)
         assert counts.dtype == np.float32
-        for row in range(0, rs.DRAW_BLOCK_SIZE, 5):
+        for row in range(0, draws.DRAW_BLOCK_SIZE, 5):
             series = loop_stationary_series(starts[row], lengths[row], n)
             assert list(counts[row]) == [series.count(i) for i in range(n)], (n, b, row)
 
@@ -669,8 +703,8 @@ def _assert_factored_totals_equal_direct_products(operand, stacked: np.ndarray) 
     """The operand's weighted totals equal the direct product of the stacked statistics, one system and statistic
     at a time (a loop), for bootstrap counts, AR masks and float32 weights."""
     n_systems, n_segments, k = stacked.shape
-    counts = rs.scheme_counts(rs.IID_BOOTSTRAP, SEED, n_segments, 0)[:40]
-    masks = rs.swap_masks(SEED, n_segments, 0)[:40].astype(np.float64)
+    counts = draws.scheme_counts(draws.IID_BOOTSTRAP, SEED, n_segments, 0)[:40]
+    masks = draws.swap_masks(SEED, n_segments, 0)[:40].astype(np.float64)
     for weights in (counts, masks, counts.astype(np.float32)):
         factored = operand.weighted_totals(weights).reshape(len(weights), n_systems, k)
         for s in range(n_systems):
@@ -684,7 +718,7 @@ def test_relabelled_operand_totals_equal_products_of_the_stacked_statistics() ->
     statistics, one system and statistic at a time (a loop), for bootstrap counts and for AR masks."""
     pairs = _relabelled_case(integer=True)
     stacked = pairs.materialise()
-    operand, totals = rs.relabelled_operand(pairs)
+    operand, totals = relabelled.relabelled_operand(pairs)
     np.testing.assert_array_equal(totals, stacked.sum(axis=1))
     _assert_factored_totals_equal_direct_products(operand, stacked)
     assert len(operand.deltas) == 2  # the dense columns together, the sparse one alone
@@ -700,7 +734,7 @@ def test_relabelled_documents_are_multiplied_document_by_document(documents: np.
     bootstrap counts, AR masks and float32 weights; documents need not be contiguous."""
     pairs = _relabelled_case(integer=True, documents=documents)
     stacked = pairs.materialise()
-    operand, totals = rs.relabelled_operand(pairs)
+    operand, totals = relabelled.relabelled_operand(pairs)
     assert [type(delta).__name__ for delta in operand.deltas] == ["GroupedDelta"]
     assert (operand.deltas[0].order is None) == (documents is CONTIGUOUS_DOCUMENTS)
     np.testing.assert_array_equal(totals, stacked.sum(axis=1))
@@ -715,15 +749,15 @@ def test_the_document_bootstrap_multiplies_documents_summed_statistics_to_the_sa
     uses; statistics that are not integers, stacked, are left as they are."""
     documents = INTERLEAVED_DOCUMENTS
     n_documents = int(documents.max()) + 1
-    operands = [
-        rs.statistics_operand(small_bleu_stats(n_systems=4, n_segments=len(documents))),
-        rs.relabelled_operand(_relabelled_case(integer=True))[0],
-        rs.relabelled_operand(_relabelled_case(integer=True, documents=documents))[0],
-        rs.sliced_relabelled_operand(_relabelled_case(integer=False, documents=documents), 4096)[0],
-        rs.sliced_relabelled_operand(_relabelled_case(integer=False), 4096)[0],
+    cases = [
+        operands.statistics_operand(small_bleu_stats(n_systems=4, n_segments=len(documents))),
+        relabelled.relabelled_operand(_relabelled_case(integer=True))[0],
+        relabelled.relabelled_operand(_relabelled_case(integer=True, documents=documents))[0],
+        relabelled.sliced_relabelled_operand(_relabelled_case(integer=False, documents=documents), 4096)[0],
+        relabelled.sliced_relabelled_operand(_relabelled_case(integer=False), 4096)[0],
     ]
-    for operand in operands:
-        summed = rs.by_document(operand, documents)
+    for operand in cases:
+        summed = operands.by_document(operand, documents)
         if summed is None:  # whole documents relabelled: multiplied group by group already
             assert any(
                 isinstance(delta, GroupedDelta)
@@ -733,16 +767,16 @@ def test_the_document_bootstrap_multiplies_documents_summed_statistics_to_the_sa
             continue
         # float32 weights where the engine uses them: never with the slices (weight_dtype)
         for dtype in (np.float64,) if isinstance(operand, SlicedOperand) else (np.float32, np.float64):
-            per_document = rs.document_counts(SEED, n_documents, 1, dtype)
-            segments = rs.scheme_counts(
-                rs.DOCUMENT_BOOTSTRAP, SEED, len(documents), 1, document_of_segment=documents, dtype=dtype
+            per_document = draws.document_counts(SEED, n_documents, 1, dtype)
+            segments = draws.scheme_counts(
+                draws.DOCUMENT_BOOTSTRAP, SEED, len(documents), 1, document_of_segment=documents, dtype=dtype
             )
             expected = operand.weighted_totals(segments)
             assert summed.weighted_totals(per_document).tobytes() == expected.tobytes()
-    not_integers = rs.statistics_operand(
+    not_integers = operands.statistics_operand(
         np.random.default_rng(1).gamma(2.0, 1.5, size=(3, len(documents), 2))
     )
-    assert rs.by_document(not_integers, documents) is None
+    assert operands.by_document(not_integers, documents) is None
 
 
 def _assert_factored_equals_stacked(pairs: rs.RelabelledPairs, documents: np.ndarray) -> None:
@@ -757,8 +791,8 @@ def _assert_factored_equals_stacked(pairs: rs.RelabelledPairs, documents: np.nda
         documents=documents,
         mean_block_length=3.0,
     )
-    factored = rs.pairwise_tests(pairs, bleu_score, names, **options)
-    stacked = rs.pairwise_tests(pairs.materialise(), bleu_score, names, **options)
+    factored = rs.pairwise_tests(pairs, bleu_score, names, rs.ResamplingOptions(**options))
+    stacked = rs.pairwise_tests(pairs.materialise(), bleu_score, names, rs.ResamplingOptions(**options))
     pd.testing.assert_frame_equal(factored.table, stacked.table, check_exact=True)
     assert factored.system_scores == stacked.system_scores
 

@@ -21,7 +21,7 @@ from mtsig.io.documents import read_sgm_documents
 from mtsig.io.segment_scores import read_segment_scores
 from mtsig.io.text import load_texts
 from mtsig.metrics.segment_scores import SegmentScores
-from mtsig.stats.resampling import ALL_TESTS, TESTS, PairwiseResult, pairwise_tests
+from mtsig.stats.resampling import ALL_TESTS, TESTS, PairwiseResult, ResamplingOptions, pairwise_tests
 
 SYSTEMS = ("onlineB", "uedin-wmt12", "UPC")
 N_SAMPLES = 1000
@@ -63,11 +63,13 @@ def run(
         stats,
         score,
         list(SYSTEMS),
-        higher_is_better=higher_is_better,
-        tests=ALL_TESTS,
-        n_samples=N_SAMPLES,
-        seed=SEED,
-        documents=documents,
+        ResamplingOptions(
+            higher_is_better=higher_is_better,
+            tests=ALL_TESTS,
+            n_samples=N_SAMPLES,
+            seed=SEED,
+            documents=documents,
+        ),
     )
 
 

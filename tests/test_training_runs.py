@@ -18,8 +18,8 @@ from mtsig.cli import main
 from mtsig.errors import InputError
 from mtsig.io.text import read_lines
 from mtsig.metrics import get_metric
-from mtsig.stats.evaluation import clopper_pearson
-from mtsig.stats.resampling import pairwise_tests
+from mtsig.stats.intervals import clopper_pearson
+from mtsig.stats.resampling import ResamplingOptions, pairwise_tests
 from mtsig.stats.training_runs import (
     bootstrap_run_scores,
     compare_training_runs,
@@ -226,10 +226,12 @@ def simulate(rng, *, offset_sd: float, true_difference: float, trials: int, runs
         np.stack(single_stats),
         mean_score,
         names,
-        tests=("paired_bootstrap",),
-        n_samples=SIMULATION_SAMPLES,
-        seed=1,
-        pairs=[(2 * t, 2 * t + 1) for t in range(trials)],
+        ResamplingOptions(
+            tests=("paired_bootstrap",),
+            n_samples=SIMULATION_SAMPLES,
+            seed=1,
+            pairs=[(2 * t, 2 * t + 1) for t in range(trials)],
+        ),
     ).table.set_index(["sys_x", "sys_y"])
     single = [table.loc[(names[2 * t], names[2 * t + 1]), "p_value"] for t in range(trials)]
     return {"run_aware": np.array(run_aware), "multeval": np.array(multeval), "single_run": np.array(single)}

@@ -78,9 +78,11 @@ def test_wheel_installed_in_a_fresh_venv_runs_compare_power_and_the_library(
     assert power.returncode == 0 and "minimum detectable difference" in power.stdout, power.stderr
     library = _run(
         [str(python), "-c",
-         "import numpy as np; from mtsig.metrics import get_metric; from mtsig.stats.resampling import pairwise_tests;"
+         "import numpy as np; from mtsig.metrics import get_metric;"
+         "from mtsig.stats.resampling import ResamplingOptions, pairwise_tests;"
          "refs=open('ref').read().splitlines(); outs={s: open(s).read().splitlines() for s in ('onlineA','onlineB')};"
-         "m=get_metric('bleu'); r=pairwise_tests(m.stats_many(outs, refs), m.score, list(outs), tests=['bootstrap'], n_samples=100, seed=1);"
+         "m=get_metric('bleu');"
+         "r=pairwise_tests(m.stats_many(outs, refs), m.score, list(outs), ResamplingOptions(tests=['bootstrap'], n_samples=100, seed=1));"
          "print(len(r.table))"],
         elsewhere, environment,
     )  # fmt: skip

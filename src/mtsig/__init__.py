@@ -7,7 +7,7 @@ The main entry points are importable from the package itself (docs/cli.md, "From
 use (PEP 562), so that ``import mtsig`` stays cheap (every pipeline job imports it):
 
 - the metrics: :func:`get_metric`, :data:`METRICS` and the metric classes;
-- the pairwise randomized tests: :func:`pairwise_tests` (:data:`TESTS`);
+- the pairwise randomized tests: :func:`pairwise_tests` with :class:`ResamplingOptions` (:data:`TESTS`);
 - the metric meta-evaluation: :func:`correlation`, :func:`mad_outliers`, :func:`williams_table`,
   :func:`williams_matrix`, :func:`winners`, :func:`bootstrap_correlations`, :func:`perm_both_matrix`, :func:`pairwise_accuracy`;
 - the metrics-task protocols and their tables: :data:`PROTOCOLS`, :func:`read_test_set`,
@@ -33,6 +33,7 @@ PUBLIC: dict[str, str] = {
     "TER": "mtsig.metrics",
     # the pairwise randomized tests
     "pairwise_tests": "mtsig.stats.resampling",
+    "ResamplingOptions": "mtsig.stats.resampling",
     "TESTS": "mtsig.stats.resampling",
     # the metric meta-evaluation
     "correlation": "mtsig.stats.meta_evaluation.system_level",

@@ -60,7 +60,7 @@ from mtsig.report.compare_outputs import (
 from mtsig.report.training_runs import runs_signatures, runs_text_report
 from mtsig.settings import Resampling
 from mtsig.stats.intervals import DEFAULT_LEVEL, INTERVAL_METHODS
-from mtsig.stats.resampling.engine import pairwise_tests
+from mtsig.stats.resampling.engine import ResamplingOptions, pairwise_tests
 from mtsig.stats.resampling.registry import ALL_TESTS, PAPER_TESTS
 from mtsig.stats.training_runs import (
     compare_training_runs,
@@ -86,7 +86,7 @@ def metric_list(text: str) -> list[str]:
     return comma_list(text, "metric", list(METRICS))
 
 
-def test_list(text: str) -> list[str]:
+def significance_test_list(text: str) -> list[str]:
     """An argparse type: known test names, comma-separated."""
     return comma_list(text, "test", ALL_TESTS)
 
@@ -111,7 +111,7 @@ def add_arguments(compare: argparse.ArgumentParser) -> None:
     compare.add_argument(
         "--tests",
         default=",".join(PAPER_TESTS),
-        type=test_list,
+        type=significance_test_list,
         help=f"comma-separated tests (default {','.join(PAPER_TESTS)}); known: {', '.join(ALL_TESTS)}",
     )
     compare.add_argument(
@@ -417,16 +417,18 @@ def metric_comparison(
         stats,
         metric.score,
         systems,
-        higher_is_better=metric.higher_is_better,
-        tests=tests,
-        n_samples=n_samples,
-        seed=seed,
-        pvalue=pvalue,  # type: ignore[arg-type]
-        documents=documents,
-        mean_block_length=mean_block_length,
-        intervals=INTERVAL_METHODS,
-        interval_level=confidence,
-        progress=progress,
+        ResamplingOptions(
+            higher_is_better=metric.higher_is_better,
+            tests=tests,
+            n_samples=n_samples,
+            seed=seed,
+            pvalue=pvalue,  # type: ignore[arg-type]
+            documents=documents,
+            mean_block_length=mean_block_length,
+            intervals=INTERVAL_METHODS,
+            interval_level=confidence,
+            progress=progress,
+        ),
     )
     return MetricComparison(metric.name, metric.details(), metric.higher_is_better, result)
 

@@ -38,7 +38,7 @@ import gzip
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
@@ -321,6 +321,46 @@ def _run_jar(command: list[str], n_lines: int, workdir: str) -> np.ndarray:
     return parse_meteor_statistics(lines)
 
 
+def _normalised_lines(
+    hyp_lines: list[str], ref_lines: list[list[str]], command: list[str], workdir: str
+) -> tuple[list[str], list[list[str]]]:
+    """The hypothesis and reference lines as the jar's own normaliser writes them, each distinct line normalised
+    once (:func:`normalise_lines`)."""
+    distinct = list(dict.fromkeys([*hyp_lines, *(line for lines in ref_lines for line in lines)]))
+    as_normalised = dict(zip(distinct, normalise_lines(distinct, command, workdir), strict=True))
+    return [as_normalised[line] for line in hyp_lines], [
+        [as_normalised[line] for line in lines] for lines in ref_lines
+    ]
+
+
+def _paraphrase_file(
+    paraphrases: Mapping[str, np.ndarray], hyp_lines: list[str], ref_lines: list[list[str]], workdir: Path
+) -> Path:
+    """The paraphrase table's entries that can match in these lines
+    (:func:`mtsig.metrics.meteor_paraphrases.filter_paraphrases`), written gzipped for the jar."""
+    from mtsig.metrics.meteor_paraphrases import filter_paraphrases
+
+    table, _ = filter_paraphrases(paraphrases, hyp_lines, [line for lines in ref_lines for line in lines])
+    path = workdir / "paraphrase.gz"
+    path.write_bytes(gzip.compress(table, compresslevel=1, mtime=0))
+    return path
+
+
+def _write_lines(path: Path, lines: Iterable[str]) -> None:
+    """``lines`` (each ending in a newline) to ``path`` in UTF-8, as the jar reads them."""
+    with path.open("w", encoding="utf-8", newline="\n") as out:
+        out.writelines(lines)
+
+
+def _run_jars(commands: list[list[str]], bounds: np.ndarray, workdir: str) -> list[np.ndarray]:
+    """Each part's statistics (:func:`_run_jar`; part i has ``bounds[i+1] - bounds[i]`` lines), the JVMs run at
+    once where there are several (threads only wait for them)."""
+    if len(commands) == 1:
+        return [_run_jar(commands[0], bounds[1], workdir)]
+    with ThreadPoolExecutor(max_workers=len(commands)) as pool:
+        return list(pool.map(_run_jar, commands, np.diff(bounds), [workdir] * len(commands)))
+
+
 class METEOR(Metric):
     """METEOR 1.5 through the jar (module docstring); 0-1 scale, higher is better.
 
@@ -415,28 +455,17 @@ class METEOR(Metric):
         with tempfile.TemporaryDirectory(prefix="mtsig-meteor-") as workdir:
             normalised = self.settings.jar_normalises
             if normalised:  # each distinct line once, by the jar's own normaliser (normalise_lines)
-                distinct = list(dict.fromkeys([*hyp_lines, *(line for lines in ref_lines for line in lines)]))
                 command = normaliser_command(java, jar, self.settings)
-                as_normalised = dict(zip(distinct, normalise_lines(distinct, command, workdir), strict=True))
-                hyp_lines = [as_normalised[line] for line in hyp_lines]
-                ref_lines = [[as_normalised[line] for line in lines] for lines in ref_lines]
-            ref_blocks = ["".join(line + "\n" for line in lines) for lines in ref_lines]
+                hyp_lines, ref_lines = _normalised_lines(hyp_lines, ref_lines, command, workdir)
             paraphrase_file = None
             if paraphrases is not None and "paraphrase" in self.settings.modules:
-                from mtsig.metrics.meteor_paraphrases import filter_paraphrases
-
-                table, _ = filter_paraphrases(
-                    paraphrases, hyp_lines, [line for lines in ref_lines for line in lines]
-                )
-                paraphrase_file = Path(workdir) / "paraphrase.gz"
-                paraphrase_file.write_bytes(gzip.compress(table, compresslevel=1, mtime=0))
+                paraphrase_file = _paraphrase_file(paraphrases, hyp_lines, ref_lines, Path(workdir))
+            ref_blocks = ["".join(line + "\n" for line in lines) for lines in ref_lines]
             commands = []
             for part, (first, last) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
                 hyp_file, ref_file = Path(workdir) / f"hyp{part}.txt", Path(workdir) / f"ref{part}.txt"
-                with hyp_file.open("w", encoding="utf-8", newline="\n") as hyp_out:
-                    hyp_out.writelines(line + "\n" for line in hyp_lines[first:last])
-                with ref_file.open("w", encoding="utf-8", newline="\n") as ref_out:
-                    ref_out.writelines(ref_blocks[i] for i, _ in pairs[first:last])
+                _write_lines(hyp_file, (line + "\n" for line in hyp_lines[first:last]))
+                _write_lines(ref_file, (ref_blocks[i] for i, _ in pairs[first:last]))
                 commands.append(
                     meteor_command(
                         java,
@@ -449,11 +478,7 @@ class METEOR(Metric):
                         paraphrase_file,
                     )
                 )
-            if len(commands) == 1:
-                parts = [_run_jar(commands[0], bounds[1], workdir)]
-            else:  # threads only wait for the JVMs
-                with ThreadPoolExecutor(max_workers=len(commands)) as pool:
-                    parts = list(pool.map(_run_jar, commands, np.diff(bounds), [workdir] * len(commands)))
+            parts = _run_jars(commands, bounds, workdir)
         return np.concatenate(parts)[index]
 
     def score(self, stats: np.ndarray) -> np.ndarray:

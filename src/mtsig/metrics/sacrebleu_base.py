@@ -25,6 +25,7 @@ from mtsig.metrics.base import (
     Metric,
     check_hypotheses,
     check_parallel,
+    chunk_bounds,
     distinct_segment_hypotheses,
     reference_streams,
 )
@@ -155,7 +156,7 @@ class SacrebleuMetric(Metric):
         streams = sacrebleu_reference_streams(refs)
         columns = [list(hyps) for hyps in systems.values()]
         n_segments = len(streams[0])
-        bounds = np.linspace(0, n_segments, max(1, min(processes, n_segments)) + 1).round().astype(int)
+        bounds = chunk_bounds(n_segments, processes)
         if len(bounds) <= 2 or not columns:
             return segment_grouped_statistics(self._sacrebleu, columns, streams)
         # Workers take contiguous segment ranges; each range's rows are copied into the output as it arrives.

@@ -29,7 +29,7 @@ from matplotlib.text import Text
 from matplotlib.textpath import TextPath
 
 from mtsig.errors import InputError
-from mtsig.report.tables import metric_label, test_label
+from mtsig.report.tables import label_of_test, metric_label
 from mtsig.runtime import hard_stop
 from mtsig.stats.evaluation import is_two_sided
 from mtsig.stats.resampling.registry import PAPER_TESTS
@@ -285,7 +285,7 @@ def _draw_distribution_panel(ax, test: str, view: Mapping[str, Any], raw: np.nda
         ax.axvline(actual, color="#2ca02c", linewidth=1.2, label="actual d")
     ax.plot([], [], color="#d62728", linestyle="--", label="cut-off")
     n = len(values)
-    ax.set_title(f"{test_label(test)}\nc = {view['tail']} of {n} (p = {view['tail'] / n:.4g})")
+    ax.set_title(f"{label_of_test(test)}\nc = {view['tail']} of {n} (p = {view['tail'] / n:.4g})")
     ax.ticklabel_format(axis="x", style="sci", scilimits=(-2, 3))
     # A margin on both sides: a cut-off or the actual statistic at the extreme of the data (AR's cut-off d lies
     # beyond every d_r when p = 0) would otherwise be drawn on the axis frame and be invisible.
@@ -753,7 +753,7 @@ def significance_heatmap_grid(
     coloured: dict[str, pd.DataFrame] = {}
     with matplotlib.rc_context(STYLE):
         suptitle = f"{title} — {metric_label(metric)}" if metric else title
-        titles = [test_label(test) for test in ordered]
+        titles = [label_of_test(test) for test in ordered]
         geometry = _heatmap_geometry(systems, _GRID_CELL, panel_columns, panel_rows, titles, suptitle)
         figure = Figure(figsize=(geometry["width"], geometry["height"]))
         for position, (test, matrix) in enumerate(ordered.items()):
@@ -762,7 +762,7 @@ def significance_heatmap_grid(
             mask = _draw_heatmap(
                 ax, matrix, alpha, show_row_labels=column == 0, cell_font=_GRID_FONT, cell_inches=_GRID_CELL
             )
-            ax.set_title(test_label(test))
+            ax.set_title(label_of_test(test))
             coloured[test] = pd.DataFrame(mask, index=matrix.index, columns=matrix.columns)
         figure.suptitle(suptitle, y=1 - 0.1 / geometry["height"], va="top")
         figure.legend(handles=_legend_handles(alpha), loc="lower center", ncols=3, frameon=False)

@@ -26,7 +26,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from mtsig.errors import InputError  # noqa: E402
-from mtsig.stats.evaluation import clopper_pearson  # noqa: E402
+from mtsig.stats.intervals import clopper_pearson  # noqa: E402
 from mtsig.studies.ranking_calibration import (  # noqa: E402
     CLUSTERS,
     CORRECT,

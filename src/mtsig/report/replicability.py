@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mtsig.report.tables import frame_to_markdown, test_label
+from mtsig.report.tables import frame_to_markdown, label_of_test
 
 
 def replication_sentence(
@@ -98,15 +98,15 @@ def _tests_lines(per_set: pd.DataFrame, combined: pd.DataFrame, alpha: float) ->
         k = {m: int((pc["rejected"] & (pc["method"] == m)).sum()) for m in ("bonferroni", "fisher")}
         rows.append(
             {
-                "A > B": f"{test_label(test_a)} > {test_label(test_b)}",
+                "A > B": f"{label_of_test(test_a)} > {label_of_test(test_b)}",
                 **{e: cells[e] for e in experiments},
                 "k (Bonf.)": k["bonferroni"],
                 "k (Fisher)": k["fisher"],
             }
         )
         rows[-1]["conclusion"] = replication_sentence(
-            test_label(test_a),
-            test_label(test_b),
+            label_of_test(test_a),
+            label_of_test(test_b),
             "is more accurate than",
             k["bonferroni"],
             len(group),
@@ -123,7 +123,7 @@ def _tests_lines(per_set: pd.DataFrame, combined: pd.DataFrame, alpha: float) ->
         f"{b:.3g} / {f:.3g}" for b, f in zip(wide["bonferroni"], wide["fisher"], strict=True)
     ]
     table = wide.pivot(index="comparison", columns="u", values="p (Bonf. / Fisher)").reset_index()
-    table["comparison"] = [" > ".join(map(test_label, c.split(" > "))) for c in table["comparison"]]
+    table["comparison"] = [" > ".join(map(label_of_test, c.split(" > "))) for c in table["comparison"]]
     table.columns = [str(c) if c != "comparison" else "A > B" for c in table.columns]
     lines += [frame_to_markdown(table), ""]
     return lines

@@ -56,14 +56,11 @@ ACCURACY_COLUMNS = ("gold", "alpha", "metric", "test", "correct", "total", "accu
 # --------------------------------------------------------------------------------------------------- labels
 
 
-def test_label(test: str) -> str:
+def label_of_test(test: str) -> str:
     """Human label of a test; ``"<test>+<correction>"`` (from corrected conclusions) gets the correction added."""
     base, _, correction = test.partition("+")
     label = TEST_LABELS.get(base, base)
     return f"{label} + {CORRECTION_LABELS.get(correction, correction)}" if correction else label
-
-
-test_label.__test__ = False  # a library function, not a pytest test
 
 
 def metric_label(metric: str) -> str:
@@ -244,7 +241,7 @@ def accuracy_table_markdown(
     layout = paper_layout(accuracy, gold, tests, metrics)
     header = ["α", "Metric"]
     for test in tests:
-        header += [f"{test_label(test)} Conc.", f"{test_label(test)} Acc. (%)"]
+        header += [f"{label_of_test(test)} Conc.", f"{label_of_test(test)} Acc. (%)"]
     lines = [
         f"**Table.** {caption}",
         "",
@@ -283,7 +280,7 @@ def accuracy_table_latex(
     """
     layout = paper_layout(accuracy, gold, tests, metrics)
     column_spec = "ll" + "rl" * len(tests)
-    spans = " & ".join(rf"\multicolumn{{2}}{{c}}{{{latex_escape(test_label(t))}}}" for t in tests)
+    spans = " & ".join(rf"\multicolumn{{2}}{{c}}{{{latex_escape(label_of_test(t))}}}" for t in tests)
     rules = " ".join(rf"\cmidrule(lr){{{3 + 2 * i}-{4 + 2 * i}}}" for i in range(len(tests)))
     sub = " & ".join(["Conc. & Acc. (\\%)"] * len(tests))
     lines = [
@@ -357,7 +354,7 @@ def accuracy_by_test_markdown(
 ) -> str:
     """Tests beyond the paper's three (two-sided, R&M originals, block bootstraps, corrected conclusions).
 
-    Rows are alpha x test, labelled by :func:`test_label`; columns one per metric, each cell "correct/total ·
+    Rows are alpha x test, labelled by :func:`label_of_test`; columns one per metric, each cell "correct/total ·
     Acc. (%) [low, high]". Tests absent from ``accuracy`` are skipped.
     """
     present = [t for t in tests if t in set(accuracy["test"])]
@@ -373,7 +370,7 @@ def accuracy_by_test_markdown(
     ]
     for alpha in sorted(set(rows["alpha"]), reverse=True):
         for position, test in enumerate(present):
-            cells = [format_alpha(alpha) if position == 0 else "", _markdown_cell(test_label(test))]
+            cells = [format_alpha(alpha) if position == 0 else "", _markdown_cell(label_of_test(test))]
             for metric in metric_order:
                 key = (alpha, metric, test)
                 if key not in indexed.index:
@@ -407,9 +404,9 @@ def chi_square_line(chi_square: pd.DataFrame, gold: str, tests: Sequence[str] = 
                 continue
             r = at_alpha.loc[test]
             if math.isnan(r["p_value"]):
-                results.append(f"{test_label(test)} undefined (no errors or no correct conclusions)")
+                results.append(f"{label_of_test(test)} undefined (no errors or no correct conclusions)")
             else:
-                results.append(f"{test_label(test)} X² = {r['statistic']:.2f}, p = {r['p_value']:.3g}")
+                results.append(f"{label_of_test(test)} X² = {r['statistic']:.2f}, p = {r['p_value']:.3g}")
         parts.append(f"α = {format_alpha(alpha)}: " + "; ".join(results))
     return (
         "Differences in accuracy between metrics (Pearson chi-square test of metric x correct/incorrect, "
@@ -423,7 +420,7 @@ def agreement_markdown(differing: pd.DataFrame, tests: Sequence[str] = PAPER_TES
         return "The three tests reach the same conclusion on every pair, for every metric and alpha.\n"
     shown = differing.assign(
         metric=differing["metric"].map(metric_label), alpha=differing["alpha"].map(format_alpha)
-    ).rename(columns={t: test_label(t) for t in tests})
+    ).rename(columns={t: label_of_test(t) for t in tests})
     return frame_to_markdown(shown)
 
 

@@ -17,6 +17,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 try:
     import fcntl
 except ImportError:  # not POSIX: no lock, each process compiles as before
@@ -46,3 +48,9 @@ def compile_once(module_file: str, warm_up: Callable[[], object]) -> None:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
     _READY.add(module_file)
+
+
+def contiguous(dtype: type, *arrays: object) -> list[np.ndarray]:
+    """``arrays`` as C-contiguous arrays of ``dtype``: the argument types a module's warm-up compiled its kernels
+    for (:func:`compile_once`), whatever the caller passes, so a call never compiles a new specialisation."""
+    return [np.ascontiguousarray(array, dtype=dtype) for array in arrays]

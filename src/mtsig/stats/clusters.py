@@ -145,7 +145,7 @@ def significance_clusters(
 
 def significant_pairs(conclusions: pd.DataFrame, source: Source = None) -> list[tuple[str, str]]:
     """``(winner, loser)`` of every pair concluded "sys_x" or "sys_y" in a conclusions table (columns ``sys_x,
-    sys_y, conclusion``, as :func:`mtsig.stats.evaluation.test_conclusions` and the gold conclusions write them) of ONE
+    sys_y, conclusion``, as :func:`mtsig.stats.evaluation.conclusions_of_tests` and the gold conclusions write them) of ONE
     test and alpha."""
     missing = [c for c in ("sys_x", "sys_y", "conclusion") if c not in conclusions.columns]
     if missing:

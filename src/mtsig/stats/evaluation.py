@@ -21,7 +21,6 @@ the frame was read with ``pandas.read_csv(..., sep="\\t")`` and kept its default
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +38,7 @@ from mtsig.stats.conclusions import (
     conclude_two_sided,
     unordered_pairs,
 )
+from mtsig.stats.intervals import clopper_pearson
 from mtsig.stats.resampling.registry import (
     PAPER_TESTS,  # the paper's three one-sided tests, in its Tables 1-2 column order
     TESTS,
@@ -165,7 +165,7 @@ def _pair_lookup(
 # --------------------------------------------------------------------------------------------------- conclusions
 
 
-def test_conclusions(
+def conclusions_of_tests(
     tests: pd.DataFrame, alphas: Sequence[float], systems: Sequence[str], source: Source = None
 ) -> pd.DataFrame:
     """Three-way conclusion of every test for every unordered pair and alpha (docs/statistics.md, "Conclusions").
@@ -180,73 +180,10 @@ def test_conclusions(
     Returns a frame with columns ``sys_x, sys_y, test, alpha, conclusion``, ordered by test (first appearance),
     alpha (as given), then pair.
     """
-    _require_columns(tests, TESTS_COLUMNS, source, "tests table")
-    _check_systems(tests, systems, source, "tests table")
-    _check_p_values(tests, source, "tests table")
-    _check_unique(tests, ("test", "sys_x", "sys_y"), source, "tests table")
-    pairs = unordered_pairs(systems)
-    reversed_pairs = [(y, x) for x, y in pairs]
-    frames = []
-    for test, rows in tests.groupby("test", sort=False):
-        p_x_better = _pair_lookup(rows, pairs, "p_value", source, f"test {test}")
-        if is_two_sided(str(test)):
-            statistic = _pair_lookup(rows, pairs, "statistic", source, f"test {test}")
-        else:
-            p_y_better = _pair_lookup(rows, reversed_pairs, "p_value", source, f"test {test}")
-        for alpha in alphas:
-            if is_two_sided(str(test)):
-                conclusion = conclude_two_sided(p_x_better, statistic, alpha)
-            else:
-                conclusion = conclude(p_x_better, p_y_better, alpha)
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "sys_x": [x for x, _ in pairs],
-                        "sys_y": [y for _, y in pairs],
-                        "test": test,
-                        "alpha": float(alpha),
-                        "conclusion": conclusion,
-                    }
-                )
-            )
-    return pd.concat(frames, ignore_index=True)
-
-
-test_conclusions.__test__ = False  # a library function, not a pytest test, wherever it is imported
+    return _conclusions(tests, "none", alphas, systems, source).drop(columns="p_adjusted")
 
 
 # --------------------------------------------------------------------------------------------------- accuracy
-
-
-def clopper_pearson(k: int | np.integer, n: int | np.integer, level: float = 0.95) -> tuple[float, float]:
-    """Two-sided exact (Clopper-Pearson) confidence interval for a binomial proportion k/n.
-
-    The interval of the paper's Tables 1-2 ("Acc. (%) [low, high]"): ``low = Beta(a/2; k, n-k+1)``,
-    ``high = Beta(1-a/2; k+1, n-k)`` quantiles with ``a = 1 - level``; ``low = 0`` when k = 0 and ``high = 1``
-    when k = n, where those Beta distributions are undefined (Clopper & Pearson 1934).
-    """
-    if not all(float(v).is_integer() for v in (k, n)):
-        raise InputError(f"clopper_pearson needs integer counts, got k={k!r}, n={n!r}")
-    k, n = int(k), int(n)
-    if n < 1 or not 0 <= k <= n:
-        raise InputError(f"clopper_pearson needs 0 <= k <= n and n >= 1, got k={k}, n={n}")
-    if not 0.0 < level < 1.0:
-        raise InputError(f"confidence level must lie in (0, 1), got {level}")
-    return _beta_quantile_bounds(k, n, float(level))
-
-
-@functools.lru_cache(maxsize=4096)
-def _beta_quantile_bounds(k: int, n: int, level: float) -> tuple[float, float]:
-    """:func:`clopper_pearson`'s Beta quantiles, computed once per (k, n, level): an accuracy table repeats the
-    same counts for many (metric, test, alpha) cells. ``scipy.special.betaincinv(a, b, q)`` is the quantile that
-    ``scipy.stats.beta.ppf(q, a, b)`` computes (the same bits, tested), without importing scipy.stats, which costs
-    a pipeline job about a second."""
-    from scipy.special import betaincinv
-
-    tail = (1.0 - level) / 2.0
-    low = 0.0 if k == 0 else float(betaincinv(float(k), float(n - k + 1), tail))
-    high = 1.0 if k == n else float(betaincinv(float(k + 1), float(n - k), 1.0 - tail))
-    return low, high
 
 
 def _with_gold_column(gold: pd.DataFrame) -> pd.DataFrame:
@@ -266,7 +203,7 @@ def accuracy(
     11). ``accuracy`` is the proportion in [0, 1] (tables print percent); ``ci_low, ci_high`` its two-sided
     Clopper-Pearson interval at ``level`` (:func:`clopper_pearson`).
 
-    The test conclusions (from :func:`test_conclusions` or :func:`corrected_test_conclusions`) and the gold must
+    The test conclusions (from :func:`conclusions_of_tests` or :func:`corrected_test_conclusions`) and the gold must
     cover exactly the same pairs in the same orientation at every alpha; a mismatch is an :class:`InputError`
     (``source`` names the gold file). A gold frame without a ``gold`` column is named "gold".
 
@@ -423,7 +360,7 @@ def _conclusions_wide(
     return table[["metric", "alpha", "sys_x", "sys_y", *tests]]
 
 
-def test_agreement(
+def differing_conclusions(
     conclusions_by_metric: Mapping[str, pd.DataFrame], tests: Sequence[str] = PAPER_TESTS
 ) -> pd.DataFrame:
     """The pairs on which the tests reach different conclusions (paper, Section 4.1).
@@ -436,9 +373,6 @@ def test_agreement(
     wide = _conclusions_wide(conclusions_by_metric, tests)
     differs = wide[list(tests)].nunique(axis=1) > 1
     return wide[differs].reset_index(drop=True)
-
-
-test_agreement.__test__ = False  # a library function, not a pytest test
 
 
 def agreement_summary(
@@ -540,22 +474,31 @@ def corrected_test_conclusions(
 
     * one-sided tests: the n(n-1) *ordered* hypotheses "X is not better than Y", each with its one-sided p-value.
       The paper's rule tests both directions of every pair at alpha, so these are its claims, and ``method="none"``
-      reproduces :func:`test_conclusions` exactly. Holm over them controls the family-wise rate of false
+      reproduces :func:`conclusions_of_tests` exactly. Holm over them controls the family-wise rate of false
       directional claims at alpha whatever the dependence (the two directions of a pair are almost perfectly
       negatively dependent, p(X>Y) ~ 1 - p(Y>X)); its first step multiplies the smallest p by n(n-1), the same as
       Bonferroni on the per-pair two-sided ``2 min(p(X>Y), p(Y>X))`` over n(n-1)/2 pairs, and Benjamini-Hochberg
       gives the same rejections as on that doubled per-pair p as long as the rejected directions are the smaller
       p of their pairs. The wrong-direction p-values are near 1 and only take the last steps.
     * two-sided tests: the n(n-1)/2 unordered null hypotheses X = Y with their two-sided p-values; a rejection is
-      read in the direction of the statistic's sign, as in :func:`test_conclusions`.
+      read in the direction of the statistic's sign, as in :func:`conclusions_of_tests`.
 
     Benjamini-Hochberg's FDR guarantee assumes independent or positively dependent p-values, which the pairs of
     one experiment (sharing systems and resamples) only approximately satisfy; Holm needs no assumption.
 
-    Returns :func:`test_conclusions`' columns plus ``p_adjusted`` (of the direction concluded, or the smaller of
+    Returns :func:`conclusions_of_tests`' columns plus ``p_adjusted`` (of the direction concluded, or the smaller of
     the two when tie), with ``test`` renamed ``"<test>+<method>"`` so that corrected and uncorrected conclusions
     can share one accuracy table.
     """
+    conclusions = _conclusions(tests, method, alphas, systems, source)
+    return conclusions.assign(test=conclusions["test"] + f"+{method}")
+
+
+def _conclusions(
+    tests: pd.DataFrame, method: str, alphas: Sequence[float], systems: Sequence[str], source: Source
+) -> pd.DataFrame:
+    """Every test's conclusions with p-values corrected by ``method`` (``"none"``: as they are), and the p-value of
+    the direction concluded (:func:`corrected_test_conclusions`); ``test`` as in ``tests``."""
     _check_p_value_table(tests, TESTS_COLUMNS, ("test", "sys_x", "sys_y"), systems, source, "tests table")
     pairs, reversed_pairs = _pairs_both_ways(systems, method)
     m = len(pairs)
@@ -581,7 +524,7 @@ def corrected_test_conclusions(
                     {
                         "sys_x": [x for x, _ in pairs],
                         "sys_y": [y for _, y in pairs],
-                        "test": f"{test}+{method}",
+                        "test": test,
                         "alpha": float(alpha),
                         "conclusion": conclusion,
                         "p_adjusted": p_adjusted,
@@ -702,7 +645,9 @@ def experiment_evaluation(
     metrics (Section 4.1) and the agreement between tests, both uncorrected. Systems in the gold's order."""
     sources = sources or {}
     systems = list(dict.fromkeys([*gold_conclusions["sys_x"], *gold_conclusions["sys_y"]]))
-    conclusions = {m: test_conclusions(t, alphas, systems, source=sources.get(m)) for m, t in tests.items()}
+    conclusions = {
+        m: conclusions_of_tests(t, alphas, systems, source=sources.get(m)) for m, t in tests.items()
+    }
     frames = [accuracy(conclusions, gold_conclusions).assign(correction="none")]
     for method in corrections:
         corrected = {m: corrected_test_conclusions(t, method, alphas, systems) for m, t in tests.items()}
@@ -716,7 +661,7 @@ def experiment_evaluation(
     return ExperimentEvaluation(
         table,
         metric_chi_square(table[table["correction"] == "none"]),
-        test_agreement(conclusions),
+        differing_conclusions(conclusions),
         long[["metric", *[c for c in long.columns if c != "metric"]]],
     )
 
@@ -733,14 +678,13 @@ __all__ = [
     "adjust_p_values",
     "agreement_summary",
     "benjamini_hochberg",
-    "clopper_pearson",
+    "conclusions_of_tests",
     "corrected_gold_conclusions",
     "corrected_test_conclusions",
+    "differing_conclusions",
     "experiment_evaluation",
     "holm",
     "is_two_sided",
     "metric_chi_square",
-    "test_agreement",
-    "test_conclusions",
     "unordered_pairs",
 ]

@@ -1,4 +1,5 @@
-"""Bootstrap confidence intervals of corpus scores and of their differences (beyond Graham et al. 2014).
+"""Confidence intervals: bootstrap intervals of corpus scores and of their differences (beyond Graham et al. 2014),
+and the exact Clopper-Pearson interval of a binomial proportion (the accuracies of the paper's Tables 1-2).
 
 The paired bootstrap of the paper's Fig. 4 draws B pseudo-test-sets and computes, for a pair of systems, the
 pseudo-statistics ``d_b = S(X_b) - S(Y_b)``. The same draws give an interval for the difference ``d = S(X) - S(Y)``
@@ -27,10 +28,12 @@ segments. For a pair, ``d_(i) = theta_X,(i) - theta_Y,(i)``: both systems lose t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from mtsig.errors import InputError
 from mtsig.runtime import portable
 from mtsig.settings import Resampling
 
@@ -145,21 +148,28 @@ def acceleration(jackknife: np.ndarray) -> np.ndarray:
     return np.where(squares > 0.0, acc, 0.0)
 
 
+def bca_level(z0: np.ndarray, acc: np.ndarray, tail: float) -> np.ndarray:
+    """The BCa quantile level for the nominal tail probability ``tail``: ``Phi(z0 + (z0 + z_t) / (1 - acc (z0 +
+    z_t)))``, ``z_t = Phi^-1(tail)`` (Efron & Tibshirani 1993, eq. 14.10); NaN where ``z0`` is infinite. The one
+    formula of every BCa bound here: both ends of :func:`bca_probabilities`, and the one-sided bound of WMT26's
+    system ranking (:mod:`mtsig.stats.system_ranking.bootstrap`, ``tail = 1 - confidence``, as scipy's
+    ``_bca_interval``)."""
+    from scipy.special import ndtr, ndtri
+
+    z0 = np.asarray(z0, dtype=np.float64)
+    acc = np.asarray(acc, dtype=np.float64)
+    shifted = z0 + ndtri(tail)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.isfinite(z0), ndtr(z0 + shifted / (1.0 - acc * shifted)), np.nan)
+
+
 def bca_probabilities(
     z0: np.ndarray, acc: np.ndarray, level: float = DEFAULT_LEVEL
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The BCa quantile levels ``(a1, a2)`` (Efron & Tibshirani 1993, Sec. 14.3); NaN where ``z0`` is infinite."""
-    from scipy.special import ndtr, ndtri
-
+    """The two-sided BCa quantile levels ``(a1, a2)`` (Efron & Tibshirani 1993, Sec. 14.3); NaN where ``z0`` is
+    infinite."""
     low_tail, high_tail = _tail_probabilities(level)
-    z0 = np.asarray(z0, dtype=np.float64)
-    acc = np.asarray(acc, dtype=np.float64)
-    levels = []
-    for tail in (low_tail, high_tail):
-        shifted = z0 + ndtri(tail)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            levels.append(np.where(np.isfinite(z0), ndtr(z0 + shifted / (1.0 - acc * shifted)), np.nan))
-    return levels[0], levels[1]
+    return bca_level(z0, acc, low_tail), bca_level(z0, acc, high_tail)
 
 
 def intervals_from_draws(
@@ -231,6 +241,40 @@ def leave_one_out_scores(
     return out
 
 
+# ------------------------------------------------------------------------------------------ binomial proportions
+
+
+def clopper_pearson(k: int | np.integer, n: int | np.integer, level: float = 0.95) -> tuple[float, float]:
+    """Two-sided exact (Clopper-Pearson) confidence interval for a binomial proportion k/n.
+
+    The interval of the paper's Tables 1-2 ("Acc. (%) [low, high]"): ``low = Beta(a/2; k, n-k+1)``,
+    ``high = Beta(1-a/2; k+1, n-k)`` quantiles with ``a = 1 - level``; ``low = 0`` when k = 0 and ``high = 1``
+    when k = n, where those Beta distributions are undefined (Clopper & Pearson 1934).
+    """
+    if not all(float(v).is_integer() for v in (k, n)):
+        raise InputError(f"clopper_pearson needs integer counts, got k={k!r}, n={n!r}")
+    k, n = int(k), int(n)
+    if n < 1 or not 0 <= k <= n:
+        raise InputError(f"clopper_pearson needs 0 <= k <= n and n >= 1, got k={k}, n={n}")
+    if not 0.0 < level < 1.0:
+        raise InputError(f"confidence level must lie in (0, 1), got {level}")
+    return _beta_quantile_bounds(k, n, float(level))
+
+
+@functools.lru_cache(maxsize=4096)
+def _beta_quantile_bounds(k: int, n: int, level: float) -> tuple[float, float]:
+    """:func:`clopper_pearson`'s Beta quantiles, computed once per (k, n, level): an accuracy table repeats the
+    same counts for many (metric, test, alpha) cells. ``scipy.special.betaincinv(a, b, q)`` is the quantile that
+    ``scipy.stats.beta.ppf(q, a, b)`` computes (the same bits, tested), without importing scipy.stats, which a
+    pipeline job would otherwise load for these two numbers alone."""
+    from scipy.special import betaincinv
+
+    tail = (1.0 - level) / 2.0
+    low = 0.0 if k == 0 else float(betaincinv(float(k), float(n - k + 1), tail))
+    high = 1.0 if k == n else float(betaincinv(float(k + 1), float(n - k), 1.0 - tail))
+    return low, high
+
+
 __all__ = [
     "BCA",
     "DEFAULT_LEVEL",
@@ -238,9 +282,11 @@ __all__ = [
     "INTERVAL_METHODS",
     "PERCENTILE",
     "acceleration",
+    "bca_level",
     "bca_probabilities",
     "bias_correction",
     "check_interval_request",
+    "clopper_pearson",
     "intervals_from_draws",
     "leave_one_out_scores",
     "percentile_and_bca",

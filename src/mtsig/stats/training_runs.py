@@ -11,7 +11,7 @@ Here, every system is a stack of runs ``stats[R, N, k]`` (per-segment sufficient
 same N segments), scored by the metric's ``score`` of summed statistics as everywhere in mtsig.
 
 **Shared draws.** One i.i.d. bootstrap serves every run of every system: pseudo-test-set b uses the same segment
-indices for all runs (the draws of :func:`mtsig.stats.resampling.scheme_counts` with the given seed, i.e. the paired
+indices for all runs (the draws of :func:`mtsig.stats.resampling.draws.scheme_counts` with the given seed, i.e. the paired
 bootstrap's draws of ``mtsig compare`` with that seed), so one product per block gives every run's resampled
 score. (MultEval draws each run's bootstrap independently; s_sel is an average of per-run variances, which sharing
 does not change in expectation.)
@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
 
@@ -204,7 +204,7 @@ def bootstrap_run_scores(
     """Each system's run scores on B shared pseudo-test-sets: name -> ``[R, B]``.
 
     Pseudo-test-set b draws N segment indices with replacement, the same for every run of every system (module
-    docstring), taken from :func:`mtsig.stats.resampling.scheme_counts` (i.i.d. scheme, ``seed``), block by block. One
+    docstring), taken from :func:`mtsig.stats.resampling.draws.scheme_counts` (i.i.d. scheme, ``seed``), block by block. One
     product per block, counts ``[block, N]`` times all runs' statistics ``[N, R_total * k]``, gives every run's
     resampled totals.
     """
@@ -391,14 +391,7 @@ def compare_training_runs(
     if n_samples < 2:
         raise InputError(f"the bootstrap needs at least 2 samples for a variance; got {n_samples}")
     names = list(checked)
-    if pairs is None:
-        pairs = unordered_pairs(names)
-    for a, b in pairs:
-        for name in (a, b):
-            if name not in checked:
-                raise InputError(f"unknown system {name!r} in a pair; systems: {', '.join(names)}")
-        if a == b:
-            raise InputError(f"a pair needs two different systems; got {a!r} twice")
+    pairs = _checked_pairs(names, pairs)
     bootstrap = bootstrap_run_scores(checked, oriented, n_samples=n_samples, seed=seed)
     sign = 1.0 if higher_is_better else -1.0
     variances = {}
@@ -406,22 +399,7 @@ def compare_training_runs(
     for name in names:
         scores = run_scores(checked[name], oriented)
         variances[name] = run_variance(scores, bootstrap[name])
-        v = variances[name]
-        raw = sign * scores
-        system_rows.append(
-            {
-                "metric": metric,
-                "system": name,
-                "runs": v.runs,
-                "score": sign * v.mean,
-                "s_dev": v.s_dev,
-                "s_sel": v.s_sel,
-                "s_opt": math.sqrt(v.optimizer) if v.runs > 1 else float("nan"),
-                "run_min": float(raw.min()),
-                "run_max": float(raw.max()),
-                "run_scores": ",".join(f"{value:.6f}" for value in raw),
-            }
-        )
+        system_rows.append(_system_row(metric, name, variances[name], sign * scores, sign))
     pair_rows = []
     for a, b in pairs:
         test = run_aware_test(variances[a], variances[b], bootstrap[a], bootstrap[b])
@@ -437,17 +415,55 @@ def compare_training_runs(
                 "runs_b": variances[b].runs,
                 "score_a": sign * variances[a].mean,
                 "score_b": sign * variances[b].mean,
-                "statistic": test.statistic,
-                "se_test": test.se_test,
-                "se_optimizer": test.se_optimizer,
-                "df": test.df,
-                "p_value": test.p_value,
-                "p_value_one_sided": test.p_value_one_sided,
+                **asdict(test),  # statistic, se_test, se_optimizer, df, p_value, p_value_one_sided
                 "pooled_statistic": pooled,
                 "p_multeval": p_multeval,
             }
         )
-    settings: dict[str, object] = {
+    return RunsComparison(
+        pd.DataFrame(system_rows, columns=SYSTEM_COLUMNS),
+        pd.DataFrame(pair_rows, columns=PAIR_COLUMNS),
+        _settings(seed, n_samples, shuffles),
+    )
+
+
+def _checked_pairs(
+    names: Sequence[str], pairs: Sequence[tuple[str, str]] | None
+) -> Sequence[tuple[str, str]]:
+    """The pairs to compare: every unordered pair of ``names`` in order (A the earlier system), or those given,
+    each of two different known systems."""
+    if pairs is None:
+        return unordered_pairs(names)
+    for a, b in pairs:
+        for name in (a, b):
+            if name not in names:
+                raise InputError(f"unknown system {name!r} in a pair; systems: {', '.join(names)}")
+        if a == b:
+            raise InputError(f"a pair needs two different systems; got {a!r} twice")
+    return pairs
+
+
+def _system_row(metric: str, name: str, v: RunVariance, raw: np.ndarray, sign: float) -> dict[str, object]:
+    """One system's row of :data:`SYSTEM_COLUMNS`: the mean of its runs' scores, ``s_dev``, ``s_sel`` and the net
+    ``s_opt`` (Clark et al. 2011, Sec. 3), on the metric's own scale (``raw``: each run's score, ``sign``: -1 for
+    TER, whose oriented scores are negated)."""
+    return {
+        "metric": metric,
+        "system": name,
+        "runs": v.runs,
+        "score": sign * v.mean,
+        "s_dev": v.s_dev,
+        "s_sel": v.s_sel,
+        "s_opt": math.sqrt(v.optimizer) if v.runs > 1 else float("nan"),
+        "run_min": float(raw.min()),
+        "run_max": float(raw.max()),
+        "run_scores": ",".join(f"{value:.6f}" for value in raw),
+    }
+
+
+def _settings(seed: int, n_samples: int, shuffles: int) -> dict[str, object]:
+    """Every setting that changes a number, and what each p-value is (for the result's signature)."""
+    return {
         "seed": int(seed),
         "bootstrap_samples": int(n_samples),
         "shuffles": int(shuffles),
@@ -455,11 +471,6 @@ def compare_training_runs(
         "p_value": "two-sided Student t, test-set + optimizer variance, Satterthwaite df",
         "p_multeval": "stratified approximate randomization over all runs, pooled score, (c+1)/(R+1)",
     }
-    return RunsComparison(
-        pd.DataFrame(system_rows, columns=SYSTEM_COLUMNS),
-        pd.DataFrame(pair_rows, columns=PAIR_COLUMNS),
-        settings,
-    )
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -47,9 +47,9 @@ import pandas as pd
 from mtsig.errors import InputError
 from mtsig.settings import MEMORY_CAP_BYTES, Calibration, Resampling
 from mtsig.stats.conclusions import SYS_X, SYS_Y, unordered_pairs
-from mtsig.stats.evaluation import clopper_pearson
+from mtsig.stats.intervals import clopper_pearson
 from mtsig.stats.resampling.draws import IID_BOOTSTRAP, RANDOMIZATION, document_codes
-from mtsig.stats.resampling.engine import pairwise_tests
+from mtsig.stats.resampling.engine import ResamplingOptions, pairwise_tests
 from mtsig.stats.resampling.registry import ALL_TESTS, TESTS
 from mtsig.stats.resampling.relabelled import RelabelledPairs
 from mtsig.stats.seeding import derive_seed, rng_for
@@ -138,7 +138,7 @@ def document_keep_mask(
     """A ``[n_pairs, N]`` keep mask constant within each document: whole documents keep or swap their labels.
 
     ``documents[N]`` is each segment's document id. One coin per document (documents numbered in order of first
-    appearance, :func:`mtsig.stats.resampling.document_codes`), expanded to the document's segments.
+    appearance, :func:`mtsig.stats.resampling.draws.document_codes`), expanded to the document's segments.
     """
     codes = document_codes(documents)
     return keep_mask(n_pairs, int(codes.max()) + 1, keep_probability, rng)[:, codes]
@@ -186,7 +186,7 @@ def rejection_rates(
     two-sided) is ``<= alpha``, the paper's rule "if c/B <= alpha, reject" (Figs. 1-4). Two-sided tests count every
     rejection, so at q = 0.5 they estimate the size of the two-sided test; under a planted alternative a
     wrong-direction rejection is possible in principle but negligible once q is clearly above 0.5. The interval is
-    :func:`mtsig.stats.evaluation.clopper_pearson` (two-sided 95%, as in the paper's Tables 1-2). ``mean_statistic`` is
+    :func:`mtsig.stats.intervals.clopper_pearson` (two-sided 95%, as in the paper's Tables 1-2). ``mean_statistic`` is
     the mean over trials of ``d = S(X') - S(Y')``: the size of the planted difference in the metric's own units.
     """
     rows = []
@@ -331,15 +331,17 @@ def simulate_rejections(
             relabelled_pairs(stats_x, stats_y, batch),
             score,
             names,
-            higher_is_better=higher_is_better,
-            tests=tuple(tests),
-            n_samples=n_samples,
-            seed=derive_seed(seed, "calibration", metric, swap_unit, float(q), "resampling"),
-            pvalue=pvalue,
-            memory_cap_bytes=memory_cap_bytes,
-            pairs=[(2 * p, 2 * p + 1) for p in range(len(batch))],
-            documents=documents,
-            mean_block_length=mean_block_length,
+            ResamplingOptions(
+                higher_is_better=higher_is_better,
+                tests=tuple(tests),
+                n_samples=n_samples,
+                seed=derive_seed(seed, "calibration", metric, swap_unit, float(q), "resampling"),
+                pvalue=pvalue,
+                memory_cap_bytes=memory_cap_bytes,
+                pairs=[(2 * p, 2 * p + 1) for p in range(len(batch))],
+                documents=documents,
+                mean_block_length=mean_block_length,
+            ),
         )
         p_values.append(
             trial_p_values(result.table, names).assign(trial=lambda f, first=first: f["trial"] + first)
@@ -543,13 +545,15 @@ def section2_table(
         stats,
         score,
         systems,
-        higher_is_better=higher_is_better,
-        tests=tests,
-        n_samples=n_samples,
-        seed=derive_seed(seed, "section2"),
-        pvalue=pvalue,
-        memory_cap_bytes=memory_cap_bytes,
-        pairs=pairs,
+        ResamplingOptions(
+            higher_is_better=higher_is_better,
+            tests=tests,
+            n_samples=n_samples,
+            seed=derive_seed(seed, "section2"),
+            pvalue=pvalue,
+            memory_cap_bytes=memory_cap_bytes,
+            pairs=pairs,
+        ),
     )
     table = result.table.set_index(["sys_x", "sys_y", "test"])
     raw_scores = scores if higher_is_better else -scores  # report scores as the metric does (TER un-negated)

@@ -20,7 +20,7 @@ difference and the sample size use the measured one.
 **Power** is the rate at which the test rejects at ``alpha`` in the planted direction (one-sided tests: the
 p-value of "X' better than Y'" is ``<= alpha``; two-sided tests: any rejection, which at ``q`` clearly above 0.5
 is a rejection in the planted direction), with a two-sided 95% Clopper-Pearson interval
-(:func:`mtsig.stats.evaluation.clopper_pearson`). At ``q = 0.5`` it is the test's size.
+(:func:`mtsig.stats.intervals.clopper_pearson`). At ``q = 0.5`` it is the test's size.
 
 **Vectorisation and seeds.** All trials of one (size, q) are stacked as pseudo-systems ``[X'_0, Y'_0, X'_1, ...]``
 and tested in one call of :func:`mtsig.stats.resampling.pairwise_tests` (split only to respect the memory cap, which
@@ -48,9 +48,9 @@ import pandas as pd
 from mtsig.errors import InputError
 from mtsig.runtime.progress import Progress, counter
 from mtsig.settings import MEMORY_CAP_BYTES, Power, Resampling
-from mtsig.stats.evaluation import clopper_pearson
+from mtsig.stats.intervals import clopper_pearson
 from mtsig.stats.resampling.draws import IID_BOOTSTRAP, RANDOMIZATION
-from mtsig.stats.resampling.engine import pairwise_tests
+from mtsig.stats.resampling.engine import ResamplingOptions, pairwise_tests
 from mtsig.stats.resampling.registry import TESTS
 from mtsig.stats.seeding import derive_seed, rng_for
 from mtsig.studies.calibration import pseudo_system_names, trial_p_values
@@ -161,13 +161,15 @@ def simulated_p_values(
             planted_pairs(stats_x, stats_y, subsets[batch], keep[batch]),
             score,
             names,
-            higher_is_better=higher_is_better,
-            tests=(test,),
-            n_samples=n_samples,
-            seed=seed,
-            pvalue=pvalue,  # type: ignore[arg-type]
-            memory_cap_bytes=memory_cap_bytes,
-            pairs=[(2 * p, 2 * p + 1) for p in range(count)],
+            ResamplingOptions(
+                higher_is_better=higher_is_better,
+                tests=(test,),
+                n_samples=n_samples,
+                seed=seed,
+                pvalue=pvalue,  # type: ignore[arg-type]
+                memory_cap_bytes=memory_cap_bytes,
+                pairs=[(2 * p, 2 * p + 1) for p in range(count)],
+            ),
         )
         frame = trial_p_values(result.table, names)
         frames.append(frame.assign(trial=frame["trial"] + first))

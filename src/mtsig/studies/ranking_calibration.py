@@ -64,7 +64,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.settings import HumanRankingCalibration
-from mtsig.stats.evaluation import clopper_pearson
+from mtsig.stats.intervals import clopper_pearson
 from mtsig.stats.seeding import derive_seed, rng_for
 from mtsig.stats.system_ranking import PROCEDURES, ProcedureSpec, RankingArrays, item_scores, registry_run
 from mtsig.stats.system_ranking import pair_decisions as decisions_of_pairs
@@ -328,7 +328,7 @@ def rate_row(
     nominal: float = float("nan"),
 ) -> dict[str, object]:
     """One row of the table: the count, its rate and 95% Clopper-Pearson interval
-    (:func:`mtsig.stats.evaluation.clopper_pearson`)."""
+    (:func:`mtsig.stats.intervals.clopper_pearson`)."""
     low, high = clopper_pearson(count, trials)
     return {
         "lp": lp,

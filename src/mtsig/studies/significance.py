@@ -14,7 +14,7 @@ from mtsig.errors import InputError
 from mtsig.settings import Resampling
 from mtsig.stats.conclusions import unordered_pairs
 from mtsig.stats.intervals import INTERVAL_METHODS, confidence_level
-from mtsig.stats.resampling.engine import pairwise_tests
+from mtsig.stats.resampling.engine import ResamplingOptions, pairwise_tests
 from mtsig.stats.resampling.registry import samples_per_test
 
 
@@ -100,18 +100,20 @@ def shard_tests(
         stats,
         score,
         systems,
-        higher_is_better=higher_is_better,
-        tests=list(tests),
-        n_samples=samples_per_test(resampling.samples, tests),
-        seed=seed,
-        pvalue=resampling.pvalue,
-        memory_cap_bytes=resampling.memory_cap_bytes,
-        pairs=pairs,
-        keep_distributions=keep,
-        documents=documents,
-        mean_block_length=resampling.mean_block_length,
-        intervals=INTERVAL_METHODS,
-        interval_level=confidence_level(resampling.confidence),
+        ResamplingOptions(
+            higher_is_better=higher_is_better,
+            tests=list(tests),
+            n_samples=samples_per_test(resampling.samples, tests),
+            seed=seed,
+            pvalue=resampling.pvalue,
+            memory_cap_bytes=resampling.memory_cap_bytes,
+            pairs=pairs,
+            keep_distributions=keep,
+            documents=documents,
+            mean_block_length=resampling.mean_block_length,
+            intervals=INTERVAL_METHODS,
+            interval_level=confidence_level(resampling.confidence),
+        ),
     )
     distributions = {
         f"{x}__{y}": {test: np.asarray(values) for test, values in by_test.items()}

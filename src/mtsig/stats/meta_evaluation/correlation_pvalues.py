@@ -35,10 +35,10 @@ from mtsig.stats.meta_evaluation.grouped_correlation import (
     KENDALL_LIKE_THRESHOLD,
     as_groups,
     average_groups,
+    average_weights,
     averaged_weights,
     check_average,
     group_statistics,
-    group_weights,
     kendall_counts,
 )
 
@@ -199,9 +199,7 @@ def average_correlation(
     options = dict(kendall_variant=kendall_variant, epsilon=epsilon, threshold=threshold, pdp=pdp)
     values, counted = group_statistics(human, metric, kind, grouping, **options)
     pvalues = group_pvalues(human, metric, kind, grouping, values, **options)
-    weights = None
-    if average == "micro" and not pdp:
-        weights = group_weights(human, kind, grouping, threshold=threshold)
+    weights = average_weights(human, kind, grouping, average, threshold, pdp)
     defined, w, n = averaged_weights(values, counted, nan_groups, weights)
     # a defined group's undefined p-value (Spearman over two cells) makes the mean undefined, as there
     p_total = np.where(defined, pvalues * w, 0.0).sum(axis=-1)

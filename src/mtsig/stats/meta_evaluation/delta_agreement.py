@@ -32,6 +32,7 @@ import pandas as pd
 from mtsig.runtime import portable
 from mtsig.settings import Replicability
 from mtsig.stats.meta_evaluation.system_level import MAD_SCALE, robust_z
+from mtsig.stats.resampling.draws import bootstrap_indices
 
 #: Ridge penalty on (b0, b1) of the logistic fit: enough to keep separated data finite, negligible otherwise.
 RIDGE = 1e-3
@@ -228,7 +229,7 @@ def agreement_curves(
     tail = (1.0 - level) / 2.0
     for metric, group in pairs.groupby("metric", sort=True):
         d = group["delta"].to_numpy(dtype=np.float64)
-        draws = rng.integers(0, len(d), size=(n_boot, len(d)))
+        draws = bootstrap_indices(rng, len(d), n_boot)
         largest = float(d.max())
         grid = np.linspace(0.0, largest, grid_points)
         for outcome in OUTCOMES:

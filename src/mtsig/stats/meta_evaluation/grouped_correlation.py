@@ -353,6 +353,16 @@ def group_weights(
     return (concordant + discordant).astype(np.float64)
 
 
+def average_weights(
+    human: object, kind: str, grouping: str, average: str, threshold: float, pdp: bool
+) -> np.ndarray | None:
+    """The groups' weights of an ``average`` (:data:`AVERAGES`): :func:`group_weights` for ``micro``
+    (``AverageCorrelation(macro=False)``), None (each group once) for ``macro`` and for PDP's one value."""
+    if average == "micro" and not pdp:
+        return group_weights(human, kind, grouping, threshold=threshold)
+    return None
+
+
 def averaged_weights(
     values: np.ndarray, counted: np.ndarray, nan_groups: str, weights: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -406,7 +416,5 @@ def grouped_correlation(
         human, metric, kind, grouping, kendall_variant=kendall_variant, epsilon=epsilon, threshold=threshold,
         pdp=pdp,
     )  # fmt: skip
-    weights = None
-    if average == "micro" and not pdp:
-        weights = group_weights(human, kind, grouping, threshold=threshold)
+    weights = average_weights(human, kind, grouping, average, threshold, pdp)
     return average_groups(values, counted, nan_groups, weights)

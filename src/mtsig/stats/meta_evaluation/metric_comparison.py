@@ -29,6 +29,7 @@ from mtsig.runtime.portable import WeightedSums, sum_of_products
 from mtsig.runtime.progress import Progress, counter
 from mtsig.settings import MetaEvaluation
 from mtsig.stats.meta_evaluation.system_level import correlation
+from mtsig.stats.resampling.draws import bootstrap_indices, counts_from_indices
 
 #: Deutsch et al. (2021), Sec. 3.1: the three bootstrap resampling schemes of a system-level correlation.
 BOOTSTRAP_SCHEMES = ("systems", "inputs", "both")
@@ -137,14 +138,12 @@ def bootstrap_correlations(
     for size in _chunks(n_resamples):
         rows = np.arange(size)[:, None]
         systems = (
-            rng.integers(0, n_sys, size=(size, n_sys))
+            bootstrap_indices(rng, n_sys, size)
             if scheme != "inputs"
             else np.broadcast_to(np.arange(n_sys), (size, n_sys))
         )
         if scheme != "systems":
-            inputs = rng.integers(0, n_inputs, size=(size, n_inputs))
-            counts = np.zeros((size, n_inputs))
-            np.add.at(counts, (rows, inputs), 1.0)
+            counts = counts_from_indices(bootstrap_indices(rng, n_inputs, size), n_inputs)
             sys_x = system_scores(counts)  # [size, M, S]
             sys_h = human_of(counts) if human_of else np.broadcast_to(h, (size, n_sys))
         else:
@@ -324,47 +323,70 @@ def perm_both_matrix(
     if standardise:
         x = np.stack([_standardise(row) for row in x])
     a_idx, b_idx = np.triu_indices(n_metrics, k=1)
+    swapped = _system_level_swaps if system_level else _cell_level_swaps
+    r, swapped_differences = swapped(x, h, kind, a_idx, b_idx)
+    delta = r[b_idx] - r[a_idx]
     at_least = np.zeros(a_idx.size, dtype=np.int64)  # draws with d' >= d: "b beats a"
     at_most = np.zeros(a_idx.size, dtype=np.int64)  # draws with d' <= d: "a beats b" (-d' >= -d)
     advance = counter(progress, n_resamples)
-    if system_level:
-        n_inputs = cell_shape[1]
-        means = x.mean(axis=-1)  # [M, S]
-        r = correlation(means, h, kind)
-        delta = r[b_idx] - r[a_idx]
-        for size in _chunks(n_resamples):
-            mask = (rng.random((size, *cell_shape)) < 0.5).astype(np.float64)
-            moved = np.einsum("bsn,msn->bms", mask, x) / n_inputs  # [B, M, S]: mean of the masked cells
-            shift = moved[:, b_idx] - moved[:, a_idx]  # [B, P, S]: m·d per system / N
-            draws = correlation(means[b_idx] - shift, h, kind) - correlation(means[a_idx] + shift, h, kind)
-            at_least += np.count_nonzero(draws >= delta, axis=0)
-            at_most += np.count_nonzero(draws <= delta, axis=0)
-            advance(size)
-    else:
-        flat = x.reshape(n_metrics, -1)  # [M, K]
-        hf = h.reshape(-1)
-        k = float(hf.size)
-        sy, syy = hf.sum(), sum_of_products(hf, hf)
-        features = np.concatenate([flat, flat * flat, flat * hf]).T  # [K, 3M]
-        sums_of = WeightedSums(features)  # the same bits on every machine (mtsig.runtime.portable)
-        base = features.sum(axis=0)
-        sx, sxx, sxy = np.split(base, 3)
-        r = _pearson_from_sums(k, sx, sy, sxx, syy, sxy)
-        delta = r[b_idx] - r[a_idx]
-        for size in _chunks(n_resamples):
-            mask = (rng.random((size, flat.shape[1])) < 0.5).astype(np.float64)
-            tx, txx, txy = np.split(sums_of(mask, flat.shape[1]), 3, axis=1)  # [B, M] each
-            dx, dxx, dxy = (t[:, b_idx] - t[:, a_idx] for t in (tx, txx, txy))
-            r_a = _pearson_from_sums(k, sx[a_idx] + dx, sy, sxx[a_idx] + dxx, syy, sxy[a_idx] + dxy)
-            r_b = _pearson_from_sums(k, sx[b_idx] - dx, sy, sxx[b_idx] - dxx, syy, sxy[b_idx] - dxy)
-            draws = r_b - r_a
-            at_least += np.count_nonzero(draws >= delta, axis=0)
-            at_most += np.count_nonzero(draws <= delta, axis=0)
-            advance(size)
+    for size in _chunks(n_resamples):
+        draws = swapped_differences(rng, size)
+        at_least += np.count_nonzero(draws >= delta, axis=0)
+        at_most += np.count_nonzero(draws <= delta, axis=0)
+        advance(size)
     p = np.full((n_metrics, n_metrics), np.nan)
     p[b_idx, a_idx] = at_least / n_resamples
     p[a_idx, b_idx] = at_most / n_resamples
     return p, r
+
+
+#: ``(r[M], draws(rng, B) -> d'[B, P])``: the metrics' correlations and a function that draws B swap masks and
+#: returns every pair's swapped difference ``r_b' - r_a'`` (pairs ``np.triu_indices`` order).
+SwappedDifferences = tuple[np.ndarray, Callable[[np.random.Generator, int], np.ndarray]]
+
+
+def _system_level_swaps(
+    x: np.ndarray, h: np.ndarray, kind: str, a_idx: np.ndarray, b_idx: np.ndarray
+) -> SwappedDifferences:
+    """PERM-BOTH at the system level (:func:`perm_both_matrix`): ``mask[B, S, N]`` times each metric's scores
+    ``x[M, S, N]``, summed over N, gives every pair's resampled system means (Deutsch et al. 2021, Sec. 4.1)."""
+    cell_shape = x.shape[1:]
+    n_inputs = cell_shape[1]
+    means = x.mean(axis=-1)  # [M, S]
+
+    def draws(rng: np.random.Generator, size: int) -> np.ndarray:
+        mask = (rng.random((size, *cell_shape)) < 0.5).astype(np.float64)
+        moved = np.einsum("bsn,msn->bms", mask, x) / n_inputs  # [B, M, S]: mean of the masked cells
+        shift = moved[:, b_idx] - moved[:, a_idx]  # [B, P, S]: m·d per system / N
+        return correlation(means[b_idx] - shift, h, kind) - correlation(means[a_idx] + shift, h, kind)
+
+    return correlation(means, h, kind), draws
+
+
+def _cell_level_swaps(
+    x: np.ndarray, h: np.ndarray, kind: str, a_idx: np.ndarray, b_idx: np.ndarray
+) -> SwappedDifferences:
+    """PERM-BOTH over all K cells, Pearson only (:func:`perm_both_matrix`): one product ``mask[B, K] @ [x, x², x
+    h][K, 3M]`` gives every pair's swapped sums, hence its resampled r (mt-metrics-eval's
+    ``PermutationSigDiff(average_by="none")``)."""
+    n_metrics = x.shape[0]
+    flat = x.reshape(n_metrics, -1)  # [M, K]
+    hf = h.reshape(-1)
+    k = float(hf.size)
+    sy, syy = hf.sum(), sum_of_products(hf, hf)
+    features = np.concatenate([flat, flat * flat, flat * hf]).T  # [K, 3M]
+    sums_of = WeightedSums(features)  # the same bits on every machine (mtsig.runtime.portable)
+    sx, sxx, sxy = np.split(features.sum(axis=0), 3)
+
+    def draws(rng: np.random.Generator, size: int) -> np.ndarray:
+        mask = (rng.random((size, flat.shape[1])) < 0.5).astype(np.float64)
+        tx, txx, txy = np.split(sums_of(mask, flat.shape[1]), 3, axis=1)  # [B, M] each
+        dx, dxx, dxy = (t[:, b_idx] - t[:, a_idx] for t in (tx, txx, txy))
+        r_a = _pearson_from_sums(k, sx[a_idx] + dx, sy, sxx[a_idx] + dxx, syy, sxy[a_idx] + dxy)
+        r_b = _pearson_from_sums(k, sx[b_idx] - dx, sy, sxx[b_idx] - dxx, syy, sxy[b_idx] - dxy)
+        return r_b - r_a
+
+    return _pearson_from_sums(k, sx, sy, sxx, syy, sxy), draws
 
 
 # ------------------------------------------------------------------------------------------------ pairwise accuracy

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mtsig.runtime.numba_compilation import compile_once
+from mtsig.runtime.numba_compilation import compile_once, contiguous
 
 
 @njit(cache=True, nogil=True)
@@ -63,10 +63,8 @@ def masked_group_sums(masks: np.ndarray, zg: np.ndarray, used: np.ndarray) -> np
     """``[B, G, len(used)]``: ``T_g(m) = Σ_l masks[b, g, l] zg[m, g, l]`` for the metrics ``used``, the positions
     in order."""
     compile_once(__file__, _warm_up)
-    return _masked_group_sums(
-        np.ascontiguousarray(masks, dtype=np.bool_),
-        np.ascontiguousarray(np.moveaxis(zg[used], 0, -1), dtype=np.float64),  # [G, L, used]
-    )
+    by_position = np.moveaxis(zg[used], 0, -1)  # [G, L, used]
+    return _masked_group_sums(*contiguous(np.bool_, masks), *contiguous(np.float64, by_position))
 
 
 def hybrid_squares(
@@ -77,9 +75,5 @@ def hybrid_squares(
     ``group_sums[M, G]`` the metrics' own group sums ``S``."""
     compile_once(__file__, _warm_up)
     return _hybrid_squares(
-        np.ascontiguousarray(masked, dtype=np.float64),
-        np.ascontiguousarray(group_sums, dtype=np.float64),
-        np.ascontiguousarray(position_of, dtype=np.int64),
-        np.ascontiguousarray(a, dtype=np.int64),
-        np.ascontiguousarray(b, dtype=np.int64),
+        *contiguous(np.float64, masked, group_sums), *contiguous(np.int64, position_of, a, b)
     )

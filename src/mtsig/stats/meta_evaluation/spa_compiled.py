@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mtsig.runtime.numba_compilation import compile_once
+from mtsig.runtime.numba_compilation import compile_once, contiguous
 
 
 @njit(cache=True, nogil=True)
@@ -123,13 +123,4 @@ def hybrid_distances(
     m at position ``used[m]`` (-1: not tested; zero sums: the metrics themselves); ``a``, ``b``: the metric pairs;
     ``si``, ``sj``: the system pairs (``i < j``) and ``human_counts`` their human permutation counts."""
     compile_once(__file__, _warm_up)
-    return _hybrid_distances(
-        np.ascontiguousarray(base, dtype=np.int64),
-        np.ascontiguousarray(swapped, dtype=np.int64),
-        np.ascontiguousarray(used, dtype=np.int64),
-        np.ascontiguousarray(human_counts, dtype=np.int64),
-        np.ascontiguousarray(a, dtype=np.int64),
-        np.ascontiguousarray(b, dtype=np.int64),
-        np.ascontiguousarray(si, dtype=np.int64),
-        np.ascontiguousarray(sj, dtype=np.int64),
-    )
+    return _hybrid_distances(*contiguous(np.int64, base, swapped, used, human_counts, a, b, si, sj))

@@ -34,6 +34,7 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.runtime.portable import WeightedSums
+from mtsig.stats.resampling.draws import bootstrap_indices, counts_from_indices
 
 #: Resamples drawn per chunk (the stream is consumed in the same order whatever the number of resamples).
 CHUNK = 100
@@ -43,7 +44,7 @@ SCHEMES = ("systems", "items")
 
 def draw_counts(rng: np.random.Generator, n_units: int, n_resamples: int) -> np.ndarray:
     """``int64[n_resamples, n_units]``: how often each unit is drawn in each resample of ``n_units`` draws with
-    replacement (``rng.integers(0, n_units, (size, n_units))`` per chunk of :data:`CHUNK` resamples)."""
+    replacement (:func:`~mtsig.stats.resampling.draws.bootstrap_indices` per chunk of :data:`CHUNK` resamples)."""
     if n_units < 1 or n_resamples < 1:
         raise InputError(
             f"a bootstrap needs at least one unit and one resample, got {n_units} and {n_resamples}"
@@ -51,10 +52,8 @@ def draw_counts(rng: np.random.Generator, n_units: int, n_resamples: int) -> np.
     chunks = []
     for start in range(0, n_resamples, CHUNK):
         size = min(CHUNK, n_resamples - start)
-        drawn = rng.integers(0, n_units, size=(size, n_units))
-        flat = (np.arange(size)[:, None] * n_units + drawn).reshape(-1)
-        chunks.append(np.bincount(flat, minlength=size * n_units).reshape(size, n_units))
-    return np.concatenate(chunks).astype(np.int64)
+        chunks.append(counts_from_indices(bootstrap_indices(rng, n_units, size), n_units, np.int64))
+    return np.concatenate(chunks)
 
 
 def draw_counts_of_size(rng: np.random.Generator, n_units: int, size: int, n_resamples: int) -> np.ndarray:

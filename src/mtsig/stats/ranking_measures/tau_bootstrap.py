@@ -15,8 +15,8 @@ import pandas as pd
 
 from mtsig.settings import SegmentLevel
 from mtsig.stats.ranking_measures.rankeval import kendall_tau
-from mtsig.stats.resampling.draws import DRAW_BLOCK_SIZE, bootstrap_indices, counts_from_indices
-from mtsig.stats.resampling.engine import pairwise_tests
+from mtsig.stats.resampling.draws import DRAW_BLOCK_SIZE, counts_from_indices, iid_draws
+from mtsig.stats.resampling.engine import ResamplingOptions, pairwise_tests
 
 
 def bootstrap_micro_taus(counts: np.ndarray, n_samples: int, seed: int) -> np.ndarray:
@@ -24,7 +24,7 @@ def bootstrap_micro_taus(counts: np.ndarray, n_samples: int, seed: int) -> np.nd
 
     ``counts[M, J, 2]`` are the per-judgment (concordant, discordant) counts of M predictors.  Each resample draws
     J judgments with replacement, the same draws for every predictor, taken from the shared resampling engine
-    (:func:`mtsig.stats.resampling.bootstrap_indices`, blocks of :data:`~mtsig.stats.resampling.DRAW_BLOCK_SIZE`), so they are
+    (:func:`mtsig.stats.resampling.draws.iid_draws`, blocks of :data:`~mtsig.stats.resampling.draws.DRAW_BLOCK_SIZE`), so they are
     the very draws :func:`mtsig.stats.resampling.pairwise_tests` uses with the same seed; a ``B x J`` count matrix times
     each predictor's counts gives the resampled totals (docs/statistics.md, "Segment-level measures: RankEval").
     """
@@ -34,7 +34,7 @@ def bootstrap_micro_taus(counts: np.ndarray, n_samples: int, seed: int) -> np.nd
     n_judgments = counts.shape[1]
     blocks = []
     for block in range(-(-n_samples // DRAW_BLOCK_SIZE)):
-        weights = counts_from_indices(bootstrap_indices(seed, n_judgments, block), n_judgments)
+        weights = counts_from_indices(iid_draws(seed, n_judgments, block), n_judgments)
         blocks.append(kendall_tau(np.einsum("bj,mjk->bmk", weights, counts)))
     return np.concatenate(blocks)[:n_samples]
 
@@ -72,8 +72,6 @@ def paired_tau_tests(
         np.asarray(counts, dtype=float),
         kendall_tau,
         list(predictors),
-        tests=("paired_bootstrap",),
-        n_samples=n_samples,
-        seed=seed,
+        ResamplingOptions(tests=("paired_bootstrap",), n_samples=n_samples, seed=seed),
     )
     return result.table

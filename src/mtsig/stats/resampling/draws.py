@@ -31,11 +31,52 @@ def _block_rng(seed: int, scheme: str, size_key: object, block_index: int) -> np
     return rng_for(seed, "mtsig.resampling", scheme, size_key, block_index)
 
 
-def bootstrap_indices(seed: int, n_segments: int, block_index: int) -> np.ndarray:
+#: How :func:`bootstrap_indices` turns the generator's output into indices: ``rng.integers`` (one bounded integer
+#: per index), or ``floor(u n)`` of uniform floats ``rng.random`` (WMT26's system ranking, whose rows have
+#: different sizes). The two give different streams from the same generator, so each caller keeps its own.
+INTEGER_DRAWS = "integers"
+UNIFORM_DRAWS = "uniform"
+
+
+def bootstrap_indices(
+    rng: np.random.Generator,
+    n_units: int | np.ndarray,
+    n_resamples: int,
+    *,
+    width: int | None = None,
+    draw: str = INTEGER_DRAWS,
+) -> np.ndarray:
+    """Indices of ``n_resamples`` bootstrap resamples, units drawn uniformly with replacement (Efron & Tibshirani
+    1993, Sec. 6.2; Graham, Mathur & Baldwin 2014, Figs. 1, 3, 4): the one bootstrap draw of the package.
+
+    ``n_units`` an int: ``int64[n_resamples, width]`` (``width`` default ``n_units``), each row
+    ``rng.integers(0, n_units, ...)`` or ``floor(u n_units)``. ``n_units`` an array ``[K]`` of row sizes:
+    ``int64[K, n_resamples, width]``, row k's indices below ``n_units[k]`` (the positions past ``n_units[k]`` are
+    drawn too, for the caller to ignore). ``draw``: :data:`INTEGER_DRAWS` or :data:`UNIFORM_DRAWS`.
+    """
+    sizes: int | np.ndarray
+    if np.ndim(n_units):
+        assert width is not None, "rows of different sizes need a width"
+        sizes = np.asarray(n_units)[:, None, None]
+        shape: tuple[int, ...] = (len(sizes), n_resamples, width)
+    else:
+        sizes = int(n_units)
+        shape = (n_resamples, sizes if width is None else width)
+    if draw == INTEGER_DRAWS:
+        return rng.integers(0, sizes, size=shape, dtype=np.int64)
+    if draw != UNIFORM_DRAWS:
+        raise ValueError(f"draw must be {INTEGER_DRAWS!r} or {UNIFORM_DRAWS!r}, got {draw!r}")
+    uniform = rng.random(shape)
+    uniform *= sizes
+    positions = uniform.astype(np.int64)
+    return np.minimum(positions, np.maximum(sizes - 1, 0), out=positions)
+
+
+def iid_draws(seed: int, n_segments: int, block_index: int) -> np.ndarray:
     """Block ``block_index`` of the i.i.d. bootstrap draws: ``int64[DRAW_BLOCK_SIZE, n_segments]``, each row the
     segment indices of one pseudo-test-set drawn uniformly with replacement (paper Figs. 1, 3, 4)."""
     rng = _block_rng(seed, IID_BOOTSTRAP, n_segments, block_index)
-    return rng.integers(0, n_segments, size=(DRAW_BLOCK_SIZE, n_segments), dtype=np.int64)
+    return bootstrap_indices(rng, n_segments, DRAW_BLOCK_SIZE)
 
 
 def swap_masks(seed: int, n_segments: int, block_index: int) -> np.ndarray:
@@ -51,7 +92,7 @@ def document_draws(seed: int, n_documents: int, block_index: int) -> np.ndarray:
     """Block ``block_index`` of the document bootstrap draws: ``int64[DRAW_BLOCK_SIZE, n_documents]``, each row
     ``n_documents`` document indices drawn uniformly with replacement (whole documents are resampled)."""
     rng = _block_rng(seed, DOCUMENT_BOOTSTRAP, n_documents, block_index)
-    return rng.integers(0, n_documents, size=(DRAW_BLOCK_SIZE, n_documents), dtype=np.int64)
+    return bootstrap_indices(rng, n_documents, DRAW_BLOCK_SIZE)
 
 
 def stationary_blocks_first_round(n_segments: int, mean_block_length: float) -> int:
@@ -195,7 +236,7 @@ def scheme_counts(
     a random number of segments).
     """
     if scheme == IID_BOOTSTRAP:
-        return counts_from_indices(bootstrap_indices(seed, n_segments, block_index), n_segments, dtype)
+        return counts_from_indices(iid_draws(seed, n_segments, block_index), n_segments, dtype)
     if scheme == DOCUMENT_BOOTSTRAP:
         assert document_of_segment is not None
         n_documents = int(document_of_segment.max()) + 1

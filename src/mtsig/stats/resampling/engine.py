@@ -9,7 +9,7 @@ stationary bootstraps of Politis & Romano 1994), then assemble the result (:func
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -67,40 +67,22 @@ from mtsig.stats.resampling.tables import (
 SchemeRun = tuple[str, list[str], bool]
 
 
-def pairwise_tests(
-    stats: np.ndarray | RelabelledPairs,
-    score: Score,
-    systems: Sequence[str],
-    *,
-    higher_is_better: bool = True,
-    tests: Sequence[str] = ALL_TESTS,
-    n_samples: int | Mapping[str, int] = Resampling.samples,
-    seed: int,
-    pvalue: PValueConvention = Resampling.pvalue,
-    memory_cap_bytes: int = MEMORY_CAP_BYTES,
-    pairs: Sequence[tuple[int, int]] | None = None,
-    keep_distributions: Collection[tuple[str, str]] = (),
-    documents: Sequence[object] | np.ndarray | None = None,
-    mean_block_length: float | None = None,
-    intervals: Sequence[str] = (),
-    interval_level: float = Resampling.confidence,
-    progress: Progress | None = None,
-) -> PairwiseResult:
-    """Run the randomized ``tests`` for every pair of ``systems`` (or the unordered ``pairs`` given).
+@dataclass(frozen=True, kw_only=True)
+class ResamplingOptions:
+    """How :func:`pairwise_tests` resamples: every setting of a call but the statistics, the score and the systems.
 
-    ``stats[S, N, k]``: per-segment sufficient statistics of S systems on N segments, or :class:`RelabelledPairs`
-    (the same numbers as its :meth:`~RelabelledPairs.materialise`, computed faster when the statistics are
-    integer-valued: :func:`relabelled_operand`); ``score`` maps summed statistics ``[..., k]`` to corpus scores
-    ``[...]``. With ``higher_is_better=False`` (TER) scores are negated for
-    the comparison, so ``statistic = TER_y - TER_x`` and "X better" still means a positive statistic.
+    ``seed``: the draws' seed (:mod:`mtsig.stats.resampling`: draws depend only on it, the scheme and the test
+    set's shape). ``tests``: names in :data:`~mtsig.stats.resampling.registry.TESTS`. ``n_samples``: B (or R) for
+    all tests, or per test name; tests of one scheme share draws and a smaller B uses a prefix of them. ``pvalue``:
+    the convention of the paper's tests; the R&M variants always use ``(c+1)/(B+1)`` as published.
+    ``higher_is_better``: False for TER, whose scores are negated for the comparison, so ``statistic = TER_y -
+    TER_x`` and "X better" still means a positive statistic.
 
-    ``n_samples``: B (or R) for all tests, or per test name; tests of one scheme share draws and a smaller B uses a
-    prefix of them (see :mod:`mtsig.stats.resampling`). ``pvalue``: the convention of the paper's tests; the R&M
-    variants always use ``(c+1)/(B+1)`` as published. ``documents[N]``: each segment's document id, required by
-    the document bootstrap. ``mean_block_length``: of the stationary bootstrap; default
+    ``pairs``: the unordered pairs ``(i, j)`` to compute (default every pair); it selects rows and never changes a
+    number. ``keep_distributions``: the ``(sys_x, sys_y)`` pairs whose pseudo-statistics to keep (the paper's
+    Figs. 5-6). ``documents[N]``: each segment's document id, required by the document bootstrap.
+    ``mean_block_length``: of the stationary bootstrap; default
     :func:`~mtsig.stats.resampling.draws.default_mean_block_length`.
-    ``memory_cap_bytes`` bounds the memory this function allocates beyond its inputs (an error if the problem cannot
-    fit); it never changes a number. ``pairs`` only selects which rows are computed; it never changes a number either.
 
     ``intervals``: interval methods of :mod:`mtsig.stats.intervals` (``"percentile"``, ``"bca"``) at confidence
     ``interval_level``, for every computed pair's difference and every system's score (:class:`PairwiseResult`).
@@ -108,47 +90,67 @@ def pairwise_tests(
     ``n_samples["paired_bootstrap"]``), whether or not that test is run; BCa adds one jackknife of each system's
     corpus score (N leave-one-segment-out scores). Neither the p-values nor the draws change.
 
-    ``progress``: told ``(done, total)`` blocks of :data:`DRAW_BLOCK_SIZE` draws over every scheme run
-    (:mod:`mtsig.runtime.progress`); it never changes a number.
+    ``memory_cap_bytes`` bounds the memory the call allocates beyond its inputs (an error if the problem cannot
+    fit); ``progress`` is told ``(done, total)`` blocks of :data:`DRAW_BLOCK_SIZE` draws over every scheme run
+    (:mod:`mtsig.runtime.progress`). Neither ever changes a number.
     """
-    stats = _stacked_or_relabelled(stats, intervals)
-    n_systems, n_segments, _ = stats.shape
-    tests = _checked_tests(stats.shape, systems, tests)
-    p_value(np.zeros(1), 1, pvalue)  # validates the convention before any work
-    schemes = {TESTS[t].scheme for t in tests}
-    draws = _draw_source(seed, n_segments, schemes, documents, mean_block_length)
-    interval_methods = check_interval_request(intervals, interval_level)
-    interval_samples = _interval_samples(n_samples) if interval_methods else 0
 
-    oriented: Score = score if higher_is_better else (lambda totals: -np.asarray(score(totals)))
+    seed: int
+    tests: Sequence[str] = ALL_TESTS
+    n_samples: int | Mapping[str, int] = Resampling.samples
+    pvalue: PValueConvention = Resampling.pvalue
+    higher_is_better: bool = True
+    pairs: Sequence[tuple[int, int]] | None = None
+    keep_distributions: Collection[tuple[str, str]] = ()
+    documents: Sequence[object] | np.ndarray | None = None
+    mean_block_length: float | None = None
+    intervals: Sequence[str] = ()
+    interval_level: float = Resampling.confidence
+    memory_cap_bytes: int = MEMORY_CAP_BYTES
+    progress: Progress | None = None
+
+
+def pairwise_tests(
+    stats: np.ndarray | RelabelledPairs, score: Score, systems: Sequence[str], options: ResamplingOptions
+) -> PairwiseResult:
+    """Run the randomized ``options.tests`` for every pair of ``systems`` (or the unordered ``options.pairs``).
+
+    ``stats[S, N, k]``: per-segment sufficient statistics of S systems on N segments, or :class:`RelabelledPairs`
+    (the same numbers as its :meth:`~RelabelledPairs.materialise`, computed faster when the statistics are
+    integer-valued: :func:`relabelled_operand`); ``score`` maps summed statistics ``[..., k]`` to corpus scores
+    ``[...]``. Everything else is in ``options`` (:class:`ResamplingOptions`).
+    """
+    stats = _stacked_or_relabelled(stats, options.intervals)
+    tests = _checked_tests(stats.shape, systems, options.tests)
+    p_value(np.zeros(1), 1, options.pvalue)  # validates the convention before any work
+    schemes = {TESTS[t].scheme for t in tests}
+    draws = _draw_source(options.seed, stats.shape[1], schemes, options.documents, options.mean_block_length)
+    interval_methods = check_interval_request(options.intervals, options.interval_level)
+    interval_samples = _interval_samples(options.n_samples) if interval_methods else 0
     if not isinstance(stats, RelabelledPairs):
         stats = stats.astype(np.float64, copy=False)
-    operand, totals = _operand_and_totals(stats, tests, draws.document_of_segment)
-    corpus = np.asarray(oriented(totals), dtype=np.float64)
-    require_finite(corpus, "corpus score", lambda i: f"system {systems[i]!r}")
-    unordered = _canonical_pairs(pairs, n_systems)
-    plan = _plan(
-        operand, totals, oriented, corpus, unordered, samples_per_test(n_samples, tests), memory_cap_bytes
-    )
-    keep_requests = _keep_requests(keep_distributions, systems, unordered)
+    plan, corpus, unordered = _plan(stats, score, systems, tests, draws.document_of_segment, options)
+    keep_requests = _keep_requests(options.keep_distributions, systems, unordered)
     interval_request = _interval_request(
-        plan, stats, interval_methods, interval_level, interval_samples, corpus
+        plan, stats, interval_methods, options.interval_level, interval_samples, corpus
     )
 
     runs = _scheme_runs(tests, interval_request is not None)
     advance = counter(
-        progress,
+        options.progress,
         sum(n_blocks(scheme_draws(plan, t, interval_samples if i else 0)) for _, t, i in runs),
     )
     keep = sorted({request[2] for request in keep_requests})
     p_values, pseudo_of, pair_bounds, system_bounds = _run_schemes(
-        plan, runs, draws, keep, pvalue, interval_request, advance
+        plan, runs, draws, keep, options.pvalue, interval_request, advance
     )
-    result = checked_result(systems, plan, tests, p_values, corpus, higher_is_better)
+    result = checked_result(systems, plan, tests, p_values, corpus, options.higher_is_better)
     result.distributions = kept_distributions(keep_requests, pseudo_of, tests, plan)
-    result.settings = _settings(seed, plan, pvalue, schemes, draws)
+    result.settings = _settings(options.seed, plan, options.pvalue, schemes, draws)
     if interval_request is not None:
-        _add_intervals(result, systems, plan, interval_request, pair_bounds, system_bounds, higher_is_better)
+        _add_intervals(
+            result, systems, plan, interval_request, pair_bounds, system_bounds, options.higher_is_better
+        )
     return result
 
 
@@ -232,30 +234,35 @@ def _operand_and_totals(
 
 
 def _plan(
-    operand: Operand | SlicedOperand,
-    totals: np.ndarray,
-    oriented: Score,
-    corpus: np.ndarray,
-    unordered: Sequence[tuple[int, int]],
-    n_samples: dict[str, int],
-    memory_cap_bytes: int,
-) -> Plan:
-    """What every scheme needs: the operand, the oriented score, the unordered pairs (X, Y) and their actual
-    differences ``d = S(X) - S(Y)`` (Graham, Mathur & Baldwin 2014, Section 2), the sample counts, the memory cap and
-    the threads."""
+    stats: np.ndarray | RelabelledPairs,
+    score: Score,
+    systems: Sequence[str],
+    tests: Sequence[str],
+    document_of_segment: np.ndarray | None,
+    options: ResamplingOptions,
+) -> tuple[Plan, np.ndarray, list[tuple[int, int]]]:
+    """What every scheme needs (the operand, the oriented score, the unordered pairs (X, Y) and their actual
+    differences ``d = S(X) - S(Y)``, Graham, Mathur & Baldwin 2014, Section 2; the sample counts, the memory cap and
+    the threads), every system's oriented corpus score, and the unordered pairs."""
+    oriented: Score = score if options.higher_is_better else (lambda totals: -np.asarray(score(totals)))
+    operand, totals = _operand_and_totals(stats, tests, document_of_segment)
+    corpus = np.asarray(oriented(totals), dtype=np.float64)
+    require_finite(corpus, "corpus score", lambda i: f"system {systems[i]!r}")
+    unordered = _canonical_pairs(options.pairs, stats.shape[0])
     x = np.array([i for i, _ in unordered], dtype=np.int64)
     y = np.array([j for _, j in unordered], dtype=np.int64)
-    return Plan(
+    plan = Plan(
         operand=operand,
         totals=totals,
         score=oriented,
         x=x,
         y=y,
         actual=corpus[x] - corpus[y],
-        n_samples=n_samples,
-        memory_cap_bytes=int(memory_cap_bytes),
+        n_samples=samples_per_test(options.n_samples, tests),
+        memory_cap_bytes=int(options.memory_cap_bytes),
         workers=resampling_threads(),
     )
+    return plan, corpus, unordered
 
 
 def _keep_requests(

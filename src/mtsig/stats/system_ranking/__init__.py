@@ -25,7 +25,6 @@ from mtsig.stats.system_ranking.procedures import (
     RankingArrays,
     paper_test,
     stratified_permutation,
-    stratified_permutation_documents,
     wilcoxon_z,
     wmt24,
     wmt25,
@@ -99,6 +98,21 @@ def registry_run(
     return run
 
 
+def _one_sided_randomised(
+    function: Callable[..., RankingArrays],
+    resamples: int,
+    source: str,
+    summary: str,
+    *,
+    pairs_items: bool = False,
+) -> ProcedureSpec:
+    """A randomised procedure on raw item scores at alpha 0.05 with one-sided p-values: WMT26's BCa bootstraps
+    (:func:`~mtsig.stats.system_ranking.procedures.wmt26`) and the paper's tests on the item-score means
+    (:func:`~mtsig.stats.system_ranking.procedures.paper_test`)."""
+    run = registry_run(function, randomised=True)
+    return ProcedureSpec(run, "raw", 0.05, resamples, "one-sided", source, summary, pairs_items=pairs_items)
+
+
 #: Every ranking procedure, in output order.
 PROCEDURES: dict[str, ProcedureSpec] = {
     "wmt24": ProcedureSpec(
@@ -124,32 +138,23 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         pairs_items=True,
         signed_rank=True,
     ),
-    "wmt26": ProcedureSpec(
-        registry_run(partial(wmt26, variant="either"), randomised=True),
-        "raw",
-        0.05,
+    "wmt26": _one_sided_randomised(
+        partial(wmt26, variant="either"),
         100,
-        "one-sided",
         "wmt-conference/wmt26-general-mt@a6ae235 humeval/02b-analyze_results.py is_significantly_better",
         "BCa bootstrap (100 resamples, one-sided 95%): paired, else unpaired; global clusters",
         pairs_items=True,
     ),
-    "wmt26_paired": ProcedureSpec(
-        registry_run(partial(wmt26, variant="paired"), randomised=True),
-        "raw",
-        0.05,
+    "wmt26_paired": _one_sided_randomised(
+        partial(wmt26, variant="paired"),
         100,
-        "one-sided",
         "as wmt26, the paired bootstrap alone",
         "paired BCa bootstrap of the mean difference (100 resamples, one-sided 95%); global clusters",
         pairs_items=True,
     ),
-    "wmt26_unpaired": ProcedureSpec(
-        registry_run(partial(wmt26, variant="unpaired"), randomised=True),
-        "raw",
-        0.05,
+    "wmt26_unpaired": _one_sided_randomised(
+        partial(wmt26, variant="unpaired"),
         100,
-        "one-sided",
         "as wmt26, the unpaired bootstrap alone",
         "two-sample BCa bootstrap of the difference of means (100 resamples, one-sided 95%); global clusters",
     ),
@@ -162,21 +167,15 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         "WMT20-22 DA (mtsig.stats.human.wilcoxon_gold, unit segment_mean)",
         "one-sided Wilcoxon rank-sum on per-rater standardised item scores",
     ),
-    "paired_bootstrap": ProcedureSpec(
-        registry_run(partial(paper_test, test="paired_bootstrap"), randomised=True),
-        "raw",
-        0.05,
+    "paired_bootstrap": _one_sided_randomised(
+        partial(paper_test, test="paired_bootstrap"),
         1000,
-        "one-sided",
         "Graham, Mathur & Baldwin (2014) Fig. 4; Koehn (2004)",
         "paired bootstrap of the item-score means (mtsig's resampling engine)",
     ),
-    "approximate_randomization": ProcedureSpec(
-        registry_run(partial(paper_test, test="approximate_randomization"), randomised=True),
-        "raw",
-        0.05,
+    "approximate_randomization": _one_sided_randomised(
+        partial(paper_test, test="approximate_randomization"),
         1000,
-        "one-sided",
         "Graham, Mathur & Baldwin (2014) Fig. 2; Riezler & Maxwell (2005)",
         "approximate randomization of the item-score means (mtsig's resampling engine)",
     ),
@@ -191,7 +190,7 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         pairs_items=True,
     ),
     "stratified_permutation_documents": ProcedureSpec(
-        registry_run(stratified_permutation_documents, randomised=True, by_document=True),
+        registry_run(stratified_permutation, randomised=True, by_document=True),
         "raw",
         0.05,
         10_000,

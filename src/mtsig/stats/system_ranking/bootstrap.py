@@ -26,22 +26,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from mtsig.stats.intervals import bca_level, bias_correction, quantiles_of_sorted
+
 N_RESAMPLES = 100
 CONFIDENCE = 0.95
-
-
-def _quantile_linear(sorted_values: np.ndarray, level: np.ndarray) -> np.ndarray:
-    """Quantile of each row of ``sorted_values[K, B]`` at ``level[K]``, numpy's and scipy's default ("linear":
-    position ``(B - 1) q``)."""
-    b = sorted_values.shape[-1]
-    position = np.clip(level, 0, 1) * (b - 1)
-    below = np.floor(np.nan_to_num(position)).astype(np.int64)
-    above = np.minimum(below + 1, b - 1)
-    fraction = position - below
-    low = np.take_along_axis(sorted_values, below[:, None], axis=1)[:, 0]
-    high = np.take_along_axis(sorted_values, above[:, None], axis=1)[:, 0]
-    value = low + fraction * (high - low)
-    return np.where(np.isnan(level), np.nan, value)
 
 
 def _crossing_level(sorted_values: np.ndarray) -> np.ndarray:
@@ -65,15 +53,10 @@ def bca_lower_and_p(
     ``estimate[K]``, ``resampled[K, B]``, ``acceleration[K]``. A degenerate row (every resample equal, a = 0/0)
     has a NaN bound (scipy warns and returns NaN) and p NaN.
     """
-    b = resampled.shape[-1]
-    below = (resampled < estimate[:, None]).sum(axis=1) + (resampled <= estimate[:, None]).sum(axis=1)
-    z0 = special.ndtri(below / (2 * b))
-    z_alpha = float(special.ndtri(1 - confidence))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        shifted = z0 + z_alpha
-        level = special.ndtr(z0 + shifted / (1 - acceleration * shifted))
+    z0 = bias_correction(resampled, estimate)
+    level = bca_level(z0, acceleration, 1 - confidence)
     ordered = np.sort(resampled, axis=1)
-    lower = _quantile_linear(ordered, level)
+    lower = quantiles_of_sorted(ordered, level[:, None])[:, 0]
     crossing = _crossing_level(ordered)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         w = special.ndtri(crossing) - z0
@@ -114,14 +97,6 @@ def resample_means(values: np.ndarray, valid: np.ndarray, indices: np.ndarray) -
         drawn = np.where(np.arange(width)[None, None, :] < n[:, None, None], drawn, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return drawn.sum(axis=2) / n[:, None]
-
-
-def uniform_indices(rng: np.random.Generator, n: np.ndarray, n_resamples: int, width: int) -> np.ndarray:
-    """Resample positions for rows of ``n[K]`` valid entries: ``floor(u * n)``, u uniform, ``[K, B, width]``."""
-    u = rng.random((len(n), n_resamples, width))
-    u *= n[:, None, None]
-    positions = u.astype(np.int64)
-    return np.minimum(positions, np.maximum(n[:, None, None] - 1, 0), out=positions)
 
 
 def paired_bca(

@@ -16,9 +16,10 @@ import numpy as np
 from scipy import special, stats
 from scipy.stats import rankdata
 
+from mtsig.stats.resampling.draws import UNIFORM_DRAWS, bootstrap_indices
 from mtsig.stats.seeding import rng_for
 from mtsig.stats.system_ranking import ranks as rank_rules
-from mtsig.stats.system_ranking.bootstrap import N_RESAMPLES, paired_bca, uniform_indices, unpaired_bca
+from mtsig.stats.system_ranking.bootstrap import N_RESAMPLES, paired_bca, unpaired_bca
 from mtsig.stats.system_ranking.items import pair_units
 from mtsig.stats.system_ranking.signed_rank import signed_rank_pvalues
 
@@ -199,7 +200,7 @@ def wmt26_decisions(
     confidence: float = 0.95,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(beats[R, S, S], p[R, S, S]) of WMT26's bootstrap for every ordered pair, each with its own draws from
-    ``rng`` (uniform positions, :func:`~mtsig.stats.system_ranking.bootstrap.uniform_indices`). ``variant``:
+    ``rng`` (uniform positions ``floor(u n)``, :func:`~mtsig.stats.resampling.draws.bootstrap_indices`). ``variant``:
     ``"paired"``, ``"unpaired"``, or ``"either"`` (the organisers' ``is_significantly_better``: paired, else
     unpaired). p of ``"either"``: the smaller of the two."""
     if variant not in WMT26_VARIANTS:
@@ -217,7 +218,9 @@ def wmt26_decisions(
         if variant in ("either", "paired"):
             differences = (block[:, first][:, :, left] - block[:, second][:, :, right]).reshape(k, -1)
             valid = ~np.isnan(differences)
-            indices = uniform_indices(rng, valid.sum(axis=1), n_resamples, differences.shape[1])
+            indices = bootstrap_indices(
+                rng, valid.sum(axis=1), n_resamples, width=valid.shape[1], draw=UNIFORM_DRAWS
+            )
             applies, lower, p = paired_bca(differences, valid, indices, confidence)
             decided, p_best = _merge_bca(decided, p_best, applies, lower, p)
         if variant in ("either", "unpaired"):
@@ -225,8 +228,12 @@ def wmt26_decisions(
             b = block[:, second].reshape(k, -1)
             valid_a, valid_b = ~np.isnan(a), ~np.isnan(b)
             width = a.shape[1]
-            indices_a = uniform_indices(rng, valid_a.sum(axis=1), n_resamples, width)
-            indices_b = uniform_indices(rng, valid_b.sum(axis=1), n_resamples, width)
+            indices_a = bootstrap_indices(
+                rng, valid_a.sum(axis=1), n_resamples, width=width, draw=UNIFORM_DRAWS
+            )
+            indices_b = bootstrap_indices(
+                rng, valid_b.sum(axis=1), n_resamples, width=width, draw=UNIFORM_DRAWS
+            )
             applies, lower, p = unpaired_bca(a, valid_a, b, valid_b, indices_a, indices_b, confidence)
             decided, p_best = _merge_bca(decided, p_best, applies, lower, p)
         rows = np.repeat(np.arange(part.start, part.stop), len(first))
@@ -298,6 +305,7 @@ def stratified_permutation(
     segments: np.ndarray,
     domains: np.ndarray,
     *,
+    documents: np.ndarray | None = None,
     alpha: float = 0.05,
     seed: int = 0,
     n_resamples: int = 10_000,
@@ -311,35 +319,24 @@ def stratified_permutation(
     ``p[i, j]`` is that two-sided p where T(i, j) > 0 and 1 otherwise, so i beats j iff i's macro average is higher
     and p <= alpha. One draw of signs per unit, shared by every pair and replicate:
     ``rng_for(seed, "system_ranking", "stratified_permutation", M)``.
-    """
-    n_units = len(pair_units(segments)[0])
-    signs = _random_signs(seed, "stratified_permutation", n_units, n_resamples)
-    return _stratified_sign_flip(as_replicates(scores), segments, domains, None, signs, alpha)
 
-
-def stratified_permutation_documents(
-    scores: np.ndarray,
-    segments: np.ndarray,
-    domains: np.ndarray,
-    *,
-    documents: np.ndarray,
-    alpha: float = 0.05,
-    seed: int = 0,
-    n_resamples: int = 10_000,
-) -> RankingArrays:
-    """:func:`stratified_permutation` with one sign per document (docs/statistics.md): the same statistic T, the
-    same domain weights and the same two-sided p, but under the null the two systems are exchangeable by whole
-    documents (in ESA one rater scores one system's whole document, so a rater's severity is shared by the
-    document's items and the items' differences are not independent), so every paired unit of a document
-    (``documents[N]``: each column's document code) flips with the document's one sign. A document that spans
-    several domains keeps each unit's own domain weight. One draw of signs per document with a paired unit,
-    shared by every pair and replicate: ``rng_for(seed, "system_ranking", "stratified_permutation_documents", D)``.
-    With D documents the smallest attainable p is about ``2 / 2^D``.
+    With ``documents[N]`` (each column's document code; the registry's ``stratified_permutation_documents``): one
+    sign per document. The same statistic T, the same domain weights and the same two-sided p, but under the null
+    the two systems are exchangeable by whole documents (in ESA one rater scores one system's whole document, so a
+    rater's severity is shared by the document's items and the items' differences are not independent), so every
+    paired unit of a document flips with the document's one sign. A document that spans several domains keeps each
+    unit's own domain weight. One draw of signs per document with a paired unit, shared by every pair and
+    replicate: ``rng_for(seed, "system_ranking", "stratified_permutation_documents", D)``. With D documents the
+    smallest attainable p is about ``2 / 2^D``.
     """
     left, _ = pair_units(segments)
-    present, blocks = np.unique(np.asarray(documents)[left], return_inverse=True)
-    signs = _random_signs(seed, "stratified_permutation_documents", len(present), n_resamples)
-    return _stratified_sign_flip(as_replicates(scores), segments, domains, blocks.ravel(), signs, alpha)
+    if documents is None:
+        blocks, n_blocks, stream = None, len(left), "stratified_permutation"
+    else:
+        present, codes = np.unique(np.asarray(documents)[left], return_inverse=True)
+        blocks, n_blocks, stream = codes.ravel(), len(present), "stratified_permutation_documents"
+    signs = _random_signs(seed, stream, n_blocks, n_resamples)
+    return _stratified_sign_flip(as_replicates(scores), segments, domains, blocks, signs, alpha)
 
 
 def _stratified_sign_flip(
@@ -460,7 +457,7 @@ def paper_test(
     :func:`_standard_ranking`. The engine has no replicate axis: the replicates' systems are stacked as one engine
     call's systems (``r * S + i``) with only each replicate's own pairs computed; the engine's draws depend only on
     the seed and the number of items, so every replicate gets the draws it would get alone."""
-    from mtsig.stats.resampling import pairwise_tests  # noqa: PLC0415 - the engine only for these two procedures
+    from mtsig.stats.resampling import ResamplingOptions, pairwise_tests  # noqa: PLC0415 - the engine only here
 
     scores = as_replicates(scores)
     replicates, n, n_items = scores.shape
@@ -473,10 +470,7 @@ def paper_test(
         statistics.reshape(replicates * n, n_items, 2),
         lambda totals: totals[..., 0] / totals[..., 1],
         [str(i) for i in range(replicates * n)],
-        tests=(test,),
-        n_samples=n_resamples,
-        seed=seed,
-        pairs=pairs,
+        ResamplingOptions(tests=(test,), n_samples=n_resamples, seed=seed, pairs=pairs),
     ).table
     x, y = table["sys_x"].astype(int).to_numpy(), table["sys_y"].astype(int).to_numpy()
     pvalues = np.full((replicates, n, n), np.nan)
