@@ -15,6 +15,7 @@ import yaml
 from scipy import stats
 
 from mtsig.errors import InputError
+from mtsig.io.human import Rankings, Ratings
 from mtsig.io.human.wmt_mturk_da import load_r_mean_sd, load_wmt_mturk_da, restore_unrated_cells
 from mtsig.io.judgments import load_judgments, load_moments
 from mtsig.settings import HumanGold, HumanSource, QualityControl, Standardise, build
@@ -838,6 +839,32 @@ def test_build_gold_reports_system_mismatch(tmp_path: Path) -> None:
             [0.05],
             qc={"enabled": False},
         )
+
+
+def test_build_gold_follows_the_type_of_the_judgments() -> None:
+    """Rankings get the ranking golds and ratings the Wilcoxon gold whatever the gold block asks, so each refuses
+    the other's method; a bare table is refused, not guessed."""
+    judgments = pd.DataFrame(
+        {"judgment": [0, 0], "annotator": ["j", "j"], "segment": [0, 0], "system": ["A", "B"], "rank": [1, 2]}
+    )
+    with pytest.raises(TypeError, match="takes Ratings or Rankings .* not DataFrame"):
+        build_gold(judgments, ["A", "B"], [0.05], gold=HumanGold(methods=("head_to_head",)))
+    with pytest.raises(InputError, match=r"gold methods \['wilcoxon'\] do not apply to rankings"):
+        build_gold(Rankings(judgments), ["A", "B"], [0.05], gold=HumanGold(methods=("wilcoxon",)))
+    rows = [
+        (a, s, i, "system", "adequacy", 10.0 * i + (a == "b")) for a in "ab" for s in "AB" for i in range(3)
+    ]
+    with pytest.raises(InputError, match=r"gold methods \['head_to_head'\] do not apply to DA ratings"):
+        build_gold(
+            Ratings(_ratings(rows)),
+            ["A", "B"],
+            [0.05],
+            gold=HumanGold(methods=("head_to_head",)),
+            qc=QualityControl(enabled=False),
+        )
+    ranked = build_gold(Rankings(judgments), ["A", "B"], [0.05], gold=HumanGold(methods=("head_to_head",)))
+    # one judgment ranking A over B: a sign test of 1 win in 1 decisive judgment, p = 0.5 (binomial, by hand)
+    assert ranked.gold.set_index(["sys_x", "sys_y"]).loc[("A", "B"), "p_value"] == 0.5
 
 
 def test_restoring_a_zero_variance_workers_ratings_by_hand() -> None:

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.io.human import Ratings
+from mtsig.io.human import DA_SCORE_RANGE, Ratings
 from mtsig.io.human.parsing import (
     check_known_systems,
     fail_repeated,
@@ -61,7 +61,6 @@ from mtsig.io.segment_scores import (
 SEG_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
 SYS_HEADER = ("RAW.SCR", "Z.SCR", "N", "SYS", "N.ALL")
 METRICS_SEG_HEADER = ("SYS", "SEGID", "RAW.SCR", "Z.SCR", "N", "SID")
-DA_SCORE_RANGE = (0.0, 100.0)
 #: Appraise's document-level DA segment id: ``<document>_<0-based segment of the document>``.
 _DOCUMENT_SID = re.compile(r"(.+)_(\d+)")
 _NUMERIC_SUFFIX = re.compile(r"\.\d+$")
@@ -93,7 +92,7 @@ def _segment_mean_columns(
 ) -> dict[str, Any]:
     """The columns every layout of DA segment means gives (``system, segment, criterion, raw_score, z, n``), from
     its ``SYS``, ``RAW.SCR``, ``Z.SCR`` and ``N`` columns and the 1-based ``sid``, each checked: SIDs inside the
-    test set of ``n_segments`` (when known), raw scores inside :data:`DA_SCORE_RANGE`, counts at least 1."""
+    test set of ``n_segments`` (when known), raw scores inside :data:`mtsig.io.human.DA_SCORE_RANGE`, counts at least 1."""
     if n_segments is not None:
         fail_first(
             sid > n_segments, lines, path, [f"SID {s} is outside the test set (1..{n_segments})" for s in sid]

@@ -90,6 +90,10 @@ def build_gold(
     standardisation = Standardise() if standardisation is None else standardisation
     if isinstance(judgments, Rankings):
         return rankings_gold(judgments, systems, list(alphas), gold, standardisation)
+    if not isinstance(judgments, Ratings):
+        raise TypeError(
+            f"build_gold takes Ratings or Rankings (mtsig.io.human), not {type(judgments).__name__}"
+        )
     return ratings_gold(judgments, systems, list(alphas), gold, qc, standardisation, moments)
 
 
