@@ -103,6 +103,29 @@ def _labelled(table: pd.DataFrame, method: str) -> pd.DataFrame:
     return table.assign(gold=method)[["gold", *table.columns]]
 
 
+def _assembled(
+    z: pd.DataFrame,
+    qc_table: pd.DataFrame,
+    dropped: Sequence[tuple[str, str]],
+    zero_z: Sequence[str],
+    golds: Sequence[tuple[str, pd.DataFrame, pd.DataFrame]],
+    scores: pd.DataFrame,
+) -> GoldStandard:
+    """The :class:`GoldStandard` of one or more golds, each (method, p-values, conclusions), labelled with their
+    method in the order given (the first is the primary gold)."""
+    return GoldStandard(
+        z=z,
+        qc=qc_table,
+        dropped=pd.DataFrame(list(dropped), columns=DROPPED_COLUMNS),
+        zero_z=tuple(zero_z),
+        gold=pd.concat([_labelled(table, method) for method, table, _ in golds], ignore_index=True),
+        gold_conclusions=pd.concat(
+            [_labelled(concluded, method) for method, _, concluded in golds], ignore_index=True
+        ),
+        system_scores=scores,
+    )
+
+
 def _quality_controlled(
     ratings: Ratings, qc: QualityControl
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[tuple[str, str]]]:
@@ -161,14 +184,14 @@ def ratings_gold(
         systems=systems,
         significant_digits=gold.significant_digits,
     )
-    return GoldStandard(
-        z=z.reset_index(drop=True),
-        qc=qc_table,
-        dropped=pd.DataFrame(dropped, columns=DROPPED_COLUMNS),
-        zero_z=tuple(zero_z),
-        gold=_labelled(pairs, "wilcoxon"),
-        gold_conclusions=_labelled(gold_conclusions(pairs, alphas, gold.criteria, systems), "wilcoxon"),
-        system_scores=system_scores(z, gold.item_types, systems),
+    conclusions = gold_conclusions(pairs, alphas, gold.criteria, systems)
+    return _assembled(
+        z.reset_index(drop=True),
+        qc_table,
+        dropped,
+        zero_z,
+        [("wilcoxon", pairs, conclusions)],
+        system_scores(z, gold.item_types, systems),
     )
 
 
@@ -196,18 +219,16 @@ def rankings_gold(
     unknown = [m for m in methods if m not in builders]
     if unknown:
         raise InputError(f"gold methods {unknown} do not apply to rankings (use {', '.join(builders)})")
-    tables, conclusions = [], []
+    golds = []
     for method in methods:
         table = builders[method]()
-        tables.append(_labelled(table, method))
-        conclusions.append(_labelled(gold_conclusions(table, alphas, (RANKING_CRITERION,), systems), method))
+        golds.append((method, table, gold_conclusions(table, alphas, (RANKING_CRITERION,), systems)))
     z, zero_variance = standardised_item_scores(judgments, ddof=ddof)
-    return GoldStandard(
-        z=z,
-        qc=pd.DataFrame(columns=QC_COLUMNS),
-        dropped=pd.DataFrame([(a, "zero variance") for a in zero_variance], columns=DROPPED_COLUMNS),
-        zero_z=(),
-        gold=pd.concat(tables, ignore_index=True),
-        gold_conclusions=pd.concat(conclusions, ignore_index=True),
-        system_scores=ranking_system_scores(judgments, systems, ddof),
+    return _assembled(
+        z,
+        pd.DataFrame(columns=QC_COLUMNS),
+        [(a, "zero variance") for a in zero_variance],
+        (),
+        golds,
+        ranking_system_scores(judgments, systems, ddof),
     )
