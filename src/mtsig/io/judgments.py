@@ -3,9 +3,9 @@
 :func:`load_judgments` reads the files an experiment's ``human`` block names (:class:`mtsig.settings.HumanSource`),
 relative to a data root, with the reader of its format (:data:`JUDGMENT_READERS`): each format is one module of
 :mod:`mtsig.io.human` whose ``read_judgments`` returns :class:`~mtsig.io.human.Ratings` (DA, ESA, MQM, segment
-means) or :class:`~mtsig.io.human.Rankings` (relative rankings). That is what :func:`mtsig.stats.human_gold.build_gold`
-takes, so a Python user loads judgments and builds a gold without the pipeline (``steps.human.human_gold`` is the
-rule's step). A new format is one module, one entry here and one name in the schema's ``human.format`` enum
+means) or :class:`~mtsig.io.human.Rankings` (relative rankings). That is what
+:func:`mtsig.stats.human_gold.build_gold` takes, so a Python user loads judgments and builds a gold without the
+pipeline (``steps.human.human_gold`` is the rule's step). A new format is one module, one entry here and one name in the schema's ``human.format`` enum
 (docs/extending.md; ``tests/test_registries.py`` keeps both equal).
 """
 

@@ -92,7 +92,8 @@ def _segment_mean_columns(
 ) -> dict[str, Any]:
     """The columns every layout of DA segment means gives (``system, segment, criterion, raw_score, z, n``), from
     its ``SYS``, ``RAW.SCR``, ``Z.SCR`` and ``N`` columns and the 1-based ``sid``, each checked: SIDs inside the
-    test set of ``n_segments`` (when known), raw scores inside :data:`mtsig.io.human.DA_SCORE_RANGE`, counts at least 1."""
+    test set of ``n_segments`` (when known), raw scores inside :data:`mtsig.io.human.DA_SCORE_RANGE`, counts at
+    least 1."""
     if n_segments is not None:
         fail_first(
             sid > n_segments, lines, path, [f"SID {s} is outside the test set (1..{n_segments})" for s in sid]

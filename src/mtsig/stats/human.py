@@ -112,10 +112,11 @@ def standardise_with(
     ratings: pd.DataFrame, moments: pd.DataFrame, zero_variance: str = Standardise.zero_variance
 ) -> tuple[pd.DataFrame, list[str]]:
     """Add ``z`` from given per-annotator moments (DataFrame annotator, mean, sd), e.g. the organisers' printed
-    means and sds (:func:`mtsig.io.human.wmt_mturk_da.load_r_mean_sd`, 7 significant digits: the WMT22 ja-en organisers'
-    z-scores in ``ad-jaen-good-stnd.csv`` are ``(raw - mean) / sd`` with exactly these printed values). The
-    moments are per annotator (one criterion). An annotator without moments is an error; one whose sd is 0 or
-    missing follows ``zero_variance`` as in :func:`standardise`. Returns (ratings with ``z``, those annotators).
+    means and sds (:func:`mtsig.io.human.wmt_mturk_da.load_r_mean_sd`, 7 significant digits: the WMT22 ja-en
+    organisers' z-scores in ``ad-jaen-good-stnd.csv`` are ``(raw - mean) / sd`` with exactly these printed
+    values). The moments are per annotator (one criterion). An annotator without moments is an error; one whose sd
+    is 0 or missing follows ``zero_variance`` as in :func:`standardise`. Returns (ratings with ``z``, those
+    annotators).
     """
     table = moments.set_index("annotator")
     missing = sorted(set(ratings["annotator"]) - set(table.index))

@@ -130,10 +130,10 @@ def _quality_controlled(
     ratings: Ratings, qc: QualityControl
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[tuple[str, str]]]:
     """(the ratings of the annotators kept, the QC table, the annotators dropped with the reason): QC runs when
-    ``qc.enabled`` and it applies to the ratings (:attr:`mtsig.io.human.Ratings.quality_control`, and scores not
-    standardised already)."""
+    ``qc.enabled`` and it applies to the ratings (:attr:`mtsig.io.human.Ratings.quality_control_applies`, and
+    scores not standardised already)."""
     table = ratings.table
-    if not (qc.enabled and ratings.quality_control and not ratings.standardised):
+    if not (qc.enabled and ratings.quality_control_applies and not ratings.standardised):
         return table, pd.DataFrame(columns=QC_COLUMNS), []
     qc_table = quality_control(table, qc.method, qc.alpha)
     failed = qc_table.loc[~qc_table["kept"], "annotator"]

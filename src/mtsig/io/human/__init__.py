@@ -70,14 +70,14 @@ class Ratings:
     """Human ratings on a scale (DA, ESA, MQM, segment means): what every reader but ``wmt_rankings`` returns.
 
     ``table``: the tidy ratings table (module docstring). ``source``: the file they were read from (the folder of
-    several), named in errors about them. ``quality_control``: whether Graham et al. (2013)'s bad-reference
+    several), named in errors about them. ``quality_control_applies``: whether Graham et al. (2013)'s bad-reference
     quality control applies when an experiment enables it (``qc.enabled``): ``False`` for MQM, whose raters mark
     error spans rather than score degraded candidates.
     """
 
     table: pd.DataFrame
     source: Path | None = None
-    quality_control: bool = True
+    quality_control_applies: bool = True
 
     @property
     def standardised(self) -> bool:

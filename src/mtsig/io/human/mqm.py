@@ -66,7 +66,7 @@ def load_mqm_ratings(
     )
     if standardised:
         out["z"] = out["raw_score"]
-    return Ratings(out, path, quality_control=False)
+    return Ratings(out, path, quality_control_applies=False)
 
 
 def read_judgments(request: JudgmentRequest) -> Ratings:

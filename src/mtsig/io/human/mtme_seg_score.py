@@ -1,6 +1,6 @@
-"""``human.format: mtme_seg_score``: an mt-metrics-eval human segment-score file (``human-scores/<lp>.<gold>.seg.score``:
-MQM, DA+SQM, ESA; read by :func:`mtsig.io.mtme.read_mtme_human_seg_scores`), one merged score per (system, segment),
-as ratings already standardised: the gold ranks the scores themselves.
+"""``human.format: mtme_seg_score``: an mt-metrics-eval human segment-score file
+(``human-scores/<lp>.<gold>.seg.score``: MQM, DA+SQM, ESA; read by :func:`mtsig.io.mtme.read_mtme_human_seg_scores`),
+one merged score per (system, segment), as ratings already standardised: the gold ranks the scores themselves.
 """
 
 from __future__ import annotations
