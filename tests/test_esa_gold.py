@@ -24,7 +24,7 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.io.esa import read_esa
-from mtsig.io.human import load_esa
+from mtsig.io.human.esa import load_esa
 from mtsig.io.judgments import load_judgments
 from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import Experiment
@@ -123,7 +123,7 @@ def test_prepared_texts_and_documents_start_after_the_canary_line(data_root: Pat
 
 def test_esa_ratings_as_tidy_rows(data_root: Path) -> None:
     spec = configured("hi")
-    ratings = load_judgments(spec.human, data_root, 997, list(spec.systems))
+    ratings = load_judgments(spec.human, data_root, 997, list(spec.systems)).table
     rows = organisers_rows(data_root, "hi")
     assert len(ratings) == len(rows) == 3267 + 489  # README: 3,291 TGT ratings before the latest-rating rule
     assert set(ratings["criterion"]) == {"esa"} and set(ratings["hit"]) == {"esa_generalMT2024_wave2"}
@@ -238,7 +238,9 @@ def small_export(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_a_small_export_is_read_with_its_reference_and_qc_items(small_export: tuple[Path, Path]) -> None:
     export, docs = small_export
-    rows = load_esa([export], 3, "eng", "hin", documents=docs, reference_systems=["refA"], systems=["A", "B"])
+    rows = load_esa(
+        [export], 3, "eng", "hin", documents=docs, reference_systems=["refA"], systems=["A", "B"]
+    ).table
     assert rows[["system", "segment", "item_type", "raw_score"]].values.tolist() == [
         ["A", 0, "system", 70.0], ["B", 1, "system", 60.0], ["refA", 2, "ref", 90.0], ["A", 0, "bad_ref", 20.0],
     ]  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from itertools import combinations
@@ -14,10 +15,12 @@ import yaml
 from scipy import stats
 
 from mtsig.errors import InputError
-from mtsig.io.human import load_r_mean_sd, load_wmt_mturk_da, restore_unrated_cells
-from mtsig.io.judgments import judgments_source, load_judgments, load_moments
+from mtsig.io.human import Rankings, Ratings
+from mtsig.io.human.wmt_mturk_da import load_r_mean_sd, load_wmt_mturk_da, restore_unrated_cells
+from mtsig.io.judgments import load_judgments, load_moments
 from mtsig.settings import HumanGold, HumanSource, QualityControl, Standardise, build
 from mtsig.stats import human
+from mtsig.stats.human_gold import GoldStandard, build_gold
 from mtsig.stats.seeding import rng_for
 
 SEED = 20140626
@@ -69,7 +72,9 @@ def test_standardisation_removes_annotator_offset_and_scale() -> None:
 
 def test_organisers_z_reproduced_on_jaen(data_root: Path) -> None:
     da = data_root / "wmt22-ja-en/da"
-    ratings = load_wmt_mturk_da(da / "ad-jaen-good-raw.RECONSTRUCTED.tsv", da / "ja-en.sid2line.tsv", 2008)
+    ratings = load_wmt_mturk_da(
+        da / "ad-jaen-good-raw.RECONSTRUCTED.tsv", da / "ja-en.sid2line.tsv", 2008
+    ).table
     stnd = pd.read_csv(da / "ad-jaen-good-stnd.csv", sep="\t", skiprows=1, header=None)
     organisers = stnd[10].to_numpy()
     moments = load_r_mean_sd(da / "ad-jaen-trk-mean-sd.txt")
@@ -302,20 +307,18 @@ def build_from_files(
     # The restoring of a worker's ratings (human.complete_from) reads the printed moments even where the
     # variant under test standardises without them.
     printed = load_moments(restore_moments or standardise_settings.moments, data_root)
-    return human.build_gold(
-        human_config["format"],
+    return build_gold(
         load_judgments(build(HumanSource, human_config), data_root, n_segments, systems, printed),
         systems,
         alphas,
-        source=judgments_source(build(HumanSource, human_config), data_root),
         moments=load_moments(standardise_settings.moments, data_root),
         qc=build(QualityControl, qc),
-        standardise=standardise_settings,
+        standardisation=standardise_settings,
         gold=build(HumanGold, gold or {"methods": ["wilcoxon"]}),
     )
 
 
-def _jaen_build(data_root: Path, spec: dict, standardise: dict, gold: dict) -> dict:
+def _jaen_build(data_root: Path, spec: dict, standardise: dict, gold: dict) -> GoldStandard:
     return build_from_files(
         spec["human"],
         data_root,
@@ -330,7 +333,7 @@ def _jaen_build(data_root: Path, spec: dict, standardise: dict, gold: dict) -> d
 
 
 @functools.cache
-def _jaen_configured(data_root: Path, repo_root: Path) -> dict:
+def _jaen_configured(data_root: Path, repo_root: Path) -> GoldStandard:
     """The ja-en gold as configured (the default run's), built once per test process for the tests below (which
     only read it)."""
     spec = _jaen_spec(repo_root)
@@ -340,8 +343,7 @@ def _jaen_configured(data_root: Path, repo_root: Path) -> dict:
 def _organisers_segment_means(data_root: Path) -> pd.DataFrame:
     """Their ad-seg-scores-ja-en.csv with our keys: system without its ".<id>", 0-based line through sid2line
     (its SID is the DA segment id, not the line)."""
-    from mtsig.io.human import load_sid2line
-    from mtsig.io.wmt_da import read_wmt_da_seg_scores
+    from mtsig.io.wmt_da import load_sid2line, read_wmt_da_seg_scores
 
     published = read_wmt_da_seg_scores(_organisers_file(data_root, ORGANISERS_SEGMENT_MEANS))
     sid2line = load_sid2line(data_root / JAEN_DA / "ja-en.sid2line.tsv", 2008)
@@ -366,12 +368,12 @@ def _mann_whitney_on_published_means(data_root: Path, systems: list[str]) -> pd.
     )
 
 
-def _require_zero_variance_worker(result: dict, data_root: Path) -> None:
-    if result["zero_z"] != [ZERO_VARIANCE_WORKER]:
+def _require_zero_variance_worker(result: GoldStandard, data_root: Path) -> None:
+    if result.zero_z != (ZERO_VARIANCE_WORKER,):
         pytest.fail(
             f"worker {ZERO_VARIANCE_WORKER} has no ratings in {data_root / JAEN_DA}: the organisers' segment means "
             "include that worker's 74 ratings (67 system-segment means, every score 0), absent from the public "
-            f"per-rating files; found zero-variance workers {result['zero_z']}"
+            f"per-rating files; found zero-variance workers {list(result.zero_z)}"
         )
 
 
@@ -380,7 +382,7 @@ def test_wmt22_jaen_segment_means_equal_organisers(data_root: Path, repo_root: P
     assert spec["standardise"]["zero_variance"] == "zero"  # the organisers' convention is the configured one
     result = _jaen_configured(data_root, repo_root)
     _require_zero_variance_worker(result, data_root)
-    ours = human.segment_mean_scores(result["z"], significant_digits=spec["gold"]["significant_digits"])
+    ours = human.segment_mean_scores(result.z, significant_digits=spec["gold"]["significant_digits"])
     published = _organisers_segment_means(data_root)
     joined = published.merge(
         ours, on=["system", "segment"], how="outer", suffixes=("_org", ""), indicator=True
@@ -409,7 +411,7 @@ def test_wmt22_jaen_gold_equals_wilcoxon_on_the_organisers_segment_means(
             else _jaen_build(data_root, spec, standardise, gold)
         )
         _require_zero_variance_worker(result, data_root)
-        return result["gold"].set_index(["sys_x", "sys_y"])["p_value"]
+        return result.gold.set_index(["sys_x", "sys_y"])["p_value"]
 
     configured = p_values(spec["standardise"], spec["gold"])
     np.testing.assert_allclose(configured[oracle.index], oracle, rtol=1e-12, atol=0)
@@ -427,12 +429,10 @@ def test_wmt22_jaen_drop_convention_drops_the_zero_variance_worker(data_root: Pa
     zero = _jaen_configured(data_root, repo_root)
     _require_zero_variance_worker(zero, data_root)
     drop = _jaen_build(data_root, spec, {**spec["standardise"], "zero_variance": "drop"}, spec["gold"])
-    assert drop["zero_z"] == [] and drop["dropped"].values.tolist() == [
-        [ZERO_VARIANCE_WORKER, "zero variance"]
-    ]
+    assert drop.zero_z == () and drop.dropped.values.tolist() == [[ZERO_VARIANCE_WORKER, "zero variance"]]
     digits = spec["gold"]["significant_digits"]
-    means_zero = human.segment_mean_scores(zero["z"], significant_digits=digits)
-    means_drop = human.segment_mean_scores(drop["z"], significant_digits=digits)
+    means_zero = human.segment_mean_scores(zero.z, significant_digits=digits)
+    means_drop = human.segment_mean_scores(drop.z, significant_digits=digits)
     assert len(means_zero) - len(means_drop) == 67
     # The 67 means only drop loses are the organisers' rows with raw and z means 0.
     published = _organisers_segment_means(data_root)
@@ -806,16 +806,15 @@ def test_build_gold_tidy_with_quality_control(tmp_path: Path) -> None:
         qc={"enabled": True, "method": "t", "alpha": 0.05},
         gold={"methods": ["wilcoxon"], "unit": "rating", "criteria": ["adequacy", "fluency"]},
     )
-    assert set(out) == {"z", "qc", "dropped", "zero_z", "gold", "gold_conclusions", "system_scores"}
-    qc = out["qc"].set_index("annotator")
+    fields = {f.name for f in dataclasses.fields(out)}
+    assert fields == {"z", "qc", "dropped", "zero_z", "gold", "gold_conclusions", "system_scores"}
+    qc = out.qc.set_index("annotator")
     assert qc["kept"].to_dict() == {"w0": True, "w1": True, "w2": True, "w3": True, "w9": False}
-    assert out["dropped"]["annotator"].tolist() == ["w9"] and "w9" not in set(out["z"]["annotator"])
-    assert out["gold"].columns[0] == "gold" and set(out["gold"]["gold"]) == {"wilcoxon"}
-    assert (
-        out["gold_conclusions"][["sys_x", "sys_y", "conclusion"]].values.tolist() == [["A", "B", "sys_y"]] * 2
-    )
-    scores = out["system_scores"].set_index("system")
-    kept = out["z"].loc[out["z"]["item_type"] == "system"]
+    assert out.dropped["annotator"].tolist() == ["w9"] and "w9" not in set(out.z["annotator"])
+    assert out.gold.columns[0] == "gold" and set(out.gold["gold"]) == {"wilcoxon"}
+    assert out.gold_conclusions[["sys_x", "sys_y", "conclusion"]].values.tolist() == [["A", "B", "sys_y"]] * 2
+    scores = out.system_scores.set_index("system")
+    kept = out.z.loc[out.z["item_type"] == "system"]
     assert scores.loc["B", "mean_z"] == pytest.approx(kept.loc[kept["system"] == "B", "z"].mean())
     assert scores.loc["A", "n"] == (kept["system"] == "A").sum()
 
@@ -840,6 +839,32 @@ def test_build_gold_reports_system_mismatch(tmp_path: Path) -> None:
             [0.05],
             qc={"enabled": False},
         )
+
+
+def test_build_gold_follows_the_type_of_the_judgments() -> None:
+    """Rankings get the ranking golds and ratings the Wilcoxon gold whatever the gold block asks, so each refuses
+    the other's method; a bare table is refused, not guessed."""
+    judgments = pd.DataFrame(
+        {"judgment": [0, 0], "annotator": ["j", "j"], "segment": [0, 0], "system": ["A", "B"], "rank": [1, 2]}
+    )
+    with pytest.raises(TypeError, match="takes Ratings or Rankings .* not DataFrame"):
+        build_gold(judgments, ["A", "B"], [0.05], gold=HumanGold(methods=("head_to_head",)))
+    with pytest.raises(InputError, match=r"gold methods \['wilcoxon'\] do not apply to rankings"):
+        build_gold(Rankings(judgments), ["A", "B"], [0.05], gold=HumanGold(methods=("wilcoxon",)))
+    rows = [
+        (a, s, i, "system", "adequacy", 10.0 * i + (a == "b")) for a in "ab" for s in "AB" for i in range(3)
+    ]
+    with pytest.raises(InputError, match=r"gold methods \['head_to_head'\] do not apply to DA ratings"):
+        build_gold(
+            Ratings(_ratings(rows)),
+            ["A", "B"],
+            [0.05],
+            gold=HumanGold(methods=("head_to_head",)),
+            qc=QualityControl(enabled=False),
+        )
+    ranked = build_gold(Rankings(judgments), ["A", "B"], [0.05], gold=HumanGold(methods=("head_to_head",)))
+    # one judgment ranking A over B: a sign test of 1 win in 1 decisive judgment, p = 0.5 (binomial, by hand)
+    assert ranked.gold.set_index(["sys_x", "sys_y"]).loc[("A", "B"), "p_value"] == 0.5
 
 
 def test_restoring_a_zero_variance_workers_ratings_by_hand() -> None:
@@ -887,12 +912,12 @@ def test_restoring_a_zero_variance_workers_ratings_by_hand() -> None:
 
 
 def _published_means(data_root: Path, pair: str, n_segments: int, systems: list[str]) -> pd.DataFrame:
-    from mtsig.io.human import load_wmt_mturk_da_segment_means
+    from mtsig.io.wmt_da import load_wmt_da_segment_means
 
     folder = data_root / f"wmt22-{pair}" / "da"
-    return load_wmt_mturk_da_segment_means(
-        folder / f"ad-seg-scores-{pair}.csv", folder / f"{pair}.sid2line.tsv", n_segments, systems=systems
-    )
+    return load_wmt_da_segment_means(
+        folder / f"ad-seg-scores-{pair}.csv", n_segments, systems, sid2line=folder / f"{pair}.sid2line.tsv"
+    ).table
 
 
 def _scipy_on_means(means: pd.DataFrame, systems: list[str]) -> pd.Series:
@@ -914,12 +939,12 @@ def _gold_p_values(
     ratings = load_judgments(
         build(HumanSource, human_config), data_root, n_segments, spec["systems"], moments
     )
-    result = human.build_gold(
-        human_config["format"], ratings, spec["systems"], [0.05], moments=moments,
-        qc=build(QualityControl, spec["qc"]), standardise=build(Standardise, standardise),
+    result = build_gold(
+        ratings, spec["systems"], [0.05], moments=moments,
+        qc=build(QualityControl, spec["qc"]), standardisation=build(Standardise, standardise),
         gold=build(HumanGold, spec["gold"]),
     )  # fmt: skip
-    return result, result["gold"].set_index(["sys_x", "sys_y"])["p_value"]
+    return result, result.gold.set_index(["sys_x", "sys_y"])["p_value"]
 
 
 def test_wmt22_ruen_gold_from_the_organisers_z_equals_their_segment_means_and_tests(
@@ -935,7 +960,7 @@ def test_wmt22_ruen_gold_from_the_organisers_z_equals_their_segment_means_and_te
     published = _published_means(data_root, "ru-en", 2016, spec["systems"])
     assert len(published) == 18776
     result, configured = _gold_p_values(spec, data_root, 2016, spec["human"], {})
-    ours = human.segment_mean_scores(result["z"], significant_digits=15)
+    ours = human.segment_mean_scores(result.z, significant_digits=15)
     joined = published.merge(
         ours, on=["system", "segment"], how="outer", suffixes=("_org", ""), indicator=True
     )
@@ -961,8 +986,7 @@ def test_wmt22_jaen_organisers_z_reproduce_it_too(data_root: Path, repo_root: Pa
     config = {**spec["human"], "z_path": "wmt22-ja-en/da/ad-jaen-good-stnd.csv"}
     moments = load_moments(spec["standardise"]["moments"], data_root)
     ratings = load_judgments(build(HumanSource, config), data_root, 2008, spec["systems"], moments)
-    result = human.build_gold(
-        config["format"],
+    result = build_gold(
         ratings,
         spec["systems"],
         [0.05],
@@ -970,12 +994,12 @@ def test_wmt22_jaen_organisers_z_reproduce_it_too(data_root: Path, repo_root: Pa
         gold=build(HumanGold, spec["gold"]),
     )
     published = _published_means(data_root, "ja-en", 2008, spec["systems"])
-    ours = human.segment_mean_scores(result["z"], significant_digits=15)
+    ours = human.segment_mean_scores(result.z, significant_digits=15)
     joined = published.merge(
         ours, on=["system", "segment"], how="outer", suffixes=("_org", ""), indicator=True
     )
     assert len(published) == 23326 and (joined["_merge"] == "both").all()
     assert np.max(np.abs(joined["z_org"] - joined["z"])) <= 1e-15
     oracle = _scipy_on_means(published, spec["systems"])
-    p_values = result["gold"].set_index(["sys_x", "sys_y"])["p_value"][oracle.index]
+    p_values = result.gold.set_index(["sys_x", "sys_y"])["p_value"][oracle.index]
     np.testing.assert_allclose(p_values, oracle, rtol=1e-14, atol=0)

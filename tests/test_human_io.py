@@ -1,4 +1,5 @@
-"""Loaders of human DA judgments (mtsig.io.human): real files against their READMEs, bad rows name file:line."""
+"""Loaders of human DA judgments (the format modules of mtsig.io.human): real files against their READMEs, bad rows
+name file:line."""
 
 from __future__ import annotations
 
@@ -10,16 +11,12 @@ import pandas as pd
 import pytest
 
 from mtsig.errors import InputError
-from mtsig.io.human import (
-    appraise_system_name,
-    check_systems,
-    load_appraise_da,
-    load_mturk_batch,
-    load_r_mean_sd,
-    load_tidy,
-    load_wmt_mturk_da,
-    strip_numeric_suffix,
-)
+from mtsig.io.human import check_systems
+from mtsig.io.human.appraise_da import appraise_system_name, load_appraise_da
+from mtsig.io.human.mturk_batch import load_mturk_batch
+from mtsig.io.human.tidy import load_tidy
+from mtsig.io.human.wmt_mturk_da import load_r_mean_sd, load_wmt_mturk_da
+from mtsig.io.wmt_da import strip_numeric_suffix
 
 JAEN = "wmt22-ja-en/da"
 ENLIV = "wmt22-en-liv/da"
@@ -31,7 +28,7 @@ pytestmark = pytest.mark.xdist_group("human_io")
 def jaen(data_root: Path) -> pd.DataFrame:
     return load_wmt_mturk_da(
         data_root / JAEN / "ad-jaen-good-raw.RECONSTRUCTED.tsv", data_root / JAEN / "ja-en.sid2line.tsv", 2008
-    )
+    ).table
 
 
 # ------------------------------------------------------------------------------------------------ WMT22 ja-en
@@ -150,7 +147,7 @@ def test_enliv_source_based_counts(data_root: Path) -> None:
         data_root / ENLIV / "WMT22.Appraise.SegLvlLivSrc.20221031.filtered.csv",
         data_root / ENLIV / "header.SegLvl.csv",
         420,
-    )
+    ).table
     # README: eng-liv 2,702 rows = 2,378 TGT + 324 BAD; 15 annotators; TGT per system 396/397, ref.A 397.
     assert len(ratings) == 2702
     assert (ratings["item_type"] == "bad_ref").sum() == 324
@@ -182,7 +179,7 @@ def test_enliv_reference_based_counts(data_root: Path) -> None:
         data_root / ENLIV / "WMT22.Appraise.SegLvlLivRef.20221031.filtered.csv",
         data_root / ENLIV / "header.SegLvl.csv",
         420,
-    )
+    ).table
     assert len(ratings) == 1201 and (ratings["item_type"] == "bad_ref").sum() == 144
     assert ratings["annotator"].nunique() == 7 and set(ratings["system"]) == {
         "HuaweiTSC",
@@ -226,7 +223,7 @@ def test_appraise_bad_row_names_file_and_line(tmp_path: Path, row: str, problem:
 
 def test_mturk_batches_pairing_on_real_files(data_root: Path) -> None:
     paths = sorted((data_root / "mturk-da-sample-cs-en").glob("*.csv"))
-    ratings = load_mturk_batch(paths)
+    ratings = load_mturk_batch(paths).table
     raw = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
     answered = raw.loc[raw["Answer.Q1"].notna()]
     assert len(answered) == 29  # 31 assignments, 2 with an empty answer
@@ -250,7 +247,7 @@ def test_mturk_batches_pairing_on_real_files(data_root: Path) -> None:
     mean = ratings.groupby("item_type")["raw_score"].mean()
     assert mean["bad_ref"] < mean["system"] - 20
     rejected = set(raw.loc[raw["AssignmentStatus"] == "Rejected", "WorkerId"])
-    kept = load_mturk_batch(paths, drop_rejected=True)
+    kept = load_mturk_batch(paths, drop_rejected=True).table
     assert not (set(kept["annotator"]) & rejected) and len(kept) < len(ratings)
 
 
@@ -267,7 +264,11 @@ def test_mturk_bad_answer_key_names_line(tmp_path: Path) -> None:
             load_mturk_batch([path])
         assert str(error.value).startswith(f"{path}:3: ")
     path = _write(tmp_path / "c.csv", header + good)
-    assert load_mturk_batch(path)[["system", "segment", "raw_score"]].iloc[0].tolist() == ["sysA", 4, 50.0]
+    assert load_mturk_batch(path).table[["system", "segment", "raw_score"]].iloc[0].tolist() == [
+        "sysA",
+        4,
+        50.0,
+    ]
     with pytest.raises(InputError, match="outside the test set"):
         load_mturk_batch(path, n_segments=4)
 
@@ -282,13 +283,13 @@ def test_tidy_roundtrip_and_options(tmp_path: Path) -> None:
     )  # fmt: skip
     path = tmp_path / "t.tsv"
     frame.to_csv(path, sep="\t", index=False)
-    loaded = load_tidy(path, n_segments=2, systems=["S1", "S2"])
+    loaded = load_tidy(path, n_segments=2, systems=["S1", "S2"]).table
     pd.testing.assert_frame_equal(loaded.astype(object), frame.astype(object))
     means = _write(
         tmp_path / "m.tsv",
         "system\tsegment\tcriterion\tz\tn\nS1\t0\tadequacy\t-0.5\t2\nS2\t0\tadequacy\t0.25\t1\n",
     )
-    loaded = load_tidy(means, segment_means=True)
+    loaded = load_tidy(means, segment_means=True).table
     assert (
         loaded["z"].tolist() == [-0.5, 0.25]
         and loaded["n"].tolist() == [2, 1]
@@ -334,7 +335,7 @@ def test_organisers_z_file_must_hold_the_raw_files_ratings_row_by_row(
 ) -> None:
     """human.z_path: the stnd file (space-separated header, TAB-separated rows) must be the raw file's ratings in
     the same order; a different worker, a missing row or a non-number is an error at its line."""
-    from mtsig.io.human import load_wmt_mturk_da, load_wmt_mturk_da_z
+    from mtsig.io.human.wmt_mturk_da import load_wmt_mturk_da, load_wmt_mturk_da_z
 
     folder = data_root / "wmt22-ru-en" / "da"
     raw = (folder / "ad-ruen-good-raw.RECONSTRUCTED.tsv").read_text(encoding="utf-8").splitlines()[:6]

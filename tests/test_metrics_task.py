@@ -233,9 +233,9 @@ def golds(tmp_path_factory, data_root: Path, spec: dict) -> Path:
 def test_ja_en_gold_is_byte_identical_to_the_wmt20_ja_en_experiments(golds, data_root, repo_root, tmp_path):
     """The experiment's human_gold step calls load_judgments and build_gold with config/wmt20-ja-en.yaml (993
     segments, its 10 systems) and writes with write_tsv: the same calls here, the same bytes."""
-    from mtsig.io.judgments import judgments_source, load_judgments
+    from mtsig.io.judgments import load_judgments
     from mtsig.settings import HumanGold, HumanSource, QualityControl, build
-    from mtsig.stats.human import build_gold
+    from mtsig.stats.human_gold import build_gold
     from mtsig.steps.files import write_tsv
 
     experiment = yaml.safe_load((repo_root / "config" / "wmt20-ja-en.yaml").read_text())["experiments"][
@@ -243,12 +243,11 @@ def test_ja_en_gold_is_byte_identical_to_the_wmt20_ja_en_experiments(golds, data
     ]
     systems = experiment["systems"]
     judgments = load_judgments(build(HumanSource, experiment["human"]), data_root, 993, systems)
-    result = build_gold(experiment["human"]["format"], judgments, systems, [0.05, 0.01, 0.001],
-                        source=judgments_source(build(HumanSource, experiment["human"]), data_root),
+    result = build_gold(judgments, systems, [0.05, 0.01, 0.001],
                         qc=build(QualityControl, experiment["qc"]),
                         gold=build(HumanGold, experiment["gold"]))  # fmt: skip
     for key, name in (("gold", "gold.tsv"), ("gold_conclusions", "gold_conclusions.tsv")):
-        write_tsv(result[key], tmp_path / name)
+        write_tsv(getattr(result, key), tmp_path / name)
         assert (tmp_path / name).read_bytes() == (golds / "ja-en" / name).read_bytes(), name
 
 

@@ -29,7 +29,7 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.io.documents import read_documents
-from mtsig.io.human import load_tidy
+from mtsig.io.human.tidy import load_tidy
 from mtsig.io.judgments import load_judgments
 from mtsig.io.mtme import read_mtme_docs, read_mtme_human_seg_scores
 from mtsig.pipeline import config as mtsig_config
@@ -317,13 +317,15 @@ def test_reference_apart_in_tidy_segment_means(data_root: Path, tmp_path: Path) 
     first_ref = 2 + int(np.flatnonzero(frame["system"].to_numpy() == "refA")[0])  # after the header line
     with pytest.raises(InputError, match=rf"mqm.tsv:{first_ref}: unknown system 'refA'"):
         load_tidy(path, segment_means=True, n_segments=557, systems=systems)
-    kept = load_tidy(path, segment_means=True, n_segments=557, systems=systems, reference_systems=["refA"])
+    kept = load_tidy(
+        path, segment_means=True, n_segments=557, systems=systems, reference_systems=["refA"]
+    ).table
     assert kept.loc[kept["system"] == "refA", "item_type"].eq("ref").all()
     assert (kept["item_type"] == "ref").sum() == sum(v is not None for v in parsed["refA"]) == 460
     frame.assign(item_type=np.where(frame["system"] == "refA", "ref", "system")).to_csv(
         path, sep="\t", index=False
     )
-    marked = load_tidy(path, segment_means=True, n_segments=557, systems=systems)
+    marked = load_tidy(path, segment_means=True, n_segments=557, systems=systems).table
     pd.testing.assert_frame_equal(marked[kept.columns.drop("item_type")], kept.drop(columns="item_type"))
     assert marked["item_type"].tolist() == kept["item_type"].tolist()
     with pytest.raises(InputError, match="refA: listed in human.reference_systems and in the experiment"):

@@ -1,11 +1,12 @@
 """``mtsig rank FILES...``: rank the systems of a human evaluation by one of WMT's procedures or mtsig's
 (:data:`mtsig.stats.system_ranking.PROCEDURES`).
 
-Input: Appraise ESA exports (``--format esa``, the default; each file a wave, with ``--documents DIR`` for the domains),
-Google-style MQM annotations (``--format mqm``), or a tidy TSV with a header naming ``system``, ``item`` and ``score``
-and optionally ``domain``, ``rater``, ``wave``, ``doc`` (``--format tidy``). Prints each pair's p-values and
-decision, each system's score, rank range and cluster, the notes on what could not be tested, and a signature line;
-``--json`` or ``--latex`` instead.
+Input: Appraise ESA exports (``--format esa``, the default; each file a wave, with ``--documents DIR`` for the
+domains), Google-style MQM annotations (``--format mqm``), or a tidy TSV with a header naming ``system``, ``item``
+and ``score`` and optionally ``domain``, ``rater``, ``wave``, ``doc`` (``--format tidy``; ``segment``, ``annotator``
+and ``document`` are read as ``item``, ``rater`` and ``doc``: :data:`mtsig.io.tidy_columns.SPELLINGS`). Prints each
+pair's p-values and decision, each system's score, rank range and cluster, the notes on what could not be tested,
+and a signature line; ``--json`` or ``--latex`` instead.
 """
 
 from __future__ import annotations
@@ -81,10 +82,13 @@ def _ratings(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
         scores = read_mqm(path).scores
         table = scores.rename(columns={"segment": "item", "document": "doc"})
         return table[["system", "item", "doc", "rater", "score"]], path.name
+    from mtsig.io.tidy_columns import SPELLINGS, respelt
+
     try:
-        table = pd.read_csv(path, sep="\t", dtype={"item": str, "system": str})
+        table = pd.read_csv(path, sep="\t", dtype={**dict.fromkeys(SPELLINGS["segment"], str), "system": str})
     except (FileNotFoundError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read a tidy TSV: {error}", path) from None
+    table = table.rename(columns=respelt(table.columns, (*TIDY_REQUIRED, *TIDY_OPTIONAL)))
     columns = f"{', '.join(TIDY_REQUIRED)}[, {', '.join(TIDY_OPTIONAL)}]"
     for column in TIDY_REQUIRED:
         if column not in table.columns:

@@ -55,7 +55,7 @@ from mtsig.io.segment_scores import (
     parse_integers,
     read_data_lines,
 )
-from mtsig.settings import HumanSource, MqmTexts
+from mtsig.settings import MqmTexts
 
 REQUIRED_COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
 NO_ERROR = "No-error"
@@ -361,55 +361,3 @@ def rater_means(scores: pd.DataFrame) -> pd.DataFrame:
         score=("score", "mean"),
         n_raters=("rater", "nunique"),
     ).reset_index()
-
-
-def load_mqm_ratings(
-    path: str | Path,
-    *,
-    weights: Mapping[str, float] | None = None,
-    reference_system: str | None = HumanSource.reference_system,
-    standardised: bool = True,
-    n_segments: int | None = None,
-    systems: Iterable[str] | None = None,
-) -> pd.DataFrame:
-    """MQM annotations as the human step's ratings: one row per (system, segment, rater) with ``annotator`` (the
-    rater), ``criterion`` ``mqm``, ``raw_score`` (minus the weight sum) and ``item_type`` ``system``, or ``ref``
-    for ``reference_system`` (a rated human reference: kept out of the gold and the system scores).
-
-    ``standardised=True``: ``z`` is the MQM score itself (the gold ranks minus the weight sums); ``False``: no
-    ``z`` column, so the human step standardises per rater. Errors (file and line): those of :func:`read_mqm`; a
-    rated system neither in ``systems`` nor the reference; more annotated segments than ``n_segments``.
-    """
-    annotations = read_mqm(
-        path, weights=DEFAULT_MQM_WEIGHTS if weights is None else weights, reference_system=reference_system
-    )
-    scores = annotations.scores
-    path = Path(path)
-    if n_segments is not None and len(annotations.segments) != n_segments:
-        raise InputError(
-            f"{len(annotations.segments)} annotated segments but the experiment's test set has {n_segments}",
-            path,
-        )
-    if systems is not None:
-        known = set(systems) | ({reference_system} if reference_system else set())
-        fail_first(
-            ~scores["system"].isin(known).to_numpy(),
-            scores["line"].to_numpy(),
-            path,
-            [f"rated system {s!r} is not in the experiment's systems" for s in scores["system"]],
-        )
-    out = pd.DataFrame(
-        {
-            "annotator": scores["rater"].to_numpy(),
-            "system": scores["system"].to_numpy(),
-            "segment": scores["segment"].to_numpy(),
-            "item_type": np.where(scores["system"] == reference_system, "ref", "system"),
-            "criterion": "mqm",
-            "raw_score": scores["score"].to_numpy(),
-            "line": scores["line"].to_numpy(),
-        }
-    )
-    if standardised:
-        out["z"] = out["raw_score"]
-    out.attrs.update(path=str(path), format="mqm")
-    return out

@@ -11,11 +11,13 @@ from __future__ import annotations
 import csv
 import math
 import xml.sax
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.io.segment_scores import read_data_lines
 
 #: The blank rank label of WMT's RNK files and of JCML ("the rank label was left blank").
 BLANK_RANK = -1
@@ -55,8 +57,6 @@ def load_wmt_rankings(
     to measure intra-annotator agreement, and the organisers' released file and counts include both (WMT12:
     17 such rows, 3 of them en-es and none es-en).
     """
-    from mtsig.io.segment_scores import read_data_lines
-
     path = Path(path)
     read_data_lines(path)  # a missing, empty, binary or non-UTF-8 file is an error naming its line
     rows: list[tuple[int, str, int, str, int]] = []
@@ -67,19 +67,7 @@ def load_wmt_rankings(
         raise InputError(f"cannot read rankings file: {error.strerror}", path) from None
     with handle:
         reader = csv.reader(handle)
-        header = next(reader, None)
-        while header is not None and not any(field.strip() for field in header):  # blank lines first
-            header = next(reader, None)
-        if header is None:
-            raise InputError("empty rankings file", path, 1)
-        header = [name.strip() for name in header]
-        missing = [name for name in _RNK_REQUIRED if name not in header]
-        if missing:
-            raise InputError(
-                f"header lacks column(s) {', '.join(missing)} (the first line must be the header)",
-                path,
-                reader.line_num,
-            )
+        header = _rnk_header(reader, path)
         column = {name: header.index(name) for name in _RNK_REQUIRED}
         judgment = 0
         for fields in reader:
@@ -94,26 +82,7 @@ def load_wmt_rankings(
             pairs_seen.add(pair)
             if pair != (source_language, target_language):
                 continue
-            src_index = _parse_int(fields[column["srcIndex"]], "srcIndex", path, line)
-            if src_index < 1:
-                raise InputError(f"srcIndex is 1-based, got {src_index}", path, line)
-            annotator = fields[column["judgeId"]].strip()
-            if not annotator:
-                raise InputError("empty judgeId", path, line)
-            shown: set[str] = set()
-            for i in range(1, _RNK_SYSTEMS + 1):
-                system = fields[column[f"system{i}Id"]].strip()
-                if not system:
-                    raise InputError(f"empty system{i}Id", path, line)
-                if system in shown:
-                    raise InputError(f"system {system!r} is shown twice in one judgment", path, line)
-                shown.add(system)
-                rank = _parse_int(fields[column[f"system{i}rank"]], f"system{i}rank", path, line)
-                if rank != BLANK_RANK and not 1 <= rank <= _RNK_SYSTEMS:
-                    raise InputError(
-                        f"system{i}rank must be 1..{_RNK_SYSTEMS} or -1 (blank), got {rank}", path, line
-                    )
-                rows.append((judgment, annotator, src_index - 1, system, rank))
+            rows.extend(_rnk_judgment(fields, column, judgment, path, line))
             judgment += 1
     if not rows:
         available = ", ".join(f"{s}-{t}" for s, t in sorted(pairs_seen)) or "none"
@@ -122,6 +91,50 @@ def load_wmt_rankings(
         )
     frame = pd.DataFrame(rows, columns=["judgment", "annotator", "segment", "system", "rank"])
     return frame.astype({"judgment": "int64", "segment": "int64", "rank": "int64"})
+
+
+def _rnk_header(reader: Iterator[list[str]], path: Path) -> list[str]:
+    """The header of an RNK file (the first non-blank line), naming every column of :data:`_RNK_REQUIRED`."""
+    header = next(reader, None)
+    while header is not None and not any(field.strip() for field in header):  # blank lines first
+        header = next(reader, None)
+    if header is None:
+        raise InputError("empty rankings file", path, 1)
+    header = [name.strip() for name in header]
+    missing = [name for name in _RNK_REQUIRED if name not in header]
+    if missing:
+        raise InputError(
+            f"header lacks column(s) {', '.join(missing)} (the first line must be the header)",
+            path,
+            reader.line_num,
+        )
+    return header
+
+
+def _rnk_judgment(
+    fields: list[str], column: dict[str, int], judgment: int, path: Path, line: int
+) -> list[tuple[int, str, int, str, int]]:
+    """The rows (judgment, annotator, segment, system, rank) of one RNK judgment, each field checked."""
+    src_index = _parse_int(fields[column["srcIndex"]], "srcIndex", path, line)
+    if src_index < 1:
+        raise InputError(f"srcIndex is 1-based, got {src_index}", path, line)
+    annotator = fields[column["judgeId"]].strip()
+    if not annotator:
+        raise InputError("empty judgeId", path, line)
+    shown: set[str] = set()
+    rows = []
+    for i in range(1, _RNK_SYSTEMS + 1):
+        system = fields[column[f"system{i}Id"]].strip()
+        if not system:
+            raise InputError(f"empty system{i}Id", path, line)
+        if system in shown:
+            raise InputError(f"system {system!r} is shown twice in one judgment", path, line)
+        shown.add(system)
+        rank = _parse_int(fields[column[f"system{i}rank"]], f"system{i}rank", path, line)
+        if rank != BLANK_RANK and not 1 <= rank <= _RNK_SYSTEMS:
+            raise InputError(f"system{i}rank must be 1..{_RNK_SYSTEMS} or -1 (blank), got {rank}", path, line)
+        rows.append((judgment, annotator, src_index - 1, system, rank))
+    return rows
 
 
 class _JcmlHandler(xml.sax.ContentHandler):
@@ -262,8 +275,6 @@ def load_predicted_ranking(path: str | Path) -> pd.DataFrame:
     for a wrong header, a wrong field count, a non-integer judgment, a non-finite rank or a duplicate
     (judgment, system).
     """
-    from mtsig.io.segment_scores import read_data_lines
-
     path = Path(path)
     expected = ["judgment", "system", "predicted_rank"]
     rows: list[tuple[int, str, float]] = []

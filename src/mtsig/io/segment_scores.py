@@ -14,7 +14,8 @@ line       the 1-based physical line of the row in the file (blank lines counted
 
 ``frame.attrs`` holds ``path`` and ``format``. Three layouts (``FORMATS``):
 
-- ``tidy``: TSV with a header naming ``system``, ``segment``, ``score`` and optionally ``document``.
+- ``tidy``: TSV with a header naming ``system``, ``segment``, ``score`` and optionally ``document`` (or ``item``
+  and ``doc``: :data:`mtsig.io.tidy_columns.SPELLINGS`).
 - ``wmt_seg_score``: the WMT20 metrics task's ``<METRIC>.seg.score`` (no header; TAB-separated ``metric, lp,
   testset, refset, system, document id, segment number within the document (1-based), score``). A system's rows
   are in test-set order, so its n-th row is segment n-1; documents come from the file.
@@ -47,6 +48,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.io.text import decode_utf8_line, read_utf8_bytes
+from mtsig.io.tidy_columns import in_own_names
 
 TIDY_COLUMNS = ("system", "segment", "score")
 OPTIONAL_TIDY_COLUMNS = ("document",)
@@ -287,11 +289,12 @@ def read_tidy_columns(
     path: Path, required: Sequence[str], optional: Sequence[str], described: str
 ) -> tuple[dict[str, list[str]], np.ndarray]:
     """A tidy TSV's columns by name and the line number of each row: a header naming every ``required`` column and
-    any of the ``optional`` ones, in any order, then at least one row with as many TAB-separated fields. Another
-    column name is an error (a misspelt optional column would otherwise be dropped silently), as is a column named
-    twice; ``described`` says which columns there are in the message."""
+    any of the ``optional`` ones (under any spelling of :data:`mtsig.io.tidy_columns.SPELLINGS`: ``item`` for
+    ``segment``, ``doc`` for ``document``), in any order, then at least one row with as many TAB-separated fields.
+    Another column name is an error (a misspelt optional column would otherwise be dropped silently), as is a column
+    named twice; ``described`` says which columns there are in the message."""
     texts, lines = read_data_lines(path)
-    header = texts[0].split("\t")
+    header = in_own_names(texts[0].split("\t"), (*required, *optional))
     if not set(required) <= set(header):
         raise InputError(
             f"no header: the first line must name the columns {', '.join(required)} (TAB-separated), "
@@ -536,7 +539,7 @@ def detect_format(path: str | Path) -> str:
     path = Path(path)
     texts, lines = read_data_lines(path)
     first = texts[0]
-    if set(TIDY_COLUMNS) <= set(first.split("\t")):
+    if set(TIDY_COLUMNS) <= set(in_own_names(first.split("\t"), TIDY_COLUMNS)):
         return "tidy"
     if len(first.split("\t")) == len(WMT_SEG_SCORE_FIELDS):
         return "wmt_seg_score"

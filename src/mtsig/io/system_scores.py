@@ -52,6 +52,7 @@ from mtsig.io.segment_scores import (
     read_tidy_columns,
     split_fields,
 )
+from mtsig.io.tidy_columns import in_own_names
 
 WMT_SYS_SCORE_FIELDS = ("metric", "lp", "testset", "refset", "system", "score")
 TIDY_COLUMNS = ("system", "score")
@@ -197,7 +198,7 @@ def detect_format(path: str | Path) -> str:
             return layout
     tab_fields = first.split("\t")
     if set(TIDY_COLUMNS) <= set(tab_fields):
-        return "tidy_seg_score" if "segment" in tab_fields else "tidy_sys_score"
+        return "tidy_seg_score" if "segment" in in_own_names(tab_fields, ("segment",)) else "tidy_sys_score"
     if len(tab_fields) == len(WMT_SYS_SCORE_FIELDS):
         return "wmt_sys_score"
     if len(tab_fields) == len(segment_scores.WMT_SEG_SCORE_FIELDS):

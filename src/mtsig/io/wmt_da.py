@@ -22,12 +22,17 @@ System names: ``SYS`` is the submission name with the WMT submission id (``OPPO.
 metrics task's ``*.seg.score`` files, so the mapping between the two is the identity (checked on WMT20 ja-en: the
 10 DA systems are the 10 systems of every metric file; YiSi-2 and parbleu also score ``Human-A.0``, which DA did
 not rate). Output files named without the id map by dropping the final ``.<digits>``.
+
+WMT22's MTurk DA files name a system by its ``sys_id`` (``DLUT.6``: :func:`strip_numeric_suffix` gives the output's
+name) and a segment by its DA ``sid``, which is not the test set's line on ja-en: the sid2line map
+(:func:`load_sid2line`) gives the line. :func:`load_wmt_da_segment_means` with ``sid2line`` keys the organisers'
+``ad-seg-scores-<lp>.csv`` of WMT22 that way, as :mod:`mtsig.io.human.wmt_mturk_da` keys the ratings.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +40,14 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.io.human import DA_SCORE_RANGE, Ratings
+from mtsig.io.human.parsing import (
+    check_known_systems,
+    fail_repeated,
+    parse_lines_1based,
+    read_delimited,
+    require_columns,
+)
 from mtsig.io.segment_scores import (
     check_no_empty,
     check_unique,
@@ -48,9 +61,9 @@ from mtsig.io.segment_scores import (
 SEG_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
 SYS_HEADER = ("RAW.SCR", "Z.SCR", "N", "SYS", "N.ALL")
 METRICS_SEG_HEADER = ("SYS", "SEGID", "RAW.SCR", "Z.SCR", "N", "SID")
-DA_SCORE_RANGE = (0.0, 100.0)
 #: Appraise's document-level DA segment id: ``<document>_<0-based segment of the document>``.
 _DOCUMENT_SID = re.compile(r"(.+)_(\d+)")
+_NUMERIC_SUFFIX = re.compile(r"\.\d+$")
 
 
 def _read_table(path: Path, header: tuple[str, ...]) -> tuple[dict[str, list[str]], np.ndarray]:
@@ -79,7 +92,8 @@ def _segment_mean_columns(
 ) -> dict[str, Any]:
     """The columns every layout of DA segment means gives (``system, segment, criterion, raw_score, z, n``), from
     its ``SYS``, ``RAW.SCR``, ``Z.SCR`` and ``N`` columns and the 1-based ``sid``, each checked: SIDs inside the
-    test set of ``n_segments`` (when known), raw scores inside :data:`DA_SCORE_RANGE`, counts at least 1."""
+    test set of ``n_segments`` (when known), raw scores inside :data:`mtsig.io.human.DA_SCORE_RANGE`, counts at
+    least 1."""
     if n_segments is not None:
         fail_first(
             sid > n_segments, lines, path, [f"SID {s} is outside the test set (1..{n_segments})" for s in sid]
@@ -276,13 +290,83 @@ def system_means(seg_scores: pd.DataFrame) -> pd.DataFrame:
     ).reset_index()
 
 
+def strip_numeric_suffix(system_id: str) -> str:
+    """WMT DA system id -> output name: drop a trailing ``.<digits>`` (``DLUT.6`` -> ``DLUT``; WMT22 README)."""
+    return _NUMERIC_SUFFIX.sub("", system_id)
+
+
+def load_sid2line(path: str | Path, n_segments: int) -> dict[int, int]:
+    """Read a DA sid -> text line map (TSV with header; columns ``da_sid`` and ``txt_line``, 1-based line).
+
+    Returns ``{sid: 0-based segment}``. Used for WMT22 ja-en, whose DA sid is not the line number (README of
+    ``wmt22-ja-en``: documents sorted by id, segments numbered from 1 in that order).
+    """
+    path = Path(path)
+    frame, lines, header_line = read_delimited(path, "\t")
+    require_columns(frame, ("da_sid", "txt_line"), path, header_line)
+    sids = pd.to_numeric(frame["da_sid"], errors="coerce").to_numpy(dtype=float)
+    fail_first(~np.isfinite(sids), lines, path, [f"da_sid {v!r} is not an integer" for v in frame["da_sid"]])
+    segments = parse_lines_1based(frame["txt_line"], lines, path, n_segments, "txt_line")
+    fail_repeated(
+        sids, lines, path, lambda sid, first: f"da_sid {int(sid)} is listed twice (first at line {first})"
+    )
+    return dict(zip(sids.astype(np.int64).tolist(), segments.tolist(), strict=True))
+
+
+def da_segments_and_systems(
+    sids: pd.Series,
+    sid_labels: Sequence[str],
+    system_ids: pd.Series,
+    lines: np.ndarray,
+    path: Path,
+    sid2line_path: str | Path,
+    n_segments: int,
+    systems: Iterable[str] | None,
+) -> tuple[pd.Series, pd.Series]:
+    """WMT DA ``sid``s through the sid2line map -> segments, system ids minus their ``.<digits>`` suffix -> systems;
+    a sid outside the map (named by ``sid_labels``) or an unknown system is an error at its line."""
+    segment = sids.map(load_sid2line(sid2line_path, n_segments))
+    fail_first(
+        segment.isna().to_numpy(),
+        lines,
+        path,
+        [f"DA sid {label} is not in the sid2line map {sid2line_path}" for label in sid_labels],
+    )
+    system = system_ids.map(strip_numeric_suffix)
+    check_known_systems(system, lines, path, systems, set())
+    return segment, system
+
+
 def load_wmt_da_segment_means(
-    path: str | Path, n_segments: int | None = None, systems: Iterable[str] | None = None
-) -> pd.DataFrame:
-    """``ad-seg-scores-<lp>.csv`` as the human step's ratings: one row per rated (system, segment) with its mean
-    ``z`` (already standardised per worker by the organisers: the step standardises nothing), ``raw_score``,
-    ``n``, annotator ``organisers`` and item type ``system``. Errors as :func:`read_wmt_da_seg_scores`."""
-    frame = read_wmt_da_seg_scores(path, n_segments=n_segments, systems=systems)
-    out = frame.assign(annotator="organisers", item_type="system")
-    out.attrs.update(frame.attrs)
-    return out
+    path: str | Path,
+    n_segments: int | None = None,
+    systems: Iterable[str] | None = None,
+    *,
+    sid2line: str | Path | None = None,
+) -> Ratings:
+    """``ad-seg-scores-<lp>.csv`` as ratings: one row per rated (system, segment) with its mean ``z`` (already
+    standardised per worker by the organisers: the gold standardises nothing), ``raw_score``, ``n``, annotator
+    ``organisers`` and item type ``system``. Errors as :func:`read_wmt_da_seg_scores`.
+
+    ``sid2line`` (WMT22 MTurk DA, whose ``SID`` is a DA sid and ``SYS`` a sys_id): the segment is the ``SID``
+    through that map (:func:`load_sid2line`, checked against ``n_segments``) and the system ``SYS`` minus its
+    ``.<digits>`` suffix, as :mod:`mtsig.io.human.wmt_mturk_da` keys ratings; a SID outside the map or an unknown
+    system is an error at its line. Without it, ``SID`` is the 1-based line and ``SYS`` the system, verbatim.
+    """
+    path = Path(path)
+    if sid2line is None:
+        frame = read_wmt_da_seg_scores(path, n_segments=n_segments, systems=systems)
+    else:
+        frame = read_wmt_da_seg_scores(path)
+        segment, system = da_segments_and_systems(
+            frame["segment"] + 1,
+            [str(sid + 1) for sid in frame["segment"]],
+            frame["system"],
+            frame["line"].to_numpy(),
+            path,
+            sid2line,
+            n_segments,
+            systems,
+        )
+        frame = frame.assign(system=system, segment=segment.to_numpy(dtype=np.int64))
+    return Ratings(frame.assign(annotator="organisers", item_type="system"), path)

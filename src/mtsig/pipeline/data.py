@@ -217,7 +217,7 @@ def derive_reconstructed_raw(stnd_path: Path, out: Path, mean_sd_path: Path | No
     mean_w)`` with worker w's printed mean and sd (the inverse of WMT's standardisation; wmt22-ja-en/README.txt).
     Same rows in the same order, all tab-separated, the z column replaced by the integer raw score. The moments
     are read from ``ad-<lp>-trk-mean-sd.txt`` beside ``ad-<lp>-good-stnd.csv`` unless ``mean_sd_path`` is given."""
-    from mtsig.io.human import load_r_mean_sd
+    from mtsig.io.human.wmt_mturk_da import load_r_mean_sd
 
     mean_sd_path = mean_sd_path or stnd_path.with_name(moments_name(stnd_path.name))
     table = load_r_mean_sd(mean_sd_path)

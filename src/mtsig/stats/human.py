@@ -9,16 +9,16 @@ of Appraise ESA exports: :func:`esa_quality_control`). For relative rankings (WM
 docs/statistics.md ("Relative rankings") defines two golds: the head-to-head sign test and the paper's machinery
 applied to item scores (beats - beaten) standardised per judge.
 
-Inputs are the tidy ratings table of :mod:`mtsig.io.human` and the judgments table of :mod:`mtsig.io.rankings`
-(columns judgment, annotator, segment, system, rank; rank -1 = blank). Gold tables have one row per ORDERED pair
-(sys_x, sys_y) and criterion with the one-sided p-value of "sys_x better than sys_y".
+Inputs are the tidy ratings table (:attr:`mtsig.io.human.Ratings.table`) and the relative-ranking judgments
+(:attr:`mtsig.io.human.Rankings.table`: columns judgment, annotator, segment, system, rank; rank -1 = blank). Gold
+tables have one row per ORDERED pair (sys_x, sys_y) and criterion with the one-sided p-value of "sys_x better than
+sys_y". :func:`mtsig.stats.human_gold.build_gold` runs the whole step on an experiment's judgments.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -27,9 +27,6 @@ from scipy import stats
 from mtsig.errors import InputError
 from mtsig.settings import HumanGold, QualityControl, Standardise
 from mtsig.stats.conclusions import by_priority, conclude, unordered_pairs
-
-if TYPE_CHECKING:
-    from mtsig.settings import HumanGold, QualityControl, Standardise
 
 GOLD_COLUMNS = ["sys_x", "sys_y", "criterion", "unit", "n_x", "n_y", "statistic", "p_value"]
 QC_COLUMNS = ["annotator", "n_pairs", "statistic", "p_value", "kept"]
@@ -115,10 +112,11 @@ def standardise_with(
     ratings: pd.DataFrame, moments: pd.DataFrame, zero_variance: str = Standardise.zero_variance
 ) -> tuple[pd.DataFrame, list[str]]:
     """Add ``z`` from given per-annotator moments (DataFrame annotator, mean, sd), e.g. the organisers' printed
-    means and sds (:func:`mtsig.io.human.load_r_mean_sd`, 7 significant digits: the WMT22 ja-en organisers'
-    z-scores in ``ad-jaen-good-stnd.csv`` are ``(raw - mean) / sd`` with exactly these printed values). The
-    moments are per annotator (one criterion). An annotator without moments is an error; one whose sd is 0 or
-    missing follows ``zero_variance`` as in :func:`standardise`. Returns (ratings with ``z``, those annotators).
+    means and sds (:func:`mtsig.io.human.wmt_mturk_da.load_r_mean_sd`, 7 significant digits: the WMT22 ja-en
+    organisers' z-scores in ``ad-jaen-good-stnd.csv`` are ``(raw - mean) / sd`` with exactly these printed
+    values). The moments are per annotator (one criterion). An annotator without moments is an error; one whose sd
+    is 0 or missing follows ``zero_variance`` as in :func:`standardise`. Returns (ratings with ``z``, those
+    annotators).
     """
     table = moments.set_index("annotator")
     missing = sorted(set(ratings["annotator"]) - set(table.index))
@@ -465,6 +463,11 @@ def _ranked(judgments: pd.DataFrame) -> pd.DataFrame:
     return judgments.loc[judgments["rank"] != -1, ["judgment", "annotator", "segment", "system", "rank"]]
 
 
+def ranked_systems(judgments: pd.DataFrame) -> list[str]:
+    """The systems with a (non-blank) rank in some judgment, sorted; for :func:`mtsig.io.human.check_systems`."""
+    return sorted(set(_ranked(judgments)["system"]))
+
+
 def _within_judgment_pairs(ranked: pd.DataFrame) -> pd.DataFrame:
     """All ordered pairs of distinct ranked systems inside each judgment (columns system_a, rank_a, ...)."""
     left = ranked[["judgment", "system", "rank"]].rename(columns={"system": "system_a", "rank": "rank_a"})
@@ -612,148 +615,3 @@ def ranking_system_scores(
         criterion=RANKING_CRITERION, item_type="system"
     )
     return system_scores(as_ratings, ("system",), systems)
-
-
-# --------------------------------------------------------------------------------------------- pipeline step
-
-
-def _standardise_configured(
-    ratings: pd.DataFrame, options: Standardise, moments: pd.DataFrame | None
-) -> tuple[pd.DataFrame, list[str]]:
-    """:func:`standardise` or, with ``moments`` (the organisers' printed per-annotator means and sds, the file
-    ``options.moments`` names), :func:`standardise_with`; ``zero_variance`` and ``ddof`` from ``options``."""
-    if moments is not None:
-        return standardise_with(ratings, moments, options.zero_variance)
-    return standardise(ratings, ddof=options.ddof, zero_variance=options.zero_variance)
-
-
-def build_gold(
-    human_format: str,
-    judgments: pd.DataFrame,
-    systems: Sequence[str],
-    alphas: Iterable[float],
-    *,
-    gold: HumanGold,
-    source: str | Path | None = None,
-    moments: pd.DataFrame | None = None,
-    qc: QualityControl | None = None,
-    standardise: Standardise | None = None,
-) -> dict[str, pd.DataFrame]:
-    """The whole human step of one experiment: check systems, QC, standardise, gold, conclusions, scores.
-
-    ``judgments``: the loaded ratings (DA formats) or relative rankings (``wmt_rankings``), as the readers of
-    :mod:`mtsig.io.human` and :mod:`mtsig.io.rankings` return them (:func:`mtsig.io.judgments.load_judgments`);
-    ``source`` the file they came from (named in errors); ``moments`` the organisers' per-annotator means and sds
-    when ``standardise.moments`` names them (:func:`mtsig.io.human.load_r_mean_sd`).
-    ``human_format`` is the experiment's ``human.format``. ``qc``, ``standardise`` and ``gold`` are the
-    experiment's ``qc:``, ``standardise:`` and ``gold:`` blocks as settings (:mod:`mtsig.settings`; a Python user
-    without a config builds them, e.g. ``HumanGold(methods=("wilcoxon",))``); ``qc`` and ``standardise`` omitted
-    are their defaults. QC applies to DA ratings only (never to rankings, MQM, or scores already standardised).
-
-    Standardisation: ``ddof``; ``zero_variance`` (``drop`` | ``zero``, :func:`standardise`); ``moments``
-    (the organisers' printed per-annotator mean and sd, :func:`standardise_with`). Gold: ``methods`` (DA:
-    ``[wilcoxon]``; rankings: ``head_to_head``, ``item_score_wilcoxon``), ``unit``, ``item_types``, ``criteria``,
-    ``significant_digits`` (:func:`wilcoxon_gold`).
-
-    Returns DataFrames: ``z`` (standardised ratings, or standardised item scores for rankings), ``qc``,
-    ``dropped`` (annotator, reason), ``gold`` and ``gold_conclusions`` (both with a leading ``gold`` column naming
-    the method; the first listed is the primary gold), ``system_scores``; and ``zero_z``, the list of zero-variance
-    annotators kept with z = 0 (``zero_variance: zero``; empty otherwise).
-    """
-    from mtsig.settings import QualityControl, Standardise
-
-    qc = QualityControl() if qc is None else qc
-    standardise_options = Standardise() if standardise is None else standardise
-    ddof = standardise_options.ddof
-    alphas = list(alphas)
-    if human_format == "wmt_rankings":
-        if standardise_options.zero_variance != "drop" or standardise_options.moments:
-            raise InputError(
-                "standardise.zero_variance: zero and standardise.moments apply to rated (DA) scores; "
-                "relative rankings standardise item scores per judge and drop zero-variance judges"
-            )
-        return _build_ranking_gold(judgments, source, systems, alphas, ddof, gold)
-
-    from mtsig.io.human import check_systems
-
-    ratings = judgments
-    check_systems(rated_systems(ratings), systems, source)
-    dropped: list[tuple[str, str]] = []
-    qc_table = pd.DataFrame(columns=QC_COLUMNS)
-    already_standardised = "z" in ratings.columns
-    if qc.enabled and not already_standardised and human_format != "mqm":  # QC is DA's
-        qc_table = quality_control(ratings, qc.method, qc.alpha)
-        failed = qc_table.loc[~qc_table["kept"], "annotator"]
-        dropped += [(a, f"failed quality control ({qc.method})") for a in failed]
-        ratings = ratings.loc[~ratings["annotator"].isin(set(failed))]
-    zero_z: list[str] = []
-    if already_standardised:
-        z = ratings
-    else:
-        z, zero_variance = _standardise_configured(ratings, standardise_options, moments)
-        if standardise_options.zero_variance == "zero":
-            zero_z = zero_variance
-        else:
-            dropped += [(a, "zero variance") for a in zero_variance]
-    item_types = gold.item_types
-    methods = list(gold.methods)
-    if methods != ["wilcoxon"]:
-        raise InputError(f"gold methods {methods} do not apply to DA ratings (use [wilcoxon])")
-    table = wilcoxon_gold(
-        z,
-        unit=gold.unit,
-        item_types=item_types,
-        systems=systems,
-        significant_digits=gold.significant_digits,
-    )
-    criteria = gold.criteria
-    conclusions = gold_conclusions(table, alphas, criteria, systems)
-    return {
-        "z": z.reset_index(drop=True),
-        "qc": qc_table,
-        "dropped": pd.DataFrame(dropped, columns=["annotator", "reason"]),
-        "zero_z": zero_z,
-        "gold": table.assign(gold="wilcoxon")[["gold", *GOLD_COLUMNS]],
-        "gold_conclusions": conclusions.assign(gold="wilcoxon")[["gold", *conclusions.columns]],
-        "system_scores": system_scores(z, item_types, systems),
-    }
-
-
-def _build_ranking_gold(
-    judgments: pd.DataFrame,
-    source: str | Path | None,
-    systems: Sequence[str],
-    alphas: list[float],
-    ddof: int,
-    gold: HumanGold,
-) -> dict[str, pd.DataFrame]:
-    """:func:`build_gold` for relative rankings (WMT RNK csv, :func:`mtsig.io.rankings.load_wmt_rankings`)."""
-    from mtsig.io.human import check_systems
-
-    check_systems(sorted(set(_ranked(judgments)["system"])), systems, source)
-    methods = list(gold.methods)
-    builders = {
-        "head_to_head": lambda: head_to_head_gold(judgments, systems),
-        "item_score_wilcoxon": lambda: item_score_wilcoxon_gold(judgments, systems, ddof),
-    }
-    unknown = [m for m in methods if m not in builders]
-    if unknown:
-        raise InputError(f"gold methods {unknown} do not apply to rankings (use {', '.join(builders)})")
-    tables, conclusions = [], []
-    for method in methods:
-        table = builders[method]()
-        tables.append(table.assign(gold=method)[["gold", *GOLD_COLUMNS]])
-        concluded = gold_conclusions(table, alphas, (RANKING_CRITERION,), systems)
-        conclusions.append(concluded.assign(gold=method)[["gold", *concluded.columns]])
-    z, zero_variance = standardised_item_scores(judgments, ddof=ddof)
-    return {
-        "z": z,
-        "qc": pd.DataFrame(columns=QC_COLUMNS),
-        "dropped": pd.DataFrame(
-            [(a, "zero variance") for a in zero_variance], columns=["annotator", "reason"]
-        ),
-        "zero_z": [],
-        "gold": pd.concat(tables, ignore_index=True),
-        "gold_conclusions": pd.concat(conclusions, ignore_index=True),
-        "system_scores": ranking_system_scores(judgments, systems, ddof),
-    }

@@ -210,7 +210,6 @@ def metrics_task_gold(
             read_wmt_da_sys_scores(files["human_system_scores"]),
             alphas,
             task.gold,
-            source=str(files["human_segment_scores"]),
         )
         for name in result.unscored:
             log.info("%s %s: %s has segment scores but no system score: not in the gold", study, lp, name)

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.io.human import Ratings
 from mtsig.settings import HumanGold, MetricsTask
 from mtsig.stats.meta_evaluation import system_level as me
 
@@ -348,7 +349,7 @@ def task_results(
 class PairGold:
     """The DA Wilcoxon gold of one pair of a metrics task: its systems (the metric files' names, in
     case-insensitive alphabetical order), the systems with segment scores but no DA system score (left out), and
-    the gold p-values and conclusions (the tables of :func:`mtsig.stats.human.build_gold`)."""
+    the gold p-values and conclusions (the tables of :func:`mtsig.stats.human_gold.build_gold`)."""
 
     systems: list[str]
     unscored: tuple[str, ...]
@@ -357,38 +358,31 @@ class PairGold:
 
 
 def pair_gold(
-    segments: pd.DataFrame,
+    segments: Ratings,
     da_system_scores: pd.DataFrame,
     human_system_scores: pd.DataFrame,
     alphas: Sequence[float],
     gold: HumanGold,
-    *,
-    source: str,
 ) -> PairGold:
     """The gold of one pair built exactly as an experiment's ``human_gold`` builds it from the same DA segment
-    means (``segments``, :func:`mtsig.io.wmt_da.load_wmt_da_segment_means`; no QC; the study's ``gold`` block;
-    the rank-sum test of Graham et al. 2013 as the WMT organisers run it, Mathur et al. 2020, Sec. 2), with the
-    systems renamed to the metric files' names (:func:`mtsig.io.wmt_da.metrics_task_names`, from the DA and the
-    human system files) and ordered by :func:`gold_systems`. The organisers' Wilcoxon matrices hold the systems
-    of the DA system file: iu-en, km-en and ps-en's segment files also rate a human translation (HUMAN) that
-    their system files, and so their gold, leave out. ``source``: the segment file, named in errors."""
+    means (``segments``, :func:`mtsig.io.wmt_da.load_wmt_da_segment_means`, whose source is named in errors; no QC;
+    the study's ``gold`` block; the rank-sum test of Graham et al. 2013 as the WMT organisers run it, Mathur et al.
+    2020, Sec. 2), with the systems renamed to the metric files' names (:func:`mtsig.io.wmt_da.metrics_task_names`,
+    from the DA and the human system files) and ordered by :func:`gold_systems`. The organisers' Wilcoxon matrices
+    hold the systems of the DA system file: iu-en, km-en and ps-en's segment files also rate a human translation
+    (HUMAN) that their system files, and so their gold, leave out."""
     from mtsig.io.wmt_da import metrics_task_names
     from mtsig.settings import QualityControl
-    from mtsig.stats.human import build_gold
+    from mtsig.stats.human_gold import build_gold
 
     renaming = metrics_task_names(da_system_scores, human_system_scores)
-    rated = segments["system"].isin(set(renaming))
-    unscored = tuple(sorted(set(segments.loc[~rated, "system"])))
-    segments = segments.loc[rated]
-    segments = segments.assign(system=segments["system"].map(renaming))
-    systems = gold_systems(sorted(set(segments["system"])), {})
+    table = segments.table
+    rated = table["system"].isin(set(renaming))
+    unscored = tuple(sorted(set(table.loc[~rated, "system"])))
+    table = table.loc[rated]
+    table = table.assign(system=table["system"].map(renaming))
+    systems = gold_systems(sorted(set(table["system"])), {})
     result = build_gold(
-        "wmt_da_seg_scores",
-        segments,
-        systems,
-        alphas,
-        source=source,
-        qc=QualityControl(enabled=False),
-        gold=gold,
+        replace(segments, table=table), systems, alphas, qc=QualityControl(enabled=False), gold=gold
     )
-    return PairGold(systems, unscored, result["gold"], result["gold_conclusions"])
+    return PairGold(systems, unscored, result.gold, result.gold_conclusions)

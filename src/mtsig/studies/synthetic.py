@@ -96,7 +96,7 @@ def generate_texts(spec: SyntheticSpec) -> tuple[list[str], dict[str, list[str]]
 
 
 def generate_ratings(spec: SyntheticSpec, quality: np.ndarray) -> pd.DataFrame:
-    """Tidy DA ratings (see :func:`mtsig.io.human.load_tidy`) by biased annotators, with bad-reference items.
+    """Tidy DA ratings (see :func:`mtsig.io.human.tidy.load_tidy`) by biased annotators, with bad-reference items.
 
     Each draw of an item is its own task, numbered in ``hit`` (``<annotator>-<draw>``): an annotator may draw the
     same (system, segment) twice and give it the same score, and the tidy format tells two genuine ratings from a
