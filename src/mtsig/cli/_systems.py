@@ -190,6 +190,5 @@ def scores_metric(argument: str, requested_format: str, lower_is_better: set[str
     if not name and fmt == "wmt_seg_score":
         name = read_data_lines(path)[0][0].split("\t")[0]  # the metric column (one metric per file: checked)
     name = name or path.name.split(".")[0] or path.name
-    return SegmentScores.from_frame(
-        frame, name=name, higher_is_better=name not in lower_is_better, format=fmt
-    )
+    lower = lower_is_better if isinstance(lower_is_better, bool) else name in lower_is_better
+    return SegmentScores.from_frame(frame, name=name, higher_is_better=not lower, format=fmt)

@@ -200,7 +200,7 @@ def report_lines(
         f"mtsig power: {details}",
         "signature: " + signature(metric_details=details, **settings),
         f"test={a.test} alpha={a.alpha:g} trials={a.trials} samples={a.samples} seed={a.seed} pvalue={a.pvalue}",
-        f"X = {names[0]} ({scores[0]:.4f}), Y = {names[1]} ({scores[1]:.4f}); {stats.shape[1]} segments",
+        f"X = {names[0]} ({scores[0]:.4f}), Y = {names[1]} ({scores[1]:.4f}), {stats.shape[1]} segments",
         "planted: each segment's two outputs given to X' and Y' in random order (no difference), then X' made better "
         "by d (metric units); cells: power [95% CI] at each test-set size (rows) and d (columns); sd: of S(X') - "
         f"S(Y') with no difference; detectable: the d found with power {a.power:g} (*: normal approximation)",

@@ -11,8 +11,9 @@ other corpus metrics as a shift of the corpus score carried segment by segment, 
 each segment's share of it with the segment. d = 0 is always simulated: the test's size, and the spread ``sd(n)``
 of ``S(X') - S(Y')`` with no difference at each size n.
 
-**Reading the table.** Within the grid, answers are interpolated linearly (in power between planted differences;
-in size between simulated sizes). Beyond it, the normal approximation: a test rejects in the planted direction
+**Reading the table.** Within the grid, answers are interpolated on the probit scale (``Phi^-1`` of the power),
+where the normal approximation below makes power linear in d and in ``sqrt(n)``. Beyond it, the normal
+approximation itself: a test rejects in the planted direction
 when ``S(X') - S(Y') >= z_crit * sd(n)`` (``z_crit = z(1 - alpha)``, or ``z(1 - alpha / 2)`` two-sided), so
 power is ``Phi(d / sd(n) - z_crit)``, the minimum detectable difference ``(z_crit + z(power)) * sd(n)`` and the
 segments a difference needs ``((z_crit + z(power)) * sigma / d)^2`` with ``sigma = sqrt(n) * sd(n)``, the last
@@ -177,13 +178,31 @@ def noise_scale(table: pd.DataFrame, tolerance: float = 0.25) -> tuple[float, bo
     return sigma, True, f"sqrt(n) x sd of the difference {shown} over the sizes simulated"
 
 
+def probit(rate: np.ndarray | float, trials: int) -> np.ndarray:
+    """``z = Phi^-1(rate)`` of rejection rates, kept inside (0, 1) by half a trial. Under the normal approximation
+    ``z`` is linear in the planted difference and in ``sqrt(n)`` (module docstring): the scale answers are
+    interpolated on."""
+    from statistics import NormalDist
+
+    clipped = np.clip(np.atleast_1d(np.asarray(rate, dtype=float)), 0.5 / trials, 1.0 - 0.5 / trials)
+    return np.array([NormalDist().inv_cdf(float(value)) for value in clipped])
+
+
+def _crossing(x: tuple[float, float], z: tuple[float, float], target: float) -> float:
+    """Where the line through ``(x[0], z[0])`` and ``(x[1], z[1])`` reaches ``target`` (``x[1]`` if flat)."""
+    if z[1] == z[0]:
+        return x[1]
+    return x[0] + (target - z[0]) / (z[1] - z[0]) * (x[1] - x[0])
+
+
 def detectable_shift(
     table: pd.DataFrame, *, n_segments: int | None = None, power: float = DEFAULT_TARGET_POWER
 ) -> PowerAnswer:
     """The smallest planted difference detected with probability ``power`` at ``n_segments`` (default: the
-    largest size of the table): interpolated linearly in power between the two planted differences that bracket
-    the target; beyond the largest one planted, by the normal approximation ``(z_crit + z(power)) * sd``, sd the
-    spread of ``S(X') - S(Y')`` simulated with no difference at that size (:func:`critical_z`)."""
+    largest size of the table): interpolated between the two planted differences whose powers bracket the target,
+    on the probit scale (:func:`probit`); beyond the largest one planted, by the normal approximation
+    ``(z_crit + z(power)) * sd``, sd the spread of ``S(X') - S(Y')`` simulated with no difference at that size
+    (:func:`critical_z`)."""
     check_target(power)
     size, rows = rows_at_size(table, n_segments, "difference")
     planted = rows["difference"].to_numpy(dtype=float)
@@ -191,18 +210,16 @@ def detectable_shift(
     hits = np.flatnonzero(rate >= power)
     if hits.size and hits[0] > 0:
         j = int(hits[0])
-        value = planted[j - 1] + (power - rate[j - 1]) / (rate[j] - rate[j - 1]) * (
-            planted[j] - planted[j - 1]
-        )
+        z = probit(rate[j - 1 : j + 1], int(rows["trials"].iloc[0]))
+        value = _crossing((planted[j - 1], planted[j]), (z[0], z[1]), _z(power))
         note = (
             f"interpolated between d = {planted[j - 1]:.4g} (power {rate[j - 1]:.3f}) and d = {planted[j]:.4g} "
             f"(power {rate[j]:.3f})"
         )
         return PowerAnswer(float(value), False, note)
     if hits.size:
-        return PowerAnswer(
-            float("nan"), False, f"power {rate[0]:.3f} with no difference: the test is not valid here"
-        )
+        note = f"power {rate[0]:.3f} with no difference: the test is not valid here"
+        return PowerAnswer(float("nan"), False, note)
     test, alpha = str(rows["test"].iloc[0]), float(rows["alpha"].iloc[0])
     sd = float(rows.loc[rows["difference"] == 0, "sd_difference"].iloc[0])
     value = (critical_z(test, alpha) + _z(power)) * sd
@@ -220,19 +237,19 @@ def _z(power: float) -> float:
 
 
 def power_at_shift(rows: pd.DataFrame, difference: float) -> tuple[float, bool]:
-    """``(power, extrapolated)`` at a planted ``difference`` on one size's rows: interpolated linearly between the
-    two planted differences that bracket it, or past the largest by the normal approximation
+    """``(power, extrapolated)`` at a planted ``difference`` on one size's rows: interpolated between the two
+    planted differences that bracket it on the probit scale, or past the largest by the normal approximation
     ``Phi(difference / sd - z_crit)``."""
     from statistics import NormalDist
 
     ordered = rows.sort_values("difference")
     planted = ordered["difference"].to_numpy(dtype=float)
-    rate = ordered["power"].to_numpy(dtype=float)
     if difference <= planted[-1]:
-        return float(np.interp(difference, planted, rate)), False
+        z = probit(ordered["power"].to_numpy(dtype=float), int(ordered["trials"].iloc[0]))
+        return NormalDist().cdf(float(np.interp(difference, planted, z))), False
     sd = float(ordered["sd_difference"].iloc[0])
-    z = critical_z(str(ordered["test"].iloc[0]), float(ordered["alpha"].iloc[0]))
-    return NormalDist().cdf(difference / sd - z), True
+    z_crit = critical_z(str(ordered["test"].iloc[0]), float(ordered["alpha"].iloc[0]))
+    return NormalDist().cdf(difference / sd - z_crit), True
 
 
 def segments_for_shift(
@@ -241,11 +258,12 @@ def segments_for_shift(
     """The number of segments at which a planted ``difference`` (metric units, > 0) is detected with probability
     ``power``, from a :func:`shift_power_curve` table.
 
-    Each size's power at the difference (:func:`power_at_shift`) is read off; the size is interpolated linearly
-    between the two simulated sizes whose powers bracket the target. Outside the simulated sizes (the target not
-    reached at the largest, or already at the smallest) the answer is extrapolated by the normal approximation
-    ``n = ((z_crit + z(power)) * sigma / difference)^2`` where the variance shrinks as 1/n over the simulated
-    sizes (:func:`noise_scale`); where it does not, there is no answer and the note says what to change.
+    Each size's power at the difference (:func:`power_at_shift`) is read off; the size is interpolated between the
+    two simulated sizes whose powers bracket the target (on the probit scale, linearly in ``sqrt(n)``). Outside
+    the simulated sizes (the target not reached at the largest, or already at the smallest) the answer is
+    extrapolated by the normal approximation ``n = ((z_crit + z(power)) * sigma / difference)^2`` where the
+    variance shrinks as 1/n over the simulated sizes (:func:`noise_scale`); where it does not, there is no answer
+    and the note says what to change.
     """
     check_target(power)
     if not difference > 0:
@@ -255,7 +273,8 @@ def segments_for_shift(
     first = next((i for i, p in enumerate(powers) if p >= power), None)
     if first is not None and first > 0:
         low, high = sizes[first - 1], sizes[first]
-        value = low + (power - powers[first - 1]) / (powers[first] - powers[first - 1]) * (high - low)
+        z = probit(powers[first - 1 : first + 1], int(table["trials"].iloc[0]))
+        value = _crossing((np.sqrt(low), np.sqrt(high)), (z[0], z[1]), _z(power)) ** 2
         note = f"interpolated between {low} segments (power {powers[first - 1]:.3f}) and {high} ({powers[first]:.3f})"
         return PowerAnswer(float(value), False, note)
     sigma, follows, how = noise_scale(table)
