@@ -113,7 +113,7 @@ def _check_distinct_files(paths: Sequence[str]) -> None:
         if key in seen:
             raise InputError(
                 f"system output given twice (as system {seen[key]} and system {position}); give each system once",
-                path,
+                Path(path),
             )
         seen[key] = position
 

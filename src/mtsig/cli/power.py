@@ -156,7 +156,9 @@ def simulate(
         differences = default_differences(
             stats[0], stats[1], metric.score, seed=args.seed, metric=metric.name
         )
-        differences += [args.difference] if args.difference is not None else []
+        if args.difference is not None:  # it replaces a default within 10% of it
+            differences = [d for d in differences if abs(d - args.difference) > 0.1 * args.difference]
+            differences.append(args.difference)
     with display.stage("simulating") as progress:
         return shift_power_curve(
             stats[0], stats[1], metric.score, metric.higher_is_better, differences=differences, test=args.test,

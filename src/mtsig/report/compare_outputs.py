@@ -323,7 +323,7 @@ def metric_pair_lines(
     from mtsig.report.verdict import format_p, preferred_p, unordered_pairs
 
     c, result = conclusions, comparison.result
-    tests = list(dict.fromkeys(result.table["test"]))
+    tests = list(dict.fromkeys([c.test, *result.table["test"]]))  # the concluding test first
     samples = result.settings["n_samples"]
     intervals = pair_interval_columns(result).set_index(["sys_x", "sys_y"])
     statistics = result.table.drop_duplicates(["sys_x", "sys_y"]).set_index(["sys_x", "sys_y"])["statistic"]

@@ -80,20 +80,23 @@ def preferred_p(result: PairwiseResult, test: str, x: str, y: str) -> tuple[floa
 
 
 def pair_verdicts(comparisons: Sequence[MetricComparison], conclusions: Conclusions) -> list[PairVerdict]:
-    """Every metric's verdict on every pair (pairs in the order of the first metric's systems, then metrics)."""
+    """Every metric's verdict on every pair: pairs in the order the systems were given, each pair's metrics in
+    the order given."""
     from mtsig.report.compare_outputs import pair_conclusions
 
     c = conclusions
     systems = list(comparisons[0].result.system_scores)
+    decided = {
+        m.name: pair_conclusions(m.result, c.test, c.alpha, c.correction).set_index(["sys_x", "sys_y"])
+        for m in comparisons
+    }
     verdicts = []
-    for comparison in comparisons:
-        result = comparison.result
-        decided = pair_conclusions(result, c.test, c.alpha, c.correction).set_index(["sys_x", "sys_y"])
-        for x, y in unordered_pairs(systems):
+    for x, y in unordered_pairs(systems):
+        for comparison in comparisons:
+            result, table = comparison.result, decided[comparison.name]
             p, preferred = preferred_p(result, c.test, x, y)
-            key = (x, y) if (x, y) in decided.index else (y, x)
-            conclusion = decided.loc[key, "conclusion"]
-            winner = {"sys_x": key[0], "sys_y": key[1]}.get(str(conclusion))
+            key = (x, y) if (x, y) in table.index else (y, x)
+            winner = {"sys_x": key[0], "sys_y": key[1]}.get(str(table.loc[key, "conclusion"]))
             verdicts.append(
                 PairVerdict(
                     x,
@@ -102,7 +105,7 @@ def pair_verdicts(comparisons: Sequence[MetricComparison], conclusions: Conclusi
                     result.system_scores[x] - result.system_scores[y],
                     preferred,
                     p,
-                    float(decided.loc[key, "p_adjusted"]),
+                    float(table.loc[key, "p_adjusted"]),
                     winner,
                     int(result.settings["n_samples"][c.test]),  # type: ignore[index]
                 )
