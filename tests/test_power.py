@@ -363,8 +363,8 @@ def test_experiment_power_takes_the_two_best_systems_and_finds_the_closed_form_d
 
 
 def test_console_script_prints_the_power_table(data_root, tmp_path):
-    """docs/cli.md's `mtsig power` example through the console script, on a small grid (the printed one, 6 sizes x 6
-    q x 200 trials x 1000 resamples, runs in full in the slow suite: tests/test_readme_commands.py, COSTLY_FIRST):
+    """A `mtsig power` command through the console script, on a small grid (docs/cli.md's, 6 sizes x 5 differences x
+    200 trials x 1000 resamples, runs in full in the slow suite: tests/test_readme_commands.py, COSTLY_FIRST):
     the two WMT12 es-en systems' BLEU as sacrebleu scores the unescaped files, and a power cell with its interval
     at each size and planted difference."""
     import html

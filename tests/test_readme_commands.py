@@ -18,8 +18,8 @@ so a new command in a README cannot go untested):
 - ``mtsig compare ...``, ``mtsig power ...``: run in full, on the files it names made from WMT12 es-en
   (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
   it must exit 0 and print a result for every pair. The first README command of each sub-command (``compare``,
-  ``metrics``) runs through bash in a fresh interpreter (the console script); ``power``'s only one (12 CPU s for
-  6 sizes x 6 q x 200 trials x 1000 resamples) runs with the later ones, and ``tests/test_power.py`` runs the
+  ``metrics``) runs through bash in a fresh interpreter (the console script); ``power``'s (about 15 CPU s for
+  6 sizes x 5 differences x 200 trials x 1000 resamples) runs with the later ones, and ``tests/test_power.py`` runs the
   console script on a small grid instead (:data:`COSTLY_FIRST`); the later ones are
   checked by the sub-command's own parser on the words bash expands the line to (variables, globs, quotes), and
   run in full by the slow suite (``test_readme_computing_command_runs_in_full``, about a minute of CPU), in this

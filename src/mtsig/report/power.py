@@ -1,4 +1,5 @@
-"""The power study's report: its table as aligned text and its figure (:mod:`mtsig.studies.power` computes them).
+"""The power study's report: a planted-shift table as aligned text and the figure of either table
+(:mod:`mtsig.studies.power` and :mod:`mtsig.studies.power_shift` compute them).
 
 Graham, Mathur & Baldwin (2014) judge the tests by their agreement with a human gold; the power study asks how often
 they find a difference of known size, planted in real MT statistics (docs/statistics.md, "Power").
