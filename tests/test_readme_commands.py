@@ -383,8 +383,8 @@ def _shown_names(line: str) -> dict[str, str]:
     inline = {
         w.split("=", 1)[1]: w.split("=", 1)[0] for w in words if "=" in w and w.split("=", 1)[1] in files
     }
-    if labels is not None:
-        return dict(zip(files, labels, strict=True))
+    if labels is not None:  # labels of the command's own files when it names none of these
+        return dict(zip(files, labels, strict=True)) if files else {}
     return {name: inline.get(name, name) for name in files}
 
 
