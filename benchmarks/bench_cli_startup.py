@@ -77,6 +77,9 @@ def _child(command: list[str], source: str) -> tuple[subprocess.CompletedProcess
 
 
 def report(label: str, source: str, runs: int) -> None:
+    empty = [_child([sys.executable, "-c", "pass"], source) for _ in range(runs)]
+    wall, cpu = statistics.median(s[1] for s in empty), statistics.median(s[2] for s in empty)
+    print(f"{label}  python -c pass (the interpreter alone)  wall {wall:.3f} s  CPU {cpu:.3f} s")
     for words in HELP_COMMANDS:
         samples = [timed(words, source) for _ in range(runs)]
         wall = statistics.median(s[0] for s in samples)

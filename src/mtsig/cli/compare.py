@@ -87,7 +87,7 @@ def metric_list(text: str) -> list[str]:
     return comma_list(text, "metric", list(METRICS))
 
 
-def test_list(text: str) -> list[str]:
+def significance_test_list(text: str) -> list[str]:
     """An argparse type: known test names, comma-separated."""
     from mtsig.stats.resampling.registry import ALL_TESTS
 
@@ -172,7 +172,7 @@ def add_test_arguments(compare: argparse.ArgumentParser) -> None:
     add("--seed", default=DEFAULT_SEED, type=int, help=f"base seed (default {DEFAULT_SEED})")
     add(
         "--tests",
-        type=test_list,
+        type=significance_test_list,
         help=f"comma-separated tests, the first concluding (default: {DOCUMENT_TEST} and the paper's paired_bootstrap,"
         "bootstrap,approximate_randomization with documents, the paper's three without; docs/statistics.md lists all)",
     )
