@@ -346,7 +346,7 @@ def metric_pair_lines(
     right = (
         [False, False] + [True] * (len(tests) + 3) + [False, False] + [True] * (human_agreement is not None)
     )
-    heading = f"{metric_label(comparison.name)}: statistic = {definition}; p of the preferred system better"
+    heading = f"{metric_label(comparison.name)}: statistic = {definition}; p: of the preferred system better (two-sided tests: either way)"
     return [heading, *aligned_lines(rows, right)]
 
 
