@@ -366,3 +366,25 @@ def test_html_entities_are_warned_of_unless_unescaped(wmt12, data_root: Path, tm
     power = run_mtsig("power", *common[:2], "--trials", 2, "--samples", 10, "--sizes", 100, "--differences", 1,
                       tmp_path / "UPC", tmp_path / "onlineA")  # fmt: skip
     assert power.returncode == 0 and power.stderr.startswith("mtsig: warning: HTML entities in onlineA")
+
+
+def test_an_adjusted_p_below_the_resolution_is_bounded_by_the_family(tmp_path: Path) -> None:
+    """With Holm over the 2 ordered hypotheses of a one-sided test on two systems, a raw p below 1/1001 is adjusted
+    to at most 2/1001: printed as <0.002 beside the raw <0.001 (by hand)."""
+    up, down = known_disagreement(tmp_path)
+    done = run("--scores", up, "--scores", down, "--samples", 1000, "--correction", "holm")
+    assert done.returncode == 0, done.stderr
+    verdict = done.stdout.split("Verdict: paired_bootstrap at alpha 0.05, holm-adjusted\n", 1)[1].splitlines()
+    assert verdict[0].split() == [
+        "pair",
+        "metric",
+        "prefers",
+        "S(X)",
+        "-",
+        "S(Y)",
+        "p",
+        "p",
+        "adjusted",
+        "significant",
+    ]
+    assert verdict[1].split()[-3:] == ["<0.001", "<0.002", "yes"]

@@ -27,22 +27,24 @@ if TYPE_CHECKING:
     from mtsig.stats.resampling.tables import PairwiseResult
 
 
-def resolution(n_samples: int) -> float:
-    """``1 / (B + 1)`` rounded up to one significant digit (``B = 10 000 -> 0.0001``, ``1 000 -> 0.001``): the
-    smallest p-value a randomized test with B resamples resolves, as printed."""
-    value = 1.0 / (int(n_samples) + 1)
+def resolution(n_samples: int, family: int = 1) -> float:
+    """``family / (B + 1)`` rounded up to one significant digit (``B = 10 000 -> 0.0001``, ``1 000 -> 0.001``): the
+    smallest p-value a randomized test with B resamples resolves, as printed; with ``family`` hypotheses, the bound
+    of a p-value adjusted by Holm or Benjamini-Hochberg (at most ``family`` times the raw p) there."""
+    value = float(family) / (int(n_samples) + 1)
     scale = 10.0 ** math.floor(math.log10(value))
     return math.ceil(round(value / scale, 9)) * scale
 
 
-def format_p(p: float, n_samples: int | None = None) -> str:
+def format_p(p: float, n_samples: int | None = None, family: int = 1) -> str:
     """A p-value for reading: ``n/a`` for NaN; ``<R`` where a randomized test with ``n_samples`` resamples cannot
-    resolve it (p at most ``1 / (B + 1)``, the smallest ``(c + 1) / (B + 1)``; ``c / B`` gives 0 there; R is
-    :func:`resolution`); else 4 decimals, or 2 significant digits below 0.0001 (an exact test's small p)."""
+    resolve it (p at most ``1 / (B + 1)``, the smallest ``(c + 1) / (B + 1)``; ``c / B`` gives 0 there; for a p
+    adjusted over ``family`` hypotheses, ``family / (B + 1)``; R is :func:`resolution`); else 4 decimals, or 2
+    significant digits below 0.0001 (an exact test's small p)."""
     if p != p:
         return "n/a"
-    if n_samples and p <= (1.0 + 1e-9) / (int(n_samples) + 1):
-        limit = resolution(n_samples)
+    if n_samples and p <= family * (1.0 + 1e-9) / (int(n_samples) + 1):
+        limit = resolution(n_samples, family)
         return f"<{limit:.{max(0, -math.floor(math.log10(limit)))}f}"
     return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
 
@@ -51,7 +53,8 @@ def format_p(p: float, n_samples: int | None = None) -> str:
 class PairVerdict:
     """One metric's verdict on one pair (X listed first): its raw difference ``S(X) - S(Y)`` (the metric's own
     scale), the system it prefers (None: a tie), the concluding test's p for that direction and after correction,
-    the significant winner (None: no significant difference) and the test's resamples."""
+    the significant winner (None: no significant difference), the test's resamples and the number of hypotheses
+    the correction is over."""
 
     sys_x: str
     sys_y: str
@@ -62,6 +65,7 @@ class PairVerdict:
     p_adjusted: float
     winner: str | None
     n_samples: int
+    family: int
 
 
 def unordered_pairs(systems: Sequence[str]) -> list[tuple[str, str]]:
@@ -83,9 +87,14 @@ def pair_verdicts(comparisons: Sequence[MetricComparison], conclusions: Conclusi
     """Every metric's verdict on every pair: pairs in the order the systems were given, each pair's metrics in
     the order given."""
     from mtsig.report.compare_outputs import pair_conclusions
+    from mtsig.stats.resampling.registry import TESTS
 
     c = conclusions
     systems = list(comparisons[0].result.system_scores)
+    pairs = len(systems) * (
+        len(systems) - 1
+    )  # the ordered hypotheses of one-sided tests, halved for two-sided
+    family = pairs // 2 if TESTS[c.test].sided == "two-sided" else pairs
     decided = {
         m.name: pair_conclusions(m.result, c.test, c.alpha, c.correction).set_index(["sys_x", "sys_y"])
         for m in comparisons
@@ -108,6 +117,7 @@ def pair_verdicts(comparisons: Sequence[MetricComparison], conclusions: Conclusi
                     float(table.loc[key, "p_adjusted"]),
                     winner,
                     int(result.settings["n_samples"][c.test]),  # type: ignore[index]
+                    family,
                 )
             )
     return verdicts
@@ -143,7 +153,7 @@ def verdict_lines(verdicts: Sequence[PairVerdict], conclusions: Conclusions) -> 
         pair = f"{v.sys_x} vs {v.sys_y}"
         cells = [pair if pair != previous else "", metric_label(v.metric), v.prefers or "neither"]
         cells += [f"{v.difference:+.4f}", format_p(v.p_value, v.n_samples)]
-        cells += [format_p(v.p_adjusted, v.n_samples)] if corrected else []
+        cells += [format_p(v.p_adjusted, v.n_samples, v.family)] if corrected else []
         if v.winner is None:
             cells.append("no")
         else:
