@@ -388,3 +388,21 @@ def test_an_adjusted_p_below_the_resolution_is_bounded_by_the_family(tmp_path: P
         "significant",
     ]
     assert verdict[1].split()[-3:] == ["<0.001", "<0.002", "yes"]
+
+
+def test_the_scores_layout_printed_in_the_docs_is_read_as_printed(repo_root: Path, tmp_path: Path) -> None:
+    """docs/cli.md's ten-line tidy example: three systems, three segments, two documents (so the verdict is the
+    document-level bootstrap's); the scores' means are the corpus scores (by hand)."""
+    text = (repo_root / "docs" / "cli.md").read_text()
+    block = text.split("of a 3-segment test set in two documents:\n\n```text\n", 1)[1].split("```", 1)[0]
+    assert len(block.splitlines()) == 10
+    path = tmp_path / "comet.tsv"
+    path.write_text(block)
+    done = run("--scores", path, "--samples", 50, "--json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["conclusions"]["test"] == "paired_bootstrap_documents"
+    assert document["metrics"]["comet"]["scores"] == pytest.approx(
+        {"sysA.txt": (0.8214 + 0.7730 + 0.9102) / 3, "sysB.txt": (0.8035 + 0.7912 + 0.8874) / 3,
+         "sysC.txt": (0.7120 + 0.6985 + 0.8391) / 3}
+    )  # fmt: skip
