@@ -111,22 +111,27 @@ def test_readable_table_shows_seed_scores_and_each_pair_once(files) -> None:
     assert first.returncode == 0, first.stderr
     assert first.stdout == second.stdout  # same seed, same bytes
     assert "seed=3" in first.stdout
-    rows = [
-        line.split() for line in first.stdout.splitlines() if line.split()[:1] and line.split()[0] in SYSTEMS
+    scores_part = first.stdout.split("System scores", 1)[1].split("\nBLEU:", 1)[0]
+    score_rows = [
+        line.split() for line in scores_part.splitlines() if line.split()[:1] and line.split()[0] in SYSTEMS
     ]
-    score_rows = [row for row in rows if not row[1].endswith(".txt")]
-    pair_rows = [row for row in rows if row[1].endswith(".txt")]
     assert [row[0] for row in score_rows] == list(SYSTEMS)
-    # Each unordered pair once, the better system first (statistic >= 0), one p-value per test.
-    expected_pairs = {
-        frozenset(p)
-        for p in (("alpha.txt", "beta.txt"), ("alpha.txt", "gamma.txt"), ("beta.txt", "gamma.txt"))
-    }
-    assert len(pair_rows) == 3 and {frozenset(row[:2]) for row in pair_rows} == expected_pairs
+    pairs_part = first.stdout.split("\nBLEU: statistic", 1)[1].split("\n\n", 1)[0]
+    pair_rows = [line.split() for line in pairs_part.splitlines()[2:]]
+    # Each unordered pair once, in the order the systems were given (X listed first, whichever is better: the
+    # statistic is BLEU(X) - BLEU(Y) by sacrebleu), one p-value per test.
+    assert [tuple(row[:2]) for row in pair_rows] == [
+        ("alpha.txt", "beta.txt"),
+        ("alpha.txt", "gamma.txt"),
+        ("beta.txt", "gamma.txt"),
+    ]
+    bleu = {name: sacrebleu.corpus_bleu(lines, [REFS]).score for name, lines in SYSTEMS.items()}
     for row in pair_rows:
-        # Then the percentile and BCa intervals ("[low," "high]" each) and the significance verdict.
-        assert float(row[2]) >= 0 and len(row) == 3 + len(PAPER_TESTS) + 4 + 1
-        assert row[-1] in {"yes", "no", "reversed"}
+        assert float(row[2]) == pytest.approx(bleu[row[0]] - bleu[row[1]], abs=5e-5)
+        # Then the percentile and BCa intervals ("[low," "high]" each), the preferred system and the verdict.
+        assert len(row) == 3 + len(PAPER_TESTS) + 4 + 2
+        assert row[-2] == (row[0] if bleu[row[0]] > bleu[row[1]] else row[1])
+        assert row[-1] in {"yes", "no"}
 
 
 def test_mismatched_line_counts_exit_2_naming_the_file(files, tmp_path) -> None:

@@ -242,7 +242,9 @@ def test_command_line_systems_must_be_in_every_file_and_files_must_agree(tmp_pat
     done = run("--scores", path, "--samples", 10, "A", "Z")
     assert (
         done.returncode == 2
-        and f"{path}: no segment scores for system(s) 'Z'; the file has 'A', 'B'" in done.stderr
+        and f"{path}: no segment scores for system 'Z'; the file has 'A', 'B': give the systems as the file names "
+        "them"
+        in done.stderr
     )
     longer = write(tmp_path / "longer.tsv", TIDY + "A\t2\t1\nB\t2\t1\n")
     done = run("--scores", path, "--scores", longer, "--samples", 10)

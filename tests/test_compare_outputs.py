@@ -321,7 +321,12 @@ def test_cli_signature_records_each_option(
 
 
 def test_training_runs_outputs_carry_the_signatures_of_both_tests(wmt12) -> None:
-    groups = [f"A={wmt12['QCRI--primary']},{wmt12['UPC']}", f"B={wmt12['onlineA']},{wmt12['onlineB']}"]
+    groups = [
+        "--runs",
+        f"A={wmt12['QCRI--primary']},{wmt12['UPC']}",
+        "--runs",
+        f"B={wmt12['onlineA']},{wmt12['onlineB']}",
+    ]
     tables = {
         seed: tsv("--ref", wmt12["ref"], "--samples", 50, "--seed", seed, *groups) for seed in ("3", "4")
     }

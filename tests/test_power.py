@@ -11,6 +11,11 @@ two-sided approximate randomization when |d'| >= z_{1-alpha/2} sqrt(m2/n) (the s
 
 from __future__ import annotations
 
+import contextlib
+import io
+import re
+from contextlib import nullcontext
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -283,10 +288,10 @@ def test_power_command(texts, tmp_path, capsys):
     assert "minimum detectable difference at 120 segments" in out
     assert "segments needed for a difference of 5" in out
     assert figure.read_bytes().startswith(b"\x89PNG")
-    assert main([*arguments[:-2], "--tsv", str(bad), str(good)]) == 0
+    assert main([*arguments[:-2], "--tsv", "--differences", "0,2,5,20", str(bad), str(good)]) == 0
     table = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out), sep="\t")
     assert sorted(table["n_segments"].unique()) == [30, 60, 120]
-    assert len(table) == 3 * 6
+    assert sorted(table["difference"].unique()) == [0, 2, 5, 20] and len(table) == 3 * 4
 
 
 def test_power_command_reports_bad_input(texts, tmp_path, capsys):
@@ -295,6 +300,32 @@ def test_power_command_reports_bad_input(texts, tmp_path, capsys):
     assert "mtsig: error:" in capsys.readouterr().err
     assert main(["power", "--ref", str(ref), "--sizes", "500", str(good), str(texts[2])]) == 2
     assert "between 1 and the 120 segments" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--alpha", "1.5"], "argument --alpha: must lie strictly between 0 and 1, got 1.5"),
+        (["--power", "1.2"], "argument --power: must lie strictly between 0 and 1, got 1.2"),
+        (["--trials", "0"], "argument --trials: must be a positive integer, got 0"),
+        (["--samples", "-5"], "argument --samples: must be a positive integer, got -5"),
+        (["--difference", "-1"], "argument --difference: must be a positive number, got -1"),
+        (["--differences", "0,-1"], "planted differences must be finite and >= 0"),
+        (
+            ["--test", "paired_bootstrap_documents"],
+            "argument --test: unknown test 'paired_bootstrap_documents'",
+        ),
+    ],
+)
+def test_every_bad_power_option_is_one_line(texts, capsys, option, message):
+    ref, good, bad = texts
+    with pytest.raises(SystemExit) if option[0] not in ("--differences",) else nullcontext():
+        status = main(
+            ["power", "--ref", str(ref), "--trials", "2", "--sizes", "30", *option, str(good), str(bad)]
+        )
+        assert status == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and message in err, err
 
 
 def test_experiment_power_takes_the_two_best_systems_and_finds_the_closed_form_difference(population):
@@ -332,10 +363,10 @@ def test_experiment_power_takes_the_two_best_systems_and_finds_the_closed_form_d
 
 
 def test_console_script_prints_the_power_table(data_root, tmp_path):
-    """docs/cli.md's `mtsig power` example through the console script, on a small grid (the printed one, 6 sizes x 6
-    q x 200 trials x 1000 resamples, runs in full in the slow suite: tests/test_readme_commands.py, COSTLY_FIRST):
+    """A `mtsig power` command through the console script, on a small grid (docs/cli.md's, 6 sizes x 5 differences x
+    200 trials x 1000 resamples, runs in full in the slow suite: tests/test_readme_commands.py, COSTLY_FIRST):
     the two WMT12 es-en systems' BLEU as sacrebleu scores the unescaped files, and a power cell with its interval
-    at each size and q."""
+    at each size and planted difference."""
     import html
     import re
     import subprocess
@@ -348,7 +379,7 @@ def test_console_script_prints_the_power_table(data_root, tmp_path):
     figure = tmp_path / "power.png"
     done = subprocess.run(
         ["mtsig", "power", "--ref", str(ref), "--unescape-html", "--metric", "bleu", "--sizes", "250,500",
-         "--q", "0.5,1", "--trials", "20", "--samples", "100", "--difference", "0.5", "--plot", str(figure),
+         "--differences", "0,1", "--trials", "20", "--samples", "100", "--difference", "0.5", "--plot", str(figure),
          "--quiet", *map(str, systems)],
         capture_output=True, text=True, check=False, cwd=tmp_path,
     )  # fmt: skip
@@ -366,3 +397,201 @@ def test_console_script_prints_the_power_table(data_root, tmp_path):
         cells = re.search(rf"^\s+{size}\s+([\d.]+) \[[\d.]+,[\d.]+\]\s+([\d.]+) \[", done.stdout, flags=re.M)
         assert cells and all(0 <= float(v) <= 1 for v in cells.groups()), done.stdout
     assert figure.read_bytes().startswith(b"\x89PNG")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Planted shifts of any size (mtsig.studies.power_shift): null pairs by random swaps, X' made better by d. A trial's
+# statistic is mean(s_j D_j) + d with independent fair signs s_j, whose variance is m2 / n whatever the subset (no
+# finite-population correction); the one-sided paired bootstrap's standard error is sd(s D + d) / sqrt(n), about
+# sqrt(m2 / n), and the two-sided randomization's sign-flip one sqrt((m2 + d^2) / n).
+
+
+def shift_closed_form(population, n: float, planted: float, test: str) -> float:
+    """Normal-approximation power of a planted shift (the block comment above)."""
+    _, second_moment, _ = moments(population)
+    sd = np.sqrt(second_moment / n)
+    if test == ONE_SIDED:
+        return float(scipy_stats.norm.cdf(planted / sd - scipy_stats.norm.ppf(1 - ALPHA)))
+    threshold = scipy_stats.norm.ppf(1 - ALPHA / 2) * np.sqrt((second_moment + planted**2) / n)
+    return float(
+        scipy_stats.norm.cdf((planted - threshold) / sd) + scipy_stats.norm.cdf((-planted - threshold) / sd)
+    )
+
+
+def shift_detectable(population, n: float) -> float:
+    _, second_moment, _ = moments(population)
+    return float((scipy_stats.norm.ppf(1 - ALPHA) + scipy_stats.norm.ppf(0.8)) * np.sqrt(second_moment / n))
+
+
+@pytest.fixture(scope="module")
+def shift_tables(population) -> dict[str, pd.DataFrame]:
+    from mtsig.studies.power_shift import shift_power_curve
+
+    stats_x, stats_y = population
+    return {
+        test: shift_power_curve(
+            stats_x,
+            stats_y,
+            mean_score,
+            True,
+            differences=(0.1, 0.2),
+            test=test,
+            alpha=ALPHA,
+            n_segments_grid=(100, 400),
+            trials=TRIALS,
+            n_samples=SAMPLES,
+            seed=4,
+            metric="mean",
+        )  # fmt: skip
+        for test in (ONE_SIDED, TWO_SIDED)
+    }
+
+
+@pytest.mark.parametrize("test", [ONE_SIDED, TWO_SIDED])
+def test_a_planted_shift_has_the_power_of_the_normal_approximation(population, shift_tables, test):
+    """Any difference can be planted: 0.2 is twice the real pair's 0.1. Each cell's power is the closed form's
+    within Monte Carlo error, d = 0 is the test's size, and the measured difference is d."""
+    mean, second_moment, _ = moments(population)
+    assert abs(mean - 0.1) < 0.05  # the real pair's difference is about half the largest planted
+    for row in shift_tables[test].itertuples():
+        expected = shift_closed_form(population, row.n_segments, row.difference, test)
+        monte_carlo_sd = np.sqrt(max(expected * (1 - expected), 0.01) / TRIALS)
+        assert abs(row.power - expected) <= 3.5 * monte_carlo_sd + 0.02, (
+            row.n_segments,
+            row.difference,
+            expected,
+        )
+        # The mean of TRIALS statistics with sd sqrt(m2 / n) each; their sd is sqrt(m2 / n) itself.
+        assert abs(row.planted_difference - row.difference) <= 4 * np.sqrt(
+            second_moment / row.n_segments / TRIALS
+        )
+        assert abs(row.sd_difference / np.sqrt(second_moment / row.n_segments) - 1) < 0.15
+
+
+def test_the_minimum_detectable_shift_matches_the_closed_form_inside_and_past_the_grid(
+    population, shift_tables
+):
+    """At 400 segments the closed form's 0.124 lies between the planted 0.1 and 0.2 (interpolated); at 100
+    segments it is 0.25, past the largest planted: the normal approximation from the simulated spread."""
+    from mtsig.studies.power_shift import detectable_shift
+
+    table = shift_tables[ONE_SIDED]
+    inside = detectable_shift(table, n_segments=400, power=0.8)
+    assert not inside.extrapolated and "interpolated between d = 0.1" in inside.note
+    assert abs(inside.value - shift_detectable(population, 400)) <= 0.1 * shift_detectable(population, 400)
+    past = detectable_shift(table, n_segments=100, power=0.8)
+    assert past.extrapolated and "normal approximation" in past.note
+    assert abs(past.value - shift_detectable(population, 100)) <= 0.1 * shift_detectable(population, 100)
+
+
+def test_segments_for_a_shift_are_extrapolated_where_the_variance_shrinks_as_one_over_n(
+    population, shift_tables
+):
+    """d = 0.07 needs about 1,270 segments by the closed form, beyond the 400 simulated: extrapolated by the
+    spread simulated at each size (which shrinks as 1/n: checked), within 15%."""
+    from mtsig.studies.power_shift import noise_scale, segments_for_shift
+
+    _, second_moment, _ = moments(population)
+    _, follows, _ = noise_scale(shift_tables[ONE_SIDED])
+    assert follows
+    found = segments_for_shift(shift_tables[ONE_SIDED], 0.07, power=0.8)
+    z = scipy_stats.norm.ppf(1 - ALPHA) + scipy_stats.norm.ppf(0.8)
+    truth = (z / 0.07) ** 2 * second_moment
+    assert (
+        found.reached and found.extrapolated and found.note.startswith("more than 400: normal approximation")
+    )
+    assert abs(found.value - truth) <= 0.15 * truth, (found, truth)
+    inside = segments_for_shift(shift_tables[ONE_SIDED], 0.2, power=0.8)  # about 155: between 100 and 400
+    assert not inside.extrapolated and 100 < inside.value < 400
+
+
+def test_without_a_steady_variance_there_is_no_extrapolation_and_the_note_says_what_to_change():
+    """By hand: sqrt(n) x sd is 1.0 at 100 segments and 2.0 at 400 (not 1/n): the answer is not extrapolated."""
+    from mtsig.studies.power_shift import segments_for_shift
+
+    table = pd.DataFrame(
+        {
+            "test": ONE_SIDED,
+            "alpha": ALPHA,
+            "n_segments": [100, 100, 400, 400],
+            "difference": [0.0, 0.5, 0.0, 0.5],
+            "sd_difference": [0.1, 0.1, 0.1, 0.1],
+            "power": [0.05, 0.2, 0.05, 0.4],
+            "trials": 100,
+        }
+    )
+    found = segments_for_shift(table, 0.5, power=0.8)
+    assert not found.reached and not found.extrapolated
+    assert found.note.startswith(
+        "more than 400: no extrapolation, as sqrt(n) x sd of the difference varies by 100%"
+    )
+    assert "--trials" in found.note and "--sizes" in found.note
+
+
+def test_the_issue_example_answers_how_many_segments_one_bleu_point_needs(data_root):
+    """``mtsig power --ref newstest2012-ref.en --metric bleu --difference 1 UPC onlineA`` (a small grid): UPC and
+    onlineA differ by 0.65 BLEU (sacrebleu), and a 1-point difference is planted anyway; the command answers with
+    a number of segments and the minimum detectable difference at the whole test set."""
+    import html
+
+    import sacrebleu
+
+    outputs = data_root / "wmt12" / "system-outputs" / "es-en"
+    ref = data_root / "wmt12" / "plain" / "newstest2012-ref.en"
+    systems = [outputs / f"newstest2012.es-en.{name}" for name in ("UPC", "onlineA")]
+    texts = [[html.unescape(html.unescape(x)) for x in p.read_text().splitlines()] for p in (ref, *systems)]
+    real = (
+        sacrebleu.corpus_bleu(texts[1], [texts[0]]).score - sacrebleu.corpus_bleu(texts[2], [texts[0]]).score
+    )
+    assert 0 < real < 1
+    args = [
+        "power",
+        "--ref",
+        str(ref),
+        "--unescape-html",
+        "--metric",
+        "bleu",
+        "--difference",
+        "1",
+        "--trials",
+        "30",
+    ]
+    args += ["--samples", "100", "--sizes", "500,1500,3003", "--labels", "UPC,onlineA", *map(str, systems)]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(args) == 0
+    text = out.getvalue()
+    assert re.search(r"X = UPC \([\d.]+\), Y = onlineA", text)
+    assert re.search(r"^segments\s.*\sd=1\s", text, flags=re.M)
+    needed = re.search(r"^segments needed for a difference of 1 \(power 0\.8\): (\d+) \(", text, flags=re.M)
+    assert needed and 100 < int(needed.group(1)) < 3003, text
+    assert re.search(
+        r"^minimum detectable difference at 3003 segments \(power 0\.8\): [\d.]+ \(", text, flags=re.M
+    )
+
+
+def test_power_takes_any_metrics_segment_scores(population, tmp_path):
+    """``--scores``: the Gaussian population as a tidy file (its first 1,600 segments); the minimum detectable
+    difference at 1,600 segments is the closed form's within 15%."""
+    stats_x, stats_y = population
+    path = tmp_path / "scores.tsv"
+    rows = ["system\tsegment\tscore"]
+    rows += [
+        f"{name}\t{i}\t{v!r}"
+        for name, s in (("x", stats_x), ("y", stats_y))
+        for i, v in enumerate(s[:1600, 0].tolist())
+    ]
+    path.write_text("\n".join(rows) + "\n")
+    args = ["power", "--scores", str(path), "--differences", "0,0.04,0.08", "--sizes", "400,1600"]
+    args += ["--trials", "200", "--samples", "200", "--tsv", "y", "x"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(args) == 0
+    table = pd.read_csv(io.StringIO(out.getvalue()), sep="\t")
+    from mtsig.studies.power_shift import detectable_shift
+
+    differences = stats_x[:1600, 0] - stats_y[:1600, 0]
+    z = scipy_stats.norm.ppf(1 - ALPHA) + scipy_stats.norm.ppf(0.8)
+    truth = z * np.sqrt(np.mean(differences**2) / 1600)
+    found = detectable_shift(table, n_segments=1600, power=0.8).value
+    assert abs(found - truth) <= 0.15 * truth, (found, truth)

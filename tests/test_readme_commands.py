@@ -18,8 +18,8 @@ so a new command in a README cannot go untested):
 - ``mtsig compare ...``, ``mtsig power ...``: run in full, on the files it names made from WMT12 es-en
   (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
   it must exit 0 and print a result for every pair. The first README command of each sub-command (``compare``,
-  ``metrics``) runs through bash in a fresh interpreter (the console script); ``power``'s only one (12 CPU s for
-  6 sizes x 6 q x 200 trials x 1000 resamples) runs with the later ones, and ``tests/test_power.py`` runs the
+  ``metrics``) runs through bash in a fresh interpreter (the console script); ``power``'s (about 15 CPU s for
+  6 sizes x 5 differences x 200 trials x 1000 resamples) runs with the later ones, and ``tests/test_power.py`` runs the
   console script on a small grid instead (:data:`COSTLY_FIRST`); the later ones are
   checked by the sub-command's own parser on the words bash expands the line to (variables, globs, quotes), and
   run in full by the slow suite (``test_readme_computing_command_runs_in_full``, about a minute of CPU), in this
@@ -363,13 +363,29 @@ def _run_mtsig(
     assert "Traceback" not in done.stderr
     redirect = re.search(r">\s*(\S+)", line)
     output = (workdir / redirect.group(1)).read_text() if redirect else done.stdout
-    systems = [name for name in ("sysA.txt", "sysB.txt", "sysC.txt") if name in line]
-    for x in systems:
-        for y in systems:
+    shown = _shown_names(line)
+    for x in shown.values():
+        for y in shown.values():
             if x < y:
                 assert re.search(
                     rf"{re.escape(x)}\s+{re.escape(y)}|{re.escape(y)}\s+{re.escape(x)}", output
                 ), f"{command}: no result for {x} vs {y}\n{output[:2000]}"
+
+
+def _shown_names(line: str) -> dict[str, str]:
+    """The output files of WMT12 a command names (sysA.txt, ...) -> the name its output gives each: its label
+    (``--labels A,B`` in the order given, or ``A=sysA.txt``), else the file name."""
+    words = shlex.split(line)
+    files = [
+        w.split("=", 1)[-1] for w in words if w.split("=", 1)[-1] in ("sysA.txt", "sysB.txt", "sysC.txt")
+    ]
+    labels = words[words.index("--labels") + 1].split(",") if "--labels" in words else None
+    inline = {
+        w.split("=", 1)[1]: w.split("=", 1)[0] for w in words if "=" in w and w.split("=", 1)[1] in files
+    }
+    if labels is not None:  # labels of the command's own files when it names none of these
+        return dict(zip(files, labels, strict=True)) if files else {}
+    return {name: inline.get(name, name) for name in files}
 
 
 def _run_metrics(line: str, env: dict[str, str], workdir: Path, command: Command, full: bool) -> None:

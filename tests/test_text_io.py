@@ -106,3 +106,17 @@ def test_wmt12_onlineB_entities_are_undone(data_root: Path) -> None:
     assert refs == read_lines(ref_path)  # no entities in the reference: unescaping leaves it unchanged
     assert not any(ENTITY.search(line) for line in outputs["onlineB"])
     assert sum(a != b for a, b in zip(raw, outputs["onlineB"], strict=True)) == 776
+
+
+def test_html_entities_are_found_by_line_named_ones_only_if_html5_has_them():
+    """By hand: numeric references in decimal and hex and HTML5's named ones count; ``&foo;``, a bare ``&`` and
+    ``AT&T`` do not."""
+    from mtsig.io.text import html_entities_note, html_entity_lines
+
+    lines = ["AT&T and R&D", "it&#39;s", "no &foo; here", "&quot;quoted&quot; &#x27;", "plain"]
+    assert html_entity_lines(lines) == (2, 2, "&#39;")
+    assert html_entity_lines(["a &amp b", "c &lt; d"]) == (1, 2, "&lt;")
+    assert html_entity_lines(["&foo;", "& amp;"]) == (0, 0, "")
+    assert html_entities_note({"clean": ["plain"]}) is None
+    note = html_entities_note({"clean": ["plain"], "sysA": lines})
+    assert note is not None and note.startswith("HTML entities in sysA (2 lines, e.g. &#39; on line 2):")

@@ -355,8 +355,8 @@ def run_files(tmp_path):
 
 
 def test_compare_with_training_runs(run_files, capsys):
-    groups = [f"sysA={run_files['a0']},{run_files['a1']},{run_files['a2']}"]
-    groups += [f"sysB={run_files['b0']},{run_files['b1']},{run_files['b2']}"]
+    groups = ["--runs", f"sysA={run_files['a0']},{run_files['a1']},{run_files['a2']}"]
+    groups += ["--runs", f"sysB={run_files['b0']},{run_files['b1']},{run_files['b2']}"]
     base = ["compare", "--ref", str(run_files["ref"]), "--metrics", "bleu,chrf", "--samples", "300"]
     assert main([*base, *groups]) == 0
     out = capsys.readouterr().out
@@ -372,10 +372,13 @@ def test_compare_with_training_runs(run_files, capsys):
 
 def test_compare_with_training_runs_reports_bad_input(run_files, tmp_path, capsys):
     base = ["compare", "--ref", str(run_files["ref"])]
-    assert main([*base, f"sysA={run_files['a0']},{tmp_path / 'missing.txt'}", f"sysB={run_files['b0']}"]) == 2
+    missing = f"sysA={run_files['a0']},{tmp_path / 'missing.txt'}"
+    assert main([*base, "--runs", missing, "--runs", f"sysB={run_files['b0']}"]) == 2
     assert "mtsig: error:" in capsys.readouterr().err
-    assert main([*base, f"sysA={run_files['a0']},{run_files['a1']}"]) == 2
+    assert main([*base, "--runs", f"sysA={run_files['a0']},{run_files['a1']}"]) == 2
     assert "at least two systems" in capsys.readouterr().err
     short = write_lines(tmp_path / "short.txt", ["x"] * 59)
-    assert main([*base, f"sysA={run_files['a0']},{short}", f"sysB={run_files['b0']}"]) == 2
+    assert (
+        main([*base, "--runs", f"sysA={run_files['a0']},{short}", "--runs", f"sysB={run_files['b0']}"]) == 2
+    )
     assert "short.txt: system 'sysA (run 2)' has 59 lines but the reference" in capsys.readouterr().err

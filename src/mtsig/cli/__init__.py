@@ -7,10 +7,15 @@
   PERM-BOTH), and the WMT23/WMT24 metrics task's table on a folder in mt-metrics-eval's layout (``--mtme``).
 * ``mtsig verify`` (:mod:`mtsig.cli.verify`): a run's tables against the committed checksums.
 
-**Adding a sub-command is one new file** ``mtsig/cli/<name>.py`` defining ``HELP`` (one line for ``mtsig --help``),
-optionally ``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args) -> int`` (the exit status):
-:func:`subcommands` finds every public module of this package. What they share (exit statuses, argument types) is
-in :mod:`mtsig.cli._common`.
+**Adding a sub-command is one new file** ``mtsig/cli/<name>.py`` defining ``HELP`` (one line for ``mtsig --help``, a
+string literal), optionally ``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args) -> int`` (the exit status):
+:func:`subcommand_names` finds every public module of this package. What they share (exit statuses, argument
+types) is in :mod:`mtsig.cli._common`.
+
+**Import what a sub-command needs when it runs.** ``mtsig --help`` reads each module's ``HELP`` from its source
+without importing it, and ``mtsig NAME ...`` imports the module of NAME alone; a module imports numpy, pandas,
+scipy and the library's heavy modules inside the functions that use them, so that ``mtsig --help`` and ``mtsig NAME
+--help`` answer at once (tests/test_cli_startup.py).
 
 No Python traceback reaches the user: bad input (:class:`~mtsig.errors.InputError`, a missing or unreadable file,
 an unknown metric, ...) prints one line ``mtsig: error: ...`` to stderr and exits 2; any other failure prints one
@@ -20,7 +25,9 @@ prints nothing to stdout unless it succeeded.
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import os
 import pkgutil
 import sys
@@ -34,32 +41,79 @@ from types import ModuleType
 for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
-import numpy as np  # noqa: E402
-
 from mtsig import __version__  # noqa: E402
 from mtsig.cli._common import DEBUG_ENV, EXIT_INPUT_ERROR, EXIT_INTERNAL_ERROR, Parser  # noqa: E402
 from mtsig.errors import InputError  # noqa: E402
 
-__all__ = ["EXIT_INPUT_ERROR", "EXIT_INTERNAL_ERROR", "build_parser", "main", "subcommands"]
+__all__ = [
+    "EXIT_INPUT_ERROR",
+    "EXIT_INTERNAL_ERROR",
+    "build_parser",
+    "main",
+    "subcommand_names",
+    "subcommands",
+]
 
 
 @cache
+def subcommand_names() -> tuple[str, ...]:
+    """Every module of this package whose name does not start with ``_``, by name (none is imported)."""
+    return tuple(sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")))
+
+
 def subcommands() -> dict[str, ModuleType]:
-    """Sub-command name -> its module: every module of this package whose name does not start with ``_``, by name."""
-    names = sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
-    return {name: importlib.import_module(f"{__name__}.{name}") for name in names}
+    """Sub-command name -> its module (every one imported)."""
+    return {name: _module(name) for name in subcommand_names()}
 
 
-def build_parser() -> Parser:
-    """The argument parser of ``mtsig``: one sub-parser per module of :func:`subcommands`."""
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+@cache
+def _literals(name: str) -> dict[str, str]:
+    """The module-level string constants ``HELP`` and ``DESCRIPTION`` of sub-command ``name``, read from its source
+    without importing it (an imported module's own values when it is already loaded)."""
+    if f"{__name__}.{name}" in sys.modules:
+        module = sys.modules[f"{__name__}.{name}"]
+        return {key: getattr(module, key) for key in ("HELP", "DESCRIPTION") if hasattr(module, key)}
+    spec = importlib.util.find_spec(f"{__name__}.{name}")
+    assert spec is not None and spec.origin is not None
+    with open(spec.origin, encoding="utf-8") as source:
+        tree = ast.parse(source.read(), spec.origin)
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in ("HELP", "DESCRIPTION"):
+                    found[target.id] = str(node.value.value)
+    if "HELP" not in found:  # not a literal: the module says it when imported
+        module = _module(name)
+        return {key: getattr(module, key) for key in ("HELP", "DESCRIPTION") if hasattr(module, key)}
+    return found
+
+
+def chosen_subcommand(argv: Sequence[str]) -> str | None:
+    """The sub-command an argument list runs: its first word that is not an option, if it names one."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return first if first in subcommand_names() else None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> Parser:
+    """The argument parser of ``mtsig``: one sub-parser per module of :func:`subcommand_names`, each with its
+    one-line help. Only the sub-command ``argv`` runs (:func:`chosen_subcommand`) is imported and given its
+    arguments; without ``argv``, every one is."""
     parser = Parser(
         prog="mtsig", description="Significance tests of MT evaluation, for one-off use outside the pipeline."
     )
     parser.add_argument("--version", action="version", version=f"mtsig {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for name, module in subcommands().items():
-        description = getattr(module, "DESCRIPTION", None)
-        module.add_arguments(commands.add_parser(name, help=module.HELP, description=description))
+    chosen = None if argv is None else chosen_subcommand(argv)
+    for name in subcommand_names():
+        texts = _literals(name)
+        sub = commands.add_parser(name, help=texts["HELP"], description=texts.get("DESCRIPTION"))
+        if argv is None or name == chosen:
+            _module(name).add_arguments(sub)
     return parser
 
 
@@ -71,12 +125,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     unexpected exception is one line with a hint and exit status 1 (``MTSIG_DEBUG=1`` re-raises it for the
     traceback). argparse's own usage errors also exit 2.
     """
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(words).parse_args(words)
     try:
+        import numpy as np
+
         # Overflow and invalid operations are refused where they would reach a result (mtsig.stats.resampling),
         # with one line that says so; numpy's warnings on the way there would only bury it.
         with np.errstate(over="ignore", invalid="ignore"):
-            return subcommands()[args.command].run(args)
+            return _module(args.command).run(args)
     except KeyboardInterrupt:
         print("mtsig: interrupted", file=sys.stderr)
         return 130

@@ -119,6 +119,11 @@ def run_text_command(command: Callable[[argparse.Namespace], str], args: argpars
     return 0
 
 
+def warn(message: str) -> None:
+    """One warning line on stderr, ``mtsig: warning: ...`` (stdout keeps only the command's output)."""
+    print(f"mtsig: warning: {' '.join(message.split())}", file=sys.stderr)
+
+
 def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
     """``--quiet``: no progress on stderr (:class:`ProgressDisplay`)."""
     parser.add_argument(

@@ -1,78 +1,113 @@
 """``mtsig rank FILES...``: rank the systems of a human evaluation by one of WMT's procedures or mtsig's
 (:data:`mtsig.stats.system_ranking.PROCEDURES`).
 
-Input: Appraise ESA exports (``--format esa``, the default; each file a wave, with ``--documents DIR`` for the
-domains), Google-style MQM annotations (``--format mqm``), or a tidy TSV with a header naming ``system``, ``item``
-and ``score`` and optionally ``domain``, ``rater``, ``wave``, ``doc`` (``--format tidy``; ``segment``, ``annotator``
-and ``document`` are read as ``item``, ``rater`` and ``doc``: :data:`mtsig.io.tidy_columns.SPELLINGS`). Prints each
-pair's p-values and decision, each system's score, rank range and cluster, the notes on what could not be tested,
-and a signature line; ``--json`` or ``--latex`` instead.
+Input: Appraise ESA exports (``--format esa``, the default; each file a wave, with ``--documents DIR`` for the domains),
+Google-style MQM annotations (``--format mqm``), or a tidy TSV with a header naming ``system``, ``item`` and ``score``
+and optionally ``domain``, ``rater``, ``wave``, ``doc`` (``--format tidy``; ``segment``, ``annotator`` and ``document``
+are read as ``item``, ``rater`` and ``doc``: :data:`mtsig.io.tidy_columns.SPELLINGS`). Prints each pair's p-values and
+decision, each system's score, rank range and cluster, the notes on what could not be tested, and a signature line;
+``--json`` or ``--latex`` (a booktabs table, as ``mtsig compare --latex``) instead.
+
+**The default procedure** is the one that holds its level in mtsig's own calibration of the ranking procedures
+(docs/results.md, "How often is each human-ranking procedure wrong?"): ``stratified_permutation_documents``, which
+exchanges whole documents, when the ratings name each item's document; without documents,
+``stratified_permutation`` (it holds its level when items are independent), and the output says so in one line.
+
+Options are read by :func:`add_arguments`, the ratings by :func:`ratings_of`, the procedure chosen by
+:func:`chosen_procedure`, and each output written by one function (:func:`text_output`, :func:`json_output`,
+:func:`latex_output`), so that a new option or output is one function.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mtsig.cli._common import non_negative_int, positive_int, significance_level
 from mtsig.errors import InputError
 
-if TYPE_CHECKING:  # pandas is imported when a command runs, not when the parser is built
+if TYPE_CHECKING:  # pandas and the procedures are imported when a command runs, not when the parser is built
     import pandas as pd
+
+    from mtsig.stats.system_ranking import ItemScores, SystemRanking
 
 HELP = "rank the systems of a human evaluation (ESA, MQM or tidy scores) by WMT's or mtsig's procedure"
 FORMATS = ("esa", "mqm", "tidy")
 #: The columns of a tidy TSV: required, then optional.
 TIDY_REQUIRED = ("system", "item", "score")
 TIDY_OPTIONAL = ("domain", "rater", "wave", "doc")
+#: The procedures of :data:`mtsig.stats.system_ranking.PROCEDURES`, in its order (tests/test_cli_rank.py checks it):
+#: named here so that ``mtsig rank --help`` lists them without importing the procedures.
+PROCEDURE_NAMES = (
+    "wmt24",
+    "wmt25",
+    "wmt26",
+    "wmt26_paired",
+    "wmt26_unpaired",
+    "wilcoxon_z",
+    "paired_bootstrap",
+    "approximate_randomization",
+    "stratified_permutation",
+    "stratified_permutation_documents",
+)
+#: The default, and the default for ratings without documents (module docstring).
+DEFAULT_PROCEDURE = "stratified_permutation_documents"
+WITHOUT_DOCUMENTS = "stratified_permutation"
+WHY_DEFAULT = (
+    f"{DEFAULT_PROCEDURE} (the default): the one procedure that holds its level in mtsig's calibration when a "
+    "rater's severity is shared by a document's items, as in ESA; --procedure chooses another"
+)
+WHY_WITHOUT_DOCUMENTS = (
+    f"{WITHOUT_DOCUMENTS} (the default without documents): it holds its level only if items are independent; give "
+    f"each item's document (a doc column, or ESA's --documents) for {DEFAULT_PROCEDURE}, which holds it also when a "
+    "rater's severity is shared within a document"
+)
+
+
+def procedure_name(text: str) -> str:
+    """An argparse type: a procedure of :data:`PROCEDURE_NAMES`."""
+    if text not in PROCEDURE_NAMES:
+        raise argparse.ArgumentTypeError(f"unknown procedure {text!r}; known: {', '.join(PROCEDURE_NAMES)}")
+    return text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``mtsig rank``."""
-    from mtsig.stats.system_ranking import PROCEDURES
-
-    parser.add_argument("files", nargs="+", type=Path, help="the ratings (ESA: one file per wave)")
-    parser.add_argument("--format", choices=FORMATS, default="esa", help="input layout (default esa)")
-    parser.add_argument("--procedure", choices=list(PROCEDURES), default="wmt24", help="default wmt24")
-    parser.add_argument("--documents", type=Path, help="ESA: folder with <lp>.docs (domains and documents)")
-    parser.add_argument(
+    add = parser.add_argument
+    add("files", nargs="+", type=Path, help="the ratings (ESA: one file per wave)")
+    add("--format", choices=FORMATS, default="esa", help="input layout (default esa)")
+    add(
+        "--procedure",
+        type=procedure_name,
+        metavar="NAME",
+        help=f"one of {', '.join(PROCEDURE_NAMES)} (docs/cli.md has a table); default {DEFAULT_PROCEDURE}, or "
+        f"{WITHOUT_DOCUMENTS} when the ratings name no documents",
+    )
+    add("--documents", type=Path, help="ESA: folder with <lp>.docs (domains and documents)")
+    add(
         "--first-segment-id",
-        type=int,
+        type=non_negative_int,
         default=None,
         help="ESA: id of the first segment after the canary line (default: the released exports' numbering, 1)",
     )
-    parser.add_argument("--lp", help="ESA: the language pair to rank, when the files hold several")
-    parser.add_argument("--alpha", type=float, help="significance level (default: the procedure's own)")
-    parser.add_argument(
-        "--resamples", type=int, help="resamples of a randomised procedure (default: its own)"
-    )
-    parser.add_argument("--seed", type=int, default=0, help="seed of a randomised procedure (default 0)")
+    add("--lp", help="ESA: the language pair to rank, when the files hold several")
+    add("--alpha", type=significance_level, help="significance level (default: the procedure's own)")
+    add("--resamples", type=positive_int, help="resamples of a randomised procedure (default: its own)")
+    add("--seed", type=non_negative_int, default=0, help="seed of a randomised procedure (default 0)")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON")
-    output.add_argument("--latex", action="store_true", help="print a LaTeX table of the ranking")
+    output.add_argument("--latex", action="store_true", help="print a booktabs LaTeX table of the ranking")
 
 
-def _ratings(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
+def ratings_of(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
     """The ratings of one language pair as :func:`~mtsig.stats.system_ranking.item_scores` takes them, and the data's
     label (the language pair, or the file's name); bad input is an :class:`InputError` naming file and line."""
-    import numpy as np
-    import pandas as pd
-
+    if args.documents is not None and not args.documents.is_dir():
+        raise InputError("no such folder (--documents: the folder with <lp>.docs)", args.documents)
     if args.format == "esa":
-        from mtsig.io.esa import read_esa
-
-        ratings = read_esa(args.files, args.documents, first_segment_id=args.first_segment_id).ratings
-        pairs = sorted(set(ratings["lp"]))
-        if args.lp is None and len(pairs) > 1:
-            raise InputError(
-                f"the files hold {len(pairs)} language pairs ({', '.join(pairs)}): choose one with --lp"
-            )
-        chosen = args.lp or pairs[0]
-        if chosen not in pairs:
-            raise InputError(f"no ratings of {chosen} (the files hold {', '.join(pairs)})")
-        return ratings.loc[ratings["lp"] == chosen], chosen
+        return _esa_ratings(args)
     if len(args.files) != 1:
         raise InputError(f"--format {args.format} reads one file, got {len(args.files)}")
     path = args.files[0]
@@ -82,6 +117,29 @@ def _ratings(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
         scores = read_mqm(path).scores
         table = scores.rename(columns={"segment": "item", "document": "doc"})
         return table[["system", "item", "doc", "rater", "score"]], path.name
+    return _tidy_ratings(path), path.name
+
+
+def _esa_ratings(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
+    from mtsig.io.esa import read_esa
+
+    ratings = read_esa(args.files, args.documents, first_segment_id=args.first_segment_id).ratings
+    pairs = sorted(set(ratings["lp"]))
+    if args.lp is None and len(pairs) > 1:
+        raise InputError(
+            f"the files hold {len(pairs)} language pairs ({', '.join(pairs)}): choose one with --lp"
+        )
+    chosen = args.lp or pairs[0]
+    if chosen not in pairs:
+        raise InputError(f"no ratings of {chosen} (the files hold {', '.join(pairs)})")
+    return ratings.loc[ratings["lp"] == chosen], chosen
+
+
+def _tidy_ratings(path: Path) -> pd.DataFrame:
+    """A tidy TSV's ratings (module docstring), every cell checked: one line naming file and line otherwise."""
+    import numpy as np
+    import pandas as pd
+
     from mtsig.io.tidy_columns import SPELLINGS, respelt
 
     try:
@@ -107,66 +165,96 @@ def _ratings(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
         shown = repr(value) if isinstance(value, str) else str(value)
         problem = "is not a number" if not_a_number[first] else "is not finite"
         raise InputError(f"score {shown} {problem}", path, first + 2)
-    return table.assign(score=scores), path.name
+    return table.assign(score=scores)
+
+
+def chosen_procedure(requested: str | None, items: ItemScores) -> tuple[str, str | None]:
+    """The procedure to run and the line that says why it was chosen (None when the user chose it): the default
+    (:data:`DEFAULT_PROCEDURE`), or :data:`WITHOUT_DOCUMENTS` for ratings that name no document."""
+    if requested is not None:
+        return requested, None
+    if (items.columns["doc"] == "").all():
+        return WITHOUT_DOCUMENTS, WHY_WITHOUT_DOCUMENTS
+    return DEFAULT_PROCEDURE, WHY_DEFAULT
 
 
 def run(args: argparse.Namespace) -> int:
     """``mtsig rank``: read, rank, print."""
+    import sys
+
     from mtsig.report.signature import ranking_signature
     from mtsig.stats.system_ranking import PROCEDURES, item_scores, rank_systems
 
-    ratings, label = _ratings(args)
+    ratings, label = ratings_of(args)
     items = item_scores(ratings, str(args.files[0]))
-    ranking = rank_systems(
-        items, args.procedure, alpha=args.alpha, seed=args.seed, n_resamples=args.resamples
-    )
-    spec = PROCEDURES[args.procedure]
+    procedure, why = chosen_procedure(args.procedure, items)
+    ranking = rank_systems(items, procedure, alpha=args.alpha, seed=args.seed, n_resamples=args.resamples)
+    spec = PROCEDURES[procedure]
     signature = ranking_signature(
-        procedure=args.procedure,
+        procedure=procedure,
         sided=spec.sided,
         scale=spec.scale,
         alpha=ranking.alpha,
         n_resamples=ranking.n_resamples,
         seed=ranking.seed,
     )
-    table, pairs = ranking.table(), ranking.pvalue_table()
     if args.json:
-        document = {
-            "data": label,
-            "procedure": args.procedure,
-            "ranking": table.to_dict(orient="records"),
-            "pvalues": pairs.astype(object).where(pairs.notna(), None).to_dict(orient="records"),
-            "notes": list(ranking.notes),
-            "signature": signature,
-        }
-        json.dump(document, sys.stdout, indent=1, default=float)
-        sys.stdout.write("\n")
-        return 0
-    if args.latex:
-        sys.stdout.write(_latex(table, signature))
-        return 0
-    sys.stdout.write(
-        f"{label}: {len(items.systems)} systems, {items.scores.shape[1]} items, {args.procedure}\n\n"
-    )
-    sys.stdout.write(pairs.to_string(index=False, float_format=lambda v: f"{v:.4g}", na_rep="NaN") + "\n\n")
-    sys.stdout.write(table.to_string(index=False, float_format=lambda v: f"{v:.3f}") + "\n")
-    for note in ranking.notes:
-        sys.stdout.write(f"note: {note}\n")
-    sys.stdout.write(f"{signature}\n")
+        text = json_output(ranking, label, why, signature)
+    elif args.latex:
+        text = latex_output(ranking, label, why, signature)
+    else:
+        text = text_output(ranking, label, items, why, signature)
+    sys.stdout.write(text)
     return 0
 
 
-def _latex(table: pd.DataFrame, signature: str) -> str:
-    """A LaTeX tabular of :meth:`~mtsig.stats.system_ranking.SystemRanking.table` (rank range, system, score), a
-    rule between clusters, the signature as a comment."""
-    lines = ["\\begin{tabular}{rlr}", "Rank & System & Score \\\\", "\\midrule"]
-    previous = None
-    for row in table.itertuples(index=False):
-        if previous is not None and row.cluster != previous:
-            lines.append("\\midrule")
-        previous = row.cluster
-        rank = f"{row.top_rank}" if row.top_rank == row.worst_rank else f"{row.top_rank}--{row.worst_rank}"
-        name = str(row.system).replace("_", "\\_")
-        lines.append(f"{rank} & {name} & {row.score:.1f} \\\\")
-    lines += ["\\end{tabular}", f"% {signature}", ""]
-    return "\n".join(lines)
+def json_output(ranking: SystemRanking, label: str, why: str | None, signature: str) -> str:
+    """``--json``: the data's label, the procedure (and why, when it is the default), the ranking table, every pair's
+    p-values and decision, the notes and the signature."""
+    pairs = ranking.pvalue_table()
+    document = {
+        "data": label,
+        "procedure": ranking.procedure,
+        "procedure_reason": why,
+        "ranking": ranking.table().to_dict(orient="records"),
+        "pvalues": pairs.astype(object).where(pairs.notna(), None).to_dict(orient="records"),
+        "notes": list(ranking.notes),
+        "signature": signature,
+    }
+    return json.dumps(document, indent=1, default=float) + "\n"
+
+
+def text_output(
+    ranking: SystemRanking, label: str, items: ItemScores, why: str | None, signature: str
+) -> str:
+    """The readable output: what was ranked, why this procedure (when it is the default), every pair's p-values
+    (below the resolution of a randomised procedure as ``<0.0001``) and decision, the ranking, notes, signature."""
+    from mtsig.report.verdict import format_p
+
+    pairs = ranking.pvalue_table()
+    for column in ("p", "p_reverse"):
+        pairs[column] = [format_p(p, ranking.n_resamples) for p in pairs[column]]
+    lines = [f"{label}: {len(items.systems)} systems, {items.scores.shape[1]} items, {ranking.procedure}"]
+    lines += [f"procedure: {why}"] if why else []
+    lines += ["", pairs.to_string(index=False), ""]
+    lines.append(ranking.table().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    lines += [f"note: {note}" for note in ranking.notes]
+    lines.append(signature)
+    return "\n".join(lines) + "\n"
+
+
+def latex_output(ranking: SystemRanking, label: str, why: str | None, signature: str) -> str:
+    """``--latex``: the ranked booktabs table of ``mtsig compare --latex --clusters``
+    (:func:`mtsig.report.clusters.clusters_latex`: rank range, system, score, a rule between clusters), the
+    signature and, for a default procedure, why it was chosen as comments above it."""
+    from mtsig.report.clusters import clusters_latex
+
+    table = ranking.table().rename(columns={"top_rank": "rank_low", "worst_rank": "rank_high"})
+    caption = (
+        f"{label}: systems ranked by {ranking.procedure} at alpha {ranking.alpha:g} (rank range; a rule between "
+        "significance clusters)"
+    )
+    comments = [signature] + ([f"procedure: {why}"] if why else [])
+    return "".join(f"% {line}\n" for line in comments) + clusters_latex(
+        table.assign(wins=0, losses=0), caption=caption, label="tab:mtsig-rank", score_format="{:.1f}"
+    )

@@ -3,14 +3,17 @@
 WMT releases such as WMT12 ship system outputs with HTML entities left in (``&#39;``, ``&quot;``, and some lines
 escaped several times over, e.g. ``&amp;amp;amp;`` in WMT12 onlineA) while the references have none. String-based
 metrics would penalise those systems for an artefact of the release, so :func:`load_texts` can undo the escaping
-before any metric sees the text.
+before any metric sees the text; :func:`html_entities_note` says, in one line, which files hold entities when they
+are left as written.
 """
 
 from __future__ import annotations
 
 import gzip
 import html
+import html.entities
 import math
+import re
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -110,6 +113,47 @@ def unescape_html(text: str) -> str:
         if unescaped == text:
             return text
         text = unescaped
+
+
+#: An HTML character reference: ``&#39;``, ``&#x27;`` or a named one (``&quot;``; checked against HTML5's names).
+_ENTITY = re.compile(r"&(#[0-9]+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
+
+
+def html_entity_lines(lines: Sequence[str]) -> tuple[int, int, str]:
+    """``(lines holding an HTML entity, the first such line's number from 1, its first entity)``; ``(0, 0, "")``
+    when none does. Named references count only if HTML5 defines them (``&amp;``, ``&quot;``, not ``&foo;``)."""
+    count, first, example = 0, 0, ""
+    for number, line in enumerate(lines, start=1):
+        found = next(
+            (
+                m.group(0)
+                for m in _ENTITY.finditer(line)
+                if m.group(1)[0] == "#" or m.group(1) in html.entities.html5
+            ),
+            None,
+        )
+        if found is not None:
+            count += 1
+            if not first:
+                first, example = number, found
+    return count, first, example
+
+
+def html_entities_note(texts: Mapping[str, Sequence[str]]) -> str | None:
+    """One line naming the texts (name -> lines, as they will be scored) that hold HTML entities, with a count and
+    the first one of each, and what to do; None when none does. For a run without ``--unescape-html``: WMT12's
+    onlineA, for one, keeps ``&#39;`` and ``&quot;`` that its reference does not have."""
+    found = []
+    for name, lines in texts.items():
+        count, first, example = html_entity_lines(lines)
+        if count:
+            found.append(f"{name} ({count} line{'s' if count > 1 else ''}, e.g. {example} on line {first})")
+    if not found:
+        return None
+    return (
+        f"HTML entities in {', '.join(found)}: text metrics score them as written; if they are an artefact of the "
+        "release (WMT12's are), add --unescape-html"
+    )
 
 
 References = list[str] | list[list[str]]

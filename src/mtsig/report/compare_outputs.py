@@ -28,7 +28,7 @@ import pandas as pd
 from mtsig import __version__
 from mtsig.report.clusters import clusters_latex, format_rank_range
 from mtsig.report.signature import format_level, result_signatures
-from mtsig.report.tables import latex_escape
+from mtsig.report.tables import CORRECTION_LABELS, latex_escape, metric_label
 from mtsig.stats.clusters import clusters_from_tests, significant_pairs
 from mtsig.stats.evaluation import corrected_test_conclusions
 from mtsig.stats.intervals import BCA
@@ -122,7 +122,7 @@ def latex_table(
     percent = format_level(level).replace("%", r"\%")
     header = ["System"]
     for name, _, _ in metrics:
-        header += [latex_escape(name), rf"$\Delta$ [{percent} CI]"]
+        header += [latex_escape(metric_label(name)), rf"$\Delta$ [{percent} CI]"]
     lines = [f"% {line}" for line in signatures]
     lines += [
         "% requires \\usepackage{booktabs}",
@@ -147,11 +147,8 @@ def latex_table(
                 d, low, high = _raw_difference(result, system, baseline, higher_is_better, method)
                 cells.append(f"{fmt.format(d)} [{fmt.format(low)}, {fmt.format(high)}]")
         lines.append(" & ".join(cells) + r" \\")
-    caption = (
-        rf"Scores; $^\dagger$: significantly different from {latex_escape(baseline)} by the "
-        rf"{latex_escape(test)} test at $\alpha = {alpha:g}$ (correction: {latex_escape(correction)}); "
-        rf"$\Delta$: difference from {latex_escape(baseline)} with its {percent} {method} interval from the "
-        "paired bootstrap draws."
+    caption = latex_caption(
+        baseline, test=test, alpha=alpha, correction=correction, percent=percent, method=method
     )
     lines += [
         r"\bottomrule",
@@ -161,6 +158,32 @@ def latex_table(
         r"\end{table}",
     ]
     return "\n".join(lines) + "\n"
+
+
+#: Printed names of the interval methods (:data:`mtsig.stats.intervals.INTERVAL_METHODS`).
+METHOD_LABELS = {"bca": "BCa", "percentile": "percentile"}
+
+
+def latex_caption(
+    baseline: str, *, test: str, alpha: float, correction: str, percent: str, method: str
+) -> str:
+    """The caption of :func:`latex_table`: what the dagger and the interval are. With a correction the daggers are
+    adjusted and the intervals are not: the caption says so, since an interval may then exclude 0 without a
+    dagger (simultaneous intervals would need the level adjusted too)."""
+    name = latex_escape(baseline)
+    method_name = METHOD_LABELS.get(method, method)
+    corrected = correction != "none"
+    correction_text = (
+        f"{CORRECTION_LABELS.get(correction, correction)}-adjusted" if corrected else "no correction"
+    )
+    caption = (
+        rf"Scores; $^\dagger$: significantly different from {name} by the {latex_escape(test)} test at "
+        rf"$\alpha = {alpha:g}$ ({correction_text}); $\Delta$: difference from {name} with its {percent} "
+        f"{method_name} interval from the paired bootstrap draws"
+    )
+    if corrected:
+        caption += ", not adjusted for multiple comparisons: an interval may exclude 0 without a dagger"
+    return caption + "."
 
 
 __all__ = [
@@ -236,31 +259,46 @@ def text_report(
     conclusions: Conclusions,
     clusters: bool = False,
     human_agreement: Callable[[str, float], float | str] | None = None,
+    notes: Sequence[str] = (),
 ) -> str:
-    """The readable report: settings, a table of system scores with their BCa intervals, then per metric its
-    signatures and one line per unordered pair with the p-values, the percentile and BCa intervals of the statistic
-    and whether the pair differs significantly (by ``conclusions``); with ``clusters``, each metric's clusters;
-    with ``human_agreement`` (metric, |statistic|) -> probability (a delta-agreement table, ``--calibration``), the
-    estimated share of such pairs on which humans agree with the metric's direction, or the word that says why the
-    table gives none (``decreasing``, ``undetermined``: the metric's fit is implausible; ``n/a``: not in it).
+    """The readable report: settings and ``notes`` (e.g. what the tests assume about documents), the verdict
+    (:mod:`mtsig.report.verdict`: which system each metric prefers, whether significantly, and where significant
+    metrics disagree), a table of system scores with their BCa intervals, per metric one line per pair
+    (:func:`metric_pair_lines`) and with ``clusters`` its clusters, and at the end every signature, once.
 
-    Each pair is shown with the better system (by the metric) as X, so the statistic is >= 0 and the one-sided
-    p-values are those of "X better than Y"; two-sided p-values do not depend on the order.
+    Every pair keeps one orientation in every metric (X the system listed first); a p-value is that of the
+    direction the metric prefers (one-sided tests) or two-sided, printed as ``<0.0001`` below the resolution of
+    its resamples (:func:`mtsig.report.verdict.format_p`).
     """
+    from mtsig.report.verdict import pair_verdicts, verdict_lines
+
     first = comparisons[0].result
-    systems = list(first.system_scores)
-    tests = list(dict.fromkeys(first.table["test"]))
     level = format_level(first.settings["intervals"]["level"])  # type: ignore[index]
     c = conclusions
     lines = [
-        f"mtsig {__version__} compare: seed={seed} samples={n_samples} pvalue={pvalue}",
-        "one-sided p-values are for 'sys_x better than sys_y'; sys_x is the better system of each pair",
-        f"intervals: {level} percentile and BCa, from the paired bootstrap draws; significant: {c.test} p <= "
-        f"{c.alpha:g} after correction {c.correction}",
+        f"mtsig {__version__} compare: {len(first.system_scores)} systems; seed={seed} samples={n_samples} "
+        f"pvalue={pvalue}",
+        *notes,
+        "",
+        *verdict_lines(pair_verdicts(comparisons, c), c),
         "",
         f"System scores [{level} BCa interval]",
+        *score_lines(comparisons),
     ]
-    score_rows = [["system", *(cell for m in comparisons for cell in (m.name, "interval"))]]
+    for comparison in comparisons:
+        lines += ["", *metric_pair_lines(comparison, c, level, human_agreement)]
+        if clusters:
+            lines += ["", *cluster_lines(comparison, c)]
+    lines += ["", "Signatures (one per metric and test):"]
+    for comparison in comparisons:
+        lines += [f"  {text}" for text in comparison.signatures(c.alpha, c.correction).values()]
+    return "\n".join(lines) + "\n"
+
+
+def score_lines(comparisons: Sequence[MetricComparison]) -> list[str]:
+    """Each system's score by every metric with its BCa interval, one row per system."""
+    systems = list(comparisons[0].result.system_scores)
+    rows = [["system", *(cell for m in comparisons for cell in (metric_label(m.name), "interval"))]]
     for name in systems:
         cells = [name]
         for m in comparisons:
@@ -268,64 +306,62 @@ def text_report(
                 f"{m.result.system_scores[name]:.4f}",
                 _interval_text(*_system_interval(m.result, name)),
             ]
-        score_rows.append(cells)
-    lines += aligned_lines(score_rows, [False] + [True] * (len(score_rows[0]) - 1))
-    for comparison in comparisons:
-        table = comparison.result.table
-        oriented = table[table["statistic"] > 0]
-        ties = table[
-            (table["statistic"] == 0)
-            & (table["sys_x"].map(systems.index) < table["sys_y"].map(systems.index))
-        ]
-        shown = pd.concat([oriented, ties])
-        wide = shown.pivot_table(
-            index=["sys_x", "sys_y", "statistic"], columns="test", values="p_value", sort=False
-        )
-        wide = wide.reset_index().sort_values("statistic", ascending=False)
-        wide = wide.merge(pair_interval_columns(comparison.result), on=["sys_x", "sys_y"], how="left")
-        decided = pair_conclusions(comparison.result, c.test, c.alpha, c.correction)
-        winners = set(significant_pairs(decided))
-        definition = "S(X) - S(Y)" if comparison.higher_is_better else "S(Y) - S(X), lower is better"
-        lines += ["", f"{comparison.name}: statistic = {definition}"]
-        signatures = comparison.signatures(c.alpha, c.correction)
-        lines += [f"  {signatures[t]}" for t in tests]
-        header = ["sys_x", "sys_y", "statistic", *tests, f"{level} percentile", f"{level} BCa", "significant"]
+        rows.append(cells)
+    return aligned_lines(rows, [False] + [True] * (len(rows[0]) - 1))
+
+
+def metric_pair_lines(
+    comparison: MetricComparison,
+    conclusions: Conclusions,
+    level: str,
+    human_agreement: Callable[[str, float], float | str] | None = None,
+) -> list[str]:
+    """One metric's pairs, X the system listed first: the oriented statistic (positive: X better), each test's p
+    of the preferred direction, the percentile and BCa intervals of the statistic, the preferred system, whether
+    the difference is significant, and with ``human_agreement`` the estimated share of such pairs on which humans
+    agree with the metric's direction (or the word that says why the table gives none)."""
+    from mtsig.report.verdict import format_p, preferred_p, unordered_pairs
+
+    c, result = conclusions, comparison.result
+    tests = list(dict.fromkeys([c.test, *result.table["test"]]))  # the concluding test first
+    samples = result.settings["n_samples"]
+    intervals = pair_interval_columns(result).set_index(["sys_x", "sys_y"])
+    statistics = result.table.drop_duplicates(["sys_x", "sys_y"]).set_index(["sys_x", "sys_y"])["statistic"]
+    winners = set(significant_pairs(pair_conclusions(result, c.test, c.alpha, c.correction)))
+    definition = "S(X) - S(Y)" if comparison.higher_is_better else "S(Y) - S(X), lower is better"
+    header = ["sys_x", "sys_y", "statistic", *tests, f"{level} percentile", f"{level} BCa", "prefers"]
+    rows = [[*header, "significant"] + (["humans agree"] if human_agreement else [])]
+    for x, y in unordered_pairs(list(result.system_scores)):
+        statistic, bounds = float(statistics[(x, y)]), intervals.loc[(x, y)]
+        p_values = [format_p(preferred_p(result, t, x, y)[0], samples[t]) for t in tests]  # type: ignore[index]
+        preferred = preferred_p(result, tests[0], x, y)[1]
+        winner = next((w for w, loser in winners if {w, loser} == {x, y}), None)
+        cells = [x, y, f"{statistic:.4f}", *p_values]
+        cells += [_interval_text(bounds["percentile_low"], bounds["percentile_high"])]
+        cells += [_interval_text(bounds["bca_low"], bounds["bca_high"]), preferred or "neither"]
+        cells.append("no" if winner is None else ("yes" if winner == preferred else f"yes ({winner} better)"))
         if human_agreement is not None:
-            header.append("humans agree")
-        rows = [header]
-        for _, row in wide.iterrows():
-            pair = (row["sys_x"], row["sys_y"])
-            verdict = "yes" if pair in winners else ("reversed" if pair[::-1] in winners else "no")
-            rows.append(
-                [
-                    row["sys_x"],
-                    row["sys_y"],
-                    f"{row['statistic']:.4f}",
-                    *(f"{row[t]:.4f}" for t in tests),
-                    _interval_text(row["percentile_low"], row["percentile_high"]),
-                    _interval_text(row["bca_low"], row["bca_high"]),
-                    verdict,
-                ]
-            )
-            if human_agreement is not None:
-                agreement = human_agreement(comparison.name, abs(float(row["statistic"])))
-                rows[-1].append(_agreement_text(agreement))
-        right = [False, False] + [True] * (len(tests) + 3) + [False] + [True] * (human_agreement is not None)
-        lines += aligned_lines(rows, right)
-        if clusters:
-            tiers = metric_clusters(
-                comparison.result, c.test, c.alpha, c.correction, comparison.higher_is_better
-            )
-            lines += [
-                "",
-                f"{comparison.name} clusters ({c.test}, alpha {c.alpha:g}, correction {c.correction})",
-            ]
-            rows = [["cluster", "rank", "system", "score"]]
-            for tier in tiers.itertuples(index=False):
-                rank = format_rank_range(int(tier.rank_low), int(tier.rank_high))
-                rows.append([str(tier.cluster), rank, str(tier.system), f"{tier.score:.4f}"])
-            lines += aligned_lines(rows, [True, True, False, True])
-    return "\n".join(lines) + "\n"
+            cells.append(_agreement_text(human_agreement(comparison.name, abs(statistic))))
+        rows.append(cells)
+    right = (
+        [False, False] + [True] * (len(tests) + 3) + [False, False] + [True] * (human_agreement is not None)
+    )
+    heading = f"{metric_label(comparison.name)}: statistic = {definition}; p: of the preferred system better (two-sided tests: either way)"
+    return [heading, *aligned_lines(rows, right)]
+
+
+def cluster_lines(comparison: MetricComparison, conclusions: Conclusions) -> list[str]:
+    """One metric's significance clusters (rank range, system, score), by the concluding test."""
+    c = conclusions
+    tiers = metric_clusters(comparison.result, c.test, c.alpha, c.correction, comparison.higher_is_better)
+    rows = [["cluster", "rank", "system", "score"]]
+    for tier in tiers.itertuples(index=False):
+        rank = format_rank_range(int(tier.rank_low), int(tier.rank_high))
+        rows.append([str(tier.cluster), rank, str(tier.system), f"{tier.score:.4f}"])
+    heading = (
+        f"{metric_label(comparison.name)} clusters ({c.test}, alpha {c.alpha:g}, correction {c.correction})"
+    )
+    return [heading, *aligned_lines(rows, [True, True, False, True])]
 
 
 def _agreement_text(agreement: float | str) -> str:
@@ -353,9 +389,13 @@ def json_report(
     systems: Mapping[str, Path | None],
     conclusions: Conclusions,
     clusters: bool = False,
+    notes: Sequence[str] = (),
 ) -> str:
-    """Settings, each metric's signatures, scores, system intervals, conclusions (and clusters), and every row of
-    the long table (p-values, intervals, signature)."""
+    """Settings, ``notes``, the verdict (:func:`mtsig.report.verdict.pair_verdicts`: one record per pair and
+    metric), each metric's signatures, scores, system intervals, conclusions (and clusters), and every row of the
+    long table (p-values, intervals, signature)."""
+    from mtsig.report.verdict import frame_of, pair_verdicts
+
     c = conclusions
     metrics = {}
     for m in comparisons:
@@ -381,6 +421,8 @@ def json_report(
         "reference": [str(path) for path in reference or ()],
         "systems": {name: None if path is None else str(path) for name, path in systems.items()},
         "conclusions": {"test": c.test, "alpha": c.alpha, "correction": c.correction},
+        "notes": list(notes),
+        "verdict": frame_of(pair_verdicts(comparisons, c)).to_dict(orient="records"),
         "metrics": metrics,
         "results": long_table(comparisons, seed).to_dict(orient="records"),
     }
@@ -414,12 +456,11 @@ def latex_report(comparisons: Sequence[MetricComparison], conclusions: Conclusio
     if clusters:
         for m, signature in zip(comparisons, signatures, strict=True):
             tiers = metric_clusters(m.result, c.test, c.alpha, c.correction, m.higher_is_better)
+            name = metric_label(m.name)
             caption = (
-                f"{m.name}: significance clusters ({c.test}, alpha {c.alpha:g}, correction {c.correction})"
+                f"{name}: significance clusters ({c.test}, alpha {c.alpha:g}, correction {c.correction})"
             )
-            table = clusters_latex(
-                tiers, caption=caption, label=f"tab:clusters-{m.name}", score_header=m.name
-            )
+            table = clusters_latex(tiers, caption=caption, label=f"tab:clusters-{m.name}", score_header=name)
             text += f"\n% {signature}\n" + table
     return text
 

@@ -5,13 +5,20 @@ run-aware test and of MultEval's randomization, and ``mtsig compare``'s readable
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from mtsig.report.signature import signature
 from mtsig.stats.training_runs import RunsComparison
+
+if TYPE_CHECKING:
+    from mtsig.metrics.base import Metric
 
 #: The two tests of a runs comparison: result column -> (test name, settings key of its sample count, p-value).
 RUNS_TESTS = {
@@ -99,3 +106,41 @@ def _aligned(rows: Sequence[Sequence[str]], left: int) -> list[str]:
         ]
         lines.append("  ".join(cells).rstrip())
     return lines
+
+
+def runs_table(comparisons: Sequence[RunsComparison], details: Sequence[str]) -> pd.DataFrame:
+    """``--tsv``: every metric's pairs with the signatures of both tests (``signature``, ``signature_multeval``)."""
+    pairs = []
+    for comparison, detail in zip(comparisons, details, strict=True):
+        signatures = runs_signatures(comparison.settings, detail)
+        pairs.append(
+            comparison.pairs.assign(
+                signature=signatures["p_value"], signature_multeval=signatures["p_multeval"]
+            )
+        )
+    return pd.concat(pairs)
+
+
+def runs_json(
+    reference: Sequence[Path],
+    groups: Mapping[str, Sequence[Path]],
+    metrics: Sequence[Metric],
+    comparisons: Sequence[RunsComparison],
+) -> str:
+    """``--json``: the files, each metric's details and signatures, the settings, the systems and the pairs."""
+    from mtsig.report.compare_outputs import json_default
+
+    details = [metric.details() for metric in metrics]
+    document = {
+        "reference": [str(path) for path in reference],
+        "runs": {name: [str(path) for path in paths] for name, paths in groups.items()},
+        "metrics": {metric.name: detail for metric, detail in zip(metrics, details, strict=True)},
+        "signatures": {
+            metric.name: runs_signatures(c.settings, detail)
+            for metric, c, detail in zip(metrics, comparisons, details, strict=True)
+        },
+        "settings": comparisons[0].settings,
+        "systems": pd.concat([c.systems for c in comparisons]).to_dict(orient="records"),
+        "pairs": pd.concat([c.pairs for c in comparisons]).to_dict(orient="records"),
+    }
+    return json.dumps(document, indent=2, default=json_default) + "\n"

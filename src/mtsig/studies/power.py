@@ -143,22 +143,29 @@ def simulated_p_values(
     seed: int,
     pvalue: str = Resampling.pvalue,
     memory_cap_bytes: int = MEMORY_CAP_BYTES,
+    marked: bool = False,
 ) -> pd.DataFrame:
-    """p-value (for "X' better than Y'", or two-sided) and statistic ``d = S(X') - S(Y')`` of every trial.
+    """p-value (for "X' better than Y'", or two-sided) and statistic ``d = S(X') - S(Y')`` of every trial;
+    ``marked``: the pseudo-systems' statistics get one more column, 1 on every segment of X' and 0 on Y''s (the
+    marker of :func:`with_shift`).
 
     One :func:`mtsig.stats.resampling.pairwise_tests` call for all trials (more only if the memory cap demands it;
     the engine's draws depend only on its seed and the test-set size, so the split changes no number).
     Returns columns ``trial, statistic, p_value`` in trial order.
     """
     trials, n = subsets.shape
-    per_call = _trials_per_call(memory_cap_bytes, n * stats_x.shape[1])
+    per_call = _trials_per_call(memory_cap_bytes, n * (stats_x.shape[1] + marked))
     frames = []
     for first in range(0, trials, per_call):
         batch = slice(first, min(first + per_call, trials))
         count = batch.stop - batch.start
         names = pseudo_system_names(count, "trial")
+        pseudo = planted_pairs(stats_x, stats_y, subsets[batch], keep[batch])
+        if marked:
+            marker = np.broadcast_to((np.arange(2 * count) % 2 == 0)[:, None, None], (*pseudo.shape[:2], 1))
+            pseudo = np.concatenate([pseudo, marker.astype(pseudo.dtype)], axis=2)
         result = pairwise_tests(
-            planted_pairs(stats_x, stats_y, subsets[batch], keep[batch]),
+            pseudo,
             score,
             names,
             ResamplingOptions(
@@ -174,6 +181,54 @@ def simulated_p_values(
         frame = trial_p_values(result.table, names)
         frames.append(frame.assign(trial=frame["trial"] + first))
     return pd.concat(frames, ignore_index=True)[["trial", "statistic", "p_value"]]
+
+
+def checked_pair(
+    stats_x: np.ndarray, stats_y: np.ndarray, *, test: str, alpha: float, trials: int, n_samples: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The two systems' statistics as float arrays, and every setting of a curve checked (an :class:`InputError`
+    naming the one at fault)."""
+    stats_x = np.asarray(stats_x, dtype=float)
+    stats_y = np.asarray(stats_y, dtype=float)
+    if stats_x.ndim != 2 or stats_x.shape != stats_y.shape:
+        raise InputError(f"stats of X and Y must both be [N, k]; got {stats_x.shape} and {stats_y.shape}")
+    if test not in POWER_TESTS:
+        raise InputError(
+            f"power needs a test on i.i.d. segments; got {test!r}; known: {', '.join(POWER_TESTS)}"
+        )
+    if not 0.0 < alpha < 1.0:
+        raise InputError(f"alpha must be in (0, 1); got {alpha}")
+    if trials < 1 or n_samples < 1:
+        raise InputError(f"trials and samples must be at least 1; got {trials} and {n_samples}")
+    return stats_x, stats_y
+
+
+def curve_sizes(n_total: int, n_segments_grid: Sequence[int] | None) -> list[int]:
+    """The test-set sizes of a curve (default :func:`default_sizes`), each checked to be in ``1 .. n_total``."""
+    sizes = default_sizes(n_total) if n_segments_grid is None else sorted({int(n) for n in n_segments_grid})
+    for size in sizes:
+        if not 1 <= size <= n_total:
+            raise InputError(
+                f"test-set sizes must be between 1 and the {n_total} segments available; got {size}"
+            )
+    return sizes
+
+
+def power_cell(p_values: pd.DataFrame, alpha: float, trials: int) -> dict[str, float | int]:
+    """One (size, planted difference) cell: the rejections at ``alpha``, their rate and its 95% Clopper-Pearson
+    interval, the mean and standard deviation over trials of the statistic ``S(X') - S(Y')``."""
+    rejections = int(np.count_nonzero(p_values["p_value"].to_numpy() <= alpha))
+    low, high = clopper_pearson(rejections, trials)
+    statistic = p_values["statistic"].to_numpy(dtype=float)
+    return {
+        "planted_difference": float(statistic.mean()),
+        "sd_difference": float(statistic.std(ddof=1)) if trials > 1 else float("nan"),
+        "rejections": rejections,
+        "trials": trials,
+        "power": rejections / trials,
+        "ci_low": low,
+        "ci_high": high,
+    }
 
 
 def power_curve(
@@ -207,34 +262,19 @@ def power_curve(
     ``planted_difference`` the mean over trials of ``S(X') - S(Y')`` (oriented: positive = X' better),
     ``power`` = rejections / trials with its 95% Clopper-Pearson interval ``ci_low, ci_high``.
 
-    ``progress`` (:mod:`mtsig.runtime.progress`): told after each (size, q) cell, in segments (a cell counts its size, as its
-    work grows with it); it never changes a number.
+    ``progress`` (:mod:`mtsig.runtime.progress`): told after each (size, q) cell, in segments (a cell counts its
+    size, as its work grows with it); it never changes a number.
     """
-    stats_x = np.asarray(stats_x, dtype=float)
-    stats_y = np.asarray(stats_y, dtype=float)
-    if stats_x.ndim != 2 or stats_x.shape != stats_y.shape:
-        raise InputError(f"stats of X and Y must both be [N, k]; got {stats_x.shape} and {stats_y.shape}")
-    if test not in POWER_TESTS:
-        raise InputError(
-            f"power needs a test on i.i.d. segments; got {test!r}; known: {', '.join(POWER_TESTS)}"
-        )
-    if not 0.0 < alpha < 1.0:
-        raise InputError(f"alpha must be in (0, 1); got {alpha}")
-    if trials < 1 or n_samples < 1:
-        raise InputError(f"trials and samples must be at least 1; got {trials} and {n_samples}")
+    stats_x, stats_y = checked_pair(
+        stats_x, stats_y, test=test, alpha=alpha, trials=trials, n_samples=n_samples
+    )
     q_levels = sorted({float(q) for q in q_grid})
     if not q_levels or not all(0.5 <= q <= 1.0 for q in q_levels):
         raise InputError(
             f"every q must be in [0.5, 1] (0.5 = no difference, 1 = the real pair); got {list(q_grid)}"
         )
     n_total = stats_x.shape[0]
-    sizes = default_sizes(n_total) if n_segments_grid is None else sorted({int(n) for n in n_segments_grid})
-    for size in sizes:
-        if not 1 <= size <= n_total:
-            raise InputError(
-                f"test-set sizes must be between 1 and the {n_total} segments available; got {size}"
-            )
-
+    sizes = curve_sizes(n_total, n_segments_grid)
     sign = 1.0 if higher_is_better else -1.0
     real_difference = sign * float(
         np.asarray(score(stats_x.sum(axis=0))) - np.asarray(score(stats_y.sum(axis=0)))
@@ -246,41 +286,23 @@ def power_curve(
         )
     rows = []
     advance = counter(progress, sum(sizes) * len(q_levels))
+    engine = {"test": test, "n_samples": n_samples, "pvalue": pvalue, "memory_cap_bytes": memory_cap_bytes}
     for size in sizes:
         subsets = subsample_indices(n_total, size, trials, rng_for(seed, "power", metric, "subsets", size))
         uniforms = rng_for(seed, "power", metric, "keep", size).random((trials, size))
+        resampling_seed = derive_seed(seed, "power", metric, size, "resampling")
         for q in q_levels:
             p_values = simulated_p_values(
-                stats_x,
-                stats_y,
-                score,
-                higher_is_better=higher_is_better,
-                test=test,
-                subsets=subsets,
-                keep=uniforms < q,
-                n_samples=n_samples,
-                seed=derive_seed(seed, "power", metric, size, "resampling"),
-                pvalue=pvalue,
-                memory_cap_bytes=memory_cap_bytes,
-            )
-            rejections = int(np.count_nonzero(p_values["p_value"].to_numpy() <= alpha))
-            low, high = clopper_pearson(rejections, trials)
+                stats_x, stats_y, score, higher_is_better=higher_is_better, subsets=subsets, keep=uniforms < q,
+                seed=resampling_seed, **engine,
+            )  # fmt: skip
             advance(size)
+            cell = power_cell(p_values, alpha, trials)
+            del cell["sd_difference"]
             rows.append(
-                {
-                    "metric": metric,
-                    "test": test,
-                    "alpha": float(alpha),
-                    "n_segments": size,
-                    "q": q,
-                    "expected_difference": (2.0 * q - 1.0) * real_difference,
-                    "planted_difference": float(p_values["statistic"].mean()),
-                    "rejections": rejections,
-                    "trials": trials,
-                    "power": rejections / trials,
-                    "ci_low": low,
-                    "ci_high": high,
-                }
+                {"metric": metric, "test": test, "alpha": float(alpha), "n_segments": size, "q": q}
+                | {"expected_difference": (2.0 * q - 1.0) * real_difference}
+                | cell
             )
     return pd.DataFrame(rows, columns=POWER_COLUMNS)
 
@@ -322,16 +344,16 @@ class SegmentsNeeded:
     powers: pd.DataFrame
 
 
-def _check_target(power: float) -> None:
+def check_target(power: float) -> None:
     if not 0.0 < power < 1.0:
         raise InputError(f"the target power must be in (0, 1); got {power}")
 
 
-def _rows_at_size(table: pd.DataFrame, n_segments: int | None) -> tuple[int, pd.DataFrame]:
+def rows_at_size(table: pd.DataFrame, n_segments: int | None, order: str = "q") -> tuple[int, pd.DataFrame]:
     if table.empty:
         raise InputError("the power table is empty")
     size = int(table["n_segments"].max()) if n_segments is None else int(n_segments)
-    rows = table[table["n_segments"] == size].sort_values("q")
+    rows = table[table["n_segments"] == size].sort_values(order)
     if rows.empty:
         sizes = ", ".join(str(s) for s in sorted(table["n_segments"].unique()))
         raise InputError(f"the power table has no rows for {size} segments; sizes: {sizes}")
@@ -351,8 +373,8 @@ def minimum_detectable_difference(
     pair) falls short, the result is NaN with ``reached=False``: this construction cannot plant a difference larger
     than the real pair's, so the answer is "larger than the real difference of this pair".
     """
-    _check_target(power)
-    size, rows = _rows_at_size(table, n_segments)
+    check_target(power)
+    size, rows = rows_at_size(table, n_segments)
     q = rows["q"].to_numpy(dtype=float)
     rate = rows["power"].to_numpy(dtype=float)
     planted = rows["planted_difference"].to_numpy(dtype=float)
@@ -415,7 +437,7 @@ def segments_needed(
     simulated", which subsampling a test set cannot go beyond). A difference larger than every planted one (the
     real pair's) cannot be simulated with this pair and is NaN at every size.
     """
-    _check_target(power)
+    check_target(power)
     if not difference > 0:
         raise InputError(f"the difference must be positive (X better than Y by that much); got {difference}")
     sizes = sorted(int(s) for s in table["n_segments"].unique())
