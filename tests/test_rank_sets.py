@@ -21,10 +21,12 @@ from statsmodels.stats.proportion import proportion_confint
 from mtsig.errors import InputError
 from mtsig.stats.rank_sets import (
     RANK_SETS,
+    FreshNormalDraws,
     RecordedDraws,
     marginal_sets,
     problem_from_estimates,
     problem_from_item_scores,
+    quantile_inverse,
     quantile_type7,
     rank_set,
     simultaneous_sets,
@@ -182,6 +184,57 @@ def test_quantile_is_rs_type_7() -> None:
     assert quantile_type7(values, 0.3)[0] == pytest.approx(2.2, abs=1e-15)
     assert quantile_type7(values, 0.95)[0] == pytest.approx(4.8, abs=1e-15)
     assert quantile_type7(np.array([[1.0, 1, 2]]), 0.25)[0] == 1.0
+
+
+def test_the_papers_quantile_is_the_generalised_inverse() -> None:
+    """inf{x : F(x) >= p} of the empirical distribution, R's quantile(type = 1): of 1..100, 95 at 0.95 and 96 at
+    0.951; of (5, 1, 4, 2, 3), 2 at 0.3 and 5 at 0.95; the smallest value at p = 0.001."""
+    values = np.arange(100, 0, -1, dtype=float)[None, :]
+    assert quantile_inverse(values, 0.95)[0] == 95.0 and quantile_inverse(values, 0.951)[0] == 96.0
+    small = np.array([[5.0, 1, 4, 2, 3]])
+    assert quantile_inverse(small, 0.3)[0] == 2.0 and quantile_inverse(small, 0.95)[0] == 5.0
+    assert quantile_inverse(small, 0.001)[0] == 1.0
+
+
+def test_quantile_convention_reaches_the_sets() -> None:
+    """With draws whose |Z_a − Z_b| / σ is k / 100 (k = 1..100), the type-7 critical value is 0.9505 and the
+    generalised inverse 0.95: a difference of 0.9503 σ is significant under the paper's quantile only."""
+    sigma = np.sqrt(0.08)
+    draws = np.column_stack([np.arange(1, 101) / 100 * sigma, np.zeros(100)])
+    problem = problem_from_estimates(
+        ["a", "b"], [0.9503 * sigma, 0.0], standard_errors=[0.2, 0.2], draws=draws
+    )
+    csranks_way = simultaneous_sets(problem, stepdown=False)
+    papers_way = simultaneous_sets(problem, stepdown=False, quantile="inverse")
+    assert csranks_way.upper.tolist() == [2, 2] and papers_way.upper.tolist() == [1, 2]
+    assert (csranks_way.quantile, papers_way.quantile) == ("type7", "inverse")
+
+
+def test_redrawn_draws_follow_csranks_scheme() -> None:
+    """csranks draws every step afresh, of only the populations the step needs, and restarts each marginal
+    population from its seed: in its recorded PISA runs every population's first draws are the same array, and a
+    later step draws fewer populations. mtsig's redraw scheme does the same, with its own generator."""
+    oracle = _oracle()
+    draws, runs = oracle["draws"], oracle["runs"]
+    marginal = runs[
+        (runs["case"] == "pisa2018_math") & (runs["kind"] == "marginal") & (runs["draws"] == "recorded")
+    ]
+    for run in marginal["run"]:
+        first = draws[(draws["run"] == run) & (draws["step"] == "0")]
+        assert len(first) == 4 and first["blob"].nunique() == 1
+    systems, estimates, spread = _case_input("pisa2018_math")
+    problem = problem_from_estimates(systems, estimates, n_draws=60, rng=4, redraw=True, **spread)
+    assert isinstance(problem.draws, FreshNormalDraws)
+    everyone = np.ones(len(systems), dtype=bool)
+    starts = [problem.draws.centred_t(0, key, everyone) for key in (19, 36)]
+    assert np.array_equal(starts[0], starts[1])
+    fewer = everyone.copy()
+    fewer[:5] = False
+    later = problem.draws.centred_t(1, 19, fewer)
+    assert np.isnan(later[:5]).all() and not np.isnan(later[5:]).any()
+    assert not np.array_equal(later[5:], starts[0][5:])
+    again = marginal_sets(problem, targets=[19, 36]), marginal_sets(problem, targets=[19, 36])
+    assert again[0] == again[1]
 
 
 def test_two_systems_by_hand() -> None:

@@ -24,6 +24,7 @@ import numpy as np
 
 from mtsig.stats.rank_sets.draws import (
     DrawSource,
+    FreshNormalDraws,
     RecordedDraws,
     SharedDraws,
     UnitBootstrap,
@@ -40,7 +41,14 @@ from mtsig.stats.rank_sets.inputs import (
     covariance_from_standard_errors,
     difference_sds,
 )
-from mtsig.stats.rank_sets.pairwise import BOUNDS, PairwiseBounds, pairwise_bounds, quantile_type7
+from mtsig.stats.rank_sets.pairwise import (
+    BOUNDS,
+    QUANTILES,
+    PairwiseBounds,
+    pairwise_bounds,
+    quantile_inverse,
+    quantile_type7,
+)
 from mtsig.stats.rank_sets.sets import (
     RankProblem,
     RankSetResult,
@@ -59,7 +67,9 @@ __all__ = [
     "RANK_SETS",
     "SIDES",
     "DrawSource",
+    "FreshNormalDraws",
     "PairwiseBounds",
+    "QUANTILES",
     "RankProblem",
     "RankSetResult",
     "RankSetSpec",
@@ -73,6 +83,7 @@ __all__ = [
     "pairwise_bounds",
     "problem_from_estimates",
     "problem_from_item_scores",
+    "quantile_inverse",
     "quantile_type7",
     "rank_bounds",
     "rank_set",
@@ -172,12 +183,15 @@ def problem_from_estimates(
     n_draws: int = N_DRAWS,
     rng: np.random.Generator | int = 0,
     draws: np.ndarray | DrawSource | None = None,
+    redraw: bool = False,
     source: str = "estimates",
 ) -> RankProblem:
     """The parametric problem: ``estimates[S]`` of ``systems`` with their ``covariance[S, S]`` (rows and columns in
     the order of ``covariance_systems`` when given) or ``standard_errors[S]`` (independent estimates); ``n_draws``
     draws of ``N(0, Σ)`` from ``rng`` (a generator, or a seed). ``draws``: centred draws to use instead (``[R, S]``,
-    or a :class:`DrawSource` such as csranks's recorded draws). Bad input: :class:`~mtsig.errors.InputError`."""
+    or a :class:`DrawSource` such as csranks's recorded draws). ``redraw``: csranks's scheme, fresh draws at each
+    stepdown step and for each marginal population (:class:`FreshNormalDraws`; ``rng`` must then be a seed);
+    otherwise one set of draws for every step. Bad input: :class:`~mtsig.errors.InputError`."""
     names = check_systems(systems, source)
     values = check_estimates(names, estimates, source)
     if (covariance is None) == (standard_errors is None):
@@ -191,6 +205,12 @@ def problem_from_estimates(
         given, count = _given_draws(draws, len(names), source)
         return RankProblem(names, values, sds, given, count, "given")
     check_options(n_draws=n_draws, source=source)
+    if redraw:
+        if isinstance(rng, np.random.Generator):
+            raise ValueError("redraw restarts each family from a seed: give rng as an integer seed")
+        return RankProblem(
+            names, values, sds, FreshNormalDraws(matrix, n_draws, int(rng)), n_draws, "normal-redrawn"
+        )
     centred = normal_draws(matrix, n_draws, _generator(rng))
     return RankProblem(names, values, sds, SharedDraws.of(centred), n_draws, "normal")
 

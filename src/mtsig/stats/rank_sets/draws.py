@@ -9,8 +9,9 @@
   items of its drawn units.
 
 A :class:`DrawSource` hands the stepdown (:mod:`mtsig.stats.rank_sets.pairwise`) its draws: mtsig's own are one
-array used at every step and by every family (:class:`SharedDraws`); csranks draws afresh at each step and, for a
-marginal set, per population (reseeded), from the covariance of only the populations the step still needs;
+array used at every step and by every family (:class:`SharedDraws`, Romano & Wolf's one bootstrap distribution);
+csranks draws afresh at each step and, for a marginal set, per population (reseeded), from the covariance of only
+the populations the step still needs (:class:`FreshNormalDraws` follows that scheme with mtsig's generator);
 :class:`RecordedDraws` replays such draws (csranks's own, exported) so that a test can demand equal bounds.
 """
 
@@ -23,6 +24,7 @@ from typing import Protocol
 import numpy as np
 
 from mtsig.errors import InputError
+from mtsig.stats.seeding import rng_for
 
 
 class DrawSource(Protocol):
@@ -92,6 +94,37 @@ class RecordedDraws:
             )
         full = np.full((self.n_systems, values.shape[0]), np.nan)
         full[list(populations)] = np.asarray(values, dtype=np.float64).T
+        return full
+
+
+class FreshNormalDraws:
+    """csranks's scheme of draws with mtsig's generator: at each step, draws of ``N(0, Σ)`` of only the populations
+    the step needs (their block of ``Σ``), and every family restarted from the same seed at its first step (as
+    csranks's ``set.seed`` before each marginal population). The generator of a family is
+    ``rng_for(seed, "rank_sets", "redraw")``, made afresh at step 0, so a set computed twice is the same set."""
+
+    shared = False
+
+    def __init__(self, covariance: np.ndarray, n_draws: int, seed: int) -> None:
+        self.covariance, self._n_draws, self.seed = covariance, n_draws, seed
+        self._streams: dict[object, tuple[np.random.Generator, int]] = {}
+
+    @property
+    def n_draws(self) -> int:
+        """R, the number of draws of each step."""
+        return self._n_draws
+
+    def centred_t(self, step: int, key: object, needed: np.ndarray) -> np.ndarray:
+        """Fresh draws of the ``needed`` populations, ``[S, R]`` with NaN rows for the others."""
+        if step == 0:
+            self._streams[key] = (rng_for(self.seed, "rank_sets", "redraw"), 0)
+        generator, expected = self._streams[key]
+        if step != expected:
+            raise ValueError(f"family {key!r}: step {step} requested after step {expected - 1}")
+        self._streams[key] = (generator, step + 1)
+        rows = np.flatnonzero(needed)
+        full = np.full((self.covariance.shape[0], self._n_draws), np.nan)
+        full[rows] = normal_draws(self.covariance[np.ix_(rows, rows)], self._n_draws, generator).T
         return full
 
 

@@ -23,16 +23,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mtsig.errors import InputError
 from mtsig.stats.rank_sets.draws import DrawSource
 from mtsig.stats.rank_sets.inputs import check_options
-from mtsig.stats.rank_sets.pairwise import pairwise_bounds
+from mtsig.stats.rank_sets.pairwise import QUANTILES, pairwise_bounds
 
 
 @dataclass(frozen=True)
 class RankProblem:
     """What is ranked and how its uncertainty is drawn: ``systems[S]``, ``estimates[S]``, ``difference_sds[S, S]``
-    (``σ_ab``), ``draws`` (the centred draws), ``n_draws``, ``bootstrap`` (``"normal"``, ``"items"``,
-    ``"documents"`` or ``"given"``). Every kind of set of one problem reads the same draws."""
+    (``σ_ab``), ``draws`` (the centred draws), ``n_draws``, ``bootstrap`` (``"normal"``, ``"normal-redrawn"``,
+    ``"items"``, ``"documents"`` or ``"given"``). Every kind of set of one problem reads the same draws."""
 
     systems: tuple[str, ...]
     estimates: np.ndarray
@@ -58,7 +59,8 @@ class SystemRankSet:
 @dataclass(frozen=True)
 class RankSetResult:
     """A confidence set: its ``kind`` (a key of :data:`mtsig.stats.rank_sets.RANK_SETS`), ``side``, ``coverage``,
-    ``stepdown``, ``tau`` (τ-best/worst, else None), ``n_draws``, ``bootstrap``, ``steps`` (stepdown steps taken;
+    ``stepdown``, ``tau`` (τ-best/worst, else None), ``quantile`` (a key of
+    :data:`~mtsig.stats.rank_sets.pairwise.QUANTILES`), ``n_draws``, ``bootstrap``, ``steps`` (stepdown steps taken;
     for marginal sets the most any one took) and one :class:`SystemRankSet` per target system, in input order."""
 
     kind: str
@@ -66,6 +68,7 @@ class RankSetResult:
     coverage: float
     stepdown: bool
     tau: int | None
+    quantile: str
     n_draws: int
     bootstrap: str
     steps: int
@@ -130,10 +133,14 @@ def rank_bounds(
     coverage: float = 0.95,
     stepdown: bool = True,
     targets: Sequence[int] | None = None,
+    quantile: str = "type7",
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """(lower[T], upper[T], steps): the rank sets of ``targets`` (indices; None: every system), jointly
-    (``simultaneous``) or one by one (module docstring)."""
+    (``simultaneous``) or one by one (module docstring); ``quantile``: how each step's critical value is read
+    (:data:`~mtsig.stats.rank_sets.pairwise.QUANTILES`)."""
     check_options(side=side, coverage=coverage)
+    if quantile not in QUANTILES:
+        raise InputError(f"quantile must be one of {', '.join(QUANTILES)}, not {quantile!r}")
     n = len(problem.systems)
     chosen = np.arange(n) if targets is None else np.asarray(targets, dtype=np.int64)
     groups = [chosen] if simultaneous else [np.array([t]) for t in chosen]
@@ -149,6 +156,7 @@ def rank_bounds(
         coverage=coverage,
         stepdown=stepdown,
         keys=keys,
+        quantile=quantile,
     )
     parts = [
         _rank_bounds(bounds.lower[f], bounds.upper[f], group, n, side, stepdown)
@@ -182,7 +190,7 @@ def _result(
         for i, j in enumerate(chosen)
     )
     return RankSetResult(
-        kind, options["side"], options["coverage"], options["stepdown"], options.get("tau"),
+        kind, options["side"], options["coverage"], options["stepdown"], options.get("tau"), options["quantile"],
         problem.n_draws, problem.bootstrap, steps, rows,
     )  # fmt: skip
 
@@ -199,14 +207,14 @@ def marginal_sets(
     coverage: float = 0.95,
     stepdown: bool = True,
     targets: Sequence[int] | None = None,
+    quantile: str = "type7",
 ) -> RankSetResult:
     """Marginal confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2023, Section 3): each covers its own system's
     rank with probability ``coverage``; csranks's ``csranks(simul = FALSE)``."""
     chosen = _chosen(problem, targets)
-    bounds = rank_bounds(
-        problem, simultaneous=False, side=side, coverage=coverage, stepdown=stepdown, targets=chosen
-    )
-    return _result(problem, "marginal", bounds, chosen, dict(side=side, coverage=coverage, stepdown=stepdown))
+    options = dict(side=side, coverage=coverage, stepdown=stepdown, quantile=quantile)
+    bounds = rank_bounds(problem, simultaneous=False, targets=chosen, **options)
+    return _result(problem, "marginal", bounds, chosen, options)
 
 
 def simultaneous_sets(
@@ -216,39 +224,40 @@ def simultaneous_sets(
     coverage: float = 0.95,
     stepdown: bool = True,
     targets: Sequence[int] | None = None,
+    quantile: str = "type7",
 ) -> RankSetResult:
     """Simultaneous confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2023, Section 4): all cover the ranks of
     all ``targets`` at once with probability ``coverage``; csranks's ``csranks(simul = TRUE)``."""
     chosen = _chosen(problem, targets)
-    bounds = rank_bounds(
-        problem, simultaneous=True, side=side, coverage=coverage, stepdown=stepdown, targets=chosen
-    )
-    return _result(
-        problem, "simultaneous", bounds, chosen, dict(side=side, coverage=coverage, stepdown=stepdown)
-    )
+    options = dict(side=side, coverage=coverage, stepdown=stepdown, quantile=quantile)
+    bounds = rank_bounds(problem, simultaneous=True, targets=chosen, **options)
+    return _result(problem, "simultaneous", bounds, chosen, options)
 
 
 def tau_best_set(
-    problem: RankProblem, *, tau: int, coverage: float = 0.95, stepdown: bool = True
+    problem: RankProblem, *, tau: int, coverage: float = 0.95, stepdown: bool = True, quantile: str = "type7"
 ) -> RankSetResult:
     """The confidence set for the τ-best (Mogstad, Romano, Shaikh & Wilhelm 2023, Section 4): the systems whose
     lower rank bound in the one-sided simultaneous set is at most ``tau``; it holds every system truly among the
     τ best with probability ``coverage``. csranks's ``cstaubest``."""
     check_options(side="lower", coverage=coverage, tau=tau, n_systems=len(problem.systems))
-    bounds = rank_bounds(problem, simultaneous=True, side="lower", coverage=coverage, stepdown=stepdown)
+    options = dict(side="lower", coverage=coverage, stepdown=stepdown, quantile=quantile)
+    bounds = rank_bounds(problem, simultaneous=True, **options)
     members = bounds[0] <= tau
-    options = dict(side="lower", coverage=coverage, stepdown=stepdown, tau=int(tau))
-    return _result(problem, "tau_best", bounds, _chosen(problem, None), options, members)
+    return _result(problem, "tau_best", bounds, _chosen(problem, None), {**options, "tau": int(tau)}, members)
 
 
 def tau_worst_set(
-    problem: RankProblem, *, tau: int, coverage: float = 0.95, stepdown: bool = True
+    problem: RankProblem, *, tau: int, coverage: float = 0.95, stepdown: bool = True, quantile: str = "type7"
 ) -> RankSetResult:
-    """The confidence set for the τ-worst: the τ-best of the negated estimates, i.e. the systems whose upper rank
-    bound in the one-sided (``upper``) simultaneous set is at least ``S − tau + 1``; csranks's ``cstauworst``."""
+    """The confidence set for the τ-worst (Mogstad, Romano, Shaikh & Wilhelm 2023, Section 4, for ``−θ``): the
+    systems whose upper rank bound in the one-sided (``upper``) simultaneous set is at least ``S − tau + 1``;
+    csranks's ``cstauworst``."""
     n = len(problem.systems)
     check_options(side="upper", coverage=coverage, tau=tau, n_systems=n)
-    bounds = rank_bounds(problem, simultaneous=True, side="upper", coverage=coverage, stepdown=stepdown)
+    options = dict(side="upper", coverage=coverage, stepdown=stepdown, quantile=quantile)
+    bounds = rank_bounds(problem, simultaneous=True, **options)
     members = bounds[1] >= n - tau + 1
-    options = dict(side="upper", coverage=coverage, stepdown=stepdown, tau=int(tau))
-    return _result(problem, "tau_worst", bounds, _chosen(problem, None), options, members)
+    return _result(
+        problem, "tau_worst", bounds, _chosen(problem, None), {**options, "tau": int(tau)}, members
+    )
