@@ -244,6 +244,7 @@ def problem_from_item_scores(
         draws, kind = np.asarray(resampled, dtype=np.float64), "given"
     centred = draws - estimates[None, :]
     covariance = np.cov(centred, rowvar=False, ddof=1)
+    covariance = (covariance + covariance.T) / 2  # exactly symmetric: |T_ab| = max(T_ab, T_ba) bit for bit
     variances = np.diag(covariance)
     sds = np.sqrt(np.maximum(np.add.outer(variances, variances) - 2 * covariance, 0.0))
     return RankProblem(names, estimates, _resampled_sds(sds), SharedDraws.of(centred), draws.shape[0], kind)

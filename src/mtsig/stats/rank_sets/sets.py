@@ -132,17 +132,17 @@ def rank_bounds(
     side: str = "two-sided",
     coverage: float = 0.95,
     stepdown: bool = True,
-    targets: Sequence[int] | None = None,
+    targets: Sequence[int | str] | None = None,
     quantile: str = "type7",
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """(lower[T], upper[T], steps): the rank sets of ``targets`` (indices; None: every system), jointly
+    """(lower[T], upper[T], steps): the rank sets of ``targets`` (indices or names; None: every system), jointly
     (``simultaneous``) or one by one (module docstring); ``quantile``: how each step's critical value is read
     (:data:`~mtsig.stats.rank_sets.pairwise.QUANTILES`)."""
     check_options(side=side, coverage=coverage)
     if quantile not in QUANTILES:
         raise InputError(f"quantile must be one of {', '.join(QUANTILES)}, not {quantile!r}")
     n = len(problem.systems)
-    chosen = np.arange(n) if targets is None else np.asarray(targets, dtype=np.int64)
+    chosen = _chosen(problem, targets)
     groups = [chosen] if simultaneous else [np.array([t]) for t in chosen]
     families, bound = _families(n, groups, side, stepdown)
     keys = [None] if simultaneous else [int(t) for t in chosen]
@@ -195,9 +195,25 @@ def _result(
     )  # fmt: skip
 
 
-def _chosen(problem: RankProblem, targets: Sequence[int] | None) -> np.ndarray:
-    """The target indices (None: every system)."""
-    return np.arange(len(problem.systems)) if targets is None else np.asarray(targets, dtype=np.int64)
+def _chosen(problem: RankProblem, targets: Sequence[int | str] | None) -> np.ndarray:
+    """The target indices: every system for None, else each target by index or by name, none twice."""
+    n = len(problem.systems)
+    if targets is None:
+        return np.arange(n)
+    index = {name: i for i, name in enumerate(problem.systems)}
+    chosen = []
+    for target in targets:
+        if isinstance(target, str):
+            if target not in index:
+                raise InputError(f"no system {target!r} to compute a rank set for")
+            chosen.append(index[target])
+        elif isinstance(target, int | np.integer) and 0 <= target < n:
+            chosen.append(int(target))
+        else:
+            raise InputError(f"target {target!r} is not a system's name or an index below {n}")
+    if len(set(chosen)) != len(chosen) or not chosen:
+        raise InputError("the targets must name at least one system, none twice")
+    return np.array(chosen, dtype=np.int64)
 
 
 def marginal_sets(
@@ -206,7 +222,7 @@ def marginal_sets(
     side: str = "two-sided",
     coverage: float = 0.95,
     stepdown: bool = True,
-    targets: Sequence[int] | None = None,
+    targets: Sequence[int | str] | None = None,
     quantile: str = "type7",
 ) -> RankSetResult:
     """Marginal confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2023, Section 3): each covers its own system's
@@ -223,7 +239,7 @@ def simultaneous_sets(
     side: str = "two-sided",
     coverage: float = 0.95,
     stepdown: bool = True,
-    targets: Sequence[int] | None = None,
+    targets: Sequence[int | str] | None = None,
     quantile: str = "type7",
 ) -> RankSetResult:
     """Simultaneous confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2023, Section 4): all cover the ranks of
