@@ -73,7 +73,7 @@ def csranks_run(estimates: np.ndarray, se: np.ndarray, draws: int) -> dict | str
         return "no Rscript on this machine"
     with tempfile.TemporaryDirectory() as folder:
         inputs, script = Path(folder) / "inputs.tsv", Path(folder) / "run.R"
-        rows = "".join(f"{e!r}\t{s!r}\n" for e, s in zip(estimates, se, strict=True))
+        rows = "".join(f"{float(e)!r}\t{float(s)!r}\n" for e, s in zip(estimates, se, strict=True))
         inputs.write_text("estimate\tse\n" + rows)
         script.write_text(CSRANKS)
         run = subprocess.run(
