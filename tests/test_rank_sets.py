@@ -521,6 +521,11 @@ def test_bad_item_scores_are_input_errors(scores, documents, message) -> None:
     assert message in str(error.value)
 
 
+def test_item_scores_need_two_resamples() -> None:
+    with pytest.raises(InputError, match="at least 2 resamples are needed"):
+        problem_from_item_scores(["a", "b"], np.ones((2, 5)), n_draws=1, source="ratings.tsv")
+
+
 def test_a_system_rated_in_one_document_of_many_cannot_be_resampled_paired() -> None:
     scores = np.ones((2, 60))
     scores[1, 5:] = np.nan  # b: only the first document of twelve

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mtsig.errors import InputError
 from mtsig.stats.rank_sets.draws import (
     DrawSource,
     FreshNormalDraws,
@@ -242,6 +243,12 @@ def problem_from_item_scores(
         rated = ~np.isnan(values)
         estimates = np.where(rated, values, 0.0).sum(axis=1) / rated.sum(axis=1)
         draws, kind = np.asarray(resampled, dtype=np.float64), "given"
+    if draws.ndim != 2 or draws.shape[1] != len(names) or draws.shape[0] < 2:
+        raise InputError(
+            f"resampled estimates of shape {draws.shape} for {len(names)} systems: at least 2 resamples are "
+            "needed for the standard deviations of the differences",
+            source,
+        )
     centred = draws - estimates[None, :]
     covariance = np.cov(centred, rowvar=False, ddof=1)
     covariance = (covariance + covariance.T) / 2  # exactly symmetric: |T_ab| = max(T_ab, T_ba) bit for bit
