@@ -8,6 +8,8 @@ import pytest
 
 from mtsig.errors import InputError
 from mtsig.report import plots
+from mtsig.report.plots import distributions as distribution_figures
+from mtsig.report.plots import heatmaps, saving
 from mtsig.stats.resampling import ALL_TESTS
 
 WMT22_JA_EN = [
@@ -116,7 +118,7 @@ def test_heatmap_colours_exactly_the_significant_cells(tmp_path):
 
 
 def test_p_values_are_printed_compactly():
-    assert [plots._format_p(x) for x in (0.0, 0.0004, 0.012, 0.05, 0.9996)] == [
+    assert [heatmaps._format_p(x) for x in (0.0, 0.0004, 0.012, 0.05, 0.9996)] == [
         "<.001",
         "<.001",
         ".012",
@@ -213,12 +215,12 @@ def test_ink_extents_equal_matplotlibs_path_extents(step: int):
     from matplotlib.textpath import TextPath
 
     shown = sorted({*range(0, 1001, step), 1, 999, 1000})
-    texts = sorted({plots._format_p(k / 1000) for k in shown}) + ["0", "Online-B", "système"]
-    for size in (plots._GRID_FONT, plots._SINGLE_FONT, plots._SINGLE_FONT_MAX):
+    texts = sorted({heatmaps._format_p(k / 1000) for k in shown}) + ["0", "Online-B", "système"]
+    for size in (heatmaps._GRID_FONT, heatmaps._SINGLE_FONT, heatmaps._SINGLE_FONT_MAX):
         for text in texts:
-            outline = TextPath((0, 0), text, prop=plots._figure_font(size))
+            outline = TextPath((0, 0), text, prop=heatmaps._figure_font(size))
             box = outline.get_extents()
-            assert plots._ink_extents(outline) == (box.x0, box.y0, box.x1, box.y1), (text, size)
+            assert heatmaps._ink_extents(outline) == (box.x0, box.y0, box.x1, box.y1), (text, size)
 
 
 def _render_labelled_axes(label_with_ticks: bool, columns: list[str], rows: list[str] | None) -> np.ndarray:
@@ -237,9 +239,9 @@ def _render_labelled_axes(label_with_ticks: bool, columns: list[str], rows: list
         if label_with_ticks:
             ax.set_xticks(range(n), columns, rotation=55, ha="right", rotation_mode="anchor")
             ax.set_yticks(range(n) if rows else [], rows or [])
-            ax.tick_params(which="major", length=plots._TICK_LENGTH)
+            ax.tick_params(which="major", length=heatmaps._TICK_LENGTH)
         else:
-            plots._label_cells(ax, columns, rows)
+            heatmaps._label_cells(ax, columns, rows)
         for side in ax.spines.values():
             side.set_visible(False)
         canvas = FigureCanvasAgg(figure)
@@ -283,7 +285,7 @@ def test_every_panel_shows_its_cut_off_and_the_actual_statistic_inside_its_axis(
     pseudo = rng.normal(0.0, 0.3, 1000) if "randomization" in test else rng.normal(actual, 0.3, 1000)
     view = plots.null_view(test, pseudo, actual)
     ax = Figure().add_subplot()
-    plots._draw_distribution_panel(ax, test, view, pseudo, actual)
+    distribution_figures._draw_distribution_panel(ax, test, view, pseudo, actual)
     low, high = ax.get_xlim()
     margin = 0.02 * (high - low)
     for mark in [*view["cutoffs"], actual]:
@@ -297,7 +299,7 @@ def test_palette_image_keeps_every_colour_of_an_image_with_few():
     colours = rng.integers(0, 256, size=(200, 3), dtype=np.uint8)
     rgb = colours[rng.integers(0, 200, size=(40, 30))]
     rgba = np.dstack([rgb, np.full(rgb.shape[:2], 255, np.uint8)])
-    image = plots.palette_image(rgba, colours=256)
+    image = saving.palette_image(rgba, colours=256)
     assert image.mode == "P"
     np.testing.assert_array_equal(np.asarray(image.convert("RGB")), rgb)
 
@@ -310,7 +312,7 @@ def test_palette_image_keeps_the_most_frequent_colours_and_maps_the_rest_to_the_
     pixels = np.concatenate([np.repeat(frequent, counts, axis=0), rare]).astype(np.uint8)
     pixels = pixels[rng.permutation(len(pixels))]
     rgba = np.hstack([pixels, np.full((len(pixels), 1), 255, np.uint8)])[None]  # one row
-    shown = np.asarray(plots.palette_image(rgba, colours=256).convert("RGB"))[0]
+    shown = np.asarray(saving.palette_image(rgba, colours=256).convert("RGB"))[0]
     palette = {tuple(colour) for colour in frequent.tolist()}
     shown_as: dict[tuple, set] = {}
     for original, got in zip(map(tuple, pixels.tolist()), map(tuple, shown.tolist()), strict=True):

@@ -1,19 +1,15 @@
-"""The paper's figures (Graham, Mathur & Baldwin 2014): pseudo-statistic distributions (Figs. 5-6) and pairwise
-significance heatmaps (Fig. 7 for the human gold, Fig. 8 for every metric x test).
+"""Pairwise significance heatmaps of Graham, Mathur & Baldwin (2014): Fig. 7 (the human gold's p-values) and
+Fig. 8 (one panel per randomized test of a metric), and the p-value matrices they show.
 
-Figures are built on :class:`matplotlib.figure.Figure` directly (no pyplot state, no GUI backend) and saved with
-the metadata that carries dates or versions removed, so the same input gives byte-identical PDF and PNG files.
-Each plotting function writes every path in ``out_paths`` (format from the suffix, ``.pdf`` or ``.png``) through a
-temporary file, so nothing partial is left on error, and returns the data it drew so that tests can check it.
+Each plotting function writes every path in ``out_paths`` through :func:`mtsig.report.plots.saving.save_figure`
+and returns the cells it coloured, so that tests can check them.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import matplotlib
 import numpy as np
@@ -25,64 +21,12 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.lines import TICKDOWN, TICKLEFT, Line2D
 from matplotlib.patches import Patch, PathPatch
 from matplotlib.path import Path as OutlinePath
-from matplotlib.text import Text
 from matplotlib.textpath import TextPath
 
 from mtsig.errors import InputError
+from mtsig.report.plots.saving import STYLE, save_figure
 from mtsig.report.tables import metric_label, test_label
-from mtsig.runtime import hard_stop
 from mtsig.stats.evaluation import is_two_sided
-from mtsig.stats.resampling.registry import PAPER_TESTS
-
-#: Pixels per inch of every PNG figure: the heatmaps' smallest p-values (5.5 pt) stay legible, and the default run's
-#: report (every figure embedded) stays small enough to send: 20.9 MB at 120 dpi with :data:`PNG_COLOURS`, against
-#: 24.8 MB with 256 colours, 28.1 MB with 256 colours at 150 dpi and 60.4 MB in full colour at 150 dpi.
-FIGURE_DPI = 120
-
-#: Fixed style so figures do not depend on a user's matplotlibrc.
-STYLE: dict[str, object] = {
-    "font.family": "DejaVu Sans",
-    "font.size": 9,
-    "axes.titlesize": 10,
-    "axes.labelsize": 9,
-    "xtick.labelsize": 8,
-    "ytick.labelsize": 8,
-    "legend.fontsize": 8,
-    "figure.dpi": 100,
-    "savefig.dpi": FIGURE_DPI,
-    # Type 42 (TrueType) text: publishers' PDF checks (IEEE PDF eXpress, ACM's submission systems) reject Type 3
-    # fonts, and these figures are made to go into papers. Type 3 would save fontTools' subsetting, ~0.1 s CPU per PDF.
-    "pdf.fonttype": 42,
-    # matplotlib 3.11's PDF backend sizes its font subsets by ps.fonttype (256 glyphs for its default, Type 3), so
-    # every character beyond Latin-1 ("≤", the minus sign) went into a second embedded subset of the font: one
-    # fontTools subsetting per PDF instead of two (see also _FONT_FEATURES).
-    "ps.fonttype": 42,
-    # zlib level 3 for the PDF streams: a 12-system grid PDF in 0.28 instead of 0.34 s CPU, 13% more bytes
-    "pdf.compression": 3,
-    "svg.hashsalt": "mtsig",
-    # titles at the top of their axes, where matplotlib's automatic placement puts them in these figures (no tick
-    # labels above the axes) without measuring every tick label at each save
-    "axes.titley": 1.0,
-}
-
-#: Savefig options per format: metadata without creation dates or the software version, so bytes are reproducible.
-#: PNGs are written by :func:`_save_png`, which writes no metadata but their resolution.
-_SAVE_OPTIONS: dict[str, dict[str, Any]] = {
-    ".pdf": {"metadata": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None}},
-    ".png": {},
-}
-#: PNG colours: these figures are flat fills, lines and anti-aliased text in a few hundred colours, of which the 64
-#: most frequent cover about 98% of the pixels; a palette of those (:func:`palette_image`; every other colour, at the
-#: edges of text and lines, becomes its nearest) shows them without a visible difference in a third of the bytes
-#: (the default run's 170 figures: 42.3 MB as full-colour PNGs at 150 dpi, 12.3 MB so at 120 dpi). zlib level 6 on the
-#: palette image: level 9 took six times as long for 10% fewer bytes.
-PNG_COLOURS = 64
-PNG_COMPRESS_LEVEL = 6
-
-#: Text shaping features of every text: no ligatures. matplotlib 3.11 shapes text (libraqm), and each ligature glyph
-#: ("fi" in "significantly", "ff" in "difference") goes into a second embedded subset of the font, which costs a
-#: second fontTools subsetting per PDF; the letters also stay separate glyphs in the PDF's text.
-_FONT_FEATURES = ("-liga",)
 
 #: Heatmap cell sizes in inches and their p-value font sizes in points: one panel (room for "<.001" at 6.5 pt),
 #: a grid of panels.
@@ -93,255 +37,6 @@ _GRID_CELL, _GRID_FONT = 0.36, 5.5
 _SHADES = ("#c7e9c0", "#74c476", "#238b45")
 _NOT_SIGNIFICANT_TEXT = "#9a9a9a"
 _DIAGONAL = "#e6e6e6"
-
-# Tests that compare the actual statistic with a shifted bootstrap distribution (paper, Figs. 1 and 3).
-_SHIFT_TO_ZERO = frozenset(
-    {"bootstrap", "bootstrap_two_sided", "bootstrap_documents", "bootstrap_stationary"}
-)
-_PAIRED_BOOTSTRAP = frozenset(
-    {"paired_bootstrap", "paired_bootstrap_documents", "paired_bootstrap_stationary"}
-)
-
-
-# --------------------------------------------------------------------------------------------------- saving
-
-
-def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any) -> list[Path]:
-    """Write ``figure`` to every path (PDF or PNG by suffix) reproducibly and atomically, then close it: the
-    metadata carries no date or version, so reruns are byte-identical. Each file is written as ``<file>.tmp`` and
-    renamed when complete, the one temporary name of mtsig.runtime.hard_stop (a job stopped hard mid-write and run again
-    writes it again and renames it away: no stray file is left). ``savefig`` options (e.g. ``dpi``,
-    ``bbox_inches``) pass through. Returns the paths. The one figure writer of the project."""
-    if not out_paths:
-        raise InputError("no output path given for the figure")
-    paths = [Path(p) for p in out_paths]
-    if hasattr(Text, "set_fontfeatures"):  # matplotlib >= 3.11 (earlier versions do not shape text)
-        for text in figure.findobj(Text):
-            text.set_fontfeatures(_FONT_FEATURES)
-    for out in paths:
-        suffix = out.suffix.lower()
-        if suffix not in _SAVE_OPTIONS:
-            raise InputError(f"figure format {suffix or '(none)'} not supported; use .pdf or .png", out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        temporary = hard_stop.temporary_path(out)
-        try:
-            if suffix == ".png":
-                _save_png(figure, temporary, savefig)
-            else:
-                figure.savefig(temporary, format=suffix[1:], **_SAVE_OPTIONS[suffix], **savefig)
-            hard_stop.renaming()
-            os.replace(temporary, out)
-        except BaseException:
-            temporary.unlink(missing_ok=True)
-            raise
-    import matplotlib.pyplot as plt  # only to release pyplot-managed figures; plots.py itself avoids pyplot
-
-    plt.close(figure)
-    return paths
-
-
-def _save_png(figure: Figure, path: str | Path, savefig: dict[str, Any]) -> None:
-    """``figure`` as a palette PNG (:func:`palette_image`), so that a report of every figure stays small enough to
-    send (the default run's report: 60 MB with full-colour PNGs). Drawn to raw RGBA by Agg (no PNG encoded and
-    decoded on the way); the file holds the pixels and the resolution, no text chunk."""
-    import io
-
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from PIL import Image
-
-    canvas = FigureCanvasAgg(figure)  # drawn on this canvas, whose renderer then tells the image's size
-    raw = io.BytesIO()
-    figure.savefig(raw, format="raw", **savefig)
-    width, height = int(canvas.renderer.width), int(canvas.renderer.height)
-    if width * height * 4 != raw.getbuffer().nbytes:
-        raise RuntimeError(f"matplotlib drew {raw.getbuffer().nbytes} bytes for a {width}x{height} image")
-    rgba = np.frombuffer(raw.getbuffer(), dtype=np.uint8).reshape(height, width, 4)
-    if rgba[..., 3].min() == 255:
-        palette = palette_image(rgba)
-    else:  # a transparent figure (none of the project's): Pillow's quantiser, which keeps the alpha channel
-        palette = Image.fromarray(rgba, "RGBA").quantize(
-            PNG_COLOURS, Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
-        )
-    dpi = savefig.get("dpi", matplotlib.rcParams["savefig.dpi"])
-    dpi = figure.dpi if dpi == "figure" else float(dpi)
-    palette.save(path, format="png", compress_level=PNG_COMPRESS_LEVEL, dpi=(dpi, dpi))
-
-
-def palette_image(rgba: np.ndarray, colours: int = PNG_COLOURS) -> Any:
-    """An opaque ``[H, W, 4]`` uint8 image as a Pillow palette image: its ``colours`` most frequent colours exactly
-    (ties by colour value), every other colour (anti-aliased edges) as its nearest palette colour in RGB. Lossless
-    when the image has at most ``colours`` colours; deterministic, the palette depending only on the pixels."""
-    import pandas as pd
-    from PIL import Image
-
-    codes = np.ascontiguousarray(rgba).view("<u4")[..., 0] & 0xFFFFFF  # 0xBBGGRR
-    counts = pd.Series(codes.ravel()).value_counts(sort=False)  # hashing: faster than np.unique's sort
-    present, frequency = counts.index.to_numpy(np.uint32), counts.to_numpy()
-    kept = present[np.lexsort((present, -frequency))[:colours]]
-
-    def channels(code: np.ndarray) -> np.ndarray:
-        return np.stack([code & 255, (code >> 8) & 255, (code >> 16) & 255], axis=1).astype(np.int64)
-
-    table, others = channels(kept), channels(present)
-    nearest = ((others[:, None, :] - table[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)  # first of equals
-    lookup = np.zeros(1 << 24, dtype=np.uint8)
-    lookup[present] = nearest
-    image = Image.fromarray(lookup[codes], "P")
-    image.putpalette(table.astype(np.uint8).ravel().tolist())
-    return image
-
-
-def pdf_and_png(stem: str | Path) -> list[Path]:
-    """``<stem>.pdf`` and ``<stem>.png``: where :func:`save_figure` writes a figure known by its stem."""
-    stem = Path(stem)
-    return [stem.with_suffix(".pdf"), stem.with_suffix(".png")]
-
-
-# --------------------------------------------------------------------------------------------------- Figs. 5-6
-
-
-def null_view(test: str, pseudo: np.ndarray, actual: float) -> dict[str, object]:
-    """What a panel of Figs. 5-6 shows for ``test``: the plotted values, the cut-off(s) and the tail count.
-
-    * paired bootstrap (Fig. 4): the d_b themselves; the cut-off is 0 ("the line through the origin"), counted
-      below it, and the actual statistic is marked for reference;
-    * bootstrap with shift-to-zero (Figs. 1, 3): d_b - tau with tau = mean d_b; counted at or beyond d
-      (two-sided: |d_b - tau| >= |d|);
-    * approximate randomization (Fig. 2): the d_r; counted at or beyond d (two-sided: |d_r| >= |d|);
-    * Riezler & Maxwell's originals (seed 001): |d_b| - mean |d_b| or |d_r|, counted at or beyond |d|.
-
-    ``tail`` is that count, so ``tail / len(pseudo)`` is the test's ``c/B`` p-value for "X better than Y".
-    """
-    values = np.asarray(pseudo, dtype=float)
-    if values.ndim != 1 or values.size == 0 or not np.isfinite(values).all():
-        raise InputError(f"pseudo-statistics of {test} must be a non-empty 1-D array of finite numbers")
-    if test in _PAIRED_BOOTSTRAP:
-        return {
-            "values": values,
-            "cutoffs": [0.0],
-            "tail": int((values <= 0).sum()),  # a tie counts against X, as the test counts it
-            "shift": 0.0,
-            "actual": actual,
-        }
-    if test == "rm_bootstrap":
-        magnitude = np.abs(values)
-        shifted = magnitude - magnitude.mean()
-        tail = int((shifted >= abs(actual)).sum())
-        return {
-            "values": shifted,
-            "cutoffs": [abs(actual)],
-            "tail": tail,
-            "shift": magnitude.mean(),
-            "actual": actual,
-        }
-    if test == "rm_approximate_randomization":
-        magnitude = np.abs(values)
-        tail = int((magnitude >= abs(actual)).sum())
-        return {"values": magnitude, "cutoffs": [abs(actual)], "tail": tail, "shift": 0.0, "actual": actual}
-    shift = float(values.mean()) if test in _SHIFT_TO_ZERO else 0.0
-    null = values - shift
-    if is_two_sided(test):
-        tail = int((np.abs(null) >= abs(actual)).sum())
-        cutoffs = [-abs(actual), abs(actual)]
-    else:
-        tail = int((null >= actual).sum())
-        cutoffs = [actual]
-    return {"values": null, "cutoffs": cutoffs, "tail": tail, "shift": shift, "actual": actual}
-
-
-#: Share of a distribution panel's data range left free on each side of its x-axis.
-PANEL_MARGIN = 0.05
-
-
-def _histogram_bins(arrays: Sequence[np.ndarray], marks: Sequence[float], n_bins: int = 60) -> np.ndarray:
-    """Common bins covering the distributions and the marked lines, so panels are comparable."""
-    low = min(min(float(a.min()) for a in arrays), *marks)
-    high = max(max(float(a.max()) for a in arrays), *marks)
-    if high == low:
-        low, high = low - 0.5, high + 0.5
-    return np.linspace(low, high, n_bins + 1)
-
-
-def _draw_distribution_panel(ax, test: str, view: Mapping[str, Any], raw: np.ndarray, actual: float) -> None:
-    """One panel of Figs. 5-6. Each histogram is counted once with numpy and drawn as one stepped shape
-    (``stairs``), not one bar patch per bin: the same picture with a handful of vector objects."""
-    values = view["values"]
-    raw = np.asarray(raw, dtype=float)
-    shifted = view["shift"] != 0.0 and test in _SHIFT_TO_ZERO
-    arrays = [values, raw] if shifted else [values]
-    bins = _histogram_bins(arrays, [*view["cutoffs"], actual, 0.0])
-    counts = np.histogram(values, bins=bins)[0]
-    tallest = int(counts.max())
-    if shifted:
-        raw_counts = np.histogram(raw, bins=bins)[0]
-        tallest = max(tallest, int(raw_counts.max()))
-        ax.stairs(raw_counts, bins, color="#7f7f7f", linewidth=0.8, label="d_b (unshifted)")
-    label = "d_b − τ (shifted)" if shifted else "pseudo-statistics"
-    ax.stairs(counts, bins, fill=True, color="#6baed6", label=label)
-    for cutoff in view["cutoffs"]:
-        ax.axvline(cutoff, color="#d62728", linewidth=1.2, linestyle="--")
-    if test in _PAIRED_BOOTSTRAP:
-        ax.axvline(actual, color="#2ca02c", linewidth=1.2, label="actual d")
-    ax.plot([], [], color="#d62728", linestyle="--", label="cut-off")
-    n = len(values)
-    ax.set_title(f"{test_label(test)}\nc = {view['tail']} of {n} (p = {view['tail'] / n:.4g})")
-    ax.ticklabel_format(axis="x", style="sci", scilimits=(-2, 3))
-    # A margin on both sides: a cut-off or the actual statistic at the extreme of the data (AR's cut-off d lies
-    # beyond every d_r when p = 0) would otherwise be drawn on the axis frame and be invisible.
-    margin = PANEL_MARGIN * (bins[-1] - bins[0])
-    ax.set_xlim(bins[0] - margin, bins[-1] + margin)
-    ax.set_ylim(0, max(tallest, 1) * 1.3)  # room for the legend above the bars
-    ax.legend(loc="upper left", frameon=False)
-
-
-def pseudo_statistic_distributions(
-    distributions: Mapping[str, np.ndarray],
-    actual: float,
-    tests: Sequence[str],
-    title: str,
-    out_paths: Sequence[str | Path],
-    statistic_label: str = "score difference",
-) -> dict[str, dict[str, object]]:
-    """Figs. 5-6 of the paper: one panel per test, the histogram of its pseudo-statistics and the actual one.
-
-    ``distributions[test]`` holds the raw pseudo-statistics d_b = S(X_b) - S(Y_b) (bootstrap tests) or
-    d_r = S(X_r) - S(Y_r) (approximate randomization); ``actual`` is d = S(X) - S(Y). Panels follow
-    :func:`null_view`: the shift-to-zero bootstrap shows the shifted distribution (filled) over the unshifted
-    d_b (outline), the paired bootstrap its cut-off at zero. The returned dict maps test to :func:`null_view`'s
-    description (values, cut-offs, tail count, shift).
-    """
-    missing = [t for t in tests if t not in distributions]
-    if missing:
-        raise InputError(f"no pseudo-statistics for test(s) {', '.join(missing)}")
-    if not np.isfinite(actual):
-        raise InputError(f"the actual statistic must be finite, got {actual}")
-    views = {test: null_view(test, distributions[test], float(actual)) for test in tests}
-    # Fixed geometry in inches (no layout engine: constrained layout measures every text two extra times).
-    panel, left, gap, right, bottom, top = 2.55, 0.62, 0.45, 0.12, 0.5, 0.78
-    width = left + len(tests) * panel + (len(tests) - 1) * gap + right
-    height = 3.0
-    with matplotlib.rc_context(STYLE):
-        figure = Figure(figsize=(width, height))
-        for position, test in enumerate(tests):
-            ax = figure.add_axes(
-                (
-                    (left + position * (panel + gap)) / width,
-                    bottom / height,
-                    panel / width,
-                    (height - bottom - top) / height,
-                )
-            )
-            _draw_distribution_panel(ax, test, views[test], distributions[test], float(actual))
-            ax.set_xlabel(statistic_label)
-            if position == 0:
-                ax.set_ylabel("count")
-        figure.suptitle(title, y=1 - 0.06 / height, va="top")
-        save_figure(figure, out_paths)
-    return views
-
-
-# --------------------------------------------------------------------------------------------------- Figs. 7-8
 
 
 def p_matrix_from_tests(tests: pd.DataFrame, test: str, systems: Sequence[str]) -> pd.DataFrame:
@@ -768,52 +463,3 @@ def significance_heatmap_grid(
         figure.legend(handles=_legend_handles(alpha), loc="lower center", ncols=3, frameon=False)
         save_figure(figure, out_paths)
     return coloured
-
-
-def experiment_figures(
-    distributions: Mapping[str, Mapping[str, Mapping[str, np.ndarray]]],
-    gold_pvalues: pd.DataFrame,
-    tests: Mapping[str, pd.DataFrame],
-    systems: Sequence[str],
-    test_names: Sequence[str],
-    alpha: float,
-    folders: Mapping[str, Path],
-) -> tuple[str, ...]:
-    """An experiment's figures, each saved once per ``folders`` entry (suffix -> folder, e.g. ``{".png": ...}``):
-    Figs. 5-6 of the paper for every kept pair (``distributions``: metric -> ``"x__y"`` -> the paper's tests'
-    pseudo-statistics and ``actual``), Fig. 7 for every gold of ``gold_pvalues`` (one panel per criterion, and
-    combined when there are several), Fig. 8 for every metric's ``tests`` table (the tests of ``test_names`` it
-    has). Heatmaps at ``alpha``, systems in the order of ``systems`` (best first). Returns the figures' names."""
-    names: list[str] = []
-
-    def outs(name: str) -> list[Path]:
-        names.append(name)
-        return [folder / f"{name}{suffix}" for suffix, folder in folders.items()]
-
-    for metric, by_pair in distributions.items():
-        for pair, arrays in by_pair.items():
-            x, y = pair.split("__")
-            shown = [t for t in PAPER_TESTS if t in arrays]  # Figs. 5-6 show the paper's three tests
-            pseudo_statistic_distributions(
-                {t: arrays[t] for t in shown},
-                float(arrays["actual"]),
-                shown,
-                f"{metric.upper()}: {x} vs {y}",
-                outs(f"distributions_{metric.lower()}_{x}__{y}"),
-                statistic_label=f"{metric.upper()} difference",
-            )
-    for gold in dict.fromkeys(gold_pvalues["gold"]):
-        rows = gold_pvalues[gold_pvalues["gold"] == gold]
-        criteria = list(dict.fromkeys(rows["criterion"]))
-        matrices = {c: p_matrix_from_gold(rows, systems, alpha, [c]) for c in criteria}
-        if len(criteria) > 1:
-            matrices["combined"] = p_matrix_from_gold(rows, systems, alpha, criteria)
-        significance_heatmap_grid(matrices, systems, alpha, f"Human gold ({gold})", outs(f"human_{gold}"))
-    for metric, table in tests.items():
-        in_table = set(table["test"])
-        matrices = {t: p_matrix_from_tests(table, t, systems) for t in test_names if t in in_table}
-        title = "Randomized tests: row system significantly better than column system"
-        # lower case: the report links every figure by its file name, case-insensitively (docutils), so TER's
-        # grid in one experiment and ter's in another must have the same name, not two that collide
-        significance_heatmap_grid(matrices, systems, alpha, title, outs(f"tests_{metric.lower()}"), metric)
-    return tuple(names)
