@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -56,11 +55,9 @@ _SAVE_OPTIONS: dict[str, dict[str, Any]] = {
     ".pdf": {"metadata": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None}},
     ".png": {},
 }
-#: PNG colours: these figures are flat fills, lines and anti-aliased text in a few hundred colours, of which the 64
-#: most frequent cover about 98% of the pixels; a palette of those (:func:`palette_image`; every other colour, at the
-#: edges of text and lines, becomes its nearest) shows them without a visible difference in a third of the bytes
-#: (the default run's 170 figures: 42.3 MB as full-colour PNGs at 150 dpi, 12.3 MB so at 120 dpi). zlib level 6 on the
-#: palette image: level 9 took six times as long for 10% fewer bytes.
+#: PNG colours: these figures are flat fills, lines and anti-aliased text, which a palette of 64 colours shows
+#: without a visible difference in a third of the bytes of a full-colour PNG. zlib level 6: level 9 costs several
+#: times the CPU for a few per cent fewer bytes.
 PNG_COLOURS = 64
 PNG_COMPRESS_LEVEL = 6
 
@@ -105,9 +102,10 @@ def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any)
 
 
 def _save_png(figure: Figure, path: str | Path, savefig: dict[str, Any]) -> None:
-    """``figure`` as a palette PNG (:func:`palette_image`), so that a report of every figure stays small enough to
-    send (the default run's report: 60 MB with full-colour PNGs). Drawn to raw RGBA by Agg (no PNG encoded and
-    decoded on the way); the file holds the pixels and the resolution, no text chunk."""
+    """``figure`` as a palette PNG of :data:`PNG_COLOURS` colours chosen by Pillow's median cut
+    (:meth:`PIL.Image.Image.quantize`), so that a report of every figure stays small enough to send. Drawn to raw
+    RGBA by Agg (no PNG encoded and decoded on the way); the file holds the pixels and the resolution, no text
+    chunk."""
     import io
 
     import matplotlib
@@ -117,43 +115,15 @@ def _save_png(figure: Figure, path: str | Path, savefig: dict[str, Any]) -> None
     canvas = FigureCanvasAgg(figure)  # drawn on this canvas, whose renderer then tells the image's size
     raw = io.BytesIO()
     figure.savefig(raw, format="raw", **savefig)
-    width, height = int(canvas.renderer.width), int(canvas.renderer.height)
-    if width * height * 4 != raw.getbuffer().nbytes:
-        raise RuntimeError(f"matplotlib drew {raw.getbuffer().nbytes} bytes for a {width}x{height} image")
-    rgba = np.frombuffer(raw.getbuffer(), dtype=np.uint8).reshape(height, width, 4)
-    if rgba[..., 3].min() == 255:
-        palette = palette_image(rgba)
-    else:  # a transparent figure (none of the project's): Pillow's quantiser, which keeps the alpha channel
-        palette = Image.fromarray(rgba, "RGBA").quantize(
-            PNG_COLOURS, Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
-        )
+    size = int(canvas.renderer.width), int(canvas.renderer.height)
+    image = Image.frombuffer("RGBA", size, raw.getbuffer(), "raw", "RGBA", 0, 1)
+    if image.getextrema()[3][0] == 255:  # opaque, as every figure of the project: median cut needs RGB
+        palette = image.convert("RGB").quantize(PNG_COLOURS, Image.Quantize.MEDIANCUT)
+    else:  # transparent: the one quantiser of Pillow's own that keeps the alpha channel
+        palette = image.quantize(PNG_COLOURS, Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     dpi = savefig.get("dpi", matplotlib.rcParams["savefig.dpi"])
     dpi = figure.dpi if dpi == "figure" else float(dpi)
     palette.save(path, format="png", compress_level=PNG_COMPRESS_LEVEL, dpi=(dpi, dpi))
-
-
-def palette_image(rgba: np.ndarray, colours: int = PNG_COLOURS) -> Any:
-    """An opaque ``[H, W, 4]`` uint8 image as a Pillow palette image: its ``colours`` most frequent colours exactly
-    (ties by colour value), every other colour (anti-aliased edges) as its nearest palette colour in RGB. Lossless
-    when the image has at most ``colours`` colours; deterministic, the palette depending only on the pixels."""
-    import pandas as pd
-    from PIL import Image
-
-    codes = np.ascontiguousarray(rgba).view("<u4")[..., 0] & 0xFFFFFF  # 0xBBGGRR
-    counts = pd.Series(codes.ravel()).value_counts(sort=False)  # hashing: faster than np.unique's sort
-    present, frequency = counts.index.to_numpy(np.uint32), counts.to_numpy()
-    kept = present[np.lexsort((present, -frequency))[:colours]]
-
-    def channels(code: np.ndarray) -> np.ndarray:
-        return np.stack([code & 255, (code >> 8) & 255, (code >> 16) & 255], axis=1).astype(np.int64)
-
-    table, others = channels(kept), channels(present)
-    nearest = ((others[:, None, :] - table[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)  # first of equals
-    lookup = np.zeros(1 << 24, dtype=np.uint8)
-    lookup[present] = nearest
-    image = Image.fromarray(lookup[codes], "P")
-    image.putpalette(table.astype(np.uint8).ravel().tolist())
-    return image
 
 
 def pdf_and_png(stem: str | Path) -> list[Path]:
