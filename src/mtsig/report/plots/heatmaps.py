@@ -7,7 +7,6 @@ and returns the cells it coloured, so that tests can check them.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -19,9 +18,8 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import TICKDOWN, TICKLEFT, Line2D
-from matplotlib.patches import Patch, PathPatch
-from matplotlib.path import Path as OutlinePath
-from matplotlib.textpath import TextPath
+from matplotlib.patches import Patch
+from matplotlib.text import Text
 
 from mtsig.errors import InputError
 from mtsig.report.plots.saving import STYLE, save_figure
@@ -112,13 +110,12 @@ def _shade_index(p: np.ndarray, alpha: float) -> np.ndarray:
 
 
 def _draw_heatmap(
-    ax, matrix: pd.DataFrame, alpha: float, show_row_labels: bool, cell_font: float, cell_inches: float
+    ax, matrix: pd.DataFrame, alpha: float, show_row_labels: bool, cell_font: float
 ) -> np.ndarray:
     """One heatmap panel; returns the boolean matrix of coloured (significant) cells.
 
-    Drawn with few objects: one image holds the shades and the grey diagonal, one line collection the grid, one
-    path per text colour holds every printed p-value (:func:`_cell_text_path`), ticks by :func:`_label_cells`. The panel must
-    be ``cell_inches`` per cell (the fixed layouts below), which sets the size of the printed p-values."""
+    One image holds the shades and the grey diagonal, one line collection the grid, one text per cell its p-value
+    (``cell_font`` points; text that a PDF reader can select and copy), ticks by :func:`_label_cells`."""
     p = matrix.to_numpy(dtype=float)
     n = p.shape[0]
     with np.errstate(invalid="ignore"):
@@ -130,55 +127,20 @@ def _draw_heatmap(
     edges = np.arange(n + 1) - 0.5
     grid = [[(e, -0.5), (e, n - 0.5)] for e in edges] + [[(-0.5, e), (n - 0.5, e)] for e in edges]
     ax.add_collection(LineCollection(grid, colors="#d0d0d0", linewidths=0.5, zorder=1.5))
-    cells_by_colour: dict[str, list[tuple[int, int, str]]] = {}
+    text_colours = np.array([_NOT_SIGNIFICANT_TEXT, "black", "black", "white"])[shade]
     for i, j in zip(*np.nonzero(~np.isnan(p) & ~np.eye(n, dtype=bool)), strict=True):
-        colour = "white" if shade[i, j] == 3 else ("black" if shade[i, j] else _NOT_SIGNIFICANT_TEXT)
-        cells_by_colour.setdefault(colour, []).append((int(i), int(j), _format_p(p[i, j])))
-    for colour, cells in cells_by_colour.items():
-        # add_artist, not add_patch: the data limits are fixed, and computing the extent of 100 000 Bezier
-        # vertices would cost seconds
-        outline = PathPatch(_cell_text_path(cells, cell_font, cell_inches), facecolor=colour, linewidth=0)
-        ax.add_artist(outline)
+        # Figure texts at data positions: an axes text is clipped to the axes, and preparing that clip path for
+        # every cell costs more than drawing the p-value. "center_baseline" puts every p-value of a panel on one
+        # baseline, its digits centred in the cell.
+        cell = Text(j, i, _format_p(p[i, j]), color=text_colours[i, j], fontsize=cell_font, ha="center",
+                    va="center_baseline", transform=ax.transData)  # fmt: skip
+        ax.figure.add_artist(cell)
     ax.set_xlim(-0.5, n - 0.5)
     ax.set_ylim(n - 0.5, -0.5)
     _label_cells(ax, matrix.columns, matrix.index if show_row_labels else None)
     for side in ax.spines.values():
         side.set_visible(False)
     return shade > 0
-
-
-@functools.cache
-def _figure_font(size: float) -> FontProperties:
-    """The figures' font (:data:`STYLE`) at ``size`` points."""
-    with matplotlib.rc_context(STYLE):
-        return FontProperties(family=STYLE["font.family"], size=size)
-
-
-def _ink_extents(outline: OutlinePath) -> tuple[float, float, float, float]:
-    """``(x0, y0, x1, y1)`` of the ink of a glyph outline made of lines and quadratic Beziers (TrueType), as
-    :meth:`matplotlib.path.Path.get_extents` computes them, without its Python loop over every curve: the on-curve
-    points, plus each curve's interior extremum ``t = (p0 - p1) / (p0 - 2 p1 + p2)`` per axis."""
-    codes = outline.codes
-    if codes is None or (codes == OutlinePath.CURVE4).any():
-        box = outline.get_extents()  # not a TrueType outline: the general (slow) computation
-        return box.x0, box.y0, box.x1, box.y1
-    vertices = outline.vertices
-    # a CURVE3 segment is a (control, end) pair of vertices after its start point; the pairs start at the odd
-    # positions of each run of CURVE3 codes
-    curve = codes == OutlinePath.CURVE3
-    run_start = curve & ~np.concatenate(([False], curve[:-1]))
-    position = np.arange(len(codes)) - np.maximum.accumulate(np.where(run_start, np.arange(len(codes)), 0))
-    control = np.flatnonzero(curve & (position % 2 == 0))
-    p0, p1, p2 = vertices[control - 1], vertices[control], vertices[control + 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (p0 - p1) / (p0 - 2 * p1 + p2)
-    t = np.where((t > 0) & (t < 1), t, 0.0)  # t = 0 gives p0, already among the candidates
-    extrema = (1 - t) ** 2 * p0 + 2 * t * (1 - t) * p1 + t**2 * p2
-    on_curve = np.isin(codes, (OutlinePath.MOVETO, OutlinePath.LINETO)) | (curve & (position % 2 == 1))
-    points = np.concatenate([vertices[on_curve], extrema])
-    x0, y0 = points.min(axis=0)
-    x1, y1 = points.max(axis=0)
-    return float(x0), float(y0), float(x1), float(y1)
 
 
 #: Length of the heatmaps' tick marks in points.
@@ -225,39 +187,6 @@ def _label_cells(ax, column_labels: Sequence[str], row_labels: Sequence[str] | N
                 clip_on=False,
                 **alignment,
             )
-
-
-@functools.cache
-def _digit_height(size: float) -> float:
-    """Ink height of "0" at ``size`` points: the p-values' common vertical centre."""
-    _, y0, _, y1 = _ink_extents(TextPath((0, 0), "0", prop=_figure_font(size)))
-    return y1 - y0
-
-
-@functools.cache
-def _glyph_outline(text: str, size: float) -> OutlinePath:
-    """``text`` at ``size`` points as a glyph outline in points, centred horizontally on its ink and vertically
-    on the digits' height (so "<.001" and ".05" share a baseline), y pointing down as in a heatmap's rows."""
-    outline = TextPath((0, 0), text, prop=_figure_font(size))
-    x0, _, x1, _ = _ink_extents(outline)
-    vertices = (outline.vertices - [(x0 + x1) / 2, _digit_height(size) / 2]) * [1, -1]
-    return OutlinePath(vertices, outline.codes)
-
-
-def _cell_text_path(cells: Sequence[tuple[int, int, str]], size: float, cell_inches: float) -> OutlinePath:
-    """One compound path (in data coordinates, one unit per cell) of every ``(row, column, text)``, each centred
-    in its cell. Drawing the p-values of a panel as one path per colour instead of one text object per cell keeps
-    a 14-system figure of 11 panels (2 002 p-values) fast to render and small as PDF; the price is that the
-    p-values in the PDF are outlines, not selectable text (titles and labels stay text)."""
-    points_per_cell = 72.0 * cell_inches
-    outlines = [_glyph_outline(text, size) for _, _, text in cells]
-    vertices = np.concatenate(
-        [
-            o.vertices / points_per_cell + (column, row)
-            for o, (row, column, _) in zip(outlines, cells, strict=True)
-        ]
-    )
-    return OutlinePath(vertices, np.concatenate([o.codes for o in outlines]))
 
 
 def _label_width_inches(labels: Sequence[str], size: float) -> float:
@@ -411,9 +340,7 @@ def significance_heatmap_figure(
         figure = Figure(figsize=(width, height))
         bottom = height - _MARGIN - title_room - side
         ax = figure.add_axes((left / width, bottom / height, side / width, side / height))
-        coloured = _draw_heatmap(
-            ax, ordered, alpha, show_row_labels=True, cell_font=cell_font, cell_inches=cell
-        )
+        coloured = _draw_heatmap(ax, ordered, alpha, show_row_labels=True, cell_font=cell_font)
         # the tick labels are plain texts (:func:`_label_cells`), so the axis labels are placed beyond them here
         ax.set_xlabel(f"column {item}", va="top")
         ax.xaxis.set_label_coords(0.5, -column_drop / side)
@@ -454,9 +381,7 @@ def significance_heatmap_grid(
         for position, (test, matrix) in enumerate(ordered.items()):
             row, column = divmod(position, panel_columns)
             ax = _panel_axes(figure, geometry, row, column)
-            mask = _draw_heatmap(
-                ax, matrix, alpha, show_row_labels=column == 0, cell_font=_GRID_FONT, cell_inches=_GRID_CELL
-            )
+            mask = _draw_heatmap(ax, matrix, alpha, show_row_labels=column == 0, cell_font=_GRID_FONT)
             ax.set_title(test_label(test))
             coloured[test] = pd.DataFrame(mask, index=matrix.index, columns=matrix.columns)
         figure.suptitle(suptitle, y=1 - 0.1 / geometry["height"], va="top")
