@@ -289,11 +289,65 @@ def test_pdf_embeds_one_type42_font_and_no_ligatures(tmp_path):
     assert pdf.count(b"/FontFile2") == 1
 
 
-def test_unknown_format_is_refused_and_nothing_written(tmp_path):
+@pytest.mark.parametrize("names", [["h.svg"], ["h.pdf", "h.png", "h.svg"]])
+def test_unknown_format_is_refused_and_nothing_written(tmp_path, names):
     p = realistic_p_matrix(["A", "B"], 0)
     with pytest.raises(InputError, match=r"\.svg"):
-        plots.significance_heatmap(p, ["A", "B"], 0.05, "t", [tmp_path / "h.svg"])
+        plots.significance_heatmap(p, ["A", "B"], 0.05, "t", [tmp_path / name for name in names])
+    with pytest.raises(InputError, match=r"\.svg"):
+        plots.significance_heatmap_grid(
+            {"bootstrap": p}, ["A", "B"], 0.05, "t", [tmp_path / n for n in names]
+        )
     assert not list(tmp_path.iterdir())
+
+
+def _cell_ink_boxes(figure, cells: list[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
+    """Pixel box (x0, y0, x1, y1) of the ink in each ``(row, column)`` cell of a figure's first axes, drawn by Agg:
+    the pixels that differ from the colour at the cell's corner (its fill)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    pixels = np.asarray(canvas.buffer_rgba())[..., :3].astype(int)
+    ax = figure.axes[0]
+    boxes = []
+    for row, column in cells:
+        (x0, y0), (x1, y1) = ax.transData.transform([(column - 0.4, row + 0.4), (column + 0.4, row - 0.4)])
+        top, left = int(pixels.shape[0] - y1), int(x0)  # display y is upwards, image rows downwards
+        cell = pixels[top : int(pixels.shape[0] - y0), left : int(x1)]
+        ink_rows, ink_columns = np.nonzero((cell != cell[0, 0]).any(axis=2))
+        boxes.append(
+            (left + ink_columns.min(), top + ink_rows.min(), left + ink_columns.max(), top + ink_rows.max())
+        )
+    return boxes
+
+
+def test_png_p_values_are_drawn_where_matplotlib_places_the_text():
+    """Oracle: matplotlib's own text layout. A PNG's p-values are glyph outlines (fast to rasterise), a PDF's are
+    text; in every cell the outline's ink lies where the text's ink does, within a pixel, for p-values of every
+    width and colour."""
+    systems = ["A", "B", "C", "D"]
+    p = pd.DataFrame(
+        [
+            [np.nan, 0.0004, 0.018, 1.0],
+            [0.5, np.nan, 0.002, 0.25],
+            [0.9996, 0.05, np.nan, 0.3],
+            [1, 1, 1, np.nan],
+        ],
+        index=systems,
+        columns=systems,
+    )
+    cells = [(i, j) for i in range(4) for j in range(4) if i != j]
+    boxes = {}
+    for selectable_text in (True, False):
+        with matplotlib.rc_context(plots.STYLE):
+            figure, _ = plots.significance_heatmap_figure(
+                p, systems, 0.05, "t", selectable_text=selectable_text
+            )
+            figure.set_dpi(plots.FIGURE_DPI)
+            boxes[selectable_text] = _cell_ink_boxes(figure, cells)
+    for cell, text, outline in zip(cells, boxes[True], boxes[False], strict=True):
+        assert max(abs(a - b) for a, b in zip(text, outline, strict=True)) <= 1, (cell, text, outline)
 
 
 def test_matrix_missing_a_system_is_an_error(tmp_path):

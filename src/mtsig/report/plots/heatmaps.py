@@ -7,6 +7,7 @@ and returns the cells it coloured, so that tests can check them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -18,11 +19,13 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import TICKDOWN, TICKLEFT, Line2D
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, PathPatch
+from matplotlib.path import Path as OutlinePath
 from matplotlib.text import Text
+from matplotlib.textpath import TextPath, text_to_path
 
 from mtsig.errors import InputError
-from mtsig.report.plots.saving import STYLE, save_figure
+from mtsig.report.plots.saving import STYLE, check_figure_paths, save_figure
 from mtsig.report.tables import metric_label, test_label
 from mtsig.stats.evaluation import is_two_sided
 
@@ -110,12 +113,13 @@ def _shade_index(p: np.ndarray, alpha: float) -> np.ndarray:
 
 
 def _draw_heatmap(
-    ax, matrix: pd.DataFrame, alpha: float, show_row_labels: bool, cell_font: float
-) -> np.ndarray:
+    ax, matrix: pd.DataFrame, alpha: float, show_row_labels: bool, cell_font: float, cell_inches: float,
+    selectable_text: bool,
+) -> np.ndarray:  # fmt: skip
     """One heatmap panel; returns the boolean matrix of coloured (significant) cells.
 
-    One image holds the shades and the grey diagonal, one line collection the grid, one text per cell its p-value
-    (``cell_font`` points; text that a PDF reader can select and copy), ticks by :func:`_label_cells`."""
+    One image holds the shades and the grey diagonal, one line collection the grid, the p-values are drawn by
+    :func:`_draw_p_values` (``cell_font`` points in cells of ``cell_inches``), ticks by :func:`_label_cells`."""
     p = matrix.to_numpy(dtype=float)
     n = p.shape[0]
     with np.errstate(invalid="ignore"):
@@ -127,20 +131,65 @@ def _draw_heatmap(
     edges = np.arange(n + 1) - 0.5
     grid = [[(e, -0.5), (e, n - 0.5)] for e in edges] + [[(-0.5, e), (n - 0.5, e)] for e in edges]
     ax.add_collection(LineCollection(grid, colors="#d0d0d0", linewidths=0.5, zorder=1.5))
-    text_colours = np.array([_NOT_SIGNIFICANT_TEXT, "black", "black", "white"])[shade]
-    for i, j in zip(*np.nonzero(~np.isnan(p) & ~np.eye(n, dtype=bool)), strict=True):
-        # Figure texts at data positions: an axes text is clipped to the axes, and preparing that clip path for
-        # every cell costs more than drawing the p-value. "center_baseline" puts every p-value of a panel on one
-        # baseline, its digits centred in the cell.
-        cell = Text(j, i, _format_p(p[i, j]), color=text_colours[i, j], fontsize=cell_font, ha="center",
-                    va="center_baseline", transform=ax.transData)  # fmt: skip
-        ax.figure.add_artist(cell)
+    _draw_p_values(ax, p, shade, cell_font, cell_inches, selectable_text)
     ax.set_xlim(-0.5, n - 0.5)
     ax.set_ylim(n - 0.5, -0.5)
     _label_cells(ax, matrix.columns, matrix.index if show_row_labels else None)
     for side in ax.spines.values():
         side.set_visible(False)
     return shade > 0
+
+
+def _draw_p_values(
+    ax, p: np.ndarray, shade: np.ndarray, size: float, cell_inches: float, selectable_text: bool
+) -> None:
+    """Every off-diagonal p-value of a panel in its cell, grey where not significant, white on the darkest shade.
+
+    ``selectable_text``: one matplotlib text per cell (for PDFs, whose readers then select and copy the numbers).
+    Otherwise one glyph-outline path per colour (:func:`_cell_text_path`), the same shapes at the same places, for
+    raster images: rasterising thousands of text objects made the default run's figures several times slower
+    (benchmarks/README.md, *Figures*)."""
+    colours = np.array([_NOT_SIGNIFICANT_TEXT, "black", "black", "white"])[shade]
+    cells = [
+        (int(i), int(j), _format_p(p[i, j])) for i, j in zip(*np.nonzero(~np.isnan(p)), strict=True) if i != j
+    ]
+    if selectable_text:
+        for i, j, text in cells:
+            # a figure text at a data position: an axes text is clipped to the axes, and preparing that clip
+            # for every cell costs more than drawing it
+            ax.figure.add_artist(Text(j, i, text, color=colours[i, j], fontsize=size, ha="center",
+                                      va="center_baseline", transform=ax.transData))  # fmt: skip
+        return
+    for colour in dict.fromkeys(colours[i, j] for i, j, _ in cells):
+        shown = [cell for cell in cells if colours[cell[0], cell[1]] == colour]
+        outline = PathPatch(_cell_text_path(shown, size, cell_inches), facecolor=colour, linewidth=0)
+        ax.add_artist(outline)  # not add_patch: the limits are set, and their extent would cost seconds
+
+
+@functools.cache
+def _glyph_outline(text: str, size: float) -> OutlinePath:
+    """``text`` at ``size`` points as matplotlib's glyph outline (:class:`matplotlib.textpath.TextPath`), in
+    points, placed where matplotlib places the text with ``ha="center", va="center_baseline"`` about the origin:
+    centred on its advance width, the baseline half the font's ascent ("lp") below; y pointing down as in a
+    heatmap's rows."""
+    with matplotlib.rc_context(STYLE):
+        font = FontProperties(family=STYLE["font.family"], size=size)
+    width, _, _ = text_to_path.get_text_width_height_descent(text, font, ismath=False)
+    height, _, descent = text_to_path.get_text_width_height_descent("lp", font, ismath=False)
+    outline = TextPath((-width / 2, -(height - descent) / 2), text, prop=font)
+    return OutlinePath(outline.vertices * [1, -1], outline.codes)
+
+
+def _cell_text_path(cells: Sequence[tuple[int, int, str]], size: float, cell_inches: float) -> OutlinePath:
+    """One compound path (in data coordinates, one unit per cell) of every ``(row, column, text)``, each centred
+    in its cell by :func:`_glyph_outline`."""
+    points_per_cell = 72.0 * cell_inches
+    outlines = [_glyph_outline(text, size) for _, _, text in cells]
+    vertices = [
+        o.vertices / points_per_cell + (column, row)
+        for o, (row, column, _) in zip(outlines, cells, strict=True)
+    ]
+    return OutlinePath(np.concatenate(vertices), np.concatenate([o.codes for o in outlines]))
 
 
 #: Length of the heatmaps' tick marks in points.
@@ -272,12 +321,25 @@ def significance_heatmap(
     with the p-value printed in it; non-significant p-values are printed in grey. Order ``systems`` by human
     score, best first, to get the paper's upper-triangle picture. ``item`` names what the rows and columns are in
     the axis labels (``metric`` for a Williams matrix); ``dpi`` the PNG resolution (default :data:`STYLE`'s
-    ``savefig.dpi``). Laid out by :func:`significance_heatmap_figure`. Returns the boolean matrix of coloured cells.
+    ``savefig.dpi``). Laid out by :func:`significance_heatmap_figure`; a PDF's p-values are text, a PNG's glyph
+    outlines (:func:`_draw_p_values`). Returns the boolean matrix of coloured cells.
     """
-    figure, coloured = significance_heatmap_figure(p_matrix, systems, alpha, title, item=item)
-    with matplotlib.rc_context(STYLE):
-        save_figure(figure, out_paths, **({"dpi": dpi} if dpi else {}))
+    for selectable_text, paths in _paths_by_text_kind(out_paths).items():
+        figure, coloured = significance_heatmap_figure(
+            p_matrix, systems, alpha, title, item=item, selectable_text=selectable_text
+        )
+        with matplotlib.rc_context(STYLE):
+            save_figure(figure, paths, **({"dpi": dpi} if dpi else {}))
     return coloured
+
+
+def _paths_by_text_kind(out_paths: Sequence[str | Path]) -> dict[bool, list[Path]]:
+    """``out_paths`` (checked: :func:`mtsig.report.plots.saving.check_figure_paths`) by how a heatmap draws its
+    p-values in them: ``True`` selectable text (PDFs), ``False`` glyph outlines (PNGs)."""
+    by_kind: dict[bool, list[Path]] = {}
+    for path in check_figure_paths(out_paths):
+        by_kind.setdefault(path.suffix.lower() == ".pdf", []).append(path)
+    return by_kind
 
 
 #: A single heatmap's matrix is at least this many inches wide (its cells grow for few rows, up to
@@ -307,9 +369,16 @@ def _line_height_inches(size: float, lines: int) -> float:
 
 
 def significance_heatmap_figure(
-    p_matrix: pd.DataFrame, systems: Sequence[str], alpha: float, title: str, *, item: str = "system"
+    p_matrix: pd.DataFrame,
+    systems: Sequence[str],
+    alpha: float,
+    title: str,
+    *,
+    item: str = "system",
+    selectable_text: bool = False,
 ) -> tuple[Figure, pd.DataFrame]:
-    """The figure of :func:`significance_heatmap`, unsaved, and its coloured cells.
+    """The figure of :func:`significance_heatmap`, unsaved, and its coloured cells; its p-values are text with
+    ``selectable_text`` (for a PDF), glyph outlines otherwise (for a PNG: :func:`_draw_p_values`).
 
     Fixed layout, in inches, from the measured labels, so that nothing overlaps at any number of rows: the
     matrix is ``max(n * 0.42, 3.2)`` inches wide (cells of at most 0.6 inches); the y label is wrapped to the
@@ -340,7 +409,7 @@ def significance_heatmap_figure(
         figure = Figure(figsize=(width, height))
         bottom = height - _MARGIN - title_room - side
         ax = figure.add_axes((left / width, bottom / height, side / width, side / height))
-        coloured = _draw_heatmap(ax, ordered, alpha, show_row_labels=True, cell_font=cell_font)
+        coloured = _draw_heatmap(ax, ordered, alpha, True, cell_font, cell, selectable_text)
         # the tick labels are plain texts (:func:`_label_cells`), so the axis labels are placed beyond them here
         ax.set_xlabel(f"column {item}", va="top")
         ax.xaxis.set_label_coords(0.5, -column_drop / side)
@@ -362,29 +431,47 @@ def significance_heatmap_grid(
 ) -> dict[str, pd.DataFrame]:
     """Fig. 8 for one metric: heatmap panels, one per test (keys of ``p_matrices``, in order), ``columns`` per row.
 
-    Row labels are printed on the first panel of each row only; every panel has its column labels. Returns, per
-    test, the boolean matrix of coloured cells.
+    Row labels are printed on the first panel of each row only; every panel has its column labels. A PDF's
+    p-values are text, a PNG's glyph outlines (:func:`_draw_p_values`). Returns, per test, the boolean matrix of
+    coloured cells.
     """
     if not p_matrices:
         raise InputError("no p-value matrices to draw")
     if columns < 1:
         raise InputError(f"columns must be at least 1, got {columns}")
     ordered = {test: _check_matrix(matrix, systems) for test, matrix in p_matrices.items()}
+    suptitle = f"{title} — {metric_label(metric)}" if metric else title
+    for selectable_text, paths in _paths_by_text_kind(out_paths).items():
+        with matplotlib.rc_context(STYLE):
+            figure, coloured = _heatmap_grid_figure(
+                ordered, systems, alpha, suptitle, columns, selectable_text
+            )
+            save_figure(figure, paths)
+    return coloured
+
+
+def _heatmap_grid_figure(
+    ordered: Mapping[str, pd.DataFrame],
+    systems: Sequence[str],
+    alpha: float,
+    suptitle: str,
+    columns: int,
+    selectable_text: bool,
+) -> tuple[Figure, dict[str, pd.DataFrame]]:
+    """The figure of :func:`significance_heatmap_grid` (checked matrices; :data:`STYLE` in force), unsaved, and
+    its coloured cells per test."""
     panel_columns = min(columns, len(ordered))
     panel_rows = -(-len(ordered) // panel_columns)
+    titles = [test_label(test) for test in ordered]
+    geometry = _heatmap_geometry(systems, _GRID_CELL, panel_columns, panel_rows, titles, suptitle)
+    figure = Figure(figsize=(geometry["width"], geometry["height"]))
     coloured: dict[str, pd.DataFrame] = {}
-    with matplotlib.rc_context(STYLE):
-        suptitle = f"{title} — {metric_label(metric)}" if metric else title
-        titles = [test_label(test) for test in ordered]
-        geometry = _heatmap_geometry(systems, _GRID_CELL, panel_columns, panel_rows, titles, suptitle)
-        figure = Figure(figsize=(geometry["width"], geometry["height"]))
-        for position, (test, matrix) in enumerate(ordered.items()):
-            row, column = divmod(position, panel_columns)
-            ax = _panel_axes(figure, geometry, row, column)
-            mask = _draw_heatmap(ax, matrix, alpha, show_row_labels=column == 0, cell_font=_GRID_FONT)
-            ax.set_title(test_label(test))
-            coloured[test] = pd.DataFrame(mask, index=matrix.index, columns=matrix.columns)
-        figure.suptitle(suptitle, y=1 - 0.1 / geometry["height"], va="top")
-        figure.legend(handles=_legend_handles(alpha), loc="lower center", ncols=3, frameon=False)
-        save_figure(figure, out_paths)
-    return coloured
+    for position, (test, matrix) in enumerate(ordered.items()):
+        row, column = divmod(position, panel_columns)
+        ax = _panel_axes(figure, geometry, row, column)
+        mask = _draw_heatmap(ax, matrix, alpha, column == 0, _GRID_FONT, _GRID_CELL, selectable_text)
+        ax.set_title(test_label(test))
+        coloured[test] = pd.DataFrame(mask, index=matrix.index, columns=matrix.columns)
+    figure.suptitle(suptitle, y=1 - 0.1 / geometry["height"], va="top")
+    figure.legend(handles=_legend_handles(alpha), loc="lower center", ncols=3, frameon=False)
+    return figure, coloured

@@ -19,8 +19,7 @@ from mtsig.errors import InputError
 from mtsig.runtime import hard_stop
 
 #: Pixels per inch of every PNG figure: the heatmaps' smallest p-values (5.5 pt) stay legible, and the default run's
-#: report (every figure embedded) stays small enough to send: 20.9 MB at 120 dpi with :data:`PNG_COLOURS`, against
-#: 24.8 MB with 256 colours, 28.1 MB with 256 colours at 150 dpi and 60.4 MB in full colour at 150 dpi.
+#: report (every figure embedded) stays small enough to send (with :data:`PNG_COLOURS`).
 FIGURE_DPI = 120
 
 #: Fixed style so figures do not depend on a user's matplotlibrc.
@@ -35,13 +34,13 @@ STYLE: dict[str, object] = {
     "figure.dpi": 100,
     "savefig.dpi": FIGURE_DPI,
     # Type 42 (TrueType) text: publishers' PDF checks (IEEE PDF eXpress, ACM's submission systems) reject Type 3
-    # fonts, and these figures are made to go into papers. Type 3 would save fontTools' subsetting, ~0.1 s CPU per PDF.
+    # fonts, and these figures are made to go into papers (Type 3 would save fontTools' subsetting of each PDF).
     "pdf.fonttype": 42,
     # matplotlib 3.11's PDF backend sizes its font subsets by ps.fonttype (256 glyphs for its default, Type 3), so
     # every character beyond Latin-1 ("≤", the minus sign) went into a second embedded subset of the font: one
     # fontTools subsetting per PDF instead of two (see also _FONT_FEATURES).
     "ps.fonttype": 42,
-    # zlib level 3 for the PDF streams: a 12-system grid PDF in 0.28 instead of 0.34 s CPU, 13% more bytes
+    # zlib level 3 for the PDF streams: faster to write than the default 6, for a few more bytes
     "pdf.compression": 3,
     "svg.hashsalt": "mtsig",
     # titles at the top of their axes, where matplotlib's automatic placement puts them in these figures (no tick
@@ -73,16 +72,12 @@ def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any)
     renamed when complete, the one temporary name of mtsig.runtime.hard_stop (a job stopped hard mid-write and run again
     writes it again and renames it away: no stray file is left). ``savefig`` options (e.g. ``dpi``,
     ``bbox_inches``) pass through. Returns the paths. The one figure writer of the project."""
-    if not out_paths:
-        raise InputError("no output path given for the figure")
-    paths = [Path(p) for p in out_paths]
+    paths = check_figure_paths(out_paths)
     if hasattr(Text, "set_fontfeatures"):  # matplotlib >= 3.11 (earlier versions do not shape text)
         for text in figure.findobj(Text):
             text.set_fontfeatures(_FONT_FEATURES)
     for out in paths:
         suffix = out.suffix.lower()
-        if suffix not in _SAVE_OPTIONS:
-            raise InputError(f"figure format {suffix or '(none)'} not supported; use .pdf or .png", out)
         out.parent.mkdir(parents=True, exist_ok=True)
         temporary = hard_stop.temporary_path(out)
         try:
@@ -95,9 +90,21 @@ def save_figure(figure: Figure, out_paths: Sequence[str | Path], **savefig: Any)
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
-    import matplotlib.pyplot as plt  # only to release pyplot-managed figures; plots.py itself avoids pyplot
+    import matplotlib.pyplot as plt  # only to release pyplot-managed figures; this package avoids pyplot
 
     plt.close(figure)
+    return paths
+
+
+def check_figure_paths(out_paths: Sequence[str | Path]) -> list[Path]:
+    """``out_paths`` as paths, after checking that there is one and that each is a format :func:`save_figure`
+    writes (``.pdf``, ``.png``), so that a bad one is refused before any file is written."""
+    if not out_paths:
+        raise InputError("no output path given for the figure")
+    paths = [Path(p) for p in out_paths]
+    for out in paths:
+        if out.suffix.lower() not in _SAVE_OPTIONS:
+            raise InputError(f"figure format {out.suffix or '(none)'} not supported; use .pdf or .png", out)
     return paths
 
 
