@@ -179,15 +179,18 @@ def logged_cpu(logs: Path, experiments: list[str]) -> tuple[float, float]:
     return total, figures
 
 
-def measure(sources: dict[str, Path], results: Path, pdf: bool, only: list[str]) -> dict[str, dict]:
-    """Parts (a) and (b) for every source, the sources' order rotated from one job to the next."""
+def measure(
+    sources: dict[str, Path], results: Path, pdf: bool, only: list[str], heatmaps: bool
+) -> dict[str, dict]:
+    """Parts (a) and (b) (unless not ``heatmaps``) for every source, the sources' order rotated from one job to
+    the next."""
     experiments = sorted(p.parent.name for p in (results / "figures").glob("*/png"))
     experiments = [e for e in experiments if e in only] if only else experiments
     measured = {name: {"a": [], "b": []} for name in sources}
     names = list(sources)
     with tempfile.TemporaryDirectory() as temporary:
         root = Path(temporary)
-        jobs = [("a", e) for e in experiments] + [("b", "heatmaps")]
+        jobs = [("a", e) for e in experiments] + ([("b", "heatmaps")] if heatmaps else [])
         for position, (part, job) in enumerate(jobs):
             for name in names[position % len(names) :] + names[: position % len(names)]:
                 out = root / name / part / job
@@ -253,15 +256,16 @@ def report(sources: dict[str, Path], measured: dict[str, dict], results: Path, l
         )
     print(
         "\n| version | (a) figures jobs, CPU s | (b) other heatmaps, CPU s | (c) quantiser of the other PNGs, CPU s "
-        "(estimate) | quantiser CPU s per Mpx | PNG MB (a)+(b) | PDF MB (a) | extra CPU s vs "
-        f"{first} | share of the run |"
+        "(estimate) | quantiser CPU s in (a)+(b) | quantiser CPU s per Mpx | PNG MB (a)+(b) | PDF MB (a) | "
+        f"extra CPU s vs {first} | share of the run |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, row in rows.items():
         extra = sum(row[k] - rows[first][k] for k in "abc")
         share = f"{extra * scale / total:.1%}" if total else "-"
         print(
-            f"| {name} | {row['a']:.1f} | {row['b']:.1f} | {row['c']:.1f} | {row['per_megapixel']:.3f} | "
+            f"| {name} | {row['a']:.1f} | {row['b']:.1f} | {row['c']:.1f} | {row['quantiser']:.1f} | "
+            f"{row['per_megapixel']:.3f} | "
             f"{row['png'] / 1e6:.1f} | {row['pdf'] / 1e6:.1f} | {extra:+.1f} | {share} |"
         )
 
@@ -275,13 +279,13 @@ def main() -> None:
     parser.add_argument("--source", action="append", default=[], help="NAME=SRC: another version's src")
     parser.add_argument("--pdf", action="store_true", help="the figures jobs write PDFs too")
     parser.add_argument("--experiments", default="", help="comma-separated: only these figures jobs in (a)")
+    parser.add_argument("--no-heatmaps", action="store_true", help="leave part (b) out")
     options = parser.parse_args()
     sources = dict(entry.split("=", 1) for entry in options.source)
     sources = {name: Path(path).resolve() for name, path in sources.items()} | {"this": REPO / "src"}
     print(f"versions: {sources}; results {options.results}; load {load()}")
-    measured = measure(
-        sources, options.results, options.pdf, [e for e in options.experiments.split(",") if e]
-    )
+    only = [e for e in options.experiments.split(",") if e]
+    measured = measure(sources, options.results, options.pdf, only, not options.no_heatmaps)
     report(sources, measured, options.results, options.logs if options.logs.is_dir() else None)
 
 

@@ -147,8 +147,8 @@ def _draw_p_values(
 
     ``selectable_text``: one matplotlib text per cell (for PDFs, whose readers then select and copy the numbers).
     Otherwise one glyph-outline path per colour (:func:`_cell_text_path`), the same shapes at the same places, for
-    raster images: rasterising thousands of text objects made the default run's figures several times slower
-    (benchmarks/README.md, *Figures*)."""
+    raster images, where rasterising a text object per cell is too slow for the default run's tens of thousands
+    of p-values (benchmarks/README.md, *Figures*)."""
     colours = np.array([_NOT_SIGNIFICANT_TEXT, "black", "black", "white"])[shade]
     cells = [
         (int(i), int(j), _format_p(p[i, j])) for i, j in zip(*np.nonzero(~np.isnan(p)), strict=True) if i != j
@@ -156,7 +156,7 @@ def _draw_p_values(
     if selectable_text:
         for i, j, text in cells:
             # a figure text at a data position: an axes text is clipped to the axes, and preparing that clip
-            # for every cell costs more than drawing it
+            # for every cell is costly
             ax.figure.add_artist(Text(j, i, text, color=colours[i, j], fontsize=size, ha="center",
                                       va="center_baseline", transform=ax.transData))  # fmt: skip
         return

@@ -55,8 +55,8 @@ _SAVE_OPTIONS: dict[str, dict[str, Any]] = {
     ".png": {},
 }
 #: PNG colours: these figures are flat fills, lines and anti-aliased text, which a palette of 64 colours shows
-#: without a visible difference in a third of the bytes of a full-colour PNG. zlib level 6: level 9 costs several
-#: times the CPU for a few per cent fewer bytes.
+#: without a visible difference in far fewer bytes than a full-colour PNG. zlib level 6: level 9 costs much more
+#: CPU for few fewer bytes.
 PNG_COLOURS = 64
 PNG_COMPRESS_LEVEL = 6
 
