@@ -95,6 +95,7 @@ def _reference_grid(matrices: dict, systems: list[str], path: Path) -> None:
     from matplotlib.patches import Rectangle
 
     from mtsig.report import plots
+    from mtsig.report.plots import heatmaps
 
     n, columns = len(systems), 3
     rows = -(-len(matrices) // columns)
@@ -105,13 +106,13 @@ def _reference_grid(matrices: dict, systems: list[str], path: Path) -> None:
         axes = figure.subplots(rows, columns, squeeze=False).ravel()
         for ax, (test, matrix) in zip(axes, matrices.items(), strict=False):
             p = matrix.to_numpy()
-            shade = np.where(np.isnan(p), 0, plots._shade_index(np.nan_to_num(p, nan=1.0), 0.05))
-            ax.imshow(shade, cmap=ListedColormap(["#ffffff", *plots._SHADES]), vmin=-0.5, vmax=3.5)
+            shade = np.where(np.isnan(p), 0, heatmaps._shade_index(np.nan_to_num(p, nan=1.0), 0.05))
+            ax.imshow(shade, cmap=ListedColormap(["#ffffff", *heatmaps._SHADES]), vmin=-0.5, vmax=3.5)
             for i in range(n):
                 ax.add_patch(Rectangle((i - 0.5, i - 0.5), 1, 1, color="#e6e6e6", linewidth=0))
                 for j in range(n):
                     if i != j:
-                        ax.text(j, i, plots._format_p(p[i, j]), ha="center", va="center", fontsize=5.5)
+                        ax.text(j, i, heatmaps._format_p(p[i, j]), ha="center", va="center", fontsize=5.5)
             ax.set_xticks(np.arange(-0.5, n, 1), minor=True)
             ax.set_yticks(np.arange(-0.5, n, 1), minor=True)
             ax.grid(which="minor", color="#d0d0d0", linewidth=0.5)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
 
 from mtsig.errors import InputError
 from mtsig.report import plots
+from mtsig.report.plots import distributions as distribution_figures
+from mtsig.report.plots import heatmaps, saving
 from mtsig.stats.resampling import ALL_TESTS
 
 WMT22_JA_EN = [
@@ -116,7 +119,7 @@ def test_heatmap_colours_exactly_the_significant_cells(tmp_path):
 
 
 def test_p_values_are_printed_compactly():
-    assert [plots._format_p(x) for x in (0.0, 0.0004, 0.012, 0.05, 0.9996)] == [
+    assert [heatmaps._format_p(x) for x in (0.0, 0.0004, 0.012, 0.05, 0.9996)] == [
         "<.001",
         "<.001",
         ".012",
@@ -178,6 +181,103 @@ def test_grid_for_fourteen_long_names_is_deterministic(tmp_path):
         assert (coloured[test].to_numpy() == expected).all()
 
 
+def _literal_string(content: bytes, start: int) -> tuple[bytes, int]:
+    """The PDF literal string opening at ``content[start] == b"("`` (PDF 1.7, Sec. 7.3.4.2: balanced parentheses,
+    backslash escapes, octal codes of one to three digits), and the position after it."""
+    import re
+
+    escapes = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}
+    out, depth, i = bytearray(), 1, start + 1
+    while True:
+        char = content[i : i + 1]
+        if char == b"\\":
+            octal = re.match(rb"[0-7]{1,3}", content[i + 1 : i + 4])
+            if octal:
+                out.append(int(octal.group(), 8) & 255)
+                i += 1 + len(octal.group())
+            else:
+                out += escapes.get(content[i + 1 : i + 2], content[i + 1 : i + 2])
+                i += 2
+            continue
+        depth += {b"(": 1, b")": -1}.get(char, 0)
+        if depth == 0:
+            return bytes(out), i + 1
+        out += char
+        i += 1
+
+
+def _to_unicode(cmap: bytes) -> dict[int, str]:
+    """A ToUnicode CMap's code -> text (PDF 1.7, Sec. 9.10.3): bfchar pairs and both forms of bfrange."""
+    import re
+
+    def text(hex_digits: bytes) -> str:
+        return bytes.fromhex(hex_digits.decode()).decode("utf-16-be")
+
+    mapping: dict[int, str] = {}
+    for section in re.findall(rb"beginbfchar(.*?)endbfchar", cmap, re.S):
+        for code, target in re.findall(rb"<(\w+)>\s*<(\w+)>", section):
+            mapping[int(code, 16)] = text(target)
+    for section in re.findall(rb"beginbfrange(.*?)endbfrange", cmap, re.S):
+        for low, high, targets in re.findall(rb"<(\w+)>\s*<(\w+)>\s*(\[[^\]]*\]|<\w+>)", section):
+            first, last = int(low, 16), int(high, 16)
+            if targets.startswith(b"["):
+                for offset, target in enumerate(re.findall(rb"<(\w+)>", targets)):
+                    mapping[first + offset] = text(target)
+            else:
+                start = int(targets[1:-1], 16)
+                mapping.update({first + k: chr(start + k) for k in range(last - first + 1)})
+    return mapping
+
+
+def _pdf_texts(pdf: bytes) -> list[str]:
+    """Every text object (``BT`` ... ``ET``) of a matplotlib PDF as a reader copies it: the strings its
+    ``Tj``/``TJ`` operators show, 2-byte codes (Identity-H) mapped to Unicode by the font's ToUnicode CMap.
+    Independent of matplotlib: zlib-compressed streams and the PDF's own mapping."""
+    import re
+    import zlib
+
+    streams = []
+    for raw in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", pdf, re.S):
+        try:
+            streams.append(zlib.decompress(raw))
+        except zlib.error:  # stored another way (none of matplotlib's text): not read
+            continue
+    to_unicode: dict[int, str] = {}
+    for cmap in (s for s in streams if b"begincmap" in s):
+        to_unicode.update(_to_unicode(cmap))
+    texts = []
+    for stream in streams:
+        for block in re.findall(rb"\bBT\b(.*?)\bET\b", stream, re.S):
+            shown, i = bytearray(), 0
+            while (i := block.find(b"(", i)) >= 0:
+                string, i = _literal_string(block, i)
+                shown += string
+            codes = [int.from_bytes(shown[k : k + 2], "big") for k in range(0, len(shown), 2)]
+            texts.append("".join(to_unicode[c] for c in codes))
+    return texts
+
+
+@pytest.mark.parametrize("figure", ["single", "grid"])
+def test_heatmap_pdf_holds_its_p_values_as_text(tmp_path, figure):
+    """The p-values of a PDF heatmap are text a reader can select and copy, one text per cell: the strings
+    extracted from the PDF's text objects include each p-value exactly as often as the matrix shows it (printed
+    by hand below as the cells show them: three decimals without the leading zero, "<.001" below 0.001, "1" at 1)."""
+    systems = ["sys-A", "sys-B", "sys-C"]
+    p = pd.DataFrame(
+        [[np.nan, 0.018, 0.0004], [0.982, np.nan, 0.25], [1.0, 0.75, np.nan]], index=systems, columns=systems
+    )
+    expected = {".018": 1, "<.001": 1, ".982": 1, ".250": 1, "1": 1, ".750": 1}
+    path = tmp_path / "h.pdf"
+    if figure == "single":
+        plots.significance_heatmap(p, systems, 0.05, "a title", [path])
+    else:
+        plots.significance_heatmap_grid({"bootstrap": p, "paired_bootstrap": p}, systems, 0.05, "t", [path])
+        expected = {text: 2 * count for text, count in expected.items()}
+    texts = _pdf_texts(path.read_bytes())
+    assert "sys-A" in texts  # the parser reads the labels that were always text
+    assert {text: texts.count(text) for text in expected} == expected
+
+
 def test_pdf_embeds_one_type42_font_and_no_ligatures(tmp_path):
     """Publishers' PDF checks reject Type 3 fonts; a ligature ("fi", "ff") would make matplotlib (>= 3.11) embed
     a second subset of the font, at the cost of a second fontTools subsetting per PDF."""
@@ -189,11 +289,65 @@ def test_pdf_embeds_one_type42_font_and_no_ligatures(tmp_path):
     assert pdf.count(b"/FontFile2") == 1
 
 
-def test_unknown_format_is_refused_and_nothing_written(tmp_path):
+@pytest.mark.parametrize("names", [["h.svg"], ["h.pdf", "h.png", "h.svg"]])
+def test_unknown_format_is_refused_and_nothing_written(tmp_path, names):
     p = realistic_p_matrix(["A", "B"], 0)
     with pytest.raises(InputError, match=r"\.svg"):
-        plots.significance_heatmap(p, ["A", "B"], 0.05, "t", [tmp_path / "h.svg"])
+        plots.significance_heatmap(p, ["A", "B"], 0.05, "t", [tmp_path / name for name in names])
+    with pytest.raises(InputError, match=r"\.svg"):
+        plots.significance_heatmap_grid(
+            {"bootstrap": p}, ["A", "B"], 0.05, "t", [tmp_path / n for n in names]
+        )
     assert not list(tmp_path.iterdir())
+
+
+def _cell_ink_boxes(figure, cells: list[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
+    """Pixel box (x0, y0, x1, y1) of the ink in each ``(row, column)`` cell of a figure's first axes, drawn by Agg:
+    the pixels that differ from the colour at the cell's corner (its fill)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    pixels = np.asarray(canvas.buffer_rgba())[..., :3].astype(int)
+    ax = figure.axes[0]
+    boxes = []
+    for row, column in cells:
+        (x0, y0), (x1, y1) = ax.transData.transform([(column - 0.4, row + 0.4), (column + 0.4, row - 0.4)])
+        top, left = int(pixels.shape[0] - y1), int(x0)  # display y is upwards, image rows downwards
+        cell = pixels[top : int(pixels.shape[0] - y0), left : int(x1)]
+        ink_rows, ink_columns = np.nonzero((cell != cell[0, 0]).any(axis=2))
+        boxes.append(
+            (left + ink_columns.min(), top + ink_rows.min(), left + ink_columns.max(), top + ink_rows.max())
+        )
+    return boxes
+
+
+def test_png_p_values_are_drawn_where_matplotlib_places_the_text():
+    """Oracle: matplotlib's own text layout. A PNG's p-values are glyph outlines (fast to rasterise), a PDF's are
+    text; in every cell the outline's ink lies where the text's ink does, within a pixel, for p-values of every
+    width and colour."""
+    systems = ["A", "B", "C", "D"]
+    p = pd.DataFrame(
+        [
+            [np.nan, 0.0004, 0.018, 1.0],
+            [0.5, np.nan, 0.002, 0.25],
+            [0.9996, 0.05, np.nan, 0.3],
+            [1, 1, 1, np.nan],
+        ],
+        index=systems,
+        columns=systems,
+    )
+    cells = [(i, j) for i in range(4) for j in range(4) if i != j]
+    boxes = {}
+    for selectable_text in (True, False):
+        with matplotlib.rc_context(plots.STYLE):
+            figure, _ = plots.significance_heatmap_figure(
+                p, systems, 0.05, "t", selectable_text=selectable_text
+            )
+            figure.set_dpi(plots.FIGURE_DPI)
+            boxes[selectable_text] = _cell_ink_boxes(figure, cells)
+    for cell, text, outline in zip(cells, boxes[True], boxes[False], strict=True):
+        assert max(abs(a - b) for a, b in zip(text, outline, strict=True)) <= 1, (cell, text, outline)
 
 
 def test_matrix_missing_a_system_is_an_error(tmp_path):
@@ -203,22 +357,6 @@ def test_matrix_missing_a_system_is_an_error(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------- fast drawing paths
-
-
-@pytest.mark.parametrize("step", [11, pytest.param(1, marks=pytest.mark.slow)])
-def test_ink_extents_equal_matplotlibs_path_extents(step: int):
-    """Oracle: matplotlib's own Path.get_extents (Bezier extrema) on the p-value strings a cell prints for every
-    ``step``-th k / 1000 (and both ends; every digit in every place) at each font size; every string (step 1, all
-    1001) with ``-m slow``."""
-    from matplotlib.textpath import TextPath
-
-    shown = sorted({*range(0, 1001, step), 1, 999, 1000})
-    texts = sorted({plots._format_p(k / 1000) for k in shown}) + ["0", "Online-B", "système"]
-    for size in (plots._GRID_FONT, plots._SINGLE_FONT, plots._SINGLE_FONT_MAX):
-        for text in texts:
-            outline = TextPath((0, 0), text, prop=plots._figure_font(size))
-            box = outline.get_extents()
-            assert plots._ink_extents(outline) == (box.x0, box.y0, box.x1, box.y1), (text, size)
 
 
 def _render_labelled_axes(label_with_ticks: bool, columns: list[str], rows: list[str] | None) -> np.ndarray:
@@ -237,9 +375,9 @@ def _render_labelled_axes(label_with_ticks: bool, columns: list[str], rows: list
         if label_with_ticks:
             ax.set_xticks(range(n), columns, rotation=55, ha="right", rotation_mode="anchor")
             ax.set_yticks(range(n) if rows else [], rows or [])
-            ax.tick_params(which="major", length=plots._TICK_LENGTH)
+            ax.tick_params(which="major", length=heatmaps._TICK_LENGTH)
         else:
-            plots._label_cells(ax, columns, rows)
+            heatmaps._label_cells(ax, columns, rows)
         for side in ax.spines.values():
             side.set_visible(False)
         canvas = FigureCanvasAgg(figure)
@@ -283,7 +421,7 @@ def test_every_panel_shows_its_cut_off_and_the_actual_statistic_inside_its_axis(
     pseudo = rng.normal(0.0, 0.3, 1000) if "randomization" in test else rng.normal(actual, 0.3, 1000)
     view = plots.null_view(test, pseudo, actual)
     ax = Figure().add_subplot()
-    plots._draw_distribution_panel(ax, test, view, pseudo, actual)
+    distribution_figures._draw_distribution_panel(ax, test, view, pseudo, actual)
     low, high = ax.get_xlim()
     margin = 0.02 * (high - low)
     for mark in [*view["cutoffs"], actual]:
@@ -292,38 +430,39 @@ def test_every_panel_shows_its_cut_off_and_the_actual_statistic_inside_its_axis(
     assert all(low < x < high for x in lines)
 
 
-def test_palette_image_keeps_every_colour_of_an_image_with_few():
-    rng = np.random.default_rng(3)
-    colours = rng.integers(0, 256, size=(200, 3), dtype=np.uint8)
-    rgb = colours[rng.integers(0, 200, size=(40, 30))]
-    rgba = np.dstack([rgb, np.full(rgb.shape[:2], 255, np.uint8)])
-    image = plots.palette_image(rgba, colours=256)
-    assert image.mode == "P"
-    np.testing.assert_array_equal(np.asarray(image.convert("RGB")), rgb)
+def test_png_of_a_heatmap_shows_matplotlibs_colours_in_a_palette(tmp_path):
+    """Oracle: matplotlib's own full-colour PNG of the same figure. The palette PNG keeps every colour that covers
+    a visible area (background, shades, diagonal, grid) exactly, nearly every pixel exactly, and the anti-aliased
+    edges of grey and black text grey (a palette of the most frequent colours alone showed them dark green)."""
+    import io
 
+    from PIL import Image
 
-def test_palette_image_keeps_the_most_frequent_colours_and_maps_the_rest_to_the_nearest():
-    rng = np.random.default_rng(4)
-    frequent = rng.integers(0, 256, size=(256, 3))
-    counts = np.arange(257, 1, -1)  # all distinct and above 1: the palette is these 256 colours
-    rare = rng.integers(0, 256, size=(60, 3))  # each once
-    pixels = np.concatenate([np.repeat(frequent, counts, axis=0), rare]).astype(np.uint8)
-    pixels = pixels[rng.permutation(len(pixels))]
-    rgba = np.hstack([pixels, np.full((len(pixels), 1), 255, np.uint8)])[None]  # one row
-    shown = np.asarray(plots.palette_image(rgba, colours=256).convert("RGB"))[0]
-    palette = {tuple(colour) for colour in frequent.tolist()}
-    shown_as: dict[tuple, set] = {}
-    for original, got in zip(map(tuple, pixels.tolist()), map(tuple, shown.tolist()), strict=True):
-        shown_as.setdefault(original, set()).add(got)
-    assert all(len(got) == 1 for got in shown_as.values())  # each colour is shown as one colour
-    for original, (got,) in shown_as.items():
-        assert got in palette
-        if original in palette:
-            assert got == original
-        else:  # the oracle: the nearest palette colour, by a loop over the palette
-            assert sum((g - o) ** 2 for g, o in zip(got, original, strict=True)) == min(
-                sum((c - o) ** 2 for c, o in zip(colour, original, strict=True)) for colour in palette
-            )
+    systems = WMT22_JA_EN[:8]
+
+    def figure():
+        return plots.significance_heatmap_figure(realistic_p_matrix(systems, 3), systems, 0.05, "t")[0]
+
+    expected = io.BytesIO()
+    with matplotlib.rc_context(plots.STYLE):
+        written = plots.save_figure(figure(), [tmp_path / "h.png"])[0]
+        figure().savefig(expected, format="png")
+    ours, theirs = Image.open(written), Image.open(expected)
+    assert ours.mode == "P" and len(ours.getcolors()) <= saving.PNG_COLOURS
+    shown = np.asarray(ours.convert("RGB")).astype(int)
+    drawn = np.asarray(theirs.convert("RGB")).astype(int)
+    assert shown.shape == drawn.shape
+    error = np.abs(shown - drawn).max(axis=2)
+    colours, inverse, counts = np.unique(
+        drawn.reshape(-1, 3), axis=0, return_inverse=True, return_counts=True
+    )
+    large = (counts >= 0.005 * error.size)[inverse.ravel()].reshape(error.shape)
+    assert len(colours) > 4 * saving.PNG_COLOURS  # anti-aliased text: the palette has to choose
+    assert (error[large] == 0).all()
+    assert (error == 0).mean() >= 0.95
+    assert np.percentile(error, 99.9) <= 24
+    grey = drawn.max(axis=2) == drawn.min(axis=2)
+    assert (shown.max(axis=2) - shown.min(axis=2))[grey].max() <= 16
 
 
 @pytest.mark.parametrize("bbox_inches", [None, "tight"])
