@@ -26,7 +26,7 @@ from matplotlib.textpath import TextPath, text_to_path
 
 from mtsig.errors import InputError
 from mtsig.report.plots.saving import STYLE, check_figure_paths, save_figure
-from mtsig.report.tables import metric_label, label_of_test
+from mtsig.report.tables import label_of_test, metric_label
 from mtsig.stats.evaluation import is_two_sided
 
 #: Heatmap cell sizes in inches and their p-value font sizes in points: one panel (room for "<.001" at 6.5 pt),
