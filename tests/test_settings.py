@@ -12,6 +12,7 @@ import functools
 import re
 import subprocess
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -350,9 +351,7 @@ def test_every_setting_with_a_default_is_in_a_readme_table() -> None:
     for cls in documented_blocks:
         block = settings.SCHEMA_BLOCKS[cls]
         for field in dataclasses.fields(cls):
-            if settings._dataclass_in(
-                field.type if not isinstance(field.type, str) else eval(field.type, vars(settings))
-            ):
+            if settings._dataclass_in(typing.get_type_hints(cls)[field.name]):
                 continue  # a nested block: its own fields are checked
             if (*block, "properties", field.name) not in named and block not in named:
                 missing.append(f"{cls.__name__}.{field.name}")
@@ -376,9 +375,12 @@ def test_settings_and_the_library_read_no_yaml(tmp_path: Path) -> None:
         for path in (REPO / "src" / "mtsig" / folder).rglob("*.py"):
             source = path.read_text(encoding="utf-8")
             assert "import yaml" not in source and "config.schema" not in source, path
-    tree = ast.parse((REPO / "src" / "mtsig" / "settings.py").read_text(encoding="utf-8"))
+    trees = [
+        ast.parse(p.read_text(encoding="utf-8")) for p in (REPO / "src" / "mtsig" / "settings").glob("*.py")
+    ]
     imported = {
         (node.module or "").split(".")[0] if isinstance(node, ast.ImportFrom) else alias.name.split(".")[0]
+        for tree in trees
         for node in ast.walk(tree)
         if isinstance(node, ast.Import | ast.ImportFrom)
         for alias in node.names
