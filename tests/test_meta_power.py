@@ -1,4 +1,4 @@
-"""Power and stability of a meta-evaluation (mtsig.stats.meta_evaluation.power, mtsig.studies.metrics_protocol_power).
+"""Power and stability of a meta-evaluation (mtsig.stats.meta_evaluation.power, mtsig.studies.metrics_protocol.power).
 
 Oracles: hand cases for the p-values, the interpolated size and cluster 1 (mt-metrics-eval's AssignRanks rule); a
 simulation with a known difference: two metrics of known noise around MQM-like item scores, the power the study
@@ -21,8 +21,8 @@ from mtsig.stats.meta_evaluation.metric_ranking import (
 )
 from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties, outcome_statistic, pair_outcomes
 from mtsig.studies.metrics_protocol import WMT23_INFO, Protocol, ProtocolResult, Task, TaskResult
-from mtsig.studies.metrics_protocol_beyond import TaskResampler, UnitSet, _item_acc23
-from mtsig.studies.metrics_protocol_power import _joint_counts, average_stability, task_power, task_stability
+from mtsig.studies.metrics_protocol.beyond import TaskResampler, UnitSet, _item_acc23
+from mtsig.studies.metrics_protocol.power import _joint_counts, average_stability, task_power, task_stability
 
 NOISE = (1.0, 1.15)  # metric a is better (less noise around the human scores)
 

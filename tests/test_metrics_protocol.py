@@ -804,7 +804,7 @@ def test_da_sqm_on_the_cells_it_rates_and_as_the_gold(wmt23_inputs):
     """zh-en's segment-level Pearson on the cells both MQM and DA+SQM rate equals scipy's over those cells, 75% of
     MQM's; and with DA+SQM as the gold, en-de's system-level Pearson of a metric is scipy's against the DA+SQM
     system scores."""
-    from mtsig.studies.metrics_protocol_human import partial_human_rows
+    from mtsig.studies.metrics_protocol.human import partial_human_rows
 
     test_sets, scores = wmt23_inputs
     protocol = mp.wmt23(["zh-en"])
@@ -863,8 +863,8 @@ def test_readme_answers_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_
     import yaml
 
     from mtsig.stats.seeding import derive_seed, rng_for
-    from mtsig.studies.metrics_protocol_beyond import task_resampler
-    from mtsig.studies.metrics_protocol_power import AVERAGE, DEFAULT_SCALES, average_stability, task_power
+    from mtsig.studies.metrics_protocol.beyond import task_resampler
+    from mtsig.studies.metrics_protocol.power import AVERAGE, DEFAULT_SCALES, average_stability, task_power
 
     seed = yaml.safe_load((repo_root / "config" / "config.yaml").read_text())["resampling"]["seed"]
     spec = yaml.safe_load((repo_root / "config" / "wmt23.yaml").read_text())["metrics_protocol"]["wmt23"]
@@ -922,7 +922,7 @@ def test_table_fills_the_extra_columns_of_the_human_and_chance_rows(wmt23_inputs
     scores every cell (en-de), `–` where it does not (he-en has no DA+SQM, zh-en only part of it); the chance row
     `–` in a column without a chance level, its level in a column whose task has one (a PDP column's among the
     extra tasks' levels), and `°` on a metric's PDP not above chance, as in the other columns."""
-    from mtsig.report.metrics_protocol import _chance_row, protocol_table_markdown
+    from mtsig.report.metrics_protocol.page import _chance_row, protocol_table_markdown
     from mtsig.studies.metrics_protocol_chance import ChanceLevel, ProtocolChance
 
     result = mp.run_protocol(mp.wmt23(), *wmt23_inputs, mp.RunOptions(human_metrics=("da-sqm",)))
@@ -1053,13 +1053,13 @@ def test_a_task_refuses_a_kendall_like_threshold_that_is_not_a_number_at_least_0
 
 
 def test_the_average_redraws_each_language_pairs_items_and_systems_once(wmt23_result, wmt23_inputs):
-    """The average's re-drawn test sets (mtsig.studies.metrics_protocol_power.average_stability): every task names
+    """The average's re-drawn test sets (mtsig.studies.metrics_protocol.power.average_stability): every task names
     its units, so that a language pair's items (segment indices) and systems are drawn once for all its tasks. The
     segment-level tasks of a pair draw its rated items (acc-t: those with a pair of rated translations, all of them
     here), the system-level ones and the pooled accuracy its systems; the real test set, every unit drawn once,
     gives every task's value and the table's average."""
     from mtsig.stats.meta_evaluation.metric_ranking import weighted_average
-    from mtsig.studies.metrics_protocol_beyond import task_resampler, task_scheme
+    from mtsig.studies.metrics_protocol.beyond import task_resampler, task_scheme
 
     test_sets, scores = wmt23_inputs
     result = wmt23_result

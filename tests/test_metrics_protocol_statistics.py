@@ -2,7 +2,8 @@
 en-de's MQM and three metrics: each task's values are its statistic on the task's systems and items (the library
 functions, themselves checked against mt-metrics-eval in tests/test_mtme_peer_stats.py), the items of a sampled task
 are mt-metrics-eval's sample (numpy.random.default_rng(seed).choice, the documents of documents/en-de.docs as the
-strata), and every permutation test runs and agrees with its source fed the same draws."""
+strata), every permutation test runs and agrees with its source fed the same draws, and a statistic added as one
+registry entry runs as they do."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from mtsig.errors import InputError
 from mtsig.io.mtme import read_requested_scores, read_test_set
 from mtsig.stats.meta_evaluation.grouped_correlation import grouped_correlation
 from mtsig.stats.meta_evaluation.item_sampling import item_sample
+from mtsig.stats.meta_evaluation.score_permutation import ScoreSwaps
 from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties
 from mtsig.studies import metrics_protocol as mp
 
@@ -125,3 +127,53 @@ def test_bad_tasks_are_input_errors():
         mp.Task("pearson", ("en-de",), "seg", False, average="weighted")
     with pytest.raises(InputError, match="epsilon and sample size"):
         mp.Task("kendall", ("en-de",), "seg", False, variant="b", epsilon=-1)
+
+
+def _cell_pearson(human: np.ndarray, metrics: np.ndarray) -> np.ndarray:
+    """Pearson's r of each metric ``[..., S, N]`` with the gold over the gold's rated cells, by its textbook
+    formula (the oracle of the statistic below)."""
+    rated = np.isfinite(human)
+    h = human[rated] - human[rated].mean()
+    m = metrics[..., rated]
+    m = m - m.mean(axis=-1, keepdims=True)
+    return (m @ h) / np.sqrt((m**2).sum(axis=-1) * (h**2).sum())
+
+
+def test_a_new_statistic_is_one_registry_entry(inputs, monkeypatch):
+    """A statistic added as one entry of mp.STATISTICS (here Pearson over the rated cells, written out by hand, its
+    test swapping scores) is a task's statistic with nothing else changed: the task takes it and refuses what its
+    checks refuse, names and ranges it by the entry, and run_task computes its values and tests it through the
+    entry; the values are numpy's corrcoef over the rated cells."""
+
+    def values(task, data, options):
+        human, metrics = data.one_lp
+        return mp.TaskValues(_cell_pearson(human, metrics))
+
+    def swaps(task, data, computed):
+        human, metrics = data.one_lp
+        return ScoreSwaps(human, metrics, lambda x: _cell_pearson(human, x))
+
+    def check(task):
+        if task.grouping != "none":
+            raise InputError("cell Pearson takes no grouping")
+
+    entry = mp.StatisticSpec(
+        values, swaps, lambda task: (-1.0, 1.0), lambda task: "cell-r", "Pearson over cells", check=check
+    )
+    monkeypatch.setitem(mp.STATISTICS, "cell_pearson", entry)
+    with pytest.raises(InputError, match="takes no grouping"):
+        mp.Task("cell_pearson", ("en-de",), "seg", False, grouping="item")
+    task = mp.Task("cell_pearson", ("en-de",), "seg", False)
+    assert task.label == "en-de seg cell-r" and task.value_range == (-1.0, 1.0)
+    protocol = mp.Protocol("cells", INFO, (task,))
+    result = mp.run_task(
+        task, protocol, *inputs, mp.RunOptions(n_resamples=20, seed=4, early_stopping="none")
+    )
+    _, human, metrics = _matrices(task, inputs)
+    rated = np.isfinite(human)
+    expected = [np.corrcoef(human[rated], metrics[name][rated])[0, 1] for name in result.metrics]
+    np.testing.assert_allclose(result.values, expected, rtol=0, atol=1e-12)
+    assert result.test is not None and (result.test.n_used == 20).all()
+    np.testing.assert_allclose(
+        result.test.delta, result.values[result.test.a] - result.values[result.test.b], rtol=0, atol=1e-9
+    )

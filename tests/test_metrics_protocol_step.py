@@ -28,8 +28,8 @@ from mtsig.io.mtme import layout_files, layout_from_names, read_human_scores, re
 from mtsig.io.system_scores import read_mtme_sys_scores
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips
 from mtsig.steps.files import read_intermediate_tsv, verify_intermediate
-from mtsig.studies import metrics_protocol_beyond as beyond
-from mtsig.studies import metrics_protocol_experiment as experiments
+from mtsig.studies.metrics_protocol import beyond
+from mtsig.studies.metrics_protocol import experiment as experiments
 
 #: The step's run (a module fixture) is made once, on one worker.
 pytestmark = pytest.mark.xdist_group("metrics_protocol_step")

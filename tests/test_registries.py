@@ -209,10 +209,10 @@ def test_citation_gives_the_version_every_signature_prints() -> None:
 def test_schema_metrics_protocol_enums_are_the_protocol_registries() -> None:
     """The protocols, early-stopping rules and SPA arithmetics a metrics_protocol experiment may name are
     mtsig.studies.metrics_protocol's; its replicability tasks are the per-language-pair task kinds of those
-    protocols (mtsig.studies.metrics_protocol_beyond.task_kind)."""
+    protocols (mtsig.studies.metrics_protocol.beyond.task_kind)."""
     from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import ARITHMETICS
     from mtsig.studies.metrics_protocol import EARLY_STOPPING, PROTOCOLS
-    from mtsig.studies.metrics_protocol_beyond import task_kind
+    from mtsig.studies.metrics_protocol.beyond import task_kind
 
     spec = SCHEMA["properties"]["metrics_protocol"]["additionalProperties"]["properties"]
     assert spec["protocols"]["propertyNames"]["enum"] == list(PROTOCOLS)
@@ -221,6 +221,47 @@ def test_schema_metrics_protocol_enums_are_the_protocol_registries() -> None:
     per_lp = [t for make in PROTOCOLS.values() for t in make().tasks if len(t.lps) == 1]
     kinds = {task_kind(t) for t in per_lp}
     assert set(spec["replicability_tasks"]["items"]["enum"]) == kinds
+
+
+def test_protocol_statistics_are_the_statistic_registry() -> None:
+    """A task's statistic is one entry of mtsig.studies.metrics_protocol.STATISTICS and nothing else: a Task takes
+    each name of the registry and refuses any other; the statistics and options that docs/cli.md lists for
+    ``--extra-task`` are the registry's (all but the pooled ones) and SPEC_OPTIONS, and the command makes a task of
+    each; the statistics the schema's replicability tasks name (``<level> <name>[ (options)]``) are the names the
+    registry's entries give the protocols' tasks."""
+    import pytest
+
+    from mtsig.errors import InputError
+    from mtsig.studies import metrics_protocol as mp
+
+    extra = [name for name, entry in mp.STATISTICS.items() if not entry.pooled]
+    assert extra and len(extra) < len(mp.STATISTICS)
+    cli = " ".join((REPO / "docs" / "cli.md").read_text(encoding="utf-8").split())
+    statistics, options = re.search(
+        r"as a column per language pair, not averaged: (.+?), with the options (.+?) \(docs/statistics.md",
+        cli,
+    ).groups()
+    assert re.findall(r"`(\w+)`", statistics) == extra
+    assert sorted(o for o in re.findall(r"`(\w+)`", options) if o in mp.SPEC_OPTIONS) == sorted(
+        mp.SPEC_OPTIONS
+    )
+    protocol = mp.wmt23(["en-de"])
+    required = {"kendall": {"variant": "b"}}  # Kendall's variant has no default
+    for name in extra:
+        given = ",".join(f"{key}={value}" for key, value in required.get(name, {}).items())
+        assert {task.statistic for task in mp.tasks_from_spec(f"{name}:{given}", protocol)} == {name}
+    for name, entry in mp.STATISTICS.items():
+        level = entry.spec_defaults.get("level", "sys" if entry.pooled else "seg")
+        lps = ("en-de", "zh-en") if entry.pooled else ("en-de",)
+        options = {key: value for key, value in entry.spec_defaults.items() if key != "level"}
+        task = mp.Task(name, lps, str(level), False, **options, **required.get(name, {}))
+        assert task.statistic_spec is entry and entry.name(task) in task.label
+    with pytest.raises(InputError, match="unknown task statistic 'bleu'"):
+        mp.Task("bleu", ("en-de",), "seg", False)
+    spec = SCHEMA["properties"]["metrics_protocol"]["additionalProperties"]["properties"]
+    named = {kind.split(" (")[0].split(" ", 1)[1] for kind in spec["replicability_tasks"]["items"]["enum"]}
+    given = {t.statistic_spec.name(t) for make in mp.PROTOCOLS.values() for t in make().tasks}
+    assert named and named <= given
 
 
 def test_schema_human_formats_are_the_readers() -> None:

@@ -12,6 +12,7 @@ import functools
 import re
 import subprocess
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -188,6 +189,33 @@ def test_settings_are_frozen_and_hold_no_lists() -> None:
     assert isinstance(protocol.lps, tuple) and isinstance(protocol.delta_metrics, tuple)
 
 
+def test_a_protocol_experiments_settings_travel_in_one_shape() -> None:
+    """A metrics-protocol experiment's block is built once into MetricsProtocol (workflow/rules/common.smk), passed to
+    its rule as that object's block and built back by the step: the block round-trips unchanged, the manifests
+    record the config's block, and a protocol's run options are the settings' ProtocolOptions with the protocol's
+    resamples (RunOptions.of), never a value of their own."""
+    from mtsig.studies.metrics_protocol import RunOptions
+
+    for name, block in validated_default_config()["metrics_protocol"].items():
+        protocol = settings.build(settings.MetricsProtocol, block, name)
+        assert settings.as_block(protocol) == {"description": None, **block}
+        assert settings.build(settings.MetricsProtocol, settings.as_block(protocol)) == protocol
+        assert isinstance(protocol, settings.ProtocolOptions)
+        for tested, tests in protocol.protocols.items():
+            options = RunOptions.of(protocol, tested, 7)
+            for field in dataclasses.fields(settings.ProtocolOptions):
+                assert getattr(options, field.name) == getattr(protocol, field.name)
+                assert settings.as_block(getattr(options, field.name)) == block[field.name]
+            assert (
+                (options.n_resamples, options.seed)
+                == (tests.samples, 7)
+                == (block["protocols"][tested]["samples"], 7)
+            )
+    shared = {f.name for f in dataclasses.fields(settings.ProtocolOptions)}
+    assert shared < {f.name for f in dataclasses.fields(settings.MetricsProtocol)}
+    assert shared < {f.name for f in dataclasses.fields(RunOptions)}
+
+
 def test_text_sources_are_the_experiments_fields() -> None:
     """TextSources (rule prepare_texts' params) is a view of an experiment: its fields are the experiment's, with
     the same types, and segment_scores (the declarations, only without texts)."""
@@ -350,9 +378,7 @@ def test_every_setting_with_a_default_is_in_a_readme_table() -> None:
     for cls in documented_blocks:
         block = settings.SCHEMA_BLOCKS[cls]
         for field in dataclasses.fields(cls):
-            if settings._dataclass_in(
-                field.type if not isinstance(field.type, str) else eval(field.type, vars(settings))
-            ):
+            if settings._dataclass_in(typing.get_type_hints(cls)[field.name]):
                 continue  # a nested block: its own fields are checked
             if (*block, "properties", field.name) not in named and block not in named:
                 missing.append(f"{cls.__name__}.{field.name}")
@@ -376,9 +402,12 @@ def test_settings_and_the_library_read_no_yaml(tmp_path: Path) -> None:
         for path in (REPO / "src" / "mtsig" / folder).rglob("*.py"):
             source = path.read_text(encoding="utf-8")
             assert "import yaml" not in source and "config.schema" not in source, path
-    tree = ast.parse((REPO / "src" / "mtsig" / "settings.py").read_text(encoding="utf-8"))
+    trees = [
+        ast.parse(p.read_text(encoding="utf-8")) for p in (REPO / "src" / "mtsig" / "settings").glob("*.py")
+    ]
     imported = {
         (node.module or "").split(".")[0] if isinstance(node, ast.ImportFrom) else alias.name.split(".")[0]
+        for tree in trees
         for node in ast.walk(tree)
         if isinstance(node, ast.Import | ast.ImportFrom)
         for alias in node.names

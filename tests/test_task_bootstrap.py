@@ -1,5 +1,5 @@
 """Bootstrap intervals of the metrics-task statistics (mtsig.stats.meta_evaluation.task_bootstrap, and the
-task-level wiring of mtsig.studies.metrics_protocol_beyond.task_draws on the real WMT23 en-de data).
+task-level wiring of mtsig.studies.metrics_protocol.beyond.task_draws on the real WMT23 en-de data).
 
 Oracles: a plain loop over the same draws that materialises each resampled test set (the drawn items' or systems'
 cells repeated as often as they were drawn) and computes the statistic on it with an independent path (numpy's
@@ -21,7 +21,7 @@ from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips
 from mtsig.stats.meta_evaluation.tie_calibration import outcome_statistic, pair_outcomes
 from mtsig.stats.seeding import rng_for
 from mtsig.studies import metrics_protocol as mp
-from mtsig.studies import metrics_protocol_beyond as beyond
+from mtsig.studies.metrics_protocol import beyond
 
 
 def test_draw_counts_are_rng_integers_counted_in_chunks_and_a_prefix():

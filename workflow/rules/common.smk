@@ -452,6 +452,18 @@ def output_experiment_jobs(name):
     return [(rule, {"experiment": name, **wildcards}) for rule, wildcards in jobs]
 
 
+#: The studies defined by name (EXPERIMENT_KINDS of mtsig.pipeline.config) whose rules files add themselves with
+#: add_named_study: the experiments of the run each one runs for, the rules of its jobs per experiment and its table
+#: (the pattern and the rule that writes it). run_jobs plans their jobs and tables_index_entries lists their tables,
+#: in the order the Snakefile includes their rules files.
+NAMED_STUDIES = []
+
+
+def add_named_study(names, job_rules, table, table_rule):
+    """Add a study defined by name to the run (NAMED_STUDIES): at the end of its rules file, after its rules."""
+    NAMED_STUDIES.append((list(names), list(job_rules), table, table_rule))
+
+
 def run_jobs():
     """Every job of the run that writes results, as (rule, wildcards); ``all`` asks for all their outputs
     (job_outputs), so that the next run remakes any that is missing."""
@@ -465,28 +477,21 @@ def run_jobs():
         (rules.calibration, calibration_names()),
         (rules.section2, calibration_names()),
         (rules.nbest, RUN["nbest"]),
-        (rules.metrics_task, RUN["metrics_task"]),
-        (rules.metrics_protocol, RUN["metrics_protocol"]),
         (rules.meta_evaluation, META_EVALUATION_EXPERIMENTS),
     ]
     for rule, names in per_experiment:
         jobs += [(rule, {"experiment": name}) for name in names]
+    for names, job_rules, _, _ in NAMED_STUDIES:
+        jobs += [(rule, {"experiment": name}) for name in names for rule in job_rules]
     if RUN["metrics_task"]:
         jobs += [(rules.metrics_task_gold, {})]
     if OUTPUT_EXPERIMENTS or RUN["metrics_protocol"]:
         jobs += [(rules.replicability, {})]
     delta_protocols = [
-        n
-        for n in RUN["metrics_protocol"]
-        if config["metrics_protocol"][n]["delta_metrics"]
+        n for n in RUN["metrics_protocol"] if PROTOCOL_SETTINGS[n].delta_metrics
     ]
     if TEXT_EXPERIMENTS or RUN["metrics_task"] or delta_protocols:
         jobs += [(rules.delta_agreement, {})]
-    for name in RUN["human_ranking"]:
-        jobs += [
-            (rules.human_ranking, {"experiment": name}),
-            (rules.human_ranking_table, {"experiment": name}),
-        ]
     # the study belongs to its human-ranking experiment: a config that runs other experiments never plans it
     study = SETTINGS.human_ranking_calibration
     if study.language_pairs and study.experiment in RUN["human_ranking"]:
@@ -592,16 +597,8 @@ def tables_index_entries():
             META_EVALUATION_EXPERIMENTS,
         )
     ]
-    entries += [(rules.metrics_task.output.md, "metrics_task", RUN["metrics_task"])]
     entries += [
-        (rules.metrics_protocol.output.md, "metrics_protocol", RUN["metrics_protocol"])
-    ]
-    entries += [
-        (
-            rules.human_ranking_table.output.md,
-            "human_ranking_table",
-            RUN["human_ranking"],
-        )
+        (table, table_rule, names) for names, _, table, table_rule in NAMED_STUDIES
     ]
     return [
         (table, rule)
@@ -712,26 +709,36 @@ def metrics_task_gold_outputs(filename):
     ]
 
 
+#: Each metrics-task protocol experiment's settings (mtsig.settings.MetricsProtocol), built once: the one shape of its
+#: block, which its input function, its rule's params and the studies reading its outputs take from here.
+try:
+    PROTOCOL_SETTINGS = {
+        name: mtsig_settings.build(
+            mtsig_settings.MetricsProtocol, block, f"metrics_protocol.{name}"
+        )
+        for name, block in config["metrics_protocol"].items()
+    }
+except InputError as error:
+    stop(error)
+
+
 def metrics_protocol_inputs(wildcards):
     """Every file a metrics-task protocol experiment reads: each language pair's source, references, system
     outputs and documents, and the score files of its protocols, MQM gold and system scores (mtsig.studies.
-    metrics_protocol_experiment.experiment_files), found from the files' names alone (on disk, or, with the download
+    metrics_protocol.experiment.experiment_files), found from the files' names alone (on disk, or, with the download
     root, among the files the download rules make), so that the download rules can fetch them.
     """
     from mtsig.io.mtme import LAYOUT_PATTERNS, layout_from_names
-    from mtsig.studies.metrics_protocol_experiment import (
+    from mtsig.studies.metrics_protocol.experiment import (
         experiment_files,
-        experiment_protocols,
+        settings_protocols,
     )
 
-    spec = config["metrics_protocol"][wildcards.experiment]
-    root = mtsig_config.data_path(DATA_ROOT, spec["root"])
+    settings = PROTOCOL_SETTINGS[wildcards.experiment]
+    root = mtsig_config.data_path(DATA_ROOT, settings.root)
     try:
-        protocols = experiment_protocols(
-            list(spec["protocols"]), spec["lps"], spec["gold"]
-        )
         test_sets = {}
-        for lp in spec["lps"]:
+        for lp in settings.lps:
             names = [
                 Path(p).relative_to(root).as_posix()
                 for pattern in LAYOUT_PATTERNS
@@ -739,10 +746,10 @@ def metrics_protocol_inputs(wildcards):
             ]
             test_sets[lp] = layout_from_names(root, lp, names)
         files = experiment_files(
-            protocols,
+            settings_protocols(settings),
             test_sets,
-            all_metrics=spec["all_metrics"],
-            human_metrics=spec["human_metrics"],
+            all_metrics=settings.all_metrics,
+            human_metrics=settings.human_metrics,
         )
     except InputError as error:
         stop(f"metrics_protocol {wildcards.experiment}: {error}")

@@ -76,3 +76,12 @@ rule human_ranking_table:
         ].get("description"),
     script:
         "../scripts/step.py"
+
+
+# The study's jobs in the run and its table in the index (common.smk, add_named_study).
+add_named_study(
+    RUN["human_ranking"],
+    [rules.human_ranking, rules.human_ranking_table],
+    rules.human_ranking_table.output.md,
+    "human_ranking_table",
+)

@@ -60,9 +60,18 @@ rule metrics_protocol:
     conda:
         "../envs/mtsig.yaml"
     params:
-        spec=lambda wildcards: config["metrics_protocol"][wildcards.experiment],
+        settings=lambda wildcards: as_block(PROTOCOL_SETTINGS[wildcards.experiment]),
         data_root=DATA_ROOT,
         seed=SETTINGS.resampling.seed,
         alphas=ALPHAS,
     script:
         "../scripts/step.py"
+
+
+# The study's jobs in the run and its table in the index (common.smk, add_named_study).
+add_named_study(
+    RUN["metrics_protocol"],
+    [rules.metrics_protocol],
+    rules.metrics_protocol.output.md,
+    "metrics_protocol",
+)

@@ -74,3 +74,12 @@ rule metrics_task_gold:
         alphas=ALPHAS,
     script:
         "../scripts/step.py"
+
+
+# The study's jobs in the run and its table in the index (common.smk, add_named_study).
+add_named_study(
+    RUN["metrics_task"],
+    [rules.metrics_task],
+    rules.metrics_task.output.md,
+    "metrics_task",
+)

@@ -97,7 +97,7 @@ rule delta_agreement:
         bootstrap_samples=SETTINGS.replicability.bootstrap_samples,
         metric_outlier_cutoff=SETTINGS.replicability.metric_outlier_cutoff,
         protocol_metrics={
-            name: config["metrics_protocol"][name]["delta_metrics"]
+            name: as_block(PROTOCOL_SETTINGS[name].delta_metrics)
             for name in RUN["metrics_protocol"]
         },
     script:

@@ -104,6 +104,17 @@ def fill_defaults(value: Any, node: Mapping[str, Any], schema: Mapping[str, Any]
     return value
 
 
+#: Every kind of experiment a name in ``run`` may be (:func:`check_run`), and the config block that defines the
+#: experiments of that kind by name: the registry a new study defined by name joins.
+EXPERIMENT_KINDS: dict[str, tuple[str, ...]] = {
+    "outputs": ("experiments",),
+    "synthetic": ("synthetic",),
+    "jcml": ("segment_level", "jcml"),
+    "nbest": ("nbest",),
+    "metrics_task": ("metrics_task",),
+    "metrics_protocol": ("metrics_protocol",),
+    "human_ranking": ("human_ranking",),
+}
 #: The sections of an experiment file whose definitions :func:`merge_experiment_files` adds to the config.
 EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task", "metrics_protocol", "human_ranking")
 
@@ -472,18 +483,13 @@ def glob_relative(paths: Iterable[str], pattern: str) -> list[str]:
 
 
 def experiment_kinds(config: Mapping[str, Any]) -> dict[str, str]:
-    """Map every defined experiment name to its kind: ``outputs``, ``synthetic``, ``jcml``, ``nbest``,
-    ``metrics_task``, ``metrics_protocol`` or ``human_ranking``."""
+    """Map every defined experiment name to its kind (:data:`EXPERIMENT_KINDS`: ``outputs``, ``synthetic``,
+    ``jcml``, ``nbest``, ``metrics_task``, ``metrics_protocol`` or ``human_ranking``)."""
     kinds: dict[str, str] = {}
-    for kind, names in (
-        ("outputs", config.get("experiments", {})),
-        ("synthetic", config.get("synthetic", {})),
-        ("jcml", config.get("segment_level", {}).get("jcml", {})),
-        ("nbest", config.get("nbest", {})),
-        ("metrics_task", config.get("metrics_task", {})),
-        ("metrics_protocol", config.get("metrics_protocol", {})),
-        ("human_ranking", config.get("human_ranking", {})),
-    ):
+    for kind, (section, *inner) in EXPERIMENT_KINDS.items():
+        names = config.get(section, {})
+        for key in inner:
+            names = names.get(key, {})
         for name in names:
             if name in kinds:
                 raise InputError(f"experiment {name!r} is defined twice (as {kinds[name]} and as {kind})")
@@ -499,15 +505,7 @@ def check_run(config: Mapping[str, Any]) -> dict[str, list[str]]:
         raise InputError(
             f"run names undefined experiment(s) {', '.join(unknown)}; defined: {', '.join(sorted(kinds)) or 'none'}"
         )
-    grouped: dict[str, list[str]] = {
-        "outputs": [],
-        "synthetic": [],
-        "jcml": [],
-        "nbest": [],
-        "metrics_task": [],
-        "metrics_protocol": [],
-        "human_ranking": [],
-    }
+    grouped: dict[str, list[str]] = {kind: [] for kind in EXPERIMENT_KINDS}
     for name in config["run"]:
         grouped[kinds[name]].append(name)
     return grouped

@@ -245,6 +245,82 @@ def _matrix_markdown(
     return lines
 
 
+def _pearson_intervals_markdown(intervals: pd.DataFrame) -> list[str]:
+    """The bootstrap intervals of Pearson's r, one row per metric in decreasing r, a column per scheme (none
+    without intervals of Pearson's r)."""
+    pearson = intervals.loc[intervals["kind"] == "pearson"]
+    if pearson.empty:
+        return []
+    level = float(pearson["confidence"].iloc[0])
+    schemes = list(dict.fromkeys(pearson["scheme"]))
+    order = list(dict.fromkeys(pearson.sort_values("r", ascending=False, kind="stable")["metric"]))
+    lines = [
+        "",
+        f"### Pearson r with {level:.0%} bootstrap intervals (Deutsch et al. 2021; "
+        f"{int(pearson['n_resamples'].iloc[0])} resamples; inputs: the metric re-scored on the drawn segments)",
+        "",
+        "| metric | r | " + " | ".join(f"BOOT-{s.upper()}" for s in schemes) + " |",
+        "| --- | ---: |" + " ---: |" * len(schemes),
+    ]
+    for metric in order:
+        rows = pearson.loc[pearson["metric"] == metric].set_index("scheme")
+        cells = [f"[{_r(rows.loc[s, 'low'])}, {_r(rows.loc[s, 'high'])}]" for s in schemes]
+        lines.append(f"| {metric} | {_r(rows['r'].iloc[0])} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _perm_both_markdown(perm: pd.DataFrame) -> list[str]:
+    """The PERM-BOTH matrix, metrics in decreasing correlation (none without PERM-BOTH results)."""
+    if perm.empty:
+        return []
+    order = list(dict.fromkeys(perm.sort_values("r_a", ascending=False, kind="stable")["metric_a"]))
+    return [
+        "",
+        f"### PERM-BOTH (Deutsch et al. 2021; segment-level forms; {int(perm['n_resamples'].iloc[0])} "
+        'resamples): p of "row correlates better than column"',
+        "",
+        *_matrix_markdown(perm, "metric_a", "metric_b", "p_value", order),
+    ]
+
+
+def _accuracy_markdown(accuracy: pd.DataFrame, tests: pd.DataFrame, alpha: float) -> list[str]:
+    """Each gold's pairwise accuracies at ``alpha``, a column per gold, and the accuracy tests' significant
+    differences (none without accuracies at ``alpha``)."""
+    chosen = accuracy.loc[np.isclose(accuracy["alpha"], alpha)]
+    if chosen.empty:
+        return []
+    golds = list(dict.fromkeys(chosen["gold"]))
+    order = list(dict.fromkeys(chosen.sort_values("accuracy", ascending=False, kind="stable")["metric"]))
+    lines = [
+        "",
+        f"### Pairwise accuracy against the gold at alpha {alpha:g} (Kocmi et al. 2021; a pair the gold calls "
+        "a tie counts only if the metric ties it, Deutsch et al. 2023)",
+        "",
+        "| metric | " + " | ".join(golds) + " |",
+        "| --- |" + " ---: |" * len(golds),
+    ]
+    for metric in order:
+        cells = []
+        for gold in golds:
+            row = chosen.loc[(chosen["gold"] == gold) & (chosen["metric"] == metric)].iloc[0]
+            cells.append(f"{row['accuracy']:.3f} ({row['correct']}/{row['pairs']})")
+        lines.append(f"| {metric} | " + " | ".join(cells) + " |")
+    significant = tests.loc[np.isclose(tests["alpha"], alpha) & (tests["p_value"] <= alpha)]
+    lines += [""]
+    if significant.empty:
+        lines.append(
+            f"No metric is significantly more accurate than another (sign-flip test, p ≤ {alpha:g})."
+        )
+        return lines
+    lines.append(f"Significantly more accurate (sign-flip test over the system pairs, p ≤ {alpha:g}):")
+    lines += [
+        f"- {r.gold}: {r.metric_a} ({r.accuracy_a:.3f}) over {r.metric_b} ({r.accuracy_b:.3f}), "
+        f"p = {r.p_value:.3f}"
+        for r in significant.itertuples(index=False)
+    ]
+    return lines
+
+
 def experiment_meta_evaluation_markdown(
     experiment: str,
     results: Mapping[str, pd.DataFrame],
@@ -277,66 +353,7 @@ def experiment_meta_evaluation_markdown(
     if reversed_metrics:
         n_systems = int(results["winners"].loc[results["winners"]["systems"] == "all", "n"].iloc[0])
         lines += ["", reversed_orientation_note(reversed_metrics, f"{label} {human}", n_systems).rstrip()]
-    intervals = results["intervals"]
-    pearson = intervals.loc[intervals["kind"] == "pearson"]
-    if not pearson.empty:
-        level = float(pearson["confidence"].iloc[0])
-        schemes = list(dict.fromkeys(pearson["scheme"]))
-        order = list(dict.fromkeys(pearson.sort_values("r", ascending=False, kind="stable")["metric"]))
-        lines += [
-            "",
-            f"### Pearson r with {level:.0%} bootstrap intervals (Deutsch et al. 2021; "
-            f"{int(pearson['n_resamples'].iloc[0])} resamples; inputs: the metric re-scored on the drawn segments)",
-            "",
-            "| metric | r | " + " | ".join(f"BOOT-{s.upper()}" for s in schemes) + " |",
-            "| --- | ---: |" + " ---: |" * len(schemes),
-        ]
-        for metric in order:
-            rows = pearson.loc[pearson["metric"] == metric].set_index("scheme")
-            cells = [f"[{_r(rows.loc[s, 'low'])}, {_r(rows.loc[s, 'high'])}]" for s in schemes]
-            lines.append(f"| {metric} | {_r(rows['r'].iloc[0])} | " + " | ".join(cells) + " |")
-    perm = results["perm_both"]
-    if not perm.empty:
-        order = list(dict.fromkeys(perm.sort_values("r_a", ascending=False, kind="stable")["metric_a"]))
-        lines += [
-            "",
-            f"### PERM-BOTH (Deutsch et al. 2021; segment-level forms; {int(perm['n_resamples'].iloc[0])} "
-            'resamples): p of "row correlates better than column"',
-            "",
-            *_matrix_markdown(perm, "metric_a", "metric_b", "p_value", order),
-        ]
-    accuracy, tests = results["accuracy"], results["accuracy_tests"]
-    chosen = accuracy.loc[np.isclose(accuracy["alpha"], alpha)]
-    if not chosen.empty:
-        golds = list(dict.fromkeys(chosen["gold"]))
-        order = list(dict.fromkeys(chosen.sort_values("accuracy", ascending=False, kind="stable")["metric"]))
-        lines += [
-            "",
-            f"### Pairwise accuracy against the gold at alpha {alpha:g} (Kocmi et al. 2021; a pair the gold calls "
-            "a tie counts only if the metric ties it, Deutsch et al. 2023)",
-            "",
-            "| metric | " + " | ".join(golds) + " |",
-            "| --- |" + " ---: |" * len(golds),
-        ]
-        for metric in order:
-            cells = []
-            for gold in golds:
-                row = chosen.loc[(chosen["gold"] == gold) & (chosen["metric"] == metric)].iloc[0]
-                cells.append(f"{row['accuracy']:.3f} ({row['correct']}/{row['pairs']})")
-            lines.append(f"| {metric} | " + " | ".join(cells) + " |")
-        significant = tests.loc[np.isclose(tests["alpha"], alpha) & (tests["p_value"] <= alpha)]
-        lines += [""]
-        if significant.empty:
-            lines.append(
-                f"No metric is significantly more accurate than another (sign-flip test, p ≤ {alpha:g})."
-            )
-        else:
-            lines.append(
-                f"Significantly more accurate (sign-flip test over the system pairs, p ≤ {alpha:g}):"
-            )
-            lines += [
-                f"- {r.gold}: {r.metric_a} ({r.accuracy_a:.3f}) over {r.metric_b} ({r.accuracy_b:.3f}), "
-                f"p = {r.p_value:.3f}"
-                for r in significant.itertuples(index=False)
-            ]
+    lines += _pearson_intervals_markdown(results["intervals"])
+    lines += _perm_both_markdown(results["perm_both"])
+    lines += _accuracy_markdown(results["accuracy"], results["accuracy_tests"], alpha)
     return "\n".join(lines) + "\n"

@@ -1,6 +1,6 @@
 """Step of ``workflow/rules/metrics_protocol.smk``: a metrics task's protocol on expert MQM (the WMT23 and WMT24
 task sets on the WMT23 test set, :mod:`mtsig.studies.metrics_protocol`) and what mtsig adds on the same data
-(:mod:`mtsig.studies.metrics_protocol_experiment`)."""
+(:mod:`mtsig.studies.metrics_protocol.experiment`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from mtsig.io.mtme import LevelScores, MtmeTestSet
     from mtsig.settings import MetricsProtocol
     from mtsig.studies.metrics_protocol import Protocol, ScoreKey
-    from mtsig.studies.metrics_protocol_experiment import ProtocolRun
+    from mtsig.studies.metrics_protocol.experiment import ProtocolRun
 
 log = logging.getLogger("mtsig")
 
@@ -29,10 +29,10 @@ def read_protocol_scores(
     settings: MetricsProtocol,
 ) -> tuple[dict[str, MtmeTestSet], dict[ScoreKey, LevelScores]]:
     """The test sets of the protocols' language pairs under ``root`` and every score file the experiment reads
-    (:func:`mtsig.studies.metrics_protocol_experiment.experiment_score_keys`), each of which must be among the rule's
+    (:func:`mtsig.studies.metrics_protocol.experiment.experiment_score_keys`), each of which must be among the rule's
     inputs ``scores``."""
     from mtsig.io.mtme import read_requested_scores, read_test_set
-    from mtsig.studies import metrics_protocol_experiment as experiments
+    from mtsig.studies.metrics_protocol import experiment as experiments
 
     lps = sorted({lp for protocol in protocols for lp in protocol.lps})
     test_sets = {lp: read_test_set(root, lp) for lp in lps}
@@ -60,7 +60,7 @@ def log_protocol_run(experiment: str, run: ProtocolRun) -> None:
 
 def metrics_protocol(
     experiment: str,
-    spec: Mapping[str, Any],
+    settings: Mapping[str, Any] | MetricsProtocol,
     data_root: str | Path,
     seed: int,
     alphas: Sequence[float],
@@ -83,8 +83,9 @@ def metrics_protocol(
     tex: str | Path,
     figures: str | Path,
 ) -> None:
-    """Every protocol of the experiment's settings (``spec``: its ``metrics_protocol.<name>`` block,
-    :class:`mtsig.settings.MetricsProtocol`) on its test set ``root`` (mt-metrics-eval's layout):
+    """Every protocol of the experiment's ``settings`` (its ``metrics_protocol.<name>`` block as the rule passes it,
+    or the settings themselves: :class:`mtsig.settings.MetricsProtocol`, the one shape the study reads) on its test
+    set ``root`` (mt-metrics-eval's layout):
     ``tasks`` (each task's value, cluster and bootstrap interval per metric), ``average`` (the weighted average
     and its cluster), ``significance`` (the permutation tests' p-values; task 0 is the average), the Markdown,
     HTML and LaTeX tables and a heatmap per tested task under ``figures``; the chance levels (``chance``), the
@@ -97,16 +98,16 @@ def metrics_protocol(
     ``derive_seed(seed, experiment, P)``; the intervals of a task from ``rng_for(seed, experiment, "bootstrap",
     <task label>)``. ``scores``: the rule's inputs, which must hold every file read."""
     from mtsig.report.metrics_protocol import experiment_tables, power_figure, protocol_heatmaps
-    from mtsig.settings import MetricsProtocol, build
-    from mtsig.studies import metrics_protocol_experiment as experiments
+    from mtsig.settings import MetricsProtocol, as_block, build
+    from mtsig.studies.metrics_protocol import experiment as experiments
 
-    protocol = build(MetricsProtocol, spec, f"metrics_protocol.{experiment}")
-    protocols = experiments.experiment_protocols(list(protocol.protocols), protocol.lps, protocol.gold)
+    settings = build(MetricsProtocol, settings, f"metrics_protocol.{experiment}")
+    protocols = experiments.settings_protocols(settings)
     test_sets, read = read_protocol_scores(
-        experiment, Path(data_root) / protocol.root, protocols, scores, protocol
+        experiment, Path(data_root) / settings.root, protocols, scores, settings
     )
     result = experiments.run_experiment(
-        experiment, protocols, test_sets, read, protocol, seed=seed, alphas=alphas
+        experiment, protocols, test_sets, read, settings, seed=seed, alphas=alphas
     )
     Path(figures).mkdir(parents=True, exist_ok=True)
     for run in result.runs:
@@ -114,10 +115,11 @@ def metrics_protocol(
         if run.power is not None:
             power_figure(run.power, run.protocol.name, figures)
         log_protocol_run(experiment, run)
-    tables = experiment_tables(
-        result, protocol, title=protocol.description or experiment, root=protocol.root, gold=protocol.gold
-    )
-    settings = {"experiment": experiment, "spec": dict(spec), "seed": seed}
+    tables = experiment_tables(result, settings, title=settings.description or experiment)
+    made = {
+        "made_by": "metrics_protocol",
+        "settings": {"experiment": experiment, "spec": as_block(settings), "seed": seed},
+    }
     outputs = {
         tasks: tables.tasks,
         average: tables.average,
@@ -133,6 +135,6 @@ def metrics_protocol(
         stability: tables.stability,
     }
     for path, frame in outputs.items():
-        write_tsv(frame, path, made_by="metrics_protocol", settings=settings)
-    write_markdown(tables.markdown, md, html, made_by="metrics_protocol", settings=settings)
+        write_tsv(frame, path, **made)
+    write_markdown(tables.markdown, md, html, **made)
     write_text(tables.latex, tex)

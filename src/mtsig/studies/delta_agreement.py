@@ -59,7 +59,7 @@ def protocol_pairs(
     metrics: Sequence[str],
     human: str = "human_mqm",
 ) -> pd.DataFrame:
-    """A metrics-task protocol experiment's oriented pairs (:mod:`mtsig.studies.metrics_protocol_beyond`): its MT
+    """A metrics-task protocol experiment's oriented pairs (:mod:`mtsig.studies.metrics_protocol.beyond`): its MT
     systems' ``system_scores`` (``lp, system, source, score``; the MQM system score under ``human``) and the MQM
     gold's conclusions of every language pair (``lp, sys_x, sys_y, alpha, conclusion``), for the ``metrics``
     named. Each metric is labelled ``"<metric> (<experiment> MQM)"`` and each source ``"<experiment> <lp>"``, so

@@ -164,7 +164,7 @@ PROTOCOL_KEYS = ["experiment", "protocol", "kind"]
 def protocol_replicability(replication: pd.DataFrame, alpha: float = Replicability.alpha) -> pd.DataFrame:
     """Does metric A beat metric B across a metrics-task protocol's language pairs? :func:`pairwise_replicability`
     of each (experiment, protocol, task kind) of ``replication`` (the rows of :func:`mtsig.studies.
-    metrics_protocol_beyond.replication_pvalues` with an ``experiment`` column: per language pair, the permutation
+    metrics_protocol.beyond.replication_pvalues` with an ``experiment`` column: per language pair, the permutation
     test's ``(c + 1)/(n + 1)`` p-value of "A beats B"), with those three columns first."""
     frames = [
         pairwise_replicability(group, alpha).assign(experiment=e, protocol=p, kind=k)

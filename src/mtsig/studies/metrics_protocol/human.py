@@ -116,7 +116,10 @@ def _partial_row(
     gold_key = ScoreKey(lp, "human", gold, level)
     systems = task_systems(test_sets[lp], result.protocol.info, task, scores[gold_key])
     restricted, share = restricted_gold(
-        scores[gold_key], scores[ScoreKey(lp, "human", name, level)], systems, task.statistic == "spa"
+        scores[gold_key],
+        scores[ScoreKey(lp, "human", name, level)],
+        systems,
+        task.statistic_spec.whole_segments,
     )
     narrowed = dict(scores)
     narrowed[gold_key] = restricted

@@ -5,9 +5,9 @@ the sections after it).
 :func:`experiment_files` lists the files from their names alone (the workflow's input functions call it, so this
 module imports the studies it runs only inside :func:`run_experiment`); :func:`run_experiment` runs each protocol
 (:func:`mtsig.studies.metrics_protocol.run_protocol`) and the studies beside it: bootstrap intervals, replication
-p-values and the MT systems' MQM gold (:mod:`mtsig.studies.metrics_protocol_beyond`), chance levels
+p-values and the MT systems' MQM gold (:mod:`mtsig.studies.metrics_protocol.beyond`), chance levels
 (:mod:`mtsig.studies.metrics_protocol_chance`), human scores on part of a task's cells
-(:mod:`mtsig.studies.metrics_protocol_human`), power and stability (:mod:`mtsig.studies.metrics_protocol_power`).
+(:mod:`mtsig.studies.metrics_protocol.human`), power and stability (:mod:`mtsig.studies.metrics_protocol.power`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from mtsig.studies.metrics_protocol import (
     required_scores,
     with_gold,
 )
-from mtsig.studies.metrics_protocol_beyond import (
+from mtsig.studies.metrics_protocol.beyond import (
     mqm_pairs,
     replication_pvalues,
     system_tasks,
@@ -39,9 +39,9 @@ from mtsig.studies.metrics_protocol_beyond import (
 )
 
 if TYPE_CHECKING:
+    from mtsig.studies.metrics_protocol.human import PartialHumanRow
+    from mtsig.studies.metrics_protocol.power import ProtocolPower
     from mtsig.studies.metrics_protocol_chance import ProtocolChance
-    from mtsig.studies.metrics_protocol_human import PartialHumanRow
-    from mtsig.studies.metrics_protocol_power import ProtocolPower
 
 
 def experiment_protocols(
@@ -54,6 +54,12 @@ def experiment_protocols(
     if unknown:
         raise InputError(f"unknown protocol(s) {', '.join(unknown)}; known: {', '.join(PROTOCOLS)}")
     return [with_gold(PROTOCOLS[name](lps), gold) for name in protocols]
+
+
+def settings_protocols(settings: MetricsProtocol) -> list[Protocol]:
+    """The protocols an experiment's settings name, on its language pairs, with its gold
+    (:func:`experiment_protocols`)."""
+    return experiment_protocols(list(settings.protocols), settings.lps, settings.gold)
 
 
 def experiment_score_keys(
@@ -118,7 +124,7 @@ class ProtocolRun:
     """One protocol of an experiment: its result, its seed, the bootstrap interval of every task (task label ->
     :func:`task_intervals`; empty without bootstrap resamples), its per-language-pair p-values
     (:func:`replication_pvalues`), its chance levels, the human scores on the part of a task's cells they rate
-    (:func:`mtsig.studies.metrics_protocol_human.partial_human_rows`), its power and stability (None when not
+    (:func:`mtsig.studies.metrics_protocol.human.partial_human_rows`), its power and stability (None when not
     asked for) and the CPU seconds of the tests, the intervals and the rest."""
 
     protocol: Protocol
@@ -163,15 +169,15 @@ def run_experiment(
     experiment, "bootstrap", <task label>)``, the per-language-pair p-values of ``settings.replicability_tasks``,
     the chance levels (:mod:`mtsig.studies.metrics_protocol_chance`; none with 0 draws), the human scores on part
     of a task's cells, the power and stability of the permutation tests
-    (:mod:`mtsig.studies.metrics_protocol_power`; none with 0 test sets or without tests), and the MQM gold of every
+    (:mod:`mtsig.studies.metrics_protocol.power`; none with 0 test sets or without tests), and the MQM gold of every
     language pair's MT systems at ``alphas`` (:func:`mqm_pairs`, of the first protocol)."""
     import time
 
     from mtsig.stats.seeding import derive_seed, rng_for
     from mtsig.studies.metrics_protocol import run_protocol
+    from mtsig.studies.metrics_protocol.human import partial_human_rows
+    from mtsig.studies.metrics_protocol.power import protocol_power
     from mtsig.studies.metrics_protocol_chance import protocol_chance
-    from mtsig.studies.metrics_protocol_human import partial_human_rows
-    from mtsig.studies.metrics_protocol_power import protocol_power
 
     runs = []
     shared_chance: dict = {}

@@ -26,7 +26,7 @@ from mtsig.stats.meta_evaluation import task_bootstrap as tb
 from mtsig.stats.meta_evaluation.metric_ranking import average_nulls, weighted_average
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions, ScoreKey, TaskResult
-from mtsig.studies.metrics_protocol_beyond import TaskResampler, task_resampler
+from mtsig.studies.metrics_protocol.beyond import TaskResampler, task_resampler
 
 #: The :class:`TaskStability` label of the weighted average.
 AVERAGE = "average"
