@@ -13,10 +13,18 @@ Private to :mod:`mtsig.cli` (the leading underscore keeps it out of the sub-comm
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from mtsig.cli._common import confidence_level, positive_int
+from mtsig.cli._common import positive_int
 from mtsig.errors import InputError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from mtsig.metrics.base import Metric
+    from mtsig.stats.rank_sets.summary import RankSets
 
 #: Defaults: csranks's coverage and number of draws; τ = 1 (which systems could be first).
 DEFAULT_COVERAGE = 0.95
@@ -29,6 +37,20 @@ OPTIONS = {
     "rank_set_kind": "--simultaneous/--marginal",
     "draws": "--draws",
 }
+
+
+def coverage_level(text: str) -> float:
+    """An argparse type: a coverage strictly between 0 and 1 (csranks's ``coverage``; a percentage such as 95 is
+    refused, as 1.5 would otherwise read as 1.5%)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number strictly between 0 and 1, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(
+            f"must be a number strictly between 0 and 1 (0.95 for 95%), got {text}"
+        )
+    return value
 
 
 @dataclass(frozen=True)
@@ -61,8 +83,8 @@ def add_rank_set_arguments(parser: argparse.ArgumentParser, *, draws: bool, aske
     )
     group.add_argument(
         "--coverage",
-        type=confidence_level,
-        help=f"coverage of every set (default {DEFAULT_COVERAGE}; 95 works)",
+        type=coverage_level,
+        help=f"coverage of every set, strictly between 0 and 1 (default {DEFAULT_COVERAGE})",
     )
     kinds = group.add_mutually_exclusive_group()
     kinds.add_argument(
@@ -85,6 +107,12 @@ def add_rank_set_arguments(parser: argparse.ArgumentParser, *, draws: bool, aske
             type=positive_int,
             help=f"bootstrap draws (default {DEFAULT_DRAWS}, as csranks); the seed is --seed",
         )
+
+
+def check_top(options: RankSetOptions, n_systems: int) -> None:
+    """``--top K`` needs at least K systems."""
+    if options.tau > n_systems:
+        raise InputError(f"--top {options.tau}: there are only {n_systems} systems to rank")
 
 
 def rank_set_options(args: argparse.Namespace, *, asked: bool, how: str) -> RankSetOptions | None:
@@ -113,3 +141,24 @@ def compare_rank_set_options(args: argparse.Namespace) -> RankSetOptions | None:
     if options is not None and args.tsv and args.clusters:
         raise InputError("--tsv prints one table: the clusters' (--clusters) or the rank sets' (--rank-sets)")
     return options
+
+
+def metric_rank_sets(
+    metric: Metric,
+    stats: np.ndarray,
+    systems: Sequence[str],
+    documents: np.ndarray | None,
+    n_samples: int,
+    seed: int,
+    options: RankSetOptions,
+) -> RankSets:
+    """``mtsig compare --rank-sets``: the systems' rank sets by ``metric``'s corpus score, from the first
+    ``n_samples`` pseudo-test-sets of the paired bootstrap with ``seed`` (whole documents with ``documents``):
+    :func:`mtsig.stats.rank_sets.corpus.corpus_rank_sets`."""
+    from mtsig.stats.rank_sets.corpus import corpus_rank_sets
+
+    check_top(options, len(systems))
+    return corpus_rank_sets(
+        systems, stats, metric.score, higher_is_better=metric.higher_is_better, n_draws=n_samples, seed=seed,
+        documents=documents, coverage=options.coverage, tau=options.tau, kind=options.kind, source=metric.name,
+    )  # fmt: skip

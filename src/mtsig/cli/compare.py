@@ -55,7 +55,12 @@ from mtsig.cli._common import (
     significance_level,
     warn,
 )
-from mtsig.cli._rank_sets import RankSetOptions, add_rank_set_arguments, compare_rank_set_options
+from mtsig.cli._rank_sets import (
+    RankSetOptions,
+    add_rank_set_arguments,
+    compare_rank_set_options,
+    metric_rank_sets,
+)
 from mtsig.cli._systems import (
     SCORES_FORMATS,
     label_list,
@@ -477,12 +482,7 @@ def metric_comparison(
     comparison = MetricComparison(metric.name, metric.details(), metric.higher_is_better, result)
     wanted = options.get("rank_sets")
     if isinstance(wanted, RankSetOptions):
-        from mtsig.report.rank_sets import corpus_rank_sets
-
-        comparison.rank_sets = corpus_rank_sets(
-            systems, stats, metric.score, higher_is_better=metric.higher_is_better, n_draws=n_samples, seed=seed,
-            documents=documents, coverage=wanted.coverage, tau=wanted.tau, kind=wanted.kind, source=metric.name,
-        )  # fmt: skip
+        comparison.rank_sets = metric_rank_sets(metric, stats, systems, documents, n_samples, seed, wanted)
     return comparison
 
 

@@ -33,14 +33,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mtsig.cli._common import non_negative_int, positive_int, significance_level
-from mtsig.cli._rank_sets import RankSetOptions, add_rank_set_arguments, rank_set_options
+from mtsig.cli._rank_sets import RankSetOptions, add_rank_set_arguments, check_top, rank_set_options
 from mtsig.errors import InputError
 
 if TYPE_CHECKING:  # pandas and the procedures are imported when a command runs, not when the parser is built
     import pandas as pd
 
-    from mtsig.report.rank_sets import RankSets
     from mtsig.stats.rank_sets import RankProblem
+    from mtsig.stats.rank_sets.summary import RankSets
     from mtsig.stats.system_ranking import ItemScores, SystemRanking
 
 HELP = "rank the systems of a human evaluation (ESA, MQM or tidy scores) by WMT's or mtsig's procedure"
@@ -365,13 +365,15 @@ def rank_set_problem(
 
 def rank_sets_output(args: argparse.Namespace, options: RankSetOptions) -> str:
     """The rank sets in the requested mode: readable lines, ``--json`` or ``--latex``, with the signature."""
-    from mtsig.report.rank_sets import draws_description, rank_sets_of
+    from mtsig.report.rank_sets import draws_description, sets_signature
+    from mtsig.stats.rank_sets.summary import rank_sets_of
 
     problem, label, what, units, why = rank_set_problem(args, options)
+    check_top(options, len(problem.systems))
     sets = rank_sets_of(
         problem, coverage=options.coverage, tau=options.tau, seed=args.seed, kind=options.kind, n_units=units
     )
-    signature = sets.signature(scores="estimates" if args.estimates is not None else "raw")
+    signature = sets_signature(sets, scores="estimates" if args.estimates is not None else "raw")
     if args.json:
         return rank_sets_json(sets, label, what, why, signature)
     if args.latex:
@@ -396,7 +398,7 @@ def rank_sets_text(sets: RankSets, label: str, what: str, why: str | None, signa
     return "\n".join(lines) + "\n"
 
 
-def rank_sets_json(sets: RankSets, kind: str, label: str, what: str, why: str | None, signature: str) -> str:
+def rank_sets_json(sets: RankSets, label: str, what: str, why: str | None, signature: str) -> str:
     """``--json``: the data's label, what the estimates are, the sets (:func:`mtsig.report.rank_sets.
     rank_sets_record`: ``systems`` with ``marginal``, ``simultaneous`` and ``top``) and the signature."""
     from mtsig.report.rank_sets import rank_sets_record

@@ -28,17 +28,18 @@ import pandas as pd
 from mtsig import __version__
 from mtsig.report.clusters import clusters_latex, format_rank_range
 from mtsig.report.rank_sets import (
-    RankSets,
     metric_rank_set_lines,
     rank_sets_frame,
     rank_sets_latex,
     rank_sets_record,
+    sets_signature,
 )
 from mtsig.report.signature import format_level, result_signatures
 from mtsig.report.tables import CORRECTION_LABELS, latex_escape, metric_label
 from mtsig.stats.clusters import clusters_from_tests, significant_pairs
 from mtsig.stats.evaluation import corrected_test_conclusions
 from mtsig.stats.intervals import BCA
+from mtsig.stats.rank_sets.summary import RankSets
 from mtsig.stats.resampling.tables import PairwiseResult
 
 #: ``--correction`` of the CLI -> :data:`mtsig.stats.evaluation.CORRECTIONS`.
@@ -208,8 +209,8 @@ __all__ = [
 @dataclass
 class MetricComparison:
     """The results of one metric: its name, its settings signature and the engine's result; ``rank_sets``: the
-    systems' confidence sets for ranks by this metric (``--rank-sets``: :func:`mtsig.report.rank_sets.
-    corpus_rank_sets`), or None."""
+    systems' confidence sets for ranks by this metric (``--rank-sets``: :func:`mtsig.stats.rank_sets.
+    corpus.corpus_rank_sets`), or None."""
 
     name: str
     details: str
@@ -219,7 +220,7 @@ class MetricComparison:
 
     def rank_sets_signature(self) -> str | None:
         """The rank sets' signature with the metric's details, or None without rank sets."""
-        return None if self.rank_sets is None else self.rank_sets.signature(metric_details=self.details)
+        return None if self.rank_sets is None else sets_signature(self.rank_sets, metric_details=self.details)
 
     def signatures(self, alpha: float | None = None, correction: str | None = None) -> dict[str, str]:
         """``{test: signature}`` (:mod:`mtsig.report.signature`); alpha and correction where conclusions are drawn."""

@@ -1,130 +1,38 @@
-"""Confidence sets for ranks (:mod:`mtsig.stats.rank_sets`; Mogstad, Romano, Shaikh & Wilhelm 2023) as tables and
-text: which systems could be first, and where each one could really rank.
+"""Confidence sets for ranks (:mod:`mtsig.stats.rank_sets`; Mogstad, Romano, Shaikh & Wilhelm 2023) as text:
+which systems could be first, and where each one could really rank.
 
-:func:`rank_sets_of` computes the three sets every output shows for one problem: the marginal and the simultaneous
-two-sided sets (with the stepdown, csranks's defaults) and the τ-best set (τ = ``--top``). Each output is one
-function: the table (:func:`rank_sets_table`, one row per system, best first), readable lines
-(:func:`rank_sets_lines`), the JSON record (:func:`rank_sets_record`) and a booktabs table
-(:func:`rank_sets_latex`).
+The sets of one problem are a :class:`mtsig.stats.rank_sets.summary.RankSets` (marginal, simultaneous, τ-best).
+Each output is one function: readable lines (:func:`rank_sets_lines`), the JSON record (:func:`rank_sets_record`),
+a booktabs table (:func:`rank_sets_latex`), ``mtsig compare``'s TSV (:func:`rank_sets_frame`) and the signature
+(:func:`sets_signature`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 
 from mtsig.report.signature import format_level, rank_sets_signature
 from mtsig.report.tables import latex_escape, metric_label
-from mtsig.stats.rank_sets import RankProblem, RankSetResult, rank_set
+from mtsig.stats.rank_sets.summary import RankSets, rank_sets_table
 
-#: The kinds of rank set a user chooses between (``--simultaneous``, ``--marginal``); simultaneous is the default:
-#: a table of every system's rank is read all at once, and only the simultaneous sets cover all ranks together.
-KINDS = ("simultaneous", "marginal")
-DEFAULT_KIND = "simultaneous"
-#: The columns of :func:`rank_sets_table`.
-TABLE_COLUMNS = (
-    "system",
-    "estimate",
-    "rank",
-    "marginal_lower",
-    "marginal_upper",
-    "simultaneous_lower",
-    "simultaneous_upper",
-    "top",
-)
 #: How each kind of draws is described (:attr:`mtsig.stats.rank_sets.RankProblem.bootstrap`).
 _UNITS = {"items": "items", "documents": "whole documents", "segments": "segments"}
 
 
-@dataclass(frozen=True)
-class RankSets:
-    """The sets of one problem: ``marginal``, ``simultaneous`` (two-sided, stepdown) and ``top`` (the τ-best,
-    ``tau``) at ``coverage``; ``scores[S]``: each system's estimate as shown (a lower-is-better metric's own
-    score, not the negated one the problem ranks); ``bootstrap``, ``n_draws``, ``n_units`` (the resampled units,
-    None for the parametric bootstrap) and ``seed`` say how the draws were made; ``kind``: the set the text and
-    LaTeX show (:data:`KINDS`)."""
-
-    systems: tuple[str, ...]
-    scores: np.ndarray
-    marginal: RankSetResult
-    simultaneous: RankSetResult
-    top: RankSetResult
-    coverage: float
-    tau: int
-    bootstrap: str
-    n_draws: int
-    n_units: int | None
-    seed: int
-    kind: str = DEFAULT_KIND
-
-    @property
-    def ranks(self) -> np.ndarray:
-        """The estimated ranks (1 = best; tied estimates share the better rank)."""
-        return np.array([row.rank for row in self.simultaneous.rows], dtype=np.int64)
-
-    @property
-    def members(self) -> tuple[str, ...]:
-        """The systems of the τ-best set, best first."""
-        table = rank_sets_table(self)
-        return tuple(table.loc[table["top"], "system"])
-
-    def signature(self, *, scores: str | None = None, metric_details: str | None = None) -> str:
-        """The sets' signature (:func:`mtsig.report.signature.rank_sets_signature`)."""
-        return rank_sets_signature(
-            kind=self.kind,
-            coverage=self.coverage,
-            tau=self.tau,
-            bootstrap=self.bootstrap,
-            n_draws=self.n_draws,
-            seed=self.seed,
-            scores=scores,
-            metric_details=metric_details,
-        )
-
-
-def rank_sets_of(
-    problem: RankProblem,
-    *,
-    coverage: float,
-    tau: int,
-    seed: int,
-    kind: str = DEFAULT_KIND,
-    scores: Sequence[float] | np.ndarray | None = None,
-    n_units: int | None = None,
-) -> RankSets:
-    """The marginal, simultaneous and τ-best sets of ``problem`` at ``coverage`` (csranks's defaults otherwise:
-    two-sided rank sets, the stepdown, R's type-7 quantile); ``seed``: the draws' seed, for the signature;
-    ``kind``: the set shown; ``scores``: the estimates to show (default the problem's). Bad options (τ outside
-    1..S, a coverage outside (0, 1)) are :class:`~mtsig.errors.InputError`."""
-    top = rank_set(problem, "tau_best", tau=tau, coverage=coverage)
-    marginal = rank_set(problem, "marginal", coverage=coverage)
-    simultaneous = rank_set(problem, "simultaneous", coverage=coverage)
-    shown = problem.estimates if scores is None else np.asarray(scores, dtype=np.float64)
-    return RankSets(
-        problem.systems, shown, marginal, simultaneous, top, float(coverage), int(tau), problem.bootstrap,
-        problem.n_draws, n_units, int(seed), kind,
-    )  # fmt: skip
-
-
-def rank_sets_table(sets: RankSets) -> pd.DataFrame:
-    """:data:`TABLE_COLUMNS`, one row per system, best first (by estimated rank; tied systems in input order):
-    the estimate, the estimated rank, both sets' bounds and whether the system is in the τ-best set."""
-    table = pd.DataFrame(
-        {
-            "system": list(sets.systems),
-            "estimate": sets.scores,
-            "rank": sets.ranks,
-            "marginal_lower": sets.marginal.lower,
-            "marginal_upper": sets.marginal.upper,
-            "simultaneous_lower": sets.simultaneous.lower,
-            "simultaneous_upper": sets.simultaneous.upper,
-            "top": [bool(row.member) for row in sets.top.rows],
-        }
+def sets_signature(sets: RankSets, *, scores: str | None = None, metric_details: str | None = None) -> str:
+    """The signature of ``sets`` (:func:`mtsig.report.signature.rank_sets_signature`)."""
+    return rank_sets_signature(
+        kind=sets.kind,
+        coverage=sets.coverage,
+        tau=sets.tau,
+        bootstrap=sets.bootstrap,
+        n_draws=sets.n_draws,
+        seed=sets.seed,
+        scores=scores,
+        metric_details=metric_details,
     )
-    return table.sort_values("rank", kind="stable").reset_index(drop=True)
 
 
 def draws_description(sets: RankSets) -> str:
@@ -188,7 +96,7 @@ def rank_sets_record(sets: RankSets) -> dict[str, object]:
     return {
         "kind": sets.kind,
         "coverage": sets.coverage,
-        "top": sets.tau,
+        "tau": sets.tau,
         "bootstrap": sets.bootstrap,
         "draws": sets.n_draws,
         "units": sets.n_units,
@@ -251,35 +159,6 @@ def rank_sets_latex(
         r"\end{table}",
     ]
     return "\n".join(lines) + "\n"
-
-
-def corpus_rank_sets(
-    systems: Sequence[str],
-    stats: np.ndarray,
-    score: Callable[[np.ndarray], np.ndarray],
-    *,
-    higher_is_better: bool,
-    n_draws: int,
-    seed: int,
-    documents: Sequence[object] | np.ndarray | None,
-    coverage: float,
-    tau: int,
-    kind: str = DEFAULT_KIND,
-    source: str = "corpus scores",
-) -> RankSets:
-    """The rank sets of ``systems`` by a corpus metric (:mod:`mtsig.stats.rank_sets.corpus`): the corpus scores
-    ``S(X)`` and their values on the first ``n_draws`` pseudo-test-sets of the resampling engine's paired bootstrap
-    with ``seed`` (segments, or whole documents with ``documents``); a lower-is-better metric ranked by ``−S``
-    and shown on its own scale."""
-    from mtsig.stats.rank_sets.corpus import problem_from_corpus_statistics
-
-    problem, drawn = problem_from_corpus_statistics(
-        systems, stats, score, higher_is_better=higher_is_better, n_draws=n_draws, seed=seed,
-        documents=documents, source=source,
-    )  # fmt: skip
-    return rank_sets_of(
-        problem, coverage=coverage, tau=tau, seed=seed, kind=kind, scores=drawn.scores, n_units=drawn.n_units
-    )
 
 
 def metric_rank_set_lines(metric: str, sets: RankSets, higher_is_better: bool = True) -> list[str]:

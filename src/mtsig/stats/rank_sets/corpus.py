@@ -25,6 +25,7 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.stats.rank_sets import RankProblem, problem_from_resampled
+from mtsig.stats.rank_sets.summary import DEFAULT_KIND, RankSets, rank_sets_of
 from mtsig.stats.resampling.draws import (
     DOCUMENT_BOOTSTRAP,
     DRAW_BLOCK_SIZE,
@@ -112,3 +113,30 @@ def problem_from_corpus_statistics(
         systems, sign * drawn.scores, sign * drawn.resampled, bootstrap=drawn.units, source=source
     )
     return problem, drawn
+
+
+def corpus_rank_sets(
+    systems: Sequence[str],
+    stats: np.ndarray,
+    score: Callable[[np.ndarray], np.ndarray],
+    *,
+    higher_is_better: bool,
+    n_draws: int,
+    seed: int,
+    documents: Sequence[object] | np.ndarray | None,
+    coverage: float,
+    tau: int,
+    kind: str = DEFAULT_KIND,
+    source: str = "corpus scores",
+) -> RankSets:
+    """The rank sets of ``systems`` by a corpus metric (:mod:`mtsig.stats.rank_sets.corpus`): the corpus scores
+    ``S(X)`` and their values on the first ``n_draws`` pseudo-test-sets of the resampling engine's paired bootstrap
+    with ``seed`` (segments, or whole documents with ``documents``); a lower-is-better metric ranked by ``−S``
+    and shown on its own scale."""
+    problem, drawn = problem_from_corpus_statistics(
+        systems, stats, score, higher_is_better=higher_is_better, n_draws=n_draws, seed=seed,
+        documents=documents, source=source,
+    )  # fmt: skip
+    return rank_sets_of(
+        problem, coverage=coverage, tau=tau, seed=seed, kind=kind, scores=drawn.scores, n_units=drawn.n_units
+    )
