@@ -352,6 +352,8 @@ def rank_set_problem(
         return problem, args.estimates.name, f"the estimates of {args.estimates.name}", None, None
     from mtsig.stats.system_ranking import item_scores
 
+    if options.draws is not None and options.draws < 2:
+        raise InputError(f"--draws {options.draws}: the bootstrap of item scores needs at least 2 resamples")
     ratings, label = ratings_of(args)
     items = item_scores(ratings, str(args.files[0]))
     known = bool((items.columns["doc"] != "").any())
