@@ -10,8 +10,9 @@ document is known. Every system is scored on the same ``X*`` (paired), and the d
 (:func:`mtsig.stats.resampling.draws.scheme_counts`, block ``j`` from ``rng_for(seed, "mtsig.resampling", scheme,
 <size>, j)``): the first R draws of ``mtsig compare``'s paired bootstrap (segments) or document-level paired
 bootstrap (documents) with the same seed. Since ``S`` is a smooth function of means (away from BLEU's brevity
-penalty kink), the bootstrap of ``S(X*) − S(X)`` is consistent for that of ``S(X) − θ`` (Efron & Tibshirani 1993,
-Sec. 21.3; the delta method), and the rank sets read it as they read item means
+penalty kink), the bootstrap of ``S(X*) − S(X)`` approximates the distribution of ``S(X) − θ`` (Hall 1992, *The
+Bootstrap and Edgeworth Expansion*, Theorem 5.1: statistics that are smooth functions of means), and the rank sets
+read it as they read item means
 (:func:`mtsig.stats.rank_sets.problem_from_resampled`). Averaging segment-level scores instead would rank another
 quantity (sentence-level BLEU's mean), not the corpus score the verdict compares.
 """
