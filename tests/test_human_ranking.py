@@ -4,11 +4,14 @@ ratings ranked by every procedure of the registry, the disagreement between proc
 Oracles: the WMT24 organisers' own output on the same files (tests/oracles/wmt24_esa_*.tsv, written by
 ``python benchmarks/bench_human_ranking.py --python <pandas-2 python> --write-oracles tests/oracles``, which runs
 their humeval/tools.py @bfa937e); the disagreement counts recounted from the written p-value table with pandas and
-by hand on a small case; a second run for byte-identical outputs; hand-made configs for each schema error.
+by hand on a small case; the rank sets' estimates, ranks and documents recounted from the ratings with pandas (the
+sets themselves: tests/test_rank_sets.py against csranks); a second run for byte-identical outputs; hand-made
+configs for each schema error.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -22,12 +25,12 @@ from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import HumanRanking, as_block, build
 from mtsig.stats.system_ranking import PROCEDURES
 from mtsig.steps.human_ranking import human_ranking, human_ranking_table
-from mtsig.studies.human_ranking import disagreement_counts, rank_language_pairs
+from mtsig.studies.human_ranking import disagreement_counts, rank_language_pairs, rank_sets_of_pairs
 
 REPO = Path(__file__).resolve().parents[1]
 ORACLES = Path(__file__).parent / "oracles"
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
-OUTPUTS = ("ranking", "pvalues", "disagreement", "disagreeing_pairs", "qc", "filtering", "notes")
+OUTPUTS = ("ranking", "pvalues", "disagreement", "disagreeing_pairs", "qc", "filtering", "notes", "rank_sets")
 #: Few resamples: the test checks the wiring and the organisers' deterministic procedure, not Monte Carlo error.
 FEW = {"wmt26": 20, "wmt26_paired": 20, "wmt26_unpaired": 20, "paired_bootstrap": 50,
        "approximate_randomization": 50, "stratified_permutation": 200,
@@ -131,6 +134,32 @@ def test_qc_and_filtering_tables(en_hi: dict[str, Path]) -> None:
     assert filtering["rows"].sum() > 0 and read(en_hi["notes"]).empty
 
 
+def test_rank_sets_recounted_from_the_ratings(data_root: Path, en_hi: dict[str, Path]) -> None:
+    """Each system's mean item score (a system's ratings of one segment in one wave averaged first), its rank
+    (1 + the systems above it) and the documents resampled, recounted with pandas from the ratings read."""
+    sets = read(en_hi["rank_sets"])
+    assert list(sets.columns) == [
+        "lp", "system", "estimate", "rank", "marginal_lower", "marginal_upper", "simultaneous_lower",
+        "simultaneous_upper", "could_be_first", "units",
+    ]  # fmt: skip
+    root = data_root / "wmt24-esa"
+    ratings = read_esa(
+        [root / "humeval" / f"esa_generalMT2024_wave{w}.csv" for w in (2, 3)], root / "documents"
+    ).ratings.query("lp == 'en-hi'")
+    means = ratings.groupby(["system", "item", "wave"])["score"].mean().groupby("system").mean()
+    assert sorted(sets["system"]) == sorted(means.index) and len(sets) == 11
+    np.testing.assert_allclose(sets["estimate"], means[sets["system"]].to_numpy(), rtol=0, atol=1e-9)
+    assert sets["estimate"].is_monotonic_decreasing
+    assert sets["rank"].tolist() == [1 + int((means > v).sum()) for v in sets["estimate"]]
+    assert (sets["units"] == ratings["doc"].nunique()).all()
+    for kind in ("marginal", "simultaneous"):
+        lower, upper = sets[f"{kind}_lower"], sets[f"{kind}_upper"]
+        assert ((1 <= lower) & (lower <= sets["rank"]) & (sets["rank"] <= upper) & (upper <= 11)).all()
+    assert sets["could_be_first"].iloc[0] and sets["could_be_first"].sum() >= 1
+    manifest = json.loads(Path(f"{en_hi['rank_sets']}.manifest.json").read_text())
+    assert manifest["settings"]["rank_sets"] == {"coverage": 0.95, "resamples": 1000, "units": "documents"}
+
+
 def test_the_same_seed_gives_the_same_bytes(data_root: Path, en_hi: dict[str, Path], tmp_path: Path) -> None:
     again = run_step(data_root, tmp_path, ["en-hi"])
     for name in OUTPUTS:
@@ -145,6 +174,20 @@ def test_the_page_and_its_calibration_hook(en_hi: dict[str, Path], tmp_path: Pat
     assert page.startswith(f"# {configured()['description']}")
     assert "## en-hi: 11 systems" in page and "## Where the procedures disagree" in page
     assert "enghin7918 (p 0.078)" in page and "How often is each procedure wrong" not in page
+    assert "Which systems could be first" not in page
+    png = tmp_path / "figures" / "rank_sets.png"
+    human_ranking_table("wmt24-esa", None, md=md, html=html, rank_sets=en_hi["rank_sets"], png=png, **inputs)
+    page = md.read_text(encoding="utf-8")
+    sets, ranking = read(en_hi["rank_sets"]), read(en_hi["ranking"])
+    wmt24_first = int(((ranking["procedure"] == "wmt24") & (ranking["cluster"] == 1)).sum())
+    assert (
+        "## Which systems could be first?" in page
+        and "1000 paired bootstrap resamples of whole documents" in page
+    )
+    assert f"| en-hi | 11 | {int(sets['could_be_first'].sum())} | {wmt24_first} |" in page
+    first = sets.iloc[0]
+    assert f"| {first['system']} | {first['estimate']:.2f} | 1 |" in page
+    assert png.read_bytes().startswith(b"\x89PNG")
     assert "<table" in html.read_text(encoding="utf-8")
     calibration = tmp_path / "calibration.tsv"
     calibration.write_text("procedure\tfalse_positive_rate\nwmt24\t0.125\n", encoding="utf-8")
@@ -181,6 +224,9 @@ def test_disagreement_counts_by_hand() -> None:
         ({"resamples": {"wmt26": 0}}, "less than the minimum of 1"),
         ({"lps": ["english-czech"]}, "does not match"),
         ({"documents": None}, "None is not of type 'string'"),
+        ({"rank_sets_coverage": 1.5}, "greater than or equal to the maximum of 1"),
+        ({"rank_sets_resamples": 1}, "less than the minimum of 2"),
+        ({"rank_sets_units": "segments"}, r"'segments' is not one of \['documents', 'items'\]"),
     ],
 )
 def test_schema_refuses_a_bad_human_ranking(change: dict, message: str) -> None:
@@ -198,6 +244,16 @@ def test_a_pair_without_ratings_and_missing_documents_are_errors(data_root: Path
         rank_language_pairs(ratings, ["en-de"], ["wmt24"], experiment="x", seed=1)
     with pytest.raises(InputError, match="unknown ranking procedure.*wmt27"):
         rank_language_pairs(ratings, ["en-hi"], ["wmt27"], experiment="x", seed=1)
+    with pytest.raises(InputError, match="rank-set units must be one of documents, items, not 'segments'"):
+        rank_sets_of_pairs(
+            ratings, ["en-hi"], experiment="x", seed=1, coverage=0.9, resamples=50, units="segments"
+        )
+    with pytest.raises(InputError, match=r"no ratings of en-de \(language pairs rated"):
+        rank_sets_of_pairs(ratings, ["en-de"], experiment="x", seed=1, coverage=0.9, resamples=50)
+    by_items = rank_sets_of_pairs(
+        ratings, ["en-hi"], experiment="x", seed=1, coverage=0.9, resamples=50, units="items"
+    )
+    assert (by_items["units"] == ratings.query("lp == 'en-hi'").groupby(["item", "wave"]).ngroups).all()
     with pytest.raises(InputError, match="do not resample: wmt24"):
         rank_language_pairs(ratings, ["en-hi"], ["wmt24"], experiment="x", seed=1, resamples={"wmt24": 5})
     spec = as_block(build(HumanRanking, {**configured(), "lps": ["en-cs", "en-hi"]}))

@@ -1,7 +1,8 @@
 # Are WMT's human rankings right? Human ratings of MT systems ranked by every procedure of the registry
 # (mtsig.stats.system_ranking: the WMT24-26 organisers' and mtsig's), per language pair: rankings, clusters,
-# p-values, where the procedures disagree and the raters' quality control (config/wmt24-esa.yaml). One job per
-# experiment (a few CPU seconds: the procedures are vectorised over pairs), then its report page.
+# p-values, where the procedures disagree, the raters' quality control, and which systems could be first
+# (confidence sets for ranks, mtsig.stats.rank_sets) (config/wmt24-esa.yaml). One job per experiment (a few CPU
+# seconds: the procedures and the rank sets are vectorised over pairs and resamples), then its report page.
 
 
 rule human_ranking:
@@ -16,6 +17,7 @@ rule human_ranking:
         qc=RESULTS / "{experiment}" / "qc.tsv",
         filtering=RESULTS / "{experiment}" / "filtering.tsv",
         notes=RESULTS / "{experiment}" / "notes.tsv",
+        rank_sets=RESULTS / "{experiment}" / "rank_sets.tsv",
         ranking_manifest=manifest(RESULTS / "{experiment}" / "ranking.tsv"),
         pvalues_manifest=manifest(RESULTS / "{experiment}" / "ranking_pvalues.tsv"),
         disagreement_manifest=manifest(RESULTS / "{experiment}" / "disagreement.tsv"),
@@ -25,6 +27,7 @@ rule human_ranking:
         qc_manifest=manifest(RESULTS / "{experiment}" / "qc.tsv"),
         filtering_manifest=manifest(RESULTS / "{experiment}" / "filtering.tsv"),
         notes_manifest=manifest(RESULTS / "{experiment}" / "notes.tsv"),
+        rank_sets_manifest=manifest(RESULTS / "{experiment}" / "rank_sets.tsv"),
     log:
         "logs/{experiment}/human_ranking.log",
     wildcard_constraints:
@@ -45,8 +48,8 @@ rule human_ranking:
         "../scripts/step.py"
 
 
-# The page of results/tables/: every language pair's rankings side by side, the disagreement matrices and the QC
-# summary. `calibration` is the hook of the procedures' error rates with known truth: results/{experiment}/
+# The page of results/tables/: every language pair's rankings side by side, the disagreement matrices, which systems
+# could be first (with the figure of the rank sets, results/figures/{experiment}/rank_sets.png) and the QC summary. `calibration` is the hook of the procedures' error rates with known truth: results/{experiment}/
 # calibration.tsv when a rule writes it (human_ranking_calibration_table), shown in its own section.
 rule human_ranking_table:
     input:
@@ -55,8 +58,15 @@ rule human_ranking_table:
         disagreement=rules.human_ranking.output.disagreement,
         qc=rules.human_ranking.output.qc,
         notes=rules.human_ranking.output.notes,
+        rank_sets=rules.human_ranking.output.rank_sets,
         calibration=human_ranking_calibration_table,
     output:
+        **pdf_output(RESULTS / "figures" / "{experiment}" / "rank_sets.pdf"),
+        png=report(
+            RESULTS / "figures" / "{experiment}" / "rank_sets.png",
+            caption="../report/rank_sets.rst",
+            category="Human rankings",
+        ),
         md=RESULTS / "tables" / "{experiment}.md",
         html=report(
             RESULTS / "tables" / "{experiment}.html",

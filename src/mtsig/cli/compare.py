@@ -19,6 +19,10 @@ comparison of :mod:`mtsig.stats.training_runs`).
 Output: a readable aligned report (default), ``--tsv`` (one row per metric, ordered pair and test), ``--json`` or
 ``--latex``.
 
+**Rank sets** (``--rank-sets``, :mod:`mtsig.cli._rank_sets`): per metric, confidence sets for the systems' ranks by
+the corpus score, from the first ``--samples`` pseudo-test-sets of the paired bootstrap (whole documents when they
+are known), the same draws as the tests' (:mod:`mtsig.stats.rank_sets.corpus`).
+
 Any metric: ``--scores [NAME=]FILE`` (repeatable) adds a metric whose segment scores were computed elsewhere (COMET,
 BLEURT, YiSi, MQM, ...; :class:`mtsig.metrics.segment_scores.SegmentScores`: corpus score = mean segment score), in
 one of the layouts of :mod:`mtsig.io.segment_scores` (``--scores-format``, default ``auto``: told by the first
@@ -50,6 +54,12 @@ from mtsig.cli._common import (
     run_text_command,
     significance_level,
     warn,
+)
+from mtsig.cli._rank_sets import (
+    RankSetOptions,
+    add_rank_set_arguments,
+    compare_rank_set_options,
+    metric_rank_sets,
 )
 from mtsig.cli._systems import (
     SCORES_FORMATS,
@@ -108,6 +118,11 @@ def add_arguments(compare: argparse.ArgumentParser) -> None:
     add_test_arguments(compare)
     add_conclusion_arguments(compare)
     add_output_arguments(compare)
+    add_rank_set_arguments(
+        compare,
+        draws=False,
+        asked_by="by each metric's corpus score, from the first --samples paired bootstrap draws",
+    )
 
 
 def add_input_arguments(compare: argparse.ArgumentParser) -> None:
@@ -312,6 +327,7 @@ def calibration(path: Path | None) -> Callable[[str, float], float | str] | None
 def run(args: argparse.Namespace) -> int:
     """``mtsig compare``: everything is computed before anything is printed. Training runs (``--runs``) get the
     run-aware comparison of :func:`compare_run_groups`."""
+    args.rank_set_options = compare_rank_set_options(args)
     if args.runs:
         if args.systems or args.scores or args.labels:
             raise InputError(
@@ -373,13 +389,14 @@ def compare_systems(
     mean_block_length: float | None = None,
     confidence: float = 0.95,
     display: ProgressDisplay = NO_PROGRESS,
+    rank_sets: RankSetOptions | None = None,
 ) -> list[MetricComparison]:
     """Load the texts, compute each metric's statistics and run the tests for every pair of systems (label ->
     output file). Without ``unescape``, a text holding HTML entities is one warning line on stderr.
 
     All metrics use the same ``seed``: the engine's draws depend only on the seed and the test-set size, so every
     metric sees the same pseudo-samples and the metrics' conclusions differ because of the metrics alone.
-    ``display`` shows each metric's scoring and resampling as stages.
+    ``display`` shows each metric's scoring and resampling as stages; ``rank_sets``: add each metric's rank sets.
     """
     from mtsig.io.documents import read_documents
     from mtsig.io.text import load_texts, segment_count
@@ -405,7 +422,7 @@ def compare_systems(
     for metric in metrics:
         with display.stage(f"scoring {metric.name}"):
             stats = metric.stats_many(outputs, refs)
-        options = {"mean_block_length": mean_block_length, "confidence": confidence}
+        options = {"mean_block_length": mean_block_length, "confidence": confidence, "rank_sets": rank_sets}
         with display.stage(f"resampling {metric.name}") as progress:
             comparisons.append(
                 metric_comparison(
@@ -433,13 +450,14 @@ def metric_comparison(
     seed: int,
     pvalue: str,
     documents: np.ndarray | None,
-    options: Mapping[str, float | None],
+    options: Mapping[str, object],
     progress: Progress | None = None,
 ) -> MetricComparison:
     """One metric's statistics through :func:`mtsig.stats.resampling.pairwise_tests`, the command's one call of
     the engine: every pair, the tests asked for, the percentile and BCa intervals of the paired bootstrap's draws
     at ``options["confidence"]`` (``options["mean_block_length"]`` for the stationary tests; ``progress`` told in
-    blocks of draws)."""
+    blocks of draws); ``options["rank_sets"]`` (:class:`RankSetOptions`, or absent) adds the rank sets by the
+    metric's corpus score from the same paired bootstrap's draws."""
     from mtsig.report.compare_outputs import MetricComparison
     from mtsig.stats.intervals import INTERVAL_METHODS
     from mtsig.stats.resampling.engine import ResamplingOptions, pairwise_tests
@@ -455,13 +473,17 @@ def metric_comparison(
             seed=seed,
             pvalue=pvalue,  # type: ignore[arg-type]
             documents=documents,
-            mean_block_length=options["mean_block_length"],
+            mean_block_length=options["mean_block_length"],  # type: ignore[arg-type]
             intervals=INTERVAL_METHODS,
-            interval_level=options["confidence"],
+            interval_level=options["confidence"],  # type: ignore[arg-type]
             progress=progress,
         ),
     )
-    return MetricComparison(metric.name, metric.details(), metric.higher_is_better, result)
+    comparison = MetricComparison(metric.name, metric.details(), metric.higher_is_better, result)
+    wanted = options.get("rank_sets")
+    if isinstance(wanted, RankSetOptions):
+        comparison.rank_sets = metric_rank_sets(metric, stats, systems, documents, n_samples, seed, wanted)
+    return comparison
 
 
 def compare_text_metrics(
@@ -486,6 +508,7 @@ def compare_text_metrics(
         mean_block_length=args.mean_block_length,
         confidence=args.confidence,
         display=display,
+        rank_sets=args.rank_set_options,
     )
 
 
@@ -504,7 +527,9 @@ def write_compare_report(
     conclusions = out.Conclusions(args.tests[0], args.alpha, out.CLI_CORRECTIONS[args.correction])
     common = {"seed": args.seed, "pvalue": args.pvalue, "conclusions": conclusions, "clusters": args.clusters}
     dependence = dependence_line(n_documents, args.tests[0])
-    if args.tsv and args.clusters:
+    if args.tsv and args.rank_set_options is not None:
+        text = out.rank_sets_tsv(comparisons)
+    elif args.tsv and args.clusters:
         text = out.clusters_table(comparisons, conclusions).to_csv(
             sep="\t", index=False, float_format="%.10g"
         )
@@ -564,7 +589,11 @@ def compare_with_scores(
         comparisons = compare_text_metrics(
             args, {k: Path(v) for k, v in systems.items()}, args.metrics, display
         )
-    options = {"mean_block_length": args.mean_block_length, "confidence": args.confidence}
+    options = {
+        "mean_block_length": args.mean_block_length,
+        "confidence": args.confidence,
+        "rank_sets": args.rank_set_options,
+    }
     for metric in metrics:
         stats = metric.stats_for(list(systems), n_segments)
         with display.stage(f"resampling {metric.name}") as progress:

@@ -27,11 +27,19 @@ import pandas as pd
 
 from mtsig import __version__
 from mtsig.report.clusters import clusters_latex, format_rank_range
+from mtsig.report.rank_sets import (
+    metric_rank_set_lines,
+    rank_sets_frame,
+    rank_sets_latex,
+    rank_sets_record,
+    sets_signature,
+)
 from mtsig.report.signature import format_level, result_signatures
 from mtsig.report.tables import CORRECTION_LABELS, latex_escape, metric_label
 from mtsig.stats.clusters import clusters_from_tests, significant_pairs
 from mtsig.stats.evaluation import corrected_test_conclusions
 from mtsig.stats.intervals import BCA
+from mtsig.stats.rank_sets.summary import RankSets
 from mtsig.stats.resampling.tables import PairwiseResult
 
 #: ``--correction`` of the CLI -> :data:`mtsig.stats.evaluation.CORRECTIONS`.
@@ -200,12 +208,19 @@ __all__ = [
 
 @dataclass
 class MetricComparison:
-    """The results of one metric: its name, its settings signature and the engine's result."""
+    """The results of one metric: its name, its settings signature and the engine's result; ``rank_sets``: the
+    systems' confidence sets for ranks by this metric (``--rank-sets``: :func:`mtsig.stats.rank_sets.
+    corpus.corpus_rank_sets`), or None."""
 
     name: str
     details: str
     higher_is_better: bool
     result: PairwiseResult
+    rank_sets: RankSets | None = None
+
+    def rank_sets_signature(self) -> str | None:
+        """The rank sets' signature with the metric's details, or None without rank sets."""
+        return None if self.rank_sets is None else sets_signature(self.rank_sets, metric_details=self.details)
 
     def signatures(self, alpha: float | None = None, correction: str | None = None) -> dict[str, str]:
         """``{test: signature}`` (:mod:`mtsig.report.signature`); alpha and correction where conclusions are drawn."""
@@ -289,9 +304,15 @@ def text_report(
         lines += ["", *metric_pair_lines(comparison, c, level, human_agreement)]
         if clusters:
             lines += ["", *cluster_lines(comparison, c)]
+        if comparison.rank_sets is not None:
+            lines += [
+                "",
+                *metric_rank_set_lines(comparison.name, comparison.rank_sets, comparison.higher_is_better),
+            ]
     lines += ["", "Signatures (one per metric and test):"]
     for comparison in comparisons:
         lines += [f"  {text}" for text in comparison.signatures(c.alpha, c.correction).values()]
+        lines += [f"  {text}" for text in [comparison.rank_sets_signature()] if text]
     return "\n".join(lines) + "\n"
 
 
@@ -413,6 +434,8 @@ def json_report(
         if clusters:
             tiers = metric_clusters(m.result, c.test, c.alpha, c.correction, m.higher_is_better)
             entry["clusters"] = tiers.to_dict(orient="records")
+        if m.rank_sets is not None:
+            entry["rank_sets"] = {**rank_sets_record(m.rank_sets), "signature": m.rank_sets_signature()}
         metrics[m.name] = entry
     document = {
         "mtsig_version": __version__,
@@ -427,6 +450,12 @@ def json_report(
         "results": long_table(comparisons, seed).to_dict(orient="records"),
     }
     return json.dumps(document, indent=2, default=json_default) + "\n"
+
+
+def rank_sets_tsv(comparisons: Sequence[MetricComparison]) -> str:
+    """``--tsv --rank-sets``: every metric's rank sets (:func:`mtsig.report.rank_sets.rank_sets_frame`)."""
+    rows = [(m.name, m.rank_sets, m.rank_sets_signature()) for m in comparisons if m.rank_sets is not None]
+    return rank_sets_frame(rows).to_csv(sep="\t", index=False, float_format="%.10g")  # type: ignore[arg-type]
 
 
 def clusters_table(comparisons: Sequence[MetricComparison], conclusions: Conclusions) -> pd.DataFrame:
@@ -462,6 +491,14 @@ def latex_report(comparisons: Sequence[MetricComparison], conclusions: Conclusio
             )
             table = clusters_latex(tiers, caption=caption, label=f"tab:clusters-{m.name}", score_header=name)
             text += f"\n% {signature}\n" + table
+    for m in comparisons:
+        if m.rank_sets is not None:
+            name = metric_label(m.name)
+            table = rank_sets_latex(
+                m.rank_sets, caption=f"{name}: the corpus score.", label=f"tab:rank-sets-{m.name}",
+                score_header=name, score_format="{:.4f}",
+            )  # fmt: skip
+            text += f"\n% {m.rank_sets_signature()}\n" + table
     return text
 
 

@@ -1,6 +1,7 @@
 """The page of a human-ranking experiment (:mod:`mtsig.studies.human_ranking`): each language pair's systems
-ranked by every procedure side by side, where the procedures disagree, the raters' quality control, and (when the
-calibration study has run) how often each procedure is wrong."""
+ranked by every procedure side by side, where the procedures disagree, which systems could be first (confidence
+sets for ranks, beside WMT24's first cluster), the raters' quality control, and (when the calibration study has
+run) how often each procedure is wrong."""
 
 from __future__ import annotations
 
@@ -71,6 +72,72 @@ def disagreement_matrix(disagreement: pd.DataFrame, called: pd.Series, procedure
     return pd.DataFrame({"": procedures, **{q: [cells[p][q] for p in procedures] for q in procedures}})
 
 
+#: The procedure whose first cluster the rank sets are compared with: WMT24's, the organisers' own.
+FIRST_CLUSTER_PROCEDURE = "wmt24"
+
+
+def first_place_summary(rank_sets: pd.DataFrame, ranking: pd.DataFrame) -> pd.DataFrame:
+    """Per pair: its systems, how many could be first (the τ-best set, τ = 1) and, when WMT24's procedure was run,
+    how many it puts in its first cluster."""
+    clusters = ranking.loc[ranking["procedure"] == FIRST_CLUSTER_PROCEDURE]
+    rows = []
+    for lp, group in rank_sets.groupby("lp", sort=False):
+        first = clusters.loc[(clusters["lp"] == lp) & (clusters["cluster"] == 1)]
+        rows.append((lp, len(group), int(group["could_be_first"].sum()), len(first)))
+    table = pd.DataFrame(rows, columns=["Pair", "Systems", "Could be first", "WMT24's first cluster"])
+    return table if len(clusters) else table.iloc[:, :3]
+
+
+def rank_set_table(rows: pd.DataFrame, ranking: pd.DataFrame) -> pd.DataFrame:
+    """One pair's systems, best first: mean item score, estimated rank, marginal and simultaneous sets, whether
+    it could be first, and its WMT24 cluster (when that procedure was run)."""
+    table = pd.DataFrame(
+        {
+            "System": rows["system"].to_numpy(),
+            "Mean": [f"{v:.2f}" for v in rows["estimate"]],
+            "Rank": rows["rank"].astype(str).to_numpy(),
+            "Marginal": rank_ranges(rows, "marginal"),
+            "Simultaneous": rank_ranges(rows, "simultaneous"),
+            "Could be first": ["yes" if v else "" for v in rows["could_be_first"].astype(bool)],
+        }
+    )
+    clusters = ranking.loc[ranking["procedure"] == FIRST_CLUSTER_PROCEDURE].set_index(["lp", "system"])
+    if len(clusters):
+        lp = rows["lp"].iloc[0]
+        table["WMT24 cluster"] = [str(clusters.at[(lp, s), "cluster"]) for s in table["System"]]
+    return table
+
+
+def rank_ranges(rows: pd.DataFrame, kind: str) -> list[str]:
+    """Each row's ``kind`` set as ``2–7`` (a single rank when its bounds are equal)."""
+    bounds = zip(rows[f"{kind}_lower"], rows[f"{kind}_upper"], strict=True)
+    return [f"{lower}" if lower == upper else f"{lower}–{upper}" for lower, upper in bounds]
+
+
+def first_place_section(
+    rank_sets: pd.DataFrame, ranking: pd.DataFrame, settings: Mapping[str, object]
+) -> list[str]:
+    """ "Which systems could be first?": the summary per pair and each pair's rank sets; ``settings``: the rank
+    sets' coverage, resamples and units (the table's manifest)."""
+    coverage = float(settings["coverage"])  # type: ignore[arg-type]
+    level = f"{100 * coverage:g}%"
+    units = "whole documents" if settings["units"] == "documents" else "items"
+    parts = [
+        "\n## Which systems could be first?\n\nConfidence sets for ranks with guaranteed coverage (Mogstad, Romano, "
+        'Shaikh & Wilhelm 2023; the sets of the R package csranks; docs/statistics.md, "Confidence sets for '
+        f"ranks\") of each system's mean item score, from {settings['resamples']} paired bootstrap resamples of "
+        f"{units} (in ESA one rater scores a system's whole document). *Could be first*: the τ-best set for "
+        f"τ = 1, which holds the truly best system with probability at least {level}. The marginal set covers one "
+        f"system's rank with probability {level}, the simultaneous sets cover every rank at once. WMT24's first "
+        "cluster: the systems the organisers' procedure (`wmt24`) ranks in cluster 1, from unadjusted pairwise "
+        "tests (results/<experiment>/rank_sets.tsv; figure results/figures/<experiment>/rank_sets.png).\n",
+        frame_to_markdown(first_place_summary(rank_sets, ranking)),
+    ]
+    for lp, rows in rank_sets.groupby("lp", sort=False):
+        parts += [f"\n### {lp}\n", frame_to_markdown(rank_set_table(rows, ranking))]
+    return parts
+
+
 def quality_control_summary(qc: pd.DataFrame) -> pd.DataFrame:
     """Per language pair: raters, how many pass the paired t-test of their BAD items, and the others with their
     p-values (or why they cannot be tested)."""
@@ -93,9 +160,12 @@ def human_ranking_markdown(
     seed: int,
     resamples: Mapping[str, int],
     calibration: pd.DataFrame | None = None,
+    rank_sets: pd.DataFrame | None = None,
+    rank_set_settings: Mapping[str, object] | None = None,
 ) -> str:
     """The page (Markdown). ``tables``: the experiment's ``ranking``, ``pvalues``, ``disagreement``, ``qc`` and
-    ``notes`` tables; ``calibration``: the error-rate table of the calibration study, or None (no section)."""
+    ``notes`` tables; ``calibration``: the error-rate table of the calibration study, or None (no section);
+    ``rank_sets`` (with its ``rank_set_settings``): the rank sets of each pair, or None (no section)."""
     ranking, pvalues = tables["ranking"], tables["pvalues"]
     procedures = list(dict.fromkeys(ranking["procedure"]))
     lps = list(dict.fromkeys(ranking["lp"]))
@@ -130,6 +200,8 @@ def human_ranking_markdown(
         called = pvalues.loc[pvalues["lp"] == lp].groupby("procedure")["beats"].sum()
         matrix = disagreement_matrix(tables["disagreement"].query("lp == @lp"), called, procedures)
         parts += [f"\n### {lp}\n", frame_to_markdown(matrix)]
+    if rank_sets is not None:
+        parts += first_place_section(rank_sets, ranking, rank_set_settings or {})
     parts += [
         "\n## Raters' quality control\n\nEach rater's BAD items (deliberately damaged translations) against the same "
         f"rater's rating of the original: a one-sided paired t-test at {ESA_QC_ALPHA:g} (Graham et al. 2013, as WMT DA "

@@ -126,6 +126,7 @@ __all__ = [
     "format_level",
     "gold_signature",
     "parse_signature",
+    "rank_sets_signature",
     "result_signatures",
     "signature",
     "with_conclusion",
@@ -155,4 +156,39 @@ def ranking_signature(
     if n_resamples:
         fields.append(f"seed:{int(seed)}")
     fields.append(f"alpha:{float(alpha):.10g}")
+    return "|".join(fields)
+
+
+def rank_sets_signature(
+    *,
+    kind: str,
+    coverage: float,
+    tau: int,
+    bootstrap: str,
+    n_draws: int,
+    seed: int,
+    scores: str | None = None,
+    metric_details: str | None = None,
+    version: str = __version__,
+) -> str:
+    """The signature of confidence sets for ranks (:mod:`mtsig.stats.rank_sets`): the kind of set shown, its
+    coverage, τ of the τ-best set, how the draws were made (``normal``: the parametric bootstrap; ``items``,
+    ``documents``, ``segments``: the paired nonparametric bootstrap of those units), their number and seed, and
+    what was ranked (``scores``: item scores; ``metric``: a metric's details, last as in :func:`signature`). The
+    sets are two-sided with the stepdown and R's type-7 quantile, csranks's defaults."""
+    fields = [
+        f"mtsig:{version}",
+        f"ranksets:{kind}",
+        "sided:two",
+        "stepdown:yes",
+        f"coverage:{format_level(coverage)}",
+        f"top:{int(tau)}",
+        f"bootstrap:{bootstrap}",
+        f"draws:{int(n_draws)}",
+        f"seed:{int(seed)}",
+    ]
+    if scores is not None:
+        fields.append(f"scores:{scores}")
+    if metric_details is not None:
+        fields.append(f"metric:{metric_details}")
     return "|".join(fields)

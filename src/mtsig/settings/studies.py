@@ -104,7 +104,9 @@ class MetricsTask:
 @dataclass(frozen=True)
 class HumanRanking:
     """``human_ranking.<name>``: human rankings of MT systems recomputed by every ranking procedure (``resamples``:
-    randomised procedure -> its resamples; ``first_segment_id`` as :class:`HumanSource`'s)."""
+    randomised procedure -> its resamples; ``first_segment_id`` as :class:`HumanSource`'s); ``rank_sets_*``: the
+    confidence sets for ranks of each pair's mean item scores (coverage, bootstrap resamples, and the units
+    resampled: ``documents`` or ``items``)."""
 
     ratings: tuple[str, ...]
     documents: str
@@ -124,3 +126,6 @@ class HumanRanking:
     )
     resamples: Mapping[str, int] = _readonly()
     description: str | None = None
+    rank_sets_coverage: float = 0.95
+    rank_sets_resamples: int = 1000
+    rank_sets_units: str = "documents"

@@ -47,17 +47,20 @@ def human_ranking(
     qc: str | Path,
     filtering: str | Path,
     notes: str | Path,
+    rank_sets: str | Path,
 ) -> None:
     """Read the experiment's ESA exports (``ratings``, the organisers' filtering: :func:`mtsig.io.esa.read_esa`) and
     rank every language pair's systems by every configured procedure (:func:`mtsig.studies.human_ranking.
     rank_language_pairs`, seeds from the run's ``resampling.seed``): ``ranking.tsv``, ``ranking_pvalues.tsv``,
     ``disagreement.tsv``, ``disagreeing_pairs.tsv``, ``notes.tsv``; the raters' quality control of those pairs
     (``qc.tsv``: :func:`mtsig.stats.human.esa_quality_control` of the ratings and BAD items read, reported, nobody
-    removed, as the organisers) and the rows each filtering step dropped (``filtering.tsv``)."""
+    removed, as the organisers), the rows each filtering step dropped (``filtering.tsv``), and which systems could
+    be first: each pair's confidence sets for ranks (``rank_sets.tsv``: :func:`mtsig.studies.human_ranking.
+    rank_sets_of_pairs` with the block's ``rank_sets_*`` settings)."""
     from mtsig.io.esa import read_esa
     from mtsig.settings import HumanRanking, build
     from mtsig.stats.human import esa_quality_control
-    from mtsig.studies.human_ranking import rank_language_pairs
+    from mtsig.studies.human_ranking import rank_language_pairs, rank_sets_of_pairs
 
     settings = build(HumanRanking, spec, f"human_ranking.{experiment}")
     folder = _documents_folder(documents, settings.lps)
@@ -78,6 +81,12 @@ def human_ranking(
         "resamples": dict(result.resamples),
         "alphas": dict(result.alphas),
     }
+    options = {
+        "coverage": settings.rank_sets_coverage,
+        "resamples": settings.rank_sets_resamples,
+        "units": settings.rank_sets_units,
+    }
+    sets = rank_sets_of_pairs(export.ratings, settings.lps, experiment=experiment, seed=seed, **options)
     quality = esa_quality_control(export.ratings, export.bad_items)
     quality = quality.loc[quality["lp"].isin(settings.lps)]
     dropped = export.dropped.assign(file=[Path(f).name for f in export.dropped["file"]])
@@ -91,7 +100,10 @@ def human_ranking(
         (dropped, filtering),
     ):
         write_tsv(frame, path, made_by="human_ranking", settings=recorded)
+    write_tsv(sets, rank_sets, made_by="human_ranking", settings={**recorded, "rank_sets": options})
     log_ranking(result, quality)
+    for lp, group in sets.groupby("lp", sort=False):
+        log.info("%s: %d of %d systems could be first", lp, int(group["could_be_first"].sum()), len(group))
 
 
 def log_ranking(result: HumanRankingResult, quality: pd.DataFrame) -> None:
@@ -118,10 +130,15 @@ def human_ranking_table(
     md: str | Path,
     html: str | Path,
     calibration: str | Path | Sequence[str | Path] = (),
+    rank_sets: str | Path | None = None,
+    png: str | Path | None = None,
+    pdf: str | Path | None = None,
 ) -> None:
     """``results/tables/<experiment>.md`` and ``.html`` (:func:`mtsig.report.human_ranking.human_ranking_markdown`);
     ``calibration`` (none or one file: the procedures' error rates, ``calibration.tsv``, when a rule writes it)
-    adds its section. ``description``: the experiment's (the page's title; None: its name)."""
+    adds its section; ``rank_sets`` (``rank_sets.tsv``) the section "Which systems could be first?" and its figure
+    (``png``, and ``pdf`` with ``figures.pdf``: :func:`mtsig.report.rank_set_plots.plot_rank_sets`).
+    ``description``: the experiment's (the page's title; None: its name)."""
     from mtsig.report.human_ranking import human_ranking_markdown
 
     tables = {
@@ -136,6 +153,8 @@ def human_ranking_table(
     calibration_table = None
     if calibration_files:
         calibration_table = read_tsv(calibration_files[0])
+    sets = None if rank_sets is None else read_intermediate_tsv(rank_sets, "human_ranking")
+    set_settings = None if sets is None else sets.attrs["settings"]["rank_sets"]
     title = description or experiment
     page = human_ranking_markdown(
         tables,
@@ -143,5 +162,13 @@ def human_ranking_table(
         seed=settings["seed"],
         resamples=settings["resamples"],
         calibration=calibration_table,
+        rank_sets=sets,
+        rank_set_settings=set_settings,
     )
+    if sets is not None and png is not None:
+        from mtsig.report.plots import FIGURE_DPI, save_figure
+        from mtsig.report.rank_set_plots import plot_rank_sets
+
+        figure = plot_rank_sets(sets, float(set_settings["coverage"]))
+        save_figure(figure, [png, *([pdf] if pdf else [])], dpi=FIGURE_DPI)
     write_markdown(page, md, html, made_by="human_ranking_table", settings={"experiment": experiment})

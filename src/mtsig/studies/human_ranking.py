@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
+from mtsig.stats.rank_sets import problem_from_item_scores
+from mtsig.stats.rank_sets.summary import rank_sets_of, rank_sets_table
 from mtsig.stats.seeding import derive_seed
 from mtsig.stats.system_ranking import PROCEDURES, RankingArrays, item_scores, pair_decisions, rank_systems
 
@@ -40,6 +42,21 @@ DISAGREEMENT_COLUMNS = (
     "disagree",
 )
 NOTE_COLUMNS = ("procedure", "lp", "note")
+#: The table of :func:`rank_sets_of_pairs`.
+RANK_SET_COLUMNS = (
+    "lp",
+    "system",
+    "estimate",
+    "rank",
+    "marginal_lower",
+    "marginal_upper",
+    "simultaneous_lower",
+    "simultaneous_upper",
+    "could_be_first",
+    "units",
+)
+#: What :func:`rank_sets_of_pairs` resamples (settings.HumanRanking.rank_sets_units).
+RANK_SET_UNITS = ("documents", "items")
 #: A procedure's decision (:func:`mtsig.stats.system_ranking.pair_decisions`) on (system1, system2) in the table of
 #: disagreeing pairs: system1 better, system2 better, no difference declared, each declared better than the other.
 DECISION_SYMBOLS = {1: ">", -1: "<", 0: "=", 2: "<>"}
@@ -119,6 +136,49 @@ def disagreeing_pairs(
     return table
 
 
+def pair_ratings(ratings: pd.DataFrame, lp: str) -> pd.DataFrame:
+    """The ratings of one language pair; none is an :class:`InputError` that lists the pairs rated."""
+    rows = ratings.loc[ratings["lp"] == lp]
+    if rows.empty:
+        found = ", ".join(sorted(set(ratings["lp"]))) or "none"
+        raise InputError(f"no ratings of {lp} (language pairs rated: {found})")
+    return rows
+
+
+def rank_sets_of_pairs(
+    ratings: pd.DataFrame,
+    lps: Sequence[str],
+    *,
+    experiment: str,
+    seed: int,
+    coverage: float,
+    resamples: int,
+    units: str = "documents",
+) -> pd.DataFrame:
+    """Which systems could be first? For each pair in ``lps``: each system's mean item score
+    (:func:`~mtsig.stats.system_ranking.item_scores`), its estimated rank, its marginal and simultaneous two-sided
+    confidence sets for ranks at ``coverage`` and whether it is in the τ-best set for τ = 1 (Mogstad, Romano,
+    Shaikh & Wilhelm 2023, Sections 3-4; :mod:`mtsig.stats.rank_sets.summary`), from ``resamples`` draws of the
+    paired bootstrap of whole documents, or of items (``units``), seeded by ``derive_seed(seed, experiment, lp,
+    "rank_sets")``. Rows :data:`RANK_SET_COLUMNS`, each pair's best first; ``units``: the documents or items
+    resampled."""
+    if units not in RANK_SET_UNITS:
+        raise InputError(f"rank-set units must be one of {', '.join(RANK_SET_UNITS)}, not {units!r}")
+    frames = []
+    for lp in lps:
+        items = item_scores(pair_ratings(ratings, lp), source=f"the {lp} ratings")
+        documents = items.documents if units == "documents" else None
+        problem = problem_from_item_scores(
+            items.systems, items.scores, documents=documents, n_draws=resamples,
+            rng=derive_seed(seed, experiment, lp, "rank_sets"), source=f"the {lp} ratings",
+        )  # fmt: skip
+        sets = rank_sets_of(problem, coverage=coverage, tau=1, seed=seed)
+        table = rank_sets_table(sets).rename(columns={"top": "could_be_first"})
+        n_units = len(np.unique(items.documents)) if documents is not None else items.scores.shape[1]
+        frames.append(table.assign(lp=lp, units=n_units))
+    return pd.concat(frames, ignore_index=True).loc[:, list(RANK_SET_COLUMNS)]
+
+
 def rank_language_pairs(
     ratings: pd.DataFrame,
     lps: Sequence[str],
@@ -147,11 +207,7 @@ def rank_language_pairs(
     used = {p: resamples.get(p, PROCEDURES[p].resamples) for p in procedures}
     rankings, pvalues, disagreement, differing, notes = [], [], [], [], []
     for lp in lps:
-        rows = ratings.loc[ratings["lp"] == lp]
-        if rows.empty:
-            found = ", ".join(sorted(set(ratings["lp"]))) or "none"
-            raise InputError(f"no ratings of {lp} (language pairs rated: {found})")
-        items = item_scores(rows, source=f"the {lp} ratings")
+        items = item_scores(pair_ratings(ratings, lp), source=f"the {lp} ratings")
         decided = []
         for procedure in procedures:
             ranking = rank_systems(

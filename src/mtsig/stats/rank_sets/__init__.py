@@ -84,6 +84,7 @@ __all__ = [
     "pairwise_bounds",
     "problem_from_estimates",
     "problem_from_item_scores",
+    "problem_from_resampled",
     "quantile_inverse",
     "quantile_type7",
     "rank_bounds",
@@ -243,18 +244,39 @@ def problem_from_item_scores(
         rated = ~np.isnan(values)
         estimates = np.where(rated, values, 0.0).sum(axis=1) / rated.sum(axis=1)
         draws, kind = np.asarray(resampled, dtype=np.float64), "given"
+    return problem_from_resampled(names, estimates, draws, bootstrap=kind, source=source)
+
+
+def problem_from_resampled(
+    systems: Sequence[str],
+    estimates: np.ndarray,
+    resampled: np.ndarray,
+    *,
+    bootstrap: str = "given",
+    source: str = "resampled estimates",
+) -> RankProblem:
+    """The nonparametric problem of any bootstrap: ``estimates[S]`` and their values on each of R resamples,
+    ``resampled[R, S]`` (the same resamples for every system when the design is paired), e.g. a corpus metric's
+    ``S(X*)`` on the resampling engine's pseudo-test-sets (:mod:`mtsig.stats.rank_sets.corpus`). The centred draws
+    are ``θ̂* − θ̂`` and ``σ_ab`` the standard deviation of the resampled differences; ``bootstrap`` names how they
+    were drawn (:attr:`RankProblem.bootstrap`)."""
+    names = check_systems(systems, source)
+    values = check_estimates(names, estimates, source)
+    draws = np.asarray(resampled, dtype=np.float64)
     if draws.ndim != 2 or draws.shape[1] != len(names) or draws.shape[0] < 2:
         raise InputError(
             f"resampled estimates of shape {draws.shape} for {len(names)} systems: at least 2 resamples are "
             "needed for the standard deviations of the differences",
             source,
         )
-    centred = draws - estimates[None, :]
+    if not np.isfinite(draws).all():
+        raise InputError("a resampled estimate is missing or not a finite number", source)
+    centred = draws - values[None, :]
     covariance = np.cov(centred, rowvar=False, ddof=1)
     covariance = (covariance + covariance.T) / 2  # exactly symmetric: |T_ab| = max(T_ab, T_ba) bit for bit
     variances = np.diag(covariance)
     sds = np.sqrt(np.maximum(np.add.outer(variances, variances) - 2 * covariance, 0.0))
-    return RankProblem(names, estimates, _resampled_sds(sds), SharedDraws.of(centred), draws.shape[0], kind)
+    return RankProblem(names, values, _resampled_sds(sds), SharedDraws.of(centred), draws.shape[0], bootstrap)
 
 
 def _resampled_sds(sds: np.ndarray) -> np.ndarray:
