@@ -54,16 +54,6 @@ rule download_data:
         ),
 
 
-# The run's end: cancel the reschedulings Snakemake still has pending (one a minute while jobs wait for a core,
-# profiles/default's max-jobs-per-timespan), which the process would otherwise wait for before it exits.
-onsuccess:
-    cancel_pending_reschedulings()
-
-
-onerror:
-    cancel_pending_reschedulings()
-
-
 # Every rule's named inputs, outputs, params and wildcards against the arguments of the step named after it
 # (mtsig.steps.check_rules): a name changed on one side only fails here, before any job runs.
 mtsig_steps.check_rules(workflow.rules)

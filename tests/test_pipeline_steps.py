@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -176,32 +174,6 @@ def test_training_runs_step_scores_each_run_as_sacrebleu_and_runs_the_library_co
     )
     pairs = pd.read_csv(tmp_path / "pairs.tsv", sep="\t")
     pd.testing.assert_frame_equal(pairs, direct.pairs, check_exact=False, rtol=1e-12, check_dtype=False)
-
-
-def test_jobs_keep_freed_memory_instead_of_faulting_it_in_again() -> None:
-    """keep_freed_memory (called by every job): a 64 MB array allocated after another was freed reuses its pages,
-    where glibc's default maps fresh ones that the kernel faults in and zeroes (16 384 pages of 4 KB, or at least
-    32 transparent huge pages of 2 MB). Counted in a fresh interpreter."""
-    code = (
-        "import resource, sys, numpy as np\n"
-        "from mtsig.steps import keep_freed_memory\n"
-        "if sys.argv[1] == 'keep':\n"
-        "    assert keep_freed_memory()\n"
-        "first = np.ones(2**23)\n"
-        "del first\n"
-        "before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt\n"
-        "second = np.ones(2**23)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)\n"
-    )
-    faults = {
-        mode: int(
-            subprocess.run(
-                [sys.executable, "-c", code, mode], capture_output=True, text=True, check=True
-            ).stdout
-        )
-        for mode in ("default", "keep")
-    }
-    assert faults["default"] >= 32 and faults["keep"] * 10 < faults["default"], faults
 
 
 def test_an_intermediate_table_s_settings_are_shared_by_the_frames_made_from_it(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@ step functions agree with the registries (mtsig.stats.resampling.TESTS, mtsig.me
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -15,7 +14,6 @@ from mtsig.metrics import METRICS
 from mtsig.pipeline import config as mtsig_config
 from mtsig.stats.resampling import TESTS
 from mtsig.steps import (
-    DEFERRED_NICENESS,
     RULE_PRIORITIES,
     check_rule,
     item_rule,
@@ -120,7 +118,7 @@ def test_every_rule_has_exactly_one_step_in_the_module_named_after_its_rules_fil
 
 def test_every_rule_logs_and_leaves_its_usage_to_the_step() -> None:
     """Per-rule wall and CPU times (benchmarks/bench_pipeline.py) come from the file each step writes beside its
-    log (mtsig.steps.write_job_usage), not from Snakemake's sampling ``benchmark:`` directive."""
+    log (mtsig.runtime.job_usage), not from Snakemake's sampling ``benchmark:`` directive."""
     for path in (REPO / "workflow" / "rules").glob("*.smk"):
         for block in re.split(r"^(?=rule )", path.read_text(), flags=re.M)[1:]:
             log = re.search(r'^    log:\n        "(logs/[^"]+)\.log",$', block, flags=re.M)
@@ -131,7 +129,7 @@ def test_job_usage_counts_the_job_and_the_children_it_waited_for(tmp_path: Path)
     """Oracle: CPU burnt on purpose, 0.4 s in a child process and 0.3 s in the job's own."""
     script = (
         "import subprocess, sys, time\n"
-        "from mtsig.steps import write_job_usage\n"
+        "from mtsig.runtime.job_usage import write_job_usage\n"
         "burn = 'import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.4: pass'\n"
         "subprocess.run([sys.executable, '-c', burn], check=True)\n"
         "t = time.process_time()\n"
@@ -164,7 +162,7 @@ def test_schema_cluster_rules_and_corrections_are_the_registries() -> None:
 
 def test_rule_priorities_are_declared_once_in_the_registry() -> None:
     """Every `priority:` of the rules reads mtsig.steps.RULE_PRIORITIES under its own rule's name, and every
-    registry entry is a rule's; the jobs of other rules are deferred (niceness) by run_step."""
+    registry entry is a rule's."""
     declared = {}
     for path in (REPO / "workflow" / "rules").glob("*.smk"):
         for rule, body in re.findall(r"^rule (\w+):\n((?:(?: .*)?\n)+)", path.read_text(), flags=re.M):
@@ -172,22 +170,6 @@ def test_rule_priorities_are_declared_once_in_the_registry() -> None:
                 declared[rule] = value
     assert declared == {rule: f'mtsig_steps.RULE_PRIORITIES["{rule}"]' for rule in RULE_PRIORITIES}
     assert all(value > 0 for value in RULE_PRIORITIES.values())
-
-
-def test_jobs_of_rules_without_priority_run_niced() -> None:
-    """In a fresh interpreter (niceness cannot be raised back): a figures job is deferred, a metric_stats job not."""
-    code = "import os, sys\nfrom mtsig.steps import defer_unless_prioritised\n"
-    code += "defer_unless_prioritised(sys.argv[1])\nprint(os.nice(0))\n"
-    niceness = {
-        rule: int(
-            subprocess.run(
-                [sys.executable, "-c", code, rule], capture_output=True, text=True, check=True
-            ).stdout
-        )
-        for rule in ("figures", "metric_stats")
-    }
-    start = os.nice(0)
-    assert niceness == {"figures": start + DEFERRED_NICENESS, "metric_stats": start}
 
 
 def test_citation_gives_the_version_every_signature_prints() -> None:

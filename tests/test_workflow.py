@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -281,3 +282,34 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     ci_lines = [line.strip() for line in (REPO / ".ci" / "run").read_text().splitlines()]
     assert test_command in ci_lines, f"README's test command {test_command!r} is not what .ci/run runs"
     assert "snakemake --cores 8" in blocks[0]
+
+
+def _bench_pipeline_constant(name: str) -> str:
+    """A string constant of benchmarks/bench_pipeline.py, read from its source (the benchmark is a script)."""
+    tree = ast.parse((REPO / "benchmarks" / "bench_pipeline.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
+            return ast.literal_eval(node.value)
+    raise LookupError(name)
+
+
+def test_the_timing_table_times_the_quick_start_as_printed() -> None:
+    """benchmarks/timings.md, which README and docs link for exact figures, is written by bench_pipeline.py for the
+    quick start's two commands as README prints them."""
+    blocks = _quick_start_commands()
+    assert _bench_pipeline_constant("DEFAULT_RUN_COMMAND") in blocks[0]
+    assert _bench_pipeline_constant("TEST_COMMAND") == blocks[1].strip().splitlines()[-1]
+    table = (REPO / "benchmarks" / "timings.md").read_text(encoding="utf-8")
+    for name in ("DEFAULT_RUN_COMMAND", "TEST_COMMAND"):
+        assert f"| `{_bench_pipeline_constant(name)}` |" in table
+
+
+def test_a_local_run_ends_within_seconds_of_its_last_job() -> None:
+    """While jobs wait for a core, Snakemake checks them again after each `max-jobs-per-timespan` timespan (a
+    timer), and its process exits only once the last of those timers has fired: profiles/default keeps the
+    timespan to seconds, so that a run, and each test that runs the pipeline, ends soon after its last job."""
+    profile = yaml.safe_load((REPO / "profiles" / "default" / "config.yaml").read_text(encoding="utf-8"))
+    limit = re.fullmatch(r"(\d+)/(\d+)s", profile["max-jobs-per-timespan"])
+    assert limit, profile["max-jobs-per-timespan"]
+    jobs, seconds = map(int, limit.groups())
+    assert seconds <= 5 and jobs >= 100

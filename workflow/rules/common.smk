@@ -3,7 +3,6 @@ import functools
 import itertools
 import os
 import sys
-import threading
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -47,39 +46,6 @@ def stop(message):
     input function while Snakemake builds the DAG."""
     print(f"mtsig: error: {message}", file=sys.stderr)
     raise SystemExit(2)
-
-
-def machine_cpus():
-    """The CPUs this process may run on (its affinity: a container's or taskset's share, not the host's count)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
-# At most one job per CPU, whatever --cores asks: with more jobs than CPUs (the README's `snakemake --cores 8` on a
-# 2-core machine) the jobs only share the CPUs, and their caches, and the same work took 5-10% more CPU time and
-# longer (benchmarks/README.md, "The whole run"). A cluster executor runs its jobs elsewhere: no cap there.
-def cap_local_cores():
-    """Cap the local run's cores at the machine's CPUs. It reads Snakemake's internal resource table (9.x): a
-    Snakemake whose table looks otherwise is left alone (the cap only saves time)."""
-    try:
-        asked = workflow.global_resources["_cores"].value or 0
-    except (AttributeError, KeyError, TypeError):
-        return
-    if workflow.local_exec and asked > machine_cpus():
-        workflow.global_resources["_cores"] = machine_cpus()
-
-
-cap_local_cores()
-
-
-def cancel_pending_reschedulings():
-    """Cancel Snakemake's pending rescheduling timers (``threading.Timer``, one per job-submission timespan while
-    jobs wait for a core): at the end of a run they only delay its exit, by up to a timespan (a minute with
-    profiles/default)."""
-    for thread in threading.enumerate():
-        if isinstance(thread, threading.Timer):
-            thread.cancel()
 
 
 def start_directory():

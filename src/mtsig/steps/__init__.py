@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
-import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -66,13 +65,6 @@ RULE_PRIORITIES = {
     # 198 input files, and the longest job of the metrics tasks (the WMT23 protocol's permutation tests)
     "metrics_protocol": 25,
 }
-
-#: Niceness of the jobs of the other rules. Snakemake's priorities only choose which ready jobs start; when more
-#: jobs run than there are cores (``--cores 8`` on 2 before local runs were capped at one job per CPU, in
-#: workflow/rules/common.smk; other work on the machine), the kernel shares the CPU among them, and the jobs the run
-#: waits for (WMT12 es-en's METEOR, then its calibration) got a quarter of a core. A job at nice 5 weighs about a
-#: third of a job at nice 0 in Linux's scheduler; with no more jobs than cores, nothing changes.
-DEFERRED_NICENESS = 5
 
 
 def step_modules_defining(rule: str) -> list[str]:
@@ -196,79 +188,6 @@ def step_arguments(
     return function, arguments
 
 
-def keep_freed_memory() -> bool:
-    """Ask glibc's malloc to keep memory that is freed for the process's next allocations (no mmap for large
-    blocks, no trimming of the heap); False where the C library has no ``mallopt`` (not glibc: nothing changes).
-
-    By default glibc gives every block over a few MB its own mapping and returns it to the system when freed, so
-    each of the engine's large temporary arrays (weights, products, pseudo-statistics) is faulted in and zeroed by
-    the kernel page by page again. Measured on WMT12 es-en BLEU, all 11 tests at B = 10 000: 2.26 s CPU (0.47 s
-    of it in the kernel) against 1.8 s (0.1 s). Peak RSS grows a little: 2% for that job, 14% (0.69 to 0.79 GB)
-    for the BLEU statistics of 100 systems x 10 000 segments. Jobs are short-lived processes, so the memory kept
-    is returned when they end.
-    """
-    import ctypes
-
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return False
-    m_trim_threshold, m_mmap_max = -1, -4  # glibc's malloc.h
-    return bool(mallopt(m_mmap_max, 0)) and bool(mallopt(m_trim_threshold, 2**31 - 1))
-
-
-def defer_unless_prioritised(rule: str) -> int:
-    """Lower this process's CPU priority by :data:`DEFERRED_NICENESS` unless ``rule`` has a scheduling priority
-    (:data:`RULE_PRIORITIES`); returns the niceness added."""
-    if RULE_PRIORITIES.get(rule, 0) > 0:
-        return 0
-    os.nice(DEFERRED_NICENESS)
-    return DEFERRED_NICENESS
-
-
-#: What a job used, written beside its log by :func:`write_job_usage` (the columns of Snakemake's ``benchmark:``
-#: files, which ``benchmarks/bench_pipeline.py`` reads).
-JOB_USAGE_COLUMNS = ("s", "cpu_time", "max_rss", "mean_load")
-
-
-def job_usage_path(log_path: str | os.PathLike[str]) -> Path:
-    """``logs/<experiment>/<rule>.benchmark.tsv`` beside the job's log ``logs/<experiment>/<rule>.log``."""
-    return Path(str(log_path).removesuffix(".log") + ".benchmark.tsv")
-
-
-def process_age_seconds() -> float:
-    """Seconds since this process started (Linux's ``/proc``: start time in clock ticks after boot, field 22 of
-    ``/proc/self/stat``, against ``/proc/uptime``); NaN where there is no ``/proc``."""
-    try:
-        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
-        uptime = float(Path("/proc/uptime").read_text().split()[0])
-    except OSError:
-        return float("nan")
-    return uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK")
-
-
-def write_job_usage(path: str | os.PathLike[str]) -> None:
-    """Record the job's wall time since its process started, its CPU time (user + system, its own and its
-    waited-for children's: the Meteor JVM, the metric statistics' worker processes), its peak resident memory (the
-    largest process) and the 1-minute load, exactly, from the kernel's accounting (``getrusage``).
-
-    Why not Snakemake's ``benchmark:`` directive: it samples every job's process tree from Snakemake's own process,
-    every 0.5 s for a job's first 15 s (reading each process's ``/proc/<pid>/smaps_rollup``), which cost Snakemake
-    about a third of its CPU in the default run (py-spy), and it misses the CPU of jobs longer than 15 s."""
-    import resource
-
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    values = (
-        process_age_seconds(),
-        own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime,
-        max(own.ru_maxrss, children.ru_maxrss) / 1024,  # Linux reports kilobytes
-        os.getloadavg()[0],
-    )
-    Path(path).write_text(
-        "\t".join(JOB_USAGE_COLUMNS) + "\n" + "\t".join(f"{v:.2f}" for v in values) + "\n", encoding="utf-8"
-    )
-
-
 def engine_params(params: dict[str, Any], resources: Mapping[str, Any]) -> dict[str, Any]:
     """``params`` with the engine's settings (:data:`mtsig.settings.ENGINE_SETTINGS`: the memory cap, the number
     of shards) that a rule passes as resources put back: each as a param of its own (a step taking
@@ -289,10 +208,8 @@ def engine_params(params: dict[str, Any], resources: Mapping[str, Any]) -> dict[
 def run_step(snakemake: Any) -> None:
     """Run the step named after ``snakemake.rule`` with the rule's named items, logging to the rule's log."""
     from mtsig.runtime import hard_stop
+    from mtsig.runtime.job_usage import job_usage_path, write_job_usage
     from mtsig.steps.files import logged, remove_temporaries
-
-    keep_freed_memory()
-    defer_unless_prioritised(snakemake.rule)
 
     named = {
         "input": dict(snakemake.input.items()),
