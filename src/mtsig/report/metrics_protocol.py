@@ -485,10 +485,10 @@ def protocol_table_markdown(
     if chance is not None:
         lines += [
             f"Row `chance`: the mean and [{_ordinal(round(CHANCE_QUANTILE * 100, 6))} percentile] of each task's "
-            "statistic for a metric of the table whose "
-            f"scores are permuted within the statistic's groups ({chance.n_draws} draws; the average's: the same "
-            f"metric permuted in every task); `°`: not above chance (p > {CHANCE_MARK_ALPHA:g}). "
-            'docs/statistics.md, "Chance levels".',
+            "statistic for the table's metrics with their systems relabelled, documents exchanged within a domain "
+            f"and segments reordered within a document ({chance.n_draws} draws per metric, the same in every task "
+            f"of a language pair); `°`: not above chance, the value not above the metric's own draws (p > "
+            f'{CHANCE_MARK_ALPHA:g}). docs/statistics.md, "Chance levels".',
             "",
         ]
         weak = _not_above_chance(chance)

@@ -2,15 +2,19 @@
 knows nothing, and each metric's p-value of being above that (:mod:`mtsig.stats.meta_evaluation.chance`;
 docs/statistics.md, "Chance levels").
 
-A task's chance distribution is its statistic for a metric of the table drawn in turn (draw b: the ``b mod M``-th
-of the ``M`` metrics every task has) with that metric's scores permuted within the statistic's groups: the rated
-cells of an item (item-grouped statistics), every rated cell (an ungrouped segment-level statistic), the systems of
-a language pair (system-level statistics; for SPA whole rows of segment scores). The weighted average's: draw b of
-every task (the same metric, permuted independently in each task) averaged as the table averages. The metrics are
-taken in name order. An extra task (a column beside the average, e.g. WMT23's PDP) whose statistic has a chance
-level gets one the same way, over the metrics of the average it has. Draws of task t
-and metric m come from ``rng_for(seed, *key, "chance", t, m)``, so a task computes the same draws in every
-protocol that has it.
+Each language pair's relabellings are drawn once: ``n_draws`` draws of the null's group
+(:func:`mtsig.stats.meta_evaluation.chance.draw_relabellings`: its systems relabelled, its documents exchanged among
+those of the same domain rated alike, the segments of each document reordered, the same for every system) from
+``rng_for(seed, *key, "chance", lp)``, so a task computes the same draws in every protocol that has it, and all the
+tasks of a pair (its system-level ones included: the systems' permutations are drawn first) share them. Every metric
+of a task gets the task's statistic under every draw (``draws[M, B]``), and its p-value comes from its own draws: a
+metric's chance level depends on its own structure (the spread of its system means, its ties), so a pool of other
+metrics' draws would be too narrow for some and too wide for others. The weighted average's draws of a metric are its
+draws of every task averaged as the table averages (the same relabellings in every task of a pair: the tasks keep
+the dependence their real values have). The row ``chance`` of the table describes the pool of the average's
+metrics' draws (its mean and 95th percentile): the chance level of a random metric with the structure of the table's
+metrics. An extra task (a column beside the average, e.g. WMT23's PDP) whose statistic has a chance level gets one
+the same way.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from mtsig.studies.metrics_protocol import (
     Task,
     TaskResult,
     rated_segment_flips,
+    sampled_items,
     task_inputs_per_lp,
 )
 
@@ -44,9 +49,9 @@ CHANCE_QUANTILE = 0.95
 
 @dataclass(frozen=True)
 class ChanceLevel:
-    """A task's (or the average's) chance distribution: ``draws[B]`` and the metric permuted in each
-    (``draw_metrics``), their ``mean`` and ``upper`` quantile (:data:`CHANCE_QUANTILE`), and ``pvalues`` (metric ->
-    ``(1 + #{draws >= value}) / (1 + B)``) of every metric of the task."""
+    """A task's (or the average's) chance distribution: ``draws[M, B]``, row m the draws of metric
+    ``draw_metrics[m]``; the ``mean`` and ``upper`` quantile (:data:`CHANCE_QUANTILE`) of the rows of the
+    average's metrics pooled; ``pvalues`` (metric -> ``(1 + #{its draws >= its value}) / (1 + B)``)."""
 
     label: str
     draws: np.ndarray
@@ -59,7 +64,8 @@ class ChanceLevel:
 @dataclass(frozen=True)
 class ProtocolChance:
     """Every task's :class:`ChanceLevel` (in the protocol's order), the weighted average's, and the extra tasks'
-    (``extras``, in the protocol's order: those whose statistic has a chance level and whose label no task has)."""
+    (``extras``, in the protocol's order: those whose statistic has a chance level and whose label no task has);
+    ``n_draws``: draws per metric."""
 
     tasks: tuple[ChanceLevel, ...]
     average: ChanceLevel
@@ -72,31 +78,60 @@ class ProtocolChance:
         return {level.label: level for level in (*self.extras, *self.tasks)}
 
 
-#: The statistics :func:`_statistic_draws` draws: every task statistic (tie calibration over every pair only).
+#: The statistics :func:`statistic_draws` draws: every task statistic (tie calibration over every pair only).
 CHANCE_STATISTICS = ("pooled_accuracy", "pdp", *KINDS, "tie_calibrated", "spa")
 
 
 def has_chance_level(task: Task) -> bool:
-    """Whether :func:`_statistic_draws` draws the task's statistic (tie calibration only over every pair)."""
+    """Whether :func:`statistic_draws` draws the task's statistic (tie calibration only over every pair)."""
     if task.statistic == "tie_calibrated":
         return task.sample_rate == 1
     return task.statistic in CHANCE_STATISTICS
 
 
-def draw_schedule(metrics: Sequence[str], n_draws: int) -> list[np.ndarray]:
-    """The draws of each metric: metric k takes draws ``k, k + M, k + 2M, ...``."""
-    return [np.arange(k, n_draws, len(metrics)) for k in range(len(metrics))]
+def segment_labels(task: Task, test_set: MtmeTestSet, n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(documents[N], domains[N])`` of the task's items in one language pair: the test set's segments' (those of
+    the task's sample, if it samples items); one item (system level): one document."""
+    if task.level != "seg":
+        return np.zeros(n_items, dtype=np.int64), np.zeros(n_items, dtype=np.int64)
+    documents = np.asarray(test_set.segment_documents, dtype=object)
+    domains = np.asarray(test_set.segment_domains, dtype=object)
+    if task.sample_size:
+        items = sampled_items(task, test_set)
+        documents, domains = documents[items], domains[items]
+    if documents.size != n_items or domains.size != n_items:
+        raise InputError(
+            f"{task.label}: the test set's documents file labels {documents.size} segments, the scores have "
+            f"{n_items}: chance levels need every segment's document and domain"
+        )
+    return documents, domains
 
 
-def _statistic_draws(
+def lp_relabellings(
     task: Task,
     per_lp: Mapping[str, tuple[tuple[str, ...], np.ndarray, dict[str, np.ndarray]]],
-    metric: str,
+    test_sets: Mapping[str, MtmeTestSet],
     n_draws: int,
-    rng: np.random.Generator,
+    seed: int,
+    key: Sequence[object],
+) -> dict[str, ch.SystemSegmentRelabelling]:
+    """Each language pair's relabellings of the task's table (module docstring)."""
+    out = {}
+    for lp, (_, human, _) in per_lp.items():
+        documents, domains = segment_labels(task, test_sets[lp], human.shape[1])
+        rng = rng_for(seed, *key, "chance", lp)
+        out[lp] = ch.draw_relabellings(rng, np.isfinite(human), documents, n_draws, domains=domains)
+    return out
+
+
+def statistic_draws(
+    task: Task,
+    per_lp: Mapping[str, tuple[tuple[str, ...], np.ndarray, dict[str, np.ndarray]]],
+    metrics: Sequence[str],
+    relabellings: Mapping[str, ch.SystemSegmentRelabelling],
     spa_arithmetic: str,
 ) -> np.ndarray:
-    """``[n_draws]``: the task's statistic of ``metric`` with its scores permuted (module docstring)."""
+    """``[M, B]``: the task's statistic of each of ``metrics`` under each relabelling of its language pair(s)."""
     if not has_chance_level(task):  # the one rule, which the table's extra columns follow too
         what = (
             "tie calibration on a sample of pairs"
@@ -106,30 +141,29 @@ def _statistic_draws(
         raise InputError(f"{task.label}: no chance level for {what}")
     if task.statistic == "pooled_accuracy":
         humans = [human[:, 0] for _, human, _ in per_lp.values()]
-        metrics = [scores[metric][:, 0] for _, _, scores in per_lp.values()]
-        return ch.chance_pooled_accuracy(humans, metrics, n_draws, rng)
-    ((_, human, scores),) = per_lp.values()
-    values = scores[metric]
+        values = [np.stack([scores[m][:, 0] for m in metrics]) for _, _, scores in per_lp.values()]
+        return ch.chance_pooled_accuracy(humans, values, [relabellings[lp].rows for lp in per_lp])
+    ((lp, (_, human, scores)),) = per_lp.items()
+    values = np.stack([scores[m] for m in metrics])
+    relabelling = relabellings[lp]
     grouping = task.grouping if task.level == "seg" else "none"
     if task.statistic == "pdp":
-        return ch.chance_pdp(human, values, grouping, n_draws, rng)
+        return ch.chance_pdp(human, values, grouping, relabelling)
     if task.statistic in KINDS:  # grouped_correlation's own statistics, the WMT20 Kendall-like tau among them
         return ch.chance_grouped_correlation(
-            human, values, task.statistic, grouping, n_draws, rng,
+            human, values, task.statistic, grouping, relabelling,
             kendall_variant=task.variant or "b", nan_groups=task.nan_groups, epsilon=task.epsilon,
             average=task.average, threshold=task.threshold,
         )  # fmt: skip
     if task.statistic == "tie_calibrated":
-        return ch.chance_tie_calibrated(
-            human, values, n_draws, rng, variant=task.variant, grouping=task.grouping
-        )
-    # spa: the last of CHANCE_STATISTICS
+        return ch.chance_tie_calibrated(human, values, relabelling, variant=task.variant, grouping=task.grouping)
+    # spa, the last of CHANCE_STATISTICS: whole rows of segment scores relabelled (the systems' permutations)
     rated, flips = rated_segment_flips(human, task.label)
-    upper = permutation_counts(values[:, rated], flips, arithmetic=spa_arithmetic)
-    lower = permutation_counts(-values[:, rated], flips, arithmetic=spa_arithmetic)
-    counts = ch.full_counts(upper, lower, values.shape[0])
+    upper = permutation_counts(values[:, :, rated], flips, arithmetic=spa_arithmetic)
+    lower = permutation_counts(-values[:, :, rated], flips, arithmetic=spa_arithmetic)
+    counts = ch.full_counts(upper, lower, values.shape[1])
     human_counts = permutation_counts(human[:, rated], flips, arithmetic=spa_arithmetic)
-    return ch.chance_spa(human_counts, counts, flips.shape[0], n_draws, rng)
+    return ch.chance_spa(human_counts, counts, flips.shape[0], relabelling.rows)
 
 
 def task_chance(
@@ -138,37 +172,33 @@ def task_chance(
     test_sets: Mapping[str, MtmeTestSet],
     scores: Mapping[ScoreKey, LevelScores],
     *,
-    metrics: Sequence[str],
+    pooled: Sequence[str],
     n_draws: int,
     seed: int,
     key: Sequence[object] = (),
     options: RunOptions | None = None,
 ) -> ChanceLevel:
-    """The chance distribution of one task (module docstring) with ``n_draws`` draws over ``metrics`` (each a metric
-    of the task), and the p-value of every metric of ``result`` (the task's metrics and SPA's arithmetic as
-    ``options`` says; its human scores entered as metrics play no part)."""
+    """The chance distribution of one task (module docstring): ``n_draws`` draws of every metric of ``result`` (the
+    task's metrics, human scores entered as metrics among them, and SPA's arithmetic as ``options`` says), the
+    row's mean and quantile over the draws of the metrics in ``pooled``."""
     options = RunOptions() if options is None else options
     task = result.task
-    spa_arithmetic = options.spa_arithmetic
-    per_lp = task_inputs_per_lp(task, protocol, test_sets, scores, options, with_human_metrics=False)
-    draws = np.empty(n_draws)
-    names = np.empty(n_draws, dtype=object)
-    for metric, positions in zip(metrics, draw_schedule(metrics, n_draws), strict=True):
-        if positions.size:
-            rng = rng_for(seed, *key, "chance", task.label, metric)
-            draws[positions] = _statistic_draws(task, per_lp, metric, positions.size, rng, spa_arithmetic)
-            names[positions] = metric
-    return summarise(task.label, draws, tuple(names), result.metrics, result.values)
+    per_lp = task_inputs_per_lp(task, protocol, test_sets, scores, options)
+    relabellings = lp_relabellings(task, per_lp, test_sets, n_draws, seed, key)
+    draws = statistic_draws(task, per_lp, result.metrics, relabellings, options.spa_arithmetic)
+    return summarise(task.label, draws, result.metrics, pooled, result.values)
 
 
 def summarise(
-    label: str, draws: np.ndarray, draw_metrics: tuple[str, ...], metrics: Sequence[str], values: np.ndarray
+    label: str, draws: np.ndarray, metrics: Sequence[str], pooled: Sequence[str], values: np.ndarray
 ) -> ChanceLevel:
-    """A :class:`ChanceLevel` of ``draws`` with the p-values of ``metrics``' ``values``."""
-    mean, upper = ch.chance_summary(draws, CHANCE_QUANTILE)
+    """A :class:`ChanceLevel` of ``draws[M, B]`` (row m: ``metrics[m]``'s) with each metric's p-value against its
+    own draws, the mean and quantile over the rows of ``pooled`` (every row if none of them is there)."""
+    rows = [k for k, name in enumerate(metrics) if name in set(pooled)] or list(range(len(metrics)))
+    mean, upper = ch.chance_summary(draws[rows], CHANCE_QUANTILE)
     pvalues = ch.chance_pvalues(values, draws)
     return ChanceLevel(
-        label, draws, draw_metrics, mean, upper, dict(zip(metrics, pvalues.tolist(), strict=True))
+        label, draws, tuple(metrics), mean, upper, dict(zip(metrics, pvalues.tolist(), strict=True))
     )
 
 
@@ -183,35 +213,37 @@ def protocol_chance(
     options: RunOptions | None = None,
     cache: dict[tuple, ChanceLevel] | None = None,
 ) -> ProtocolChance:
-    """Every task's chance level over the metrics of the weighted average in name order (module docstring), then
-    the average's, then each extra task's that :func:`has_chance_level` (over the average's metrics it has; none
-    for an extra task that shares a task's label, whose column shows the task's). ``cache``: an earlier
-    protocol's levels, reused for a task it shares (same task, metrics and draws: the same numbers)."""
+    """Every task's chance level (module docstring), then the average's (each of its metrics' draws averaged over
+    the tasks), then each extra task's that :func:`has_chance_level` (none for an extra task that shares a task's
+    label, whose column shows the task's). ``cache``: an earlier protocol's levels, reused for a task it shares
+    (same task, metrics and draws: the same numbers)."""
     if n_draws < 1:
         raise InputError(f"chance levels need at least one draw, got {n_draws}")
-    metrics = sorted(result.metrics)
 
-    def level_of(task: TaskResult, drawn: list[str]) -> ChanceLevel:
-        shared = (task.task, tuple(drawn), n_draws)
+    def level_of(task: TaskResult) -> ChanceLevel:
+        shared = (task.task, task.metrics, tuple(sorted(result.metrics)), n_draws)
         if cache is not None and shared in cache:
             return cache[shared]
         level = task_chance(
-            task, result.protocol, test_sets, scores, metrics=drawn, n_draws=n_draws, seed=seed, key=key,
+            task, result.protocol, test_sets, scores, pooled=result.metrics, n_draws=n_draws, seed=seed, key=key,
             options=options,
         )  # fmt: skip
         if cache is not None:
             cache[shared] = level
         return level
 
-    levels = [level_of(task, metrics) for task in result.tasks]
+    levels = [level_of(task) for task in result.tasks]
+    rows = [[level.draw_metrics.index(name) for name in result.metrics] for level in levels]
     average_draws = weighted_average(
-        [level.draws for level in levels], [t.task.value_range for t in result.tasks], result.protocol.weights
+        [level.draws[index] for level, index in zip(levels, rows, strict=True)],
+        [t.task.value_range for t in result.tasks],
+        result.protocol.weights,
     )
-    average = summarise("average", average_draws, levels[0].draw_metrics, result.metrics, result.average)
+    average = summarise("average", average_draws, result.metrics, result.metrics, result.average)
     labels = {task.task.label for task in result.tasks}
-    extras = []
-    for task in result.extras:
-        drawn = [m for m in metrics if m in task.metrics]
-        if has_chance_level(task.task) and task.task.label not in labels and drawn:
-            extras.append(level_of(task, drawn))
+    extras = [
+        level_of(task)
+        for task in result.extras
+        if has_chance_level(task.task) and task.task.label not in labels and task.metrics
+    ]
     return ProtocolChance(tuple(levels), average, n_draws, tuple(extras))
