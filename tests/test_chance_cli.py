@@ -41,10 +41,6 @@ def test_json_carries_every_tasks_chance_level_and_p_values(data_root):
     sampled = result["extras"][1]
     assert sampled["label"] == "en-de seg acc-t (item, sample rate 0.1)"
     assert sampled["chance_p"] is None and sampled["chance"] is None
-    without = run_mtsig(
-        "metrics", "--mtme", data_root / "wmt23", "--lps", "en-de", "--samples", "0", "--json"
-    )
-    assert json.loads(without.stdout)["chance_draws"] == 0  # --chance-draws defaults to --samples
 
 
 def _level(label: str, pvalues: dict[str, float], mean: float = 0.1, upper: float = 0.2) -> ChanceLevel:
