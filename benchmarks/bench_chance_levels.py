@@ -254,6 +254,8 @@ def level_rows(data: dict[str, LpData], model: str, args: argparse.Namespace) ->
             system_scores[lp] = metrics.mean(axis=2)
             for kind, nulls in SEG_NULLS.items():
                 for null in nulls if kind in kinds else ():
+                    if null == "cells" and start >= args.cells_metrics:
+                        continue
                     record(f"{lp} {kind}", null, *seg_task_draws(kind, lp_data, metrics, null, n_draws, rng))
             if "systems" not in kinds:
                 continue
@@ -401,7 +403,10 @@ def main(argv: list[str] | None = None) -> None:
         "--root", type=Path, default=Path(os.environ.get("MTSIG_DATA", "../shared/data")) / "wmt23"
     )
     parser.add_argument("--metrics", type=int, default=400, help="random metrics per model (default 400)")
-    parser.add_argument("--spa-metrics", type=int, default=200, help="of which tested by SPA (default 200)")
+    parser.add_argument("--spa-metrics", type=int, default=100, help="of which tested by SPA (default 100)")
+    parser.add_argument(
+        "--cells-metrics", type=int, default=100, help="of which tested with the cells permuted (default 100)"
+    )
     parser.add_argument("--draws", type=int, default=99, help="draws per metric (default 99; verdicts: 1000)")
     parser.add_argument(
         "--batch", type=int, default=20, help="random metrics sharing their draws (default 20)"

@@ -989,7 +989,9 @@ def test_protocol_chance_gives_the_extra_pdp_task_a_level(wmt23_inputs):
     task = result.extras[0]
     assert pdp.label == task.task.label == "en-de seg PDP (item)"
     assert set(pdp.pvalues) == set(task.metrics) and set(pdp.draw_metrics) <= set(result.metrics)
-    direct = task_chance(task, protocol, *wmt23_inputs, pooled=result.metrics, n_draws=40, seed=3, key=("test",))
+    direct = task_chance(
+        task, protocol, *wmt23_inputs, pooled=result.metrics, n_draws=40, seed=3, key=("test",)
+    )
     np.testing.assert_array_equal(pdp.draws, direct.draws)
     # PDP of a metric that knows nothing: about 0, spread by the metrics' own system structure, which every draw keeps
     assert abs(pdp.mean) < 0.02 and 0.02 < pdp.upper < 0.2

@@ -156,7 +156,9 @@ def statistic_draws(
             average=task.average, threshold=task.threshold,
         )  # fmt: skip
     if task.statistic == "tie_calibrated":
-        return ch.chance_tie_calibrated(human, values, relabelling, variant=task.variant, grouping=task.grouping)
+        return ch.chance_tie_calibrated(
+            human, values, relabelling, variant=task.variant, grouping=task.grouping
+        )
     # spa, the last of CHANCE_STATISTICS: whole rows of segment scores relabelled (the systems' permutations)
     rated, flips = rated_segment_flips(human, task.label)
     upper = permutation_counts(values[:, :, rated], flips, arithmetic=spa_arithmetic)

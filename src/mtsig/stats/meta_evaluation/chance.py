@@ -1,29 +1,32 @@
 """Chance levels of the metrics-task statistics: what a metric that knows nothing about the translations scores.
 
 The null hypothesis: the metric's scores ``M[S, N]`` are independent of the human scores ``H``, and their joint law
-does not change when the systems are relabelled (whole rows) or the segments of a document are reordered (the same
-order for every system). A metric that draws a random quality per system, per document, per system and document,
-per segment, or for every cell, and any sum of these, satisfies it: WMT's ``Random-sysname`` baseline (Freitag et
-al. 2023, Sec. 4) is one such metric, a random mean per system and a random score around it. Each draw relabels the
-cells by one element of that group, a permutation ``σ`` of the systems and, within each document, a permutation
-``τ`` of its segments (the same for every system), and computes the statistic; every relabelled metric has the
+does not change when the cells are relabelled by the null's group: the systems relabelled (whole rows), the documents
+of a domain exchanged among those rated alike, the segments of each document reordered (the same order for every
+system). A metric that draws a random quality per system, per domain, per document, per system and document, per
+segment, or for every cell, and any sum of these, satisfies it: WMT's ``Random-sysname`` baseline (Freitag et al.
+2023, Sec. 4) is one such metric, a random mean per system and a random score around it. Each draw relabels the
+cells by a uniformly drawn element of the group and computes the statistic; every relabelled metric has the
 metric's own law, so the statistic's distribution over the draws is its chance level, and a metric's rank among its
-own draws is a permutation p-value that holds its level whatever the metric's system, document and segment
+own draws is a permutation p-value that holds its level whatever the metric's system, domain, document and segment
 structure (the permutation test of "no association", Pitman 1937, over the group the null leaves invariant).
 Permuting cells one by one, within an item or across the table, is no such relabelling when a metric's scores share
 a random offset per system: it averages away the offsets' chance alignment with the humans' system means, and a
 random-by-system metric is then called above chance far more often than 5% (docs/statistics.md, "Chance levels").
+The domains (two to four per language pair) are never exchanged: a test set with so few cannot tell a metric that
+knows which domain is worse from one that is lucky.
 
 A relabelling keeps which cells have a human score: systems are exchanged only among systems rated on the same
-segments, segments only among segments of the same document rated for the same systems (:func:`exchangeable_classes`;
-on a fully crossed test set such as WMT23's MQM every system and every rated segment of a document). It maps an
-item to an item and a system to a system, so it maps the groups of every grouping (``none``, ``item``, ``sys``) onto
-groups of the same size: relabelling the metric by ``g`` and the human scores by ``g⁻¹`` give the same pairs
-``(h, m)`` in the same groups, so each draw relabels the human side once, for every metric at once (Pearson and PDP:
-one matrix product; tie calibration: the metric's pairs sorted once). Each function returns ``[M, B]``: metric m's
-statistic in draw b. The chance level is not a constant: it depends on the metric's own structure (the spread of
-its system means, its ties: tie calibration lets a random metric declare ties where that pays, Deutsch, Foster &
-Freitag 2023, Sec. 5), so each metric's p-value comes from its own draws (:func:`chance_pvalues`).
+segments, documents only among documents of the same domain with as many segments rated for each set of systems,
+segments only among segments of the same document rated for the same systems (:func:`exchangeable_classes`,
+:func:`document_exchange`). It maps an item to an item and a system to a system, so it maps the groups of every
+grouping (``none``, ``item``, ``sys``) onto groups of the same size: relabelling the metric by ``g`` and the human
+scores by ``g⁻¹`` give the same pairs ``(h, m)`` in the same groups, so each draw relabels the human side once, for
+every metric at once (Pearson and PDP: one matrix product; tie calibration: the metric's pairs sorted once). Each
+function returns ``[M, B]``: metric m's statistic in draw b. The chance level is not a constant: it depends on the
+metric's own structure (the spread of its system means, its ties: tie calibration lets a random metric declare ties
+where that pays, Deutsch, Foster & Freitag 2023, Sec. 5), so each metric's p-value comes from its own draws
+(:func:`chance_pvalues`).
 """
 
 from __future__ import annotations
@@ -51,13 +54,9 @@ CHUNK = 100
 
 class CellRelabelling(Protocol):
     """Draws of relabelled cells of an ``[S, N]`` table: in draw b, cell c (flat, system-major) reads its human
-    score from cell ``sources(b, b + 1)[0, c]``."""
+    score from cell ``sources_at(cells, b, b + 1)[0, k]`` where ``cells[k] = c``."""
 
     n_draws: int
-
-    def sources(self, start: int, stop: int) -> np.ndarray:
-        """int ``[stop - start, S·N]``: the source cell of every cell in draws ``start .. stop - 1``."""
-        ...
 
     def sources_at(self, cells: np.ndarray, start: int, stop: int) -> np.ndarray:
         """int ``[stop - start, K]``: the source cell of ``cells[K]`` (flat) in draws ``start .. stop - 1``."""
@@ -76,10 +75,6 @@ class SystemSegmentRelabelling:
     @property
     def n_draws(self) -> int:
         return int(self.rows.shape[0])
-
-    def sources(self, start: int, stop: int) -> np.ndarray:
-        n = self.cols.shape[1]
-        return (self.rows[start:stop, :, None] * n + self.cols[start:stop, None, :]).reshape(stop - start, -1)
 
     def sources_at(self, cells: np.ndarray, start: int, stop: int) -> np.ndarray:
         n = self.cols.shape[1]
@@ -101,14 +96,20 @@ class ExplicitRelabelling:
     def n_draws(self) -> int:
         return int(self.source.shape[0])
 
-    def sources(self, start: int, stop: int) -> np.ndarray:
-        return self.source[start:stop]
-
     def sources_at(self, cells: np.ndarray, start: int, stop: int) -> np.ndarray:
         return self.source[start:stop, cells]
 
 
-def exchangeable_classes(rated: np.ndarray, documents: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _labels(rows: np.ndarray) -> np.ndarray:
+    """int ``[R]``: the same number for equal rows of the bool ``rows[R, C]`` (their packed bytes compared)."""
+    packed = np.packbits(rows, axis=1)
+    keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1])))[:, 0]
+    return np.unique(keys, return_inverse=True)[1].ravel()
+
+
+def exchangeable_classes(
+    rated: np.ndarray, documents: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(row_class[S], col_class[N], pattern[N])``: the systems a relabelling may exchange (those rated on the same
     segments), the segments it may reorder within a document (those of the same document rated for the same
     systems; a segment rated for none stays where it is) and each segment's pattern of rated systems (-1: none)."""
@@ -116,13 +117,14 @@ def exchangeable_classes(rated: np.ndarray, documents: np.ndarray) -> tuple[np.n
     documents = np.asarray(documents)
     if documents.shape != (rated.shape[1],):
         raise InputError(f"{documents.size} document labels for {rated.shape[1]} segments")
-    _, row_class = np.unique(rated, axis=0, return_inverse=True)
-    _, pattern = np.unique(rated.T, axis=0, return_inverse=True)
-    pattern = np.where(rated.any(axis=0), pattern.ravel(), -1)
-    _, document = np.unique(documents, return_inverse=True)
-    key = np.stack([document.ravel(), pattern, np.where(pattern < 0, np.arange(pattern.size), -1)])
-    _, col_class = np.unique(key, axis=1, return_inverse=True)
-    return row_class.ravel(), col_class.ravel(), pattern
+    row_class = _labels(rated)
+    pattern = np.where(rated.any(axis=0), _labels(rated.T), -1)
+    document = np.unique(documents, return_inverse=True)[1].ravel().astype(np.int64)
+    key = (
+        document * (pattern.max() + 2) + pattern + 1
+    )  # (document, pattern); a segment rated for none: its own
+    key = np.where(pattern < 0, -1 - np.arange(pattern.size), key)
+    return row_class, np.unique(key, return_inverse=True)[1].ravel(), pattern
 
 
 def permutations_within(keys: np.ndarray, classes: np.ndarray) -> np.ndarray:
@@ -201,7 +203,9 @@ def _metric_stack(human: np.ndarray, metrics: np.ndarray) -> tuple[np.ndarray, n
     if h.ndim != 2 or m.ndim != 3 or m.shape[1:] != h.shape:
         raise InputError(f"chance levels: metrics [M, S, N] like the human {h.shape}, got {m.shape}")
     if not np.isfinite(m[:, np.isfinite(h)]).all():
-        raise InputError("chance levels: every metric score of a cell with a human score must be a finite number")
+        raise InputError(
+            "chance levels: every metric score of a cell with a human score must be a finite number"
+        )
     return h, m
 
 
@@ -338,7 +342,9 @@ def chance_tie_calibrated(
         order = np.argsort(np.abs(dm), kind="stable")  # the pairs in increasing |dm|, once for every draw
         distance = np.abs(dm)[order]
         size_classes, size_class = np.unique(sizes[inverse][order], return_inverse=True)
-        run_end = np.ones(distance.size, dtype=bool)  # a candidate epsilon: the last pair of a run of equal |dm|
+        run_end = np.ones(
+            distance.size, dtype=bool
+        )  # a candidate epsilon: the last pair of a run of equal |dm|
         run_end[:-1] = distance[1:] != distance[:-1]
         out[k] = calibrated_draws(
             permuted, first[order], second[order], dm[order] == 0, np.sign(dm[order]), size_class,

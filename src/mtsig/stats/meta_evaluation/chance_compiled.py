@@ -68,7 +68,9 @@ def _many_sizes(
     totals = np.zeros((n_classes, n_draws), dtype=np.int32)
     unused = np.zeros(n_draws, dtype=np.int32)
     for p in range(first.size):
-        _add_pair(human[first[p]], human[second[p]], metric_tie[p], metric_sign[p], totals[size_class[p]], unused)
+        _add_pair(
+            human[first[p]], human[second[p]], metric_tie[p], metric_sign[p], totals[size_class[p]], unused
+        )
     running = np.zeros((n_classes, n_draws), dtype=np.int32)
     best = np.full(n_draws, -np.inf)
     if before_all:  # epsilon 0 ties no pair
@@ -78,7 +80,9 @@ def _many_sizes(
                 value = value + totals[c, d] / weights[c]
             best[d] = value
     for p in range(first.size):
-        _add_pair(human[first[p]], human[second[p]], metric_tie[p], metric_sign[p], unused, running[size_class[p]])
+        _add_pair(
+            human[first[p]], human[second[p]], metric_tie[p], metric_sign[p], unused, running[size_class[p]]
+        )
         if run_end[p]:
             for d in range(n_draws):
                 value = 0.0
@@ -136,6 +140,4 @@ def calibrated_draws(
     w = np.ascontiguousarray(weights, dtype=np.float64)
     if w.size == 1:
         return _one_size(*arrays, ends, bool(before_all), float(w[0]))
-    return _many_sizes(
-        *arrays, np.ascontiguousarray(size_class, dtype=np.int64), w, ends, bool(before_all)
-    )
+    return _many_sizes(*arrays, np.ascontiguousarray(size_class, dtype=np.int64), w, ends, bool(before_all))
