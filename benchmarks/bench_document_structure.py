@@ -16,7 +16,8 @@ errors of the same law: ``iid`` (one N(0, 1) error per cell) or ``documents`` (N
 XCOMET-Ensemble's errors split in en-de: 30% a document's, 25% a segment's shared by the systems, 25% a system's in a
 document, 20% the cell's). ``--pairs`` such pairs, each tested (A above B, one-sided) with ``--resamples`` resamples
 of the protocol's own swaps (``mtsig.stats.meta_evaluation.metric_permutation.permutation_test``: PearsonSwaps,
-PdpSwaps, PairSwaps) and with the same sources swapping whole documents; the table gives the share with p <= 0.05
+PdpSwaps swap cells; PairSwaps, the WMT23 acc-t test's, pairs of cells) and with the same sources swapping whole
+segments or whole documents; the table gives the share with p <= 0.05
 and its exact 95% interval. The protocol's p-value counts the resamples at or above the observed difference without
 adding one (mt-metrics-eval's), so an exact test rejects at most about 5.2% at 500 resamples.
 
@@ -48,7 +49,11 @@ from mtsig.stats.evaluation import clopper_pearson  # noqa: E402
 from mtsig.stats.meta_evaluation import task_bootstrap as tb  # noqa: E402
 from mtsig.stats.meta_evaluation.metric_permutation import PairSwaps, PearsonSwaps, permutation_test  # noqa: E402
 from mtsig.stats.meta_evaluation.score_permutation import PdpSwaps  # noqa: E402
-from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties, pair_outcomes  # noqa: E402
+from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties, group_pairs, pair_outcomes  # noqa: E402
+
+#: What a resample swaps between the two metrics: the protocol's units (cells; acc-t: pairs of cells), whole
+#: segments (every unit of a segment), whole documents.
+SWAPS = ("units", "segments", "documents")
 
 #: XCOMET-Ensemble's errors on WMT23 en-de: shares of a document's, a segment's (shared by the systems), a system's in
 #: a document and the cell's (rounded; the system's own, 3%, left out: the systems are fixed).
@@ -74,38 +79,35 @@ def _standardised(h: np.ndarray) -> np.ndarray:
     return np.where(rated, (h - np.nanmean(h)) / np.nanstd(h), 0.0)
 
 
-def _document_masks(unit_docs: np.ndarray, seed: int):
-    """Masks that swap whole documents: a fair coin per document, the same for all its units."""
-    n_docs = unit_docs.max() + 1
+def _block_masks(unit_blocks: np.ndarray, seed: int):
+    """Masks that swap whole blocks (segments or documents): a fair coin per block, the same for all its units."""
+    _, blocks = np.unique(unit_blocks, return_inverse=True)
+    n_blocks = blocks.max() + 1
 
     def draw(block: int, size: int) -> np.ndarray:
-        bits = np.random.default_rng([seed, block]).integers(0, 2, size=(size, n_docs)).astype(bool)
-        return bits[:, unit_docs]
+        bits = np.random.default_rng([seed, block]).integers(0, 2, size=(size, n_blocks)).astype(bool)
+        return bits[:, blocks]
 
     return draw
 
 
 def between_pvalues(human, docs, metrics, resamples, seed) -> dict[tuple[str, str], float]:
-    """p of A (metric 0) beating B (metric 1) in each task, cells (pairs) swapped or documents swapped."""
+    """p of A (metric 0) beating B (metric 1) in each task, swapping the protocol's units, segments or documents."""
     rated = np.isfinite(human)
-    cells_s, cells_n = np.nonzero(rated)
-    out = {}
-    sources = {
-        "seg pearson": (PearsonSwaps(human[rated], metrics[:, rated]), docs[cells_n]),
-        "PDP (item)": None,
-        "acc-t (item)": None,
-    }
+    _, cells_n = np.nonzero(rated)
     pdp = PdpSwaps(human, metrics, "item")
-    sources["PDP (item)"] = (pdp, docs[pdp.groups])
     eps = np.array([calibrate_ties(human, m).epsilon for m in metrics])
-    outcomes = pair_outcomes(human, metrics, eps)
-    from mtsig.stats.meta_evaluation.tie_calibration import group_pairs
-
     pairs = group_pairs(human, "item")
-    sources["acc-t (item)"] = (PairSwaps(outcomes), docs[pairs.group])
-    for task, (source, unit_docs) in sources.items():
-        for swap in ("cells", "documents"):
-            masks = None if swap == "cells" else _document_masks(unit_docs, seed)
+    sources = {  # the source and each unit's segment
+        "seg pearson": (PearsonSwaps(human[rated], metrics[:, rated]), cells_n),
+        "PDP (item)": (pdp, pdp.groups),
+        "acc-t (item)": (PairSwaps(pair_outcomes(human, metrics, eps)), pairs.group),
+    }
+    out = {}
+    for task, (source, unit_items) in sources.items():
+        for swap in SWAPS:
+            masks = {"units": None, "segments": _block_masks(unit_items, seed),
+                     "documents": _block_masks(docs[unit_items], seed)}[swap]  # fmt: skip
             result = permutation_test(
                 source, [0, 1], resamples, seed=seed, key=("between", task), draw_masks=masks
             )

@@ -196,7 +196,8 @@ def summarise(
 ) -> ChanceLevel:
     """A :class:`ChanceLevel` of ``draws[M, B]`` (row m: ``metrics[m]``'s) with each metric's p-value against its
     own draws, the mean and quantile over the rows of ``pooled`` (every row if none of them is there)."""
-    rows = [k for k, name in enumerate(metrics) if name in set(pooled)] or list(range(len(metrics)))
+    chosen = set(pooled)
+    rows = [k for k, name in enumerate(metrics) if name in chosen] or list(range(len(metrics)))
     mean, upper = ch.chance_summary(draws[rows], CHANCE_QUANTILE)
     pvalues = ch.chance_pvalues(values, draws)
     return ChanceLevel(
