@@ -27,7 +27,7 @@ metric and for the difference XCOMET-Ensemble minus MetricX-23 (the pair of the 
 
 ``coverage``: known truth for the intervals. Test sets drawn from a model of en-de (its systems' MQM means, its
 documents' sizes; human scores ``H = system + document + segment + system x document + noise``, variance shares as
-WMT23 en-de's MQM; a metric ``M = z(H) + E``, E split as in ``between``); the value on a test set of 200 times as
+WMT23 en-de's MQM, about 1 in all; a metric ``M = H + E``, E split as in ``between``); the value on a test set of 200 times as
 many documents stands for the truth. Share of 95% percentile intervals (1000 resamples) that cover it, segments
 drawn or documents drawn.
 """
@@ -219,7 +219,7 @@ def print_effects(args: argparse.Namespace) -> None:
 
 def synthetic(rng, system_means, sizes, shares, n_copies=1):
     """Human scores and one metric on ``n_copies`` times the documents of ``sizes``: human components with the
-    variance ``shares`` of en-de's MQM around fixed system means, the metric z(H) plus errors split as
+    variance ``shares`` of en-de's MQM around fixed system means, the metric H plus errors split as
     :data:`ERROR_SHARES`."""
     all_sizes = np.tile(sizes, n_copies)
     docs = np.repeat(np.arange(all_sizes.size), all_sizes)
@@ -228,7 +228,7 @@ def synthetic(rng, system_means, sizes, shares, n_copies=1):
          + np.sqrt(shares["seg"]) * rng.normal(size=(1, n))
          + np.sqrt(shares["sysdoc"]) * rng.normal(size=(s, all_sizes.size))[:, docs]
          + np.sqrt(shares["resid"]) * rng.normal(size=(s, n)))  # fmt: skip
-    metric = (h - h.mean()) / h.std() + errors("documents", (s, n), docs, rng)
+    metric = h + errors("documents", (s, n), docs, rng)  # a fixed scale: the human scores' variance is about 1
     return h, metric[None], docs
 
 
