@@ -17,9 +17,11 @@ that know nothing about the translations, and none of which is a null's own perm
 - D: a N(0, 2²) offset per segment shared by the systems, plus N(0, 2²) noise;
 - E: a N(0, 2.9²) offset per domain (news, social, ...), plus N(0, 2²) noise.
 
-Each random metric is tested against its own ``--draws`` draws of each null (batches of ``--batch`` metrics share
-their draws; every batch draws afresh), as the protocol tests a metric: p = (1 + #{draws >= value}) / (1 + B); the
-table gives the share with p <= 0.05 and its exact (Clopper-Pearson) 95% interval. The nulls: ``cells`` (C0, the
+Each random metric is tested against its own ``--draws`` draws of each null, as the protocol tests a metric: p = (1 +
+#{draws >= value}) / (1 + B); the table gives the share with p <= 0.05 and its exact (Clopper-Pearson) 95% interval,
+which assumes independent tests: with ``--batch`` above 1 that many metrics share their draws, and the interval is
+too narrow. The cells-permuted null is applied to the first ``--cells-metrics`` metrics, SPA to the first
+``--spa-metrics``. The nulls: ``cells`` (C0, the
 statistic's cells permuted within its groups: every rated cell, or an item's); ``sys x doc`` (C1, the systems
 relabelled and the segments of each document reordered, the same for every system); ``+ docs`` (C2, C1 with
 documents of the same domain and the same number of rated segments exchanged too); ``+ docs, any domain`` (C2 across
@@ -402,15 +404,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--root", type=Path, default=Path(os.environ.get("MTSIG_DATA", "../shared/data")) / "wmt23"
     )
-    parser.add_argument("--metrics", type=int, default=400, help="random metrics per model (default 400)")
+    parser.add_argument("--metrics", type=int, default=300, help="random metrics per model (default 300)")
     parser.add_argument("--spa-metrics", type=int, default=100, help="of which tested by SPA (default 100)")
     parser.add_argument(
         "--cells-metrics", type=int, default=100, help="of which tested with the cells permuted (default 100)"
     )
-    parser.add_argument("--draws", type=int, default=99, help="draws per metric (default 99; verdicts: 1000)")
-    parser.add_argument(
-        "--batch", type=int, default=20, help="random metrics sharing their draws (default 20)"
-    )
+    parser.add_argument("--draws", type=int, default=99, help="draws per metric (default 99)")
+    parser.add_argument("--batch", type=int, default=1, help="random metrics sharing their draws (default 1)")
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument(
         "--lps", default=",".join(LPS), help="levels: the language pairs (default: all three)"

@@ -228,7 +228,9 @@ def synthetic(rng, system_means, sizes, shares, n_copies=1):
          + np.sqrt(shares["seg"]) * rng.normal(size=(1, n))
          + np.sqrt(shares["sysdoc"]) * rng.normal(size=(s, all_sizes.size))[:, docs]
          + np.sqrt(shares["resid"]) * rng.normal(size=(s, n)))  # fmt: skip
-    metric = h + errors("documents", (s, n), docs, rng)  # a fixed scale: the human scores' variance is about 1
+    metric = h + errors(
+        "documents", (s, n), docs, rng
+    )  # a fixed scale: the human scores' variance is about 1
     return h, metric[None], docs
 
 
