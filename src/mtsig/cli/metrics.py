@@ -48,6 +48,7 @@ from mtsig.io import mtme
 from mtsig.io import system_scores as ss
 from mtsig.report.meta_evaluation import correlation_table_latex, correlation_table_markdown
 from mtsig.report.metrics_protocol import (
+    CHANCE_MARK_ALPHA,
     protocol_json,
     protocol_signature,
     protocol_table_latex,
@@ -68,6 +69,12 @@ from mtsig.stats.meta_evaluation.metric_comparison import (
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import ARITHMETICS
 from mtsig.stats.seeding import rng_for
 from mtsig.studies import metrics_protocol as mp
+from mtsig.studies.metrics_protocol.chance import (
+    CHANCE_QUANTILE,
+    ChanceLevel,
+    ProtocolChance,
+    protocol_chance,
+)
 from mtsig.studies.metrics_task import PairScores, excluded_systems, meta_evaluate
 
 HELP = "correlate metrics with human scores: Williams winners, outliers, PERM-BOTH between metrics"
@@ -90,66 +97,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="*",
         help="metric scores: .sys.score/.seg.score[.gz], mt-metrics-eval, tidy",
     )
-    protocol = parser.add_argument_group(
-        "a metrics task's protocol on a test set in mt-metrics-eval's layout"
-    )
-    protocol.add_argument(
-        "--mtme",
-        type=Path,
-        metavar="DIR",
-        help="the test set's folder (<root>/<testset>, e.g. $MTSIG_DATA/wmt23); replaces HUMAN_FILE METRIC_FILES",
-    )
-    protocol.add_argument(
-        "--protocol",
-        choices=sorted(mp.PROTOCOLS),
-        default="wmt23",
-        help="wmt23: pooled accuracy, sys/seg Pearson, acc-t (and PDP, not averaged); wmt24: SPA and acc-t; "
-        "wmt25: SPA and acc-t, each language pair's gold (default wmt23)",
-    )
-    protocol.add_argument("--lps", help="comma-separated language pairs (default: all of the protocol)")
-    protocol.add_argument(
-        "--extra-scores",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="your metric's files DIR/<lp>/NAME-REFSET.LEVEL.score (repeatable); shown with the primary metrics",
-    )
-    protocol.add_argument(
-        "--extra-task",
-        action="append",
-        default=[],
-        metavar="SPEC",
-        help="a column not in the average, per language pair: STATISTIC[:OPTION=VALUE,...], e.g. "
-        "pdp:grouping=sys or kendall:variant=b,grouping=item,perm_test=pairs (repeatable; docs/cli.md)",
-    )
-    protocol.add_argument(
-        "--all-metrics", action="store_true", help="every metric, not only the primary ones and the baselines"
-    )
-    protocol.add_argument(
-        "--early-stopping",
-        choices=mp.EARLY_STOPPING,
-        default=mp.RunOptions.early_stopping,
-        help="mtme: stop a test every 100 resamples once p < 0.02 or p > 0.5 (mt-metrics-eval's); none (default mtme)",
-    )
-    protocol.add_argument(
-        "--spa-arithmetic",
-        choices=ARITHMETICS,
-        default=mp.RunOptions.spa_arithmetic,
-        help="SPA p-values: exact sums (the same on every CPU) or pce.py's float32 (default exact)",
-    )
-    protocol.add_argument(
-        "--gold",
-        metavar="NAME",
-        help="the human score every task uses as gold (a human-scores file name, e.g. da-sqm; default: the test "
-        "set's standard gold, MQM for WMT23)",
-    )
-    protocol.add_argument(
-        "--human-metrics",
-        metavar="NAME,...",
-        help="human scores entered as metrics against the gold where the test set has them (e.g. da-sqm; JSON "
-        "lists them in each task as human:<name>)",
-    )
+    _add_protocol_arguments(parser)
     add("--lp", help="language pair of the rows to keep in WMT .sys.score/.seg.score files (e.g. ja-en)")
     add("--testset", help="test set of the rows to keep in WMT score files (e.g. newstest2020)")
     add("--refset", help="reference of the rows to keep in WMT score files (e.g. newstest2020)")
@@ -181,6 +129,78 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--json", action="store_true", help="print JSON instead of text")
     out.add_argument("--latex", action="store_true", help="print the correlation table as LaTeX")
     add_quiet_argument(parser)
+
+
+def _add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``--mtme``, a metrics task's protocol (:func:`_run_protocol`)."""
+    protocol = parser.add_argument_group(
+        "a metrics task's protocol on a test set in mt-metrics-eval's layout"
+    )
+    add = protocol.add_argument
+    add(
+        "--mtme",
+        type=Path,
+        metavar="DIR",
+        help="the test set's folder (<root>/<testset>, e.g. $MTSIG_DATA/wmt23); replaces HUMAN_FILE METRIC_FILES",
+    )
+    add(
+        "--protocol",
+        choices=sorted(mp.PROTOCOLS),
+        default="wmt23",
+        help="wmt23: pooled accuracy, sys/seg Pearson, acc-t (and PDP, not averaged); wmt24: SPA and acc-t; "
+        "wmt25: SPA and acc-t, each language pair's gold (default wmt23)",
+    )
+    add("--lps", help="comma-separated language pairs (default: all of the protocol)")
+    add(
+        "--extra-scores",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="your metric's files DIR/<lp>/NAME-REFSET.LEVEL.score (repeatable); shown with the primary metrics",
+    )
+    add(
+        "--extra-task",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a column not in the average, per language pair: STATISTIC[:OPTION=VALUE,...], e.g. "
+        "pdp:grouping=sys or kendall:variant=b,grouping=item,perm_test=pairs (repeatable; docs/cli.md)",
+    )
+    add(
+        "--all-metrics", action="store_true", help="every metric, not only the primary ones and the baselines"
+    )
+    add(
+        "--early-stopping",
+        choices=mp.EARLY_STOPPING,
+        default=mp.RunOptions.early_stopping,
+        help="mtme: stop a test every 100 resamples once p < 0.02 or p > 0.5 (mt-metrics-eval's); none (default mtme)",
+    )
+    add(
+        "--spa-arithmetic",
+        choices=ARITHMETICS,
+        default=mp.RunOptions.spa_arithmetic,
+        help="SPA p-values: exact sums (the same on every CPU) or pce.py's float32 (default exact)",
+    )
+    add(
+        "--gold",
+        metavar="NAME",
+        help="the human score every task uses as gold (a human-scores file name, e.g. da-sqm; default: the test "
+        "set's standard gold, MQM for WMT23)",
+    )
+    add(
+        "--human-metrics",
+        metavar="NAME,...",
+        help="human scores entered as metrics against the gold where the test set has them (e.g. da-sqm; JSON "
+        "lists them in each task as human:<name>)",
+    )
+    add(
+        "--chance-draws",
+        type=non_negative_int,
+        metavar="N",
+        help="draws per metric of each task's chance level and of every metric's p-value of being above it "
+        '(docs/statistics.md, "Chance levels"; 0: none; default: --samples)',
+    )
 
 
 def _human(path: Path) -> tuple[list[str], dict[str, np.ndarray], pd.DataFrame | None]:
@@ -418,15 +438,76 @@ def _run_protocol(args: argparse.Namespace) -> int:
     chosen = {"all_metrics": args.all_metrics, "always": options.always, "human_metrics": human}
     scores = mtme.read_requested_scores(test_sets, mp.required_scores(protocol, test_sets, **chosen))
     result = mp.run_protocol(protocol, test_sets, scores, options)
+    draws = args.samples if args.chance_draws is None else args.chance_draws
+    chance = None
+    if draws:
+        chance = protocol_chance(
+            result, test_sets, scores, n_draws=draws, seed=args.seed, key=("metrics",), options=options
+        )
     if args.json:
-        json.dump(protocol_json(result), sys.stdout, indent=2)
+        json.dump(_with_chance(protocol_json(result), chance), sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif args.latex:
         sys.stdout.write(protocol_table_latex(result))
     else:
         sys.stdout.write(protocol_table_text(result))
+        if chance is not None:
+            sys.stdout.write(_chance_text(result, chance))
         sys.stdout.write(f"signature: {protocol_signature(result)}\n")
     return 0
+
+
+def _chance_fields(level: ChanceLevel | None, metrics: list[str]) -> dict[str, object]:
+    """A task's (or the average's) chance level in JSON: ``chance_p`` beside ``metrics`` (None for a metric without
+    a p-value), ``chance`` its mean and 95th percentile; both None without a chance level."""
+    if level is None:
+        return {"chance_p": None, "chance": None}
+    return {
+        "chance_p": [level.pvalues.get(name) for name in metrics],
+        "chance": {"mean": level.mean, f"upper_{round(CHANCE_QUANTILE * 100)}": level.upper},
+    }
+
+
+def _with_chance(payload: dict, chance: ProtocolChance | None) -> dict:
+    """:func:`protocol_json`'s payload with every task's, extra task's and the average's chance fields
+    (:func:`_chance_fields`) and the draws per metric (``chance_draws``, 0 without chance levels)."""
+    by_label = {} if chance is None else chance.by_label()
+    for task in [*payload["tasks"], *payload["extras"]]:
+        task.update(_chance_fields(by_label.get(task["label"]), task["metrics"]))
+    average = None if chance is None else chance.average
+    payload["average"].update(_chance_fields(average, payload["average"]["metrics"]))
+    payload["chance_draws"] = 0 if chance is None else chance.n_draws
+    return payload
+
+
+def _chance_text(result: mp.ProtocolResult, chance: ProtocolChance) -> str:
+    """The chance levels below the table: a row ``chance`` (each task's mean [95th percentile], the columns of
+    :func:`protocol_table_text`), then each metric's p-value of being above chance, ``°`` where p > 0.05."""
+    by_label = chance.by_label()
+    columns = [("avg", chance.average)] + [(f"task{k + 1}", level) for k, level in enumerate(chance.tasks)]
+    columns += [(f"x{k + 1}", by_label.get(task.task.label)) for k, task in enumerate(result.extras)]
+    names = list(result.metrics) + sorted({n for t in result.tasks + result.extras for n in t.human})
+    width = max(len(name) for name in [*names, "chance"])
+    lines = [
+        "",
+        f'Chance levels ({chance.n_draws} draws per metric; docs/statistics.md, "Chance levels"): each task\'s mean '
+        f"[{round(CHANCE_QUANTILE * 100)}th percentile], then each metric's p-value of being above chance "
+        f"(° p > {CHANCE_MARK_ALPHA:g})",
+        f"{'metric':<{width}}" + "".join(f"  {label + ' ':>14}" for label, _ in columns),
+    ]
+    row = f"{'chance':<{width}}"
+    for _, level in columns:
+        cell = "- " if level is None else f"{level.mean:.3f} [{level.upper:.3f}] "
+        row += f"  {cell:>14}"
+    lines.append(row)
+    for name in names:
+        row = f"{name:<{width}}"
+        for _, level in columns:
+            p = None if level is None else level.pvalues.get(name)
+            cell = "- " if p is None else f"{p:.3f}" + ("°" if p > CHANCE_MARK_ALPHA else " ")
+            row += f"  {cell:>14}"
+        lines.append(row)
+    return "\n".join(lines) + "\n\n"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,9 +13,9 @@ from mtsig.report.metrics_protocol.formats import _systems_cell, _task_cells, pr
 from mtsig.report.tables import frame_to_markdown
 from mtsig.settings import ProtocolBootstrap
 from mtsig.studies.metrics_protocol import ProtocolResult, TaskResult
+from mtsig.studies.metrics_protocol.chance import CHANCE_QUANTILE, ProtocolChance
 from mtsig.studies.metrics_protocol.human import PartialHumanRow
 from mtsig.studies.metrics_protocol.power import ProtocolPower
-from mtsig.studies.metrics_protocol_chance import CHANCE_QUANTILE, ProtocolChance
 
 
 def metric_basename(display: str) -> str:
@@ -269,10 +269,10 @@ def _chance_note(chance: ProtocolChance | None) -> list[str]:
         return []
     lines = [
         f"Row `chance`: the mean and [{_ordinal(round(CHANCE_QUANTILE * 100, 6))} percentile] of each task's "
-        "statistic for a metric of the table whose "
-        f"scores are permuted within the statistic's groups ({chance.n_draws} draws; the average's: the same "
-        f"metric permuted in every task); `°`: not above chance (p > {CHANCE_MARK_ALPHA:g}). "
-        'docs/statistics.md, "Chance levels".',
+        "statistic for the table's metrics with their systems relabelled, documents exchanged within a domain "
+        f"and segments reordered within a document ({chance.n_draws} draws per metric, the same in every task "
+        f"of a language pair); `°`: not above chance, the value not above the metric's own draws (p > "
+        f'{CHANCE_MARK_ALPHA:g}). docs/statistics.md, "Chance levels".',
         "",
     ]
     weak = _not_above_chance(chance)

@@ -1,12 +1,14 @@
-"""The tie-calibrated statistic of many permuted draws, one pass over the pairs per draw, compiled with numba.
+"""The tie-calibrated statistic of many relabelled draws, one pass over the pairs for a block of draws, compiled
+with numba.
 
-For :func:`mtsig.stats.meta_evaluation.chance.chance_tie_calibrated`: the metric's pairs sorted by ``|dm|``
-once; for each draw (the human scores permuted within groups) each pair's outcome at epsilon 0 and its change
-when it becomes a metric tie, summed in that order per group size, and at the end of each run of equal
-``|dm|`` (a candidate epsilon) the statistic ``Σ_sizes (good_size) / (size · R)``, added in the order of the
-sizes as :func:`mtsig.stats.meta_evaluation.tie_calibration.calibrate_ties` adds them; the value is the
-largest. Integer counts and the same floating-point operations in the same order: the same bits as calibrating
-each draw on its own.
+For :func:`mtsig.stats.meta_evaluation.chance.chance_tie_calibrated`: the metric's pairs sorted by ``|dm|`` once;
+the human scores of every draw side by side (``human[cells, draws]``), so that each pair reads two contiguous rows
+and updates every draw of the block in one inner loop. Per draw, each pair's outcome at epsilon 0 and its change
+when it becomes a metric tie are summed in that order per group size, and at the end of each run of equal ``|dm|``
+(a candidate epsilon) the statistic ``Σ_sizes (good_size) / (size · R)`` is formed, adding the sizes in increasing
+order as :func:`mtsig.stats.meta_evaluation.tie_calibration.calibrate_ties` adds them; the value is the first
+maximum. Integer counts and the same floating-point operations in the same order: the same bits as calibrating
+each draw on its own. Only comparisons of human scores matter, so they may be passed as ranks.
 """
 
 from __future__ import annotations
@@ -18,78 +20,97 @@ from mtsig.runtime.numba_compilation import compile_once
 
 
 @njit(cache=True, nogil=True)
-def _calibrated_draws(
-    shuffled, first, second, metric_tie, metric_sign, size_class, weights, run_end, before_all
-):  # pragma: no cover - compiled
-    n_draws = shuffled.shape[0]
-    n_pairs = first.size
-    n_classes = weights.size
+def _add_pair(a, b, metric_tie, metric_sign, total, change):  # pragma: no cover - compiled
+    """Adds one pair's outcome at epsilon 0 (good: tied on both sides, or the metric's sign) to ``total[draws]`` and
+    its change when it becomes a metric tie (+1 for a human tie, -1 for a good pair) to ``change[draws]``; the
+    branches on the metric's side are taken once per pair, so the loops over the draws are vectorised."""
+    if metric_tie:  # good iff the humans tie too, and it stays so: no change
+        for d in range(a.size):
+            total[d] += np.int32(a[d] == b[d])
+    elif metric_sign > 0:
+        for d in range(a.size):
+            good = np.int32(a[d] > b[d])
+            total[d] += good
+            change[d] += np.int32(a[d] == b[d]) - good
+    else:
+        for d in range(a.size):
+            good = np.int32(a[d] < b[d])
+            total[d] += good
+            change[d] += np.int32(a[d] == b[d]) - good
+
+
+@njit(cache=True, nogil=True)
+def _one_size(human, first, second, metric_tie, metric_sign, run_end, before_all, weight):  # pragma: no cover
+    """Every group has the same number of pairs: the best epsilon has the largest running count, one pass."""
+    n_draws = human.shape[1]
+    total = np.zeros(n_draws, dtype=np.int32)
+    count = np.zeros(n_draws, dtype=np.int32)
+    best = np.full(n_draws, 0 if before_all else -first.size - 1, dtype=np.int32)
+    for p in range(first.size):
+        _add_pair(human[first[p]], human[second[p]], metric_tie[p], metric_sign[p], total, count)
+        if run_end[p]:
+            for d in range(n_draws):
+                best[d] = max(best[d], count[d])
     out = np.empty(n_draws)
-    base = np.empty(n_pairs, dtype=np.int64)
-    human_tie = np.empty(n_pairs, dtype=np.int64)
-    totals = np.empty(n_classes, dtype=np.int64)
-    running = np.empty(n_classes, dtype=np.int64)
     for d in range(n_draws):
-        h = shuffled[d]
-        if n_classes == 1:  # one group size: the best epsilon has the largest running count, one pass
-            total = 0
-            count = 0
-            best_count = 0 if before_all else -n_pairs - 1
-            for p in range(n_pairs):
-                dh = h[first[p]] - h[second[p]]
-                if dh == 0:
-                    good = metric_tie[p]
-                    count += 1 - (1 if good else 0)
-                else:
-                    sign = 1 if dh > 0 else -1
-                    good = (not metric_tie[p]) and sign == metric_sign[p]
-                    count -= 1 if good else 0
-                total += 1 if good else 0
-                if run_end[p] and count > best_count:
-                    best_count = count
-            out[d] = (total + best_count) / weights[0]
-            continue
-        totals[:] = 0
-        for p in range(n_pairs):
-            dh = h[first[p]] - h[second[p]]
-            tie = dh == 0
-            if tie:
-                good = metric_tie[p]
-            else:
-                sign = 1 if dh > 0 else -1
-                good = (not metric_tie[p]) and sign == metric_sign[p]
-            human_tie[p] = 1 if tie else 0
-            base[p] = 1 if good else 0
-            totals[size_class[p]] += base[p]
-        running[:] = 0
-        best = -np.inf
-        if before_all:  # epsilon 0 ties no pair
+        out[d] = (np.int64(total[d]) + np.int64(best[d])) / weight
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _many_sizes(
+    human, first, second, metric_tie, metric_sign, size_class, weights, run_end, before_all
+):  # pragma: no cover - compiled
+    """Groups of several sizes: the totals per size first, then the running sums per size and the statistic at
+    each candidate."""
+    n_draws = human.shape[1]
+    n_classes = weights.size
+    totals = np.zeros((n_classes, n_draws), dtype=np.int32)
+    unused = np.zeros(n_draws, dtype=np.int32)
+    for p in range(first.size):
+        _add_pair(
+            human[first[p]], human[second[p]], metric_tie[p], metric_sign[p], totals[size_class[p]], unused
+        )
+    running = np.zeros((n_classes, n_draws), dtype=np.int32)
+    best = np.full(n_draws, -np.inf)
+    if before_all:  # epsilon 0 ties no pair
+        for d in range(n_draws):
             value = 0.0
             for c in range(n_classes):
-                value = value + totals[c] / weights[c]
-            best = value
-        for p in range(n_pairs):
-            running[size_class[p]] += human_tie[p] - base[p]
-            if run_end[p]:
+                value = value + totals[c, d] / weights[c]
+            best[d] = value
+    for p in range(first.size):
+        _add_pair(
+            human[first[p]], human[second[p]], metric_tie[p], metric_sign[p], unused, running[size_class[p]]
+        )
+        if run_end[p]:
+            for d in range(n_draws):
                 value = 0.0
                 for c in range(n_classes):
-                    value = value + (totals[c] + running[c]) / weights[c]
-                if value > best:
-                    best = value
-        out[d] = best
-    return out
+                    value = value + (totals[c, d] + running[c, d]) / weights[c]
+                if value > best[d]:
+                    best[d] = value
+    return best
 
 
 def _warm_up() -> None:
     one = np.zeros(1, dtype=np.int64)
-    _calibrated_draws(
-        np.zeros((1, 2)), one, one + 1, np.zeros(1, dtype=np.bool_), one, one, np.ones(1), np.ones(1, dtype=np.bool_),
-        True,
-    )  # fmt: skip
+    flag = np.ones(1, dtype=np.bool_)
+    sign = np.ones(1, dtype=np.int8)
+    for dtype in (np.int16, np.int32):
+        human = np.zeros((2, 1), dtype=dtype)
+        _one_size(human, one, one + 1, flag, sign, flag, True, 1.0)
+        _many_sizes(human, one, one + 1, flag, sign, one, np.ones(1), flag, True)
+
+
+def rank_dtype(n_ranks: int) -> type:
+    """The integer type of human ranks passed to :func:`calibrated_draws`: int16 up to 32,767 distinct scores (half
+    the memory traffic of int32), else int32."""
+    return np.int16 if n_ranks <= np.iinfo(np.int16).max else np.int32
 
 
 def calibrated_draws(
-    shuffled: np.ndarray,
+    human: np.ndarray,
     first: np.ndarray,
     second: np.ndarray,
     metric_tie: np.ndarray,
@@ -99,20 +120,24 @@ def calibrated_draws(
     run_end: np.ndarray,
     before_all: bool,
 ) -> np.ndarray:
-    """``[draws]``: the acc_23 of each draw at its best epsilon. ``shuffled[draws, cells]``: the human scores of each
-    draw; ``first``, ``second``: every pair's cells, in increasing ``|dm|``; ``metric_tie``, ``metric_sign``: the
-    metric's tie (``dm = 0``) and sign of ``dm`` per pair; ``size_class``: the pair's group size's index in
-    ``weights`` (``size · R`` per size, in increasing size); ``run_end``: the pair ends a run of equal ``|dm|``;
-    ``before_all``: no pair has ``dm = 0`` (epsilon 0 is a candidate of its own)."""
+    """``[draws]``: the acc_23 of each draw at its best epsilon. ``human[cells, draws]``: each cell's human rank in
+    every draw (int16 or int32, :func:`rank_dtype`); ``first``, ``second``: every pair's cells, in increasing
+    ``|dm|``; ``metric_tie``, ``metric_sign``: the metric's tie (``dm = 0``) and sign of ``dm`` per pair;
+    ``size_class``: the pair's group size's index in ``weights`` (``size · R`` per size, in increasing size);
+    ``run_end``: the pair ends a run of equal ``|dm|``; ``before_all``: no pair has ``dm = 0`` (epsilon 0 is a
+    candidate of its own)."""
     compile_once(__file__, _warm_up)
-    return _calibrated_draws(
-        np.ascontiguousarray(shuffled, dtype=np.float64),
+    if human.dtype not in (np.int16, np.int32):
+        raise TypeError(f"human ranks must be int16 or int32, not {human.dtype}")
+    arrays = (
+        np.ascontiguousarray(human),
         np.ascontiguousarray(first, dtype=np.int64),
         np.ascontiguousarray(second, dtype=np.int64),
         np.ascontiguousarray(metric_tie, dtype=np.bool_),
-        np.ascontiguousarray(metric_sign, dtype=np.int64),
-        np.ascontiguousarray(size_class, dtype=np.int64),
-        np.ascontiguousarray(weights, dtype=np.float64),
-        np.ascontiguousarray(run_end, dtype=np.bool_),
-        bool(before_all),
+        np.ascontiguousarray(metric_sign, dtype=np.int8),
     )
+    ends = np.ascontiguousarray(run_end, dtype=np.bool_)
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    if w.size == 1:
+        return _one_size(*arrays, ends, bool(before_all), float(w[0]))
+    return _many_sizes(*arrays, np.ascontiguousarray(size_class, dtype=np.int64), w, ends, bool(before_all))

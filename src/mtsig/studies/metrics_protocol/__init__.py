@@ -30,7 +30,7 @@ The modules: :mod:`~mtsig.studies.metrics_protocol.statistics` (the registry of 
 :func:`run_protocol`); what mtsig adds on the same data: :mod:`~mtsig.studies.metrics_protocol.beyond` (bootstrap
 intervals, replication p-values, the MQM gold), :mod:`~mtsig.studies.metrics_protocol.human` (human scores on part of
 a task's cells), :mod:`~mtsig.studies.metrics_protocol.power` (power and stability) and
-:mod:`mtsig.studies.metrics_protocol_chance` (chance levels); an experiment of the pipeline's:
+:mod:`~mtsig.studies.metrics_protocol.chance` (chance levels); an experiment of the pipeline's:
 :mod:`~mtsig.studies.metrics_protocol.experiment`. Every name of the first five is importable from the package.
 """
 

@@ -6,7 +6,7 @@ the sections after it).
 module imports the studies it runs only inside :func:`run_experiment`); :func:`run_experiment` runs each protocol
 (:func:`mtsig.studies.metrics_protocol.run_protocol`) and the studies beside it: bootstrap intervals, replication
 p-values and the MT systems' MQM gold (:mod:`mtsig.studies.metrics_protocol.beyond`), chance levels
-(:mod:`mtsig.studies.metrics_protocol_chance`), human scores on part of a task's cells
+(:mod:`mtsig.studies.metrics_protocol.chance`), human scores on part of a task's cells
 (:mod:`mtsig.studies.metrics_protocol.human`), power and stability (:mod:`mtsig.studies.metrics_protocol.power`).
 """
 
@@ -39,9 +39,9 @@ from mtsig.studies.metrics_protocol.beyond import (
 )
 
 if TYPE_CHECKING:
+    from mtsig.studies.metrics_protocol.chance import ProtocolChance
     from mtsig.studies.metrics_protocol.human import PartialHumanRow
     from mtsig.studies.metrics_protocol.power import ProtocolPower
-    from mtsig.studies.metrics_protocol_chance import ProtocolChance
 
 
 def experiment_protocols(
@@ -167,7 +167,7 @@ def run_experiment(
     seeded by ``derive_seed(seed, experiment, <protocol>)``, the bootstrap interval of every task value (Deutsch,
     Dror & Roth 2021, Sec. 3.1; :func:`task_intervals`; none with 0 resamples) drawn from ``rng_for(seed,
     experiment, "bootstrap", <task label>)``, the per-language-pair p-values of ``settings.replicability_tasks``,
-    the chance levels (:mod:`mtsig.studies.metrics_protocol_chance`; none with 0 draws), the human scores on part
+    the chance levels (:mod:`mtsig.studies.metrics_protocol.chance`; none with 0 draws), the human scores on part
     of a task's cells, the power and stability of the permutation tests
     (:mod:`mtsig.studies.metrics_protocol.power`; none with 0 test sets or without tests), and the MQM gold of every
     language pair's MT systems at ``alphas`` (:func:`mqm_pairs`, of the first protocol)."""
@@ -175,9 +175,9 @@ def run_experiment(
 
     from mtsig.stats.seeding import derive_seed, rng_for
     from mtsig.studies.metrics_protocol import run_protocol
+    from mtsig.studies.metrics_protocol.chance import protocol_chance
     from mtsig.studies.metrics_protocol.human import partial_human_rows
     from mtsig.studies.metrics_protocol.power import protocol_power
-    from mtsig.studies.metrics_protocol_chance import protocol_chance
 
     runs = []
     shared_chance: dict = {}
