@@ -147,7 +147,7 @@ def test_human_ratings_rank_by_the_means_of_their_rows(folder: Path, command: st
 def test_the_error_messages_printed_are_mtsigs(folder: Path) -> None:
     """The page's three messages, made by the mistakes they describe."""
     printed = formats_section().split(
-        "system the command does not know says how to name the rows:\n\n```text\n"
+        "rows name the systems otherwise than the command does says how to name them:\n\n```text\n"
     )[1]
     printed_lines = printed.split("```", 1)[0].splitlines()
     comet = folder / "comet.tsv"
