@@ -146,7 +146,34 @@ def test_an_infinite_score_or_an_empty_label_is_one_line_with_file_and_line(tmp_
     assert done.stderr.strip() == f"mtsig: error: {tidy}:3: empty domain cell"
     tidy.write_text("system\titem\n")
     done = run_mtsig("rank", tidy, "--format", "tidy")
-    assert "no column 'score' in the header (system, item, score[, domain, rater, wave, doc])" in done.stderr
+    assert done.stderr.strip() == (
+        f"mtsig: error: {tidy}:1: no column score in the header 'system\\titem': the first line names the columns "
+        "system, segment (or item), score and optionally document (or doc), annotator (or rater), domain, wave, "
+        "separated by TABs, e.g. 'system\\tsegment\\tscore\\tdocument\\tannotator\\tdomain\\twave'"
+    )
+
+
+def test_a_tidy_header_gone_wrong_and_a_segment_in_two_documents_are_told_their_fix(tmp_path: Path) -> None:
+    """A comma-separated header, a first line that is a row, and a segment given two documents: each one line naming
+    file and line (blank lines counted) and what to do."""
+    tidy = tmp_path / "scores.tsv"
+    tidy.write_text("system,segment,score\na,1,50\n")
+    done = run_mtsig("rank", tidy, "--format", "tidy")
+    assert done.returncode == 2 and done.stderr.startswith(
+        f"mtsig: error: {tidy}:1: the header 'system,segment,score' is separated by commas: separate its names by "
+        "TABs, e.g. 'system\\tsegment\\tscore\\tdocument\\tannotator\\tdomain\\twave'"
+    )
+    tidy.write_text("a\t1\t50\nb\t1\t60\n")
+    done = run_mtsig("rank", tidy, "--format", "tidy")
+    assert (
+        done.returncode == 2 and f"{tidy}:1: no header: the first line, 'a\\t1\\t50', is a row" in done.stderr
+    )
+    tidy.write_text("system\tsegment\tscore\tdocument\na\t1\t50\td1\n\nb\t2\t55\td1\nb\t1\t60\td2\n")
+    done = run_mtsig("rank", tidy, "--format", "tidy")
+    assert done.returncode == 2 and done.stderr.strip() == (
+        f"mtsig: error: {tidy}:5: segment '1' is in document 'd2' here and in 'd1' on an earlier line: a segment has "
+        "one document"
+    )
 
 
 def _severity_shared_within_documents(path: Path) -> Path:

@@ -8,6 +8,7 @@ difference by numpy; hand-made small files for orientation and every bad input.
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 from pathlib import Path
 
@@ -307,3 +308,43 @@ def test_the_engine_refuses_non_finite_scores() -> None:
             ["x", "y"],
             ResamplingOptions(tests=["bootstrap"], n_samples=10, seed=1),
         )
+
+
+# ------------------------------------------------------------------------- the tidy layout: errors that say the fix
+
+
+def test_a_scores_file_with_a_comma_header_is_one_line_with_the_correct_header(tmp_path: Path) -> None:
+    path = write(tmp_path / "comet.csv", TIDY.replace("\t", ","))
+    for command in (["compare", "--samples", 10], ["power", "A", "B"]):
+        done = run_mtsig(*command, "--scores", path)
+        assert done.returncode == 2 and done.stdout == "" and len(done.stderr.splitlines()) == 1
+        assert done.stderr.strip() == (
+            f"mtsig: error: {path}:1: the header 'system,segment,score' is separated by commas: separate its names "
+            "by TABs, e.g. 'system\\tsegment\\tscore\\tdocument' (the columns: system, segment (or item), score and "
+            "optionally document (or doc))"
+        )
+
+
+def test_rows_named_otherwise_than_the_outputs_are_told_both_fixes_and_each_works(tmp_path: Path) -> None:
+    """Rows named 'A' and 'B' for outputs A.txt and B.txt: the error names both ways out, and each (renaming the
+    rows after the output files, or labelling the systems as the file names them) gives the same result."""
+    for name in ("A.txt", "B.txt", "ref.txt"):
+        write(tmp_path / name, "x\ny\n")
+    scores = write(tmp_path / "scores.tsv", TIDY)
+    files = [tmp_path / "A.txt", tmp_path / "B.txt"]
+    done = run("--ref", tmp_path / "ref.txt", "--scores", scores, "--samples", 10, *files)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == (
+        f"mtsig: error: {scores}: no segment scores for system 'A.txt' (output A.txt); the file has 'A', 'B': name "
+        f"the rows after the output files, e.g. 'A.txt', or label the systems as the file names them, e.g. --labels "
+        f"A,B (or A={files[0]})"
+    )
+    renamed = write(tmp_path / "renamed.tsv", TIDY.replace("A\t", "A.txt\t").replace("B\t", "B.txt\t"))
+    common = ("--ref", tmp_path / "ref.txt", "--samples", 50, "--json")
+    by_file_names = json.loads(run(*common, "--scores", f"m={renamed}", *files).stdout)
+    by_labels = json.loads(run(*common, "--scores", f"m={scores}", "--labels", "A,B", *files).stdout)
+    assert by_file_names["metrics"]["m"]["scores"] == {
+        "A.txt": pytest.approx(0.2),
+        "B.txt": pytest.approx(0.55),
+    }
+    assert by_labels["metrics"]["m"]["scores"] == {"A": pytest.approx(0.2), "B": pytest.approx(0.55)}

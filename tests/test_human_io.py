@@ -318,6 +318,57 @@ def test_tidy_bad_row_names_file_and_line(tmp_path: Path, row: str, problem: str
     assert str(error.value).startswith(f"{path}:3: ")
 
 
+@pytest.mark.parametrize(
+    ("header", "kwargs", "problem"),
+    [
+        (
+            "rater\tsystem\titem\titem_type\tcriterion",
+            {},
+            "no column raw_score in the header 'rater\\tsystem\\titem\\titem_type\\tcriterion': the first line "
+            "names the columns annotator (or rater), system, segment (or item), item_type, criterion, raw_score, "
+            "separated by TABs, e.g. 'annotator\\tsystem\\tsegment\\titem_type\\tcriterion\\traw_score'",
+        ),
+        (
+            "annotator\tsystem\tsegment\titem_type\tcriterion\tscore",
+            {},
+            "no column raw_score in the header 'annotator\\tsystem\\tsegment\\titem_type\\tcriterion\\tscore': "
+            "the first line names the columns annotator (or rater), system, segment (or item), item_type, criterion, "
+            "raw_score, separated by TABs, e.g. 'annotator\\tsystem\\tsegment\\titem_type\\tcriterion\\traw_score' "
+            "(a rating is raw_score in this format, its standardised score z: rename score)",
+        ),
+        (
+            "system,segment,criterion,z",
+            {"segment_means": True},
+            "the header 'system,segment,criterion,z' is separated by commas: separate its names by TABs, e.g. "
+            "'system\\tsegment\\tcriterion\\tz' (the columns: system, segment (or item), criterion, z)",
+        ),
+    ],
+)
+def test_tidy_missing_column_names_it_with_its_aliases_and_a_correct_header(
+    tmp_path: Path, header: str, kwargs: dict, problem: str
+) -> None:
+    row = "\t".join(["x"] * len(header.split("\t"))) if "\t" in header else "S1,0,adequacy,0.5"
+    path = _write(tmp_path / "t.tsv", f"{header}\n{row}\n")
+    with pytest.raises(InputError) as error:
+        load_tidy(path, **kwargs)
+    assert str(error.value) == f"{path}:1: {problem}"
+
+
+def test_tidy_unknown_system_says_how_to_name_the_rows(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path / "t.tsv",
+        "annotator\tsystem\tsegment\titem_type\tcriterion\traw_score\n"
+        "a\tsysA\t0\tsystem\tadequacy\t40\na\tsysA.en\t0\tsystem\tadequacy\t50\n",
+    )
+    with pytest.raises(InputError) as error:
+        load_tidy(path, systems=["sysA", "sysB"])
+    assert str(error.value) == (
+        f"{path}:3: unknown system 'sysA.en' (known: sysA, sysB): name each row's system as the experiment's "
+        "systems: list names it (the {system} of its outputs: path); a human reference rated as a candidate goes "
+        "in human.reference_systems, or gets item_type ref"
+    )
+
+
 def test_check_systems_lists_both_directions_in_one_error() -> None:
     check_systems(["A", "B"], ["B", "A"], "x.tsv")
     with pytest.raises(InputError) as error:

@@ -17,7 +17,8 @@ so a new command in a README cannot go untested):
   or ``-n`` are one dry run (the default run is printed with several of them) and run once per environment.
 - ``mtsig compare ...``, ``mtsig power ...``: run in full, on the files it names made from WMT12 es-en
   (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
-  it must exit 0 and print a result for every pair. The first README command of each sub-command (``compare``,
+  it must exit 0 and print a result for every pair. The example files of docs/cli.md's "File formats" (``ref.txt``,
+  ``comet.tsv``, ...) are written where they run, as printed there (``tests/format_examples.py``). The first README command of each sub-command (``compare``,
   ``metrics``) runs through bash in a fresh interpreter (the console script); ``power``'s (about 15 CPU s for
   6 sizes x 5 differences x 200 trials x 1000 resamples) runs with the later ones, and ``tests/test_power.py`` runs the
   console script on a small grid instead (:data:`COSTLY_FIRST`); the later ones are
@@ -58,6 +59,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import run_mtsig
+from format_examples import write_format_examples
 from pipeline_runs import copy_checkout
 
 REPO = Path(__file__).resolve().parents[1]
@@ -358,6 +360,7 @@ def _run_mtsig(
         target = workdir / name
         if not target.exists():
             target.symlink_to(data_root / relative)
+    write_format_examples(workdir)  # docs/cli.md's "File formats" examples (ref.txt, comet.tsv, ...)
     done = _run_computing(line, env, workdir, command, timeout=900, full=full)
     if done is None:
         return

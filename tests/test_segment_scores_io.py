@@ -15,6 +15,7 @@ import pytest
 from mtsig.errors import InputError
 from mtsig.io.segment_scores import (
     FORMATS,
+    detect_format,
     read_mtme_seg_scores,
     read_segment_scores,
     read_tidy_segment_scores,
@@ -190,8 +191,12 @@ TIDY_HEADER = "system\tsegment\tscore\n"
         (TIDY_HEADER + "A\t-1\t1\n", 2, "segment '-1' is not a non-negative integer"),
         (TIDY_HEADER + "A\t0\n", 2, r"2 fields, expected 3"),
         (TIDY_HEADER + "\t0\t1\n", 2, "empty system"),
-        ("A\t0\t0.5\nA\t1\t0.7\n", 1, "no header"),
-        ("system\tsegment\tscores\n", 1, "no header"),
+        (
+            "A\t0\t0.5\nA\t1\t0.7\n",
+            1,
+            r"no header: the first line, 'A\\t0\\t0.5', is a row; add a header line",
+        ),
+        ("system\tsegment\tscores\n", 1, r"no column score in the header 'system\\tsegment\\tscores'"),
         ("system\tsegment\tscore\tdocumnet\nA\t0\t1\td\n", 1, "unknown column\\(s\\) 'documnet'"),
         (TIDY_HEADER, 1, "no rows after the header"),
         (
@@ -205,6 +210,44 @@ def test_tidy_errors(tmp_path: Path, body: str, line: int, problem: str) -> None
     path = write(tmp_path / "bad.tsv", body)
     with raises_at(path, line, problem):
         read_tidy_segment_scores(path)
+
+
+@pytest.mark.parametrize(
+    ("header", "problem"),
+    [
+        (
+            "system,segment,score,document",
+            "the header 'system,segment,score,document' is separated by commas",
+        ),
+        ("system segment score", "the header 'system segment score' is separated by spaces"),
+        ("System\tSegment\tScore", r"the header 'System\\tSegment\\tScore' spells a column in capitals"),
+        ("system\tscore", r"no column segment \(or item\) in the header 'system\\tscore'"),
+        ("system\tseg\tscore", r"no column segment \(or item\) in the header 'system\\tseg\\tscore'"),
+    ],
+)
+def test_a_header_gone_wrong_is_detected_as_tidy_and_told_its_fix(
+    tmp_path: Path, header: str, problem: str
+) -> None:
+    """Each message names the canonical columns with their aliases and a correct header line (written out here);
+    the layout is detected as tidy, so that ``--scores-format auto`` gives the same message."""
+    path = write(tmp_path / "bad.tsv", header + "\nA\t0\t0.5\n")
+    assert detect_format(path) == "tidy"
+    fix = re.escape("e.g. 'system\\tsegment\\tscore\\tdocument'")
+    with raises_at(path, 1, problem + ".*" + fix):
+        read_tidy_segment_scores(path)
+
+
+def test_a_file_of_no_layout_shows_the_tidy_header_line(tmp_path: Path) -> None:
+    path = write(tmp_path / "bad.txt", "what is this\n")
+    with raises_at(
+        path,
+        1,
+        re.escape(
+            "cannot tell the segment-score layout from this line: expected a tidy header line "
+            "(e.g. 'system\\tsegment\\tscore\\tdocument')"
+        ),
+    ):
+        detect_format(path)
 
 
 def test_tidy_segment_outside_the_test_set(tmp_path: Path) -> None:
@@ -342,7 +385,12 @@ def test_mtme_none_allowed_in_human_scores_then_missing_on_request(tmp_path: Pat
 def test_scores_array_errors(tmp_path: Path) -> None:
     path = write(tmp_path / "s.tsv", TIDY_HEADER + "A\t0\t1\nA\t1\t2\n")
     frame = read_tidy_segment_scores(path)
-    with raises_at(path, None, "no segment scores for system\\(s\\) 'B', 'C'; the file has 'A'"):
+    with raises_at(
+        path,
+        None,
+        "no segment scores for system\\(s\\) 'B', 'C'; the file has 'A': name each system's rows as the system is "
+        "named where it is asked for \\(a pipeline experiment: as its systems: list names it",
+    ):
         scores_array(frame, ["A", "B", "C"], 2)
     with raises_at(path, 3, "system 'A' scores segment 1 but the test set has 1 segments"):
         scores_array(frame, ["A"], 1)

@@ -2,9 +2,9 @@
 (:data:`mtsig.stats.system_ranking.PROCEDURES`).
 
 Input: Appraise ESA exports (``--format esa``, the default; each file a wave, with ``--documents DIR`` for the domains),
-Google-style MQM annotations (``--format mqm``), or a tidy TSV with a header naming ``system``, ``item`` and ``score``
-and optionally ``domain``, ``rater``, ``wave``, ``doc`` (``--format tidy``; ``segment``, ``annotator`` and ``document``
-are read as ``item``, ``rater`` and ``doc``: :data:`mtsig.io.tidy_columns.SPELLINGS`). Prints each pair's p-values and
+Google-style MQM annotations (``--format mqm``), or a tidy TSV with a header naming ``system``, ``segment`` and
+``score`` and optionally ``document``, ``annotator``, ``domain``, ``wave`` (``--format tidy``: the tidy layout
+family's names, :mod:`mtsig.io.tidy_columns`, or ``item``, ``doc``, ``rater``). Prints each pair's p-values and
 decision, each system's score, rank range and cluster, the notes on what could not be tested, and a signature line;
 ``--json`` or ``--latex`` (a booktabs table, as ``mtsig compare --latex``) instead.
 
@@ -45,9 +45,6 @@ if TYPE_CHECKING:  # pandas and the procedures are imported when a command runs,
 
 HELP = "rank the systems of a human evaluation (ESA, MQM or tidy scores) by WMT's or mtsig's procedure"
 FORMATS = ("esa", "mqm", "tidy")
-#: The columns of a tidy TSV: required, then optional.
-TIDY_REQUIRED = ("system", "item", "score")
-TIDY_OPTIONAL = ("domain", "rater", "wave", "doc")
 #: The procedures of :data:`mtsig.stats.system_ranking.PROCEDURES`, in its order (tests/test_cli_rank.py checks it):
 #: named here so that ``mtsig rank --help`` lists them without importing the procedures.
 PROCEDURE_NAMES = (
@@ -165,36 +162,58 @@ def _esa_ratings(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
 
 
 def _tidy_ratings(path: Path) -> pd.DataFrame:
-    """A tidy TSV's ratings (module docstring), every cell checked: one line naming file and line otherwise."""
+    """A tidy TSV's ratings (module docstring): the columns of the tidy layout family (:mod:`mtsig.io.tidy_columns`),
+    aliases read as their canonical names, every cell checked, returned under the names that
+    :func:`~mtsig.stats.system_ranking.item_scores` takes (``item``, ``doc``, ``rater``). Bad input is one line
+    naming file and line: a missing column (with its aliases and a correct header line), an empty cell, a score
+    that is not a finite number, a segment given two documents or domains."""
     import numpy as np
     import pandas as pd
 
-    from mtsig.io.tidy_columns import SPELLINGS, respelt
+    from mtsig.io.tidy_columns import missing_columns_message, respelt
 
+    required, optional = ("system", "segment", "score"), ("document", "annotator", "domain", "wave")
     try:
-        table = pd.read_csv(path, sep="\t", dtype={**dict.fromkeys(SPELLINGS["segment"], str), "system": str})
+        table = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, skip_blank_lines=False)
     except (FileNotFoundError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read a tidy TSV: {error}", path) from None
-    table = table.rename(columns=respelt(table.columns, (*TIDY_REQUIRED, *TIDY_OPTIONAL)))
-    columns = f"{', '.join(TIDY_REQUIRED)}[, {', '.join(TIDY_OPTIONAL)}]"
-    for column in TIDY_REQUIRED:
-        if column not in table.columns:
-            raise InputError(f"no column {column!r} in the header ({columns})", path)
-    # Line numbers: the header is line 1, row k of the table line k + 2.
-    for column in (c for c in ("system", "item", *TIDY_OPTIONAL) if c in table.columns):
-        empty = table[column].isna()
+    header = [str(column).strip() for column in table.columns]
+    missing = missing_columns_message(header, required, optional)
+    if missing is not None:
+        raise InputError(missing, path, 1)
+    table.columns = header
+    table = table.rename(columns=respelt(header, (*required, *optional)))
+    columns = [c for c in (*required, *optional) if c in table.columns]
+    # Line numbers: the header is line 1, row k of the table line k + 2; a blank line is a row of empty cells.
+    table = table.loc[(table[columns] != "").any(axis=1)]
+    for column in columns:
+        empty = (table[column].str.strip() == "").to_numpy()
         if empty.any():
-            raise InputError(f"empty {column} cell", path, int(empty.idxmax()) + 2)
-    scores = pd.to_numeric(table["score"], errors="coerce")
-    not_a_number = scores.isna()
-    bad = not_a_number | ~np.isfinite(scores)
+            raise InputError(f"empty {column} cell", path, int(table.index[np.argmax(empty)]) + 2)
+    scores = pd.to_numeric(table["score"].str.strip(), errors="coerce")
+    bad = ~np.isfinite(scores.to_numpy(dtype=float))
     if bad.any():
-        first = int(bad.idxmax())
-        value = table["score"][first]
-        shown = repr(value) if isinstance(value, str) else str(value)
-        problem = "is not a number" if not_a_number[first] else "is not finite"
-        raise InputError(f"score {shown} {problem}", path, first + 2)
-    return table.assign(score=scores)
+        first = int(np.argmax(bad))
+        value = table["score"].iloc[first]
+        problem = (
+            f"score {value!r} is not a number"
+            if np.isnan(scores.iloc[first])
+            else f"score {value} is not finite"
+        )
+        raise InputError(problem, path, int(table.index[first]) + 2)
+    for column in (c for c in ("document", "domain") if c in table.columns):
+        earlier = table.groupby("segment", sort=False)[column].transform("first")
+        differs = (table[column] != earlier).to_numpy()
+        if differs.any():
+            at = int(np.argmax(differs))
+            raise InputError(
+                f"segment {table['segment'].iloc[at]!r} is in {column} {table[column].iloc[at]!r} here and in "
+                f"{earlier.iloc[at]!r} on an earlier line: a segment has one {column}",
+                path,
+                int(table.index[at]) + 2,
+            )
+    table = table.assign(score=scores)
+    return table.rename(columns={"segment": "item", "document": "doc", "annotator": "rater"})
 
 
 def chosen_procedure(requested: str | None, items: ItemScores) -> tuple[str, str | None]:

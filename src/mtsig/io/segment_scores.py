@@ -14,8 +14,9 @@ line       the 1-based physical line of the row in the file (blank lines counted
 
 ``frame.attrs`` holds ``path`` and ``format``. Three layouts (``FORMATS``):
 
-- ``tidy``: TSV with a header naming ``system``, ``segment``, ``score`` and optionally ``document`` (or ``item``
-  and ``doc``: :data:`mtsig.io.tidy_columns.SPELLINGS`).
+- ``tidy``: TSV with a header naming ``system``, ``segment``, ``score`` and optionally ``document``, the
+  canonical names of the tidy layout family, or their aliases ``item`` and ``doc`` (:mod:`mtsig.io.tidy_columns`).
+  A header that lacks a column is an error naming it, its aliases and a correct header line.
 - ``wmt_seg_score``: the WMT20 metrics task's ``<METRIC>.seg.score`` (no header; TAB-separated ``metric, lp,
   testset, refset, system, document id, segment number within the document (1-based), score``). A system's rows
   are in test-set order, so its n-th row is segment n-1; documents come from the file.
@@ -48,7 +49,14 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.io.text import decode_utf8_line, read_utf8_bytes
-from mtsig.io.tidy_columns import in_own_names
+from mtsig.io.tidy_columns import (
+    aliases,
+    described_column,
+    header_line,
+    in_own_names,
+    looks_like_header,
+    missing_columns_message,
+)
 
 TIDY_COLUMNS = ("system", "segment", "score")
 OPTIONAL_TIDY_COLUMNS = ("document",)
@@ -286,26 +294,30 @@ def _finish(frame: pd.DataFrame, path: Path, fmt: str) -> pd.DataFrame:
 
 
 def read_tidy_columns(
-    path: Path, required: Sequence[str], optional: Sequence[str], described: str
+    path: Path, required: Sequence[str], optional: Sequence[str], described: str | None = None
 ) -> tuple[dict[str, list[str]], np.ndarray]:
-    """A tidy TSV's columns by name and the line number of each row: a header naming every ``required`` column and
-    any of the ``optional`` ones (under any spelling of :data:`mtsig.io.tidy_columns.SPELLINGS`: ``item`` for
-    ``segment``, ``doc`` for ``document``), in any order, then at least one row with as many TAB-separated fields.
-    Another column name is an error (a misspelt optional column would otherwise be dropped silently), as is a column
-    named twice; ``described`` says which columns there are in the message."""
+    """A tidy TSV's columns by their canonical names and the line number of each row: a header naming every
+    ``required`` column and any of the ``optional`` ones (by their canonical names or an alias,
+    :mod:`mtsig.io.tidy_columns`: ``item`` for ``segment``, ``doc`` for ``document``), in any order, then at least
+    one row with as many TAB-separated fields. A missing column is an error naming it, its aliases and a correct
+    header line; another column name is an error too (a misspelt optional column would otherwise be dropped
+    silently), as is a column named twice; ``described`` says which columns there are in that message (default:
+    the columns with their aliases)."""
     texts, lines = read_data_lines(path)
-    header = in_own_names(texts[0].split("\t"), (*required, *optional))
-    if not set(required) <= set(header):
-        raise InputError(
-            f"no header: the first line must name the columns {', '.join(required)} (TAB-separated), "
-            f"found {texts[0][:80]!r}",
-            path,
-            int(lines[0]),
-        )
+    fields = texts[0].split("\t")
+    missing = missing_columns_message(fields, required, optional)
+    if missing is not None:
+        raise InputError(missing, path, int(lines[0]))
+    header = in_own_names(fields, (*required, *optional))
     unknown = [c for c in header if c not in (*required, *optional)]
     if unknown or len(set(header)) != len(header):
+        if described is None:
+            described = ", ".join(map(described_column, required))
+            described += f" and optionally {', '.join(map(described_column, optional))}" if optional else ""
         problem = (
-            f"unknown column(s) {', '.join(map(repr, unknown))}" if unknown else "a column is named twice"
+            f"unknown column(s) {', '.join(map(repr, unknown))}{_alias_twice(unknown, header)}"
+            if unknown
+            else "a column is named twice"
         )
         raise InputError(f"{problem}; the columns are {described}", path, int(lines[0]))
     if len(texts) == 1:
@@ -314,20 +326,29 @@ def read_tidy_columns(
     return {name: [row[i] for row in rows] for i, name in enumerate(header)}, lines[1:]
 
 
+def _alias_twice(unknown: Sequence[str], header: Sequence[str]) -> str:
+    """Why an unknown column is unknown when it is an alias of a column the header names too ('' otherwise)."""
+    for name in unknown:
+        named = [column for column in header if name in aliases(column)]
+        if named:
+            return f" ({name!r} is another name of {named[0]}, which the header also names: keep one)"
+    return ""
+
+
 # ----------------------------------------------------------------------------------------------------- readers
 
 
 def read_tidy_segment_scores(path: str | Path, *, n_segments: int | None = None) -> pd.DataFrame:
     """Read a tidy TSV of segment scores: a header naming ``system``, ``segment`` (0-based line of the test set),
-    ``score`` and optionally ``document``, in any order; then one row per (system, segment), in any order.
+    ``score`` and optionally ``document`` (or their aliases, :mod:`mtsig.io.tidy_columns`), in any order; then one
+    row per (system, segment), in any order.
 
-    Another column name is an error (a misspelt ``document`` would otherwise drop the documents silently).
-    ``n_segments``: the test set's size, when known; otherwise every system must cover ``0..max segment``.
+    A missing column is an error naming it, its aliases and a correct header line; another column name is an error
+    (a misspelt ``document`` would otherwise drop the documents silently). ``n_segments``: the test set's size,
+    when known; otherwise every system must cover ``0..max segment``.
     """
     path = Path(path)
-    columns, lines = read_tidy_columns(
-        path, TIDY_COLUMNS, OPTIONAL_TIDY_COLUMNS, f"{', '.join(TIDY_COLUMNS)} and optionally document"
-    )
+    columns, lines = read_tidy_columns(path, TIDY_COLUMNS, OPTIONAL_TIDY_COLUMNS)
     check_no_empty(columns["system"], lines, path, "system")
     frame = pd.DataFrame(
         {
@@ -531,7 +552,9 @@ FORMATS: dict[str, Callable[..., pd.DataFrame]] = {
 def detect_format(path: str | Path) -> str:
     """The layout of a segment-score file from its first non-blank line: a TAB-separated header naming
     ``system``, ``segment`` and ``score`` is ``tidy``; eight TAB-separated fields are ``wmt_seg_score``; two
-    whitespace-separated fields ending in a number or ``None`` are ``mtme_seg_score``.
+    whitespace-separated fields ending in a number or ``None`` are ``mtme_seg_score``; any other line naming two
+    columns of the tidy family (:func:`mtsig.io.tidy_columns.looks_like_header`: ``system,segment,score``,
+    ``System Score``) is ``tidy`` too, so that its reader says what the header lacks.
 
     Raises:
         InputError: at line 1 (the first non-blank line) when the line fits none of the three layouts.
@@ -546,10 +569,12 @@ def detect_format(path: str | Path) -> str:
     fields = first.split()
     if len(fields) == 2 and (fields[1] == "None" or _NUMBER.fullmatch(fields[1])):
         return "mtme_seg_score"
+    if looks_like_header(first):  # a tidy header gone wrong: the tidy reader says what it lacks
+        return "tidy"
     raise InputError(
-        "cannot tell the segment-score layout from this line: expected a tidy header (system, segment, score), "
-        "8 TAB-separated WMT seg.score fields or 'SYSNAME SCORE' (mt-metrics-eval); name the layout with "
-        f"--scores-format ({', '.join(FORMATS)})",
+        "cannot tell the segment-score layout from this line: expected a tidy header line (e.g. "
+        f"'{header_line(TIDY_COLUMNS, OPTIONAL_TIDY_COLUMNS)}'), 8 TAB-separated WMT seg.score fields or 'SYSNAME "
+        f"SCORE' (mt-metrics-eval); name the layout with --scores-format ({', '.join(FORMATS)})",
         path,
         int(lines[0]),
     )
@@ -579,8 +604,8 @@ def scores_array(
 
     Raises:
         InputError: naming the file (``path``, else ``frame.attrs["path"]``): a requested system is absent (the
-            message lists those present); a segment of a requested system is missing (at the system's first
-            line); a segment is >= ``n_segments`` (at its line).
+            message lists those present and says how to name the rows); a segment of a requested system is
+            missing (at the system's first line); a segment is >= ``n_segments`` (at its line).
     """
     where = _path_of(frame, path)
     present = pd.unique(frame["system"])
@@ -588,7 +613,8 @@ def scores_array(
     if absent:
         raise InputError(
             f"no segment scores for system(s) {', '.join(map(repr, absent))}; the file has "
-            f"{', '.join(map(repr, present))}",
+            f"{', '.join(map(repr, present))}: name each system's rows as the system is named where it is asked "
+            "for (a pipeline experiment: as its systems: list names it, the {system} of its outputs: path)",
             where,
         )
     array = np.full((len(systems), n_segments), np.nan)

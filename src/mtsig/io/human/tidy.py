@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mtsig.errors import InputError
 from mtsig.io.human import (
     DA_SCORE_RANGE,
     ITEM_TYPES,
@@ -19,39 +20,47 @@ from mtsig.io.human import (
     check_reference_systems,
 )
 from mtsig.io.human.parsing import (
-    check_known_systems,
     fail_repeated,
     parse_lines_1based,
     parse_scores,
     parse_segments_0based,
     read_delimited,
-    require_columns,
 )
 from mtsig.io.segment_scores import check_exact_repeats, fail_first
-from mtsig.io.tidy_columns import respelt
+from mtsig.io.tidy_columns import missing_columns_message, respelt
 
 #: The columns the tidy ratings format reads under another spelling too (:data:`mtsig.io.tidy_columns.SPELLINGS`).
 SPELT_COLUMNS = ("annotator", "segment")
 
 
 def _check_header(
-    frame: pd.DataFrame, path: Path, header_line: int, *, standardised: bool, segment_means: bool
+    frame: pd.DataFrame,
+    header: list[str],
+    path: Path,
+    header_line: int,
+    *,
+    standardised: bool,
+    segment_means: bool,
 ) -> None:
-    """Every column the options need is in the header: ``system segment criterion``, ``annotator item_type``
-    unless ``segment_means``, and ``z`` (standardised) or ``raw_score``; a z-less standardised file is told where
-    its scores go."""
-    required = ["system", "segment", "criterion"]
-    if not segment_means:
-        required += ["annotator", "item_type"]
+    """Every column the options need is in the header: ``annotator`` unless ``segment_means``, ``system segment``,
+    ``item_type`` unless ``segment_means``, ``criterion``, and ``z`` (standardised) or ``raw_score``; the message
+    names a missing column with its aliases and shows a correct header line
+    (:func:`mtsig.io.tidy_columns.missing_columns_message`), and a standardised file with its scores in ``raw_score``
+    or ``score`` is told where they go (``header``: the header as the file spells it)."""
+    required = ["system", "segment", "criterion"] if segment_means else [*TIDY_COLUMNS[:-1]]
     required += ["z"] if standardised else ["raw_score"]
-    hint = ""
-    if standardised and "z" not in frame.columns:
+    message = missing_columns_message(header, required)
+    if message is None:
+        return
+    if "score" in frame.columns and not {"raw_score", "z"} & set(frame.columns):
+        message += " (a rating is raw_score in this format, its standardised score z: rename score)"
+    elif standardised and "z" not in frame.columns and "raw_score" in frame.columns:
         option = "segment_means: true" if segment_means else "standardised: true"
-        hint = (
+        message += (
             f" ({option} reads the standardised scores from a column named z; raw_score, if present, holds the "
             "raw scores: rename your score column to z)"
         )
-    require_columns(frame, required, path, header_line, hint)
+    raise InputError(message, path, header_line)
 
 
 def _check_labels(
@@ -84,10 +93,29 @@ def _check_labels(
     fail_first((frame["criterion"] == "").to_numpy(), lines, path, "empty criterion")
     if not segment_means:
         fail_first((frame["annotator"] == "").to_numpy(), lines, path, "empty annotator")
-    check_known_systems(
-        frame["system"], lines, path, systems, set(frame.loc[frame["item_type"] == "ref", "system"])
-    )
+    _check_known_systems(frame, lines, path, systems)
     return frame
+
+
+def _check_known_systems(
+    frame: pd.DataFrame, lines: np.ndarray, path: Path, systems: Iterable[str] | None
+) -> None:
+    """A rated system that is neither in ``systems`` (when given) nor a rated reference (item type ``ref``) is an
+    error at its first line that says how the rows name their systems."""
+    if systems is None:
+        return
+    known = set(systems)
+    unknown = ~frame["system"].isin(known | set(frame.loc[frame["item_type"] == "ref", "system"])).to_numpy()
+    if unknown.any():
+        first = int(np.flatnonzero(unknown)[0])
+        name = frame["system"].iloc[first]
+        raise InputError(
+            f"unknown system {name!r} (known: {', '.join(sorted(known))}): name each row's system as the "
+            "experiment's systems: list names it (the {system} of its outputs: path); a human reference rated "
+            "as a candidate goes in human.reference_systems, or gets item_type ref",
+            path,
+            int(lines[first]),
+        )
 
 
 def _parsed_numbers(
@@ -139,9 +167,10 @@ def load_tidy(
 
     Columns: ``annotator system segment item_type criterion raw_score`` (see :mod:`mtsig.io.human`; ``segment``
     is the 0-based line, ``item_type`` one of system/repeat/bad_ref/ref) and optionally ``hit`` (pairing group for
-    QC). ``rater`` and ``item`` are read as ``annotator`` and ``segment`` when those are absent
-    (:data:`mtsig.io.tidy_columns.SPELLINGS`). Extra columns are kept. Blank lines and lines starting with ``#``
-    are skipped (and counted in line numbers).
+    QC): the canonical names of the tidy layout family (:mod:`mtsig.io.tidy_columns`), whose aliases ``rater`` and
+    ``item`` are read as ``annotator`` and ``segment``. A missing column is an error naming it, its aliases and a
+    correct header line; a system not in ``systems`` one saying how to name the rows. Extra columns are kept.
+    Blank lines and lines starting with ``#`` are skipped (and counted in line numbers).
 
     - ``standardised=True``: the scores are already standardised per annotator, in a column named ``z``;
       ``raw_score`` may then be absent (filled with NaN) or hold the raw scores, and is not range-checked.
@@ -163,8 +192,9 @@ def load_tidy(
     references = check_reference_systems(reference_systems, systems, path)
     standardised = standardised or segment_means
     frame, lines, header_line = read_delimited(path, "\t", comments=True)
-    frame = frame.rename(columns=respelt(frame.columns, SPELT_COLUMNS))
-    _check_header(frame, path, header_line, standardised=standardised, segment_means=segment_means)
+    header = list(map(str, frame.columns))
+    frame = frame.rename(columns=respelt(header, SPELT_COLUMNS))
+    _check_header(frame, header, path, header_line, standardised=standardised, segment_means=segment_means)
     check_exact_repeats(frame, lines, path, "rating", "give a deliberate second rating item_type repeat")
     frame = _check_labels(frame, lines, path, references, systems, segment_means)
     out = _parsed_numbers(
