@@ -179,16 +179,16 @@ def segment_level_measures(
     convention one of :data:`CONVENTIONS`.
     """
     ties, convention = options.ties, options.convention
-    bootstrap = (options.n_samples, options.seed, options.level)
+    n_samples, seed, level = options.n_samples, options.seed, options.level
     if convention == "rankeval_tool":
         if ties != "ceiling":
             raise ValueError(
                 "the rankeval_tool convention fixes its own normalisations; ties must stay 'ceiling'"
             )
-        return rankeval_tool_measures(predicted_ranks, human_ranks, *bootstrap)
+        return rankeval_tool_measures(predicted_ranks, human_ranks, n_samples, seed, level)
     if convention != "paper":
         raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, got {convention!r}")
-    counts, measures = _pair_measures(predicted_ranks, human_ranks, *bootstrap)
+    counts, measures = _pair_measures(predicted_ranks, human_ranks, n_samples, seed, level)
     contributing = counts.sum(axis=1) > 0
     n_items = int((~np.isnan(human_ranks[contributing])).sum())
     best_human = best_predicted_human_rank(predicted_ranks, human_ranks, ties)
