@@ -247,8 +247,8 @@ def test_listed_files_are_what_the_step_reads(data_root):
     protocols = experiments.experiment_protocols(["wmt23", "wmt24"], ALL_LPS)
     named = {lp: layout_from_names(root, lp, layout_files(root, lp)) for lp in ALL_LPS}
     read = {lp: read_test_set(root, lp) for lp in ALL_LPS}
-    listed = experiments.experiment_files(protocols, named)
-    assert listed == experiments.experiment_files(protocols, read)
+    listed = experiments.experiment_files(named, experiments.experiment_score_keys(protocols, named))
+    assert listed == experiments.experiment_files(read, experiments.experiment_score_keys(protocols, read))
     assert all(path.is_file() for path in listed)
     assert len([p for p in listed if "metric-scores" in p.parts]) == 3 * 32 * 2
     assert sum(len(layout_files(root, lp)) for lp in ALL_LPS) > len(listed)
@@ -275,7 +275,8 @@ def test_the_default_run_plans_the_protocol_and_hands_it_to_the_studies(data_roo
     root = data_root / "wmt23"
     protocols = experiments.experiment_protocols(["wmt23", "wmt24"], ALL_LPS)
     read = {lp: read_test_set(root, lp) for lp in ALL_LPS}
-    expected = experiments.experiment_files(protocols, read, human_metrics=("da-sqm",))
+    keys = experiments.experiment_score_keys(protocols, read, human_metrics=("da-sqm",))
+    expected = experiments.experiment_files(read, keys)
     assert listed == expected
     # sys and seg: 32 metrics and MQM per language pair; DA+SQM as a metric in en-de and zh-en
     assert len([p for p in listed if p.suffix == ".score"]) == 3 * (32 * 2 + 2) + 2 * 2

@@ -46,6 +46,7 @@ from mtsig.stats.ranking_measures.tau_bootstrap import (
 from mtsig.stats.resampling.draws import iid_draws
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.rankeval import (
+    RankEvalOptions,
     consensus_scores,
     jcml_segment_level,
     judgment_arrays,
@@ -362,7 +363,9 @@ def test_judgment_arrays_drop_blanks_and_single_item_judgments():
 
 def test_segment_level_table_by_hand():
     human, predicted = small_tables()
-    table = segment_level_table({"m": predicted}, human, n_samples=50).set_index("measure")["value"]
+    table = segment_level_table({"m": predicted}, human, RankEvalOptions(n_samples=50)).set_index("measure")[
+        "value"
+    ]
     # judgment 0: (a,b) concordant; judgment 1: (a,b) predicted tie -> discordant, (a,c), (b,c) concordant
     assert table["concordant"] == 3 and table["discordant"] == 1
     assert table["tau_micro"] == pytest.approx(0.5)
@@ -385,8 +388,12 @@ def test_tables_reject_missing_and_duplicate_predictions():
 
 def test_table_is_reproducible_from_the_seed():
     human, predicted = small_tables()
-    first = segment_level_table({"m": predicted}, human, n_samples=100, seed=3, experiment="e")
-    second = segment_level_table({"m": predicted}, human, n_samples=100, seed=3, experiment="e")
+    first = segment_level_table(
+        {"m": predicted}, human, RankEvalOptions(n_samples=100, seed=3), experiment="e"
+    )
+    second = segment_level_table(
+        {"m": predicted}, human, RankEvalOptions(n_samples=100, seed=3), experiment="e"
+    )
     pd.testing.assert_frame_equal(first, second)
 
 
@@ -564,19 +571,23 @@ def test_bph_is_in_percent_in_both_conventions():
 
 def test_tool_convention_rejects_a_tie_setting():
     _, human_ranks, predicted_ranks = tool_arrays()
+    floor = RankEvalOptions(ties="floor", n_samples=20, convention="rankeval_tool")
     with pytest.raises(ValueError, match="ties must stay"):
-        segment_level_measures(predicted_ranks, human_ranks, "floor", 20, convention="rankeval_tool")
+        segment_level_measures(predicted_ranks, human_ranks, floor)
+    unknown = RankEvalOptions(n_samples=20, convention="tool")
     with pytest.raises(ValueError, match="convention must be one of"):
-        segment_level_table({"m": small_tables()[1]}, small_tables()[0], n_samples=20, convention="tool")
+        segment_level_table({"m": small_tables()[1]}, small_tables()[0], unknown)
 
 
 def test_table_with_both_conventions_keeps_the_paper_rows():
     human, predicted = small_tables()
     both = segment_level_table(
-        {"m": predicted}, human, n_samples=50, seed=3, experiment="e", convention="both"
+        {"m": predicted}, human, RankEvalOptions(n_samples=50, seed=3, convention="both"), experiment="e"
     )
     assert both["convention"].unique().tolist() == ["paper", "rankeval_tool"]
-    paper = segment_level_table({"m": predicted}, human, n_samples=50, seed=3, experiment="e")
+    paper = segment_level_table(
+        {"m": predicted}, human, RankEvalOptions(n_samples=50, seed=3), experiment="e"
+    )
     pd.testing.assert_frame_equal(both[both["convention"] == "paper"], paper)
     tool = both[both["convention"] == "rankeval_tool"].set_index("measure")["value"]
     assert tool["judgments"] == 3 and tool["concordant"] == 6  # the blanks count as best ranks here
@@ -655,7 +666,7 @@ def test_wmt_predictions_name_unknown_systems_and_short_outputs():
 
 def test_jcml_consensus_tau_matches_the_tool_loop(data_root):
     path = data_root / "jcml" / "wmt10-test.de-en.jcml"
-    table = jcml_segment_level(load_jcml(path), path.stem, n_samples=200).pivot(
+    table = jcml_segment_level(load_jcml(path), path.stem, options=RankEvalOptions(n_samples=200)).pivot(
         index="measure", columns="predictor", values="value"
     )
     assert table.loc["judgments"].tolist() == [184, 184]
@@ -750,7 +761,8 @@ RANKEVAL_TOOL_OUTPUT = {
 @pytest.mark.parametrize("name", ["wmt08.de-en.jcml", "wmt10-test.de-en.jcml"])
 def test_rankeval_tool_convention_reproduces_the_tools_output(data_root, name):
     path = data_root / "jcml" / name
-    table = jcml_segment_level(load_jcml(path), path.stem, n_samples=20, convention="rankeval_tool")
+    options = RankEvalOptions(n_samples=20, convention="rankeval_tool")
+    table = jcml_segment_level(load_jcml(path), path.stem, options=options)
     value = table.set_index(["predictor", "measure"])["value"]
     for predictor in ("consensus_bleu", "consensus_chrf"):
         expected = RANKEVAL_TOOL_OUTPUT[(name, predictor)]
@@ -770,7 +782,9 @@ def test_wmt_segment_level_counts_every_untied_human_pair(data_root):
     systems = sorted(load_wmt_rankings(rnk)["system"].unique())
     scores = rng_for(0, "test-wmt").random((len(systems), 3003))  # continuous: no predicted ties
     human = load_wmt_rankings(rnk, "Spanish", "English")
-    table = wmt_segment_level(human, ("Spanish", "English"), systems, {"random": scores}, n_samples=100)
+    table = wmt_segment_level(
+        human, ("Spanish", "English"), systems, {"random": scores}, RankEvalOptions(n_samples=100)
+    )
     values = table.set_index("measure")["value"]
     raw = pd.read_csv(rnk)
     raw = raw[(raw.srclang == "Spanish") & (raw.trglang == "English")]
@@ -813,7 +827,11 @@ def test_predicted_ranking_file_equal_to_the_human_ranking_scores_tau_one(tmp_pa
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     predicted = {"same": load_predicted_ranking(same), "reverse": load_predicted_ranking(reverse)}
     table = jcml_segment_level(
-        human, jcml.stem, metrics=("chrf",), n_samples=50, seed=1, predicted_rankings=predicted
+        human,
+        jcml.stem,
+        metrics=("chrf",),
+        options=RankEvalOptions(n_samples=50, seed=1),
+        predicted_rankings=predicted,
     )
     value = table.set_index(["predictor", "measure"])["value"]
     assert value[("same", "tau_micro")] == 1.0

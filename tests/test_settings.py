@@ -106,6 +106,17 @@ def test_a_dataclass_is_a_python_users_config() -> None:
     assert settings.build(settings.HumanGold, block) == gold
 
 
+def test_the_procedure_names_are_the_registries() -> None:
+    """The settings name the ranking procedures without importing them: the names are the registries', in order."""
+    from mtsig.stats.system_ranking import PROCEDURES
+    from mtsig.studies.ranking_calibration import CALIBRATED
+
+    assert settings.RANKING_PROCEDURES == tuple(PROCEDURES)
+    assert settings.HumanRanking((), "", ()).procedures == tuple(PROCEDURES)
+    assert settings.CALIBRATED_PROCEDURES == tuple(CALIBRATED)
+    assert settings.HumanRankingCalibration().procedures == tuple(CALIBRATED)
+
+
 def test_the_default_configs_blocks_build() -> None:
     config = validated_default_config()
     run = mtsig_config.run_settings(config)

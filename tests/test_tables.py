@@ -58,7 +58,7 @@ def paper_counts() -> pd.DataFrame:
 
 
 def test_markdown_reproduces_the_paper_cells():
-    text = tb.accuracy_table_markdown(paper_counts(), "wilcoxon", "Table 2 rebuilt")
+    text = tb.accuracy_table_markdown(tb.paper_table(paper_counts(), "wilcoxon"), "Table 2 rebuilt")
     body = [line for line in text.splitlines() if line.startswith("| 0.") or line.startswith("|  |")]
     got = ["|".join(cell.strip() for cell in line.strip("|").split("|")) for line in body]
     assert got == PAPER_TABLE_2.splitlines()
@@ -67,7 +67,9 @@ def test_markdown_reproduces_the_paper_cells():
 
 
 def test_latex_has_booktabs_layout_and_bold_winners():
-    text = tb.accuracy_table_latex(paper_counts(), "wilcoxon", "WMT12 en_es 50% data", "tab:en-es")
+    text = tb.accuracy_table_latex(
+        tb.paper_table(paper_counts(), "wilcoxon"), "WMT12 en_es 50% data", "tab:en-es"
+    )
     for command in (r"\toprule", r"\bottomrule", r"\cmidrule(lr){3-4}", r"\multicolumn{2}{c}{Approx. Rand.}"):
         assert command in text
     assert text.count(r"\midrule") == 3  # one per alpha block
@@ -78,7 +80,7 @@ def test_latex_has_booktabs_layout_and_bold_winners():
 
 
 def test_csv_round_trips_to_the_paper_numbers():
-    frame = pd.read_csv(io.StringIO(tb.accuracy_table_csv(paper_counts(), "wilcoxon")))
+    frame = pd.read_csv(io.StringIO(tb.accuracy_table_csv(tb.paper_table(paper_counts(), "wilcoxon"))))
     assert len(frame) == 12
     ter_001 = frame[(frame.alpha == 0.001) & (frame.metric == "ter")].iloc[0]
     assert ter_001.approximate_randomization_correct == 31
@@ -93,7 +95,7 @@ def test_csv_round_trips_to_the_paper_numbers():
 def test_chi_square_line_under_the_table():
     accuracy = paper_counts()
     chi = ev.metric_chi_square(accuracy)
-    text = tb.accuracy_table_markdown(accuracy, "wilcoxon", "c", chi_square=chi)
+    text = tb.accuracy_table_markdown(tb.paper_table(accuracy, "wilcoxon", chi_square=chi), "c")
     line = text.strip().splitlines()[-1]
     assert line.startswith("Differences in accuracy between metrics")
     assert "no continuity correction, dof 3" in line
@@ -143,4 +145,4 @@ def test_tables_index_links_every_table():
 
 def test_missing_gold_is_an_error():
     with pytest.raises(InputError, match="no rows for gold 'head_to_head'"):
-        tb.accuracy_table_markdown(paper_counts(), "head_to_head", "c")
+        tb.paper_table(paper_counts(), "head_to_head")

@@ -691,12 +691,13 @@ except InputError as error:
 def metrics_protocol_inputs(wildcards):
     """Every file a metrics-task protocol experiment reads: each language pair's source, references, system
     outputs and documents, and the score files of its protocols, MQM gold and system scores (mtsig.studies.
-    metrics_protocol.experiment.experiment_files), found from the files' names alone (on disk, or, with the download
+    metrics_protocol.experiment.experiment_score_keys and experiment_files), found from the files' names alone (on disk, or, with the download
     root, among the files the download rules make), so that the download rules can fetch them.
     """
     from mtsig.io.mtme import LAYOUT_PATTERNS, layout_from_names
     from mtsig.studies.metrics_protocol.experiment import (
         experiment_files,
+        experiment_score_keys,
         settings_protocols,
     )
 
@@ -711,12 +712,13 @@ def metrics_protocol_inputs(wildcards):
                 for p in data_glob(root, pattern.format(lp=lp))
             ]
             test_sets[lp] = layout_from_names(root, lp, names)
-        files = experiment_files(
+        keys = experiment_score_keys(
             settings_protocols(settings),
             test_sets,
             all_metrics=settings.all_metrics,
             human_metrics=settings.human_metrics,
         )
+        files = experiment_files(test_sets, keys)
     except InputError as error:
         stop(f"metrics_protocol {wildcards.experiment}: {error}")
     return data_files(files)

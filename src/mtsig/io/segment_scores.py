@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -402,6 +402,28 @@ def _check_same_row_counts(frame: pd.DataFrame, path: Path, n_segments: int | No
     return int(expected)
 
 
+def wmt_rows_kept(fields: pd.DataFrame, wanted: Mapping[str, str | None], path: Path) -> np.ndarray:
+    """Which rows of a WMT ``seg.score`` or ``sys.score`` file have the values ``wanted`` gives (column -> value;
+    None: any), as a boolean mask.
+
+    Raises:
+        InputError: no row has them (naming what the file has in those columns).
+    """
+    keep = np.ones(len(fields), dtype=bool)
+    for column, value in wanted.items():
+        if value is not None:
+            keep &= (fields[column] == value).to_numpy()
+    if not keep.any():
+        asked = ", ".join(f"{column}={value!r}" for column, value in wanted.items() if value is not None)
+        has = "; ".join(
+            f"{column}: {', '.join(sorted(set(fields[column])))}"
+            for column, value in wanted.items()
+            if value is not None
+        )
+        raise InputError(f"no rows with {asked} (the file has {has})", path)
+    return keep
+
+
 def read_wmt_seg_scores(
     path: str | Path,
     *,
@@ -427,14 +449,7 @@ def read_wmt_seg_scores(
     texts, lines = read_data_lines(path)
     rows = split_fields(texts, lines, path, 8, "\t", "WMT seg.score: " + ", ".join(WMT_SEG_SCORE_FIELDS))
     fields = pd.DataFrame(rows, columns=list(WMT_SEG_SCORE_FIELDS))
-    keep = np.ones(len(fields), dtype=bool)
-    for column, wanted in (("lp", lp), ("testset", testset), ("refset", refset), ("metric", metric)):
-        if wanted is not None:
-            keep &= (fields[column] == wanted).to_numpy()
-    if not keep.any():
-        raise InputError(
-            f"no rows with lp={lp!r} testset={testset!r} refset={refset!r} metric={metric!r}", path
-        )
+    keep = wmt_rows_kept(fields, {"lp": lp, "testset": testset, "refset": refset, "metric": metric}, path)
     fields, lines = fields.loc[keep].reset_index(drop=True), lines[keep]
     combos = fields[["metric", "lp", "testset", "refset"]].drop_duplicates()
     if len(combos) > 1:

@@ -51,6 +51,7 @@ from mtsig.io.segment_scores import (
     read_data_lines,
     read_tidy_columns,
     split_fields,
+    wmt_rows_kept,
 )
 from mtsig.io.tidy_columns import in_own_names
 
@@ -88,19 +89,7 @@ def read_wmt_sys_scores(
         check_no_empty(fields[column].tolist(), lines, path, column)
     frame = fields.assign(score=parse_finite_numbers(fields["score"], lines, path, "score"), line=lines)
     check_unique(frame, WMT_SYS_SCORE_FIELDS[:5], path, "(metric, lp, testset, refset, system)")
-    keep = np.ones(len(frame), dtype=bool)
-    wanted = {"lp": lp, "testset": testset, "refset": refset, "metric": metric}
-    for column, value in wanted.items():
-        if value is not None:
-            keep &= (frame[column] == value).to_numpy()
-    if not keep.any():
-        asked = ", ".join(f"{k}={v!r}" for k, v in wanted.items() if v is not None)
-        has = "; ".join(
-            f"{column}: {', '.join(sorted(set(frame[column])))}"
-            for column, v in wanted.items()
-            if v is not None
-        )
-        raise InputError(f"no rows with {asked} (the file has {has})", path)
+    keep = wmt_rows_kept(frame, {"lp": lp, "testset": testset, "refset": refset, "metric": metric}, path)
     return _finish(frame.loc[keep], path, "wmt_sys_score")
 
 

@@ -30,6 +30,9 @@ import numpy as np
 
 from mtsig.errors import InputError
 
+#: The references of every metric's ``refs``: one reference per segment, or reference streams (module docstring).
+References = Sequence[str] | Sequence[Sequence[str]]
+
 
 class Metric(ABC):
     """A corpus-level MT metric decomposed into additive per-segment statistics.
@@ -61,7 +64,7 @@ class Metric(ABC):
         """Names of the ``k`` statistics columns, in order (recorded next to saved statistics)."""
 
     @abstractmethod
-    def stats(self, hyps: Sequence[str], refs: Sequence[str] | Sequence[Sequence[str]]) -> np.ndarray:
+    def stats(self, hyps: Sequence[str], refs: References) -> np.ndarray:
         """Per-segment sufficient statistics, float64 of shape ``[N, k]``.
 
         ``refs``: one reference string per segment, or reference streams for a metric with
@@ -77,7 +80,7 @@ class Metric(ABC):
         """Every setting that changes a number (a signature in the spirit of sacrebleu's)."""
 
     def stats_many(
-        self, systems: Mapping[str, Sequence[str]], refs: Sequence[str], processes: int = 1
+        self, systems: Mapping[str, Sequence[str]], refs: References, processes: int = 1
     ) -> np.ndarray:
         """Statistics of several systems against the same references: ``[S, N, k]`` in mapping order.
 
@@ -105,10 +108,7 @@ class Metric(ABC):
         return np.stack(arrays) if arrays else np.zeros((0, n_segments, len(self.stat_names)))
 
     def _distinct_segment_stats(
-        self,
-        systems: Mapping[str, Sequence[str]],
-        refs: Sequence[str] | Sequence[Sequence[str]],
-        processes: int,
+        self, systems: Mapping[str, Sequence[str]], refs: References, processes: int
     ) -> np.ndarray:
         """:meth:`stats_many` for segment-local metrics: each distinct (segment, hypothesis) is scored once, the
         distinct ones split into ``processes`` contiguous chunks, then scattered back to ``[S, N, k]``."""
@@ -166,7 +166,7 @@ def _stats_in_worker(
     return get_metric(name, **options).stats(hyps, refs)
 
 
-def reference_streams(refs: Sequence[str] | Sequence[Sequence[str]]) -> list[list[str]]:
+def reference_streams(refs: References) -> list[list[str]]:
     """``refs`` as a list of ``R >= 1`` reference streams of equal length (module docstring): ``N`` strings are
     one stream; ``R`` sequences of strings are ``R`` streams.
 
@@ -226,7 +226,7 @@ def check_hypotheses(hyps: Sequence[str], n_segments: int) -> None:
         raise InputError(f"{len(hyps)} hypotheses but {n_segments} references")
 
 
-def reference_sets(refs: Sequence[str] | Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+def reference_sets(refs: References) -> list[tuple[str, ...]]:
     """Each segment's references as a tuple, from one reference per segment or reference streams
     (:func:`reference_streams`). An empty string in a stream means that segment has no reference in that stream,
     as in sacrebleu, so segments may have different numbers of references.

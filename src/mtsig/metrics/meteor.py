@@ -49,6 +49,7 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from mtsig.metrics.base import (
     Metric,
+    References,
     check_parallel,
     check_stats_width,
     chunk_bounds,
@@ -403,14 +404,14 @@ class METEOR(Metric):
             segment = self._tokenizer(segment.rstrip())
         return _jar_line(segment)
 
-    def stats(self, hyps: Sequence[str], refs: Sequence[str] | Sequence[Sequence[str]]) -> np.ndarray:
+    def stats(self, hyps: Sequence[str], refs: References) -> np.ndarray:
         """Per-segment Meteor statistics ``[N, 23]`` (one JVM); one reference per segment or reference streams."""
         return self.stats_many({"system": hyps}, refs)[0]
 
     def stats_many(
         self,
         systems: Mapping[str, Sequence[str]],
-        refs: Sequence[str] | Sequence[Sequence[str]],
+        refs: References,
         processes: int = 1,
         paraphrases: Mapping[str, np.ndarray] | None = None,
     ) -> np.ndarray:

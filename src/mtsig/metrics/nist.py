@@ -62,6 +62,7 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.metrics.base import (
     Metric,
+    References,
     check_parallel,
     check_stats_width,
     distinct_segment_hypotheses,
@@ -238,9 +239,7 @@ class NIST(Metric):
                 tokens += word_tokens
         return tokens
 
-    def reference_tables(
-        self, refs: Sequence[str] | Sequence[Sequence[str]]
-    ) -> tuple[list[list[list[str]]], dict[Ngram, float]]:
+    def reference_tables(self, refs: References) -> tuple[list[list[list[str]]], dict[Ngram, float]]:
         """Tokens of each segment's references (``[N][R]`` token lists) and the information weights of the
         whole reference set (every stream).
 
@@ -268,7 +267,7 @@ class NIST(Metric):
             self._reference_cache = (streams, by_segment, weights)
         return self._reference_cache[1], self._reference_cache[2]
 
-    def stats(self, hyps: Sequence[str], refs: Sequence[str] | Sequence[Sequence[str]]) -> np.ndarray:
+    def stats(self, hyps: Sequence[str], refs: References) -> np.ndarray:
         """Per-segment NIST statistics ``[N, 2 * max_order + 2]``, information weights from all of ``refs`` (one
         reference per segment, or reference streams)."""
         if isinstance(hyps, str):
@@ -279,10 +278,7 @@ class NIST(Metric):
         return self._pair_statistics(list(enumerate(hyps)), refs)
 
     def stats_many(
-        self,
-        systems: Mapping[str, Sequence[str]],
-        refs: Sequence[str] | Sequence[Sequence[str]],
-        processes: int = 1,
+        self, systems: Mapping[str, Sequence[str]], refs: References, processes: int = 1
     ) -> np.ndarray:
         """:meth:`Metric.stats_many`. In one process each distinct (segment, hypothesis) pair is scored once
         (:func:`mtsig.metrics.base.distinct_segment_hypotheses`): the information weights are those of the whole
@@ -294,9 +290,7 @@ class NIST(Metric):
         index, pairs = distinct_segment_hypotheses(systems, n_segments)
         return self._pair_statistics(pairs, refs)[index]
 
-    def _pair_statistics(
-        self, pairs: Sequence[tuple[int, str]], refs: Sequence[str] | Sequence[Sequence[str]]
-    ) -> np.ndarray:
+    def _pair_statistics(self, pairs: Sequence[tuple[int, str]], refs: References) -> np.ndarray:
         """Statistics ``[P, k]`` of (segment index, hypothesis) pairs, information weights from all of ``refs``."""
         ref_tokens, weights = self.reference_tables(refs)
         # each segment's reference n-grams counted once, not once per pair

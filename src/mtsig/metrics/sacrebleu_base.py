@@ -23,6 +23,7 @@ import numpy as np
 from mtsig.errors import InputError
 from mtsig.metrics.base import (
     Metric,
+    References,
     check_hypotheses,
     check_parallel,
     chunk_bounds,
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from mtsig.metrics.ngram_compiled import Encoder
 
 
-def sacrebleu_reference_streams(refs: Sequence[str] | Sequence[Sequence[str]]) -> list[list[str | None]]:
+def sacrebleu_reference_streams(refs: References) -> list[list[str | None]]:
     """``refs`` (one reference per segment, or reference streams: :mod:`mtsig.metrics.base`) as sacrebleu's
     reference streams.
 
@@ -58,9 +59,7 @@ def sacrebleu_reference_streams(refs: Sequence[str] | Sequence[Sequence[str]]) -
     return streams
 
 
-def _sacrebleu_statistics(
-    metric: Any, hyps: Sequence[str], refs: Sequence[str] | Sequence[Sequence[str]]
-) -> np.ndarray:
+def _sacrebleu_statistics(metric: Any, hyps: Sequence[str], refs: References) -> np.ndarray:
     """Per-segment statistics from a sacrebleu metric object against one or several reference streams."""
     streams = sacrebleu_reference_streams(refs)
     check_hypotheses(hyps, len(streams[0]))
@@ -133,16 +132,13 @@ class SacrebleuMetric(Metric):
     #: :meth:`stats_many` may group them by segment (:func:`segment_grouped_statistics`).
     _groups_by_segment: ClassVar[bool] = True
 
-    def stats(self, hyps: Sequence[str], refs: Sequence[str] | Sequence[Sequence[str]]) -> np.ndarray:
+    def stats(self, hyps: Sequence[str], refs: References) -> np.ndarray:
         """sacrebleu's per-segment statistics (``_extract_corpus_statistics``) against one or several references."""
         self._n_references = len(reference_streams(refs))
         return _sacrebleu_statistics(self._sacrebleu, hyps, refs)
 
     def stats_many(
-        self,
-        systems: Mapping[str, Sequence[str]],
-        refs: Sequence[str] | Sequence[Sequence[str]],
-        processes: int = 1,
+        self, systems: Mapping[str, Sequence[str]], refs: References, processes: int = 1
     ) -> np.ndarray:
         """:meth:`Metric.stats_many`: compiled n-gram counts where they apply (:meth:`_compiled_stats`), else
         grouped by segment for BLEU and chrF (:func:`segment_grouped_statistics`)."""
@@ -177,9 +173,7 @@ class SacrebleuMetric(Metric):
                 out[:, a:b] = future.result()
         return out
 
-    def _compiled_stats(
-        self, systems: Mapping[str, Sequence[str]], refs: Sequence[str] | Sequence[Sequence[str]]
-    ) -> np.ndarray | None:
+    def _compiled_stats(self, systems: Mapping[str, Sequence[str]], refs: References) -> np.ndarray | None:
         """``[S, N, k]`` from :func:`mtsig.metrics.ngram_compiled.ngram_match_counts` (one reference per segment,
         each distinct (segment, hypothesis) once, lines preprocessed by sacrebleu), or None where it does not
         apply: several references, a metric or option without compiled units (:meth:`_compiled_units`), or too

@@ -15,7 +15,7 @@ from typing import ClassVar
 import numpy as np
 from sacrebleu.metrics.ter import TER as SacreTER
 
-from mtsig.metrics.base import check_choice, check_hypotheses, check_stats_width
+from mtsig.metrics.base import References, check_choice, check_hypotheses, check_stats_width
 from mtsig.metrics.sacrebleu_base import SacrebleuMetric, sacrebleu_reference_streams
 
 
@@ -48,22 +48,22 @@ class TER(SacrebleuMetric):
         case_sensitive: bool = False,
         implementation: str = "compiled",
     ) -> None:
-        super().__init__(
-            normalized=normalized,
-            no_punct=no_punct,
-            asian_support=asian_support,
-            case_sensitive=case_sensitive,
-            implementation=implementation,
-        )
+        sacrebleu_options = {
+            "normalized": normalized,
+            "no_punct": no_punct,
+            "asian_support": asian_support,
+            "case_sensitive": case_sensitive,
+        }
+        # implementation is ours alone: which code computes the statistics (sacrebleu has one)
+        super().__init__(**sacrebleu_options, implementation=implementation)
         check_choice("TER", "implementation", implementation, self.IMPLEMENTATIONS)
-        # every option but ours, implementation (which code computes the statistics; sacrebleu has one)
-        self._sacrebleu = SacreTER(**{k: v for k, v in self.options.items() if k != "implementation"})
+        self._sacrebleu = SacreTER(**sacrebleu_options)
 
     @property
     def stat_names(self) -> tuple[str, ...]:
         return ("edits", "ref_len")
 
-    def stats(self, hyps: Sequence[str], refs: Sequence[str] | Sequence[Sequence[str]]) -> np.ndarray:
+    def stats(self, hyps: Sequence[str], refs: References) -> np.ndarray:
         """sacrebleu's per-segment TER statistics, ``[N, 2]``: edits and reference length.
 
         With several references, sacrebleu's rule: the fewest edits over the segment's references and the mean

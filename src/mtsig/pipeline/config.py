@@ -28,20 +28,11 @@ from mtsig.errors import InputError
 from mtsig.io import data_path  # an experiment's paths, also the workflow's (mtsig_config.data_path)
 from mtsig.settings import (
     ENGINE_SETTINGS,
-    Calibration,
-    Evaluation,
     Experiment,
-    Figures,
-    HumanRankingCalibration,
-    MetaEvaluation,
-    Power,
-    Replicability,
-    Resampling,
-    SegmentLevel,
+    RunSettings,
     SegmentScoresMetric,
     Synthetic,
     TextSources,
-    Verification,
     build,
     metric_entries,
 )
@@ -117,23 +108,6 @@ EXPERIMENT_KINDS: dict[str, tuple[str, ...]] = {
 }
 #: The sections of an experiment file whose definitions :func:`merge_experiment_files` adds to the config.
 EXPERIMENT_FILE_SECTIONS = ("experiments", "metrics_task", "metrics_protocol", "human_ranking")
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """The settings of the run's top-level blocks, built once when the Snakefile is parsed (the rules' params come
-    from them, so a misspelt field fails then)."""
-
-    resampling: Resampling
-    evaluation: Evaluation
-    segment_level: SegmentLevel
-    calibration: Calibration
-    human_ranking_calibration: HumanRankingCalibration
-    power: Power
-    replicability: Replicability
-    meta_evaluation: MetaEvaluation
-    figures: Figures
-    verification: Verification
 
 
 def run_settings(config: Mapping[str, Any]) -> RunSettings:

@@ -12,9 +12,9 @@ experiment's name). Functions return strings or write figures; nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -91,6 +91,49 @@ def _r(value: float) -> str:
     return "" if value is None or np.isnan(value) else f"{value:.3f}".replace("-", "−")
 
 
+def _column_groups(table: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """The system sets of the table's Pearson columns and its other kinds (:func:`_extra_kinds`), in column
+    order."""
+    sets = [c.removeprefix("pearson ") for c in table.columns if c.startswith("pearson ")]
+    return sets, _extra_kinds(table)
+
+
+def _value_headers(
+    sets: Sequence[str],
+    kinds: Sequence[str],
+    n: str,
+    pearson: Callable[[str], str],
+    kind_labels: Mapping[str, str],
+) -> list[str]:
+    """The headings after lp, metric and n: each system set's Pearson r (``pearson`` of the set's label) and,
+    but for all systems, its ``n``; then each other kind's of all systems."""
+    headers = []
+    for system_set in sets:
+        headers.append(pearson(SYSTEM_SET_LABELS.get(system_set, system_set)))
+        if system_set != "all":
+            headers.append(n)
+    return headers + [f"{kind_labels[k]} all" for k in kinds]
+
+
+def _value_cells(
+    row: Mapping[str, Any],
+    sets: Sequence[str],
+    kinds: Sequence[str],
+    number: Callable[[float], str],
+    bold: Callable[[str], str],
+) -> list[str]:
+    """A row's cells under :func:`_value_headers`: each correlation as ``number`` writes it, a winner's ``bold``,
+    each system set's number of systems."""
+    cells = []
+    for system_set in sets:
+        value = number(row[f"pearson {system_set}"])
+        cells.append(bold(value) if value and row[f"winner {system_set}"] else value)
+        if system_set != "all":
+            n = row[f"n {system_set}"]
+            cells.append("" if pd.isna(n) else str(int(n)))
+    return cells + [number(row.get(f"{k} all", np.nan)) for k in kinds]
+
+
 def correlation_table_markdown(
     correlations: pd.DataFrame,
     winners: pd.DataFrame,
@@ -103,27 +146,15 @@ def correlation_table_markdown(
     by the Williams test) in bold, the systems each column uses in its heading; a note lists the outliers.
     ``human_label`` names the human judgments in that note (DA, MQM, ranking)."""
     table = correlation_table(correlations, winners, human=human)
-    sets = [c.removeprefix("pearson ") for c in table.columns if c.startswith("pearson ")]
-    kinds = _extra_kinds(table)
-    headers = ["lp", "metric", "n"]
-    for system_set in sets:
-        headers.append(f"Pearson r {SYSTEM_SET_LABELS.get(system_set, system_set)}")
-        if system_set != "all":
-            headers.append("n")
-    headers += [f"{KIND_LABELS[k]} all" for k in kinds]
+    sets, kinds = _column_groups(table)
+    headers = ["lp", "metric", "n", *_value_headers(sets, kinds, "n", "Pearson r {}".format, KIND_LABELS)]
     lines = [
         "| " + " | ".join(headers) + " |",
         "| " + " | ".join(["---", "---"] + ["---:"] * (len(headers) - 2)) + " |",
     ]
     for row in table.to_dict("records"):
         cells = [str(row["lp"]), str(row["metric"]).replace("|", r"\|"), str(row["n"])]
-        for system_set in sets:
-            value = _r(row[f"pearson {system_set}"])
-            cells.append(f"**{value}**" if value and row[f"winner {system_set}"] else value)
-            if system_set != "all":
-                n = row[f"n {system_set}"]
-                cells.append("" if pd.isna(n) else str(int(n)))
-        cells += [_r(row.get(f"{k} all", np.nan)) for k in kinds]
+        cells += _value_cells(row, sets, kinds, _r, "**{}**".format)
         lines.append("| " + " | ".join(cells) + " |")
     head = [f"## {title}", ""] if title else []
     corr = correlations.loc[(correlations["human"] == human) & (correlations["kind"] == "pearson")]
@@ -145,15 +176,13 @@ def correlation_table_latex(
 ) -> str:
     """:func:`correlation_table` as a LaTeX ``longtable`` (booktabs, longtable): winners in bold."""
     table = correlation_table(correlations, winners, human=human)
-    sets = [c.removeprefix("pearson ") for c in table.columns if c.startswith("pearson ")]
-    kinds = _extra_kinds(table)
+    sets, kinds = _column_groups(table)
     latex_kind = {"pearson": "$r$", "spearman": r"$\rho$", "kendall": r"$\tau$"}
-    headers = ["lp", "metric", "$n$"]
-    for system_set in sets:
-        headers.append(f"$r$ {latex_escape(SYSTEM_SET_LABELS.get(system_set, system_set).replace('−', '-'))}")
-        if system_set != "all":
-            headers.append("$n$")
-    headers += [f"{latex_kind[k]} all" for k in kinds]
+
+    def pearson_header(label: str) -> str:
+        return f"$r$ {latex_escape(label.replace('−', '-'))}"
+
+    headers = ["lp", "metric", "$n$", *_value_headers(sets, kinds, "$n$", pearson_header, latex_kind)]
     lines = [
         "% requires \\usepackage{booktabs,longtable}",
         rf"\begin{{longtable}}{{ll{'r' * (len(headers) - 2)}}}",
@@ -174,13 +203,9 @@ def correlation_table_latex(
         cells = [latex_escape(str(row["lp"])) if row["lp"] != previous else "", latex_escape(str(row["metric"])),
                  str(row["n"])]  # fmt: skip
         previous = row["lp"]
-        for system_set in sets:
-            value = _r(row[f"pearson {system_set}"]).replace("−", "-")
-            cells.append(rf"\textbf{{{value}}}" if value and row[f"winner {system_set}"] else value)
-            if system_set != "all":
-                n = row[f"n {system_set}"]
-                cells.append("" if pd.isna(n) else str(int(n)))
-        cells += [_r(row.get(f"{k} all", np.nan)).replace("−", "-") for k in kinds]
+        cells += _value_cells(
+            row, sets, kinds, lambda value: _r(value).replace("−", "-"), r"\textbf{{{}}}".format
+        )
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{longtable}"]
     return "\n".join(lines) + "\n"

@@ -170,17 +170,29 @@ def _ordered(values: Sequence[object], preferred: Sequence[object] | None) -> li
     return [v for v in preferred if v in present]
 
 
-def paper_layout(
+@dataclass(frozen=True)
+class PaperTable:
+    """Tables 1-2 of the paper for one gold, whatever the format that writes them: the ``tests`` of its columns,
+    its ``rows`` (one dict per (alpha, metric) with, per test, the count, accuracy, interval and whether it is the
+    best count at that alpha, over all metrics and the given tests) and the chi-square line under it (None:
+    none)."""
+
+    gold: str
+    tests: tuple[str, ...]
+    rows: list[dict]
+    chi_square: str | None = None
+
+
+def paper_table(
     accuracy: pd.DataFrame,
     gold: str,
     tests: Sequence[str] = PAPER_TESTS,
     metrics: Sequence[str] | None = None,
-) -> list[dict]:
-    """The cells of Tables 1-2: one dict per (alpha, metric) row with, per test, the count, accuracy, interval
-    and whether it is the best count at that alpha (over all metrics and the given tests).
-
-    Alphas run from largest to smallest as in the paper; metrics in the given order (default: as they appear).
-    """
+    chi_square: pd.DataFrame | None = None,
+) -> PaperTable:
+    """The :class:`PaperTable` of ``accuracy``'s rows of ``gold``, with :func:`chi_square_line` of ``chi_square``
+    when given. Alphas run from largest to smallest as in the paper; metrics in the given order (default: as they
+    appear)."""
     rows = _accuracy_rows(accuracy, gold, tests)
     alphas = sorted(set(rows["alpha"]), reverse=True)
     metric_order = _ordered(rows["metric"], metrics)
@@ -205,7 +217,8 @@ def paper_layout(
                     "best": int(r["correct"]) == best,
                 }
             layout.append({"alpha": alpha, "metric": metric, "cells": cells})
-    return layout
+    line = None if chi_square is None else chi_square_line(chi_square, gold, tests)
+    return PaperTable(gold, tuple(tests), layout, line)
 
 
 def _test_cells(cells: Mapping[str, dict | None], tests: Sequence[str], missing: str, bold: str) -> list[str]:
@@ -225,20 +238,13 @@ def _test_cells(cells: Mapping[str, dict | None], tests: Sequence[str], missing:
     return row
 
 
-def accuracy_table_markdown(
-    accuracy: pd.DataFrame,
-    gold: str,
-    caption: str,
-    tests: Sequence[str] = PAPER_TESTS,
-    metrics: Sequence[str] | None = None,
-    chi_square: pd.DataFrame | None = None,
-) -> str:
+def accuracy_table_markdown(table: PaperTable, caption: str) -> str:
     """Tables 1-2 of the paper as Markdown: caption, table, and the chi-square line under it.
 
     Markdown has one header row, so each test contributes two columns, "<test> Conc." and "<test> Acc. (%)".
     The alpha is printed on the first row of its block only, as in the paper.
     """
-    layout = paper_layout(accuracy, gold, tests, metrics)
+    tests = table.tests
     header = ["α", "Metric"]
     for test in tests:
         header += [f"{label_of_test(test)} Conc.", f"{label_of_test(test)} Acc. (%)"]
@@ -249,7 +255,7 @@ def accuracy_table_markdown(
         "|---|---|" + "---:|---:|" * len(tests),
     ]
     previous_alpha = None
-    for row in layout:
+    for row in table.rows:
         cells = [
             format_alpha(row["alpha"]) if row["alpha"] != previous_alpha else "",
             metric_label(row["metric"]),
@@ -258,27 +264,19 @@ def accuracy_table_markdown(
         cells += _test_cells(row["cells"], tests, missing="–", bold="**{}**")
         lines.append("| " + " | ".join(cells) + " |")
     text = "\n".join(lines) + "\n"
-    if chi_square is not None:
-        text += "\n" + chi_square_line(chi_square, gold, tests) + "\n"
+    if table.chi_square is not None:
+        text += "\n" + table.chi_square + "\n"
     return text
 
 
-def accuracy_table_latex(
-    accuracy: pd.DataFrame,
-    gold: str,
-    caption: str,
-    label: str,
-    tests: Sequence[str] = PAPER_TESTS,
-    metrics: Sequence[str] | None = None,
-    chi_square: pd.DataFrame | None = None,
-) -> str:
+def accuracy_table_latex(table: PaperTable, caption: str, label: str) -> str:
     """Tables 1-2 of the paper as a LaTeX ``table`` float (needs ``\\usepackage{booktabs}``).
 
     Two header rows: the test names spanning "Conc." and "Acc. (%)" with ``\\cmidrule``, as in the paper; the alpha
     is printed on the first row of its block (blank below it) and blocks are separated by ``\\midrule``. The
     chi-square line, when given, is a table note under the tabular.
     """
-    layout = paper_layout(accuracy, gold, tests, metrics)
+    tests = table.tests
     column_spec = "ll" + "rl" * len(tests)
     spans = " & ".join(rf"\multicolumn{{2}}{{c}}{{{latex_escape(label_of_test(t))}}}" for t in tests)
     rules = " ".join(rf"\cmidrule(lr){{{3 + 2 * i}-{4 + 2 * i}}}" for i in range(len(tests)))
@@ -295,7 +293,7 @@ def accuracy_table_latex(
         rf"$\alpha$ & & {sub} \\",
     ]
     previous_alpha = None
-    for row in layout:
+    for row in table.rows:
         if row["alpha"] != previous_alpha:
             lines.append(r"\midrule")
         cells = [
@@ -306,35 +304,26 @@ def accuracy_table_latex(
         cells += _test_cells(row["cells"], tests, missing="--", bold=r"\textbf{{{}}}")
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
-    if chi_square is not None:
-        lines += [
-            r"\par\smallskip",
-            r"\footnotesize " + latex_escape(chi_square_line(chi_square, gold, tests)),
-        ]
+    if table.chi_square is not None:
+        lines += [r"\par\smallskip", r"\footnotesize " + latex_escape(table.chi_square)]
     lines += [rf"\caption{{{latex_escape(caption)}}}", rf"\label{{{label}}}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
-def accuracy_table_csv(
-    accuracy: pd.DataFrame,
-    gold: str,
-    tests: Sequence[str] = PAPER_TESTS,
-    metrics: Sequence[str] | None = None,
-) -> str:
+def accuracy_table_csv(table: PaperTable) -> str:
     """Tables 1-2 as CSV, one row per (alpha, metric), per test: correct, total, accuracy and interval in percent.
 
     Percentages carry one decimal, so each value equals the printed cell; ``correct`` and ``total`` give the exact
     proportion.
     """
-    layout = paper_layout(accuracy, gold, tests, metrics)
     records = []
-    for row in layout:
+    for row in table.rows:
         record: dict[str, object] = {
-            "gold": gold,
+            "gold": table.gold,
             "alpha": format_alpha(row["alpha"]),
             "metric": row["metric"],
         }
-        for test in tests:
+        for test in table.tests:
             cell = row["cells"][test] or {}
             record[f"{test}_correct"] = cell.get("correct", "")
             record[f"{test}_total"] = cell.get("total", "")
@@ -468,13 +457,10 @@ def experiment_accuracy_tables(
         caption = accuracy_caption(description, gold, n_systems, samples, seed, pvalue)
         heading = "Primary gold" if index == 0 else "Second gold"
         md.append(f"## {heading}: {gold}\n")
-        md.append(accuracy_table_markdown(uncorrected, gold, caption, PAPER_TESTS, metrics, chi_square))
-        tex.append(
-            accuracy_table_latex(
-                uncorrected, gold, caption, f"tab:{name}:{gold}", PAPER_TESTS, metrics, chi_square
-            )
-        )
-        csv.append(accuracy_table_csv(uncorrected, gold, PAPER_TESTS, metrics) if index == 0 else "")
+        table = paper_table(uncorrected, gold, PAPER_TESTS, metrics, chi_square)
+        md.append(accuracy_table_markdown(table, caption))
+        tex.append(accuracy_table_latex(table, caption, f"tab:{name}:{gold}"))
+        csv.append(accuracy_table_csv(table) if index == 0 else "")
         if index == 0 and orientation_note:
             md.append("\n" + orientation_note)
         extra = [t for t in dict.fromkeys(uncorrected["test"]) if t not in PAPER_TESTS]

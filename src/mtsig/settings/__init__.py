@@ -55,6 +55,8 @@ from mtsig.settings.metrics_protocol import (
     ProtocolTests,
 )
 from mtsig.settings.studies import (
+    CALIBRATED_PROCEDURES,
+    RANKING_PROCEDURES,
     HumanRanking,
     MetricsTask,
     MetricsTaskOutliers,
@@ -74,18 +76,20 @@ from mtsig.settings.top_level import (
     Power,
     Replicability,
     Resampling,
+    RunSettings,
     SegmentLevel,
     Verification,
 )
 
 __all__ = [
-    "ENGINE_SETTINGS", "MEMORY_CAP_BYTES", "SCHEMA_BLOCKS", "BleuOptions", "Calibration", "Clusters", "DocumentsFile",
-    "Evaluation", "Experiment", "Figures", "HumanGold", "HumanRanking", "HumanRankingCalibration", "HumanSource",
-    "MetaEvaluation", "MeteorOptions", "MetricsProtocol", "MetricsTask", "MetricsTaskOutliers", "MetricsTaskVariant",
-    "MqmTexts", "NBest", "NBestParameters", "Power", "ProtocolBootstrap", "ProtocolChance", "ProtocolOptions",
-    "ProtocolPower", "ProtocolTests", "QualityControl", "Replicability", "Resampling", "SegmentLevel",
-    "SegmentScoresMetric", "Settings", "Standardise", "Synthetic", "TerOptions", "TextSources", "Verification",
-    "_dataclass_in", "as_block", "build", "default_of", "given_fields", "has_default", "metric_entries",
+    "CALIBRATED_PROCEDURES", "ENGINE_SETTINGS", "MEMORY_CAP_BYTES", "RANKING_PROCEDURES", "SCHEMA_BLOCKS",
+    "BleuOptions", "Calibration", "Clusters", "DocumentsFile", "Evaluation", "Experiment", "Figures", "HumanGold",
+    "HumanRanking", "HumanRankingCalibration", "HumanSource", "MetaEvaluation", "MeteorOptions", "MetricsProtocol",
+    "MetricsTask", "MetricsTaskOutliers", "MetricsTaskVariant", "MqmTexts", "NBest", "NBestParameters", "Power",
+    "ProtocolBootstrap", "ProtocolChance", "ProtocolOptions", "ProtocolPower", "ProtocolTests", "QualityControl",
+    "Replicability", "Resampling", "RunSettings", "SegmentLevel", "SegmentScoresMetric", "Settings", "Standardise",
+    "Synthetic", "TerOptions", "TextSources", "Verification", "_dataclass_in", "as_block", "build", "default_of",
+    "given_fields", "has_default", "metric_entries",
 ]  # fmt: skip
 
 

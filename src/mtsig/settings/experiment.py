@@ -3,6 +3,7 @@ its human side (the judgments, their quality control and standardisation, the go
 
 from __future__ import annotations
 
+import dataclasses
 import types
 import typing
 from collections.abc import Mapping
@@ -238,17 +239,12 @@ class Experiment:
         return metric_entries(self.metrics or ())[1]
 
     def text_sources(self) -> TextSources:
-        """What rule ``prepare_texts`` reads (the segment-score declarations only without texts)."""
-        return TextSources(
-            systems=self.systems,
-            reference=self.reference,
-            outputs=self.outputs,
-            unescape_html=self.unescape_html,
-            skip_first_line=self.skip_first_line,
-            texts=self.texts,
-            documents=self.documents,
-            segment_scores=types.MappingProxyType({} if self.has_texts else self.declarations),
-        )
+        """What rule ``prepare_texts`` reads: the experiment's fields of the same names, and its segment-score
+        declarations only without texts."""
+        fields = [f.name for f in dataclasses.fields(TextSources) if f.name != "segment_scores"]
+        shared = {name: getattr(self, name) for name in fields}
+        declarations = {} if self.has_texts else self.declarations
+        return TextSources(**shared, segment_scores=types.MappingProxyType(declarations))
 
     def metric_options(self, metric: str) -> dict[str, Any]:
         """The options a built-in metric is built with (:func:`mtsig.metrics.get_metric`): METEOR its language

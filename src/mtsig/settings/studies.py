@@ -101,6 +101,35 @@ class MetricsTask:
     )
 
 
+#: The human-ranking procedures of :data:`mtsig.stats.system_ranking.PROCEDURES`, in its order
+#: (tests/test_settings.py checks it): named here, the layer below the procedures, so that the settings and the
+#: command line list them without importing the procedures.
+RANKING_PROCEDURES = (
+    "wmt24",
+    "wmt25",
+    "wmt26",
+    "wmt26_paired",
+    "wmt26_unpaired",
+    "wilcoxon_z",
+    "paired_bootstrap",
+    "approximate_randomization",
+    "stratified_permutation",
+    "stratified_permutation_documents",
+)
+
+
+def _with_after(names: tuple[str, ...], anchor: str, extra: tuple[str, ...]) -> tuple[str, ...]:
+    """``names`` with ``extra`` inserted after ``anchor``."""
+    cut = names.index(anchor) + 1
+    return (*names[:cut], *extra, *names[cut:])
+
+
+#: The procedures the human-ranking calibration compares by default: the registry's, with the paper's bootstrap
+#: (Graham, Mathur & Baldwin 2014, Fig. 3) after its paired bootstrap, the paper's tests together, in the order of
+#: :data:`mtsig.studies.ranking_calibration.CALIBRATED` (tests/test_settings.py checks it).
+CALIBRATED_PROCEDURES = _with_after(RANKING_PROCEDURES, "paired_bootstrap", ("bootstrap",))
+
+
 @dataclass(frozen=True)
 class HumanRanking:
     """``human_ranking.<name>``: human rankings of MT systems recomputed by every ranking procedure (``resamples``:
@@ -112,18 +141,7 @@ class HumanRanking:
     documents: str
     lps: tuple[str, ...]
     first_segment_id: int | None = None
-    procedures: tuple[str, ...] = (
-        "wmt24",
-        "wmt25",
-        "wmt26",
-        "wmt26_paired",
-        "wmt26_unpaired",
-        "wilcoxon_z",
-        "paired_bootstrap",
-        "approximate_randomization",
-        "stratified_permutation",
-        "stratified_permutation_documents",
-    )
+    procedures: tuple[str, ...] = RANKING_PROCEDURES
     resamples: Mapping[str, int] = _readonly()
     description: str | None = None
     rank_sets_coverage: float = 0.95

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from mtsig.settings.building import _readonly
+from mtsig.settings.studies import CALIBRATED_PROCEDURES
 
 # --- resampling and evaluation ----------------------------------------------------------------------------------
 
@@ -99,19 +100,7 @@ class HumanRankingCalibration:
     experiment: str = "wmt24-esa"
     folder: str | None = None
     language_pairs: tuple[str, ...] = ()
-    procedures: tuple[str, ...] = (
-        "wmt24",
-        "wmt25",
-        "wmt26",
-        "wmt26_paired",
-        "wmt26_unpaired",
-        "wilcoxon_z",
-        "paired_bootstrap",
-        "bootstrap",
-        "approximate_randomization",
-        "stratified_permutation",
-        "stratified_permutation_documents",
-    )
+    procedures: tuple[str, ...] = CALIBRATED_PROCEDURES
     exchange_units: tuple[str, ...] = ("item", "document")
     null_pairs: int = 300
     shifts: tuple[float, ...] = (1.0, 2.0, 4.0)
@@ -173,3 +162,21 @@ class Verification:
     """``verification``: the checksum list of artifact review."""
 
     expected: str = "checksums/default-run.tsv"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The settings of the run's top-level blocks, built once when the Snakefile is parsed
+    (:func:`mtsig.pipeline.config.run_settings`; the rules' params come from them, so a misspelt field fails
+    then)."""
+
+    resampling: Resampling
+    evaluation: Evaluation
+    segment_level: SegmentLevel
+    calibration: Calibration
+    human_ranking_calibration: HumanRankingCalibration
+    power: Power
+    replicability: Replicability
+    meta_evaluation: MetaEvaluation
+    figures: Figures
+    verification: Verification

@@ -37,11 +37,12 @@ def read_protocol_scores(
     lps = sorted({lp for protocol in protocols for lp in protocol.lps})
     test_sets = {lp: read_test_set(root, lp) for lp in lps}
     given = {Path(p).resolve() for p in scores}
-    chosen = {"all_metrics": settings.all_metrics, "human_metrics": settings.human_metrics}
-    for path in experiments.experiment_files(protocols, test_sets, **chosen):
+    keys = experiments.experiment_score_keys(
+        protocols, test_sets, all_metrics=settings.all_metrics, human_metrics=settings.human_metrics
+    )
+    for path in experiments.experiment_files(test_sets, keys):
         if path.resolve() not in given:
             raise InputError("read by the protocol but not among the rule's inputs", path)
-    keys = experiments.experiment_score_keys(protocols, test_sets, **chosen)
     log.info("%s: %d score files of %s", experiment, len(keys), ", ".join(lps))
     return test_sets, read_requested_scores(test_sets, keys)
 

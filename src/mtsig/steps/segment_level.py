@@ -53,13 +53,9 @@ def segment_level(
     predicted = {n: load_predicted_ranking(p) for n, p in predicted_rankings.items()}
     if jcml:
         name = Path(str(jcml)).name
+        options = rankeval.RankEvalOptions(n_samples=bootstrap_samples, seed=seed, convention=convention)
         table = rankeval.jcml_segment_level(
-            load_jcml(str(jcml)),
-            Path(str(jcml)).stem,
-            n_samples=bootstrap_samples,
-            seed=seed,
-            predicted_rankings=predicted,
-            convention=convention,
+            load_jcml(str(jcml)), Path(str(jcml)).stem, options=options, predicted_rankings=predicted
         )
     else:
         if languages is None or len(languages) != 2:
@@ -76,10 +72,12 @@ def segment_level(
             outputs_by_system,
             reference,
             one_reference=not (Path(texts) / "reference.2.txt").exists(),
-            n_samples=bootstrap_samples,
-            seed=derive_seed(seed, name, "segment_level"),
+            options=rankeval.RankEvalOptions(
+                n_samples=bootstrap_samples,
+                seed=derive_seed(seed, name, "segment_level"),
+                convention=convention,
+            ),
             predicted_rankings=predicted,
-            convention=convention,
             source=rankings[0],
         )
     write_tsv(table, table_path)

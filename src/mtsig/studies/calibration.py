@@ -37,6 +37,7 @@ R&M bootstrap is effectively one-tailed, its p-value is about half of AR's and d
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -282,37 +283,33 @@ def simulate_rejections(
     stats_x: np.ndarray,
     stats_y: np.ndarray,
     score: ScoreFunction,
+    engine: ResamplingOptions,
     *,
-    higher_is_better: bool,
     q: float,
     n_pairs: int,
     alphas: Sequence[float],
-    tests: Sequence[str],
-    n_samples: int | Mapping[str, int],
-    seed: int,
     metric: str = "metric",
-    pvalue: str = Resampling.pvalue,
-    documents: np.ndarray | None = None,
-    mean_block_length: float | None = None,
     swap_unit: str = "segment",
-    memory_cap_bytes: int = MEMORY_CAP_BYTES,
 ) -> pd.DataFrame:
-    """Rejection rates of ``tests`` over ``n_pairs`` simulated pairs with keep probability ``q`` (0.5 = null).
+    """Rejection rates of ``engine.tests`` over ``n_pairs`` simulated pairs with keep probability ``q`` (0.5 =
+    null). ``engine``: the options of every engine call (:class:`ResamplingOptions`: tests, samples, p-value rule,
+    orientation, documents, block length, memory cap) but its pairs; its ``seed`` is the study's.
 
     ``swap_unit``: "segment" relabels each segment independently (the brief's construction; it makes the
     per-segment differences X' - Y' independent across segments, so block bootstraps behave like i.i.d. ones);
-    "document" relabels whole documents (needs ``documents``), keeping any within-document dependence of the
+    "document" relabels whole documents (needs ``engine.documents``), keeping any within-document dependence of the
     differences, which is what the document and stationary block bootstraps are meant to handle.
 
     The relabelling masks come from ``rng_for(seed, "calibration", metric, swap_unit, q)``; the engine's draws from
     ``derive_seed(seed, "calibration", metric, swap_unit, q, "resampling")``. The engine's draws depend only on its
     seed and the test-set shape, so every simulated pair sees the same draws and splitting the pairs into several
-    :func:`pairwise_tests` calls (done to stay under ``memory_cap_bytes``) changes no number. Sharing draws makes
-    trials slightly dependent; with B in the hundreds or more this is small next to the binomial error the
+    :func:`pairwise_tests` calls (done to stay under ``engine.memory_cap_bytes``) changes no number. Sharing draws
+    makes trials slightly dependent; with B in the hundreds or more this is small next to the binomial error the
     Clopper-Pearson interval reports.
     """
     stats_x = np.asarray(stats_x, dtype=float)
     stats_y = np.asarray(stats_y, dtype=float)
+    seed, documents = engine.seed, engine.documents
     rng = rng_for(seed, "calibration", metric, swap_unit, float(q))
     if swap_unit == "segment":
         mask = keep_mask(n_pairs, stats_x.shape[0], q, rng)
@@ -322,26 +319,18 @@ def simulate_rejections(
         mask = document_keep_mask(n_pairs, documents, q, rng)
     else:
         raise InputError(f"swap_unit must be 'segment' or 'document'; got {swap_unit!r}")
-    pairs_per_call = _pairs_per_call(memory_cap_bytes, stats_x.size)
+    resampling_seed = derive_seed(seed, "calibration", metric, swap_unit, float(q), "resampling")
+    pairs_per_call = _pairs_per_call(engine.memory_cap_bytes, stats_x.size)
     p_values = []
     for first in range(0, n_pairs, pairs_per_call):
         batch = mask[first : first + pairs_per_call]
         names = pseudo_system_names(len(batch), "pair")
+        pairs = [(2 * p, 2 * p + 1) for p in range(len(batch))]
         result = pairwise_tests(
             relabelled_pairs(stats_x, stats_y, batch),
             score,
             names,
-            ResamplingOptions(
-                higher_is_better=higher_is_better,
-                tests=tuple(tests),
-                n_samples=n_samples,
-                seed=derive_seed(seed, "calibration", metric, swap_unit, float(q), "resampling"),
-                pvalue=pvalue,
-                memory_cap_bytes=memory_cap_bytes,
-                pairs=[(2 * p, 2 * p + 1) for p in range(len(batch))],
-                documents=documents,
-                mean_block_length=mean_block_length,
-            ),
+            dataclasses.replace(engine, seed=resampling_seed, pairs=pairs),
         )
         p_values.append(
             trial_p_values(result.table, names).assign(trial=lambda f, first=first: f["trial"] + first)
@@ -401,27 +390,24 @@ def calibration_study(
         stats = np.asarray(stats)
         if stats.ndim != 3 or stats.shape[0] != len(systems):
             raise InputError(f"{metric}: stats must be [systems={len(systems)}, N, k]; got {stats.shape}")
+        engine = ResamplingOptions(
+            seed=seed,
+            tests=tuple(tests),
+            n_samples=n_samples,
+            pvalue=pvalue,
+            higher_is_better=higher_is_better,
+            documents=documents,
+            mean_block_length=mean_block_length,
+            memory_cap_bytes=memory_cap_bytes,
+        )
         for q in q_levels:
+            n_pairs = null_pairs if q == NULL_KEEP_PROBABILITY else alternatives_per_q
             tables.append(
                 simulate_rejections(
-                    stats[index[x]],
-                    stats[index[y]],
-                    score,
-                    higher_is_better=higher_is_better,
-                    q=q,
-                    n_pairs=null_pairs if q == NULL_KEEP_PROBABILITY else alternatives_per_q,
-                    alphas=alphas,
-                    tests=tests,
-                    n_samples=n_samples,
-                    seed=seed,
-                    metric=metric,
-                    pvalue=pvalue,
-                    documents=documents,
-                    mean_block_length=mean_block_length,
-                    swap_unit=swap_unit,
-                    memory_cap_bytes=memory_cap_bytes,
+                    stats[index[x]], stats[index[y]], score, engine,
+                    q=q, n_pairs=n_pairs, alphas=alphas, metric=metric, swap_unit=swap_unit,
                 )
-            )
+            )  # fmt: skip
     return pd.concat(tables, ignore_index=True)[RESULT_COLUMNS].assign(swap_unit=swap_unit)
 
 
@@ -541,20 +527,16 @@ def section2_table(
     scores = oriented_corpus_scores(stats, score, higher_is_better)
     pairs = closest_pairs(scores, n_closest)
     tests = ("rm_bootstrap", "rm_approximate_randomization", "bootstrap_two_sided")
-    result = pairwise_tests(
-        stats,
-        score,
-        systems,
-        ResamplingOptions(
-            higher_is_better=higher_is_better,
-            tests=tests,
-            n_samples=n_samples,
-            seed=derive_seed(seed, "section2"),
-            pvalue=pvalue,
-            memory_cap_bytes=memory_cap_bytes,
-            pairs=pairs,
-        ),
+    options = ResamplingOptions(
+        seed=derive_seed(seed, "section2"),
+        tests=tests,
+        n_samples=n_samples,
+        pvalue=pvalue,
+        higher_is_better=higher_is_better,
+        pairs=pairs,
+        memory_cap_bytes=memory_cap_bytes,
     )
+    result = pairwise_tests(stats, score, systems, options)
     table = result.table.set_index(["sys_x", "sys_y", "test"])
     raw_scores = scores if higher_is_better else -scores  # report scores as the metric does (TER un-negated)
     rows = []

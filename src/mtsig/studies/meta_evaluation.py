@@ -302,25 +302,18 @@ def experiment_meta_evaluation(
     pair = PairScores(list(metrics.systems), dict(human), dict(metrics.corpus), {})
     excluded = excluded_systems(pair.systems, pair.human[primary], None)
     results = meta_evaluate(name, pair, excluded, kinds=kinds, human_as_metric=False, alpha=alpha)
+    # the intervals and PERM-BOTH: the primary human score, streams seeded by the experiment's name
+    primary_human, seeded = pair.human[primary], {"seed": seed, "label": name, "human_kind": primary}
     results["intervals"] = bootstrap_table(
         metrics,
-        pair.human[primary],
+        primary_human,
         kinds=kinds,
         schemes=schemes,
         n_resamples=bootstrap_samples,
         confidence=confidence,
-        seed=seed,
-        label=name,
-        human_kind=primary,
+        **seeded,
     )
-    results["perm_both"] = perm_both_table(
-        metrics,
-        pair.human[primary],
-        n_resamples=permutation_samples,
-        seed=seed,
-        label=name,
-        human_kind=primary,
-    )
+    results["perm_both"] = perm_both_table(metrics, primary_human, n_resamples=permutation_samples, **seeded)
     results["accuracy"], results["accuracy_tests"] = accuracy_tables(
         metrics, gold_conclusions, n_resamples=permutation_samples, seed=seed, label=name
     )

@@ -23,7 +23,9 @@ percent of the judgments in both conventions (the tool's unit; the paper's count
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +60,20 @@ from mtsig.stats.seeding import derive_seed
 
 #: Conventions of the segment-level table: Avramidis (2013)'s equations, or the RankEval tool's released code.
 CONVENTIONS = ("paper", "rankeval_tool")
+
+
+@dataclass(frozen=True)
+class RankEvalOptions:
+    """How the RankEval measures of a data set are computed: ``ties``, the normalisation of tied predictions in the
+    paper's convention (:func:`mtsig.stats.ranking_measures.rankeval.normalize_ranks`); the bootstrap interval of
+    micro tau over judgments (``n_samples`` resamples, ``seed``, ``level``; :func:`tau_confidence_interval`); the
+    ``convention`` (:data:`CONVENTIONS`, or ``both`` for a table: one block of rows each)."""
+
+    ties: str = "ceiling"
+    n_samples: int = SegmentLevel.bootstrap_samples
+    seed: int = 0
+    level: float = 0.95
+    convention: str = "paper"
 
 
 def convention_names(setting: str) -> tuple[str, ...]:
@@ -150,13 +166,7 @@ def _pair_measures(
 
 
 def segment_level_measures(
-    predicted_ranks: np.ndarray,
-    human_ranks: np.ndarray,
-    ties: str = "ceiling",
-    n_samples: int = SegmentLevel.bootstrap_samples,
-    seed: int = 0,
-    level: float = 0.95,
-    convention: str = "paper",
+    predicted_ranks: np.ndarray, human_ranks: np.ndarray, options: RankEvalOptions = RankEvalOptions()
 ) -> dict[str, float]:
     """Every RankEval measure of one predictor on one data set of judgments (Avramidis 2013, Sec. 3; ``ranking.set``).
 
@@ -165,8 +175,11 @@ def segment_level_measures(
     :func:`kendall_tau_p_value`); ``tau_ci_low/high`` the bootstrap percentile interval over judgments
     (:func:`tau_confidence_interval`); ``bph_<rank>`` BPH in percent of the judgments (:func:`bph_percentages`).
     ``rankeval_tool``: the same measures as the tool computes them (:func:`rankeval_tool_measures`); the arrays must
-    then come from ``judgment_arrays(..., convention="rankeval_tool")``.
+    then come from ``judgment_arrays(..., convention="rankeval_tool")``. ``options``: :class:`RankEvalOptions`, its
+    convention one of :data:`CONVENTIONS`.
     """
+    ties, convention = options.ties, options.convention
+    n_samples, seed, level = options.n_samples, options.seed, options.level
     if convention == "rankeval_tool":
         if ties != "ceiling":
             raise ValueError(
@@ -248,34 +261,24 @@ def experiment_seed(seed: int, experiment: str) -> int:
 def segment_level_table(
     predictions: Mapping[str, pd.DataFrame],
     human: pd.DataFrame,
-    ties: str = "ceiling",
-    n_samples: int = SegmentLevel.bootstrap_samples,
-    seed: int = 0,
-    level: float = 0.95,
+    options: RankEvalOptions = RankEvalOptions(),
     experiment: str = "",
-    convention: str = "paper",
 ) -> pd.DataFrame:
     """Long table ``(convention, predictor, measure, value)`` of :func:`segment_level_measures` for every predictor.
 
     ``predictions`` maps a predictor name to its ``judgment, system, score`` table (higher = better); ``human``
-    is a :func:`mtsig.io.rankings.load_wmt_rankings` / :func:`~mtsig.io.rankings.load_jcml` table.  ``convention``
-    is ``paper``, ``rankeval_tool`` or ``both`` (:func:`convention_names`; rows of ``paper`` first).  Bootstrap
-    draws come from :func:`experiment_seed` and are shared by all predictors and conventions (and by
-    :func:`pairwise_tau_tests`).
+    is a :func:`mtsig.io.rankings.load_wmt_rankings` / :func:`~mtsig.io.rankings.load_jcml` table.
+    ``options.convention`` is ``paper``, ``rankeval_tool`` or ``both`` (:func:`convention_names`; rows of ``paper``
+    first).  Bootstrap draws come from :func:`experiment_seed` of ``options.seed`` and are shared by all predictors
+    and conventions (and by :func:`pairwise_tau_tests`).
     """
     rows = []
-    for name_of_convention in convention_names(convention):
+    seed = experiment_seed(options.seed, experiment)
+    for name_of_convention in convention_names(options.convention):
+        measured = dataclasses.replace(options, seed=seed, convention=name_of_convention)
         for name, predicted in predictions.items():
             _, human_ranks, predicted_ranks = judgment_arrays(human, predicted, name_of_convention)
-            measures = segment_level_measures(
-                predicted_ranks,
-                human_ranks,
-                ties,
-                n_samples,
-                experiment_seed(seed, experiment),
-                level,
-                name_of_convention,
-            )
+            measures = segment_level_measures(predicted_ranks, human_ranks, measured)
             rows.extend((name_of_convention, name, measure, value) for measure, value in measures.items())
     return pd.DataFrame(rows, columns=["convention", "predictor", "measure", "value"])
 
@@ -364,12 +367,8 @@ def jcml_segment_level(
     candidates: pd.DataFrame,
     name: str,
     metrics: Sequence[str] = ("bleu", "chrf"),
-    ties: str = "ceiling",
-    n_samples: int = SegmentLevel.bootstrap_samples,
-    seed: int = 0,
-    level: float = 0.95,
+    options: RankEvalOptions = RankEvalOptions(),
     predicted_rankings: Mapping[str, pd.DataFrame] | None = None,
-    convention: str = "paper",
 ) -> pd.DataFrame:
     """RankEval table of consensus predictors (:func:`consensus_scores`) on one JCML set's ``candidates``
     (:func:`mtsig.io.rankings.load_jcml`).
@@ -379,7 +378,7 @@ def jcml_segment_level(
     """
     predictions = {f"consensus_{m}": consensus_scores(candidates, m) for m in metrics}
     predictions.update(predicted_ranking_scores(predicted_rankings or {}))
-    return segment_level_table(predictions, candidates, ties, n_samples, seed, level, name, convention)
+    return segment_level_table(predictions, candidates, options, name)
 
 
 def metric_segment_scores(
@@ -438,12 +437,8 @@ def wmt_segment_level(
     languages: tuple[str, str],
     systems: Sequence[str],
     segment_scores: Mapping[str, np.ndarray],
-    ties: str = "ceiling",
-    n_samples: int = SegmentLevel.bootstrap_samples,
-    seed: int = 0,
-    level: float = 0.95,
+    options: RankEvalOptions = RankEvalOptions(),
     predicted_rankings: Mapping[str, pd.DataFrame] | None = None,
-    convention: str = "paper",
     source: str | Path | None = None,
 ) -> pd.DataFrame:
     """RankEval table of every metric's segment-level scores against WMT relative rankings.
@@ -460,9 +455,7 @@ def wmt_segment_level(
         name: wmt_predictions(human, systems, scores, source) for name, scores in segment_scores.items()
     }
     predictions.update(predicted_ranking_scores(predicted_rankings or {}))
-    return segment_level_table(
-        predictions, human, ties, n_samples, seed, level, "-".join(languages), convention
-    )
+    return segment_level_table(predictions, human, options, "-".join(languages))
 
 
 def experiment_segment_scores(
@@ -498,10 +491,8 @@ def wmt_experiment_segment_level(
     reference: Sequence[str],
     *,
     one_reference: bool,
-    n_samples: int,
-    seed: int,
+    options: RankEvalOptions,
     predicted_rankings: Mapping[str, pd.DataFrame],
-    convention: str,
     source: str | Path | None = None,
 ) -> pd.DataFrame:
     """:func:`wmt_segment_level` of an experiment's metrics, scored on each segment from their statistics
@@ -511,9 +502,7 @@ def wmt_experiment_segment_level(
         languages,
         list(system_outputs),
         experiment_segment_scores(stats_by_metric, system_outputs, reference, one_reference),
-        n_samples=n_samples,
-        seed=seed,
-        predicted_rankings=predicted_rankings,
-        convention=convention,
-        source=source,
+        options,
+        predicted_rankings,
+        source,
     )

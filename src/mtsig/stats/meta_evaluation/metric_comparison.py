@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -168,19 +169,11 @@ def bootstrap_correlations(
     return intervals
 
 
-def bootstrap_correlation(
-    metric: object,
-    human: object,
-    *,
-    scheme: str = "both",
-    kind: str = "pearson",
-    n_resamples: int = MetaEvaluation.bootstrap_samples,
-    confidence: float = MetaEvaluation.confidence,
-    rng: np.random.Generator,
-) -> BootstrapInterval:
+def bootstrap_correlation(metric: object, human: object, **options: Any) -> BootstrapInterval:
     """:func:`bootstrap_correlations` of one metric given by its segment scores ``metric[S, N]`` (system score =
     mean over the inputs), with ``human`` system scores ``[S]`` (kept fixed when inputs are resampled) or segment
-    scores ``[S, N]`` (resampled with the same inputs, as in Deutsch et al.'s Alg. 2-3)."""
+    scores ``[S, N]`` (resampled with the same inputs, as in Deutsch et al.'s Alg. 2-3); ``options``: its keyword
+    arguments (``scheme``, ``kind``, ``n_resamples``, ``confidence``, ``rng``)."""
     x = _finite(metric, "metric scores", (2,))
     h = _finite(human, "human scores", (1, 2))
     if h.shape not in (x.shape, x.shape[:1]):
@@ -194,16 +187,7 @@ def bootstrap_correlation(
         def human_scores(counts: np.ndarray | None) -> np.ndarray:
             return human_means(counts)[..., 0, :]
 
-    return bootstrap_correlations(
-        segment_mean_scores(x[None]),
-        human_scores,
-        x.shape[1],
-        scheme=scheme,
-        kind=kind,
-        n_resamples=n_resamples,
-        confidence=confidence,
-        rng=rng,
-    )[0]
+    return bootstrap_correlations(segment_mean_scores(x[None]), human_scores, x.shape[1], **options)[0]
 
 
 # ------------------------------------------------------------------------------------------------ PERM-BOTH

@@ -3,7 +3,7 @@
 mt-metrics-eval reports each task's value, its ranking and clusters. Three further questions, each from the files the
 protocol reads (docs/statistics.md, "The WMT23/24 metrics-task protocol on expert MQM" and the sections after it):
 
-* **How precise is each task value?** (:func:`task_intervals`) A percentile bootstrap interval of every metric's
+* **How precise is each task value?** (:func:`task_resampler`, :func:`task_intervals`) A percentile bootstrap interval of every metric's
   value in every task (Deutsch, Dror & Roth 2021, Sec. 3.1): BOOT-SYSTEMS for the system-level statistics (the
   systems of each language pair drawn with replacement: pooled pairwise accuracy, system-level Pearson, SPA),
   BOOT-INPUTS for the segment-level ones (the rated items drawn: Pearson over cells, acc-t at each metric's
@@ -99,6 +99,12 @@ class TaskResampler:
     statistic: Callable[[Sequence[np.ndarray]], np.ndarray]
     units: tuple[UnitSet, ...] = ()
 
+    def draws(self, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+        """``[B, M]``: the statistic of each metric on ``n_resamples`` bootstrap resamples (module docstring;
+        docs/statistics.md gives each definition). Draws from ``rng``: one
+        :func:`mtsig.stats.meta_evaluation.task_bootstrap.draw_counts` per stratum, in order."""
+        return self.statistic([tb.draw_counts(rng, n, n_resamples) for n in self.n_units])
+
 
 def task_resampler(
     result: TaskResult,
@@ -173,41 +179,10 @@ def task_resampler(
     raise InputError(f"{task.label}: no bootstrap interval for this statistic")
 
 
-def task_draws(
-    result: TaskResult,
-    protocol: Protocol,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
-    *,
-    n_resamples: int,
-    rng: np.random.Generator,
-    options: RunOptions | None = None,
-) -> np.ndarray:
-    """``[B, M]``: the task's statistic of each metric of ``result`` (its order) on ``n_resamples`` bootstrap
-    resamples (module docstring; docs/statistics.md gives each definition). Draws from ``rng``: one
-    :func:`mtsig.stats.meta_evaluation.task_bootstrap.draw_counts` per language pair, in the task's order.
-
-    Raises:
-        InputError: a statistic without an interval here (Spearman, Kendall, grouped Pearson).
-    """
-    resampler = task_resampler(result, protocol, test_sets, scores, options)
-    return resampler.statistic([tb.draw_counts(rng, n, n_resamples) for n in resampler.n_units])
-
-
-def task_intervals(
-    result: TaskResult,
-    protocol: Protocol,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
-    *,
-    n_resamples: int,
-    confidence: float,
-    rng: np.random.Generator,
-    options: RunOptions | None = None,
-) -> pd.DataFrame:
+def task_intervals(result: TaskResult, draws: np.ndarray, confidence: float) -> pd.DataFrame:
     """One row per metric of the task, in its ranking order: ``metric, value, scheme, ci_low, ci_high,
-    n_undefined`` (:data:`INTERVAL_COLUMNS`), the percentile interval at ``confidence`` of :func:`task_draws`."""
-    draws = task_draws(result, protocol, test_sets, scores, n_resamples=n_resamples, rng=rng, options=options)
+    n_undefined`` (:data:`INTERVAL_COLUMNS`), the percentile interval at ``confidence`` of the task's bootstrap
+    ``draws[B, M]`` (:meth:`TaskResampler.draws`)."""
     low, high, undefined = tb.percentile_intervals(draws, confidence)
     order = list(result.order)
     return pd.DataFrame(

@@ -12,7 +12,7 @@ p-values and the MT systems' MQM gold (:mod:`mtsig.studies.metrics_protocol.beyo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,6 +36,7 @@ from mtsig.studies.metrics_protocol.beyond import (
     replication_pvalues,
     system_tasks,
     task_intervals,
+    task_resampler,
 )
 
 if TYPE_CHECKING:
@@ -86,16 +87,10 @@ def experiment_score_keys(
     return list(keys)
 
 
-def experiment_files(
-    protocols: Sequence[Protocol],
-    test_sets: Mapping[str, MtmeTestSet],
-    *,
-    all_metrics: bool = False,
-    human_metrics: Sequence[str] = (),
-) -> list[Path]:
+def experiment_files(test_sets: Mapping[str, MtmeTestSet], keys: Iterable[ScoreKey]) -> list[Path]:
     """Every file an experiment reads (``test_sets`` from :func:`mtsig.io.mtme.layout_from_names` will do: the
     names are enough): what :func:`mtsig.io.mtme.read_test_set` reads of each language pair (source, references,
-    system outputs, documents) and the score files of :func:`experiment_score_keys`, sorted."""
+    system outputs, documents) and the score files ``keys`` (:func:`experiment_score_keys`), sorted."""
     files = set()
     for lp, test_set in test_sets.items():
         root = test_set.directory
@@ -103,9 +98,7 @@ def experiment_files(
         files.add(root / "documents" / f"{lp}.docs")
         files.update(root / "references" / f"{lp}.{name}.txt" for name in test_set.references)
         files.update(root / "system-outputs" / lp / f"{name}.txt" for name in test_set.systems)
-    for key in experiment_score_keys(
-        protocols, test_sets, all_metrics=all_metrics, human_metrics=human_metrics
-    ):
+    for key in keys:
         test_set = test_sets[key.lp]
         found = (test_set.human_files if key.kind == "human" else test_set.metric_files).get(
             (key.name, key.level)
@@ -191,11 +184,11 @@ def run_experiment(
         intervals = {}
         if settings.bootstrap.samples:
             for task in result.tasks + result.extras:
-                intervals[task.task.label] = task_intervals(
-                    task, protocol, test_sets, scores,
-                    n_resamples=settings.bootstrap.samples, confidence=settings.bootstrap.confidence,
-                    rng=rng_for(seed, experiment, "bootstrap", task.task.label), options=options,
-                )  # fmt: skip
+                resampler = task_resampler(task, protocol, test_sets, scores, options)
+                draws = resampler.draws(
+                    settings.bootstrap.samples, rng_for(seed, experiment, "bootstrap", task.task.label)
+                )
+                intervals[task.task.label] = task_intervals(task, draws, settings.bootstrap.confidence)
         intervaled = time.process_time()
         replication = replication_pvalues(result, settings.replicability_tasks)
         chance = None

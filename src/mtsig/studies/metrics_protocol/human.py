@@ -23,7 +23,6 @@ from mtsig.studies.metrics_protocol import (
     TaskResult,
     file_level,
     gold_of,
-    human_display,
     run_task,
     task_human_metrics,
     task_systems,
@@ -77,7 +76,6 @@ def partial_human_rows(
     """For every task of one language pair and human score of ``options.human_metrics`` that the test set has there
     but that did not join the task (it misses cells), its :class:`PartialHumanRow` (module docstring; the task's
     metrics and SPA's arithmetic as ``options`` says). ``cache``: rows of an earlier protocol's same tasks."""
-    human_metrics = options.human_metrics
     rows = []
     for task_result in result.tasks:
         task = task_result.task
@@ -85,8 +83,8 @@ def partial_human_rows(
             continue
         (lp,) = task.lps
         level = file_level(task)
-        gold = gold_of(task, result.protocol.info, lp)
-        present = task_human_metrics(test_sets[lp], level, human_metrics, gold)
+        gold = ScoreKey(lp, "human", gold_of(task, result.protocol.info, lp), level)
+        present = task_human_metrics(test_sets[lp], level, options.human_metrics, gold.name)
         for shown, name in present.items():
             if shown in task_result.metrics:
                 continue
@@ -94,44 +92,35 @@ def partial_human_rows(
             if cache is not None and key in cache:
                 rows.append(cache[key])
                 continue
-            row = _partial_row(task_result, result, test_sets, scores, name, gold, level, lp, options)
+            systems = task_systems(test_sets[lp], result.protocol.info, task, scores[gold])
+            other = scores[ScoreKey(lp, "human", name, level)]
+            restricted, share = restricted_gold(
+                scores[gold], other, systems, task.statistic_spec.whole_segments
+            )
+            narrowed = {**scores, gold: restricted}
+            again = run_task(task, result.protocol, test_sets, narrowed, _values_alone(options, name))
+            row = _position_row(again, shown, share)
             if cache is not None:
                 cache[key] = row
             rows.append(row)
     return rows
 
 
-def _partial_row(
-    task_result: TaskResult,
-    result: ProtocolResult,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
-    name: str,
-    gold: str,
-    level: str,
-    lp: str,
-    options: RunOptions,
-) -> PartialHumanRow:
-    task = task_result.task
-    gold_key = ScoreKey(lp, "human", gold, level)
-    systems = task_systems(test_sets[lp], result.protocol.info, task, scores[gold_key])
-    restricted, share = restricted_gold(
-        scores[gold_key],
-        scores[ScoreKey(lp, "human", name, level)],
-        systems,
-        task.statistic_spec.whole_segments,
-    )
-    narrowed = dict(scores)
-    narrowed[gold_key] = restricted
-    # the values alone, as the task's (no test: seed, alpha and early stopping play no part)
-    alone = RunOptions(
+def _values_alone(options: RunOptions, name: str) -> RunOptions:
+    """The options of a task's values alone, as the task's, with the human score ``name`` among its metrics (no
+    test: seed, alpha and early stopping play no part)."""
+    return RunOptions(
         spa_arithmetic=options.spa_arithmetic,
         all_metrics=options.all_metrics,
         always=options.always,
         human_metrics=(name,),
     )
-    again = run_task(task, result.protocol, test_sets, narrowed, alone)
-    shown = human_display(name)
+
+
+def _position_row(again: TaskResult, shown: str, share: float) -> PartialHumanRow:
+    """The :class:`PartialHumanRow` of the metric ``shown`` in the task's result ``again`` on the cells it rates."""
     index = again.metrics.index(shown)
     position = list(again.order).index(index) + 1
-    return PartialHumanRow(task.label, shown, float(again.values[index]), position, len(again.metrics), share)
+    return PartialHumanRow(
+        again.task.label, shown, float(again.values[index]), position, len(again.metrics), share
+    )

@@ -317,6 +317,7 @@ def protocol_power(
     if n_sets < 1 or stability_sets < 1:
         raise InputError(f"power needs at least one re-drawn test set, got {n_sets} and {stability_sets}")
     pairs, stability, resamplers = [], [], []
+    stable = {"n_sets": stability_sets, "alpha": alpha}  # every task's stability and the average's
     for task in result.tasks:
         resampler = task_resampler(task, result.protocol, test_sets, scores, options)
         resamplers.append(resampler)
@@ -326,21 +327,9 @@ def protocol_power(
             rng=rng_for(seed, *key, "power", label),
         )  # fmt: skip
         stability.append(
-            task_stability(
-                task,
-                resampler,
-                n_sets=stability_sets,
-                alpha=alpha,
-                rng=rng_for(seed, *key, "stability", label),
-            )
+            task_stability(task, resampler, **stable, rng=rng_for(seed, *key, "stability", label))
         )
     stability.append(
-        average_stability(
-            result,
-            resamplers,
-            n_sets=stability_sets,
-            alpha=alpha,
-            rng=rng_for(seed, *key, "stability", AVERAGE),
-        )
+        average_stability(result, resamplers, **stable, rng=rng_for(seed, *key, "stability", AVERAGE))
     )
     return ProtocolPower(tuple(pairs), tuple(stability), tuple(scales), target, alpha, n_sets, stability_sets)

@@ -47,12 +47,14 @@ class RunOptions(ProtocolOptions):
     metrics too, ``human_metrics``: human scores entered as metrics (:func:`run_task`), not in the average), and what
     one run adds: ``n_resamples`` of every permutation test (0: values and rankings only, as mt-metrics-eval's
     ``k=0``, and the clusters are then the ranks), ``seed`` of the draws (:mod:`mtsig.stats.seeding`), ``always``:
-    metric names kept and shown as primary (a user's own). :meth:`of` takes a protocol's from an experiment's
-    settings."""
+    metric names kept and shown as primary (a user's own), ``progress``: told ``(task label, done, total)``
+    resamples of each task's permutation test (:mod:`mtsig.runtime.progress`; it changes no number). :meth:`of`
+    takes a protocol's from an experiment's settings."""
 
     n_resamples: int = 0
     seed: int = 0
     always: frozenset[str] = frozenset()
+    progress: Callable[[str, int, int], None] | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, settings: MetricsProtocol, protocol: str, seed: int) -> RunOptions:
@@ -104,6 +106,11 @@ class ProtocolResult:
     extras: tuple[TaskResult, ...] = ()
 
 
+def _told(progress: Callable[[str, int, int], None] | None, label: str) -> Callable[[int, int], None] | None:
+    """``progress`` told of one task's resamples, under its label."""
+    return None if progress is None else (lambda done, total: progress(label, done, total))
+
+
 def _early(early_stopping: str, task: Task) -> EarlyStopping | None:
     """mt-metrics-eval's early stopping of the task's test (``mtme``; that of ``PairwisePermutationSigDiff`` when
     pairs are swapped), or None (``none``: every resample)."""
@@ -118,8 +125,6 @@ def run_task(
     test_sets: Mapping[str, MtmeTestSet],
     scores: Mapping[ScoreKey, LevelScores],
     options: RunOptions = RunOptions(),
-    *,
-    progress: Callable[[str, int, int], None] | None = None,
 ) -> TaskResult:
     """One task's values, ranking and (with ``options.n_resamples``) permutation tests and clusters
     (:class:`RunOptions`): the registry entry of the task's statistic computes the values and gives the source its
@@ -150,7 +155,7 @@ def run_task(
             seed=seed,
             key=key,
             early_stopping=_early(options.early_stopping, task),
-            progress=None if progress is None else (lambda done, total: progress(task.label, done, total)),
+            progress=_told(options.progress, task.label),
         )
         significance = test.matrix(order)
     human = frozenset(name for name in names if name.startswith(HUMAN_PREFIX))
@@ -188,8 +193,6 @@ def run_protocol(
     test_sets: Mapping[str, MtmeTestSet],
     scores: Mapping[ScoreKey, LevelScores],
     options: RunOptions = RunOptions(),
-    *,
-    progress: Callable[[str, int, int], None] | None = None,
 ) -> ProtocolResult:
     """Every task of ``protocol`` on ``test_sets`` (``{lp: read_test_set(...)}``) with the ``scores`` that
     :func:`required_scores` lists, then the weighted average, its significance and clusters, run as ``options``
@@ -202,12 +205,8 @@ def run_protocol(
         raise InputError(
             f"unknown early stopping {options.early_stopping!r}; known: {', '.join(EARLY_STOPPING)}"
         )
-    results = tuple(
-        run_task(task, protocol, test_sets, scores, options, progress=progress) for task in protocol.tasks
-    )
-    extras = tuple(
-        run_task(task, protocol, test_sets, scores, options, progress=progress) for task in protocol.extras
-    )
+    results = tuple(run_task(task, protocol, test_sets, scores, options) for task in protocol.tasks)
+    extras = tuple(run_task(task, protocol, test_sets, scores, options) for task in protocol.extras)
     # the average ranks the metrics every task has; human scores entered as metrics are rows of their own
     common = set.intersection(*(set(r.metrics) for r in results)) - {
         name for r in results for name in r.human
