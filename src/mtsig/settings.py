@@ -233,10 +233,12 @@ class HumanRankingCalibration:
     language_pairs: tuple[str, ...] = ()
     procedures: tuple[str, ...] = (
         "wmt24",
+        "wmt24_scipy114",
         "wmt25",
         "wmt26",
         "wmt26_paired",
         "wmt26_unpaired",
+        "wmt26_ttest",
         "wilcoxon_z",
         "paired_bootstrap",
         "bootstrap",
@@ -734,10 +736,12 @@ class HumanRanking:
     first_segment_id: int | None = None
     procedures: tuple[str, ...] = (
         "wmt24",
+        "wmt24_scipy114",
         "wmt25",
         "wmt26",
         "wmt26_paired",
         "wmt26_unpaired",
+        "wmt26_ttest",
         "wilcoxon_z",
         "paired_bootstrap",
         "approximate_randomization",
