@@ -35,9 +35,6 @@ import numpy as np
 
 from mtsig.errors import InputError
 
-#: The designs of which (system, document) cells are rated.
-ALLOCATIONS = ("all", "fixed", "dynamic")
-
 
 @dataclass(frozen=True)
 class DynamicRule:
