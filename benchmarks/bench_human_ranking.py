@@ -3,6 +3,8 @@ WMT24 ESA waves 2 and 3 (en-cs, en-hi, en-ja, en-zh). Asserts nothing; prints bo
 
     python benchmarks/bench_human_ranking.py --python /tmp/mtsig-pandas2/bin/python
     python benchmarks/bench_human_ranking.py --python ... --write-oracles tests/oracles   # the tests' constants
+    python benchmarks/bench_human_ranking.py --python /tmp/scipy114/bin/python \
+        --pvalues-oracle tests/oracles/wmt24_esa_pvalues_scipy114.tsv   # their p-values under another scipy
 
 ``--python``: an interpreter with pandas 2 (the organisers' code predates pandas 3), scipy and jinja2, e.g. a venv
 made with ``python -m venv --system-site-packages DIR && DIR/bin/pip install pandas==2.2.3``; default: this one.
@@ -247,6 +249,15 @@ def compare_wmt24(theirs: dict, ours: dict) -> list[list]:
     return rows
 
 
+def write_pvalues(theirs: dict, path: Path, header: str) -> None:
+    """The organisers' p-value of every ordered pair, one row each, under ``header``."""
+    with path.open("w") as f:
+        f.write(header + "lp\tsystem1\tsystem2\tp\n")
+        for lp, t in theirs["lps"].items():
+            for a, b, p in t["pvalues"]:
+                f.write(f"{lp}\t{a}\t{b}\t{p!r}\n")
+
+
 def write_oracles(theirs: dict, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     header = (
@@ -254,11 +265,7 @@ def write_oracles(theirs: dict, folder: Path) -> None:
         f"# get_ranks, get_clusters; pandas {theirs['pandas']}, scipy {theirs['scipy']}) on the WMT24 ESA waves 2+3,\n"
         "# written by: python benchmarks/bench_human_ranking.py --python <pandas-2 python> --write-oracles tests/oracles\n"
     )
-    with (folder / "wmt24_esa_pvalues.tsv").open("w") as f:
-        f.write(header + "lp\tsystem1\tsystem2\tp\n")
-        for lp, t in theirs["lps"].items():
-            for a, b, p in t["pvalues"]:
-                f.write(f"{lp}\t{a}\t{b}\t{p!r}\n")
+    write_pvalues(theirs, folder / "wmt24_esa_pvalues.tsv", header)
     with (folder / "wmt24_esa_ranking.tsv").open("w") as f:
         f.write(header + "lp\tsystem\toverall\ttop_rank\tworst_rank\tcluster\n")
         for lp, t in theirs["lps"].items():
@@ -275,6 +282,9 @@ def main() -> None:
     parser.add_argument("--wmt25-source", type=Path)
     parser.add_argument("--wmt26-source", type=Path)
     parser.add_argument("--write-oracles", type=Path)
+    parser.add_argument(
+        "--pvalues-oracle", type=Path, help="write only the organisers' p-values here (another scipy's)"
+    )
     args = parser.parse_args()
     data = Path(os.environ.get("MTSIG_DATA", "../shared/data")) / "wmt24-esa"
     print(f"load {os.getloadavg()}")
@@ -298,6 +308,13 @@ def main() -> None:
     print(
         f"\nWMT24 CPU s: organisers {theirs['cpu']:.2f}, mtsig {cpu:.2f} (reading included), ratio {theirs['cpu'] / cpu:.1f}"
     )
+    if args.pvalues_oracle:
+        header = (
+            "# The WMT24 organisers' p-values (wmt-conference/wmt24-news-systems@bfa937e humeval/tools.py get_pvalues;\n"
+            f"# pandas {theirs['pandas']}, scipy {theirs['scipy']}) on the WMT24 ESA waves 2+3, written by:\n"
+            "# python benchmarks/bench_human_ranking.py --python <that python> --pvalues-oracle <this file>\n"
+        )
+        write_pvalues(theirs, args.pvalues_oracle, header)
     if args.write_oracles:
         write_oracles(theirs, args.write_oracles)
         (args.write_oracles / "wmt25_esa_ranking.tsv").unlink(missing_ok=True)

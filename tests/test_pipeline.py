@@ -168,12 +168,14 @@ def test_power_table_and_figure(tiny_run: Path) -> None:
 
 @pytest.mark.pipeline
 def test_human_ranking_calibration_table_and_figure(tiny_run: Path) -> None:
-    """The rule end to end (tiny.yaml's small study on WMT24 ESA en-hi): every procedure asked, every condition,
-    rates within [0, 1] with their intervals around them."""
+    """The rule end to end (tiny.yaml's small study on WMT24 ESA en-hi): every procedure and rank set asked, every
+    condition and design, each rate or mean with its interval around it."""
     table = pd.read_csv(tiny_run / "wmt24-esa-en-hi" / "calibration.tsv", sep="\t")
     asked = yaml.safe_load(TINY_CONFIG.read_text(encoding="utf-8"))["human_ranking_calibration"]
-    assert list(dict.fromkeys(table["procedure"])) == asked["procedures"] and set(table["lp"]) == {"en-hi"}
-    assert set(table["kind"]) == {"null_item", "null_document", "shift", "heterogeneous", "clusters"}
+    procedures = [*asked["procedures"], *(f"rank_sets_{units}" for units in asked["rank_sets"])]
+    assert list(dict.fromkeys(table["procedure"])) == procedures and set(table["lp"]) == {"en-hi"}
+    pair_kinds = {"null_item", "null_document", "shift", "heterogeneous"}
+    assert set(table["kind"]) == pair_kinds | set(asked["cluster_designs"])
     assert ((table["ci_low"] <= table["rate"]) & (table["rate"] <= table["ci_high"])).all()
     assert (tiny_run / "figures" / "wmt24-esa-en-hi" / "calibration.png").stat().st_size > 0
 

@@ -4,6 +4,8 @@ Clopper-Pearson intervals against statsmodels. The exhaustive size checks are in
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,6 +16,7 @@ from mtsig.errors import InputError
 from mtsig.settings import HumanRankingCalibration, build
 from mtsig.stats.system_ranking import RankingArrays, run_procedure
 from mtsig.studies import ranking_calibration as rc
+from mtsig.studies import ranking_calibration_ranges as ranges
 
 CHEAP = ["wmt24", "wmt25", "stratified_permutation", "stratified_permutation_documents"]
 
@@ -56,6 +59,7 @@ def synthetic_ratings(
 def design(**overrides) -> HumanRankingCalibration:
     block = {"language_pairs": ["en-xx"], "procedures": CHEAP, "null_pairs": 40, "alternative_pairs": 20}
     block.update(shifts=[4], heterogeneous_shifts=[4], cluster_sets=10, cluster_tiers=[1, 2])
+    block.update(cluster_designs=["clusters"], rank_sets=[], dynamic_coldstart=3, dynamic_coldstart_pool=3)
     block.update(overrides)
     return build(HumanRankingCalibration, block)
 
@@ -182,7 +186,36 @@ def test_pair_decisions_and_cluster_outcomes_by_hand() -> None:
     assert outcome[rc.MATCH].tolist() == [True, False]
     assert outcome[rc.TIE_SPLIT].tolist() == [False, True]
     assert outcome[rc.WRONG_ORDER].tolist() == [False, False]
-    assert outcome[rc.RANGES].tolist() == [True, False]
+    kinds = rc.procedure_ranges(fake)
+    assert kinds[ranges.RANK_RANGE][0] is top and kinds[ranges.RANK_RANGE][1] is worst
+    # clusters (1, 3, 2): the positions 1, 3, 2 of three systems; (1, 2, 2): 1 and 2-3
+    assert [v.tolist() for v in kinds[ranges.CLUSTER_RANGE]] == [
+        [[1, 2, 2], [1, 3, 2]],
+        [[1, 3, 3], [1, 3, 2]],
+    ]
+
+
+def test_tier_positions_and_range_outcomes_by_hand() -> None:
+    """Tiers (0, 1, 1, 2): positions 1 | 2-3 | 4; csranks's true rank (a tie's best position) 1, 2, 2, 4.
+    Replicate 0: [1,1] [2,3] [2,2] [3,4]: every true rank covered; the tie's second system does not contain 3.
+    Replicate 1: [1,2] [1,3] [2,3] [4,4]: covered and contained, two systems could be first, none alone.
+    Replicate 2: [2,4] [1,1] [2,3] [4,4]: the best misses 1; the tier-1 system is declared first alone."""
+    tiers = np.array([0, 1, 1, 2])
+    best, worst = ranges.tier_positions(tiers)
+    assert best.tolist() == [1, 2, 2, 4] and worst.tolist() == [1, 3, 3, 4]
+    lower = np.array([[1, 2, 2, 3], [1, 1, 2, 4], [2, 1, 2, 4]])
+    upper = np.array([[1, 3, 2, 4], [2, 3, 3, 4], [4, 1, 3, 4]])
+    out = ranges.range_outcomes(lower, upper, tiers)
+    covers = [[1, 1, 1, 1], [1, 1, 1, 1], [0, 0, 1, 1]]
+    contains = [[1, 1, 0, 1], [1, 1, 1, 1], [0, 0, 1, 1]]
+    assert (out[ranges.COVERS].count, out[ranges.COVERS].trials) == (np.sum(covers), 12)
+    assert (out[ranges.COVERS_ALL].count, out[ranges.COVERS_ALL].trials) == (2, 3)
+    assert out[ranges.CONTAINS].count == np.sum(contains) and out[ranges.CONTAINS_ALL].count == 1
+    assert out[ranges.WIDTH].count == (1 + 2 + 1 + 2) + (2 + 3 + 2 + 1) + (3 + 1 + 2 + 1)
+    assert out[ranges.WIDTH].values.tolist() == [1.5, 2.0, 1.75]
+    assert out[ranges.BEST_FIRST].count == 2  # replicates 0 and 1
+    assert out[ranges.FIRST_SIZE].values.tolist() == [1.0, 2.0, 1.0]
+    assert out[ranges.WRONG_FIRST].count == 1  # replicate 2
 
 
 def test_rate_rows_carry_the_clopper_pearson_interval_of_statsmodels() -> None:
@@ -317,9 +350,20 @@ def test_the_study_table_is_complete_and_deterministic() -> None:
     measures = first.groupby(["procedure", "kind"])["measure"].apply(set)
     assert measures[("wmt24", rc.SHIFT)] == {rc.DECLARED, rc.CORRECT, rc.WRONG}
     assert measures[("wmt26_paired", rc.SHIFT)] == {rc.DECLARED, rc.CORRECT, rc.WRONG, rc.FLIP}
-    assert measures[("wmt24", rc.CLUSTERS)] == {rc.MATCH, rc.TIE_SPLIT, rc.WRONG_ORDER, rc.RANGES}
+    assert measures[("wmt24", rc.CLUSTERS)] == {
+        rc.MATCH,
+        rc.TIE_SPLIT,
+        rc.WRONG_ORDER,
+        *ranges.RANGE_MEASURES,
+    }
     assert set(first["kind"]) == {rc.NULL_ITEM, rc.NULL_DOCUMENT, rc.SHIFT, rc.HETEROGENEOUS, rc.CLUSTERS}
-    assert (first["count"] <= first["trials"]).all()
+    clusters = first[first["kind"] == rc.CLUSTERS]
+    assert set(clusters["range"]) == {"", ranges.RANK_RANGE, ranges.CLUSTER_RANGE}
+    assert set(first.loc[first["kind"] != rc.CLUSTERS, "range"]) == {""}
+    rates = first[~first["measure"].isin(ranges.MEANS)]
+    assert (rates["count"] <= rates["trials"]).all()
+    width = first[first["measure"] == ranges.WIDTH]
+    assert ((width["rate"] >= 1) & (width["rate"] <= 3) & (width["ci_low"] <= width["rate"])).all()
     assert first.loc[first["kind"] == rc.SHIFT, "mean_difference"].iloc[0] == pytest.approx(4, abs=1.5)
 
 
@@ -395,16 +439,21 @@ def test_the_step_writes_the_table_and_the_figure(data_root, tmp_path) -> None:
 
     ratings = sorted((data_root / "wmt24-esa" / "humeval").glob("*.csv"))
     documents = sorted((data_root / "wmt24-esa" / "documents").glob("*.docs"))
-    settings = as_block(
-        design(language_pairs=["en-hi"], null_pairs=20, alternative_pairs=10, cluster_sets=4, shifts=[2])
+    chosen = design(language_pairs=["en-hi"], null_pairs=20, alternative_pairs=10, cluster_sets=4, shifts=[2])
+    chosen = replace(
+        chosen,
+        cluster_designs=("clusters", "clusters_document_dynamic"),
+        rank_sets=("documents",),
+        rank_set_draws=50,
     )
     table, png = tmp_path / "calibration.tsv", tmp_path / "figures" / "calibration.png"
     human_ranking_calibration(
-        ratings=ratings, documents=documents, settings=settings, seed=1, table=table, png=png
+        ratings=ratings, documents=documents, settings=as_block(chosen), seed=1, table=table, png=png
     )
     written = pd.read_csv(table, sep="\t")
     assert list(written.columns) == rc.RESULT_COLUMNS and set(written["lp"]) == {"en-hi"}
-    assert set(written["procedure"]) == set(CHEAP) and (written["trials"] > 0).all()
+    assert set(written["procedure"]) == {*CHEAP, "rank_sets_documents"} and (written["trials"] > 0).all()
+    assert {"clusters", "clusters_document_dynamic"} <= set(written["kind"])
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -418,7 +467,7 @@ def test_the_step_needs_the_documents_in_one_folder(tmp_path) -> None:
         documents_folder([])
 
 
-def test_the_figure_has_three_panels_per_language_pair() -> None:
+def test_the_figure_has_four_panels_per_language_pair() -> None:
     from mtsig.report.ranking_calibration_plots import plot_ranking_calibration
 
     table = rc.ranking_calibration(
@@ -427,7 +476,7 @@ def test_the_figure_has_three_panels_per_language_pair() -> None:
         seed=2,
     ).table
     figure = plot_ranking_calibration(table)
-    assert len(figure.axes) == 6
-    assert [figure.axes[i].get_ylabel() for i in (0, 3)] == ["en-xx", "en-yy"]
+    assert len(figure.axes) == 8
+    assert [figure.axes[i].get_ylabel() for i in (0, 4)] == ["en-xx", "en-yy"]
     with pytest.raises(InputError, match="empty"):
         plot_ranking_calibration(table.iloc[:0])

@@ -266,10 +266,10 @@ def test_schema_ranking_procedures_are_the_registry() -> None:
     assert spec["resamples"]["propertyNames"]["enum"] == randomised
 
 
-def test_rank_set_registry_entries_are_frozen_and_cite_the_section_their_function_implements() -> None:
+def test_rank_set_registry_entries_are_frozen_and_cite_the_construction_their_function_implements() -> None:
     """Every kind of rank set (mtsig.stats.rank_sets.RANK_SETS) is a frozen spec whose function's docstring cites
-    the paper's section the spec names, takes tau exactly when the spec says so, and the csranks call it equals is
-    one the oracle ran (tests/oracles/csranks/runs.tsv)."""
+    the paper's construction the spec names (``paper: construction``), takes tau exactly when the spec says so, and
+    the csranks call it equals is one the oracle ran (tests/oracles/csranks/runs.tsv)."""
     import dataclasses
     import inspect
 
@@ -278,8 +278,10 @@ def test_rank_set_registry_entries_are_frozen_and_cite_the_section_their_functio
     runs = (REPO / "tests" / "oracles" / "csranks" / "runs.tsv").read_text(encoding="utf-8")
     for name, spec in RANK_SETS.items():
         assert isinstance(spec, RankSetSpec) and RankSetSpec.__dataclass_params__.frozen
-        section = re.search(r"Section \d+", spec.reference).group(0)
-        assert section in spec.compute.__doc__ and spec.csranks.split("(")[0] in spec.compute.__doc__, name
+        paper, construction = spec.reference.split(": ", 1)
+        assert paper == "Mogstad, Romano, Shaikh & Wilhelm (2023)", name
+        assert construction.split(",")[0] in " ".join(spec.compute.__doc__.split()), name
+        assert spec.csranks.split("(")[0] in spec.compute.__doc__, name
         parameters = inspect.signature(spec.compute).parameters
         assert ("tau" in parameters) == spec.needs_tau and ("targets" in parameters) != spec.needs_tau, name
         assert f"\t{name}\t" in runs, name

@@ -480,6 +480,11 @@ SETTING_PARAMETERS = {
 NOT_SETTINGS = {
     ("stats/system_ranking/procedures.py", "wmt24", "alpha"): "the WMT24 organisers' level (their procedure)",
     ("stats/system_ranking/procedures.py", "wmt26", "alpha"): "the WMT26 organisers' level (their procedure)",
+    (
+        "stats/system_ranking/ttest.py",
+        "wmt26_ttest",
+        "alpha",
+    ): "the WMT26 organisers' level (their first rule)",
     ("stats/system_ranking/procedures.py", "wilcoxon_z", "alpha"): "WMT20-22's level (their procedure)",
     ("stats/system_ranking/procedures.py", "paper_test", "alpha"): "the paper's level of its tests",
     ("stats/system_ranking/procedures.py", "stratified_permutation", "alpha"): "the procedure's own level",

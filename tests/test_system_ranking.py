@@ -366,9 +366,11 @@ def test_notes_name_only_what_the_procedure_cannot_test() -> None:
 
     for name, spec in PROCEDURES.items():
         assert has(name, "share no rated item (c/d)") == (spec.pairs_items and name != "wmt26"), name
-        assert has(name, "score equal on every shared item (a/b)") == (name in ("wmt24", "wmt25")), name
-        assert has(name, "domain(s) with a single item: solo") == (name == "wmt24"), name
+        signed_rank = name in ("wmt24", "wmt24_scipy114", "wmt25")
+        assert has(name, "score equal on every shared item (a/b)") == signed_rank, name
+        assert has(name, "domain(s) with a single item: solo") == (name in ("wmt24", "wmt24_scipy114")), name
     assert has("wmt24", "WMT24's clusters separate them") and not has("wmt25", "WMT24's clusters")
+    assert has("wmt24_scipy114", "WMT24's clusters separate them")
     table = rank_systems(items, "wmt26", seed=1).pvalue_table()
     c_and_d = table.loc[table[["system1", "system2"]].isin(["c", "d"]).all(axis=1)]
     assert len(c_and_d) == 1 and c_and_d[["p", "p_reverse"]].notna().all(

@@ -15,10 +15,18 @@ from mtsig.stats.system_ranking import PROCEDURES
 
 #: The score columns of a language pair's table: (label, the procedures whose score it is, first found used).
 SCORE_COLUMNS = (
-    ("Macro avg", ("wmt24", "stratified_permutation", "stratified_permutation_documents")),
+    ("Macro avg", ("wmt24", "wmt24_scipy114", "stratified_permutation", "stratified_permutation_documents")),
     (
         "Mean",
-        ("wmt25", "wmt26", "wmt26_paired", "wmt26_unpaired", "paired_bootstrap", "approximate_randomization"),
+        (
+            "wmt25",
+            "wmt26",
+            "wmt26_paired",
+            "wmt26_unpaired",
+            "wmt26_ttest",
+            "paired_bootstrap",
+            "approximate_randomization",
+        ),
     ),
 )
 

@@ -1,13 +1,15 @@
 """The figure of the human-ranking calibration (:mod:`mtsig.studies.ranking_calibration`): size and power by
-procedure.
+procedure, and how often rank ranges cover the true ranks.
 
-One row of three panels per language pair, every rate with its 95% Clopper-Pearson interval:
+One row of four panels per language pair, every rate with its 95% Clopper-Pearson interval:
 
 * **no difference is true**: the rate of declaring a difference under the item and document null pairs and the
   domain-heterogeneous alternative, one line of markers per procedure, with the procedure's nominal rate;
 * **power**: the rate of declaring the true winner against the planted difference (points), one line per procedure;
 * **ranked sets and seeds**: how often the clusters equal the true tiers, how often tied systems are split, and how
-  often a randomised procedure's decision changes with the seed (pooled over the pair conditions).
+  often a randomised procedure's decision changes with the seed (pooled over the pair conditions);
+* **ranges**: how often every system's rank range covers its true rank (a tie's best position), one marker per
+  design of the ranked sets, for each procedure's rank range and the simultaneous rank sets, against their 95%.
 
 Output is byte-identical for identical input (:func:`mtsig.report.plots.save_figure`).
 """
@@ -28,6 +30,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from mtsig.errors import InputError  # noqa: E402
 from mtsig.stats.intervals import clopper_pearson  # noqa: E402
 from mtsig.studies.ranking_calibration import (  # noqa: E402
+    CLUSTER_DESIGNS,
     CLUSTERS,
     CORRECT,
     DECLARED,
@@ -39,6 +42,7 @@ from mtsig.studies.ranking_calibration import (  # noqa: E402
     SHIFT,
     TIE_SPLIT,
 )
+from mtsig.studies.ranking_calibration_ranges import COVERS_ALL, RANK_RANGE, SIMULTANEOUS  # noqa: E402
 
 PANEL_WIDTH = 4.6
 PANEL_HEIGHT = 3.8
@@ -191,21 +195,60 @@ def _draw_sets(ax: plt.Axes, rows: pd.DataFrame, procedures: list[str]) -> None:
     _legend_below(ax)
 
 
+_DESIGN_MARKERS = "os^vDP"
+
+
+def _draw_ranges(ax: plt.Axes, rows: pd.DataFrame) -> None:
+    """The ranges panel: the rate at which every system's range covers its true rank (``covers_all``), for each
+    procedure's rank range and each simultaneous rank set, one marker per design of the ranked sets, with the
+    rank sets' nominal 95%."""
+    chosen = rows[(rows["measure"] == COVERS_ALL) & rows["range"].isin([RANK_RANGE, SIMULTANEOUS])]
+    labels = list(dict.fromkeys(chosen["procedure"]))
+    y = _dot_rows(ax, labels)
+    kinds = [k for k in CLUSTER_DESIGNS if k in set(chosen["kind"])]
+    cmap = plt.get_cmap("tab10")
+    for n, kind in enumerate(kinds):
+        part = chosen[chosen["kind"] == kind].set_index("procedure").reindex(labels).dropna(subset=["rate"])
+        offset = 0.7 * ((n + 0.5) / len(kinds) - 0.5)
+        ax.errorbar(
+            part["rate"],
+            y[[labels.index(p) for p in part.index]] - offset,
+            xerr=_interval(part),
+            fmt=_DESIGN_MARKERS[n % len(_DESIGN_MARKERS)],
+            color=cmap(n % 10),
+            markersize=3.5,
+            elinewidth=0.7,
+            capsize=1.5,
+            label=f"{kind} (n={int(part['trials'].iloc[0])})" if len(part) else kind,
+        )
+    nominal = chosen["nominal"].dropna()
+    if len(nominal):
+        ax.axvline(
+            float(nominal.iloc[0]), color="black", linewidth=0.8, linestyle="--", label="rank sets' coverage"
+        )
+    ax.set_title("every true rank covered (rank range; simultaneous set)", fontsize=10)
+    ax.set_xlabel("rate (95% CI)", fontsize=8)
+    _legend_below(ax)
+
+
 def plot_ranking_calibration(table: pd.DataFrame) -> Figure:
-    """Size and power by procedure (module docstring): one row per language pair. This is the pipeline's
+    """Size, power and coverage by procedure (module docstring): one row per language pair. This is the pipeline's
     ``results/figures/<experiment>/calibration.png``."""
     if table.empty:
         raise InputError("the ranking calibration table is empty: nothing to plot")
+    table = table.assign(range=table["range"].fillna(""))
     pairs = list(dict.fromkeys(table["lp"]))
-    procedures = list(dict.fromkeys(table["procedure"]))
+    # the rank sets have only ranges: the first three panels are the procedures'
+    procedures = list(dict.fromkeys(table.loc[table["range"] == "", "procedure"]))
     fig, axes = plt.subplots(
-        len(pairs), 3, figsize=(3 * PANEL_WIDTH, PANEL_HEIGHT * len(pairs)), squeeze=False
+        len(pairs), 4, figsize=(4 * PANEL_WIDTH, PANEL_HEIGHT * len(pairs)), squeeze=False
     )
     for row, lp in enumerate(pairs):
         rows = table[table["lp"] == lp]
         _draw_no_difference(axes[row, 0], rows, procedures)
         _draw_power(axes[row, 1], rows, procedures)
         _draw_sets(axes[row, 2], rows, procedures)
+        _draw_ranges(axes[row, 3], rows)
         axes[row, 0].set_ylabel(lp, fontsize=10)
     fig.tight_layout()
     return fig

@@ -106,10 +106,12 @@ class MetricsTask:
 #: command line list them without importing the procedures.
 RANKING_PROCEDURES = (
     "wmt24",
+    "wmt24_scipy114",
     "wmt25",
     "wmt26",
     "wmt26_paired",
     "wmt26_unpaired",
+    "wmt26_ttest",
     "wilcoxon_z",
     "paired_bootstrap",
     "approximate_randomization",

@@ -109,6 +109,21 @@ class HumanRankingCalibration:
     cluster_tiers: tuple[int, ...] = (1, 2, 2)
     cluster_sorting: float = 0.4
     cluster_sets: int = 40
+    cluster_designs: tuple[str, ...] = (
+        "clusters",
+        "clusters_document",
+        "clusters_fixed",
+        "clusters_dynamic",
+        "clusters_document_fixed",
+        "clusters_document_dynamic",
+    )
+    allocation_budget: float = 0.5
+    dynamic_models: int = 3
+    dynamic_coldstart: int = 20
+    dynamic_coldstart_pool: int = 20
+    rank_sets: tuple[str, ...] = ("items", "documents")
+    rank_set_draws: int = 1000
+    rank_set_coverage: float = 0.95
     flips: bool = True
 
     @property

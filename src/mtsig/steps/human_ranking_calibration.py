@@ -40,7 +40,7 @@ def human_ranking_calibration(
     ``first_segment_id`` of ``human_ranking.<experiment>``; :func:`mtsig.io.esa.read_esa`, the organisers'
     filtering; every kept rating, quality control not applied, as the WMT24 organisers rank), run
     :func:`mtsig.studies.ranking_calibration.ranking_calibration` with the ``human_ranking_calibration`` block and
-    ``resampling.seed``, write its table and the figure of size and power by procedure (PNG, and PDF with
+    ``resampling.seed``, write its table and the figure of size, power and coverage by procedure (PNG, and PDF with
     ``figures.pdf``)."""
     from mtsig.io.esa import read_esa
     from mtsig.report.plots import FIGURE_DPI, save_figure

@@ -32,7 +32,12 @@ within its item; only which pseudo-system gets it is random. From one language p
   of K of the S real systems in a uniform random order (all K exchangeable); then, with probability ``r`` per item,
   the K scores are handed out in order instead: the highest to the best tier's pseudo-systems, in a random order
   within each tier (:func:`ranked_sets`). Systems of one tier stay exchangeable (tied), each tier is better than the
-  next: the true clusters are the tiers.
+  next: the true clusters are the tiers. With documents exchanged (``clusters_document``) whole documents are handed
+  out, sorted by their mean (:func:`~mtsig.studies.ranking_calibration_designs.ranked_units`). Each of the two is
+  rated in full (``all``), or on a budget of (system, document) cells: the same documents for every system
+  (``fixed``, kind ``clusters_fixed``, ``clusters_document_fixed``) or Pearmut's dynamic allocation, which gives
+  the leaders more documents (``dynamic``: ``clusters_dynamic``, ``clusters_document_dynamic``), both from the same
+  scores (:mod:`mtsig.studies.ranking_calibration_designs`).
 
 Measures (each a count of replicates out of ``trials``, with its 95% Clopper-Pearson interval): ``declared`` (the
 procedure calls the two different, either way: the false-positive rate under the nulls and the heterogeneous
@@ -40,14 +45,18 @@ alternative), ``correct_winner`` (power: the first pseudo-system declared better
 declared better under a shift), ``flip`` (a randomised procedure's three-way decision changes when it is run again
 on the same data with another seed), and for the ranked sets ``clusters_match`` (the clusters are exactly the
 tiers), ``tie_split`` (some pair of one tier declared different), ``wrong_order`` (a system declared better than
-one of a better tier) and ``ranges_cover`` (every system's rank range contains its tier's positions).
+one of a better tier) and, for each kind of range (``range``: a procedure's ``rank_range`` and ``cluster_range``,
+the positions its cluster spans; the rank sets' ``simultaneous`` and ``marginal`` sets, procedures
+``rank_sets_items`` and ``rank_sets_documents``), the coverage and size measures of
+:func:`~mtsig.studies.ranking_calibration_ranges.range_outcomes`.
 ``nominal``: what a calibrated procedure's ``declared`` rate is where no difference is true: ``alpha`` for a
 two-sided procedure, ``2 alpha`` for one that tests "i better than j" one-sidedly at ``alpha`` in both directions
 (the WMT25/26 and WMT20-22 readings, the paper's one-sided tests). ``mean_difference``: the realised difference in
 points, averaged over the replicates: of the two pseudo-systems' macro averages over domains (WMT24's score), or,
 for the ranked sets, of the macro averages of adjacent tiers (mean over the tiers' systems).
 
-Every construction is vectorised over replicates; every procedure runs once per condition on ``[R, S, N]``.
+Every construction is vectorised over replicates; every procedure runs once per condition on ``[R, S, N]``, the rank
+sets too (:func:`~mtsig.studies.ranking_calibration_ranges.rank_set_bounds`).
 The paper's shift-to-zero bootstrap (Graham, Mathur & Baldwin 2014, Fig. 3), not a registry procedure, is run beside
 its paired bootstrap and approximate randomization (:data:`EXTRA_PROCEDURES`).
 """
@@ -55,7 +64,7 @@ its paired bootstrap and approximate randomization (:data:`EXTRA_PROCEDURES`).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 
@@ -69,6 +78,9 @@ from mtsig.stats.seeding import derive_seed, rng_for
 from mtsig.stats.system_ranking import PROCEDURES, ProcedureSpec, RankingArrays, item_scores, registry_run
 from mtsig.stats.system_ranking import pair_decisions as decisions_of_pairs
 from mtsig.stats.system_ranking.procedures import domain_macro_average, paper_test
+from mtsig.studies import ranking_calibration_designs as designs
+from mtsig.studies import ranking_calibration_ranges as ranges
+from mtsig.studies.ranking_calibration_designs import ranked_sets, tiers_of
 
 NULL_ITEM = "null_item"
 NULL_DOCUMENT = "null_document"
@@ -86,13 +98,13 @@ FLIP = "flip"
 MATCH = "clusters_match"
 TIE_SPLIT = "tie_split"
 WRONG_ORDER = "wrong_order"
-RANGES = "ranges_cover"
 
 RESULT_COLUMNS = [
     "lp",
     "procedure",
     "kind",
     "effect",
+    "range",
     "measure",
     "count",
     "trials",
@@ -253,40 +265,6 @@ def tilted_pairs(
     return systems, exchange
 
 
-def tiered_permutation(
-    rng: np.random.Generator, n_systems: int, n_items: int, replicates: int, k: int
-) -> np.ndarray:
-    """``[R, K, N]``: for every replicate and item, the first ``k`` systems of a uniform random permutation of the
-    ``n_systems``."""
-    if k > n_systems:
-        raise InputError(f"the ranked sets need {k} systems (the tiers' sizes) but the data has {n_systems}")
-    permutation = np.argsort(rng.random((replicates, n_items, n_systems)), axis=-1)[..., :k]
-    return permutation.transpose(0, 2, 1)
-
-
-def tiers_of(sizes: Sequence[int]) -> np.ndarray:
-    """Each pseudo-system's tier (0 the best), the tiers in order: ``[0] * sizes[0] + [1] * sizes[1] + ...``."""
-    return np.repeat(np.arange(len(sizes)), sizes)
-
-
-def ranked_sets(
-    rng: np.random.Generator, raw: np.ndarray, tiers: np.ndarray, sorting: float, replicates: int
-) -> np.ndarray:
-    """``chosen[R, K, N]``: which real system's score each pseudo-system gets on each item (module docstring):
-    :func:`tiered_permutation`, then on a fraction ``sorting`` of items (a coin each) the K scores handed out from
-    the highest down to the tiers in order (``tiers[K]``, 0 the best), in a random order within each tier; equal
-    scores keep the drawn (random) order."""
-    n_systems, n_items = raw.shape
-    chosen = tiered_permutation(rng, n_systems, n_items, replicates, len(tiers))
-    scores = raw[chosen, np.arange(n_items)[None, None, :]]
-    best_first = np.take_along_axis(chosen, np.argsort(-scores, axis=1, kind="stable"), axis=1)
-    # The slots in hand-out order: by tier, in a random order within each tier.
-    slots = np.argsort(tiers[None, :, None] + 0.5 * rng.random(chosen.shape), axis=1)
-    handed_out = np.empty_like(chosen)
-    np.put_along_axis(handed_out, slots, best_first, axis=1)
-    return np.where((rng.random((replicates, n_items)) < sorting)[:, None, :], handed_out, chosen)
-
-
 # --------------------------------------------------------------------------------------------------------------
 # Scoring decisions
 
@@ -299,18 +277,22 @@ def pair_decisions(arrays: RankingArrays) -> np.ndarray:
 
 def cluster_outcomes(arrays: RankingArrays, tiers: np.ndarray) -> dict[str, np.ndarray]:
     """Per replicate ``[R]`` bool: the clusters equal the tiers (``cluster == tier + 1``: same partition, same order);
-    some pair of one tier declared different; some system declared better than one of a better tier; every
-    system's rank range contains its tier's positions."""
+    some pair of one tier declared different; some system declared better than one of a better tier."""
     same = (tiers[:, None] == tiers[None, :]) & ~np.eye(len(tiers), dtype=bool)
     worse = tiers[:, None] > tiers[None, :]  # i in a worse tier than j
-    sizes = np.bincount(tiers)
-    true_top = 1 + np.concatenate([[0], np.cumsum(sizes)[:-1]])[tiers]
-    true_worst = np.cumsum(sizes)[tiers]
     return {
         MATCH: (arrays.cluster == tiers[None, :] + 1).all(axis=1),
         TIE_SPLIT: (arrays.beats & same[None]).any(axis=(1, 2)),
         WRONG_ORDER: (arrays.beats & worse[None]).any(axis=(1, 2)),
-        RANGES: ((arrays.top_rank <= true_top) & (arrays.worst_rank >= true_worst)).all(axis=1),
+    }
+
+
+def procedure_ranges(arrays: RankingArrays) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """A procedure's two kinds of range, each (lower[R, S], upper[R, S]): its rank range, and the positions its
+    cluster spans (:func:`~mtsig.studies.ranking_calibration_ranges.cluster_ranges`)."""
+    return {
+        ranges.RANK_RANGE: (arrays.top_rank, arrays.worst_rank),
+        ranges.CLUSTER_RANGE: ranges.cluster_ranges(arrays.cluster),
     }
 
 
@@ -318,7 +300,7 @@ def rate_row(
     *,
     lp: str,
     procedure: str,
-    spec: ProcedureSpec,
+    spec: ProcedureSpec | ranges.RankSetMethod,
     kind: str,
     effect: float,
     mean_difference: float,
@@ -326,15 +308,20 @@ def rate_row(
     count: int,
     trials: int,
     nominal: float = float("nan"),
+    range_kind: str = "",
+    values: np.ndarray | None = None,
 ) -> dict[str, object]:
     """One row of the table: the count, its rate and 95% Clopper-Pearson interval
-    (:func:`mtsig.stats.intervals.clopper_pearson`)."""
-    low, high = clopper_pearson(count, trials)
+    (:func:`mtsig.stats.intervals.clopper_pearson`); for a mean (``values[R]``, each replicate's value), its
+    normal interval (:func:`~mtsig.studies.ranking_calibration_ranges.mean_interval`). ``range_kind``: the kind of
+    range the measure scores (empty for the others)."""
+    low, high = clopper_pearson(count, trials) if values is None else ranges.mean_interval(values)
     return {
         "lp": lp,
         "procedure": procedure,
         "kind": kind,
         "effect": float(effect),
+        "range": range_kind,
         "measure": measure,
         "count": int(count),
         "trials": int(trials),
@@ -402,20 +389,79 @@ def pair_conditions(
     return conditions
 
 
-def cluster_condition(
-    items: CalibrationItems, design: HumanRankingCalibration, seed: int, lp: str
-) -> Condition:
-    """The ranked sets of one language pair (:func:`ranked_sets`), from ``rng_for(seed,
-    "human_ranking_calibration", lp, "clusters", sorting)``."""
-    tiers = tiers_of(design.cluster_tiers)
-    rng = rng_for(seed, "human_ranking_calibration", lp, CLUSTERS, design.cluster_sorting)
-    chosen = ranked_sets(rng, items.raw, tiers, design.cluster_sorting, design.cluster_sets)
-    columns = np.arange(items.raw.shape[1])[None, None, :]
-    scores = {"raw": items.raw[chosen, columns], "z": items.z[chosen, columns]}
-    macro = domain_macro_average(scores["raw"], items.domains)  # [R, K]
+#: The designs of the ranked sets, by kind: (exchange unit, allocation) (module docstring).
+CLUSTER_DESIGNS = {
+    CLUSTERS: ("item", "all"),
+    "clusters_document": ("document", "all"),
+    "clusters_fixed": ("item", "fixed"),
+    "clusters_dynamic": ("item", "dynamic"),
+    "clusters_document_fixed": ("document", "fixed"),
+    "clusters_document_dynamic": ("document", "dynamic"),
+}
+
+
+def _tier_gap(raw: np.ndarray, domains: np.ndarray, tiers: np.ndarray) -> float:
+    """The realised difference of adjacent tiers' mean macro averages, averaged over the replicates."""
+    macro = domain_macro_average(raw, domains)  # [R, K]
     per_tier = np.stack([macro[:, tiers == t].mean(axis=1) for t in range(tiers.max() + 1)], axis=1)
-    gap = float(np.nanmean(per_tier[:, :-1] - per_tier[:, 1:]))
-    return Condition(CLUSTERS, design.cluster_sorting, scores, gap, tiers)
+    return float(np.nanmean(per_tier[:, :-1] - per_tier[:, 1:]))
+
+
+def _allocated(
+    full: Mapping[str, np.ndarray],
+    items: CalibrationItems,
+    design: HumanRankingCalibration,
+    rng: np.random.Generator,
+    allocation: str,
+) -> dict[str, np.ndarray]:
+    """The scores of the cells an allocation rates (NaN elsewhere): ``fixed`` or ``dynamic``, both rating
+    ``allocation_budget`` of the documents' worth of (system, document) cells
+    (:mod:`mtsig.studies.ranking_calibration_designs`)."""
+    if allocation == "all":
+        return dict(full)
+    replicates, n_systems, _ = full["raw"].shape
+    n_documents = designs.unit_codes(items.documents)[1]
+    per_system = designs.documents_rated(design.allocation_budget, n_documents)
+    if allocation == "fixed":
+        rated = designs.fixed_allocation(rng, replicates, n_systems, n_documents, per_system)
+    else:
+        rule = designs.DynamicRule(
+            design.dynamic_models, design.dynamic_coldstart, design.dynamic_coldstart_pool
+        )
+        rated = designs.dynamic_allocation(rng, full["raw"], items.documents, n_systems * per_system, rule)
+    return {scale: designs.rated_scores(values, rated, items.documents) for scale, values in full.items()}
+
+
+def cluster_conditions(
+    items: CalibrationItems, design: HumanRankingCalibration, seed: int, lp: str
+) -> list[Condition]:
+    """The ranked sets of one language pair, one per kind of ``cluster_designs`` (:data:`CLUSTER_DESIGNS`): items
+    handed out from ``rng_for(seed, "human_ranking_calibration", lp, "clusters", sorting)`` (:func:`ranked_sets`),
+    whole documents from the key ``"clusters_document"``
+    (:func:`~mtsig.studies.ranking_calibration_designs.ranked_units`); the allocations of a budget from the key
+    ``(lp, kind, "allocation")``, applied to the same scores as the unit's full design."""
+    tiers = tiers_of(design.cluster_tiers)
+    columns = np.arange(items.raw.shape[1])[None, None, :]
+    conditions = []
+    for unit in ("item", "document"):
+        kinds = [k for k in design.cluster_designs if CLUSTER_DESIGNS[k][0] == unit]
+        if not kinds:
+            continue
+        base = CLUSTERS if unit == "item" else "clusters_document"
+        rng = rng_for(seed, "human_ranking_calibration", lp, base, design.cluster_sorting)
+        if unit == "item":
+            chosen = ranked_sets(rng, items.raw, tiers, design.cluster_sorting, design.cluster_sets)
+        else:
+            chosen = designs.ranked_units(
+                rng, items.raw, tiers, design.cluster_sorting, design.cluster_sets, items.documents
+            )
+        full = {"raw": items.raw[chosen, columns], "z": items.z[chosen, columns]}
+        gap = _tier_gap(full["raw"], items.domains, tiers)
+        for kind in kinds:
+            rng = rng_for(seed, "human_ranking_calibration", lp, kind, "allocation")
+            scores = _allocated(full, items, design, rng, CLUSTER_DESIGNS[kind][1])
+            conditions.append(Condition(kind, design.cluster_sorting, scores, gap, tiers))
+    return conditions
 
 
 def _run(spec: ProcedureSpec, condition: Condition, items: CalibrationItems, seed: int) -> RankingArrays:
@@ -457,9 +503,10 @@ def condition_rows(
         mean_difference=condition.mean_difference,
         trials=arrays.beats.shape[0],
     )
-    if condition.kind == CLUSTERS:
+    if condition.tiers is not None:
         outcomes = cluster_outcomes(arrays, condition.tiers)
-        return [row(measure=measure, count=int(hit.sum())) for measure, hit in outcomes.items()]
+        rows = [row(measure=measure, count=int(hit.sum())) for measure, hit in outcomes.items()]
+        return rows + range_rows(row, procedure_ranges(arrays), condition.tiers)
     decisions = pair_decisions(arrays)
     nominal = nominal_rate(spec) if condition.kind in NO_DIFFERENCE else float("nan")
     rows = [row(measure=DECLARED, count=int((decisions != 0).sum()), nominal=nominal)]
@@ -470,6 +517,79 @@ def condition_rows(
         again = pair_decisions(_run(spec, condition, items, derive_seed(seed, *key, "second")))
         rows.append(row(measure=FLIP, count=int((again != decisions).sum())))
     return rows
+
+
+#: The measures a rank set guarantees at its coverage (docs/statistics.md): the nominal rate of each kind of set.
+GUARANTEED = {
+    ranges.SIMULTANEOUS: (
+        ranges.COVERS,
+        ranges.COVERS_ALL,
+        ranges.CONTAINS,
+        ranges.CONTAINS_ALL,
+        ranges.BEST_FIRST,
+    ),
+    ranges.MARGINAL: (ranges.COVERS, ranges.CONTAINS, ranges.BEST_FIRST),
+}
+
+
+def range_rows(
+    row: partial,
+    kinds: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    tiers: np.ndarray,
+    coverage: float | None = None,
+) -> list[dict[str, object]]:
+    """The rows of every measure of each kind of range (``kinds``: range kind -> (lower[R, K], upper[R, K])), by
+    :func:`~mtsig.studies.ranking_calibration_ranges.range_outcomes`; ``coverage``: a rank set's, the nominal rate
+    of the measures it guarantees (:data:`GUARANTEED`)."""
+    rows = []
+    for range_kind, (lower, upper) in kinds.items():
+        for measure, outcome in ranges.range_outcomes(lower, upper, tiers).items():
+            nominal = (
+                coverage
+                if coverage is not None and measure in GUARANTEED.get(range_kind, ())
+                else float("nan")
+            )
+            rows.append(
+                row(
+                    measure=measure,
+                    count=outcome.count,
+                    trials=outcome.trials,
+                    values=outcome.values,
+                    range_kind=range_kind,
+                    nominal=nominal,
+                )
+            )
+    return rows
+
+
+def rank_set_methods(design: HumanRankingCalibration) -> list[ranges.RankSetMethod]:
+    """The rank sets the design calibrates: one per bootstrap unit of ``rank_sets``."""
+    return [
+        ranges.RankSetMethod(units, 1 - design.rank_set_coverage, design.rank_set_draws)
+        for units in design.rank_sets
+    ]
+
+
+def rank_set_rows(
+    method: ranges.RankSetMethod, condition: Condition, items: CalibrationItems, *, seed: int, lp: str
+) -> list[dict[str, object]]:
+    """The rows of the simultaneous and marginal rank sets of one ranked-set condition, from item scores with the
+    bootstrap of ``method.units`` (items, or the real documents), draws ``rng_for(seed,
+    "human_ranking_calibration", lp, kind, effect, method.name)``."""
+    units = np.arange(items.raw.shape[1]) if method.units == "items" else items.documents
+    rng = rng_for(seed, "human_ranking_calibration", lp, condition.kind, condition.effect, method.name)
+    bounds = ranges.rank_set_bounds(rng, condition.scores["raw"], units, method.resamples, 1 - method.alpha)
+    row = partial(
+        rate_row,
+        lp=lp,
+        procedure=method.name,
+        spec=method,
+        kind=condition.kind,
+        effect=condition.effect,
+        mean_difference=condition.mean_difference,
+    )
+    kinds = {ranges.SIMULTANEOUS: bounds.simultaneous, ranges.MARGINAL: bounds.marginal}
+    return range_rows(row, kinds, condition.tiers, 1 - method.alpha)
 
 
 @dataclass(frozen=True)
@@ -499,12 +619,15 @@ def ranking_calibration(
             source,
         )
     rows: list[dict[str, object]] = []
-    cpu: dict[str, float] = dict.fromkeys(design.procedures, 0.0)
+    methods = rank_set_methods(design) if design.cluster_sets > 0 else []
+    cpu: dict[str, float] = dict.fromkeys([*design.procedures, *(m.name for m in methods)], 0.0)
     for lp in design.language_pairs:
         items = calibration_items(ratings[ratings["lp"] == lp], source)
+        started = time.process_time()
         conditions = pair_conditions(items, design, seed, lp)
         if design.cluster_sets > 0:
-            conditions.append(cluster_condition(items, design, seed, lp))
+            conditions += cluster_conditions(items, design, seed, lp)
+        cpu["constructions"] = cpu.get("constructions", 0.0) + time.process_time() - started
         for procedure in design.procedures:
             spec = CALIBRATED[procedure]
             started = time.process_time()
@@ -513,4 +636,9 @@ def ranking_calibration(
                     procedure, spec, condition, items, seed=seed, lp=lp, flips=design.flips
                 )
             cpu[procedure] += time.process_time() - started
+        for method in methods:
+            started = time.process_time()
+            for condition in (c for c in conditions if c.tiers is not None):
+                rows += rank_set_rows(method, condition, items, seed=seed, lp=lp)
+            cpu[method.name] += time.process_time() - started
     return RankingCalibration(pd.DataFrame(rows, columns=RESULT_COLUMNS), cpu)

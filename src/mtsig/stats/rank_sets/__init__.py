@@ -1,6 +1,11 @@
 """Confidence sets for ranks with guaranteed coverage (Mogstad, Romano, Shaikh & Wilhelm 2023, "Inference for
 Ranks with Applications to Mobility across Neighborhoods and Academic Achievement across Countries", Review of
-Economic Studies), equal to the R package csranks (Wilhelm & Morgen) on the same draws.
+Economic Studies), equal to the R package csranks (Wilhelm & Morgen) on the same draws. Chetverikov, Mogstad, Morgen,
+Romano, Shaikh & Wilhelm (2024, "csranks: An R Package for Estimation and Inference Involving Ranks", arXiv
+2401.15205) review the same three kinds of set: marginal and simultaneous confidence sets for ranks and confidence
+sets for the identities of the τ-best (its abstract). Neither paper's section numbers are cited here: they could not
+be read; the definitions are checked against csranks's documentation (``man/csranks.Rd``, ``man/cstaubest.Rd``) and
+its code (docs/conventions.md).
 
 Which systems could be first, and where could each one really rank? A :class:`RankProblem` holds the estimates, the
 standard deviations of their differences and the centred draws of the estimates, made from
@@ -123,7 +128,7 @@ RANK_SETS: dict[str, RankSetSpec] = {
         marginal_sets,
         False,
         False,
-        "Mogstad, Romano, Shaikh & Wilhelm (2023), Section 3",
+        "Mogstad, Romano, Shaikh & Wilhelm (2023): marginal confidence sets",
         "csranks(x, Sigma, simul = FALSE)",
         "for each system on its own, the ranks it could hold (covers that system's true rank)",
     ),
@@ -131,7 +136,7 @@ RANK_SETS: dict[str, RankSetSpec] = {
         simultaneous_sets,
         True,
         False,
-        "Mogstad, Romano, Shaikh & Wilhelm (2023), Section 4",
+        "Mogstad, Romano, Shaikh & Wilhelm (2023): simultaneous confidence sets",
         "csranks(x, Sigma, simul = TRUE)",
         "the ranks every system could hold, all at once (covers the whole true ranking)",
     ),
@@ -139,7 +144,7 @@ RANK_SETS: dict[str, RankSetSpec] = {
         tau_best_set,
         True,
         True,
-        "Mogstad, Romano, Shaikh & Wilhelm (2023), Section 4 (the tau-best)",
+        "Mogstad, Romano, Shaikh & Wilhelm (2023): the projection confidence set for the τ-best",
         "cstaubest(x, Sigma, tau)",
         "the systems that could be among the tau best (holds every truly tau-best system)",
     ),
@@ -147,7 +152,7 @@ RANK_SETS: dict[str, RankSetSpec] = {
         tau_worst_set,
         True,
         True,
-        "Mogstad, Romano, Shaikh & Wilhelm (2023), Section 4 (the tau-best of -x)",
+        "Mogstad, Romano, Shaikh & Wilhelm (2023): the projection confidence set for the τ-best, of −x",
         "cstauworst(x, Sigma, tau)",
         "the systems that could be among the tau worst",
     ),

@@ -1,6 +1,6 @@
 """Centred draws of the estimates ``Z* = θ̂* − θ̂``, the bootstrap distribution every rank set reads.
 
-* :func:`normal_draws`: the parametric bootstrap of Mogstad, Romano, Shaikh & Wilhelm (2023, Section 3), ``Z* ~
+* :func:`normal_draws`: the parametric bootstrap of Mogstad, Romano, Shaikh & Wilhelm (2023) and csranks, ``Z* ~
   N(0, Σ)``, made as MASS's ``mvrnorm`` makes csranks's draws: ``Z* = X (V √Λ)ᵀ`` with ``Σ = V Λ Vᵀ`` (negative
   rounding errors of ``Λ`` set to 0) and ``X`` standard normal, one row per draw.
 * :func:`unit_bootstrap`: the nonparametric bootstrap of item scores ``[S, N]`` (NaN where a system's item is not

@@ -1,5 +1,5 @@
 """Simultaneous confidence bounds for pairwise differences ``θ_a − θ_b``: the max-t bootstrap with Romano & Wolf's
-stepdown, on which every rank set rests (Mogstad, Romano, Shaikh & Wilhelm 2023, Sections 3 and 4; Romano & Wolf
+stepdown, on which every rank set rests (Mogstad, Romano, Shaikh & Wilhelm 2023; Romano & Wolf
 2005, Algorithm 4.1).
 
 A *family* is a set of ordered pairs ``(a, b)`` whose differences are bounded jointly: one family for a

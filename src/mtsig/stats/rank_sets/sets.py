@@ -1,7 +1,8 @@
 """Confidence sets for ranks from simultaneous bounds on pairwise differences (Mogstad, Romano, Shaikh & Wilhelm
-2023): marginal (Section 3), simultaneous (Section 4) and the τ-best (Section 4).
+2023; reviewed by Chetverikov, Mogstad, Morgen, Romano, Shaikh & Wilhelm 2024): marginal confidence sets,
+simultaneous confidence sets and the projection confidence set for the τ-best (csranks's ``cstaubest``).
 
-The rank of population ``j`` is ``r_j = 1 + #{k : θ_k > θ_j}`` (the paper's Section 2; csranks's ``irank``: ties
+The rank of population ``j`` is ``r_j = 1 + #{k : θ_k > θ_j}`` (the paper's rank; csranks's ``irank``: ties
 share the better rank). With lower bounds ``L_ab`` and upper bounds ``U_ab`` of ``θ_a − θ_b`` holding jointly over
 a family of pairs, ``#{k : L_kj > 0}`` populations are surely better than ``j`` and ``#{k : L_jk > 0}`` surely
 worse, so ``r_j ∈ [1 + #{k : L_kj > 0}, S − #{k : L_jk > 0}]``. The family of a simultaneous set holds every pair
@@ -225,8 +226,8 @@ def marginal_sets(
     targets: Sequence[int | str] | None = None,
     quantile: str = "type7",
 ) -> RankSetResult:
-    """Marginal confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2023, Section 3): each covers its own system's
-    rank with probability ``coverage``; csranks's ``csranks(simul = FALSE)``."""
+    """Marginal confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2023: marginal confidence sets): each covers its
+    own system's rank with probability ``coverage``; csranks's ``csranks(simul = FALSE)``."""
     chosen = _chosen(problem, targets)
     options = dict(side=side, coverage=coverage, stepdown=stepdown, quantile=quantile)
     bounds = rank_bounds(problem, simultaneous=False, targets=chosen, **options)
@@ -242,8 +243,8 @@ def simultaneous_sets(
     targets: Sequence[int | str] | None = None,
     quantile: str = "type7",
 ) -> RankSetResult:
-    """Simultaneous confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2023, Section 4): all cover the ranks of
-    all ``targets`` at once with probability ``coverage``; csranks's ``csranks(simul = TRUE)``."""
+    """Simultaneous confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2023: simultaneous confidence sets): all
+    cover the ranks of all ``targets`` at once with probability ``coverage``; csranks's ``csranks(simul = TRUE)``."""
     chosen = _chosen(problem, targets)
     options = dict(side=side, coverage=coverage, stepdown=stepdown, quantile=quantile)
     bounds = rank_bounds(problem, simultaneous=True, targets=chosen, **options)
@@ -253,9 +254,11 @@ def simultaneous_sets(
 def tau_best_set(
     problem: RankProblem, *, tau: int, coverage: float = 0.95, stepdown: bool = True, quantile: str = "type7"
 ) -> RankSetResult:
-    """The confidence set for the τ-best (Mogstad, Romano, Shaikh & Wilhelm 2023, Section 4): the systems whose
-    lower rank bound in the one-sided simultaneous set is at most ``tau``; it holds every system truly among the
-    τ best with probability ``coverage``. csranks's ``cstaubest``."""
+    """The confidence set for the τ-best (Mogstad, Romano, Shaikh & Wilhelm 2023: the projection confidence set for
+    the τ-best): the systems whose lower rank bound in the one-sided simultaneous set is at most ``tau``; it holds
+    every system truly among the τ best with probability ``coverage``. csranks's ``cstaubest``. Its lower bounds
+    are those of the two-sided simultaneous set with the stepdown: both run the stepdown over every ordered pair
+    with the same statistic (module docstring)."""
     check_options(side="lower", coverage=coverage, tau=tau, n_systems=len(problem.systems))
     options = dict(side="lower", coverage=coverage, stepdown=stepdown, quantile=quantile)
     bounds = rank_bounds(problem, simultaneous=True, **options)
@@ -266,9 +269,9 @@ def tau_best_set(
 def tau_worst_set(
     problem: RankProblem, *, tau: int, coverage: float = 0.95, stepdown: bool = True, quantile: str = "type7"
 ) -> RankSetResult:
-    """The confidence set for the τ-worst (Mogstad, Romano, Shaikh & Wilhelm 2023, Section 4, for ``−θ``): the
-    systems whose upper rank bound in the one-sided (``upper``) simultaneous set is at least ``S − tau + 1``;
-    csranks's ``cstauworst``."""
+    """The confidence set for the τ-worst (Mogstad, Romano, Shaikh & Wilhelm 2023: the projection confidence set for
+    the τ-best, of −x, i.e. of ``−θ``): the systems whose upper rank bound in the one-sided (``upper``) simultaneous
+    set is at least ``S − tau + 1``; csranks's ``cstauworst``."""
     n = len(problem.systems)
     check_options(side="upper", coverage=coverage, tau=tau, n_systems=n)
     options = dict(side="upper", coverage=coverage, stepdown=stepdown, quantile=quantile)

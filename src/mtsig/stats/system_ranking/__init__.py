@@ -1,7 +1,9 @@
-"""Ranking systems from human item scores, as a registry of ten procedures: the WMT24-26 organisers' (``wmt24``,
-``wmt25``, ``wmt26`` and its paired and unpaired bootstraps alone), WMT20-22's ``wilcoxon_z``, the paper's two tests
-(Graham, Mathur & Baldwin 2014: ``paired_bootstrap``, ``approximate_randomization``) and mtsig's two permutation tests
-stratified by domain (``stratified_permutation``, ``stratified_permutation_documents``).
+"""Ranking systems from human item scores, as a registry of twelve procedures: the WMT24-26 organisers' (``wmt24``,
+``wmt24_scipy114`` (the same under scipy 1.14's choice of the signed-rank method), ``wmt25``, ``wmt26`` and its
+paired and unpaired bootstraps alone, ``wmt26_ttest``: WMT26's first rule, a paired or an unpaired t-test), WMT20-22's
+``wilcoxon_z``, the paper's two tests (Graham, Mathur & Baldwin 2014: ``paired_bootstrap``,
+``approximate_randomization``) and mtsig's two permutation tests stratified by domain (``stratified_permutation``,
+``stratified_permutation_documents``).
 
 :data:`PROCEDURES` names every procedure (the config key and the ``mtsig rank --procedure`` choices derive from it).
 The array core (:func:`run_procedure`) takes item scores ``[R, S, N]`` with a leading replicate axis, for
@@ -30,6 +32,7 @@ from mtsig.stats.system_ranking.procedures import (
     wmt25,
     wmt26,
 )
+from mtsig.stats.system_ranking.ttest import wmt26_ttest
 
 __all__ = [
     "PROCEDURES",
@@ -127,6 +130,18 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         signed_rank=True,
         per_domain=True,
     ),
+    "wmt24_scipy114": ProcedureSpec(
+        registry_run(partial(wmt24, auto_rule="scipy1.14")),
+        "raw",
+        0.05,
+        0,
+        "two-sided",
+        "as wmt24, its code run under scipy 1.14 (scipy.stats.wilcoxon's method='auto' before scipy 1.15)",
+        "as wmt24, each domain's signed-rank test exact for n <= 50 without zeros even with ties (scipy 1.14)",
+        pairs_items=True,
+        signed_rank=True,
+        per_domain=True,
+    ),
     "wmt25": ProcedureSpec(
         registry_run(wmt25),
         "raw",
@@ -157,6 +172,15 @@ PROCEDURES: dict[str, ProcedureSpec] = {
         100,
         "as wmt26, the unpaired bootstrap alone",
         "two-sample BCa bootstrap of the difference of means (100 resamples, one-sided 95%); global clusters",
+    ),
+    "wmt26_ttest": ProcedureSpec(
+        registry_run(wmt26_ttest),
+        "raw",
+        0.05,
+        0,
+        "two-sided",
+        "wmt-conference/wmt26-general-mt@1fa5211 humeval/02-analyze_results.py is_significantly_better",
+        "paired or unpaired two-sided t-test, either p < 0.05, the winner the higher mean; global clusters",
     ),
     "wilcoxon_z": ProcedureSpec(
         registry_run(wilcoxon_z),
@@ -251,7 +275,8 @@ def pair_decisions(first_beats: np.ndarray, second_beats: np.ndarray) -> np.ndar
     ``first_beats`` is ``beats[..., x, y]`` and ``second_beats`` ``beats[..., y, x]``. Both are set only by
     ``wmt26``, whose paired and unpaired bootstraps can point opposite ways (paired on the shared items, unpaired on
     all of each system's items), and in principle by ``wmt26_paired``/``wmt26_unpaired``, whose two directions draw
-    their own resamples; every other procedure declares i better than j only when i's score is strictly higher,
+    their own resamples; every other procedure declares i better than j only when i's score is strictly higher
+    (``wmt26_ttest``: when i is above j in its order, which for equal means is the input order),
     or (``wmt25``) when a one-sided p is below alpha < 1/2, which the two directions' p-values (summing to at least
     1) cannot both be. A procedure that declares both has declared a difference: it is counted as one."""
     first_beats, second_beats = np.asarray(first_beats), np.asarray(second_beats)
@@ -332,7 +357,7 @@ def ranking_notes(
                 all_equal.append(f"{items.systems[i]}/{items.systems[j]}")
     if no_pairs and spec.pairs_items:
         # WMT24's get_clusters reads NaN as "not > alpha", a separation (ranks.wmt24_clusters).
-        clusters = "; WMT24's clusters separate them" if procedure == "wmt24" else ""
+        clusters = "; WMT24's clusters separate them" if procedure in ("wmt24", "wmt24_scipy114") else ""
         notes.append(
             f"{len(no_pairs)} pair(s) share no rated item ({', '.join(no_pairs[:5])}): the paired test is "
             f"undefined for them (p NaN: no decision{clusters})"

@@ -21,7 +21,7 @@ from mtsig.stats.seeding import rng_for
 from mtsig.stats.system_ranking import ranks as rank_rules
 from mtsig.stats.system_ranking.bootstrap import N_RESAMPLES, paired_bca, unpaired_bca
 from mtsig.stats.system_ranking.items import pair_units
-from mtsig.stats.system_ranking.signed_rank import signed_rank_pvalues
+from mtsig.stats.system_ranking.signed_rank import AUTO_RULES, signed_rank_pvalues
 
 #: Work arrays of at most about this many float64 values per chunk of replicates (32 MB).
 CHUNK_VALUES = 4_000_000
@@ -102,11 +102,14 @@ def item_mean(scores: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------- WMT24
 
 
-def stouffer_pvalues(scores: np.ndarray, segments: np.ndarray, domains: np.ndarray) -> np.ndarray:
+def stouffer_pvalues(
+    scores: np.ndarray, segments: np.ndarray, domains: np.ndarray, auto_rule: str = AUTO_RULES[0]
+) -> np.ndarray:
     """WMT24's p-value of every unordered pair, ``[R, P]`` (``weighted_wilcoxon_signed_rank_test``, macro):
     per domain the two-sided signed-rank p of the paired differences, ``z_d = norm.ppf(1 - p_d)``, then
     ``1 - norm.cdf(sum z_d / sqrt(k))`` over the k domains with a paired item. No paired item at all: NaN (their
-    ``np.sum([]) / np.sqrt(0)``)."""
+    ``np.sum([]) / np.sqrt(0)``). ``auto_rule``: the scipy version whose choice of the signed-rank method is
+    followed (:data:`~mtsig.stats.system_ranking.signed_rank.AUTO_RULES`)."""
     left, right = pair_units(segments)
     unit_domain = np.asarray(domains)[left]
     replicates, n_systems, _ = scores.shape
@@ -119,7 +122,7 @@ def stouffer_pvalues(scores: np.ndarray, segments: np.ndarray, domains: np.ndarr
         for code in np.unique(unit_domain):
             in_domain = differences[:, :, unit_domain == code]
             paired = (~np.isnan(in_domain)).any(axis=-1)
-            p = signed_rank_pvalues(in_domain, alternative="two-sided")
+            p = signed_rank_pvalues(in_domain, alternative="two-sided", auto_rule=auto_rule)
             with np.errstate(invalid="ignore"):
                 z = special.ndtri(1 - p)
             z_sum = z_sum + np.where(paired, z, 0.0)
@@ -130,14 +133,20 @@ def stouffer_pvalues(scores: np.ndarray, segments: np.ndarray, domains: np.ndarr
 
 
 def wmt24(
-    scores: np.ndarray, segments: np.ndarray, domains: np.ndarray, *, alpha: float = 0.05
+    scores: np.ndarray,
+    segments: np.ndarray,
+    domains: np.ndarray,
+    *,
+    alpha: float = 0.05,
+    auto_rule: str = AUTO_RULES[0],
 ) -> RankingArrays:
     """The WMT24 organisers' procedure (wmt-conference/wmt24-news-systems@bfa937e, ``humeval/tools.py``:
     ``get_pvalues``, ``weighted_wilcoxon_signed_rank_test``, ``get_ranks``, ``get_clusters``;
-    ``humeval/calculate_clusters.py``: the macro average and its order)."""
+    ``humeval/calculate_clusters.py``: the macro average and its order), its signed-rank p-values as scipy
+    ``auto_rule`` computes them (the registry's ``wmt24``: scipy 1.15 and later; ``wmt24_scipy114``: scipy 1.14)."""
     scores = as_replicates(scores)
     n = scores.shape[1]
-    pvalues = _square(stouffer_pvalues(scores, segments, domains), n)
+    pvalues = _square(stouffer_pvalues(scores, segments, domains, auto_rule), n)
     macro = domain_macro_average(scores, np.asarray(domains))
     order = rank_rules.descending_order(macro)
     top, worst = rank_rules.wmt24_ranks(pvalues, macro, alpha)

@@ -1,6 +1,7 @@
 """The Wilcoxon signed-rank test of many samples at once, with exactly the p-values of ``scipy.stats.wilcoxon(d)``
 called on each sample alone with its defaults (``zero_method="wilcox"``, ``correction=False``, ``method="auto"``),
-as the WMT24 and WMT25 organisers call it (scipy 1.17, ``scipy/stats/_wilcoxon.py``).
+as the WMT24 and WMT25 organisers call it (scipy 1.17, ``scipy/stats/_wilcoxon.py``; and, with
+``auto_rule="scipy1.14"``, as scipy 1.14 chose the method: below).
 
 Samples are the rows of ``d[..., M]`` with ``valid[..., M]`` marking the entries that belong to each sample (a
 sample's length ``n`` is its number of valid entries, zeros included, as in the list the organisers pass). scipy's
@@ -19,6 +20,13 @@ whose differences are all zero and longer than 13 (``se = 0``), has p = NaN, as 
 zero difference, for which scipy raises ``ValueError`` (its permutation test needs two observations). A vectorised
 call of scipy itself (``wilcoxon(d, axis=-1)``) would choose the method once for the whole batch (it tests for ties
 and zeros over every sample together), which is why the choice is made here sample by sample.
+
+scipy 1.15.0 introduced the permutation test and the check for ties. In scipy 1.14 (1.14.1 read;
+``auto_rule="scipy1.14"``) ``method="auto"`` was exact for every sample of at most 50 differences without zeros,
+ties or not (a statistic that ties make non-integral is rounded down for the upper tail and up for the lower, as
+above), and otherwise the normal approximation; an all-zero sample made it raise ``ValueError`` (here: p NaN). The
+same code on the same data thus gives other p-values under the two versions for a sample of at most 50 differences
+with ties and no zero, and for one of at most 13 with zeros (docs/conventions.md).
 """
 
 from __future__ import annotations
@@ -34,6 +42,8 @@ from scipy.stats import rankdata
 EXACT_MAX_N = 50
 PERMUTATION_MAX_N = 13
 ALTERNATIVES = ("two-sided", "greater", "less")
+#: How ``method="auto"`` chooses per sample: as scipy 1.15 and later (the default), or as scipy 1.14 (1.14.1 read).
+AUTO_RULES = ("scipy>=1.15", "scipy1.14")
 
 
 @cache
@@ -94,16 +104,22 @@ def _permutation_pvalue(ranks: np.ndarray, r_plus: float, alternative: str) -> f
 
 
 def signed_rank_pvalues(
-    d: np.ndarray, valid: np.ndarray | None = None, alternative: str = "two-sided"
+    d: np.ndarray,
+    valid: np.ndarray | None = None,
+    alternative: str = "two-sided",
+    auto_rule: str = AUTO_RULES[0],
 ) -> np.ndarray:
     """p-values of the Wilcoxon signed-rank test of every sample (row of the last axis) of ``d``, equal to
-    ``scipy.stats.wilcoxon(d[i][valid[i]], alternative=alternative).pvalue`` for each (module docstring).
+    ``scipy.stats.wilcoxon(d[i][valid[i]], alternative=alternative).pvalue`` for each (module docstring), with
+    ``method="auto"`` choosing as the scipy versions ``auto_rule`` names (:data:`AUTO_RULES`).
 
     ``d[..., M]``: differences (NaN allowed where not valid); ``valid[..., M]``: the entries of each sample
     (default: the non-NaN entries). Returns p with the shape ``d.shape[:-1]``.
     """
     if alternative not in ALTERNATIVES:
         raise ValueError(f"alternative must be one of {ALTERNATIVES}, not {alternative!r}")
+    if auto_rule not in AUTO_RULES:
+        raise ValueError(f"auto_rule must be one of {AUTO_RULES}, not {auto_rule!r}")
     d = np.asarray(d, dtype=np.float64)
     valid = ~np.isnan(d) if valid is None else np.broadcast_to(valid, d.shape) & ~np.isnan(d)
     shape = d.shape[:-1]
@@ -137,8 +153,14 @@ def signed_rank_pvalues(
     p = np.asarray(p, dtype=np.float64)
 
     small = n_total <= EXACT_MAX_N
-    exact = small & ~has_ties & ~has_zeros & (n_total > 0)
-    permutation = small & ~exact & (n_total <= PERMUTATION_MAX_N) & (n_total > 0)
+    if auto_rule == "scipy1.14":
+        # scipy 1.14: exact whatever the ties; with zeros the normal approximation (an all-zero sample raises there).
+        exact = small & ~has_zeros & (n_total > 0)
+        permutation = np.zeros_like(exact)
+        p[count == 0] = np.nan
+    else:
+        exact = small & ~has_ties & ~has_zeros & (n_total > 0)
+        permutation = small & ~exact & (n_total <= PERMUTATION_MAX_N) & (n_total > 0)
     for i in np.flatnonzero(exact):
         p[i] = _exact_pvalue(float(r_plus[i]), int(count[i]), alternative)
     for i in np.flatnonzero(permutation):
