@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from mtsig.cli._common import non_negative_int, positive_int, significance_level
 from mtsig.cli._rank_sets import RankSetOptions, add_rank_set_arguments, check_top, rank_set_options
 from mtsig.errors import InputError
+from mtsig.settings.studies import RANKING_PROCEDURES
 
 if TYPE_CHECKING:  # pandas and the procedures are imported when a command runs, not when the parser is built
     import pandas as pd
@@ -45,20 +46,9 @@ if TYPE_CHECKING:  # pandas and the procedures are imported when a command runs,
 
 HELP = "rank the systems of a human evaluation (ESA, MQM or tidy scores) by WMT's or mtsig's procedure"
 FORMATS = ("esa", "mqm", "tidy")
-#: The procedures of :data:`mtsig.stats.system_ranking.PROCEDURES`, in its order (tests/test_cli_rank.py checks it):
-#: named here so that ``mtsig rank --help`` lists them without importing the procedures.
-PROCEDURE_NAMES = (
-    "wmt24",
-    "wmt25",
-    "wmt26",
-    "wmt26_paired",
-    "wmt26_unpaired",
-    "wilcoxon_z",
-    "paired_bootstrap",
-    "approximate_randomization",
-    "stratified_permutation",
-    "stratified_permutation_documents",
-)
+#: The procedures of :data:`mtsig.stats.system_ranking.PROCEDURES`, named by the settings so that ``mtsig rank
+#: --help`` lists them without importing the procedures.
+PROCEDURE_NAMES = RANKING_PROCEDURES
 #: The default, and the default for ratings without documents (module docstring).
 DEFAULT_PROCEDURE = "stratified_permutation_documents"
 WITHOUT_DOCUMENTS = "stratified_permutation"
