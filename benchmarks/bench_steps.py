@@ -88,7 +88,7 @@ def _p_matrices(n_systems: int) -> tuple[list[str], dict]:
 
 def _reference_grid(matrices: dict, systems: list[str], path: Path) -> None:
     """The straightforward drawing: constrained layout, one text object per cell, a minor-tick grid, a patch per
-    diagonal cell (mtsig.report.plots before 23 Nov 2026)."""
+    diagonal cell (the earlier mtsig.report.plots, kept as a reference)."""
     import matplotlib
     from matplotlib.colors import ListedColormap
     from matplotlib.figure import Figure

@@ -1,7 +1,7 @@
 """``mtsig`` run in the test's own process, as the console script runs it (``mtsig.cli.main``).
 
-A fresh interpreter per call costs about 1.5 CPU s of imports (numpy, pandas, scipy, sacrebleu) for what is often
-a few milliseconds of work. The console script itself, in a fresh interpreter, is run by
+A fresh interpreter per call pays for its imports (numpy, pandas, scipy, sacrebleu), which cost far more than the
+few milliseconds of work a call often does. The console script itself, in a fresh interpreter, is run by
 ``tests/test_bad_input.py::test_cli_entry_point_prints_no_traceback`` and by the wheel test.
 """
 

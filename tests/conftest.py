@@ -76,8 +76,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """The objects of collection (every test module with what it imports, the test items) are kept for the whole
     session: ``gc.freeze`` leaves them out of every later garbage collection. Each full collection otherwise walks
     them all: pytest's own at the end of the session, Python's automatic ones, and the ``gc.collect()`` some
-    libraries run (statsmodels' Holm correction on every call). A ``--collect-only`` run took 5.0 CPU s without it
-    and 3.6 with it."""
+    libraries run (statsmodels' Holm correction on every call), which costs CPU in every worker."""
     gc.collect()
     gc.freeze()
 

@@ -35,14 +35,14 @@ from sacrebleu.significance import PairedTest
 from mtsig import cli
 from mtsig.io.text import load_texts
 
-# One sacrebleu reference run per module (its fixture costs 17 CPU s): the module goes to one xdist worker.
+# One sacrebleu reference run per module (its fixture is costly): the module goes to one xdist worker.
 pytestmark = pytest.mark.xdist_group("cli_sacrebleu")
 
 # Three WMT12 es-en systems within 0.7 BLEU of each other, so that p-values are neither 0 nor 1: sacrebleu's
 # baseline (first) against each of the others, as `sacrebleu REF -i BASE SYS1 SYS2 --paired-ar` compares them.
 BASELINE, OTHERS = "onlineE", ("onlineF", "uk-dan-moses")
 SAMPLES_MTSIG = 10_000
-SAMPLES_AR = 4_000  # sacrebleu's default R is 10 000; its Python loop costs about 0.45 CPU s per 1 000
+SAMPLES_AR = 4_000  # sacrebleu's default R is 10 000; its Python loop is slow per trial
 SAMPLES_BS = 2_000  # sacrebleu keeps B x N x k float32 statistics per system in memory; its default B is 1000
 SIGMAS = 4.0
 CORRESPONDING = {"ar": "rm_approximate_randomization", "bs": "rm_bootstrap"}

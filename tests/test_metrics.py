@@ -73,8 +73,8 @@ def test_bleu_chrf_equal_sacrebleu_on_wmt12(wmt12, tmp_path: Path) -> None:
         # NumPy's SIMD log/exp may differ from libm's math.log/math.exp in the last ulp.
         assert chrf_scores[i] == SacreCHRF().corpus_score(hyps, [refs]).score
         assert bleu_scores[i] == pytest.approx(SacreBLEU().corpus_score(hyps, [refs]).score, rel=1e-13, abs=0)
-    # Command-line oracle on the same prepared (unescaped) files, printed with 8 decimals (one system: the command
-    # costs 1.5 CPU s, and the API above is the oracle of both).
+    # Command-line oracle on the same prepared (unescaped) files, printed with 8 decimals (one system: each run of the
+    # command is costly, and the API above is the oracle of both).
     name, hyps = next(iter(outputs.items()))
     cli_bleu, cli_chrf = sacrebleu_cli(ref_file, write_lines(tmp_path / name, hyps), ["bleu", "chrf"], 8)
     assert bleu_scores[0] == pytest.approx(cli_bleu, abs=5e-9)

@@ -35,7 +35,7 @@ rule human_ranking:
     conda:
         "../envs/mtsig.yaml"
     resources:
-        mem_mb=1500,  # 620 MB peak on WMT24's four pairs (WMT26's bootstraps of every ordered pair)
+        mem_mb=1500,  # above the peak of WMT24's four pairs (WMT26's bootstraps of every ordered pair)
     params:
         spec=lambda wildcards: {
             key: value

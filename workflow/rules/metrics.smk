@@ -2,7 +2,7 @@
 
 
 # Meteor's English paraphrase table indexed once per run: each English METEOR job gives the jar only the entries
-# that can match in its experiment (the same statistics, about 9 s less CPU per experiment).
+# that can match in its experiment (the same statistics, for less CPU).
 rule meteor_paraphrases:
     output:
         index=RESULTS / "meteor" / "paraphrase-en.npz",

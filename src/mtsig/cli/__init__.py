@@ -36,8 +36,8 @@ from functools import cache
 from types import ModuleType
 
 # One BLAS thread, as the pipeline gives every job (Snakefile), unless the environment says otherwise: set before
-# numpy is first imported. mtsig's products are many and small; with OpenBLAS's thread per core, `mtsig metrics --mtme
-# ... --protocol wmt24 --samples 1000` took 152 CPU s against 63 with one thread, and longer on the wall clock too.
+# numpy is first imported. mtsig's products are many and small: with OpenBLAS's thread per core they cost more than
+# twice the CPU, and longer on the wall clock too (docs/cli.md, `mtsig metrics`).
 for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 

@@ -220,8 +220,8 @@ def sentence_bleu_if_extracted_alike(
 ) -> np.ndarray | None:
     """Smoothed sentence BLEU ``[S, N]`` as ``sacrebleu.sentence_bleu`` gives it against the first reference, from
     BLEU statistics extracted with ``options`` (:func:`sentence_bleu_of_statistics`) when they were extracted as
-    ``sentence_bleu`` extracts them (its tokenisation and case, one reference): a fraction of a second instead of
-    tokenising every output again (about 10 s for WMT12 es-en). None otherwise (the caller scores the texts)."""
+    ``sentence_bleu`` extracts them (its tokenisation and case, one reference): far faster than
+    tokenising every output again. None otherwise (the caller scores the texts)."""
     wanted = SENTENCE_BLEU_STATISTICS_OPTIONS
     if one_reference and all(options.get(key) == value for key, value in wanted.items()):
         return sentence_bleu_of_statistics(stats)

@@ -63,13 +63,11 @@ METEOR_VERSION = "1.5"
 METEOR_MAX_MODULES = 4  # Meteor's Constants.MAX_MODULES: exact, stem, synonym, paraphrase
 METEOR_STATS_WIDTH = 4 + 4 * METEOR_MAX_MODULES + 3  # 23, Meteor's MeteorStats.STATS_LENGTH
 METEOR_JVM_MEMORY = "-Xmx2G"
-# The serial collector: the jar is single-threaded, and the JVM's default (G1) held more than twice the memory for
-# the same CPU time: WMT12 es-en (12 systems, English with the paraphrase table) 1.4-1.5 GB peak RSS against
-# 0.64 GB, 40.4-42.9 s CPU against 40.5-41.4 s (loads 4-9), statistics identical (benchmarks/README.md).
+# The serial collector: the jar is single-threaded, and the JVM's default (G1) holds more than twice the memory for
+# the same CPU time and the same statistics (benchmarks/README.md, METEOR).
 METEOR_JVM_GC = "-XX:+UseSerialGC"
-# Only the optimising (C2) JIT compiler: a jar run of 10-40 s spends less CPU than compiling hot methods twice (C1,
-# then C2). Measured 24 Nov 2026, JVM CPU (user + system): WMT12 en-es 11.8-12.3 s against 13.4-14.4 s, WMT22 ja-en
-# 21.5 against 22.8 s, WMT12 es-en 33.4-35.1 against 35.7 s; statistics byte-identical.
+# Only the optimising (C2) JIT compiler: a jar run as short as a pipeline job's spends less CPU this way than
+# compiling hot methods twice (C1, then C2), with byte-identical statistics (benchmarks/README.md, METEOR).
 METEOR_JVM_JIT = "-XX:-TieredCompilation"
 # The jar's own normaliser class: its main() prints Normalizer.normalizeLine(line, language, keepPunctuation) of
 # every line of standard input, the function that -norm applies to each line before lowercasing it.
@@ -199,7 +197,7 @@ def normaliser_command(java: str, jar: Path, settings: MeteorSettings) -> list[s
 def run_with_files(command: list[str], workdir: str, stdin: bytes = b"") -> tuple[int, bytes, bytes]:
     """``(exit status, standard output, standard error)`` of ``command`` run in ``workdir``, its standard streams
     in files there rather than pipes: reading a pipe while the JVM writes it line by line woke this process tens of
-    thousands of times (0.55 s of its CPU for the jar's statistics of WMT12 es-en)."""
+    thousands of times, each wake-up costing CPU."""
     with tempfile.TemporaryDirectory(prefix="streams-", dir=workdir) as folder:
         paths = [Path(folder) / name for name in ("stdin", "stdout", "stderr")]
         paths[0].write_bytes(stdin)
@@ -215,8 +213,8 @@ def normalise_lines(lines: Sequence[str], command: list[str], workdir: str) -> l
     The jar normalises both lines of every pair it aligns (``MeteorScorer.getMeteorStats``: ``normalizeLine``,
     then ``toLowerCase``, then the alignment), and ``normalizeLine`` is a function of the line alone, so
     normalising each distinct line once here and running the jar with ``-lower`` gives the jar exactly the
-    lowercased lines it aligns with ``-norm``. The jar's regular expressions cost about 0.15 ms per line, and each
-    reference used to be normalised once per system.
+    lowercased lines it aligns with ``-norm``. The jar's regular expressions are costly per line, and the jar would
+    normalise each reference once per system.
 
     Raises:
         RuntimeError: the JVM failed or printed another number of lines.

@@ -1,11 +1,10 @@
 """numba kernels compiled once per machine, not once per process: an inter-process lock around the first call.
 
 The compiled metrics (:mod:`mtsig.metrics.ngram_compiled` for BLEU and chrF, :mod:`mtsig.metrics.ter_compiled`) keep
-their machine code in numba's cache (``cache=True``); a fresh clone has none, and the first call compiles: 6.6 s CPU
-for the n-gram kernels, 5.5-8.9 s for TER's (benchmarks/README.md, "Cold start"). The pipeline starts several such
-jobs at once (up to eight with ``--cores 8``), and each one that started before the cache was written compiled the
-same kernels again: the statistics of the default run cost 41 s more CPU from an empty cache than from a full one.
-Now the first call in each process compiles (or loads) its module's kernels on a tiny input while it holds an
+their machine code in numba's cache (``cache=True``); a fresh clone has none, and the first call compiles, which
+takes seconds of CPU per module (benchmarks/README.md, "Cold start"). The pipeline starts several such jobs at once
+(up to eight with ``--cores 8``); without a lock, each one that started before the cache was written would compile
+the same kernels again. So the first call in each process compiles (or loads) its module's kernels on a tiny input while it holds an
 exclusive lock shared by every process, so one process compiles and writes the cache and the others wait, then load
 it; with the cache present the lock is held for as long as loading takes.
 """

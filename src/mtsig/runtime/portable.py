@@ -1,8 +1,8 @@
 """Numerics that give the same bits on every machine: weighted sums and the elementary functions of the metrics.
 
 A committed checksum list (:mod:`mtsig.pipeline.verification`) can only be met on a reviewer's machine if no number depends
-on the CPU it was computed on. Two numpy paths do (found 25 Nov 2026: the checksums made on an AVX2 machine
-differed on an AVX-512 one in 15 of the quick check's 48 tables and 115 of the default run's 394):
+on the CPU it was computed on. Two numpy paths do (checksums made on an AVX2 machine differ on an AVX-512 one in
+many tables without this module):
 
 - **Matrix products.** OpenBLAS picks its kernel by CPU (Haswell, SkylakeX, SapphireRapids, ...), and each kernel
   adds the terms of a sum in its own order. :func:`weighted_sums` multiplies integer weights (bootstrap counts,
@@ -184,10 +184,10 @@ def sum_of_products(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.sum(np.asarray(x, dtype=np.float64) * np.asarray(y, dtype=np.float64)))
 
 
-#: A process's first values are computed with Python's math module (its function mapped over the values: about 0.1 s
-#: per million, 0.25 s one value at a time), the rest, once this many have been asked for, by the compiled loop
-#: (:mod:`mtsig.runtime.portable_compiled`: about 0.6 s to import numba and load its cached code, then 0.005 s per million),
-#: so that a pipeline job imports numba only when that pays. Both call the C library's functions, so the switch never
+#: A process's first values are computed with Python's math module (its function mapped over the values), the rest,
+#: once this many have been asked for, by the compiled loop (:mod:`mtsig.runtime.portable_compiled`, which first pays
+#: for importing numba and loading its cached code, then costs far less per value), so that a pipeline job imports
+#: numba only when that pays. Both call the C library's functions, so the switch never
 #: changes a bit.
 COMPILED_FROM_SIZE = 3_000_000
 _values_asked = 0
@@ -220,7 +220,7 @@ def _elementwise(name: str, *arguments: object) -> np.ndarray | float:
         result = elementwise(name, *flat)
     else:
         columns = [a.tolist() for a in flat]
-        try:  # every value in the math module's domain (the usual case): its function mapped, 2-3x faster
+        try:  # every value in the math module's domain (the usual case): its function mapped, faster than one value at a time
             result = np.fromiter(map(_MATH[name], *columns), np.float64, flat[0].size)
         except (OverflowError, ValueError):  # where it raises, C returns a value: one value at a time
             result = np.fromiter(

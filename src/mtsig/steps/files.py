@@ -34,7 +34,7 @@ from mtsig.errors import InputError
 from mtsig.runtime import hard_stop
 from mtsig.runtime.hard_stop import temporary_path
 
-if TYPE_CHECKING:  # pandas is imported where a table is read: steps that read none start 0.25 s sooner
+if TYPE_CHECKING:  # pandas is imported where a table is read: steps that read none start sooner
     import pandas as pd
 
 _FIXED_ZIP_TIME = (1980, 1, 1, 0, 0, 0)

@@ -388,7 +388,7 @@ def _stratified_sign_flip(
         flat = weighted.reshape(-1, weighted.shape[-1])
         if to_blocks is not None:
             flat = flat @ to_blocks
-        # One 2-D product (a stacked 3-D matmul runs one matrix-vector product per pair: 35x slower).
+        # One 2-D product (a stacked 3-D matmul runs one matrix-vector product per pair, far slower).
         resampled = (flat @ signs.T).reshape(*weighted.shape[:2], -1)
         tolerance = 1e-9 * (1 + np.abs(observed))
         exceed = (np.abs(resampled) >= (np.abs(observed) - tolerance)[..., None]).sum(axis=-1)
