@@ -116,8 +116,8 @@ def test_readme_figure_is_drawn_from_the_default_runs_tables() -> None:
     assert "](docs/figures/delta-agreement.png)" in first_screen
 
 
-def test_readme_wmt23_table_is_mt_metrics_evals() -> None:
-    """README's WMT23 MQM table prints mt-metrics-eval's values: each average and task value is the constant its
+def test_results_wmt23_table_is_mt_metrics_evals() -> None:
+    """docs/results.md's WMT23 MQM table prints mt-metrics-eval's values: each average and task value is the constant its
     ``tasks.WMT23(k=0)`` produced (tests/test_metrics_protocol.py, commit 68a481a) rounded to three decimals, the
     metrics in the order of their average, and the rank (the cluster of the average) never falls down the list."""
     from test_metrics_protocol import WMT23_AVERAGE, WMT23_TASKS
@@ -127,8 +127,8 @@ def test_readme_wmt23_table_is_mt_metrics_evals() -> None:
         for lp in ("en-de", "he-en", "zh-en")
         for kind in ("sys pearson", "seg pearson", "seg acc-t (item)")
     ]
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Which metric agrees with experts (WMT23 MQM)", 1)[1].split("\n## ", 1)[0]
+    results = (REPO / "docs" / "results.md").read_text(encoding="utf-8")
+    section = results.split("## Which metric agrees with experts? The WMT23 table", 1)[1].split("\n## ", 1)[0]
     rows = [
         [c.strip() for c in line.strip("|").split("|")]
         for line in section.splitlines()

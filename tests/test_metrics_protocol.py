@@ -606,12 +606,42 @@ def test_cli_errors_are_one_line(data_root, args, message):
 def test_cli_developer_metric_missing_a_level(data_root, tmp_path):
     mine = tmp_path / "mine" / "en-de"
     mine.mkdir(parents=True)
-    shutil.copy(data_root / "wmt23/metric-scores/en-de/BLEU-refA.seg.score", mine / "MyBLEU-refA.seg.score")
+    shutil.copy(data_root / "wmt23/metric-scores/en-de/BLEU-refA.sys.score", mine / "MyBLEU-refA.sys.score")
     done = run_mtsig(
         "metrics", "--mtme", data_root / "wmt23", "--lps", "en-de", "--extra-scores", tmp_path / "mine"
     )
-    assert done.returncode == 2 and "metric 'MyBLEU' has no sys-level en-de scores" in done.stderr
+    assert done.returncode == 2 and "metric 'MyBLEU' has no seg-level en-de scores" in done.stderr
     assert done.stderr.count("\n") == 1 and f"{tmp_path / 'mine'}: " in done.stderr
+
+
+def test_cli_developer_metric_without_system_scores_gets_their_means(data_root, tmp_path):
+    """MyMean brings BLEU's en-de segment scores only; MyHand brings the same and a sys file of each system's mean
+    segment score, computed here by hand from the file's lines. Every task must give both the same value, and one
+    stderr line names MyMean and every system it averaged (none for MyHand)."""
+    seg = data_root / "wmt23" / "metric-scores" / "en-de" / "BLEU-refA.seg.score"
+    sums: dict[str, list[float]] = {}
+    for line in seg.read_text(encoding="utf-8").splitlines():
+        system, score = line.split()
+        sums.setdefault(system, []).append(float(score))
+    mine = tmp_path / "mine" / "en-de"
+    mine.mkdir(parents=True)
+    for name in ("MyMean", "MyHand"):
+        shutil.copy(seg, mine / f"{name}-refA.seg.score")
+    means = "".join(f"{system}\t{sum(v) / len(v)!r}\n" for system, v in sums.items())
+    (mine / "MyHand-refA.sys.score").write_text(means, encoding="utf-8")
+    done = run_mtsig(
+        "metrics", "--mtme", data_root / "wmt23", "--lps", "en-de", "--samples", "0", "--extra-scores",
+        tmp_path / "mine", "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for task in json.loads(done.stdout)["tasks"]:
+        values = dict(zip(task["metrics"], task["values"], strict=True))
+        assert values["MyMean"] == pytest.approx(values["MyHand"], rel=1e-12, abs=1e-15)
+    notes = [line for line in done.stderr.splitlines() if "segment scores" in line]
+    assert notes == [
+        f"mtsig metrics: MyMean-refA (en-de) has no system score for {', '.join(sums)}: each is the mean of its "
+        "segment scores"
+    ]
 
 
 def test_tables_hold_the_results_numbers(wmt23_inputs):
@@ -852,8 +882,8 @@ def test_human_ranks_insert_a_human_score_without_moving_the_others():
     assert mp.human_ranks([False, True, False, False], sig, 0.05).tolist() == [1, 2, 1, 2]
 
 
-def test_readme_answers_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_inputs, repo_root):
-    """README's answer to "Is XCOMET's lead over MetricX-23 real?" prints the default run's numbers, recomputed
+def test_results_answer_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_inputs, repo_root):
+    """docs/results.md's answer to "Is XCOMET-Ensemble's lead over MetricX-23 real?" prints the default run's numbers, recomputed
     here as the run computes them: the WMT23 protocol's tests seeded by derive_seed(resampling.seed, "wmt23",
     "wmt23"), the average's p-value between the two and the stability of the table's winner and cluster 1 with
     rng_for(seed, "wmt23", "wmt23", "stability", "average"); en-de acc-t's test and the power of the pair with
@@ -890,9 +920,11 @@ def test_readme_answers_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_
         )
         if (p.higher, p.lower) == ("XCOMET-Ensemble", "MetricX-23")
     ]  # fmt: skip
-    readme = (repo_root / "README.md").read_text(encoding="utf-8")
+    results = (repo_root / "docs" / "results.md").read_text(encoding="utf-8")
     (row,) = [
-        line for line in readme.splitlines() if line.startswith("| Is XCOMET's lead over MetricX-23 real")
+        " ".join(paragraph.split())
+        for paragraph in results.split("\n\n")
+        if paragraph.startswith("Is XCOMET-Ensemble's lead over MetricX-23 real?")
     ]
     numbers = re.search(
         r"averages (\d\.\d{3}) and (\d\.\d{3}), p = (\d\.\d{3}).*?wins the table (\d+)% of the time, alone in "

@@ -177,6 +177,28 @@ def test_a_developers_metric_folder_is_added_and_may_not_shadow(toy, tmp_path):
         read_test_set(toy, LP).with_metric_files(metric_files_in(mine))
 
 
+def test_a_developers_missing_system_scores_are_the_means_of_its_segment_scores(toy, tmp_path):
+    """Hand means: D has segment scores only (A: 1, 2, 6 -> 3; B: 0, 3, 3 -> 2); P's sys file lacks B (B: 2, 4, 9 ->
+    5) and keeps its own score for A (0.9, not the mean 1)."""
+    from mtsig.io.mtme import system_scores_with_means
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "D-refA.seg.score").write_text("A 1\nA 2\nA 6\nB 0\nB 3\nB 3\n", encoding="utf-8")
+    (mine / "P-src.sys.score").write_text("A 0.9\n", encoding="utf-8")
+    (mine / "P-src.seg.score").write_text("A 1\nA 1\nA 1\nB 2\nB 4\nB 9\n", encoding="utf-8")
+    plain = read_test_set(toy, LP).with_metric_files(metric_files_in(mine))
+    with pytest.raises(InputError, match="no sys-level scores of metric 'D-refA'"):
+        read_metric_scores(plain, "D-refA", "sys", ["A"])
+    ts = read_test_set(toy, LP).with_metric_files(metric_files_in(mine), system_means=True)
+    assert ts.system_means == {"D-refA", "P-src"}
+    np.testing.assert_array_equal(read_metric_scores(ts, "D-refA", "sys", ["B", "A"]), [[2.0], [3.0]])
+    np.testing.assert_array_equal(read_metric_scores(ts, "P-src", "sys", ["A", "B"]), [[0.9], [5.0]])
+    np.testing.assert_array_equal(read_metric_scores(ts, "D-refA", "seg", ["A"]), [[1, 2, 6]])
+    assert system_scores_with_means(ts, "D-refA")[1] == ("A", "B")
+    assert system_scores_with_means(ts, "P-src")[1] == ("B",)
+
+
 def test_wmt23_folder_matches_its_readme(data_root):
     """README.txt of the data: en-de 557 segments, he-en 1,910, zh-en 1,976; 14, 14 and 17 output files including
     the references; references refA + synthetic_ref (he-en: refA + refB); MQM for all three, DA-SQM for en-de and

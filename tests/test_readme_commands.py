@@ -38,7 +38,8 @@ so a new command in a README cannot go untested):
   README's test command must collect no Slurm test, the Slurm command only Slurm tests.
 - ``python benchmarks/<script>.py ...``: run with ``--help`` (each benchmark takes minutes, and its figures are
   printed, never asserted); the documented sub-command must be one of the script's choices.
-- ``pip install ...``: never run (tests install nothing): the extra it names must exist in pyproject.toml.
+- ``pip install ...``: never run (tests install nothing): the extra it names must exist in pyproject.toml, the
+  constraints file it names in the repository.
 - ``export VAR=value`` and ``VAR=value`` alone apply to the README's later commands.
 - a fenced ``python`` block (docs/cli.md's "From Python"): run in full, as a script in a fresh interpreter in the
   clone with the page's exports; it must exit 0 and print something.
@@ -469,10 +470,17 @@ def _run_benchmark(words: list[str], env: dict[str, str], clone: Path, command: 
 
 
 def _run_pip(words: list[str], command: Command) -> None:
-    assert words[:3] == ["pip", "install", "-e"], f"{command}: only `pip install -e .[extra]` is understood"
+    assert words[:3] == ["pip", "install", "-e"], (
+        f"{command}: only `pip install -e .` or `.[extra]` is understood"
+    )
+    if "-c" in words:  # the constraints file it names is the repository's
+        assert (REPO / words[words.index("-c") + 1]).is_file(), command
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    if words[3] == ".":  # the package alone: the library and the mtsig command
+        assert "mtsig" in pyproject["project"]["scripts"], command
+        return
     extra = re.fullmatch(r"\.\[(\w+)\]", words[3])
     assert extra is not None, command
-    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
     assert extra.group(1) in pyproject["project"]["optional-dependencies"], command
 
 

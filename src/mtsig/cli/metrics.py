@@ -372,8 +372,8 @@ def _extra_metric_files(directory: Path, test_sets: dict[str, mtme.MtmeTestSet])
 
 
 def _check_extra(protocol: mp.Protocol, test_sets: dict, extra: dict[str, dict], directory: Path) -> None:
-    """A developer's metric must be scored at every level the protocol reads, in every language pair, with the
-    standard reference or none (else it would silently drop out of tasks and of the average)."""
+    """A developer's metric must be scored at every level the protocol reads (segment scores serve for ``sys``), in
+    every language pair, with the standard reference or none (else it would drop out of tasks and the average)."""
     basenames = {test_sets[lp].metric_basename(name) for lp, files in extra.items() for name, _ in files}
     levels = sorted({mp.file_level(task) for task in protocol.tasks + protocol.extras})
     for basename in sorted(basenames):
@@ -388,12 +388,34 @@ def _check_extra(protocol: mp.Protocol, test_sets: dict, extra: dict[str, dict],
                     directory,
                 )
             for level in levels:
-                if not any((n, level) in extra[lp] for n in usable):
+                # system scores may be the means of the segment scores (mtme.system_scores_with_means)
+                have = {lv for n in usable for name, lv in extra[lp] if name == n}
+                if level not in have and not (level == "sys" and "seg" in have):
                     raise InputError(
                         f"metric {basename!r} has no {level}-level {lp} scores: expected "
                         f"{lp}/{sorted(usable)[0]}.{level}.score",
                         directory,
                     )
+
+
+def _add_extra_metrics(protocol: mp.Protocol, test_sets: dict, directories: list[Path]) -> set[str]:
+    """Add a developer's metrics to ``test_sets`` and return their names; one line on stderr per metric and
+    language pair whose system scores are (in part) the means of its segment scores."""
+    always: set[str] = set()
+    for directory in directories:
+        extra = _extra_metric_files(directory, test_sets)
+        _check_extra(protocol, test_sets, extra, directory)
+        for lp, files in extra.items():
+            test_sets[lp] = test_sets[lp].with_metric_files(files, system_means=True)
+            always |= {name for name, _ in files}
+    if "sys" not in {mp.file_level(task) for task in protocol.tasks + protocol.extras}:
+        return always
+    for lp, test_set in test_sets.items():
+        for metric in sorted(test_set.system_means):
+            if derived := ", ".join(mtme.system_scores_with_means(test_set, metric)[1]):
+                note = f"{metric} ({lp}) has no system score for {derived}: each is the mean of its segment scores"
+                print(f"mtsig metrics: {note}", file=sys.stderr)
+    return always
 
 
 def _run_protocol(args: argparse.Namespace) -> int:
@@ -418,13 +440,7 @@ def _run_protocol(args: argparse.Namespace) -> int:
         if args.human_metrics is None
         else tuple(n.strip() for n in args.human_metrics.split(",") if n.strip())
     )
-    always: set[str] = set()
-    for directory in args.extra_scores:
-        extra = _extra_metric_files(directory, test_sets)
-        _check_extra(protocol, test_sets, extra, directory)
-        for lp, files in extra.items():
-            test_sets[lp] = test_sets[lp].with_metric_files(files)
-            always |= {name for name, _ in files}
+    always = _add_extra_metrics(protocol, test_sets, args.extra_scores)
     options = mp.RunOptions(
         n_resamples=args.samples,
         seed=args.seed,

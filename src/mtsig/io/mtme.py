@@ -184,6 +184,7 @@ class MtmeTestSet:
     segment_documents: tuple[str, ...]
     human_files: Mapping[tuple[str, str], Path] = field(repr=False)
     metric_files: Mapping[tuple[str, str], Path] = field(repr=False)
+    system_means: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -234,8 +235,12 @@ class MtmeTestSet:
         """``metric`` without its ``-REFSET``."""
         return parse_metric_name(metric, self.references)[0]
 
-    def with_metric_files(self, files: Mapping[tuple[str, str], Path]) -> MtmeTestSet:
-        """This test set with more metric files (e.g. a metric developer's own, :func:`metric_files_in`).
+    def with_metric_files(
+        self, files: Mapping[tuple[str, str], Path], *, system_means: bool = False
+    ) -> MtmeTestSet:
+        """This test set with more metric files (e.g. a metric developer's own, :func:`metric_files_in`);
+        ``system_means``: each of these metrics with segment scores gets the system scores its ``sys`` file lacks
+        as the means of its segment scores (:attr:`system_means`).
 
         Raises:
             InputError: a metric at a level that the test set already has (mt-metrics-eval's ``AddMetric``
@@ -254,7 +259,10 @@ class MtmeTestSet:
                     path,
                 )
             merged[(name, level)] = path
-        return replace(self, metric_files=merged)
+        means = {name for name, level in files if level == "seg"} if system_means else set()
+        for name in means:
+            merged.setdefault((name, "sys"), files[(name, "seg")])
+        return replace(self, metric_files=merged, system_means=self.system_means | means)
 
 
 def metric_files_in(directory: str | Path) -> dict[tuple[str, str], Path]:
@@ -462,6 +470,40 @@ def read_level_scores(test_set: MtmeTestSet, path: str | Path, level: str, *, hu
     return LevelScores(tuple(str(n) for n in names), values, path)
 
 
+def system_scores_with_means(test_set: MtmeTestSet, metric: str) -> tuple[LevelScores, tuple[str, ...]]:
+    """``metric``'s system scores, each system its ``sys`` file lacks (every system without a ``sys`` file) scored
+    by the mean of its segment scores (the corpus score of a segment-level metric, as ``mtsig compare --scores``
+    takes it); and the systems so scored, in the ``seg`` file's order.
+
+    Raises:
+        InputError: the metric has no ``seg`` file; besides, the readers' errors.
+    """
+    seg_path = test_set.metric_files.get((metric, "seg"))
+    if seg_path is None:
+        raise InputError(
+            f"no seg-level scores of metric {metric!r} for {test_set.lp} to average",
+            test_set.directory / "metric-scores" / test_set.lp,
+        )
+    segments = read_level_scores(test_set, seg_path, "seg", human=False)
+    means = segments.values.mean(axis=1)
+    sys_path = test_set.metric_files.get((metric, "sys"), seg_path)
+    if sys_path == seg_path:
+        return LevelScores(segments.systems, means[:, None], seg_path), segments.systems
+    given = read_level_scores(test_set, sys_path, "sys", human=False)
+    derived = tuple(name for name in segments.systems if name not in set(given.systems))
+    index = {name: row for row, name in enumerate(segments.systems)}
+    values = np.concatenate([given.values, means[[index[name] for name in derived], None]])
+    return LevelScores(given.systems + derived, values, sys_path), derived
+
+
+def _metric_level_scores(test_set: MtmeTestSet, metric: str, level: str, path: Path) -> LevelScores:
+    """The scores of ``metric``'s file ``path`` at ``level``; a :attr:`MtmeTestSet.system_means` metric's system
+    scores completed by the means of its segment scores."""
+    if level == "sys" and metric in test_set.system_means:
+        return system_scores_with_means(test_set, metric)[0]
+    return read_level_scores(test_set, path, level, human=False)
+
+
 def read_human_scores(test_set: MtmeTestSet, gold: str, level: str) -> LevelScores:
     """The human scores ``gold`` (``mqm``, ``da-sqm``, ...) at ``level``; NaN where ``None``.
 
@@ -493,7 +535,7 @@ def read_metric_scores(test_set: MtmeTestSet, metric: str, level: str, systems: 
             + (f" (it has {', '.join(levels)})" if levels else " (no such metric)"),
             test_set.directory / "metric-scores" / test_set.lp,
         )
-    return read_level_scores(test_set, path, level, human=False).rows(systems, what=f"{metric} scores")
+    return _metric_level_scores(test_set, metric, level, path).rows(systems, what=f"{metric} scores")
 
 
 def read_requested_scores(
@@ -516,7 +558,7 @@ def read_requested_scores(
                     f"no {request.level}-level scores of metric {request.name!r} for {request.lp}",
                     test_set.directory / "metric-scores" / request.lp,
                 )
-            out[request] = read_level_scores(test_set, path, request.level, human=False)
+            out[request] = _metric_level_scores(test_set, request.name, request.level, path)
     return out
 
 
