@@ -4,6 +4,7 @@ Asserts nothing; prints Markdown tables.
     python benchmarks/bench_chance_levels.py levels      # share of random metrics called above chance, per null
     python benchmarks/bench_chance_levels.py verdicts    # the real metrics' p-values under each null
     python benchmarks/bench_chance_levels.py cost        # CPU of the protocol's chance levels at 200, 500, 1000 draws
+    python benchmarks/bench_chance_levels.py digest      # SHA-256 of the default run's chance draws, task by task
 
 ``levels`` draws random metrics on WMT23's real cells (en-de, he-en, zh-en: its systems, its MQM-rated segments, its
 documents and domains; every cell of the test set gets a score, as a real metric's file has) from generating models
@@ -370,23 +371,35 @@ def print_verdicts(args: argparse.Namespace) -> None:
                     print(f"  {label}: {metric}: {p_base:.3f} -> {p_new:.3f}")
 
 
-def print_cost(args: argparse.Namespace) -> None:
+def protocol_results(root: Path) -> tuple[list[tuple[mp.ProtocolResult, mp.RunOptions]], dict, dict, int]:
+    """``(results, test_sets, scores, n_draws)``: the WMT23 and WMT24 protocols on WMT23 as config/wmt23.yaml sets
+    them (no permutation test: the chance levels need the task values only), and its chance draws per metric."""
+    import yaml
+
     from mtsig.settings import MetricsProtocol, build
     from mtsig.studies.metrics_protocol import experiment as experiments
-    from mtsig.studies.metrics_protocol.chance import protocol_chance
 
-    print(f"load averages {os.getloadavg()}")
-    protocols = experiments.experiment_protocols(["wmt23", "wmt24"], list(LPS))
-    test_sets = {lp: read_test_set(args.root, lp) for lp in LPS}
-    keys = experiments.experiment_score_keys(protocols, test_sets, human_metrics=("da-sqm",))
+    config = Path(__file__).resolve().parents[1] / "config" / "wmt23.yaml"
+    block = yaml.safe_load(config.read_text(encoding="utf-8"))["metrics_protocol"]["wmt23"]
+    settings = build(MetricsProtocol, block, "metrics_protocol.wmt23")
+    protocols = experiments.settings_protocols(settings)
+    test_sets = {lp: read_test_set(root, lp) for lp in settings.lps}
+    keys = experiments.experiment_score_keys(
+        protocols, test_sets, all_metrics=settings.all_metrics, human_metrics=settings.human_metrics
+    )
     scores = read_requested_scores(test_sets, keys)
-    settings = build(MetricsProtocol, {"root": "wmt23", "human_metrics": ["da-sqm"]}, "bench")
     results = []
     for protocol in protocols:
         options = mp.RunOptions.of(settings, protocol.name, 1)
-        results.append(
-            (mp.run_protocol(protocol, test_sets, scores, replace(options, n_resamples=0)), options)
-        )
+        result = mp.run_protocol(protocol, test_sets, scores, replace(options, n_resamples=0))
+        results.append((result, options))
+    return results, test_sets, scores, settings.chance.samples
+
+
+def print_cost(args: argparse.Namespace) -> None:
+    from mtsig.studies.metrics_protocol.chance import protocol_chance
+
+    results, test_sets, scores, _ = protocol_results(args.root)
     for n_draws in (200, 500, 1000):
         start = time.process_time()
         cache: dict = {}
@@ -398,9 +411,32 @@ def print_cost(args: argparse.Namespace) -> None:
         )
 
 
+def print_digest(args: argparse.Namespace) -> None:
+    """The SHA-256 of every task's chance draws, as the default run draws them (its seed and experiment key): the
+    same lines on every machine (run it under OPENBLAS_CORETYPE=Haswell, Sandybridge, Prescott and compare)."""
+    import hashlib
+
+    from mtsig.settings import Resampling
+    from mtsig.studies.metrics_protocol.chance import protocol_chance
+
+    results, test_sets, scores, n_draws = protocol_results(args.root)
+    total = hashlib.sha256()
+    cache: dict = {}
+    for result, options in results:
+        chance = protocol_chance(result, test_sets, scores, n_draws=n_draws, seed=Resampling.seed,
+                                 key=("wmt23",), cache=cache, options=options)  # fmt: skip
+        for level in (*chance.tasks, *chance.extras, chance.average):
+            draws = np.ascontiguousarray(level.draws, dtype=np.float64).tobytes()
+            summary = repr((level.mean, level.upper, sorted(level.pvalues.items()))).encode()
+            total.update(draws + summary)
+            digest = hashlib.sha256(draws + summary).hexdigest()[:16]
+            print(f"{result.protocol.name}\t{level.label}\t{digest}\t{level.mean!r}\t{level.upper!r}")
+    print(f"every task: {total.hexdigest()}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("part", choices=("levels", "verdicts", "cost"))
+    parser.add_argument("part", choices=("levels", "verdicts", "cost", "digest"))
     parser.add_argument(
         "--root", type=Path, default=Path(os.environ.get("MTSIG_DATA", "../shared/data")) / "wmt23"
     )
@@ -423,7 +459,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, help="levels: the table as TSV")
     args = parser.parse_args(argv)
     parts: dict[str, Callable[[argparse.Namespace], None]] = {
-        "levels": print_levels, "verdicts": print_verdicts, "cost": print_cost,
+        "levels": print_levels, "verdicts": print_verdicts, "cost": print_cost, "digest": print_digest,
     }  # fmt: skip
     print(f"load averages {os.getloadavg()}")
     parts[args.part](args)

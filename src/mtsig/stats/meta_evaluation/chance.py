@@ -22,7 +22,10 @@ segments only among segments of the same document rated for the same systems (:f
 :func:`document_exchange`). It maps an item to an item and a system to a system, so it maps the groups of every
 grouping (``none``, ``item``, ``sys``) onto groups of the same size: relabelling the metric by ``g`` and the human
 scores by ``g⁻¹`` give the same pairs ``(h, m)`` in the same groups, so each draw relabels the human side once, for
-every metric at once (Pearson and PDP: one matrix product; tie calibration: the metric's pairs sorted once). Each
+every metric at once (Pearson and PDP: the cross products of every metric with each relabelled human side, in
+compiled loops that add the cells in a fixed order, :func:`~mtsig.stats.meta_evaluation.chance_compiled.
+relabelled_products`, so the draws have the same bits on every machine, as a matrix product's would not; tie
+calibration: the metric's pairs sorted once). Each
 function returns ``[M, B]``: metric m's statistic in draw b. The chance level is not a constant: it depends on the
 metric's own structure (the spread of its system means, its ties: tie calibration lets a random metric declare ties
 where that pays, Deutsch, Foster & Freitag 2023, Sec. 5), so each metric's p-value comes from its own draws
@@ -211,8 +214,11 @@ def _metric_stack(human: np.ndarray, metrics: np.ndarray) -> tuple[np.ndarray, n
 
 def chance_pearson(human: np.ndarray, metrics: np.ndarray, relabelling: CellRelabelling) -> np.ndarray:
     """``[M, B]``: Pearson's r over every rated cell (no grouping; at the system level, ``N = 1``, the systems) of
-    each of ``metrics[M, S, N]`` against the relabelled ``human[S, N]`` (NaN: not rated): one product of the centred
-    scores per chunk of draws. 0 where a side is constant (as the statistic averages an undefined group)."""
+    each of ``metrics[M, S, N]`` against the relabelled ``human[S, N]`` (NaN: not rated): the cross products of the
+    centred scores, the cells added in a fixed order (:func:`~mtsig.stats.meta_evaluation.chance_compiled.relabelled_products`). 0 where a
+    side is constant (as the statistic averages an undefined group)."""
+    from mtsig.stats.meta_evaluation.chance_compiled import relabelled_products
+
     h, m = _metric_stack(human, metrics)
     rated = np.isfinite(h).ravel()
     cells = np.flatnonzero(rated)
@@ -220,11 +226,10 @@ def chance_pearson(human: np.ndarray, metrics: np.ndarray, relabelling: CellRela
     hc[rated] -= hc[rated].mean()
     mc = m.reshape(m.shape[0], -1)[:, rated]
     mc = mc - mc.mean(axis=1, keepdims=True)
-    scale = np.sqrt((hc @ hc) * np.einsum("mk,mk->m", mc, mc))
+    scale = np.sqrt((hc * hc).sum() * (mc * mc).sum(axis=1))  # numpy's sums, not BLAS's (module docstring)
     out = np.zeros((m.shape[0], relabelling.n_draws))
     for start, stop in _chunks(relabelling.n_draws):
-        permuted = hc[relabelling.sources_at(cells, start, stop)]  # [b, K]
-        out[:, start:stop] = mc @ permuted.T
+        out[:, start:stop] = relabelled_products(mc, hc, relabelling.sources_at(cells, start, stop))
     with np.errstate(invalid="ignore", divide="ignore"):
         r = out / scale[:, None]
     return np.where(scale[:, None] > 0, np.clip(r, -1.0, 1.0), 0.0)
@@ -240,7 +245,10 @@ def chance_pdp(
 
     A relabelling maps each group onto a group of the same size, so the human scores centred within their groups
     (:func:`~mtsig.stats.meta_evaluation.grouped_correlation.pdp_terms`) are centred once and relabelled, the sums
-    of squares stay, and ``Σ dh dm`` (each group's centred cross products weighted by its size) is one product."""
+    of squares stay, and ``Σ dh dm`` (each group's centred cross products weighted by its size) is one sum of
+    products per metric and draw (:func:`~mtsig.stats.meta_evaluation.chance_compiled.relabelled_products`)."""
+    from mtsig.stats.meta_evaluation.chance_compiled import relabelled_products
+
     h, m = checked_scores(human, metrics)
     if m.ndim != 3:
         raise InputError(f"PDP's chance level: metrics [M, S, N], got shape {m.shape}")
@@ -258,7 +266,9 @@ def chance_pdp(
     syy = float(((human_centred * human_centred).sum(axis=-1) * sizes).sum())
     out = np.empty((m.shape[0], relabelling.n_draws))
     for start, stop in _chunks(relabelling.n_draws):
-        out[:, start:stop] = weighted[:, used] @ hc[relabelling.sources_at(layout[used], start, stop)].T
+        out[:, start:stop] = relabelled_products(
+            weighted[:, used], hc, relabelling.sources_at(layout[used], start, stop)
+        )
     with np.errstate(invalid="ignore", divide="ignore"):
         r = out / np.sqrt(sxx * syy)[:, None]
     return np.where(undefined[:, None], 0.0, np.nan_to_num(np.clip(r, -1.0, 1.0), nan=0.0))

@@ -1,5 +1,6 @@
-"""The tie-calibrated statistic of many relabelled draws, one pass over the pairs for a block of draws, compiled
-with numba.
+"""The loops of the chance levels' draws, compiled with numba: the tie-calibrated statistic of many relabelled draws
+(one pass over the pairs for a block of draws), and the cross products of Pearson's r and PDP with relabelled human
+scores (:func:`relabelled_products`).
 
 For :func:`mtsig.stats.meta_evaluation.chance.chance_tie_calibrated`: the metric's pairs sorted by ``|dm|`` once;
 the human scores of every draw side by side (``human[cells, draws]``), so that each pair reads two contiguous rows
@@ -9,6 +10,10 @@ when it becomes a metric tie are summed in that order per group size, and at the
 order as :func:`mtsig.stats.meta_evaluation.tie_calibration.calibrate_ties` adds them; the value is the first
 maximum. Integer counts and the same floating-point operations in the same order: the same bits as calibrating
 each draw on its own. Only comparisons of human scores matter, so they may be passed as ranks.
+
+The cross products ``Σ_k w[m, k] h[source[b, k]]`` add their terms in the order of the cells, each metric in its own
+accumulator, with no fast-math (no fused multiply-add): the same bits on every machine, where a matrix product
+(BLAS) adds them in an order that depends on the CPU's kernel and on the operands' alignment in memory.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mtsig.runtime.numba_compilation import compile_once
+from mtsig.runtime.numba_compilation import compile_once, contiguous
 
 
 @njit(cache=True, nogil=True)
@@ -93,7 +98,22 @@ def _many_sizes(
     return best
 
 
+@njit(cache=True, nogil=True)
+def _relabelled_products(weights, values, sources):  # pragma: no cover - compiled
+    n_draws, n_cells = sources.shape
+    n_metrics = weights.shape[1]
+    out = np.zeros((n_draws, n_metrics))
+    for d in range(n_draws):
+        for k in range(n_cells):
+            value = values[sources[d, k]]
+            # every metric's sum in its own accumulator, the cells in order
+            for m in range(n_metrics):
+                out[d, m] += weights[k, m] * value
+    return out
+
+
 def _warm_up() -> None:
+    _relabelled_products(np.zeros((1, 1)), np.zeros(1), np.zeros((1, 1), dtype=np.int64))
     one = np.zeros(1, dtype=np.int64)
     flag = np.ones(1, dtype=np.bool_)
     sign = np.ones(1, dtype=np.int8)
@@ -141,3 +161,14 @@ def calibrated_draws(
     if w.size == 1:
         return _one_size(*arrays, ends, bool(before_all), float(w[0]))
     return _many_sizes(*arrays, np.ascontiguousarray(size_class, dtype=np.int64), w, ends, bool(before_all))
+
+
+def relabelled_products(weights: np.ndarray, values: np.ndarray, sources: np.ndarray) -> np.ndarray:
+    """``[M, B]``: ``Σ_k weights[m, k] · values[sources[b, k]]`` for ``weights[M, K]``, ``values[C]`` and the
+    cells' sources ``sources[B, K]`` (indices into ``values``): each sum over k in increasing order, one rounding
+    per product and per addition (module docstring), whatever the arrays' layout in memory."""
+    compile_once(__file__, _warm_up)
+    (by_cell,) = contiguous(np.float64, np.asarray(weights).T)
+    (flat,) = contiguous(np.float64, values)
+    (where,) = contiguous(np.int64, sources)
+    return _relabelled_products(by_cell, flat, where).T
