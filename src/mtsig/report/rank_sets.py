@@ -18,7 +18,12 @@ from mtsig.report.tables import latex_escape, metric_label
 from mtsig.stats.rank_sets.summary import RankSets, rank_sets_table
 
 #: How each kind of draws is described (:attr:`mtsig.stats.rank_sets.RankProblem.bootstrap`).
-_UNITS = {"items": "items", "documents": "whole documents", "segments": "segments"}
+_UNITS = {
+    "items": "items",
+    "documents": "whole documents",
+    "segments": "segments",
+    "systems+items": "each language pair's systems and items",
+}
 
 
 def sets_signature(sets: RankSets, *, scores: str | None = None, metric_details: str | None = None) -> str:
