@@ -1,7 +1,8 @@
-"""Which metrics could be first? A protocol experiment's confidence sets for the metrics' ranks
-(:mod:`mtsig.studies.metrics_protocol.rank_sets`) as its tidy table (:func:`metric_rank_sets_frame`), the page's
-section (:func:`metric_rank_sets_markdown`) and its figure (:func:`metric_rank_sets_figure`, in the style of
-csranks's plot: :mod:`mtsig.report.rank_set_plots`)."""
+"""Which metrics could be first? A protocol's confidence sets for the metrics' ranks
+(:mod:`mtsig.studies.metrics_protocol.rank_sets`): in an experiment, its tidy table (:func:`metric_rank_sets_frame`),
+the page's section (:func:`metric_rank_sets_markdown`) and its figure (:func:`metric_rank_sets_figure`, in the style
+of csranks's plot: :mod:`mtsig.report.rank_set_plots`); in ``mtsig metrics --mtme --rank-sets``, its text, JSON and
+LaTeX (:func:`metric_rank_sets_text`, :func:`metric_rank_sets_json`, :func:`metric_rank_sets_latex`)."""
 
 from __future__ import annotations
 
@@ -106,8 +107,8 @@ def metric_rank_sets_markdown(runs: Sequence[ProtocolRun], experiment: str) -> l
     level = format_level(first.coverage)
     parts = [
         "\n## Which metrics could be first?\n\nConfidence sets for ranks with guaranteed coverage (Mogstad, Romano, "
-        'Shaikh & Wilhelm 2023; the sets of the R package csranks; docs/statistics.md, "Which metrics could be '
-        f"first?\") of every metric's weighted average, the table's ranking, and of each task value, from "
+        'Shaikh & Wilhelm 2023; the sets of the R package csranks; docs/statistics.md, "Rank sets in the commands '
+        f"and the default run\") of every metric's weighted average, the table's ranking, and of each task value, from "
         f"{first.n_draws} bootstrap draws of test sets in which each language pair's systems and items are drawn "
         "once for all its tasks, every metric scored on the same draw. *Could be first*: the τ-best set for τ = 1, "
         f"which holds the truly best metric with probability at least {level}. The marginal set covers one metric's "
@@ -165,7 +166,7 @@ def metric_rank_sets_text(sets: MetricRankSets) -> str:
         f"Which metrics could be first ({sets.protocol}): {average.kind} rank sets at {format_level(average.coverage)} "
         f"from {draws_description(average)}, every metric scored on the same draws",
         "the weighted average:",
-        *rank_sets_lines(average),
+        *rank_sets_lines(average, ranked="metric"),
         *(f"note: {note}" for note in tie_notes(average)),
         "each task:",
     ]

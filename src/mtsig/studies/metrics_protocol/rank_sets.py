@@ -1,6 +1,6 @@
 """Which metrics could be first? Confidence sets for the metrics' ranks on a metrics-task protocol's weighted average
 and on each of its tasks (Mogstad, Romano, Shaikh & Wilhelm 2023; :mod:`mtsig.stats.rank_sets`; docs/statistics.md,
-"Which metrics could be first?").
+"Rank sets in the commands and the default run").
 
 The estimates are the protocol's own: each task's value of every metric and their weighted average (the table's
 ranking, Freitag et al. 2023, Sec. 5). Their draws are the protocol's bootstrap statistics
