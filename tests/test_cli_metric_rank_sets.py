@@ -21,8 +21,8 @@ QUICK = ("--lps", "en-de", "--samples", "0", "--chance-draws", "0")
 @pytest.fixture(scope="module")
 def output(data_root):
     done = run_mtsig(
-        "metrics", "--mtme", data_root / "wmt23", *QUICK, "--rank-sets", "--draws", "300", "--seed", "3", "--json"
-    )
+        "metrics", "--mtme", data_root / "wmt23", *QUICK, "--rank-sets", "--draws", "300", "--seed", "3", "--json",
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -36,7 +36,9 @@ def test_json_ranks_the_protocols_own_average_and_task_values(output):
     table = dict(zip(output["average"]["metrics"], output["average"]["values"], strict=True))
     assert [m["metric"] for m in average["metrics"]] == output["average"]["metrics"]
     assert all(abs(m["estimate"] - table[m["metric"]]) < 1e-12 for m in average["metrics"])
-    assert average["draws"] == 300 and average["bootstrap"] == "systems+items" and average["units"] == 12 + 460
+    assert (
+        average["draws"] == 300 and average["bootstrap"] == "systems+items" and average["units"] == 12 + 460
+    )
     assert [t["scope"] for t in sets["tasks"]] == [t["label"] for t in output["tasks"]]
     for scope in [average, *sets["tasks"]]:
         assert scope["metrics"][0]["top"] and scope["top_set"][0] == scope["metrics"][0]["metric"]
@@ -85,8 +87,11 @@ def test_bad_rank_set_options_are_one_line(data_root, extra, message):
 
 def test_rank_set_options_need_rank_sets_and_a_protocol(data_root):
     without = run_mtsig("metrics", "--mtme", data_root / "wmt23", *QUICK, "--top", "2")
-    assert without.returncode == 2 and "--top is an option of the rank sets: ask for them with --rank-sets" in (
-        without.stderr
+    assert (
+        without.returncode == 2
+        and "--top is an option of the rank sets: ask for them with --rank-sets" in (without.stderr)
     )
     files = run_mtsig("metrics", "human.csv", "m1.seg.score", "m2.seg.score", "--rank-sets")
-    assert files.returncode == 2 and "--rank-sets ranks the metrics of a metrics task's protocol" in files.stderr
+    assert (
+        files.returncode == 2 and "--rank-sets ranks the metrics of a metrics task's protocol" in files.stderr
+    )

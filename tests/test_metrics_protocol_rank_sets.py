@@ -115,7 +115,9 @@ def test_a_metric_better_on_every_unit_is_alone_first_on_the_average():
     units = UnitSet("xx-yy", "items", np.arange(n_units))
     resamplers = [_mean_resampler(values, units), _mean_resampler(values[[0, 1, 2]] * 0.5, units)]
     tasks = [SimpleNamespace(metrics=("A", "B", "C"), task=SimpleNamespace(value_range=(0.0, 1.0)))] * 2
-    result = SimpleNamespace(tasks=tasks, metrics=("A", "B", "C"), protocol=SimpleNamespace(weights=(0.5, 0.5)))
+    result = SimpleNamespace(
+        tasks=tasks, metrics=("A", "B", "C"), protocol=SimpleNamespace(weights=(0.5, 0.5))
+    )
     task_draws, average, _ = joint_task_draws(result, resamplers, 1000, np.random.default_rng(5))
     estimates = 0.5 * values.mean(axis=1) + 0.5 * 0.5 * values.mean(axis=1)
     scope = scope_rank_sets("average", ["A", "B", "C"], estimates, average, tau=1, **SETS)

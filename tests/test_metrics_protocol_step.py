@@ -214,7 +214,9 @@ def test_rank_sets_rank_the_tables_own_values(run):
     for label, group in sets[sets["scope"] != "average"].groupby("scope", sort=False):
         values = tasks[(tasks["label"] == label) & (tasks["metric"] != "human:da-sqm")].set_index("metric")
         assert sorted(group["metric"]) == sorted(values.index), label
-        np.testing.assert_allclose(group["estimate"], values.loc[group["metric"], "value"], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            group["estimate"], values.loc[group["metric"], "value"], rtol=0, atol=1e-12
+        )
     for _, group in sets.groupby("scope", sort=False):
         assert group["could_be_first"].iloc[0] and (group["estimate"].diff().dropna() <= 0).all()
         assert (group["simultaneous_lower"] <= group["rank"]).all()
