@@ -75,7 +75,7 @@ def test_text_and_latex_show_who_could_be_first(data_root):
     ("extra", "message"),
     [
         (("--top", "33"), "--top 33: the average ranks only 32 metrics"),
-        (("--draws", "1"), "--draws 1: the bootstrap needs at least 2 draws"),
+        (("--draws", "1"), "rank sets from 1 draws: the bootstrap needs at least 2 (--draws"),
         (("--coverage", "95"), "strictly between 0 and 1"),
     ],
 )

@@ -110,7 +110,9 @@ def protocol_rank_sets(
     draws, from ``rng_for(seed, *key, "rank_sets", <protocol>)``; ``resamplers``: the tasks' own, when already
     built (:func:`task_resampler` with ``options``)."""
     if n_draws < 2:
-        raise InputError(f"--draws {n_draws}: the bootstrap needs at least 2 draws")
+        raise InputError(
+            f"rank sets from {n_draws} draws: the bootstrap needs at least 2 (--draws, or rank_sets.samples)"
+        )
     if resamplers is None:
         resamplers = [
             task_resampler(task, result.protocol, test_sets, scores, options) for task in result.tasks
