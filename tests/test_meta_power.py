@@ -21,8 +21,8 @@ from mtsig.stats.meta_evaluation.metric_ranking import (
 )
 from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties, outcome_statistic, pair_outcomes
 from mtsig.studies.metrics_protocol import WMT23_INFO, Protocol, ProtocolResult, Task, TaskResult
-from mtsig.studies.metrics_protocol.beyond import TaskResampler, UnitSet, _item_acc23
-from mtsig.studies.metrics_protocol.power import _joint_counts, average_stability, task_power, task_stability
+from mtsig.studies.metrics_protocol.beyond import TaskResampler, UnitSet, _item_acc23, joint_counts
+from mtsig.studies.metrics_protocol.power import average_stability, task_power, task_stability
 
 NOISE = (1.0, 1.15)  # metric a is better (less noise around the human scores)
 
@@ -196,7 +196,7 @@ def test_tasks_on_the_same_units_are_redrawn_together():
     subset = TaskResampler((2,), lambda c: c[0], (UnitSet("xx-yy", "items", np.array([2, 5])),))
     systems = TaskResampler((2,), lambda c: c[0], (UnitSet("xx-yy", "systems", np.array(["s1", "s2"])),))
     own = TaskResampler((4,), lambda c: c[0])
-    counts, n_units = _joint_counts([shared, subset, systems, own], np.random.default_rng(0), 500)
+    counts, n_units = joint_counts([shared, subset, systems, own], np.random.default_rng(0), 500)
     (a,), (b,), (c,), (d,) = counts
     np.testing.assert_array_equal(a[:, 1:], b)  # items 2 and 5: the same draws in both tasks
     # a test set of the real size: the pair's 3 items (the union of the tasks'), its 2 systems, the 4 units apart

@@ -59,6 +59,7 @@ SPEC = {
         "target": 0.8,
         "pairs": [["XCOMET-Ensemble", "MetricX-23"]],
     },
+    "rank_sets": {"samples": 200, "coverage": 0.95},
 }
 TABLES = (
     "tasks",
@@ -73,6 +74,7 @@ TABLES = (
     "power",
     "power_curves",
     "stability",
+    "rank_sets",
 )
 
 
@@ -144,6 +146,9 @@ def test_files_are_written_with_manifests_and_figures_decode(run):
     assert not list(run.rglob("*.tmp"))
     assert "<table" in (run / "tables" / "wmt23.html").read_text(encoding="utf-8")
     assert "\\begin{tabular}" in (run / "tables" / "wmt23.tex").read_text(encoding="utf-8")
+    with Image.open(run / "figures" / "wmt23" / "rank_sets.png") as image:  # a panel of 32 metrics
+        image.load()
+        assert image.height > 500
     pngs = sorted((run / "figures" / "wmt23").glob("wmt23_*.png"))
     assert len(pngs) == 5  # the 4 tasks and the average
     for png in pngs:
@@ -190,6 +195,38 @@ def test_chance_human_power_and_stability_tables(run):
             continue
         first = tasks[(tasks["label"] == row.task) & (tasks["metric"] != "human:da-sqm")].iloc[0]
         assert first["metric"] == row.winner
+
+
+def test_rank_sets_rank_the_tables_own_values(run):
+    """``rank_sets.tsv``: the average's metrics with the averages of ``average.tsv``, then each task's metrics
+    (DA+SQM left out) with their values of ``tasks.tsv``, ranked by them; the top metric of each scope is in its
+    top set. On en-de's segment-level Pearson, XCOMET-Ensemble, which every re-drawn test set of the stability
+    study keeps as winner, is alone in the set; the page's section counts the average's set."""
+    sets = _table(run, "rank_sets")
+    assert list(dict.fromkeys(sets["scope"])) == ["average", "accuracy", "en-de sys pearson", "en-de seg pearson",
+                                                  "en-de seg acc-t (item)"]  # fmt: skip
+    average = _table(run, "average").set_index("metric")["average"]
+    rows = sets[sets["scope"] == "average"].set_index("metric")
+    assert list(rows.index) == list(average.index)
+    np.testing.assert_allclose(rows["estimate"], average[rows.index], rtol=0, atol=1e-12)
+    assert (rows["units"] == 12 + 460).all() and (rows["draws"] == 200).all()
+    tasks = _table(run, "tasks")
+    for label, group in sets[sets["scope"] != "average"].groupby("scope", sort=False):
+        values = tasks[(tasks["label"] == label) & (tasks["metric"] != "human:da-sqm")].set_index("metric")
+        assert sorted(group["metric"]) == sorted(values.index), label
+        np.testing.assert_allclose(
+            group["estimate"], values.loc[group["metric"], "value"], rtol=0, atol=1e-12
+        )
+    for _, group in sets.groupby("scope", sort=False):
+        assert group["could_be_first"].iloc[0] and (group["estimate"].diff().dropna() <= 0).all()
+        assert (group["simultaneous_lower"] <= group["rank"]).all()
+        assert (group["rank"] <= group["simultaneous_upper"]).all()
+    seg = sets[sets["scope"] == "en-de seg pearson"]
+    assert seg.loc[seg["could_be_first"], "metric"].tolist() == ["XCOMET-Ensemble"]
+    page = (run / "tables" / "wmt23.md").read_text(encoding="utf-8")
+    section = page[page.index("## Which metrics could be first?") :]
+    count = int(rows["could_be_first"].sum())
+    assert f"| wmt23 | average | 32 | {count} |" in section
 
 
 def test_replication_pvalues_hold_both_directions_of_the_protocols_tests(run):

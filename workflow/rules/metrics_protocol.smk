@@ -1,9 +1,9 @@
 # A metrics task's protocol on expert MQM (config/wmt23.yaml): the WMT23 task set (Freitag et al. 2023, Table 8) and
 # WMT24's on the WMT23 test set, as mt-metrics-eval computes them, with what mtsig adds on the same data (bootstrap
 # intervals of every task value; chance levels; human scores entered as metrics; the power of the permutation tests
-# and the stability of each task's winner and cluster 1; the per-language-pair p-values that rule replicability
-# combines; the MQM gold and system scores that rule delta_agreement fits). One job per experiment: the files are read
-# once for both protocols.
+# and the stability of each task's winner and cluster 1; which metrics could be first, confidence sets for ranks;
+# the per-language-pair p-values that rule replicability combines; the MQM gold and system scores that rule
+# delta_agreement fits). One job per experiment: the files are read once for both protocols.
 
 
 rule metrics_protocol:
@@ -22,6 +22,7 @@ rule metrics_protocol:
         power=RESULTS / "{experiment}" / "power.tsv",
         power_curves=RESULTS / "{experiment}" / "power_curves.tsv",
         stability=RESULTS / "{experiment}" / "stability.tsv",
+        rank_sets=RESULTS / "{experiment}" / "rank_sets.tsv",
         tasks_manifest=manifest(RESULTS / "{experiment}" / "tasks.tsv"),
         average_manifest=manifest(RESULTS / "{experiment}" / "average.tsv"),
         significance_manifest=manifest(RESULTS / "{experiment}" / "significance.tsv"),
@@ -36,6 +37,7 @@ rule metrics_protocol:
         power_manifest=manifest(RESULTS / "{experiment}" / "power.tsv"),
         power_curves_manifest=manifest(RESULTS / "{experiment}" / "power_curves.tsv"),
         stability_manifest=manifest(RESULTS / "{experiment}" / "stability.tsv"),
+        rank_sets_manifest=manifest(RESULTS / "{experiment}" / "rank_sets.tsv"),
         md=RESULTS / "tables" / "{experiment}.md",
         html=report(
             RESULTS / "tables" / "{experiment}.html",

@@ -1,11 +1,12 @@
-"""The rank-set options of ``mtsig rank`` and ``mtsig compare``: confidence sets for ranks with guaranteed coverage
-(Mogstad, Romano, Shaikh & Wilhelm 2023; :mod:`mtsig.stats.rank_sets`, equal to csranks on the same draws).
+"""The rank-set options of ``mtsig rank``, ``mtsig compare`` and ``mtsig metrics``: confidence sets for ranks with
+guaranteed coverage (Mogstad, Romano, Shaikh & Wilhelm 2023; :mod:`mtsig.stats.rank_sets`, equal to csranks on the
+same draws).
 
 ``--rank-sets`` asks for them; ``--top K`` chooses τ of the τ-best set (default 1: which systems could be first),
 ``--coverage`` the coverage of every set (default 0.95), ``--simultaneous`` or ``--marginal`` the kind of set the
-text and LaTeX show (default simultaneous; JSON gives both), ``--draws`` the bootstrap's draws (``mtsig rank``;
-``mtsig compare`` reads the first ``--samples`` draws of its own paired bootstrap). Given without rank sets asked
-for, each of them is an error, never silently ignored.
+text and LaTeX show (default simultaneous; JSON gives both), ``--draws`` the bootstrap's draws (``mtsig rank``,
+``mtsig metrics``; ``mtsig compare`` reads the first ``--samples`` draws of its own paired bootstrap). Given without
+rank sets asked for, each of them is an error, never silently ignored.
 
 Private to :mod:`mtsig.cli` (the leading underscore keeps it out of the sub-command discovery).
 """
@@ -13,7 +14,7 @@ Private to :mod:`mtsig.cli` (the leading underscore keeps it out of the sub-comm
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,8 +24,10 @@ from mtsig.errors import InputError
 if TYPE_CHECKING:
     import numpy as np
 
+    from mtsig.io.mtme import LevelScores, MtmeTestSet
     from mtsig.metrics.base import Metric
     from mtsig.stats.rank_sets.summary import RankSets
+    from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions, ScoreKey
 
 #: Defaults: csranks's coverage and number of draws; τ = 1 (which systems could be first).
 DEFAULT_COVERAGE = 0.95
@@ -162,3 +165,42 @@ def metric_rank_sets(
         systems, stats, metric.score, higher_is_better=metric.higher_is_better, n_draws=n_samples, seed=seed,
         documents=documents, coverage=options.coverage, tau=options.tau, kind=options.kind, source=metric.name,
     )  # fmt: skip
+
+
+def protocol_rank_set_options(args: argparse.Namespace) -> RankSetOptions | None:
+    """``mtsig metrics``'s rank-set options (None without ``--rank-sets``): they rank the metrics of a protocol,
+    so they need ``--mtme``."""
+    options = rank_set_options(args, asked=args.rank_sets, how="--rank-sets")
+    if options is not None and args.mtme is None:
+        raise InputError("--rank-sets ranks the metrics of a metrics task's protocol: give --mtme DIR")
+    return options
+
+
+def protocol_rank_sets_output(
+    result: ProtocolResult,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    run_options: RunOptions,
+    options: RankSetOptions,
+    mode: str,
+) -> str | dict[str, object]:
+    """``mtsig metrics --mtme --rank-sets``: which metrics could be first on the protocol's weighted average and on
+    each task (:func:`mtsig.studies.metrics_protocol.rank_sets.protocol_rank_sets`, ``--draws`` joint draws from
+    ``rng_for(--seed, "metrics", "rank_sets", <protocol>)``), as ``mode`` says: ``text`` and ``latex`` give text,
+    ``json`` the record (:mod:`mtsig.report.metrics_protocol.rank_sets`)."""
+    from mtsig.report.metrics_protocol.rank_sets import (
+        metric_rank_sets_json,
+        metric_rank_sets_latex,
+        metric_rank_sets_text,
+    )
+    from mtsig.studies.metrics_protocol.rank_sets import protocol_rank_sets
+
+    if options.tau > len(result.metrics):
+        raise InputError(f"--top {options.tau}: the average ranks only {len(result.metrics)} metrics")
+    sets = protocol_rank_sets(
+        result, test_sets, scores, run_options, n_draws=int(options.draws or DEFAULT_DRAWS),
+        coverage=options.coverage, tau=options.tau, seed=run_options.seed, key=("metrics",), kind=options.kind,
+    )  # fmt: skip
+    if mode == "json":
+        return metric_rank_sets_json(sets)
+    return metric_rank_sets_latex(sets) if mode == "latex" else metric_rank_sets_text(sets)

@@ -43,6 +43,12 @@ from mtsig.cli._common import (
     non_negative_int,
     significance_level,
 )
+from mtsig.cli._rank_sets import (
+    RankSetOptions,
+    add_rank_set_arguments,
+    protocol_rank_set_options,
+    protocol_rank_sets_output,
+)
 from mtsig.errors import InputError
 from mtsig.io import mtme
 from mtsig.io import system_scores as ss
@@ -129,6 +135,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--json", action="store_true", help="print JSON instead of text")
     out.add_argument("--latex", action="store_true", help="print the correlation table as LaTeX")
     add_quiet_argument(parser)
+    add_rank_set_arguments(
+        parser, draws=True, asked_by="with --mtme: the metrics, on the average and each task"
+    )
 
 
 def _add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
@@ -418,8 +427,9 @@ def _add_extra_metrics(protocol: mp.Protocol, test_sets: dict, directories: list
     return always
 
 
-def _run_protocol(args: argparse.Namespace) -> int:
-    """``mtsig metrics --mtme DIR``: a metrics task's protocol on the test set (module docstring)."""
+def _run_protocol(args: argparse.Namespace, rank_sets: RankSetOptions | None) -> int:
+    """``mtsig metrics --mtme DIR``: a metrics task's protocol on the test set (module docstring), with
+    ``rank_sets`` which metrics could be first (:func:`mtsig.cli._rank_sets.protocol_rank_sets_output`)."""
     if args.human_file is not None or args.metric_files:
         raise InputError("--mtme replaces HUMAN_FILE METRIC_FILES: give one or the other")
     lps = None if args.lps is None else [lp.strip() for lp in args.lps.split(",") if lp.strip()]
@@ -460,16 +470,21 @@ def _run_protocol(args: argparse.Namespace) -> int:
         chance = protocol_chance(
             result, test_sets, scores, n_draws=draws, seed=args.seed, key=("metrics",), options=options
         )
+    mode = "json" if args.json else "latex" if args.latex else "text"
+    sets = None
+    if rank_sets is not None:
+        sets = protocol_rank_sets_output(result, test_sets, scores, options, rank_sets, mode)
     if args.json:
-        json.dump(_with_chance(protocol_json(result), chance), sys.stdout, indent=2)
+        payload = _with_chance(protocol_json(result), chance)
+        json.dump(payload if sets is None else {**payload, "rank_sets": sets}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif args.latex:
-        sys.stdout.write(protocol_table_latex(result))
+        sys.stdout.write(protocol_table_latex(result) + (sets or ""))
     else:
         sys.stdout.write(protocol_table_text(result))
         if chance is not None:
             sys.stdout.write(_chance_text(result, chance))
-        sys.stdout.write(f"signature: {protocol_signature(result)}\n")
+        sys.stdout.write(f"signature: {protocol_signature(result)}\n" + (sets or ""))
     return 0
 
 
@@ -528,8 +543,9 @@ def _chance_text(result: mp.ProtocolResult, chance: ProtocolChance) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``mtsig metrics``; returns the exit status."""
+    rank_sets = protocol_rank_set_options(args)
     if args.mtme is not None:
-        return _run_protocol(args)
+        return _run_protocol(args, rank_sets)
     if args.human_file is None or not args.metric_files:
         raise InputError("give HUMAN_FILE and METRIC_FILES, or --mtme DIR for a metrics task's protocol")
     if args.samples < 1:

@@ -18,7 +18,12 @@ from mtsig.report.tables import latex_escape, metric_label
 from mtsig.stats.rank_sets.summary import RankSets, rank_sets_table
 
 #: How each kind of draws is described (:attr:`mtsig.stats.rank_sets.RankProblem.bootstrap`).
-_UNITS = {"items": "items", "documents": "whole documents", "segments": "segments"}
+_UNITS = {
+    "items": "items",
+    "documents": "whole documents",
+    "segments": "segments",
+    "systems+items": "each language pair's systems and items",
+}
 
 
 def sets_signature(sets: RankSets, *, scores: str | None = None, metric_details: str | None = None) -> str:
@@ -67,11 +72,11 @@ def top_line(sets: RankSets) -> str:
     )
 
 
-def rank_sets_lines(sets: RankSets, score_format: str = "{:.4f}") -> list[str]:
+def rank_sets_lines(sets: RankSets, score_format: str = "{:.4f}", ranked: str = "system") -> list[str]:
     """Readable lines: one row per system (estimate, estimated rank, its set of the kind shown, whether in the
-    τ-best set), then who could be first (or among the τ best)."""
+    τ-best set), then who could be first (or among the τ best); ``ranked`` heads the first column."""
     kind, table = sets.kind, rank_sets_table(sets)
-    header = ["system", "estimate", "rank", f"{kind} {format_level(sets.coverage)}", f"top {sets.tau}"]
+    header = [ranked, "estimate", "rank", f"{kind} {format_level(sets.coverage)}", f"top {sets.tau}"]
     rows = [header]
     for row in table.itertuples(index=False):
         low, high = getattr(row, f"{kind}_lower"), getattr(row, f"{kind}_upper")

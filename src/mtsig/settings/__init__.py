@@ -52,6 +52,7 @@ from mtsig.settings.metrics_protocol import (
     ProtocolChance,
     ProtocolOptions,
     ProtocolPower,
+    ProtocolRankSets,
     ProtocolTests,
 )
 from mtsig.settings.studies import (
@@ -86,7 +87,7 @@ __all__ = [
     "BleuOptions", "Calibration", "Clusters", "DocumentsFile", "Evaluation", "Experiment", "Figures", "HumanGold",
     "HumanRanking", "HumanRankingCalibration", "HumanSource", "MetaEvaluation", "MeteorOptions", "MetricsProtocol",
     "MetricsTask", "MetricsTaskOutliers", "MetricsTaskVariant", "MqmTexts", "NBest", "NBestParameters", "Power",
-    "ProtocolBootstrap", "ProtocolChance", "ProtocolOptions", "ProtocolPower", "ProtocolTests", "QualityControl",
+    "ProtocolBootstrap", "ProtocolChance", "ProtocolOptions", "ProtocolPower", "ProtocolRankSets", "ProtocolTests", "QualityControl",
     "Replicability", "Resampling", "RunSettings", "SegmentLevel", "SegmentScoresMetric", "Settings", "Standardise",
     "Synthetic", "TerOptions", "TextSources", "Verification", "_dataclass_in", "as_block", "build", "default_of",
     "given_fields", "has_default", "metric_entries",
@@ -132,6 +133,7 @@ SCHEMA_BLOCKS: dict[type, tuple[str, ...]] = {
     ProtocolBootstrap: ("properties", "metrics_protocol", "additionalProperties", "properties", "bootstrap"),
     ProtocolChance: ("properties", "metrics_protocol", "additionalProperties", "properties", "chance"),
     ProtocolPower: ("properties", "metrics_protocol", "additionalProperties", "properties", "power"),
+    ProtocolRankSets: ("properties", "metrics_protocol", "additionalProperties", "properties", "rank_sets"),
     HumanRanking: ("properties", "human_ranking", "additionalProperties"),
     Experiment: ("$defs", "experiment"),
     MqmTexts: ("$defs", "experiment", "properties", "texts"),

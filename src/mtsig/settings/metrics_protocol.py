@@ -41,6 +41,15 @@ class ProtocolPower:
     pairs: tuple[tuple[str, str], ...] = ()
 
 
+@dataclass(frozen=True)
+class ProtocolRankSets:
+    """``metrics_protocol.<name>.rank_sets``: confidence sets for the metrics' ranks on the weighted average and on
+    each task (which metrics could be first), from ``samples`` joint bootstrap draws at ``coverage``."""
+
+    samples: int = 1000
+    coverage: float = 0.95
+
+
 @dataclass(frozen=True, kw_only=True)
 class ProtocolOptions:
     """The settings of ``metrics_protocol.<name>`` that every run of its protocols reads: the permutation tests'
@@ -73,5 +82,6 @@ class MetricsProtocol(ProtocolOptions):
     delta_metrics: tuple[str, ...] = ()
     chance: ProtocolChance = field(default_factory=ProtocolChance)
     power: ProtocolPower = field(default_factory=ProtocolPower)
+    rank_sets: ProtocolRankSets = field(default_factory=ProtocolRankSets)
     gold: str | None = None
     description: str | None = None

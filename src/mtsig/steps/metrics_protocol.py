@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from mtsig.io.mtme import LevelScores, MtmeTestSet
     from mtsig.settings import MetricsProtocol
     from mtsig.studies.metrics_protocol import Protocol, ScoreKey
-    from mtsig.studies.metrics_protocol.experiment import ProtocolRun
+    from mtsig.studies.metrics_protocol.experiment import ProtocolExperiment, ProtocolRun
 
 log = logging.getLogger("mtsig")
 
@@ -57,6 +57,28 @@ def log_protocol_run(experiment: str, run: ProtocolRun) -> None:
         run.test_seconds, run.interval_seconds, run.study_seconds, result.metrics[0], result.average[0],
         result.metrics[-1], result.average[-1],
     )  # fmt: skip
+    if run.rank_sets is not None:
+        average = run.rank_sets.average.sets
+        log.info(
+            "%s %s: %d of %d metrics could be first on the average at %g (%d joint draws, %.1f CPU s)",
+            experiment, run.protocol.name, len(average.members), len(average.systems), average.coverage,
+            average.n_draws, run.rank_set_seconds,
+        )  # fmt: skip
+
+
+def write_figures(experiment: str, result: ProtocolExperiment, figures: str | Path) -> None:
+    """Under ``figures``: each protocol's heatmaps and power figure, and the rank sets of the averages
+    (:mod:`mtsig.report.metrics_protocol`); one log line per protocol (:func:`log_protocol_run`)."""
+    from mtsig.report.metrics_protocol import power_figure, protocol_heatmaps
+    from mtsig.report.metrics_protocol.rank_sets import metric_rank_sets_figure
+
+    Path(figures).mkdir(parents=True, exist_ok=True)
+    for run in result.runs:
+        protocol_heatmaps(run.result, figures)
+        if run.power is not None:
+            power_figure(run.power, run.protocol.name, figures)
+        log_protocol_run(experiment, run)
+    metric_rank_sets_figure(result.runs, figures)
 
 
 def metrics_protocol(
@@ -79,6 +101,7 @@ def metrics_protocol(
     power: str | Path,
     power_curves: str | Path,
     stability: str | Path,
+    rank_sets: str | Path,
     md: str | Path,
     html: str | Path,
     tex: str | Path,
@@ -86,19 +109,19 @@ def metrics_protocol(
 ) -> None:
     """Every protocol of the experiment's ``settings`` (its ``metrics_protocol.<name>`` block as the rule passes it,
     or the settings themselves: :class:`mtsig.settings.MetricsProtocol`, the one shape the study reads) on its test
-    set ``root`` (mt-metrics-eval's layout):
-    ``tasks`` (each task's value, cluster and bootstrap interval per metric), ``average`` (the weighted average
-    and its cluster), ``significance`` (the permutation tests' p-values; task 0 is the average), the Markdown,
-    HTML and LaTeX tables and a heatmap per tested task under ``figures``; the chance levels (``chance``), the
-    human scores entered as metrics on part of a task's cells (``human``), the power of the chosen pairs
-    (``power``, ``power_curves``, a figure per protocol under ``figures``) and the stability of each task's winner
-    and cluster 1 (``stability``); for the replicability study the
-    per-language-pair p-values of its ``replicability_tasks`` (``replication``); for the delta-agreement
-    study the MT systems' MQM and metric system scores (``system_scores``) and the MQM gold of every pair
-    (``mqm_gold``, ``mqm_gold_conclusions`` at ``alphas``). Seeds: the permutation tests of protocol P from
-    ``derive_seed(seed, experiment, P)``; the intervals of a task from ``rng_for(seed, experiment, "bootstrap",
-    <task label>)``. ``scores``: the rule's inputs, which must hold every file read."""
-    from mtsig.report.metrics_protocol import experiment_tables, power_figure, protocol_heatmaps
+    set ``root`` (mt-metrics-eval's layout): ``tasks`` (each task's value, cluster and bootstrap interval per
+    metric), ``average`` (the weighted average and its cluster), ``significance`` (the permutation tests'
+    p-values; task 0 is the average), the Markdown, HTML and LaTeX tables and the figures (:func:`write_figures`);
+    the chance levels (``chance``), the human scores entered as metrics on part of a task's cells (``human``), the
+    power of the chosen pairs (``power``, ``power_curves``) and the stability of each task's winner and cluster 1
+    (``stability``); which metrics could be first (``rank_sets``, on the average and every task); for the
+    replicability study the per-language-pair p-values of its ``replicability_tasks`` (``replication``); for the
+    delta-agreement study the MT systems' MQM and metric system scores (``system_scores``) and the MQM gold of
+    every pair (``mqm_gold``, ``mqm_gold_conclusions`` at ``alphas``). Seeds: the permutation tests of protocol P
+    from ``derive_seed(seed, experiment, P)``; the intervals of a task from ``rng_for(seed, experiment,
+    "bootstrap", <task label>)``; the rank sets of P from ``rng_for(seed, experiment, "rank_sets", P)``.
+    ``scores``: the rule's inputs, which must hold every file read."""
+    from mtsig.report.metrics_protocol import experiment_tables
     from mtsig.settings import MetricsProtocol, as_block, build
     from mtsig.studies.metrics_protocol import experiment as experiments
 
@@ -110,13 +133,10 @@ def metrics_protocol(
     result = experiments.run_experiment(
         experiment, protocols, test_sets, read, settings, seed=seed, alphas=alphas
     )
-    Path(figures).mkdir(parents=True, exist_ok=True)
-    for run in result.runs:
-        protocol_heatmaps(run.result, figures)
-        if run.power is not None:
-            power_figure(run.power, run.protocol.name, figures)
-        log_protocol_run(experiment, run)
-    tables = experiment_tables(result, settings, title=settings.description or experiment)
+    write_figures(experiment, result, figures)
+    tables = experiment_tables(
+        result, settings, title=settings.description or experiment, experiment_name=experiment
+    )
     made = {
         "made_by": "metrics_protocol",
         "settings": {"experiment": experiment, "spec": as_block(settings), "seed": seed},
@@ -134,6 +154,7 @@ def metrics_protocol(
         power: tables.power,
         power_curves: tables.power_curves,
         stability: tables.stability,
+        rank_sets: tables.rank_sets,
     }
     for path, frame in outputs.items():
         write_tsv(frame, path, **made)

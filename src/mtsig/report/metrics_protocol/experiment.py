@@ -12,6 +12,7 @@ import pandas as pd
 
 from mtsig.report.metrics_protocol.formats import protocol_table_latex, protocol_tables
 from mtsig.report.metrics_protocol.page import protocol_table_markdown, real_size_index
+from mtsig.report.metrics_protocol.rank_sets import metric_rank_sets_frame, metric_rank_sets_markdown
 from mtsig.settings import MetricsProtocol, ProtocolOptions
 from mtsig.studies.metrics_protocol.experiment import ProtocolExperiment
 
@@ -49,8 +50,8 @@ def reproduce_command(settings: MetricsProtocol, protocol: str, lps: Sequence[st
 class ExperimentTables:
     """What a protocol experiment writes (one TSV per frame, each protocol's rows in turn with a ``protocol``
     column first; the MQM golds with ``lp`` first), its Markdown page and its LaTeX tables; the chance levels, the
-    human scores on part of a task's cells, the power of the chosen pairs (summary and curves) and the stability
-    (:func:`study_tables`)."""
+    human scores on part of a task's cells, the power of the chosen pairs (summary and curves), the stability and
+    the metrics' rank sets (:func:`study_tables`)."""
 
     tasks: pd.DataFrame
     average: pd.DataFrame
@@ -66,6 +67,7 @@ class ExperimentTables:
     power: pd.DataFrame
     power_curves: pd.DataFrame
     stability: pd.DataFrame
+    rank_sets: pd.DataFrame
 
 
 def _first(frame: pd.DataFrame, first: list[str]) -> pd.DataFrame:
@@ -95,7 +97,8 @@ STABILITY_COLUMNS = [
 def study_tables(experiment: ProtocolExperiment) -> dict[str, pd.DataFrame]:
     """The chance levels (``chance``: per protocol and task, and ``average``), the human scores on part of a task's
     cells (``human``), the power of every chosen pair (``power``, with ``metric_a`` ranked above ``metric_b``; inf:
-    beyond the largest size) and at every size (``power_curves``), and the stability (``stability``)."""
+    beyond the largest size) and at every size (``power_curves``), the stability (``stability``) and the metrics'
+    rank sets (``rank_sets``: :func:`mtsig.report.metrics_protocol.rank_sets.metric_rank_sets_frame`)."""
     chance, human, power, curves, stability = [], [], [], [], []
     for run in experiment.runs:
         name = run.protocol.name
@@ -136,17 +139,22 @@ def study_tables(experiment: ProtocolExperiment) -> dict[str, pd.DataFrame]:
         "power": pd.DataFrame(power, columns=POWER_COLUMNS),
         "power_curves": pd.DataFrame(curves, columns=CURVE_COLUMNS),
         "stability": pd.DataFrame(stability, columns=STABILITY_COLUMNS),
+        "rank_sets": metric_rank_sets_frame(experiment.runs),
     }
 
 
 def experiment_tables(
-    experiment: ProtocolExperiment, settings: MetricsProtocol, *, title: str
+    experiment: ProtocolExperiment,
+    settings: MetricsProtocol,
+    *,
+    title: str,
+    experiment_name: str = "<experiment>",
 ) -> ExperimentTables:
     """The tables of :func:`mtsig.studies.metrics_protocol.experiment.run_experiment` with the experiment's
     ``settings``: each protocol's :func:`protocol_tables` (its task rows with their bootstrap intervals),
     per-language-pair p-values and MQM golds; the Markdown page (``title``, then each protocol's
-    :func:`protocol_table_markdown` with the command that reproduces it from the data folder) and each protocol's
-    :func:`protocol_table_latex`."""
+    :func:`protocol_table_markdown` with the command that reproduces it from the data folder, then "Which metrics
+    could be first?" naming the files of ``experiment_name``) and each protocol's :func:`protocol_table_latex`."""
     tasks, average, significance = [], [], []
     markdown, latex = [f"# {title}", ""], []
     for run in experiment.runs:
@@ -190,6 +198,8 @@ def experiment_tables(
             )
         )
         latex.append(f"% {heading}\n" + protocol_table_latex(run.result))
+
+    markdown += metric_rank_sets_markdown(experiment.runs, experiment_name)
 
     def by_lp(index: int) -> pd.DataFrame:
         frame = pd.concat(

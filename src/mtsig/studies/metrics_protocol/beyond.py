@@ -32,6 +32,7 @@ import pandas as pd
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.stats.meta_evaluation import task_bootstrap as tb
+from mtsig.stats.meta_evaluation.metric_ranking import weighted_average
 from mtsig.stats.meta_evaluation.pooled_accuracy import pair_agreement
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import permutation_counts
 from mtsig.stats.meta_evaluation.tie_calibration import good_pairs, group_pairs, pair_differences
@@ -177,6 +178,55 @@ def task_resampler(
 
         return TaskResampler((len(systems),), spa, system_units)
     raise InputError(f"{task.label}: no bootstrap interval for this statistic")
+
+
+def joint_counts(
+    resamplers: Sequence[TaskResampler], rng: np.random.Generator, n_sets: int
+) -> tuple[list[list[np.ndarray]], int]:
+    """Each resampler's counts (one ``[B, n_units]`` per stratum) on ``n_sets`` test sets of the real size in which
+    each language pair's systems and items are drawn once for every task (:class:`UnitSet`: a unit is drawn as often
+    in every task that has it); a stratum without a :class:`UnitSet` is drawn on its own. Also the test set's
+    number of units: every language pair's items and systems, and the strata drawn on their own."""
+    universes: dict[tuple[str, str], set] = {}
+    for resampler in resamplers:
+        for units in resampler.units:
+            universes.setdefault((units.lp, units.kind), set()).update(units.labels.tolist())
+    drawn = {}
+    for key in sorted(universes):
+        labels = np.array(sorted(universes[key]))
+        drawn[key] = (labels, tb.draw_counts_of_size(rng, labels.size, labels.size, n_sets))
+    out = []
+    n_units = sum(labels.size for labels, _ in drawn.values())
+    for resampler in resamplers:
+        if not resampler.units:
+            out.append([tb.draw_counts_of_size(rng, n, n, n_sets) for n in resampler.n_units])
+            n_units += sum(resampler.n_units)
+            continue
+        counts = []
+        for units in resampler.units:
+            labels, table = drawn[(units.lp, units.kind)]
+            counts.append(table[:, np.searchsorted(labels, units.labels)])
+        out.append(counts)
+    return out, n_units
+
+
+def joint_task_draws(
+    result: ProtocolResult, resamplers: Sequence[TaskResampler], n_draws: int, rng: np.random.Generator
+) -> tuple[list[np.ndarray], np.ndarray, int]:
+    """``(task_draws, average_draws, n_units)``: each task's statistic of each of its metrics ``[B, M_t]`` (the
+    task's metric order) on ``n_draws`` test sets drawn by :func:`joint_counts` (``resamplers[t]`` of
+    ``result.tasks[t]``), their weighted average ``[B, M]`` in the order of ``result.metrics`` (each task rescaled
+    by its range and weighted, as :func:`mtsig.stats.meta_evaluation.metric_ranking.weighted_average`), and the
+    number of units drawn."""
+    joint, n_units = joint_counts(resamplers, rng, n_draws)
+    task_draws = [resampler.statistic(counts) for resampler, counts in zip(resamplers, joint, strict=True)]
+    index = [np.array([task.metrics.index(name) for name in result.metrics]) for task in result.tasks]
+    average = weighted_average(
+        [draws[:, where] for draws, where in zip(task_draws, index, strict=True)],
+        [task.task.value_range for task in result.tasks],
+        result.protocol.weights,
+    )
+    return task_draws, average, n_units
 
 
 def task_intervals(result: TaskResult, draws: np.ndarray, confidence: float) -> pd.DataFrame:

@@ -32,6 +32,7 @@ from mtsig.studies.metrics_protocol import (
     with_gold,
 )
 from mtsig.studies.metrics_protocol.beyond import (
+    TaskResampler,
     mqm_pairs,
     replication_pvalues,
     system_tasks,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from mtsig.studies.metrics_protocol.chance import ProtocolChance
     from mtsig.studies.metrics_protocol.human import PartialHumanRow
     from mtsig.studies.metrics_protocol.power import ProtocolPower
+    from mtsig.studies.metrics_protocol.rank_sets import MetricRankSets
 
 
 def experiment_protocols(
@@ -118,7 +120,8 @@ class ProtocolRun:
     :func:`task_intervals`; empty without bootstrap resamples), its per-language-pair p-values
     (:func:`replication_pvalues`), its chance levels, the human scores on the part of a task's cells they rate
     (:func:`mtsig.studies.metrics_protocol.human.partial_human_rows`), its power and stability (None when not
-    asked for) and the CPU seconds of the tests, the intervals and the rest."""
+    asked for), which metrics could be first (:mod:`mtsig.studies.metrics_protocol.rank_sets`; None with 0 draws)
+    and the CPU seconds of the tests, the intervals, the rest and the rank sets."""
 
     protocol: Protocol
     seed: int
@@ -131,6 +134,8 @@ class ProtocolRun:
     partial_human: tuple[PartialHumanRow, ...] = ()
     power: ProtocolPower | None = None
     study_seconds: float = 0.0
+    rank_sets: MetricRankSets | None = None
+    rank_set_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,51 @@ class ProtocolExperiment:
     runs: tuple[ProtocolRun, ...]
     lps: tuple[str, ...]
     pairs: tuple[tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame], ...]
+
+
+def _intervals(
+    result: ProtocolResult,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    settings: MetricsProtocol,
+    options: RunOptions,
+    key: tuple[int, str],
+) -> tuple[dict[str, pd.DataFrame], dict[str, TaskResampler]]:
+    """The bootstrap interval of every task's values (:func:`task_intervals`, drawn from ``rng_for(seed,
+    experiment, "bootstrap", <task label>)``, ``key`` = (seed, experiment)) and every task's resampler, by task
+    label; both empty with 0 resamples."""
+    from mtsig.stats.seeding import rng_for
+
+    intervals, resamplers = {}, {}
+    if settings.bootstrap.samples:
+        for task in result.tasks + result.extras:
+            resampler = task_resampler(task, result.protocol, test_sets, scores, options)
+            resamplers[task.task.label] = resampler
+            draws = resampler.draws(settings.bootstrap.samples, rng_for(*key, "bootstrap", task.task.label))
+            intervals[task.task.label] = task_intervals(task, draws, settings.bootstrap.confidence)
+    return intervals, resamplers
+
+
+def _rank_sets(
+    result: ProtocolResult,
+    test_sets: Mapping[str, MtmeTestSet],
+    scores: Mapping[ScoreKey, LevelScores],
+    settings: MetricsProtocol,
+    options: RunOptions,
+    key: tuple[int, str],
+    resamplers: Mapping[str, TaskResampler],
+) -> MetricRankSets | None:
+    """Which metrics could be first (:func:`mtsig.studies.metrics_protocol.rank_sets.protocol_rank_sets`, ``key`` =
+    (seed, experiment)), with the tasks' ``resamplers`` when the intervals built them; None with 0 draws."""
+    from mtsig.studies.metrics_protocol.rank_sets import protocol_rank_sets
+
+    if not settings.rank_sets.samples:
+        return None
+    seed, experiment = key
+    return protocol_rank_sets(
+        result, test_sets, scores, options, n_draws=settings.rank_sets.samples, coverage=settings.rank_sets.coverage,
+        seed=seed, key=(experiment,), resamplers=[resamplers[t.task.label] for t in result.tasks] if resamplers else None,
+    )  # fmt: skip
 
 
 def run_experiment(
@@ -162,11 +212,13 @@ def run_experiment(
     experiment, "bootstrap", <task label>)``, the per-language-pair p-values of ``settings.replicability_tasks``,
     the chance levels (:mod:`mtsig.studies.metrics_protocol.chance`; none with 0 draws), the human scores on part
     of a task's cells, the power and stability of the permutation tests
-    (:mod:`mtsig.studies.metrics_protocol.power`; none with 0 test sets or without tests), and the MQM gold of every
+    (:mod:`mtsig.studies.metrics_protocol.power`; none with 0 test sets or without tests), which metrics could be
+    first (:func:`mtsig.studies.metrics_protocol.rank_sets.protocol_rank_sets`, on the average and every task, drawn
+    from ``rng_for(seed, experiment, "rank_sets", <protocol>)``; none with 0 draws), and the MQM gold of every
     language pair's MT systems at ``alphas`` (:func:`mqm_pairs`, of the first protocol)."""
     import time
 
-    from mtsig.stats.seeding import derive_seed, rng_for
+    from mtsig.stats.seeding import derive_seed
     from mtsig.studies.metrics_protocol import run_protocol
     from mtsig.studies.metrics_protocol.chance import protocol_chance
     from mtsig.studies.metrics_protocol.human import partial_human_rows
@@ -181,14 +233,7 @@ def run_experiment(
         options = RunOptions.of(settings, protocol.name, protocol_seed)
         result = run_protocol(protocol, test_sets, scores, options)
         tested = time.process_time()
-        intervals = {}
-        if settings.bootstrap.samples:
-            for task in result.tasks + result.extras:
-                resampler = task_resampler(task, protocol, test_sets, scores, options)
-                draws = resampler.draws(
-                    settings.bootstrap.samples, rng_for(seed, experiment, "bootstrap", task.task.label)
-                )
-                intervals[task.task.label] = task_intervals(task, draws, settings.bootstrap.confidence)
+        intervals, resamplers = _intervals(result, test_sets, scores, settings, options, (seed, experiment))
         intervaled = time.process_time()
         replication = replication_pvalues(result, settings.replicability_tasks)
         chance = None
@@ -203,21 +248,12 @@ def run_experiment(
             power = protocol_power(
                 result, test_sets, scores, settings.power, options, seed=seed, key=(experiment, protocol.name)
             )
-        runs.append(
-            ProtocolRun(
-                protocol,
-                protocol_seed,
-                result,
-                intervals,
-                replication,
-                tested - start,
-                intervaled - tested,
-                chance,
-                partial,
-                power,
-                time.process_time() - intervaled,
-            )
-        )
+        studied = time.process_time()
+        rank_sets = _rank_sets(result, test_sets, scores, settings, options, (seed, experiment), resamplers)
+        runs.append(ProtocolRun(
+            protocol, protocol_seed, result, intervals, replication, tested - start, intervaled - tested, chance,
+            partial, power, studied - intervaled, rank_sets, time.process_time() - studied,
+        ))  # fmt: skip
     lps = tuple(sorted({lp for protocol in protocols for lp in protocol.lps}))
     pairs = tuple(
         mqm_pairs(lp, protocols[0], test_sets, scores, alphas, all_metrics=settings.all_metrics) for lp in lps

@@ -23,10 +23,10 @@ from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.settings import ProtocolPower as PowerSettings
 from mtsig.stats.meta_evaluation import power as mpw
 from mtsig.stats.meta_evaluation import task_bootstrap as tb
-from mtsig.stats.meta_evaluation.metric_ranking import average_nulls, weighted_average
+from mtsig.stats.meta_evaluation.metric_ranking import average_nulls
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions, ScoreKey, TaskResult
-from mtsig.studies.metrics_protocol.beyond import TaskResampler, task_resampler
+from mtsig.studies.metrics_protocol.beyond import TaskResampler, joint_task_draws, task_resampler
 
 #: The :class:`TaskStability` label of the weighted average.
 AVERAGE = "average"
@@ -218,36 +218,6 @@ def _stability(
     )
 
 
-def _joint_counts(
-    resamplers: Sequence[TaskResampler], rng: np.random.Generator, n_sets: int
-) -> tuple[list[list[np.ndarray]], int]:
-    """Each resampler's counts (one ``[B, n_units]`` per stratum) on ``n_sets`` test sets of the real size in which
-    each language pair's systems and items are drawn once for every task (:class:`UnitSet`: a unit is drawn as often
-    in every task that has it); a stratum without a :class:`UnitSet` is drawn on its own. Also the test set's
-    number of units: every language pair's items and systems, and the strata drawn on their own."""
-    universes: dict[tuple[str, str], set] = {}
-    for resampler in resamplers:
-        for units in resampler.units:
-            universes.setdefault((units.lp, units.kind), set()).update(units.labels.tolist())
-    drawn = {}
-    for key in sorted(universes):
-        labels = np.array(sorted(universes[key]))
-        drawn[key] = (labels, tb.draw_counts_of_size(rng, labels.size, labels.size, n_sets))
-    out = []
-    n_units = sum(labels.size for labels, _ in drawn.values())
-    for resampler in resamplers:
-        if not resampler.units:
-            out.append([tb.draw_counts_of_size(rng, n, n, n_sets) for n in resampler.n_units])
-            n_units += sum(resampler.n_units)
-            continue
-        counts = []
-        for units in resampler.units:
-            labels, table = drawn[(units.lp, units.kind)]
-            counts.append(table[:, np.searchsorted(labels, units.labels)])
-        out.append(counts)
-    return out, n_units
-
-
 def average_stability(
     result: ProtocolResult,
     resamplers: Sequence[TaskResampler],
@@ -258,7 +228,8 @@ def average_stability(
 ) -> TaskStability:
     """How often a re-drawn test set of the real size keeps the weighted average's winner and its cluster 1 (the
     table's ranking; Riley et al. 2024, Sec. 3): every task's statistic on test sets in which each language pair's
-    items and systems are drawn once for all its tasks (``resamplers[t]``, :func:`_joint_counts`), averaged as the
+    items and systems are drawn once for all its tasks (``resamplers[t]``,
+    :func:`~mtsig.studies.metrics_protocol.beyond.joint_task_draws`), averaged as the
     table averages (each task rescaled by its range, weighted); cluster 1 from the average's own permutation test
     (its null differences of the real test set, :func:`mtsig.stats.meta_evaluation.metric_ranking.average_nulls`)."""
     names = list(result.metrics)  # the average's ranking, best first; no human scores
@@ -266,12 +237,7 @@ def average_stability(
         raise InputError("the average's stability needs the protocol's permutation tests (samples > 0)")
     index = [np.array([task.metrics.index(name) for name in names]) for task in result.tasks]
     ranges = [task.task.value_range for task in result.tasks]
-    joint, n_units = _joint_counts(resamplers, rng, n_sets)
-    task_values = [
-        resampler.statistic(counts)[:, where]
-        for resampler, counts, where in zip(resamplers, joint, index, strict=True)
-    ]
-    values = weighted_average(task_values, ranges, result.protocol.weights)
+    _, values, n_units = joint_task_draws(result, resamplers, n_sets, rng)
     first, second, null, used = average_nulls(
         range(len(names)), [task.test for task in result.tasks], ranges, result.protocol.weights, index
     )
