@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 from cli_runner import run_mtsig
 
-from mtsig.cli.metrics import _chance_text
+from mtsig.report.metrics_protocol import chance_text
 from mtsig.studies.metrics_protocol.chance import ChanceLevel, ProtocolChance
 
 RANDOM = "Random-sysname[noref]"
@@ -59,7 +59,7 @@ def test_text_prints_the_chance_row_and_every_metrics_p_value():
         _level("average", {"A": 0.01, "B": 0.06}, 0.3, 0.6),
         1000,
     )
-    lines = _chance_text(result, chance).splitlines()
+    lines = chance_text(result, chance).splitlines()
     assert "1000 draws per metric" in lines[1]
     rows = {line.split()[0]: line.split()[1:] for line in lines[3:] if line}
     assert lines[2].split() == ["metric", "avg", "task1", "x1"]
