@@ -254,7 +254,10 @@ def test_without_documents_the_default_is_the_item_level_test_and_says_so(tmp_pa
         (["--resamples", "many"], "argument --resamples: must be a positive integer, got 'many'"),
         (["--seed", "-1"], "argument --seed: must be a non-negative integer, got -1"),
         (["--first-segment-id", "-2"], "argument --first-segment-id: must be a non-negative integer, got -2"),
-        (["--procedure", "wmt23"], "argument --procedure: unknown procedure 'wmt23'; known: wmt24, wmt24_scipy114, wmt25"),
+        (
+            ["--procedure", "wmt23"],
+            "argument --procedure: unknown procedure 'wmt23'; known: wmt24, wmt24_scipy114, wmt25",
+        ),
         (["--format", "csv"], "argument --format: invalid choice: 'csv'"),
         (["--documents", "no-such-folder"], "no-such-folder: no such folder (--documents"),
         (["--json", "--latex"], "argument --latex: not allowed with argument --json"),
