@@ -219,18 +219,25 @@ def oracle_table(stats, score, systems, tests, n_samples, seed, convention, docu
                 score(loop_total(stats[x], range(n_segments)))
                 - score(loop_total(stats[y], range(n_segments)))
             )
+            # the tests of one kind of draws share their pseudo-statistics
+            pseudos: dict[str, list[float]] = {}
             for test in tests:
-                if "randomization" in test:
-                    pseudo = loop_pseudo_randomization(stats[x], stats[y], score, masks)
-                else:
-                    kind = (
-                        "documents"
-                        if "documents" in test
-                        else "stationary"
-                        if "stationary" in test
-                        else "iid"
+                kind = (
+                    "randomization"
+                    if "randomization" in test
+                    else "documents"
+                    if "documents" in test
+                    else "stationary"
+                    if "stationary" in test
+                    else "iid"
+                )
+                if kind not in pseudos:
+                    pseudos[kind] = (
+                        loop_pseudo_randomization(stats[x], stats[y], score, masks)
+                        if kind == "randomization"
+                        else loop_pseudo_bootstrap(stats[x], stats[y], score, test_sets[kind])
                     )
-                    pseudo = loop_pseudo_bootstrap(stats[x], stats[y], score, test_sets[kind])
+                pseudo = pseudos[kind]
                 p = loop_p_value(test, pseudo, actual, convention)
                 rows.append((systems[x], systems[y], test, actual, p, pseudo))
     return rows

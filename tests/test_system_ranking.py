@@ -100,8 +100,9 @@ def test_every_procedure_runs_on_wmt24_with_replicates(wmt24_items) -> None:
 
 def test_signed_rank_equals_scipy_sample_by_sample() -> None:
     # Every branch of scipy's method="auto": normal approximation (n > 50, or ties/zeros with n > 13), exact
-    # (n <= 50 without ties or zeros), the exhaustive permutation test (n <= 13 with ties or zeros: about 1 CPU s
-    # each in scipy, so only a few), an empty sample and a single zero difference (NaN).
+    # (n <= 50 without ties or zeros), the exhaustive permutation test (n <= 13 with ties or zeros: scipy's cost
+    # doubles with each difference, so only the last rows, at n <= 10), an empty sample and a single zero
+    # difference (NaN).
     rng = np.random.default_rng(7)
     differences = np.concatenate(
         [
@@ -111,7 +112,8 @@ def test_signed_rank_equals_scipy_sample_by_sample() -> None:
         ]
     )
     valid = rng.random(differences.shape) < rng.choice([0.3, 0.5, 1.0], size=(124, 1))
-    valid[-4:] = np.arange(60) < np.array([[0], [1], [5], [12]])
+    valid[:60, :14] = True  # the tied rows keep n > 13: the permutation branch is the last rows' alone
+    valid[-4:] = np.arange(60) < np.array([[0], [1], [5], [10]])
     differences[-3, 0] = 0.0
     for alternative in ("two-sided", "greater", "less"):
         ours = signed_rank_pvalues(np.where(valid, differences, np.nan), alternative=alternative)

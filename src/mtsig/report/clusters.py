@@ -11,7 +11,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.report.signature import gold_signature, with_conclusion
-from mtsig.report.tables import frame_to_markdown, latex_escape
+from mtsig.report.tables import frame_to_markdown, latex_escape, ranked_table_latex
 from mtsig.settings import Clusters
 from mtsig.stats.clusters import CLUSTER_COLUMNS, clusters_side_by_side, experiment_clusters
 
@@ -34,32 +34,16 @@ def clusters_latex(
     missing = [c for c in CLUSTER_COLUMNS if c not in clusters.columns]
     if missing:
         raise InputError(f"clusters table lacks column(s) {', '.join(missing)}")
-    lines = [
-        "% requires \\usepackage{booktabs}",
-        r"\begin{table}[t]",
-        r"\centering",
-        r"\small",
-        r"\begin{tabular}{rlr}",
-        r"\toprule",
-        rf"Rank & System & {latex_escape(score_header)} \\",
-        r"\midrule",
-    ]
+    rows = []
     previous = None
     for row in clusters.itertuples(index=False):
         if previous is not None and row.cluster != previous:
-            lines.append(r"\midrule")
+            rows.append(r"\midrule")
         previous = row.cluster
         low, high = int(row.rank_low), int(row.rank_high)
         rank = f"{low}" if low == high else f"{low}--{high}"
-        lines.append(f"{rank} & {latex_escape(str(row.system))} & {score_format.format(row.score)} \\\\")
-    lines += [
-        r"\bottomrule",
-        r"\end{tabular}",
-        rf"\caption{{{latex_escape(caption)}}}",
-        rf"\label{{{label}}}",
-        r"\end{table}",
-    ]
-    return "\n".join(lines) + "\n"
+        rows.append(f"{rank} & {latex_escape(str(row.system))} & {score_format.format(row.score)} \\\\")
+    return ranked_table_latex("Rank", score_header, rows, latex_escape(caption), label)
 
 
 def experiment_clusters_latex(table: pd.DataFrame, *, experiment: str, settings: str) -> str:

@@ -22,18 +22,10 @@ from matplotlib.patches import Patch
 
 from mtsig.errors import InputError
 from mtsig.report.plots import STYLE
+from mtsig.stats.rank_sets.summary import BOUND_COLUMNS
 
 #: The columns the figure reads.
-COLUMNS = (
-    "lp",
-    "system",
-    "rank",
-    "marginal_lower",
-    "marginal_upper",
-    "simultaneous_lower",
-    "simultaneous_upper",
-    "could_be_first",
-)
+COLUMNS = ("lp", "system", "rank", *BOUND_COLUMNS, "could_be_first")
 PANEL_WIDTH = 4.4
 ROW_HEIGHT = 0.24
 SIMULTANEOUS_COLOUR = "#9ecae1"

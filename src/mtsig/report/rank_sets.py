@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from mtsig.report.signature import format_level, rank_sets_signature
-from mtsig.report.tables import latex_escape, metric_label
+from mtsig.report.tables import latex_escape, metric_label, ranked_table_latex
 from mtsig.stats.rank_sets.summary import RankSets, rank_sets_table
 
 #: How each kind of draws is described (:attr:`mtsig.stats.rank_sets.RankProblem.bootstrap`).
@@ -28,16 +28,7 @@ _UNITS = {
 
 def sets_signature(sets: RankSets, *, scores: str | None = None, metric_details: str | None = None) -> str:
     """The signature of ``sets`` (:func:`mtsig.report.signature.rank_sets_signature`)."""
-    return rank_sets_signature(
-        kind=sets.kind,
-        coverage=sets.coverage,
-        tau=sets.tau,
-        bootstrap=sets.bootstrap,
-        n_draws=sets.n_draws,
-        seed=sets.seed,
-        scores=scores,
-        metric_details=metric_details,
-    )
+    return rank_sets_signature(sets, scores=scores, metric_details=metric_details)
 
 
 def draws_description(sets: RankSets) -> str:
@@ -122,32 +113,18 @@ def rank_sets_record(sets: RankSets) -> dict[str, object]:
 
 
 def rank_sets_latex(
-    sets: RankSets,
-    *,
-    caption: str,
-    label: str,
-    score_header: str = "Score",
-    score_format: str = "{:.2f}",
+    sets: RankSets, *, caption: str, label: str, score_header: str = "Score", score_format: str = "{:.2f}"
 ) -> str:
     """A booktabs table (needs ``\\usepackage{booktabs}``), as :func:`mtsig.report.clusters.clusters_latex` lays
     its tables out: the set of the kind shown, system (``$\\star$`` when in the τ-best set), score, best first."""
     kind = sets.kind
     level = format_level(sets.coverage).replace("%", r"\%")
-    lines = [
-        "% requires \\usepackage{booktabs}",
-        r"\begin{table}[t]",
-        r"\centering",
-        r"\small",
-        r"\begin{tabular}{rlr}",
-        r"\toprule",
-        rf"{level} set & System & {latex_escape(score_header)} \\",
-        r"\midrule",
-    ]
+    rows = []
     for row in rank_sets_table(sets).itertuples(index=False):
         low, high = getattr(row, f"{kind}_lower"), getattr(row, f"{kind}_upper")
         ranks = f"{low}" if low == high else f"{low}--{high}"
         star = r"$^\star$" if row.top else ""
-        lines.append(
+        rows.append(
             f"{ranks} & {latex_escape(str(row.system))}{star} & {score_format.format(row.estimate)} \\\\"
         )
     what = "could be first" if sets.tau == 1 else f"could be among the {sets.tau} best"
@@ -156,14 +133,7 @@ def rank_sets_latex(
         f"\\& Wilhelm 2023) from {latex_escape(draws_description(sets))}; $\\star$: {what} (the $\\tau$-best "
         f"set, $\\tau = {sets.tau}$)."
     )
-    lines += [
-        r"\bottomrule",
-        r"\end{tabular}",
-        rf"\caption{{{full_caption}}}",
-        rf"\label{{{label}}}",
-        r"\end{table}",
-    ]
-    return "\n".join(lines) + "\n"
+    return ranked_table_latex(f"{level} set", score_header, rows, full_caption, label)
 
 
 def metric_rank_set_lines(metric: str, sets: RankSets, higher_is_better: bool = True) -> list[str]:

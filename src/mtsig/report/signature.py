@@ -16,10 +16,14 @@ convention the test actually used: the Riezler & Maxwell (2005) variants always 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from mtsig import __version__
 from mtsig.stats.resampling.draws import STATIONARY_BOOTSTRAP
 from mtsig.stats.resampling.registry import TESTS
+
+if TYPE_CHECKING:
+    from mtsig.stats.rank_sets.summary import RankSets
 
 PLUS_ONE = "(c+1)/(B+1)"
 
@@ -160,32 +164,23 @@ def ranking_signature(
 
 
 def rank_sets_signature(
-    *,
-    kind: str,
-    coverage: float,
-    tau: int,
-    bootstrap: str,
-    n_draws: int,
-    seed: int,
-    scores: str | None = None,
-    metric_details: str | None = None,
-    version: str = __version__,
+    sets: RankSets, *, scores: str | None = None, metric_details: str | None = None
 ) -> str:
-    """The signature of confidence sets for ranks (:mod:`mtsig.stats.rank_sets`): the kind of set shown, its
-    coverage, τ of the τ-best set, how the draws were made (``normal``: the parametric bootstrap; ``items``,
-    ``documents``, ``segments``: the paired nonparametric bootstrap of those units), their number and seed, and
-    what was ranked (``scores``: item scores; ``metric``: a metric's details, last as in :func:`signature`). The
-    sets are two-sided with the stepdown and R's type-7 quantile, csranks's defaults."""
+    """The signature of confidence sets for ranks (:class:`mtsig.stats.rank_sets.summary.RankSets`): the kind of
+    set shown, its coverage, τ of the τ-best set, how the draws were made (``normal``: the parametric bootstrap;
+    ``items``, ``documents``, ``segments``: the paired nonparametric bootstrap of those units), their number and
+    seed, and what was ranked (``scores``: item scores; ``metric``: a metric's details, last as in
+    :func:`signature`). The sets are two-sided with the stepdown and R's type-7 quantile, csranks's defaults."""
     fields = [
-        f"mtsig:{version}",
-        f"ranksets:{kind}",
+        f"mtsig:{__version__}",
+        f"ranksets:{sets.kind}",
         "sided:two",
         "stepdown:yes",
-        f"coverage:{format_level(coverage)}",
-        f"top:{int(tau)}",
-        f"bootstrap:{bootstrap}",
-        f"draws:{int(n_draws)}",
-        f"seed:{int(seed)}",
+        f"coverage:{format_level(sets.coverage)}",
+        f"top:{int(sets.tau)}",
+        f"bootstrap:{sets.bootstrap}",
+        f"draws:{int(sets.n_draws)}",
+        f"seed:{int(sets.seed)}",
     ]
     if scores is not None:
         fields.append(f"scores:{scores}")

@@ -128,6 +128,31 @@ def frame_to_markdown(frame: pd.DataFrame, float_format: str = "{:.4g}") -> str:
     return "\n".join(lines) + "\n"
 
 
+def ranked_table_latex(
+    first_header: str, score_header: str, rows: Sequence[str], caption: str, label: str
+) -> str:
+    """A booktabs ``table`` float of three columns (needs ``\\usepackage{booktabs}``), in the layout of the WMT
+    findings' ranked tables (Bojar et al. 2013, Sec. 3.3): the header ``first_header & System & score_header``
+    (``score_header`` escaped), then ``rows`` (LaTeX lines, rules included), ``caption`` (LaTeX) and ``label``."""
+    lines = [
+        "% requires \\usepackage{booktabs}",
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        r"\begin{tabular}{rlr}",
+        r"\toprule",
+        rf"{first_header} & System & {latex_escape(score_header)} \\",
+        r"\midrule",
+        *rows,
+        r"\bottomrule",
+        r"\end{tabular}",
+        rf"\caption{{{caption}}}",
+        rf"\label{{{label}}}",
+        r"\end{table}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def latex_escape(text: str) -> str:
     """Escape LaTeX's special characters in plain text (system names such as QCRI--primary stay literal)."""
     replacements = {

@@ -23,7 +23,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.stats.rank_sets import problem_from_item_scores
-from mtsig.stats.rank_sets.summary import rank_sets_of, rank_sets_table
+from mtsig.stats.rank_sets.summary import BOUND_COLUMNS, rank_sets_of, rank_sets_table
 from mtsig.stats.seeding import derive_seed
 from mtsig.stats.system_ranking import PROCEDURES, RankingArrays, item_scores, pair_decisions, rank_systems
 
@@ -43,18 +43,7 @@ DISAGREEMENT_COLUMNS = (
 )
 NOTE_COLUMNS = ("procedure", "lp", "note")
 #: The table of :func:`rank_sets_of_pairs`.
-RANK_SET_COLUMNS = (
-    "lp",
-    "system",
-    "estimate",
-    "rank",
-    "marginal_lower",
-    "marginal_upper",
-    "simultaneous_lower",
-    "simultaneous_upper",
-    "could_be_first",
-    "units",
-)
+RANK_SET_COLUMNS = ("lp", "system", "estimate", "rank", *BOUND_COLUMNS, "could_be_first", "units")
 #: What :func:`rank_sets_of_pairs` resamples (settings.HumanRanking.rank_sets_units).
 RANK_SET_UNITS = ("documents", "items")
 #: A procedure's decision (:func:`mtsig.stats.system_ranking.pair_decisions`) on (system1, system2) in the table of

@@ -40,6 +40,7 @@ from mtsig.stats.meta_evaluation.grouped_correlation import (
     check_average,
     group_statistics,
     kendall_counts,
+    weighted_mean,
 )
 
 #: scipy's limit of the exact Kendall p-value (``kendalltau(method="auto")``).
@@ -201,8 +202,6 @@ def average_correlation(
     pvalues = group_pvalues(human, metric, kind, grouping, values, **options)
     weights = average_weights(human, kind, grouping, average, threshold, pdp)
     defined, w, n = averaged_weights(values, counted, nan_groups, weights)
+    value = average_groups(values, counted, nan_groups, weights)
     # a defined group's undefined p-value (Spearman over two cells) makes the mean undefined, as there
-    p_total = np.where(defined, pvalues * w, 0.0).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p_mean = np.where(n > 0, p_total / np.where(n > 0, n, 1.0), 0.0)
-    return AveragedCorrelation(average_groups(values, counted, nan_groups, weights), p_mean, n)
+    return AveragedCorrelation(value, weighted_mean(pvalues, defined, w, n), n)

@@ -383,7 +383,13 @@ def average_groups(
     (``macro=False``), else each counts once."""
     if nan_groups not in NAN_GROUPS:
         raise InputError(f"unknown NaN-group rule {nan_groups!r}; known: {', '.join(NAN_GROUPS)}")
-    defined, w, n = averaged_weights(values, counted, nan_groups, weights)
+    return weighted_mean(values, *averaged_weights(values, counted, nan_groups, weights))
+
+
+def weighted_mean(values: np.ndarray, defined: np.ndarray, w: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``values[..., G]`` summed over the ``defined`` groups with weights ``w`` and divided by ``n``, 0 where ``n``
+    is 0: the mean of :func:`average_groups` (its ``(defined, w, n)`` from :func:`averaged_weights`), as
+    mt-metrics-eval's ``AverageCorrelation`` averages the values and the p-values alike."""
     total = np.where(defined, values * w, 0.0).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n > 0, total / np.where(n > 0, n, 1.0), 0.0)

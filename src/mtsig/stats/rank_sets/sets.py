@@ -217,6 +217,16 @@ def _chosen(problem: RankProblem, targets: Sequence[int | str] | None) -> np.nda
     return np.array(chosen, dtype=np.int64)
 
 
+def _sets_of_targets(
+    problem: RankProblem, kind: str, targets: Sequence[int | str] | None, options: dict
+) -> RankSetResult:
+    """The ``marginal`` or ``simultaneous`` sets (``kind``) of ``targets`` (:func:`_chosen`) under ``options``
+    (side, coverage, stepdown, quantile): :func:`rank_bounds` as a :class:`RankSetResult`."""
+    chosen = _chosen(problem, targets)
+    bounds = rank_bounds(problem, simultaneous=kind == "simultaneous", targets=chosen, **options)
+    return _result(problem, kind, bounds, chosen, options)
+
+
 def marginal_sets(
     problem: RankProblem,
     *,
@@ -228,10 +238,8 @@ def marginal_sets(
 ) -> RankSetResult:
     """Marginal confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2023: marginal confidence sets): each covers its
     own system's rank with probability ``coverage``; csranks's ``csranks(simul = FALSE)``."""
-    chosen = _chosen(problem, targets)
     options = dict(side=side, coverage=coverage, stepdown=stepdown, quantile=quantile)
-    bounds = rank_bounds(problem, simultaneous=False, targets=chosen, **options)
-    return _result(problem, "marginal", bounds, chosen, options)
+    return _sets_of_targets(problem, "marginal", targets, options)
 
 
 def simultaneous_sets(
@@ -245,10 +253,8 @@ def simultaneous_sets(
 ) -> RankSetResult:
     """Simultaneous confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2023: simultaneous confidence sets): all
     cover the ranks of all ``targets`` at once with probability ``coverage``; csranks's ``csranks(simul = TRUE)``."""
-    chosen = _chosen(problem, targets)
     options = dict(side=side, coverage=coverage, stepdown=stepdown, quantile=quantile)
-    bounds = rank_bounds(problem, simultaneous=True, targets=chosen, **options)
-    return _result(problem, "simultaneous", bounds, chosen, options)
+    return _sets_of_targets(problem, "simultaneous", targets, options)
 
 
 def tau_best_set(

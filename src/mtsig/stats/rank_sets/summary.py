@@ -18,17 +18,10 @@ from mtsig.stats.rank_sets import RankProblem, RankSetResult, rank_set
 #: a table of every system's rank is read all at once, and only the simultaneous sets cover all ranks together.
 KINDS = ("simultaneous", "marginal")
 DEFAULT_KIND = "simultaneous"
+#: The marginal and the simultaneous set's rank bounds as columns, in every table of rank sets.
+BOUND_COLUMNS = ("marginal_lower", "marginal_upper", "simultaneous_lower", "simultaneous_upper")
 #: The columns of :func:`rank_sets_table`.
-TABLE_COLUMNS = (
-    "system",
-    "estimate",
-    "rank",
-    "marginal_lower",
-    "marginal_upper",
-    "simultaneous_lower",
-    "simultaneous_upper",
-    "top",
-)
+TABLE_COLUMNS = ("system", "estimate", "rank", *BOUND_COLUMNS, "top")
 
 
 @dataclass(frozen=True)
