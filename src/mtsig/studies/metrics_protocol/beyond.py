@@ -36,17 +36,10 @@ from mtsig.stats.meta_evaluation.metric_ranking import weighted_average
 from mtsig.stats.meta_evaluation.pooled_accuracy import pair_agreement
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import permutation_counts
 from mtsig.stats.meta_evaluation.tie_calibration import good_pairs, group_pairs, pair_differences
-from mtsig.studies.metrics_protocol import (
-    Protocol,
-    ProtocolResult,
-    RunOptions,
-    ScoreKey,
-    Task,
-    TaskResult,
-    rated_segment_flips,
-    task_inputs,
-    task_inputs_per_lp,
-)
+from mtsig.studies.metrics_protocol.run import ProtocolResult, RunOptions, TaskResult
+from mtsig.studies.metrics_protocol.selection import ScoreKey, task_inputs, task_inputs_per_lp
+from mtsig.studies.metrics_protocol.statistics import rated_segment_flips
+from mtsig.studies.metrics_protocol.tasks import Protocol, Task
 
 #: Columns of :func:`task_intervals`.
 INTERVAL_COLUMNS = ["metric", "value", "scheme", "ci_low", "ci_high", "n_undefined"]

@@ -31,17 +31,10 @@ from mtsig.stats.meta_evaluation.grouped_correlation import KINDS
 from mtsig.stats.meta_evaluation.metric_ranking import weighted_average
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import permutation_counts
 from mtsig.stats.seeding import rng_for
-from mtsig.studies.metrics_protocol import (
-    Protocol,
-    ProtocolResult,
-    RunOptions,
-    ScoreKey,
-    Task,
-    TaskResult,
-    rated_segment_flips,
-    sampled_items,
-    task_inputs_per_lp,
-)
+from mtsig.studies.metrics_protocol.run import ProtocolResult, RunOptions, TaskResult
+from mtsig.studies.metrics_protocol.selection import ScoreKey, sampled_items, task_inputs_per_lp
+from mtsig.studies.metrics_protocol.statistics import rated_segment_flips
+from mtsig.studies.metrics_protocol.tasks import Protocol, Task
 
 #: The quantile reported beside the chance mean.
 CHANCE_QUANTILE = 0.95
