@@ -103,10 +103,7 @@ def rank_set_table(rows: pd.DataFrame, ranking: pd.DataFrame) -> pd.DataFrame:
         {
             "System": rows["system"].to_numpy(),
             "Mean": [f"{v:.2f}" for v in rows["estimate"]],
-            "Rank": rows["rank"].astype(str).to_numpy(),
-            "Marginal": rank_ranges(rows, "marginal"),
-            "Simultaneous": rank_ranges(rows, "simultaneous"),
-            "Could be first": ["yes" if v else "" for v in rows["could_be_first"].astype(bool)],
+            **rank_set_columns(rows, rows["could_be_first"]),
         }
     )
     clusters = ranking.loc[ranking["procedure"] == FIRST_CLUSTER_PROCEDURE].set_index(["lp", "system"])
@@ -114,6 +111,17 @@ def rank_set_table(rows: pd.DataFrame, ranking: pd.DataFrame) -> pd.DataFrame:
         lp = rows["lp"].iloc[0]
         table["WMT24 cluster"] = [str(clusters.at[(lp, s), "cluster"]) for s in table["System"]]
     return table
+
+
+def rank_set_columns(rows: pd.DataFrame, first: pd.Series) -> dict[str, object]:
+    """The columns a rank-set table shows after its estimate: each row's ``Rank``, its ``Marginal`` and
+    ``Simultaneous`` sets (:func:`rank_ranges`) and whether it ``Could be first`` (``first``, truthy)."""
+    return {
+        "Rank": rows["rank"].astype(str).to_numpy(),
+        "Marginal": rank_ranges(rows, "marginal"),
+        "Simultaneous": rank_ranges(rows, "simultaneous"),
+        "Could be first": ["yes" if v else "" for v in first.astype(bool)],
+    }
 
 
 def rank_ranges(rows: pd.DataFrame, kind: str) -> list[str]:

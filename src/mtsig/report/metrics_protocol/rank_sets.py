@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mtsig.report.human_ranking import rank_ranges
+from mtsig.report.human_ranking import rank_set_columns
 from mtsig.report.signature import format_level
 from mtsig.report.tables import frame_to_markdown
 from mtsig.stats.rank_sets.summary import rank_sets_table
@@ -87,10 +87,7 @@ def average_table(run: ProtocolRun, sets: MetricRankSets) -> pd.DataFrame:
         {
             "Metric": table["system"].to_numpy(),
             "Average": [f"{v:.4f}" for v in table["estimate"]],
-            "Rank": table["rank"].astype(str).to_numpy(),
-            "Marginal": rank_ranges(table, "marginal"),
-            "Simultaneous": rank_ranges(table, "simultaneous"),
-            "Could be first": ["yes" if v else "" for v in table["top"].astype(bool)],
+            **rank_set_columns(table, table["top"]),
             "Cluster": [str(cluster[m]) for m in table["system"]],
         }
     )
