@@ -397,6 +397,7 @@ def protocol_results(root: Path) -> tuple[list[tuple[mp.ProtocolResult, mp.RunOp
 
 
 def print_cost(args: argparse.Namespace) -> None:
+    from mtsig.studies.metrics_protocol import ProtocolData
     from mtsig.studies.metrics_protocol.chance import protocol_chance
 
     results, test_sets, scores, _ = protocol_results(args.root)
@@ -404,8 +405,8 @@ def print_cost(args: argparse.Namespace) -> None:
         start = time.process_time()
         cache: dict = {}
         for result, options in results:
-            protocol_chance(result, test_sets, scores, n_draws=n_draws, seed=1, key=("bench",), cache=cache,
-                            options=options)  # fmt: skip
+            data = ProtocolData(result, test_sets, scores)
+            protocol_chance(data, n_draws=n_draws, seed=1, key=("bench",), cache=cache, options=options)
         print(
             f"{n_draws} draws per metric: {time.process_time() - start:.1f} CPU s, load {os.getloadavg()[0]:.1f}"
         )
@@ -417,14 +418,16 @@ def print_digest(args: argparse.Namespace) -> None:
     import hashlib
 
     from mtsig.settings import Resampling
+    from mtsig.studies.metrics_protocol import ProtocolData
     from mtsig.studies.metrics_protocol.chance import protocol_chance
 
     results, test_sets, scores, n_draws = protocol_results(args.root)
     total = hashlib.sha256()
     cache: dict = {}
     for result, options in results:
-        chance = protocol_chance(result, test_sets, scores, n_draws=n_draws, seed=Resampling.seed,
-                                 key=("wmt23",), cache=cache, options=options)  # fmt: skip
+        data = ProtocolData(result, test_sets, scores)
+        chance = protocol_chance(data, n_draws=n_draws, seed=Resampling.seed, key=("wmt23",), cache=cache,
+                                 options=options)  # fmt: skip
         for level in (*chance.tasks, *chance.extras, chance.average):
             draws = np.ascontiguousarray(level.draws, dtype=np.float64).tobytes()
             summary = repr((level.mean, level.upper, sorted(level.pvalues.items()))).encode()

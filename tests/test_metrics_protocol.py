@@ -841,7 +841,9 @@ def test_da_sqm_on_the_cells_it_rates_and_as_the_gold(wmt23_inputs):
     result = mp.run_protocol(protocol, test_sets, scores, mp.RunOptions(human_metrics=("da-sqm",)))
     rows = {
         row.task: row
-        for row in partial_human_rows(result, test_sets, scores, mp.RunOptions(human_metrics=("da-sqm",)))
+        for row in partial_human_rows(
+            mp.ProtocolData(result, test_sets, scores), mp.RunOptions(human_metrics=("da-sqm",))
+        )
     }
     assert set(rows) == {"zh-en seg pearson", "zh-en seg acc-t (item)"}
     systems = result.tasks[2].systems["zh-en"]
@@ -1014,7 +1016,7 @@ def test_protocol_chance_gives_the_extra_pdp_task_a_level(wmt23_inputs):
     )
     protocol = mp.wmt23(["en-de"], extras=extras)
     result = mp.run_protocol(protocol, *wmt23_inputs)
-    chance = protocol_chance(result, *wmt23_inputs, n_draws=40, seed=3, key=("test",))
+    chance = protocol_chance(mp.ProtocolData(result, *wmt23_inputs), n_draws=40, seed=3, key=("test",))
     pdp, kendall_like = chance.extras
     assert kendall_like.label == result.extras[1].task.label == "en-de seg kendall-like 25 (item)"
     assert set(kendall_like.pvalues) == set(result.extras[1].metrics)
@@ -1029,8 +1031,8 @@ def test_protocol_chance_gives_the_extra_pdp_task_a_level(wmt23_inputs):
     assert abs(pdp.mean) < 0.02 and 0.02 < pdp.upper < 0.2
     assert pdp.pvalues["XCOMET-Ensemble"] == 1 / 41  # far above every permuted draw
     without = protocol_chance(
-        mp.run_protocol(mp.wmt23(["en-de"], extras=()), *wmt23_inputs),
-        *wmt23_inputs, n_draws=40, seed=3, key=("test",),
+        mp.ProtocolData(mp.run_protocol(mp.wmt23(["en-de"], extras=()), *wmt23_inputs), *wmt23_inputs),
+        n_draws=40, seed=3, key=("test",),
     )  # fmt: skip
     assert without.extras == ()
     for a, b in zip(chance.tasks, without.tasks, strict=True):
@@ -1054,7 +1056,7 @@ def test_protocol_chance_gives_a_kendall_like_main_task_a_level(wmt23_inputs):
         "kendall-like", mp.WMT23_INFO, (kendall_like, mp.Task("pearson", ("en-de",), "sys", False))
     )
     result = mp.run_protocol(protocol, *wmt23_inputs)
-    chance = protocol_chance(result, *wmt23_inputs, n_draws=40, seed=3, key=("test",))
+    chance = protocol_chance(mp.ProtocolData(result, *wmt23_inputs), n_draws=40, seed=3, key=("test",))
     level = chance.tasks[0]
     assert level.label == "en-de seg kendall-like 5 (item, micro)"
     assert level.draws.shape == (len(result.tasks[0].metrics), 40)  # each metric's own draws

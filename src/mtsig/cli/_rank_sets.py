@@ -14,7 +14,7 @@ Private to :mod:`mtsig.cli` (the leading underscore keeps it out of the sub-comm
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,10 +24,9 @@ from mtsig.errors import InputError
 if TYPE_CHECKING:
     import numpy as np
 
-    from mtsig.io.mtme import LevelScores, MtmeTestSet
     from mtsig.metrics.base import Metric
     from mtsig.stats.rank_sets.summary import RankSets
-    from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions, ScoreKey
+    from mtsig.studies.metrics_protocol import ProtocolData, RunOptions
 
 #: Defaults: csranks's coverage and number of draws; τ = 1 (which systems could be first).
 DEFAULT_COVERAGE = 0.95
@@ -177,9 +176,7 @@ def protocol_rank_set_options(args: argparse.Namespace) -> RankSetOptions | None
 
 
 def protocol_rank_sets_output(
-    result: ProtocolResult,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
+    data: ProtocolData,
     run_options: RunOptions,
     options: RankSetOptions,
     mode: str,
@@ -195,10 +192,10 @@ def protocol_rank_sets_output(
     )
     from mtsig.studies.metrics_protocol.rank_sets import protocol_rank_sets
 
-    if options.tau > len(result.metrics):
-        raise InputError(f"--top {options.tau}: the average ranks only {len(result.metrics)} metrics")
+    if options.tau > len(data.result.metrics):
+        raise InputError(f"--top {options.tau}: the average ranks only {len(data.result.metrics)} metrics")
     sets = protocol_rank_sets(
-        result, test_sets, scores, run_options, n_draws=int(options.draws or DEFAULT_DRAWS),
+        data, run_options, n_draws=int(options.draws or DEFAULT_DRAWS),
         coverage=options.coverage, tau=options.tau, seed=run_options.seed, key=("metrics",), kind=options.kind,
     )  # fmt: skip
     if mode == "json":

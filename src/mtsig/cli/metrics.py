@@ -460,16 +460,15 @@ def _run_protocol(args: argparse.Namespace, rank_sets: RankSetOptions | None) ->
     chosen = {"all_metrics": args.all_metrics, "always": options.always, "human_metrics": human}
     scores = mtme.read_requested_scores(test_sets, mp.required_scores(protocol, test_sets, **chosen))
     result = mp.run_protocol(protocol, test_sets, scores, options)
+    data = mp.ProtocolData(result, test_sets, scores)
     draws = args.samples if args.chance_draws is None else args.chance_draws
     chance = None
     if draws:
-        chance = protocol_chance(
-            result, test_sets, scores, n_draws=draws, seed=args.seed, key=("metrics",), options=options
-        )
+        chance = protocol_chance(data, n_draws=draws, seed=args.seed, key=("metrics",), options=options)
     mode = "json" if args.json else "latex" if args.latex else "text"
     sets = None
     if rank_sets is not None:
-        sets = protocol_rank_sets_output(result, test_sets, scores, options, rank_sets, mode)
+        sets = protocol_rank_sets_output(data, options, rank_sets, mode)
     if args.json:
         payload = with_chance(protocol_json(result), chance)
         json.dump(payload if sets is None else {**payload, "rank_sets": sets}, sys.stdout, indent=2)

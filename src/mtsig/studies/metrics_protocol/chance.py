@@ -31,7 +31,7 @@ from mtsig.stats.meta_evaluation.grouped_correlation import KINDS
 from mtsig.stats.meta_evaluation.metric_ranking import weighted_average
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import permutation_counts
 from mtsig.stats.seeding import rng_for
-from mtsig.studies.metrics_protocol.run import ProtocolResult, RunOptions, TaskResult
+from mtsig.studies.metrics_protocol.run import ProtocolData, RunOptions, TaskResult
 from mtsig.studies.metrics_protocol.selection import ScoreKey, sampled_items, task_inputs_per_lp
 from mtsig.studies.metrics_protocol.statistics import rated_segment_flips
 from mtsig.studies.metrics_protocol.tasks import Protocol, Task
@@ -199,9 +199,7 @@ def summarise(
 
 
 def protocol_chance(
-    result: ProtocolResult,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
+    data: ProtocolData,
     *,
     n_draws: int,
     seed: int,
@@ -215,14 +213,15 @@ def protocol_chance(
     (same task, metrics and draws: the same numbers)."""
     if n_draws < 1:
         raise InputError(f"chance levels need at least one draw, got {n_draws}")
+    result = data.result
 
     def level_of(task: TaskResult) -> ChanceLevel:
         shared = (task.task, task.metrics, tuple(sorted(result.metrics)), n_draws)
         if cache is not None and shared in cache:
             return cache[shared]
         level = task_chance(
-            task, result.protocol, test_sets, scores, pooled=result.metrics, n_draws=n_draws, seed=seed, key=key,
-            options=options,
+            task, result.protocol, data.test_sets, data.scores, pooled=result.metrics, n_draws=n_draws, seed=seed,
+            key=key, options=options,
         )  # fmt: skip
         if cache is not None:
             cache[shared] = level

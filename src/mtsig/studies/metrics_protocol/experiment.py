@@ -25,6 +25,7 @@ from mtsig.settings import MetricsProtocol
 from mtsig.studies.metrics_protocol import (
     PROTOCOLS,
     Protocol,
+    ProtocolData,
     ProtocolResult,
     RunOptions,
     ScoreKey,
@@ -149,9 +150,7 @@ class ProtocolExperiment:
 
 
 def _intervals(
-    result: ProtocolResult,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
+    data: ProtocolData,
     settings: MetricsProtocol,
     options: RunOptions,
     key: tuple[int, str],
@@ -163,8 +162,8 @@ def _intervals(
 
     intervals, resamplers = {}, {}
     if settings.bootstrap.samples:
-        for task in result.tasks + result.extras:
-            resampler = task_resampler(task, result.protocol, test_sets, scores, options)
+        for task in data.result.tasks + data.result.extras:
+            resampler = task_resampler(task, data.result.protocol, data.test_sets, data.scores, options)
             resamplers[task.task.label] = resampler
             draws = resampler.draws(settings.bootstrap.samples, rng_for(*key, "bootstrap", task.task.label))
             intervals[task.task.label] = task_intervals(task, draws, settings.bootstrap.confidence)
@@ -172,9 +171,7 @@ def _intervals(
 
 
 def _rank_sets(
-    result: ProtocolResult,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
+    data: ProtocolData,
     settings: MetricsProtocol,
     options: RunOptions,
     key: tuple[int, str],
@@ -188,8 +185,8 @@ def _rank_sets(
         return None
     seed, experiment = key
     return protocol_rank_sets(
-        result, test_sets, scores, options, n_draws=settings.rank_sets.samples, coverage=settings.rank_sets.coverage,
-        seed=seed, key=(experiment,), resamplers=[resamplers[t.task.label] for t in result.tasks] if resamplers else None,
+        data, options, n_draws=settings.rank_sets.samples, coverage=settings.rank_sets.coverage, seed=seed,
+        key=(experiment,), resamplers=[resamplers[t.task.label] for t in data.result.tasks] if resamplers else None,
     )  # fmt: skip
 
 
@@ -232,24 +229,23 @@ def run_experiment(
         protocol_seed = derive_seed(seed, experiment, protocol.name)
         options = RunOptions.of(settings, protocol.name, protocol_seed)
         result = run_protocol(protocol, test_sets, scores, options)
+        data = ProtocolData(result, test_sets, scores)
         tested = time.process_time()
-        intervals, resamplers = _intervals(result, test_sets, scores, settings, options, (seed, experiment))
+        intervals, resamplers = _intervals(data, settings, options, (seed, experiment))
         intervaled = time.process_time()
         replication = replication_pvalues(result, settings.replicability_tasks)
         chance = None
         if settings.chance.samples:
             chance = protocol_chance(
-                result, test_sets, scores, n_draws=settings.chance.samples, seed=seed, key=(experiment,),
+                data, n_draws=settings.chance.samples, seed=seed, key=(experiment,),
                 cache=shared_chance, options=options,
             )  # fmt: skip
-        partial = tuple(partial_human_rows(result, test_sets, scores, options, cache=shared_human))
+        partial = tuple(partial_human_rows(data, options, cache=shared_human))
         power = None
         if settings.power.samples and options.n_resamples:
-            power = protocol_power(
-                result, test_sets, scores, settings.power, options, seed=seed, key=(experiment, protocol.name)
-            )
+            power = protocol_power(data, settings.power, options, seed=seed, key=(experiment, protocol.name))
         studied = time.process_time()
-        rank_sets = _rank_sets(result, test_sets, scores, settings, options, (seed, experiment), resamplers)
+        rank_sets = _rank_sets(data, settings, options, (seed, experiment), resamplers)
         runs.append(ProtocolRun(
             protocol, protocol_seed, result, intervals, replication, tested - start, intervaled - tested, chance,
             partial, power, studied - intervaled, rank_sets, time.process_time() - studied,

@@ -10,14 +10,14 @@ metrics on those cells.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from mtsig.io.mtme import LevelScores, MtmeTestSet
+from mtsig.io.mtme import LevelScores
 from mtsig.studies.metrics_protocol import (
-    ProtocolResult,
+    ProtocolData,
     RunOptions,
     ScoreKey,
     TaskResult,
@@ -66,9 +66,7 @@ def restricted_gold(
 
 
 def partial_human_rows(
-    result: ProtocolResult,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
+    data: ProtocolData,
     options: RunOptions,
     *,
     cache: dict[tuple, PartialHumanRow] | None = None,
@@ -76,6 +74,7 @@ def partial_human_rows(
     """For every task of one language pair and human score of ``options.human_metrics`` that the test set has there
     but that did not join the task (it misses cells), its :class:`PartialHumanRow` (module docstring; the task's
     metrics and SPA's arithmetic as ``options`` says). ``cache``: rows of an earlier protocol's same tasks."""
+    result, test_sets, scores = data.result, data.test_sets, data.scores
     rows = []
     for task_result in result.tasks:
         task = task_result.task

@@ -19,13 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.settings import ProtocolPower as PowerSettings
 from mtsig.stats.meta_evaluation import power as mpw
 from mtsig.stats.meta_evaluation import task_bootstrap as tb
 from mtsig.stats.meta_evaluation.metric_ranking import average_nulls
 from mtsig.stats.seeding import rng_for
-from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions, ScoreKey, TaskResult
+from mtsig.studies.metrics_protocol import ProtocolData, ProtocolResult, RunOptions, TaskResult
 from mtsig.studies.metrics_protocol.beyond import TaskResampler, joint_task_draws, task_resampler
 
 #: The :class:`TaskStability` label of the weighted average.
@@ -262,9 +261,7 @@ def average_stability(
 
 
 def protocol_power(
-    result: ProtocolResult,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
+    data: ProtocolData,
     settings: PowerSettings | None = None,
     options: RunOptions | None = None,
     *,
@@ -284,8 +281,8 @@ def protocol_power(
         raise InputError(f"power needs at least one re-drawn test set, got {n_sets} and {stability_sets}")
     pairs, stability, resamplers = [], [], []
     stable = {"n_sets": stability_sets, "alpha": alpha}  # every task's stability and the average's
-    for task in result.tasks:
-        resampler = task_resampler(task, result.protocol, test_sets, scores, options)
+    for task in data.result.tasks:
+        resampler = task_resampler(task, data.result.protocol, data.test_sets, data.scores, options)
         resamplers.append(resampler)
         label = task.task.label
         pairs += task_power(
@@ -296,6 +293,6 @@ def protocol_power(
             task_stability(task, resampler, **stable, rng=rng_for(seed, *key, "stability", label))
         )
     stability.append(
-        average_stability(result, resamplers, **stable, rng=rng_for(seed, *key, "stability", AVERAGE))
+        average_stability(data.result, resamplers, **stable, rng=rng_for(seed, *key, "stability", AVERAGE))
     )
     return ProtocolPower(tuple(pairs), tuple(stability), tuple(scales), target, alpha, n_sets, stability_sets)

@@ -15,17 +15,16 @@ statistic is undefined (a resampled Pearson with a constant side) is left out, a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.stats.rank_sets import problem_from_resampled
 from mtsig.stats.rank_sets.summary import DEFAULT_KIND, RankSets, rank_sets_of
 from mtsig.stats.seeding import rng_for
-from mtsig.studies.metrics_protocol import ProtocolResult, RunOptions, ScoreKey
+from mtsig.studies.metrics_protocol import ProtocolData, RunOptions
 from mtsig.studies.metrics_protocol.beyond import TaskResampler, joint_task_draws, task_resampler, task_scheme
 
 #: The scope of the weighted average's rank sets (a task's is its label).
@@ -92,9 +91,7 @@ def scope_rank_sets(
 
 
 def protocol_rank_sets(
-    result: ProtocolResult,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
+    data: ProtocolData,
     options: RunOptions | None = None,
     *,
     n_draws: int,
@@ -113,9 +110,11 @@ def protocol_rank_sets(
         raise InputError(
             f"rank sets from {n_draws} draws: the bootstrap needs at least 2 (--draws, or rank_sets.samples)"
         )
+    result = data.result
     if resamplers is None:
         resamplers = [
-            task_resampler(task, result.protocol, test_sets, scores, options) for task in result.tasks
+            task_resampler(task, result.protocol, data.test_sets, data.scores, options)
+            for task in result.tasks
         ]
     rng = rng_for(seed, *key, "rank_sets", result.protocol.name)
     task_draws, average_draws, n_units = joint_task_draws(result, resamplers, n_draws, rng)

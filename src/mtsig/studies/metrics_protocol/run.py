@@ -106,6 +106,16 @@ class ProtocolResult:
     extras: tuple[TaskResult, ...] = ()
 
 
+@dataclass(frozen=True)
+class ProtocolData:
+    """A protocol run's result with the test sets and score files it ran on (:func:`run_protocol`'s inputs): what
+    each study of a run reads (its intervals, chance levels, power, rank sets, human scores on part of the cells)."""
+
+    result: ProtocolResult
+    test_sets: Mapping[str, MtmeTestSet]
+    scores: Mapping[ScoreKey, LevelScores]
+
+
 def _told(progress: Callable[[str, int, int], None] | None, label: str) -> Callable[[int, int], None] | None:
     """``progress`` told of one task's resamples, under its label."""
     return None if progress is None else (lambda done, total: progress(label, done, total))
