@@ -539,7 +539,7 @@ def test_undamaged_intermediate_is_read(experiment: Experiment, kind: Intermedia
 
 
 def test_truncated_statistics_a_zip_reader_would_crash_on(experiment: Experiment, tmp_path: Path) -> None:
-    """The issue's case: a truncated npz used to surface as zipfile.BadZipFile naming no file."""
+    """A truncated npz, which a zip reader would report as zipfile.BadZipFile naming no file."""
     path = experiment.stats()
     saved = path.read_bytes()
     try:

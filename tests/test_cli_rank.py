@@ -1,4 +1,4 @@
-"""``mtsig rank``: the WMT24 ranking printed for one of the released files, its JSON and LaTeX, and the issue's bad
+"""``mtsig rank``: the WMT24 ranking printed for one of the released files, its JSON and LaTeX, and bad
 input (a rating outside 0-100, a rater with only QC items, a system with no paired items, a domain with one item,
 all-equal scores) as one line or a documented note, never a traceback."""
 
@@ -203,7 +203,7 @@ def _exact_document_p(path: Path) -> float:
 
 
 def test_the_default_procedure_holds_its_level_when_documents_share_a_rater(tmp_path: Path) -> None:
-    """The issue's case: a rater's severity shared within documents. WMT24's procedure treats items as independent
+    """A rater's severity shared within documents. WMT24's procedure treats items as independent
     and calls the pair different; the default, stratified_permutation_documents, says why it is the default in one
     line and gives the exact document-level p (within Monte Carlo error of 10,000 sign draws: sd 0.003)."""
     tidy = _severity_shared_within_documents(tmp_path / "scores.tsv")

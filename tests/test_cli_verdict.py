@@ -142,7 +142,7 @@ def bootstrap_oracle(hyps: dict[str, list[str]], refs: list[str], samples: int =
 
 
 @pytest.mark.slow
-def test_the_issue_example_bleu_prefers_upc_and_ter_prefers_online_a(data_root: Path) -> None:
+def test_bleu_prefers_upc_and_ter_prefers_online_a(data_root: Path) -> None:
     """WMT12 es-en UPC vs onlineA (every segment, entities undone): BLEU prefers UPC and TER onlineA, both
     significantly (an independent paired bootstrap on sacrebleu's statistics: p about 0.002 and 0.005), and the
     verdict says so in words, with p-values within Monte Carlo error of the oracle's. Slow: sacrebleu's TER takes

@@ -112,7 +112,7 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory, environment: dict[st
 def test_a_forced_rerun_stopped_hard_then_run_again_loses_nothing(
     rule: str, point: str, uninterrupted: Path, environment: dict[str, str], tmp_path: Path
 ) -> None:
-    """The issue's three commands (with ``--cores 1``, a job at a time, as there), for each kind of job and point."""
+    """Three commands (with ``--cores 1``, a job at a time), for each kind of job and point."""
     workdir = tmp_path / "run"
     shutil.copytree(uninterrupted, workdir)  # results, logs and Snakemake's records, times kept
     expected = _files(uninterrupted / "results")

@@ -971,7 +971,7 @@ def test_wmt22_ruen_gold_from_the_organisers_z_equals_their_segment_means_and_te
     assert len(oracle) == 90 and (oracle < 0.05).sum() == 23
     np.testing.assert_allclose(configured[oracle.index], oracle, rtol=1e-14, atol=0)
     assert_equals_published_matrix(configured, PUBLISHED_WILCOXON_RUEN, 90)
-    # ja-en's convention (printed moments, the raw file) does not reproduce ru-en: the 3e-5 differences
+    # ja-en's convention (printed moments, the raw file) does not reproduce ru-en: differences of about 3e-5
     printed = {"zero_variance": "zero", "moments": "wmt22-ru-en/da/ad-ruen-trk-mean-sd.txt"}
     no_z = {k: v for k, v in spec["human"].items() if k != "z_path"}
     other = _gold_p_values(spec, data_root, 2016, no_z, printed)[1][oracle.index]

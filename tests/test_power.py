@@ -528,7 +528,7 @@ def test_without_a_steady_variance_there_is_no_extrapolation_and_the_note_says_w
     assert "--trials" in found.note and "--sizes" in found.note
 
 
-def test_the_issue_example_answers_how_many_segments_one_bleu_point_needs(data_root):
+def test_how_many_segments_one_bleu_point_needs_is_answered(data_root):
     """``mtsig power --ref newstest2012-ref.en --metric bleu --difference 1 UPC onlineA`` (a small grid): UPC and
     onlineA differ by 0.65 BLEU (sacrebleu), and a 1-point difference is planted anyway; the command answers with
     a number of segments and the minimum detectable difference at the whole test set."""

@@ -38,7 +38,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_the_public_face_covers_each_group_and_the_docs_name_it() -> None:
-    """The issue's groups (the metrics, the pairwise tests, the meta-evaluation, the protocol tables, the
+    """The groups of the public face (the metrics, the pairwise tests, the meta-evaluation, the protocol tables, the
     human-ranking procedures and the ESA reader) each have their names, and docs/cli.md's section names every
     public name."""
     for name in ("get_metric", "pairwise_tests", "ResamplingOptions", "williams_table", "run_protocol", "protocol_table_text",

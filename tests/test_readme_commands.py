@@ -585,7 +585,7 @@ def _block_params() -> list:
 def test_the_readmes_print_the_commands_this_test_runs() -> None:
     commands = readme_commands()
     texts = [c.text for c in commands]
-    # the commands the issue of a broken sharding command was about, and the quick start, are found
+    # the sharding command of the Slurm profile and the quick start are found
     assert "snakemake --profile profiles/slurm --config resampling='{pair_shards: 16}'" in [
         _strip_comment(t) for t in texts
     ]
