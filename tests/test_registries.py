@@ -318,7 +318,7 @@ def test_design_notes_name_every_module_in_where_in_the_code(repo_root):
 
 #: The layers of the package, bottom first: a module may import from its own layer and the ones below only.
 LAYERS = [
-    {"errors", "settings", "runtime"},
+    {"errors", "procedure_names", "settings", "runtime"},
     {"io"},
     {"metrics"},
     {"stats"},

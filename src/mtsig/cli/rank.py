@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from mtsig.cli._common import non_negative_int, positive_int, significance_level
 from mtsig.cli._rank_sets import RankSetOptions, add_rank_set_arguments, check_top, rank_set_options
 from mtsig.errors import InputError
-from mtsig.settings.studies import RANKING_PROCEDURES
+from mtsig.procedure_names import RANKING_PROCEDURES
 
 if TYPE_CHECKING:  # pandas and the procedures are imported when a command runs, not when the parser is built
     import pandas as pd
@@ -46,8 +46,7 @@ if TYPE_CHECKING:  # pandas and the procedures are imported when a command runs,
 
 HELP = "rank the systems of a human evaluation (ESA, MQM or tidy scores) by WMT's or mtsig's procedure"
 FORMATS = ("esa", "mqm", "tidy")
-#: The procedures of :data:`mtsig.stats.system_ranking.PROCEDURES`, named by the settings so that ``mtsig rank
-#: --help`` lists them without importing the procedures.
+#: The procedures of :data:`mtsig.stats.system_ranking.PROCEDURES` (:mod:`mtsig.procedure_names`).
 PROCEDURE_NAMES = RANKING_PROCEDURES
 #: The default, and the default for ratings without documents (module docstring).
 DEFAULT_PROCEDURE = "stratified_permutation_documents"

@@ -7,6 +7,7 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from mtsig.procedure_names import RANKING_PROCEDURES
 from mtsig.settings.building import _readonly
 from mtsig.settings.experiment import HumanGold
 
@@ -99,25 +100,6 @@ class MetricsTask:
         "human_segment_scores",
         "gold",
     )
-
-
-#: The human-ranking procedures of :data:`mtsig.stats.system_ranking.PROCEDURES`, in its order
-#: (tests/test_settings.py checks it): named here, the layer below the procedures, so that the settings and the
-#: command line list them without importing the procedures.
-RANKING_PROCEDURES = (
-    "wmt24",
-    "wmt24_scipy114",
-    "wmt25",
-    "wmt26",
-    "wmt26_paired",
-    "wmt26_unpaired",
-    "wmt26_ttest",
-    "wilcoxon_z",
-    "paired_bootstrap",
-    "approximate_randomization",
-    "stratified_permutation",
-    "stratified_permutation_documents",
-)
 
 
 def _with_after(names: tuple[str, ...], anchor: str, extra: tuple[str, ...]) -> tuple[str, ...]:
