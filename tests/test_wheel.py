@@ -72,7 +72,7 @@ def test_wheel_installed_in_a_fresh_venv_runs_compare_power_and_the_library(
     } or (len(compare.stdout.splitlines()) == 1 + 4 * 2 * 3)
     power = _run(
         [mtsig_command, "power", "--ref", "ref", "--trials", "5", "--samples", "50", "--sizes", "50,100",
-         "--q", "0.5,1", "onlineA", "onlineB"],
+         "--differences", "0.5,1", "onlineA", "onlineB"],
         elsewhere, environment,
     )  # fmt: skip
     assert power.returncode == 0 and "minimum detectable difference" in power.stdout, power.stderr
