@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 from pipeline_runs import TINY_CONFIG
+from snakemake_runner import run_snakemake
 
 from mtsig.studies.synthetic import SyntheticSpec, planted_conclusion, system_names
 
@@ -209,7 +210,6 @@ def _snakemake_with(run: Path, data_root: Path, scratch: Path, settings: str, *e
 
 def _run_snakemake_with(run: Path, data_root: Path, scratch: Path, settings: str, *extra: str) -> str:
     import os
-    import subprocess
 
     from pipeline_runs import tiny_pipeline_command
 
@@ -219,7 +219,8 @@ def _run_snakemake_with(run: Path, data_root: Path, scratch: Path, settings: str
     at = command.index("--configfile") + 1
     command[at : at + 1] = [str(TINY_CONFIG), str(override)]
     env = {**os.environ, "MTSIG_DATA": str(data_root)}
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    # a dry run or a list of changes, read-only: in this process (tests/snakemake_runner.py)
+    done = run_snakemake(command[3:], Path.cwd(), env)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
@@ -316,14 +317,11 @@ def test_a_gold_or_qc_edit_reruns_only_what_reads_the_gold(
 def _dry_run(workdir: Path, data_root: Path, *options: str) -> str:
     """What a dry run of the tiny config in ``workdir`` prints."""
     import os
-    import subprocess
 
     from pipeline_runs import tiny_pipeline_command
 
-    done = subprocess.run(
-        tiny_pipeline_command(workdir, "--dry-run", *options),
-        env={**os.environ, "MTSIG_DATA": str(data_root)}, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    command = tiny_pipeline_command(workdir, "--dry-run", *options)
+    done = run_snakemake(command[3:], Path.cwd(), {**os.environ, "MTSIG_DATA": str(data_root)})
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 

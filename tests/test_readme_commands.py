@@ -53,8 +53,6 @@ Inline spans with placeholders that do not exist are listed in ``NOT_RUNNABLE`` 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import re
 import shlex
@@ -69,6 +67,7 @@ import pytest
 from cli_runner import run_mtsig
 from format_examples import write_format_examples
 from pipeline_runs import copy_checkout
+from snakemake_runner import run_snakemake
 
 REPO = Path(__file__).resolve().parents[1]
 # The blocks of Snakemake, pytest and the other quick commands run in one process (the xdist group), which runs a
@@ -254,30 +253,12 @@ def _run_snakemake_args(
     """``python -m snakemake ARGS`` (``args`` without the interpreter and ``-m snakemake``), as ``_run`` runs it: the
     process's first in a fresh interpreter, the later ones in this process through Snakemake's own entry point
     (``snakemake.cli.main``, what ``python -m snakemake`` calls), in ``cwd`` with exactly the environment ``env``
-    (the Snakefile reads it when it is parsed, on every run). The same command line, parsed and planned by the same
-    code, without the 2-3 CPU s of imports of a fresh interpreter; the environment, ``sys.path`` (the Snakefile
-    puts the clone's ``src`` first) and the working directory are as they were afterwards."""
+    (tests/snakemake_runner.py). The same command line, parsed and planned by the same code, without the imports of
+    a fresh interpreter."""
     if not _SNAKEMAKE_STARTED:
         _SNAKEMAKE_STARTED.append(True)
         return _run([sys.executable, "-m", "snakemake", *args], cwd, env, timeout)
-    from snakemake.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    saved_environ, saved_path = dict(os.environ), list(sys.path)
-    try:
-        os.environ.clear()
-        os.environ.update(env)
-        with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main(args)
-                status = 0
-            except SystemExit as stop:
-                status = stop.code if isinstance(stop.code, int) else 1
-    finally:
-        os.environ.clear()
-        os.environ.update(saved_environ)
-        sys.path[:] = saved_path
-    return subprocess.CompletedProcess(["snakemake", *args], status, out.getvalue(), err.getvalue())
+    return run_snakemake(args, cwd, env)
 
 
 def _mtsig_words(line: str, workdir: Path, env: dict[str, str], scratch: Path) -> list[str]:
