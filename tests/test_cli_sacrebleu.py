@@ -42,14 +42,17 @@ pytestmark = pytest.mark.xdist_group("cli_sacrebleu")
 # baseline (first) against each of the others, as `sacrebleu REF -i BASE SYS1 SYS2 --paired-ar` compares them.
 BASELINE, OTHERS = "onlineE", ("onlineF", "uk-dan-moses")
 SAMPLES_MTSIG = 10_000
-SAMPLES_AR = 4_000  # sacrebleu's default R is 10 000; its Python loop is slow per trial
+# sacrebleu's default R is 10 000; its Python loop is slow per trial. The tolerance (below) is 4 standard errors of
+# the difference at these sizes: with 2 000 trials it still rejects the wrong conventions of
+# test_the_comparison_tells_the_conventions_apart by about twice itself.
+SAMPLES_AR = 2_000
 SAMPLES_BS = 2_000  # sacrebleu keeps B x N x k float32 statistics per system in memory; its default B is 1000
 SIGMAS = 4.0
 CORRESPONDING = {"ar": "rm_approximate_randomization", "bs": "rm_bootstrap"}
 METRICS = {"bleu": (BLEU, "BLEU"), "chrf": (CHRF, "chrF2")}  # mtsig name -> sacrebleu's class, result key
 # sacrebleu's tests score every resample in a Python loop, so chrF (the slower metric) runs AR on the closest pair
 # only (its other pair has p at the floor 1/(B + 1) in both tools), and sacrebleu runs fewer samples than mtsig (the
-# tolerance counts both): the module takes about 12 CPU s.
+# tolerance counts both): the module takes about 10 CPU s.
 SACREBLEU_RUNS = [("ar", "bleu", OTHERS), ("bs", "bleu", OTHERS), ("ar", "chrf", ("onlineF",))]
 
 

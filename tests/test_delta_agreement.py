@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import statsmodels.api as sm
 from cli_runner import run_mtsig
+from statsmodels.discrete.discrete_model import Logit
+from statsmodels.tools.tools import add_constant
 
 from mtsig.io.system_scores import read_wmt_sys_scores
 from mtsig.report.delta_agreement import agreement_panels, delta_agreement_markdown
@@ -38,7 +39,7 @@ def _simulated(n: int, b0: float, b1: float, seed: int) -> tuple[np.ndarray, np.
 def test_logistic_fit_equals_statsmodels_and_recovers_a_planted_curve() -> None:
     delta, outcome = _simulated(4000, 0.2, 1.5, seed=11)
     ours = logistic_fit(delta, outcome)
-    theirs = sm.Logit(outcome.astype(float), sm.add_constant(delta)).fit(disp=0).params
+    theirs = Logit(outcome.astype(float), add_constant(delta)).fit(disp=0).params
     np.testing.assert_allclose(ours, theirs, rtol=2e-3)  # the ridge of 1e-3 is all that differs
     assert abs(ours[1] - 1.5) < 0.2 and abs(ours[0] - 0.2) < 0.2  # the truth, within sampling error
     # delta at 90% agreement: (logit(0.9) - b0) / b1 = (2.1972 - 0.2) / 1.5 = 1.3315 for the planted curve

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from data_mirror import DataMirror
 from pipeline_runs import copy_checkout
+from snakemake_runner import run_snakemake
 
 from mtsig.pipeline.data import (
     BACKOFF_SECONDS,
@@ -73,6 +74,12 @@ def _snakemake(clone: Path, mirror_url: str, *args: str) -> subprocess.Completed
         [sys.executable, "-m", "snakemake", *args],
         cwd=clone, env=_env(clone, mirror_url), capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
+
+
+def _dry_run(clone: Path, mirror_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``snakemake -n ARGS`` as :func:`_snakemake` runs it, through Snakemake's entry point in this process
+    (tests/snakemake_runner.py): a dry run downloads nothing."""
+    return run_snakemake(["-n", *args], clone, _env(clone, mirror_url))
 
 
 def _downloaded(clone: Path) -> list[Path]:
@@ -191,13 +198,13 @@ def test_the_default_run_downloads_exactly_the_files_its_rules_read(clone: Path)
     (WMT12's source texts, for one, which no experiment reads). ``download_data`` plans the rest too: every file
     data/sources.tsv can make."""
     offline = f"http://127.0.0.1:{_closed_port()}/"  # a dry run asks no origin
-    default = _snakemake(clone, offline, "-n")
+    default = _dry_run(clone, offline)
     assert default.returncode == 0, default.stderr[-3000:]
     made, read, rules = _planned_files(default.stdout + default.stderr)
     derivation_inputs = {"wmt22-ja-en/da/ad-jaen-good-stnd.csv", "wmt22-ru-en/da/ad-ruen-trk-mean-sd.txt"}
     assert read and made == read | derivation_inputs and not read & derivation_inputs
     assert "wmt12/plain/newstest2012-src.es" not in made and not any(r.endswith("__rest") for r in rules)
-    everything = _snakemake(clone, offline, "-n", "download_data")
+    everything = _dry_run(clone, offline, "download_data")
     assert everything.returncode == 0, everything.stderr[-3000:]
     made_all, _, rules_all = _planned_files(everything.stdout + everything.stderr)
     every_file = {f"{row.dataset}/{row.path}" for row in MANIFEST.itertuples() if obtainable(row.source)}

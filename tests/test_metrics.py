@@ -59,12 +59,34 @@ def sacrebleu_cli(ref: Path, hyp: Path, metrics: list[str], width: int) -> list[
     return [float(value) for value in (printed if isinstance(printed, list) else [printed])]
 
 
-def test_bleu_chrf_equal_sacrebleu_on_wmt12(wmt12, tmp_path: Path) -> None:
+def oracle_sample(refs: list[str], outputs: dict[str, list[str]], every: int) -> list[int]:
+    """The segments a default oracle test compares (fixed, in corpus order): every ``every``-th one, and every
+    segment whose reference or an output has fewer than 4 words (an n-gram order with no n-gram, BLEU's
+    zero-count case); all of them with ``every`` 1."""
+    texts = [refs, *outputs.values()]
+    return [
+        i for i in range(len(refs)) if i % every == 0 or min(len(lines[i].split()) for lines in texts) < 4
+    ]
+
+
+@pytest.mark.parametrize(
+    "every",
+    [pytest.param(5, id="sample"), pytest.param(1, marks=pytest.mark.slow, id="every-segment")],
+)
+def test_bleu_chrf_equal_sacrebleu_on_wmt12(wmt12, tmp_path: Path, every: int) -> None:
+    """sacrebleu's API on both systems, its command line on one. By default on :func:`oracle_sample`'s segments
+    (every 5th and the short ones: about 700 of 3003; the corpus scores, and so each segment's statistics, are
+    compared on them); every segment with ``-m slow``."""
     refs, outputs = wmt12
+    assert len(refs) == 3003
+    kept = oracle_sample(refs, outputs, every)
+    refs = [refs[i] for i in kept]
+    outputs = {name: [hyps[i] for i in kept] for name, hyps in outputs.items()}
     bleu, chrf = get_metric("bleu"), get_metric("chrf")
     bleu_stats = bleu.stats_many(outputs, refs)
     chrf_stats = chrf.stats_many(outputs, refs)
-    assert bleu_stats.shape == (len(SYSTEMS), 3003, 10) and chrf_stats.shape == (len(SYSTEMS), 3003, 18)
+    n = len(refs)
+    assert bleu_stats.shape == (len(SYSTEMS), n, 10) and chrf_stats.shape == (len(SYSTEMS), n, 18)
     bleu_scores = bleu.score(bleu_stats.sum(axis=1))
     chrf_scores = chrf.score(chrf_stats.sum(axis=1))
     ref_file = write_lines(tmp_path / "ref.en", refs)
@@ -319,12 +341,19 @@ def test_segment_grouped_statistics_equal_sacrebleu_per_segment(wmt12, name: str
     assert np.array_equal(metric.stats_many(systems, refs, processes=3), expected)
 
 
+@pytest.mark.parametrize(
+    "every",
+    [pytest.param(5, id="sample"), pytest.param(1, marks=pytest.mark.slow, id="every-segment")],
+)
 @pytest.mark.parametrize("experiment", ["wmt22-ja-en", "wmt22-ru-en"])
-def test_bleu_chrf_ter_equal_sacrebleu_on_wmt22(experiment: str, repo_root: Path, data_root: Path) -> None:
+def test_bleu_chrf_ter_equal_sacrebleu_on_wmt22(
+    experiment: str, every: int, repo_root: Path, data_root: Path
+) -> None:
     """The WMT22 experiments' texts, read as their config says: sacrebleu's corpus_score is the oracle.
 
-    Two systems (first and last of the config's list) for BLEU and chrF on every segment; TER (pure Python in
-    sacrebleu) on the first 150 segments of the first system, to keep the suite fast.
+    Two systems (first and last of the config's list) for BLEU and chrF on :func:`oracle_sample`'s segments (every
+    5th and the short ones; every segment with ``-m slow``); TER (pure Python in sacrebleu) on the first 150
+    segments of the first system, to keep the suite fast.
     """
     import yaml
 
@@ -335,12 +364,15 @@ def test_bleu_chrf_ter_equal_sacrebleu_on_wmt22(experiment: str, repo_root: Path
     refs, hyps = load_texts(data_root / spec["reference"], outputs, unescape=spec["unescape_html"])
     assert len(refs) == {"wmt22-ja-en": 2008, "wmt22-ru-en": 2016}[experiment]
     bleu, chrf, ter = get_metric("bleu"), get_metric("chrf"), get_metric("ter")
-    bleu_scores = bleu.score(bleu.stats_many(hyps, refs).sum(axis=1))
-    chrf_scores = chrf.score(chrf.stats_many(hyps, refs).sum(axis=1))
-    for i, lines in enumerate(hyps.values()):
-        assert chrf_scores[i] == SacreCHRF().corpus_score(lines, [refs]).score
+    kept = oracle_sample(refs, hyps, every)
+    sample_refs = [refs[i] for i in kept]
+    sample = {name: [lines[i] for i in kept] for name, lines in hyps.items()}
+    bleu_scores = bleu.score(bleu.stats_many(sample, sample_refs).sum(axis=1))
+    chrf_scores = chrf.score(chrf.stats_many(sample, sample_refs).sum(axis=1))
+    for i, lines in enumerate(sample.values()):
+        assert chrf_scores[i] == SacreCHRF().corpus_score(lines, [sample_refs]).score
         assert bleu_scores[i] == pytest.approx(
-            SacreBLEU().corpus_score(lines, [refs]).score, rel=1e-13, abs=0
+            SacreBLEU().corpus_score(lines, [sample_refs]).score, rel=1e-13, abs=0
         )
     n = 150
     first = {systems[0]: hyps[systems[0]][:n]}

@@ -489,6 +489,12 @@ def wmt24_result(wmt23_inputs):
     return mp.run_protocol(mp.wmt24_on_wmt23(), *wmt23_inputs)
 
 
+@pytest.fixture(scope="module")
+def wmt23_da_sqm_result(wmt23_inputs):
+    """The WMT23 protocol with DA+SQM as a metric (two tests read it: it is run once)."""
+    return mp.run_protocol(mp.wmt23(), *wmt23_inputs, mp.RunOptions(human_metrics=("da-sqm",)))
+
+
 def test_wmt23_averages_and_order_equal_mt_metrics_eval(wmt23_result):
     assert list(wmt23_result.metrics) == list(WMT23_AVERAGE)
     np.testing.assert_allclose(wmt23_result.average, list(WMT23_AVERAGE.values()), rtol=0, atol=1e-9)
@@ -807,12 +813,14 @@ def test_labels_name_every_option_that_differs_from_its_default():
 # ------------------------------------------------------------------------------------------------ human scores as metrics
 
 
-def test_da_sqm_as_a_metric_joins_the_tasks_it_covers_and_changes_no_row(wmt23_inputs, wmt23_result):
+def test_da_sqm_as_a_metric_joins_the_tasks_it_covers_and_changes_no_row(
+    wmt23_inputs, wmt23_result, wmt23_da_sqm_result
+):
     """DA+SQM rates every MQM cell in en-de and every system in zh-en, but a quarter of zh-en's segments are not
     rated: it joins the four tasks it covers, with its value equal to scipy's Pearson of the two human files (the
     system-level task), and every metric's value and cluster, the average and its clusters stay mt-metrics-eval's."""
-    test_sets, scores = wmt23_inputs
-    result = mp.run_protocol(mp.wmt23(), test_sets, scores, mp.RunOptions(human_metrics=("da-sqm",)))
+    test_sets, _ = wmt23_inputs
+    result = wmt23_da_sqm_result
     assert result.metrics == wmt23_result.metrics
     np.testing.assert_array_equal(result.average, wmt23_result.average)
     shown = mp.human_display("da-sqm")
@@ -951,7 +959,7 @@ def test_results_answer_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_
     assert (int(numbers.group(10)), int(numbers.group(11))) == (round(pair.scale_target), pair.n_units)
 
 
-def test_table_fills_the_extra_columns_of_the_human_and_chance_rows(wmt23_inputs):
+def test_table_fills_the_extra_columns_of_the_human_and_chance_rows(wmt23_da_sqm_result):
     """The WMT23 table's PDP columns (†) in the rows of DA+SQM and of chance: DA+SQM's PDP and cluster where it
     scores every cell (en-de), `–` where it does not (he-en has no DA+SQM, zh-en only part of it); the chance row
     `–` in a column without a chance level, its level in a column whose task has one (a PDP column's among the
@@ -959,7 +967,7 @@ def test_table_fills_the_extra_columns_of_the_human_and_chance_rows(wmt23_inputs
     from mtsig.report.metrics_protocol.page import _chance_row, protocol_table_markdown
     from mtsig.studies.metrics_protocol.chance import ChanceLevel, ProtocolChance
 
-    result = mp.run_protocol(mp.wmt23(), *wmt23_inputs, mp.RunOptions(human_metrics=("da-sqm",)))
+    result = wmt23_da_sqm_result
     shown = mp.human_display("da-sqm")
     assert [shown in task.human for task in result.extras] == [True, False, False]
 

@@ -13,8 +13,6 @@ import json
 import os
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +20,7 @@ import pandas as pd
 import pytest
 from cli_runner import run_mtsig
 from PIL import Image
+from snakemake_runner import run_snakemake
 from test_metrics_protocol import WMT23_AVERAGE, WMT23_TASKS
 
 from mtsig.io.mtme import layout_files, layout_from_names, read_human_scores, read_test_set
@@ -295,11 +294,12 @@ def test_the_default_run_plans_the_protocol_and_hands_it_to_the_studies(data_roo
     """``snakemake -n`` of the default run: one metrics_protocol job reading exactly the files the step reads
     (the three language pairs' sources, references, outputs, documents and 198 score files), whose replication
     p-values the replicability job reads and whose MQM gold and system scores the delta-agreement job reads."""
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--cores", "2", "--directory", str(tmp_path)],
-        cwd=repo_root, env={**os.environ, "MTSIG_DATA": str(data_root)}, capture_output=True, text=True,
-        timeout=300,
-    )  # fmt: skip
+    # a dry run: in this process (tests/snakemake_runner.py)
+    result = run_snakemake(
+        ["-n", "--cores", "2", "--directory", str(tmp_path)],
+        repo_root,
+        {**os.environ, "MTSIG_DATA": str(data_root)},
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.M))
     assert counts["metrics_protocol"] == "1"

@@ -15,8 +15,6 @@ import dataclasses
 import logging
 import os
 import re
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -26,6 +24,7 @@ import pandas as pd
 import pytest
 import yaml
 from scipy import stats
+from snakemake_runner import run_snakemake
 
 from mtsig.errors import InputError
 from mtsig.io.documents import read_documents
@@ -408,10 +407,10 @@ def test_config_swap_plans_the_default_outputs(data_root: Path, tmp_path: Path) 
     """``snakemake --configfile config/wmt23-en-de.yaml`` alone plans every default output of an experiment: texts,
     ten metrics' statistics and tests (the document bootstraps included: the .docs file gives documents), the gold,
     accuracy, tables, clusters, figures and the meta-evaluation. (The full run: README, measured there.)"""
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--cores", "2", "--directory", str(tmp_path),
-         "--configfile", "config/wmt23-en-de.yaml"],
-        cwd=REPO, env={**os.environ, "MTSIG_DATA": str(data_root)}, capture_output=True, text=True, timeout=300,
+    # a dry run: in this process (tests/snakemake_runner.py)
+    result = run_snakemake(
+        ["-n", "--cores", "2", "--directory", str(tmp_path), "--configfile", "config/wmt23-en-de.yaml"],
+        REPO, {**os.environ, "MTSIG_DATA": str(data_root)},
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.M))

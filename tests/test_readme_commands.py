@@ -14,7 +14,11 @@ so a new command in a README cannot go untested):
 - ``snakemake ...``: run as printed with ``-n`` added (a dry run; the full pipeline takes minutes); it must build
   its DAG and exit 0. The sharding command must plan 16 ``resample_tests`` jobs per (experiment, metric).
   ``snakemake --unlock ...`` runs as printed and must exit 0. Lines that differ only in ``--cores``/``-j``, ``-q``
-  or ``-n`` are one dry run (the default run is printed with several of them) and run once per environment.
+  or ``-n`` are one dry run (the default run is printed with several of them) and run once per environment. The
+  process's first Snakemake command runs in a fresh interpreter (``python -m snakemake``), the later ones in this
+  process through the function ``python -m snakemake`` calls (``snakemake.cli.main``), in the clone's folder with
+  the reader's environment exactly (the Snakefile is parsed again each time): the same command line, without the
+  imports of a fresh interpreter.
 - ``mtsig compare ...``, ``mtsig power ...``: run in full, on the files it names made from WMT12 es-en
   (``newstest.ref`` the reference, ``sysA.txt``... three system outputs, ``newstest.ref.sgm`` the reference SGML);
   it must exit 0 and print a result for every pair. The example files of docs/cli.md's "File formats" (``ref.txt``,
@@ -55,6 +59,7 @@ import shlex
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +67,7 @@ import pytest
 from cli_runner import run_mtsig
 from format_examples import write_format_examples
 from pipeline_runs import copy_checkout
+from snakemake_runner import run_snakemake
 
 REPO = Path(__file__).resolve().parents[1]
 # The blocks of Snakemake, pytest and the other quick commands run in one process (the xdist group), which runs a
@@ -225,15 +231,34 @@ def _run_once(
     key: tuple,
     timeout: float = 600,
     unread: tuple[str, ...] = (),
+    run: Callable[[list[str], Path, dict[str, str], float], subprocess.CompletedProcess[str]] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``_run(args, cwd, env)``, or the result of the run with the same ``key`` made earlier by this process;
-    ``unread``: environment variables the command does not read (left out of the comparison)."""
+    """``_run(args, cwd, env)`` (or ``run``'s), or the result of the run with the same ``key`` made earlier by this
+    process; ``unread``: environment variables the command does not read (left out of the comparison)."""
     # PYTEST_CURRENT_TEST names the running test: the one variable that differs between two identical runs
     ignored = {"PYTEST_CURRENT_TEST", *unread}
     key = (key, str(cwd), tuple(sorted(item for item in env.items() if item[0] not in ignored)))
     if key not in _ALREADY_RUN:
-        _ALREADY_RUN[key] = _run(args, cwd, env, timeout)
+        _ALREADY_RUN[key] = (run or _run)(args, cwd, env, timeout)
     return _ALREADY_RUN[key]
+
+
+#: Whether this process has run Snakemake in a fresh interpreter yet (:func:`_run_snakemake_args`).
+_SNAKEMAKE_STARTED = []
+
+
+def _run_snakemake_args(
+    args: list[str], cwd: Path, env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """``python -m snakemake ARGS`` (``args`` without the interpreter and ``-m snakemake``), as ``_run`` runs it: the
+    process's first in a fresh interpreter, the later ones in this process through Snakemake's own entry point
+    (``snakemake.cli.main``, what ``python -m snakemake`` calls), in ``cwd`` with exactly the environment ``env``
+    (tests/snakemake_runner.py). The same command line, parsed and planned by the same code, without the imports of
+    a fresh interpreter."""
+    if not _SNAKEMAKE_STARTED:
+        _SNAKEMAKE_STARTED.append(True)
+        return _run([sys.executable, "-m", "snakemake", *args], cwd, env, timeout)
+    return run_snakemake(args, cwd, env)
 
 
 def _mtsig_words(line: str, workdir: Path, env: dict[str, str], scratch: Path) -> list[str]:
@@ -337,12 +362,12 @@ def _dry_run_key(args: list[str]) -> tuple[str, ...]:
 
 def _run_snakemake(words: list[str], env: dict[str, str], clone: Path, command: Command) -> str:
     if "--unlock" in words:  # run as printed: it only removes a lock Snakemake left in the folder
-        args = [sys.executable, "-m", *words]
-        done = _run_once(args, clone, env, key=("unlock", *_dry_run_key(args)))
+        args = words[1:]
+        done = _run_once(args, clone, env, key=("unlock", *_dry_run_key(args)), run=_run_snakemake_args)
         assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
         return done.stdout + done.stderr
-    args = [sys.executable, "-m", *words, "-n"]
-    done = _run_once(args, clone, env, key=_dry_run_key(args))
+    args = [*words[1:], "-n"]
+    done = _run_once(args, clone, env, key=_dry_run_key(args), run=_run_snakemake_args)
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"{command}\n{output[-4000:]}"
     assert "Building DAG of jobs" in output, output[-2000:]

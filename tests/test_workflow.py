@@ -6,13 +6,13 @@ import ast
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from snakemake.cli import parse_config
 from snakemake.utils import update_config, validate
+from snakemake_runner import run_snakemake
 
 from mtsig.errors import InputError
 from mtsig.pipeline import config as mtsig_config
@@ -26,10 +26,16 @@ def _run(args: list[str], data_root: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
 
 
+def _snakemake(args: list[str], data_root: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m snakemake ARGS`` as :func:`_run` runs it, through Snakemake's entry point in this process (a lint
+    or a dry run; tests/snakemake_runner.py)."""
+    return run_snakemake(args, REPO, {**os.environ, "MTSIG_DATA": str(data_root)})
+
+
 def test_snakemake_lint_is_clean(data_root: Path, tmp_path: Path) -> None:
     # Snakemake's own folder (.snakemake) in a temporary directory: tests running in parallel (pytest -n) check
     # that the READMEs' commands write nothing into the repository.
-    result = _run([sys.executable, "-m", "snakemake", "--lint", "--directory", str(tmp_path)], data_root)
+    result = _snakemake(["--lint", "--directory", str(tmp_path)], data_root)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Congratulations, your workflow is in a good condition!" in result.stdout + result.stderr
 
@@ -38,11 +44,10 @@ def test_a_config_of_one_experiment_plans_only_its_own_studies(data_root: Path, 
     """A reader who swaps in config/wmt12-es-en.yaml studies WMT12 es-en: the human-ranking calibration, which
     config/config.yaml sets for its ESA experiment (not in that run), is not planned, nor its data downloaded. (It
     was, before the study followed its experiment: the slow download test's run fetched wmt24-esa.)"""
-    result = _run(
-        [sys.executable, "-m", "snakemake", "-n", "--quiet", "rules", "--directory", str(tmp_path),
-         "--configfile", "config/wmt12-es-en.yaml"],
+    result = _snakemake(
+        ["-n", "--quiet", "rules", "--directory", str(tmp_path), "--configfile", "config/wmt12-es-en.yaml"],
         data_root,
-    )  # fmt: skip
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     planned = {line.split()[0] for line in result.stdout.splitlines() if line.strip()}
     assert {"metric_stats", "merge_tests", "evaluate"} <= planned  # the dry run planned the experiment
