@@ -96,7 +96,8 @@ def test_wheel_installed_in_a_fresh_venv_runs_compare_power_and_the_library(
     # Without Java, METEOR says so in one line (exit 2), the other metrics still run.
     no_java = {**environment, "PATH": str(env_dir / "bin")}
     meteor = _run(
-        [mtsig_command, "compare", "--ref", "ref", "--metrics", "meteor", "--samples", "50", "onlineA", "onlineB"],
+        [mtsig_command, "compare", "--ref", "ref", "--metrics", "meteor", "--samples", "50", "--unescape-html", "onlineA",
+         "onlineB"],
         elsewhere, no_java,
     )  # fmt: skip
     assert meteor.returncode == 2 and meteor.stderr.startswith("mtsig: error:") and "Java" in meteor.stderr
