@@ -20,32 +20,14 @@ def test_rank_wmt24_en_hi(data_root: Path) -> None:
     # Oracle: tests/oracles/wmt24_esa_ranking.tsv would be waves 2+3; en-hi is only in wave 2, so it is that ranking.
     oracle = pd.read_csv(Path(__file__).parent / "oracles" / "wmt24_esa_ranking.tsv", sep="\t", comment="#")
     oracle = oracle.loc[oracle["lp"] == "en-hi"]
-    done = run_mtsig(
-        "rank",
-        data_root / WAVE2,
-        "--documents",
-        data_root / "wmt24-esa/documents",
-        "--lp",
-        "en-hi",
-        "--procedure",
-        "wmt24",
-    )
+    arguments = ("rank", data_root / WAVE2, "--documents", data_root / "wmt24-esa/documents", "--lp", "en-hi")
+    done = run_mtsig(*arguments, "--procedure", "wmt24")
     assert done.returncode == 0, done.stderr
     assert "procedure: " not in done.stdout  # chosen by the user: no line on why
     assert (
         "mtsig:" in done.stdout and "procedure:wmt24|sided:two|scores:raw|samples:0|alpha:0.05" in done.stdout
     )
-    as_json = run_mtsig(
-        "rank",
-        data_root / WAVE2,
-        "--documents",
-        data_root / "wmt24-esa/documents",
-        "--lp",
-        "en-hi",
-        "--procedure",
-        "wmt24",
-        "--json",
-    )
+    as_json = run_mtsig(*arguments, "--procedure", "wmt24", "--json")
     document = json.loads(as_json.stdout)
     ranking = pd.DataFrame(document["ranking"])
     assert list(ranking["system"]) == list(oracle["system"])
