@@ -50,7 +50,7 @@ import pandas as pd
 from mtsig.io.mtme import read_requested_scores, read_test_set
 from mtsig.stats.evaluation import clopper_pearson
 from mtsig.stats.meta_evaluation import chance as ch
-from mtsig.stats.meta_evaluation.grouped_correlation import grouped_correlation
+from mtsig.stats.meta_evaluation.grouped_correlation import CorrelationOptions, grouped_correlation
 from mtsig.stats.meta_evaluation.pooled_accuracy import pooled_pairwise_accuracy
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips, permutation_counts, spa_from_counts
 from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties_many
@@ -202,13 +202,13 @@ def seg_task_draws(
         domains = data.domains if null == "+ docs" else None
         relabelling = ch.draw_relabellings(rng, rated, data.documents, n_draws, domains=domains)
     if kind == "seg pearson":
-        values = grouped_correlation(h, metrics, "pearson", "none")
+        values = grouped_correlation(h, metrics, CorrelationOptions("pearson", "none"))
         if null == "+ doc means":
             return values, pearson_document_means(h, metrics, relabelling, data.documents, rng)
         return values, ch.chance_pearson(h, metrics, relabelling)
     if kind == "acc-t":
         return calibrate_ties_many(h, metrics).values, ch.chance_tie_calibrated(h, metrics, relabelling)
-    return grouped_correlation(h, metrics, "pearson", "item", pdp=True), ch.chance_pdp(
+    return grouped_correlation(h, metrics, CorrelationOptions("pearson", "item", pdp=True)), ch.chance_pdp(
         h, metrics, "item", relabelling
     )
 
@@ -265,7 +265,9 @@ def level_rows(data: dict[str, LpData], model: str, args: argparse.Namespace) ->
             sys_h = lp_data.human_sys[:, None]
             rows = system_rows(rng, len(lp_data.systems), n_draws)
             relabelling = ch.SystemSegmentRelabelling(rows, np.zeros((n_draws, 1), dtype=np.int64))
-            values = grouped_correlation(sys_h, system_scores[lp][:, :, None], "pearson", "none")
+            values = grouped_correlation(
+                sys_h, system_scores[lp][:, :, None], CorrelationOptions("pearson", "none")
+            )
             record(
                 f"{lp} sys pearson",
                 "systems",

@@ -44,6 +44,7 @@ import scipy.stats
 from mtsig.stats.meta_evaluation.correlation_pvalues import average_correlation, pearson_pvalue
 from mtsig.stats.meta_evaluation.grouped_correlation import (
     GROUPINGS,
+    CorrelationOptions,
     grouped_correlation,
     kendall_like_counts,
     packed_matrix,
@@ -181,8 +182,8 @@ def compare_matrix(stats, worst: Worst, h: np.ndarray, m: np.ndarray) -> None:
                     except (ValueError, ZeroDivisionError):
                         continue  # e.g. scipy's pearsonr of a group of one cell after its own filtering
                     ours = average_correlation(
-                        h, m, kind, grouping, nan_groups="zero" if zero else "drop",
-                        average="macro" if macro else "micro", **ours_args,
+                        h, m, CorrelationOptions(kind, grouping, nan_groups="zero" if zero else "drop",
+                        average="macro" if macro else "micro", **ours_args),
                     )  # fmt: skip
                     label = f"{kind}{ours_args.get('kendall_variant', '')} {grouping}"
                     worst.add(f"{label} value", ours.value, theirs[0])
@@ -200,7 +201,11 @@ def compare_matrix(stats, worst: Worst, h: np.ndarray, m: np.ndarray) -> None:
                 theirs = stats.AverageCorrelation(scipy.stats.pearsonr, S, grouping, pdp=True)(gold, metric)
             except ValueError:
                 continue
-            worst.add(f"PDP {grouping}", grouped_correlation(h, m, "pearson", grouping, pdp=True), theirs[0])
+            worst.add(
+                f"PDP {grouping}",
+                grouped_correlation(h, m, CorrelationOptions("pearson", grouping, pdp=True)),
+                theirs[0],
+            )
 
 
 def compare_tie_calibration(stats, worst: Worst, h: np.ndarray, m: np.ndarray) -> None:
@@ -222,7 +227,7 @@ def compare_tie_calibration(stats, worst: Worst, h: np.ndarray, m: np.ndarray) -
             # several thresholds may reach the same maximum: mt-metrics-eval's running float sum picks one of them
             if ours.epsilon != epsilon:
                 at_theirs = grouped_correlation(
-                    h, m, "kendall", grouping, kendall_variant=variant, epsilon=epsilon
+                    h, m, CorrelationOptions("kendall", grouping, kendall_variant=variant, epsilon=epsilon)
                 )
                 worst.add(f"tie calibration {variant} {grouping}: mtsig's value at mtme's other epsilon", at_theirs,
                           value)  # fmt: skip
@@ -237,12 +242,14 @@ def stats_test_inputs(stats) -> None:
     for grouping in ("none", "sys", "item"):
         theirs = corr.Pearson(average_by=grouping, pdp=True)[0]
         print(
-            f"  PDP {grouping}: {theirs!r}  mtsig {float(grouped_correlation(h, m, pdp=True, grouping=grouping))!r}"
+            f"  PDP {grouping}: {theirs!r}  mtsig {float(grouped_correlation(h, m, CorrelationOptions(pdp=True, grouping=grouping)))!r}"
         )
     g, mm = [1, 5, None, 10, 2, 12], [3, 15, 1, 20, 4, 24]
     for grouping in ("item", "none"):
         theirs = stats.AverageCorrelation(scipy.stats.pearsonr, 2, grouping, pdp=True)(g, mm)[0]
-        ours = grouped_correlation(packed_matrix(g, 2), packed_matrix(mm, 2), pdp=True, grouping=grouping)
+        ours = grouped_correlation(
+            packed_matrix(g, 2), packed_matrix(mm, 2), CorrelationOptions(pdp=True, grouping=grouping)
+        )
         print(f"  PDP with None {grouping}: {theirs!r}  mtsig {float(ours)!r}")
     g, mm = [1, 2, 3, 4, None, 6], [2, 1, 8, 3, 5, 6]
     res = stats.AverageCorrelation(
@@ -277,8 +284,10 @@ def stats_test_inputs(stats) -> None:
     wrapper = stats.AverageCorrelation(scipy.stats.pearsonr, 3, average_by="item")
     p, r1, r2 = stats.WilliamsSigDiff(stats.Correlation(3, gold, m1), stats.Correlation(3, gold, m2), wrapper)
     hs = packed_matrix(gold, 3)
-    o1, o2 = (grouped_correlation(hs, packed_matrix(x, 3), grouping="item") for x in (m1, m2))
-    o12 = grouped_correlation(packed_matrix(m1, 3), packed_matrix(m2, 3), grouping="item")
+    o1, o2 = (
+        grouped_correlation(hs, packed_matrix(x, 3), CorrelationOptions(grouping="item")) for x in (m1, m2)
+    )
+    o12 = grouped_correlation(packed_matrix(m1, 3), packed_matrix(m2, 3), CorrelationOptions(grouping="item"))
     print(f"  WilliamsSigDiff (item, None): {(p, r1, r2)!r}  mtsig "
           f"{(float(williams_pvalues(o1, o2, o12, 6)[1]), float(o1), float(o2))!r}")  # fmt: skip
 
@@ -388,7 +397,9 @@ def permutation_cases(stats, worst: Worst, gold: list, m1: list, m2: list, S: in
 
             def statistic(x, kind=kind, grouping=grouping, ours_args=ours_args, zero=zero):
                 return grouped_correlation(
-                    h, x, kind, grouping, nan_groups="zero" if zero else "drop", **ours_args
+                    h,
+                    x,
+                    CorrelationOptions(kind, grouping, nan_groups="zero" if zero else "drop", **ours_args),
                 )
 
             source = ScoreSwaps(h, metrics, statistic, grouping=grouping)
@@ -405,7 +416,7 @@ def permutation_cases(stats, worst: Worst, gold: list, m1: list, m2: list, S: in
                 compare_test(worst, "PermutationSigDiff pearson none (PearsonSwaps)", theirs,
                              two_metric_test(flat, k, mtme_cell_masks(seed, flat.n_units), early))  # fmt: skip
             if kind == "pearson" and grouping != "none" and h.shape[1 if grouping == "sys" else 0] >= 2:
-                pdp = ScoreSwaps(h, metrics, lambda x, g=grouping: grouped_correlation(h, x, grouping=g, pdp=True),
+                pdp = ScoreSwaps(h, metrics, lambda x, g=grouping: grouped_correlation(h, x, CorrelationOptions(grouping=g, pdp=True)),
                                  grouping=grouping)  # fmt: skip
                 direct = two_metric_test(pdp, k, mtme_cell_masks(seed, pdp.n_units), early)
                 summed = two_metric_test(
@@ -583,7 +594,9 @@ def speed(stats) -> None:
             wrapper = stats.AverageCorrelation(function, S, "item", True, False, macro, **targs)
             theirs, _ = timed(lambda w=wrapper: [w(gold, packed(m)) for m in metrics])
             ours, _ = timed(
-                lambda k=kind, a=args, p=pdp: grouped_correlation(h, metrics, k, "item", pdp=p, **a)
+                lambda k=kind, a=args, p=pdp: grouped_correlation(
+                    h, metrics, CorrelationOptions(k, "item", pdp=p, **a)
+                )
             )
             row(f"{label}, {M} metrics", theirs, ours)
         theirs, _ = timed(
@@ -605,11 +618,11 @@ def speed(stats) -> None:
         for label, theirs_call, source in (
             ("Pearson grouped by item (PermutationSigDiff)",
              lambda: stats.PermutationSigDiff(c[0], c[1], scipy.stats.pearsonr, "item", k_theirs),
-             lambda: ScoreSwaps(h, metrics, lambda x: grouped_correlation(h, x, "pearson", "item"), grouping="item")),
+             lambda: ScoreSwaps(h, metrics, lambda x: grouped_correlation(h, x, CorrelationOptions("pearson", "item")), grouping="item")),
             ("PDP grouped by item (mtsig only: PdpSwaps)", None, lambda: PdpSwaps(h, metrics, "item")),
             ("Kendall tau-b grouped by item (PermutationSigDiff)",
              lambda: stats.PermutationSigDiff(c[0], c[1], scipy.stats.kendalltau, "item", k_theirs),
-             lambda: ScoreSwaps(h, metrics, lambda x: grouped_correlation(h, x, "kendall", "item"), grouping="item")),
+             lambda: ScoreSwaps(h, metrics, lambda x: grouped_correlation(h, x, CorrelationOptions("kendall", "item")), grouping="item")),
             ("acc-t re-calibrated (PermutationSigDiff, KendallWithTiesOpt)",
              lambda: stats.PermutationSigDiff(c[0], c[1], stats.KendallWithTiesOpt, "item", k_theirs, sample_rate=1.0),
              lambda: recalibrated_acc_t(h, metrics)),

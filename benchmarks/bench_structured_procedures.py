@@ -44,7 +44,10 @@ from bench_chance_levels import LPS, LpData, load, random_metrics  # noqa: E402
 from mtsig.stats.evaluation import clopper_pearson  # noqa: E402
 from mtsig.stats.meta_evaluation import power as mpw  # noqa: E402
 from mtsig.stats.meta_evaluation import task_bootstrap as tb  # noqa: E402
-from mtsig.stats.meta_evaluation.grouped_correlation import grouped_correlation  # noqa: E402
+from mtsig.stats.meta_evaluation.grouped_correlation import (
+    CorrelationOptions,  # noqa: E402
+    grouped_correlation,  # noqa: E402
+)
 from mtsig.stats.meta_evaluation.metric_permutation import PearsonSwaps, permutation_test  # noqa: E402
 from mtsig.stats.meta_evaluation.score_permutation import PdpSwaps  # noqa: E402
 
@@ -71,16 +74,16 @@ def task_parts(task: str, data: LpData, metrics: np.ndarray):
     rated_items = np.isfinite(h).any(axis=0)
     if task == "seg pearson":
         cells = np.isfinite(h).ravel()
-        values = grouped_correlation(h, metrics, "pearson", "none")
+        values = grouped_correlation(h, metrics, CorrelationOptions("pearson", "none"))
         source = PearsonSwaps(h.ravel()[cells], metrics.reshape(len(metrics), -1)[:, cells])
         features = tb.pearson_features(h[:, rated_items].T, metrics[:, :, rated_items].transpose(0, 2, 1))
         return values, source, features, tb.resampled_pearson
     if task == "pdp":
-        values = grouped_correlation(h, metrics, "pearson", "item", pdp=True)
+        values = grouped_correlation(h, metrics, CorrelationOptions("pearson", "item", pdp=True))
         features = tb.pdp_features(h[:, rated_items].T, metrics[:, :, rated_items].transpose(0, 2, 1))
         return values, PdpSwaps(h, metrics, "item"), features, tb.resampled_pdp
     system_h, system_m = data.human_sys[:, None], metrics.mean(axis=2)[:, :, None]
-    values = grouped_correlation(system_h, system_m, "pearson", "none")
+    values = grouped_correlation(system_h, system_m, CorrelationOptions("pearson", "none"))
     features = tb.pearson_features(system_h, system_m)
     return values, PearsonSwaps(data.human_sys, system_m[:, :, 0]), features, tb.resampled_pearson
 

@@ -22,7 +22,7 @@ from scipy import stats
 
 from mtsig.errors import InputError
 from mtsig.stats.meta_evaluation import chance
-from mtsig.stats.meta_evaluation.grouped_correlation import grouped_correlation
+from mtsig.stats.meta_evaluation.grouped_correlation import CorrelationOptions, grouped_correlation
 from mtsig.stats.meta_evaluation.pooled_accuracy import pooled_pairwise_accuracy
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import (
     pce_flips,
@@ -91,21 +91,27 @@ def test_pearson_pdp_and_kendall_chance_are_their_statistics_on_each_relabelling
     )
     options = {"kendall_variant": "b", "epsilon": 0.5, "average": "micro", "nan_groups": "zero"}
     pdp = chance.chance_pdp(human, metrics, grouping, relabelling)
-    kendall = chance.chance_grouped_correlation(human, metrics, "kendall", grouping, relabelling, **options)
-    pearson = chance.chance_grouped_correlation(human, metrics, "pearson", grouping, relabelling)
+    kendall = chance.chance_grouped_correlation(
+        human, metrics, relabelling, CorrelationOptions("kendall", grouping, **options)
+    )
+    pearson = chance.chance_grouped_correlation(
+        human, metrics, relabelling, CorrelationOptions("pearson", grouping)
+    )
     for k, metric in enumerate(metrics):
         moved = np.stack([_relabelled(metric, relabelling, b) for b in range(10)])
         np.testing.assert_allclose(
-            pdp[k], grouped_correlation(human, moved, "pearson", grouping, pdp=True), atol=1e-12
+            pdp[k],
+            grouped_correlation(human, moved, CorrelationOptions("pearson", grouping, pdp=True)),
+            atol=1e-12,
         )
         np.testing.assert_array_equal(
-            kendall[k], grouped_correlation(human, moved, "kendall", grouping, **options)
+            kendall[k], grouped_correlation(human, moved, CorrelationOptions("kendall", grouping, **options))
         )
         np.testing.assert_allclose(
-            pearson[k], grouped_correlation(human, moved, "pearson", grouping), atol=1e-12
+            pearson[k], grouped_correlation(human, moved, CorrelationOptions("pearson", grouping)), atol=1e-12
         )
     assert not np.array_equal(kendall[0], chance.chance_grouped_correlation(
-        human, metrics, "kendall", grouping, relabelling)[0])  # fmt: skip
+        human, metrics, relabelling, CorrelationOptions("kendall", grouping))[0])  # fmt: skip
     assert np.unique(pdp[0]).size == 10  # the draws differ: the scores were relabelled
 
 
@@ -265,7 +271,10 @@ def test_chance_draws_the_exact_distribution_over_the_group(statistic):
         draws = chance.chance_pdp(SMALL_HUMAN, SMALL_METRIC[None], "item", relabelling)[0]
     else:
         draws = chance.chance_grouped_correlation(
-            SMALL_HUMAN, SMALL_METRIC[None], "kendall_like", "none", relabelling, threshold=1.5
+            SMALL_HUMAN,
+            SMALL_METRIC[None],
+            relabelling,
+            CorrelationOptions("kendall_like", "none", threshold=1.5),
         )[0]
     _assert_draws_follow(draws, exact)
 
@@ -350,10 +359,10 @@ def test_structured_random_metrics_are_called_above_chance_five_percent_of_the_t
         metric = _random_metric(model, docs, human.shape, rng)[None]
         relabelling = chance.draw_relabellings(rng, rated, docs, 99, domains=domains)
         draws = {
-            "pearson": (grouped_correlation(human, metric, "pearson"), chance.chance_pearson(human, metric, relabelling)),
+            "pearson": (grouped_correlation(human, metric, CorrelationOptions("pearson")), chance.chance_pearson(human, metric, relabelling)),
             "acc-t": (np.array([calibrate_ties(human, metric[0]).value]),
                       chance.chance_tie_calibrated(human, metric, relabelling)),
-            "pdp": (grouped_correlation(human, metric, "pearson", "item", pdp=True),
+            "pdp": (grouped_correlation(human, metric, CorrelationOptions("pearson", "item", pdp=True)),
                     chance.chance_pdp(human, metric, "item", relabelling)),
         }  # fmt: skip
         if model == "system":

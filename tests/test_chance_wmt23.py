@@ -19,7 +19,7 @@ from scipy import stats
 
 from mtsig.io.mtme import read_requested_scores, read_test_set
 from mtsig.stats.meta_evaluation import chance
-from mtsig.stats.meta_evaluation.grouped_correlation import grouped_correlation
+from mtsig.stats.meta_evaluation.grouped_correlation import CorrelationOptions, grouped_correlation
 from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties
 from mtsig.studies import metrics_protocol as mp
 
@@ -61,11 +61,11 @@ def test_random_by_system_metrics_are_called_above_chance_five_percent_of_the_ti
         relabelling = chance.draw_relabellings(rng, rated, documents, 99, domains=domains)
         source = np.broadcast_to(np.arange(human.size), (99, human.size)).copy()
         source[:, cells] = rng.permuted(np.broadcast_to(cells, (99, cells.size)), axis=1)
-        pearson = grouped_correlation(human, metric, "pearson")
+        pearson = grouped_correlation(human, metric, CorrelationOptions("pearson"))
         tests = {
             "pearson": (pearson, chance.chance_pearson(human, metric, relabelling)),
             "acc-t": ([calibrate_ties(human, metric[0]).value], chance.chance_tie_calibrated(human, metric, relabelling)),
-            "pdp": (grouped_correlation(human, metric, "pearson", "item", pdp=True),
+            "pdp": (grouped_correlation(human, metric, CorrelationOptions("pearson", "item", pdp=True)),
                     chance.chance_pdp(human, metric, "item", relabelling)),
             "pearson, cells": (pearson, chance.chance_pearson(human, metric, chance.ExplicitRelabelling(source))),
         }  # fmt: skip

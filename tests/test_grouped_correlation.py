@@ -16,7 +16,11 @@ import pytest
 from scipy import stats
 
 from mtsig.errors import InputError
-from mtsig.stats.meta_evaluation.grouped_correlation import group_statistics, grouped_correlation
+from mtsig.stats.meta_evaluation.grouped_correlation import (
+    CorrelationOptions,
+    group_statistics,
+    grouped_correlation,
+)
 
 SCIPY = {
     "pearson": lambda x, y: stats.pearsonr(x, y)[0],
@@ -76,7 +80,9 @@ def test_equals_scipy_group_by_group(matrices, grouping, kind, nan_groups):
     human, metric = matrices
     name, _, variant = kind.partition("-")
     ours = grouped_correlation(
-        human, metric, name, grouping, kendall_variant=variant or "b", nan_groups=nan_groups
+        human,
+        metric,
+        CorrelationOptions(name, grouping, kendall_variant=variant or "b", nan_groups=nan_groups),
     )
     for m in range(metric.shape[0]):
         expected = loop_average(human, metric[m], name, grouping, variant or "b", nan_groups)
@@ -89,19 +95,31 @@ def test_tau_23_and_acc_23_by_hand():
     tie it: a human-only tie, acc_23 = 2/3, tau_23 = (2 - 1)/3."""
     human = np.array([[1.0], [1.0], [2.0]])
     metric = np.array([[0.0], [0.05], [1.0]])
-    assert grouped_correlation(human, metric, "kendall", "item", kendall_variant="acc23", epsilon=0.1) == 1.0
-    assert grouped_correlation(human, metric, "kendall", "item", kendall_variant="23", epsilon=0.1) == 1.0
-    assert grouped_correlation(human, metric, "kendall", "item", kendall_variant="acc23") == pytest.approx(
-        2 / 3
+    assert (
+        grouped_correlation(
+            human, metric, CorrelationOptions("kendall", "item", kendall_variant="acc23", epsilon=0.1)
+        )
+        == 1.0
     )
-    assert grouped_correlation(human, metric, "kendall", "item", kendall_variant="23") == pytest.approx(1 / 3)
+    assert (
+        grouped_correlation(
+            human, metric, CorrelationOptions("kendall", "item", kendall_variant="23", epsilon=0.1)
+        )
+        == 1.0
+    )
+    assert grouped_correlation(
+        human, metric, CorrelationOptions("kendall", "item", kendall_variant="acc23")
+    ) == pytest.approx(2 / 3)
+    assert grouped_correlation(
+        human, metric, CorrelationOptions("kendall", "item", kendall_variant="23")
+    ) == pytest.approx(1 / 3)
 
 
 def test_tau_23_counts_every_pair_by_brute_force(matrices):
     human, metric = matrices
     for eps in (0.0, 0.15):
         values, counted = group_statistics(
-            human, metric[0], "kendall", "item", kendall_variant="23", epsilon=eps
+            human, metric[0], CorrelationOptions("kendall", "item", kendall_variant="23", epsilon=eps)
         )
         for item in range(human.shape[1]):
             cells = [s for s in range(human.shape[0]) if np.isfinite(human[s, item])]
@@ -121,23 +139,27 @@ def test_tau_23_counts_every_pair_by_brute_force(matrices):
 def test_constant_and_empty_cases_give_mt_metrics_evals_zero():
     human = np.array([[1.0, 2.0], [3.0, 5.0]])
     constant = np.array([[4.0, 4.0], [4.0, 4.0]])
-    assert grouped_correlation(human, constant, "pearson", "none") == 0.0  # NaN, nothing left: 0
-    assert grouped_correlation(human, constant, "pearson", "none", nan_groups="zero") == 0.0
-    values, counted = group_statistics(human, constant, "kendall", "sys")
+    assert (
+        grouped_correlation(human, constant, CorrelationOptions("pearson", "none")) == 0.0
+    )  # NaN, nothing left: 0
+    assert (
+        grouped_correlation(human, constant, CorrelationOptions("pearson", "none", nan_groups="zero")) == 0.0
+    )
+    values, counted = group_statistics(human, constant, CorrelationOptions("kendall", "sys"))
     assert np.isnan(values).all() and counted.all()  # tau-b of a constant side is undefined
     single = np.array([[1.0, np.nan], [np.nan, 2.0]])  # no group with two rated cells
-    assert grouped_correlation(single, constant, "pearson", "item") == 0.0
+    assert grouped_correlation(single, constant, CorrelationOptions("pearson", "item")) == 0.0
     one_item = np.array([[1.0], [2.0], [4.0]])
-    assert grouped_correlation(one_item, np.array([[3.0], [2.0], [1.0]]), "pearson", "item") == pytest.approx(
-        stats.pearsonr([3, 2, 1], [1, 2, 4])[0]
-    )
+    assert grouped_correlation(
+        one_item, np.array([[3.0], [2.0], [1.0]]), CorrelationOptions("pearson", "item")
+    ) == pytest.approx(stats.pearsonr([3, 2, 1], [1, 2, 4])[0])
 
 
 def test_bad_arguments_are_input_errors():
     h = np.zeros((2, 2))
     with pytest.raises(InputError, match="tau-c is not defined"):
-        grouped_correlation(h, h, "kendall", "item", kendall_variant="c", epsilon=0.1)
+        grouped_correlation(h, h, CorrelationOptions("kendall", "item", kendall_variant="c", epsilon=0.1))
     with pytest.raises(InputError, match="unknown grouping"):
-        grouped_correlation(h, h, "pearson", "doc")
+        grouped_correlation(h, h, CorrelationOptions("pearson", "doc"))
     with pytest.raises(InputError, match="finite"):
-        grouped_correlation(h, np.full((2, 2), np.nan), "pearson", "none")
+        grouped_correlation(h, np.full((2, 2), np.nan), CorrelationOptions("pearson", "none"))

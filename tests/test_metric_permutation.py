@@ -269,7 +269,7 @@ _EVERY_SOURCE = """
 import hashlib
 import numpy as np
 from mtsig.stats.meta_evaluation import metric_permutation as mp
-from mtsig.stats.meta_evaluation.grouped_correlation import grouped_correlation
+from mtsig.stats.meta_evaluation.grouped_correlation import CorrelationOptions, grouped_correlation
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips, permutation_counts, soft_pairwise_accuracy
 from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties, pair_outcomes
 rng = np.random.default_rng(8)
@@ -298,7 +298,7 @@ finally:
 first = mp.permutation_test(mp.SpaSwaps(permutation_counts(human, flips), metrics, flips), [2, 0, 3, 1], 150, seed=3,
                             key=("t",))
 assert np.array_equal(again.draws, first.draws)
-add(grouped_correlation(human, metrics, "pearson", "item"), eps, soft_pairwise_accuracy(human, metrics))
+add(grouped_correlation(human, metrics, CorrelationOptions("pearson", "item")), eps, soft_pairwise_accuracy(human, metrics))
 print(digest.hexdigest())
 """
 

@@ -12,7 +12,7 @@ import pytest
 
 from mtsig.errors import InputError
 from mtsig.io.mtme import read_requested_scores, read_test_set
-from mtsig.stats.meta_evaluation.grouped_correlation import grouped_correlation
+from mtsig.stats.meta_evaluation.grouped_correlation import CorrelationOptions, grouped_correlation
 from mtsig.stats.meta_evaluation.item_sampling import item_sample
 from mtsig.stats.meta_evaluation.score_permutation import ScoreSwaps
 from mtsig.stats.meta_evaluation.tie_calibration import calibrate_ties
@@ -63,8 +63,8 @@ def test_values_are_the_statistics_of_the_tasks_inputs(inputs):
         stacked = np.stack([metrics[m] for m in result.metrics])
         kind = "pearson" if task.statistic == "pdp" else task.statistic
         expected = grouped_correlation(
-            human, stacked, kind, task.grouping, kendall_variant=task.variant or "b", epsilon=task.epsilon,
-            average=task.average, threshold=task.threshold, pdp=task.statistic == "pdp",
+            human, stacked, CorrelationOptions(kind, task.grouping, kendall_variant=task.variant or "b", epsilon=task.epsilon,
+            average=task.average, threshold=task.threshold, pdp=task.statistic == "pdp"),
         )  # fmt: skip
         np.testing.assert_array_equal(result.values, expected)
     assert (

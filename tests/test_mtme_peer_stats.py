@@ -23,6 +23,7 @@ import scipy.stats
 from mtsig.errors import InputError
 from mtsig.stats.meta_evaluation.correlation_pvalues import average_correlation
 from mtsig.stats.meta_evaluation.grouped_correlation import (
+    CorrelationOptions,
     as_groups,
     grouped_correlation,
     kendall_like_counts,
@@ -106,16 +107,16 @@ def test_construction():
 def test_pearson():
     """ports stats_test.py::CorrelationTest::testPearson"""
     h, m = pm(G6, 2), pm(M6, 2)
-    assert grouped_correlation(h, m, "pearson", "none") == pytest.approx(0.776, abs=5e-4)
-    assert grouped_correlation(h, m, "pearson", "sys") == pytest.approx(0.760, abs=5e-4)
-    assert grouped_correlation(h, m, "pearson", "item") == pytest.approx(1.00, abs=5e-4)
+    assert grouped_correlation(h, m, CorrelationOptions("pearson", "none")) == pytest.approx(0.776, abs=5e-4)
+    assert grouped_correlation(h, m, CorrelationOptions("pearson", "sys")) == pytest.approx(0.760, abs=5e-4)
+    assert grouped_correlation(h, m, CorrelationOptions("pearson", "item")) == pytest.approx(1.00, abs=5e-4)
 
 
 def test_pearson_pdp():
     """ports stats_test.py::CorrelationTest::testPearsonPdp"""
     h, m = pm(G6, 2), pm(M6, 2)
     for grouping, literal in (("item", 0.926), ("none", 0.776), ("sys", 0.766)):
-        value = grouped_correlation(h, m, "pearson", grouping, pdp=True)
+        value = grouped_correlation(h, m, CorrelationOptions("pearson", grouping, pdp=True))
         assert value == pytest.approx(literal, abs=5e-4)
         assert value == pytest.approx(MTME_VALUES[f"pdp {grouping}"], abs=1e-12)
 
@@ -123,33 +124,49 @@ def test_pearson_pdp():
 def test_kendall():
     """ports stats_test.py::CorrelationTest::testKendall"""
     h, m = pm(G6, 2), pm(M6, 2)
-    assert grouped_correlation(h, m, "kendall", "none") == pytest.approx(0.552, abs=5e-4)
-    assert grouped_correlation(h, m, "kendall", "sys") == pytest.approx(0.575, abs=5e-4)
-    assert grouped_correlation(h, m, "kendall", "item") == pytest.approx(1.00, abs=5e-4)
+    assert grouped_correlation(h, m, CorrelationOptions("kendall", "none")) == pytest.approx(0.552, abs=5e-4)
+    assert grouped_correlation(h, m, CorrelationOptions("kendall", "sys")) == pytest.approx(0.575, abs=5e-4)
+    assert grouped_correlation(h, m, CorrelationOptions("kendall", "item")) == pytest.approx(1.00, abs=5e-4)
 
 
 def test_kendall_c():
     """ports stats_test.py::CorrelationTest::testKendallC"""
     h, m = pm(G6, 2), pm(M6, 2)
     c = {"kendall_variant": "c"}
-    assert grouped_correlation(h, m, "kendall", "none", **c) == pytest.approx(0.556, abs=5e-4)
-    assert grouped_correlation(h, m, "kendall", "sys", **c) == pytest.approx(0.611, abs=5e-4)
-    assert grouped_correlation(h, m, "kendall", "item", **c) == pytest.approx(1.00, abs=5e-4)
+    assert grouped_correlation(h, m, CorrelationOptions("kendall", "none", **c)) == pytest.approx(
+        0.556, abs=5e-4
+    )
+    assert grouped_correlation(h, m, CorrelationOptions("kendall", "sys", **c)) == pytest.approx(
+        0.611, abs=5e-4
+    )
+    assert grouped_correlation(h, m, CorrelationOptions("kendall", "item", **c)) == pytest.approx(
+        1.00, abs=5e-4
+    )
 
 
 def test_kendall_like():
     """ports stats_test.py::CorrelationTest::testKendallLike (``Correlation.KendallLike``: micro-averaged)"""
     like = {"threshold": 1, "average": "micro"}
     assert (
-        grouped_correlation(pm([10, None, 100, 150], 1), pm([2, 1, 4, 3], 1), "kendall_like", "none", **like)
+        grouped_correlation(
+            pm([10, None, 100, 150], 1),
+            pm([2, 1, 4, 3], 1),
+            CorrelationOptions("kendall_like", "none", **like),
+        )
         == 1 / 3
     )
     assert (
-        grouped_correlation(pm([10, 11, 100, 150], 2), pm([2, 1, 4, 3], 2), "kendall_like", "item", **like)
+        grouped_correlation(
+            pm([10, 11, 100, 150], 2), pm([2, 1, 4, 3], 2), CorrelationOptions("kendall_like", "item", **like)
+        )
         == 1
     )
     assert (
-        grouped_correlation(pm([10, None, 100, 150], 2), pm([2, 1, 4, 3], 2), "kendall_like", "item", **like)
+        grouped_correlation(
+            pm([10, None, 100, 150], 2),
+            pm([2, 1, 4, 3], 2),
+            CorrelationOptions("kendall_like", "item", **like),
+        )
         == 1
     )
 
@@ -159,7 +176,9 @@ def test_kendall_variants():
     h, m = pm([1, 2, 2, 3, 4], 1), pm([2, 1, 1.5, 5, 3], 1)
 
     def tau(variant, epsilon=0.0):
-        return grouped_correlation(h, m, "kendall", "none", kendall_variant=variant, epsilon=epsilon)
+        return grouped_correlation(
+            h, m, CorrelationOptions("kendall", "none", kendall_variant=variant, epsilon=epsilon)
+        )
 
     assert tau("b") == pytest.approx(0.316227766, abs=5e-8)
     assert tau("c") == 0.32
@@ -190,7 +209,7 @@ def _scipy(result):
 def test_average_by_none():
     """ports stats_test.py::AverageCorrelationTest::testAverageByNone"""
     g, m = [1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 5, 6]
-    result = average_correlation(pm(g, 1), pm(m, 1), "pearson", "none")
+    result = average_correlation(pm(g, 1), pm(m, 1), CorrelationOptions("pearson", "none"))
     assert (float(result.value), float(result.pvalue)) == pytest.approx(_scipy(pearson(g, m)), abs=1e-12)
 
 
@@ -198,7 +217,7 @@ def test_average_by_none_no_filtering():
     """ports stats_test.py::AverageCorrelationTest::testAverageByNoneNoFiltering (``filter_nones=False`` only
     skips the search for missing scores; without any, the correlation and p-value are scipy's)"""
     g, m = [1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 5, 6]
-    result = average_correlation(pm(g, 2), pm(m, 2), "pearson", "none")
+    result = average_correlation(pm(g, 2), pm(m, 2), CorrelationOptions("pearson", "none"))
     assert (float(result.value), float(result.pvalue)) == pytest.approx(_scipy(pearson(g, m)), abs=1e-12)
 
 
@@ -206,7 +225,7 @@ def test_missing_entries():
     """ports stats_test.py::AverageCorrelationTest::testMissingEntries"""
     g, m = [1, None, 3, 4, 5, 6], [2, 1, 4, 3, 5, 6]
     ge, me = [1, 3, 4, 5, 6], [2, 4, 3, 5, 6]
-    result = average_correlation(pm(g, 1), pm(m, 1), "pearson", "none")
+    result = average_correlation(pm(g, 1), pm(m, 1), CorrelationOptions("pearson", "none"))
     assert (float(result.value), float(result.pvalue)) == pytest.approx(_scipy(pearson(ge, me)), abs=1e-12)
 
 
@@ -214,7 +233,7 @@ def test_average_by_system():
     """ports stats_test.py::AverageCorrelationTest::testAverageBySystem"""
     g, m = [1, 2, 3, 4, 5, 6], [2, 1, 8, 3, 5, 6]
     p1, p2 = pearson([1, 2, 3], [2, 1, 8]), pearson([4, 5, 6], [3, 5, 6])
-    result = average_correlation(pm(g, 2), pm(m, 2), "pearson", "sys")
+    result = average_correlation(pm(g, 2), pm(m, 2), CorrelationOptions("pearson", "sys"))
     assert result.value == pytest.approx((p1[0] + p2[0]) / 2, abs=5e-4)
     assert result.pvalue == pytest.approx((p1[1] + p2[1]) / 2, abs=5e-4)
 
@@ -223,7 +242,7 @@ def test_average_by_item():
     """ports stats_test.py::AverageCorrelationTest::testAverageByItem"""
     g, m = [1, 2, 3, 4, 5, 6], [2, 1, 8, 3, 5, 6]
     p1, p2, p3 = pearson([1, 4], [2, 3]), pearson([2, 5], [1, 5]), pearson([3, 6], [8, 6])
-    result = average_correlation(pm(g, 2), pm(m, 2), "pearson", "item")
+    result = average_correlation(pm(g, 2), pm(m, 2), CorrelationOptions("pearson", "item"))
     assert result.value == pytest.approx((p1[0] + p2[0] + p3[0]) / 3, abs=5e-4)
     assert result.pvalue == pytest.approx((p1[1] + p2[1] + p3[1]) / 3, abs=5e-4)
 
@@ -232,7 +251,7 @@ def test_average_by_item_with_missing_entries():
     """ports stats_test.py::AverageCorrelationTest::testAverageByItemWithMissingEntries"""
     g, m = [1, None, 3, 4, 5, 6], [2, 1, 8, 3, 5, 6]
     p1, p3 = pearson([1, 4], [2, 3]), pearson([3, 6], [8, 6])
-    result = average_correlation(pm(g, 2), pm(m, 2), "pearson", "item")
+    result = average_correlation(pm(g, 2), pm(m, 2), CorrelationOptions("pearson", "item"))
     assert result.value == pytest.approx((p1[0] + p3[0]) / 2, abs=5e-4)
     assert result.pvalue == pytest.approx((p1[1] + p3[1]) / 2, abs=5e-4)
 
@@ -240,20 +259,24 @@ def test_average_by_item_with_missing_entries():
 def test_nan_handling():
     """ports stats_test.py::AverageCorrelationTest::testNaNHandling"""
     h, m = pm([1, 2, 3, 4, 5, 6], 2), pm([2, 2, 2, 4, 5, 6], 2)
-    assert grouped_correlation(h, m, "pearson", "sys", nan_groups="drop") == pytest.approx(1.0, abs=5e-8)
+    assert grouped_correlation(
+        h, m, CorrelationOptions("pearson", "sys", nan_groups="drop")
+    ) == pytest.approx(1.0, abs=5e-8)
 
 
 def test_nan_handling_with_zeros():
     """ports stats_test.py::AverageCorrelationTest::testNaNHandlingWithZeros"""
     h, m = pm([1, 2, 3, 4, 5, 6], 2), pm([2, 2, 2, 4, 5, 6], 2)
-    assert grouped_correlation(h, m, "pearson", "sys", nan_groups="zero") == pytest.approx(0.5, abs=5e-8)
+    assert grouped_correlation(
+        h, m, CorrelationOptions("pearson", "sys", nan_groups="zero")
+    ) == pytest.approx(0.5, abs=5e-8)
 
 
 def test_micro_averaging():
     """ports stats_test.py::AverageCorrelationTest::testMicroAveraging"""
     g, m = [1, None, 3, 4, 5, 6], [2, 1, 8, 3, 5, 6]
     p1, p2 = pearson([1, 3], [2, 8]), pearson([4, 5, 6], [3, 5, 6])
-    result = average_correlation(pm(g, 2), pm(m, 2), "pearson", "sys", average="micro")
+    result = average_correlation(pm(g, 2), pm(m, 2), CorrelationOptions("pearson", "sys", average="micro"))
     assert result.value == pytest.approx((2 * p1[0] + 3 * p2[0]) / 5, abs=5e-4)
     assert result.pvalue == pytest.approx((2 * p1[1] + 3 * p2[1]) / 5, abs=5e-4)
     assert result.weight == 5  # the cells with a human score
@@ -263,7 +286,9 @@ def test_corr_fcn_args():
     """ports stats_test.py::AverageCorrelationTest::testCorrFcnArgs (Kendall's b and c: tau and p as scipy's)"""
     g, m = [1, 2, 3, 4, 5, 6], [2, 1, 8, 3, 5, 6]
     for variant in ("b", "c"):
-        result = average_correlation(pm(g, 1), pm(m, 1), "kendall", "none", kendall_variant=variant)
+        result = average_correlation(
+            pm(g, 1), pm(m, 1), CorrelationOptions("kendall", "none", kendall_variant=variant)
+        )
         expected = _scipy(kendall(g, m, variant=variant))
         assert (float(result.value), float(result.pvalue)) == pytest.approx(expected, abs=1e-12)
 
@@ -290,14 +315,16 @@ def test_average_pairwise_confidence_error():
 def test_pdp_invalid_corr_fcn():
     """ports stats_test.py::AverageCorrelationTest::testPdpInvalidCorrFcn"""
     with pytest.raises(InputError, match="Pearson"):
-        grouped_correlation(pm([1, 2, 3, 4], 2), pm([1, 2, 3, 4], 2), "kendall", "none", pdp=True)
+        grouped_correlation(
+            pm([1, 2, 3, 4], 2), pm([1, 2, 3, 4], 2), CorrelationOptions("kendall", "none", pdp=True)
+        )
 
 
 def test_pdp_with_averaging_and_nones():
     """ports stats_test.py::AverageCorrelationTest::testPdpWithAveragingAndNones"""
     h, m = pm([1, 5, None, 10, 2, 12], 2), pm([3, 15, 1, 20, 4, 24], 2)
-    item = grouped_correlation(h, m, "pearson", "item", pdp=True)
-    none = grouped_correlation(h, m, "pearson", "none", pdp=True)
+    item = grouped_correlation(h, m, CorrelationOptions("pearson", "item", pdp=True))
+    none = grouped_correlation(h, m, CorrelationOptions("pearson", "none", pdp=True))
     assert item == pytest.approx(0.968, abs=5e-4)
     assert none == pytest.approx(0.975, abs=5e-4)
     assert (item, none) == pytest.approx(
@@ -309,7 +336,9 @@ def test_pdp_less_than_two_systems():
     """ports stats_test.py::AverageCorrelationTest::testPDPLessThanTwoSystems"""
     with pytest.raises(InputError, match="two cells"):
         grouped_correlation(
-            pm([1, 5, None, 10, 2, 12], 1), pm([3, 15, 1, 20, 4, 24], 1), "pearson", "item", pdp=True
+            pm([1, 5, None, 10, 2, 12], 1),
+            pm([3, 15, 1, 20, 4, 24], 1),
+            CorrelationOptions("pearson", "item", pdp=True),
         )
 
 
@@ -332,7 +361,9 @@ def test_enumerate_pairwise_diffs():
     h, m = np.array([[1, 2, None], [4, None, 6]], dtype=float), np.array([[2, 1, 8], [3, 5, 6]], dtype=float)
     kept = np.isfinite(pairwise_differences(h))
     expected = pearson(pairwise_differences(h)[kept], pairwise_differences(m)[kept])[0]
-    assert grouped_correlation(h.T, m.T, "pearson", "item", pdp=True) == pytest.approx(expected, abs=1e-12)
+    assert grouped_correlation(h.T, m.T, CorrelationOptions("pearson", "item", pdp=True)) == pytest.approx(
+        expected, abs=1e-12
+    )
 
 
 # ------------------------------------------------------------------------------------- CorrelationFunctionsTest
@@ -345,7 +376,7 @@ def test_function_kendall_like():
     for threshold, (tau, pairs, concordant, discordant) in ((25, (3 / 5, 5, 4, 1)), (1, (2 / 6, 6, 4, 2))):
         con, dis = kendall_like_counts(h, m, valid, threshold)
         assert (int(con[0]), int(dis[0]), int(con[0] + dis[0])) == (concordant, discordant, pairs)
-        result = average_correlation(h, m, "kendall_like", "none", threshold=threshold)
+        result = average_correlation(h, m, CorrelationOptions("kendall_like", "none", threshold=threshold))
         assert (float(result.value), float(result.pvalue)) == (tau, 0.0)
 
 
@@ -365,10 +396,10 @@ def test_kendall_variants_b_and_c():
     many = np.stack([pm(metric, 1), pm(gold, 1), pm(metric[::-1], 1)])
     for variant in ("b", "c"):
         ref = kendall(gold, metric, variant=variant)[0]
-        assert grouped_correlation(h, pm(metric, 1), "kendall", kendall_variant=variant) == pytest.approx(
-            ref, abs=1e-15
-        )
-        batch = grouped_correlation(h, many, "kendall", kendall_variant=variant)
+        assert grouped_correlation(
+            h, pm(metric, 1), CorrelationOptions("kendall", kendall_variant=variant)
+        ) == pytest.approx(ref, abs=1e-15)
+        batch = grouped_correlation(h, many, CorrelationOptions("kendall", kendall_variant=variant))
         assert batch[0] == pytest.approx(ref, abs=1e-15)
         assert batch[2] == pytest.approx(kendall(gold, metric[::-1], variant=variant)[0], abs=1e-15)
 
@@ -386,10 +417,14 @@ def test_kendall_variants_23():
     )
     # KendallVariants(x, y): x is the gold, y the metric
     assert (
-        grouped_correlation(pm(x, 1), pm(y, 1), "kendall", kendall_variant="23") == expected_tau / num_pairs
+        grouped_correlation(pm(x, 1), pm(y, 1), CorrelationOptions("kendall", kendall_variant="23"))
+        == expected_tau / num_pairs
     )
     expected_acc = (concordant + ties_in_both) / num_pairs
-    assert grouped_correlation(pm(x, 1), pm(y, 1), "kendall", kendall_variant="acc23") == expected_acc
+    assert (
+        grouped_correlation(pm(x, 1), pm(y, 1), CorrelationOptions("kendall", kendall_variant="acc23"))
+        == expected_acc
+    )
 
 
 def test_kendall_variants_with_positive_epsilon():
@@ -399,7 +434,9 @@ def test_kendall_variants_with_positive_epsilon():
     y = [1, 1, 2, 2, 4, 3, 3]
 
     def tau(epsilon, metric=y):
-        return grouped_correlation(pm(x, 1), pm(metric, 1), "kendall", kendall_variant="23", epsilon=epsilon)
+        return grouped_correlation(
+            pm(x, 1), pm(metric, 1), CorrelationOptions("kendall", kendall_variant="23", epsilon=epsilon)
+        )
 
     assert tau(0.0) == (14 - 7) / 21
     assert tau(0.1) == (14 - 7) / 21
@@ -413,10 +450,14 @@ def test_kendall_variants_with_positive_epsilon():
     expected /= num_pairs
     assert tau(1.0) == expected  # KendallVariants(x, y, epsilon=1): x the gold, y the metric, as called there
     # the comments count the ties epsilon makes in x: x as the metric gives the same tau
-    swapped = grouped_correlation(pm(y, 1), pm(x, 1), "kendall", kendall_variant="23", epsilon=1.0)
+    swapped = grouped_correlation(
+        pm(y, 1), pm(x, 1), CorrelationOptions("kendall", kendall_variant="23", epsilon=1.0)
+    )
     assert swapped == expected
     batch = grouped_correlation(
-        pm(x, 1), np.stack([pm(y, 1), pm(y, 1)]), "kendall", kendall_variant="23", epsilon=1.0
+        pm(x, 1),
+        np.stack([pm(y, 1), pm(y, 1)]),
+        CorrelationOptions("kendall", kendall_variant="23", epsilon=1.0),
     )
     assert batch.tolist() == [expected, expected]
 
@@ -427,16 +468,20 @@ def test_function_kendall_with_ties_opt():
     gold, metric = [1, 2, 2, 3, 3, 4], [2, 1, 1.5, 5, 3, 2]
     result = calibrate_ties(pm(gold, 1), pm(metric, 1), grouping="none")
     at = {"kendall_variant": "acc23", "epsilon": result.epsilon}
-    assert result.value == grouped_correlation(pm(gold, 1), pm(metric, 1), "kendall", **at)
+    assert result.value == grouped_correlation(
+        pm(gold, 1), pm(metric, 1), CorrelationOptions("kendall", **at)
+    )
     h, m = pm(gold, 2), pm(metric, 2)
     result = calibrate_ties(h, m, grouping="sys")
     at = {"kendall_variant": "acc23", "epsilon": result.epsilon}
-    r1 = grouped_correlation(pm(gold[:3], 1), pm(metric[:3], 1), "kendall", **at)
-    r2 = grouped_correlation(pm(gold[3:], 1), pm(metric[3:], 1), "kendall", **at)
+    r1 = grouped_correlation(pm(gold[:3], 1), pm(metric[:3], 1), CorrelationOptions("kendall", **at))
+    r2 = grouped_correlation(pm(gold[3:], 1), pm(metric[3:], 1), CorrelationOptions("kendall", **at))
     assert result.value == (r1 + r2) / 2
     result = calibrate_ties(h, m, grouping="item")
     at = {"kendall_variant": "acc23", "epsilon": result.epsilon}
-    columns = [grouped_correlation(h[:, [n]].T, m[:, [n]].T, "kendall", **at) for n in range(3)]
+    columns = [
+        grouped_correlation(h[:, [n]].T, m[:, [n]].T, CorrelationOptions("kendall", **at)) for n in range(3)
+    ]
     assert result.value == sum(columns) / 3
 
 
@@ -502,7 +547,10 @@ def check_permutation(name, source, k, early, expected_delta, replay):
 
 def grouped_swaps(kind, grouping, **options):
     return ScoreSwaps(
-        H8, BOTH8, lambda x: grouped_correlation(H8, x, kind, grouping, **options), grouping=grouping
+        H8,
+        BOTH8,
+        lambda x: grouped_correlation(H8, x, CorrelationOptions(kind, grouping, **options)),
+        grouping=grouping,
     )
 
 
@@ -531,8 +579,8 @@ def test_pearson_no_avg_with_early_stop():
 
 def test_pearson_sys_no_early_stop():
     """ports stats_test.py::PermutationSigDiffTest::testPearsonSysNoEarlyStop"""
-    delta = grouped_correlation(H8, BOTH8[1], grouping="sys") - grouped_correlation(
-        H8, BOTH8[0], grouping="sys"
+    delta = grouped_correlation(H8, BOTH8[1], CorrelationOptions(grouping="sys")) - grouped_correlation(
+        H8, BOTH8[0], CorrelationOptions(grouping="sys")
     )
     result = check_permutation(
         "testPearsonSysNoEarlyStop", grouped_swaps("pearson", "sys"), 1000, NO_EARLY, delta, cells
@@ -543,9 +591,9 @@ def test_pearson_sys_no_early_stop():
 def test_pearson_sys_no_early_stop_nan0():
     """ports stats_test.py::PermutationSigDiffTest::testPearsonSysNoEarlyStopNan0"""
     zero = {"nan_groups": "zero"}
-    delta = grouped_correlation(H8, BOTH8[1], grouping="sys", **zero) - grouped_correlation(
-        H8, BOTH8[0], grouping="sys", **zero
-    )
+    delta = grouped_correlation(
+        H8, BOTH8[1], CorrelationOptions(grouping="sys", **zero)
+    ) - grouped_correlation(H8, BOTH8[0], CorrelationOptions(grouping="sys", **zero))
     source = grouped_swaps("pearson", "sys", **zero)
     result = check_permutation("testPearsonSysNoEarlyStopNan0", source, 1000, NO_EARLY, delta, cells)
     assert int(result.n_used[0]) == 1000
@@ -553,8 +601,8 @@ def test_pearson_sys_no_early_stop_nan0():
 
 def test_pearson_item_no_early_stop():
     """ports stats_test.py::PermutationSigDiffTest::testPearsonItemNoEarlyStop"""
-    delta = grouped_correlation(H8, BOTH8[1], grouping="item") - grouped_correlation(
-        H8, BOTH8[0], grouping="item"
+    delta = grouped_correlation(H8, BOTH8[1], CorrelationOptions(grouping="item")) - grouped_correlation(
+        H8, BOTH8[0], CorrelationOptions(grouping="item")
     )
     source = grouped_swaps("pearson", "item")
     result = check_permutation("testPearsonItemNoEarlyStop", source, 1000, NO_EARLY, delta, cells)
@@ -567,8 +615,8 @@ BLOCK10 = EarlyStopping(block_size=10)
 def test_kendall_item_with_early_stop():
     """ports stats_test.py::PermutationSigDiffTest::testKendallItemWithEarlyStop (scipy's tau-b, and the
     "factored" KendallVariants: the same function in mtsig)"""
-    delta = grouped_correlation(H8, BOTH8[1], "kendall", "item") - grouped_correlation(
-        H8, BOTH8[0], "kendall", "item"
+    delta = grouped_correlation(H8, BOTH8[1], CorrelationOptions("kendall", "item")) - grouped_correlation(
+        H8, BOTH8[0], CorrelationOptions("kendall", "item")
     )
     scipy_delta = np.mean([kendall(GOLD8[n::2], METRIC2[n::2])[0] for n in range(2)]) - np.mean(
         [kendall(GOLD8[n::2], METRIC1[n::2])[0] for n in range(2)]
@@ -583,9 +631,9 @@ def test_kendall_item_with_early_stop():
 def test_kendall_c_permutation():
     """ports stats_test.py::PermutationSigDiffTest::testKendallC"""
     c = {"kendall_variant": "c"}
-    delta = grouped_correlation(H8, BOTH8[1], "kendall", "item", **c) - grouped_correlation(
-        H8, BOTH8[0], "kendall", "item", **c
-    )
+    delta = grouped_correlation(
+        H8, BOTH8[1], CorrelationOptions("kendall", "item", **c)
+    ) - grouped_correlation(H8, BOTH8[0], CorrelationOptions("kendall", "item", **c))
     result = check_permutation(
         "testKendallC", grouped_swaps("kendall", "item", **c), 10, BLOCK10, delta, cells
     )
@@ -598,9 +646,9 @@ def test_kendall_c_permutation():
 def test_kendall_variants_permutation(variant, name):
     """ports stats_test.py::PermutationSigDiffTest::testKendallVariants23 and ::testKendallVariantsAcc23"""
     v = {"kendall_variant": variant}
-    delta = grouped_correlation(H8, BOTH8[1], "kendall", "item", **v) - grouped_correlation(
-        H8, BOTH8[0], "kendall", "item", **v
-    )
+    delta = grouped_correlation(
+        H8, BOTH8[1], CorrelationOptions("kendall", "item", **v)
+    ) - grouped_correlation(H8, BOTH8[0], CorrelationOptions("kendall", "item", **v))
     result = check_permutation(name, grouped_swaps("kendall", "item", **v), 10, BLOCK10, delta, cells)
     assert int(result.n_used[0]) == 10
 
@@ -646,9 +694,9 @@ def test_pairwise_kendall_variants_acc23():
 def test_pairwise_kendall_variants_b():
     """ports stats_test.py::PairwisePermutationSigDiffTest::testKendallVariantsB (tau-b at epsilon 1 for both)"""
     b = {"kendall_variant": "b", "epsilon": 1.0}
-    delta = grouped_correlation(H_P, BOTH_P[1], "kendall", "item", **b) - grouped_correlation(
-        H_P, BOTH_P[0], "kendall", "item", **b
-    )
+    delta = grouped_correlation(
+        H_P, BOTH_P[1], CorrelationOptions("kendall", "item", **b)
+    ) - grouped_correlation(H_P, BOTH_P[0], CorrelationOptions("kendall", "item", **b))
     source = PairOutcomeSwaps(H_P, BOTH_P, [1.0, 1.0], variant="b")
     result = metric2_beats_metric1(source, 10, PAIRS_NO_EARLY)
     assert -result.delta[0] == pytest.approx(delta, abs=1e-12)
@@ -678,9 +726,9 @@ def test_williams_sig_diff_with_avg_and_nones():
     """ports stats_test.py::WilliamsSigDiffTest::testSigDiffWithAvgAndNones: item-averaged correlations, and n the
     length of the packed vectors (6, the missing score included), as WilliamsSigDiff takes it"""
     gold, metric1, metric2 = [1, None, 3, 4, 5, 6], [1, 2, 3, 3, 7, 3], [2, 1, 2, 6, 8, 8]
-    r1 = grouped_correlation(pm(gold, 3), pm(metric1, 3), grouping="item")
-    r2 = grouped_correlation(pm(gold, 3), pm(metric2, 3), grouping="item")
-    r12 = grouped_correlation(pm(metric1, 3), pm(metric2, 3), grouping="item")
+    r1 = grouped_correlation(pm(gold, 3), pm(metric1, 3), CorrelationOptions(grouping="item"))
+    r2 = grouped_correlation(pm(gold, 3), pm(metric2, 3), CorrelationOptions(grouping="item"))
+    r12 = grouped_correlation(pm(metric1, 3), pm(metric2, 3), CorrelationOptions(grouping="item"))
     _, p = williams_pvalues(r1, r2, r12, 6)
     assert (float(p), float(r1), float(r2)) == pytest.approx((0.121, 0.982, 0.933), abs=5e-4)
 

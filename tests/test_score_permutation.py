@@ -19,6 +19,7 @@ from mtsig.stats.meta_evaluation.correlation_pvalues import (
     spearman_pvalue,
 )
 from mtsig.stats.meta_evaluation.grouped_correlation import (
+    CorrelationOptions,
     as_groups,
     grouped_correlation,
 )
@@ -67,7 +68,10 @@ def test_pdp_swaps_equal_pdp_of_the_hybrids(grouping):
     human, x = _data(1)
     source = PdpSwaps(human, x, grouping)
     direct = ScoreSwaps(
-        human, x, lambda m: grouped_correlation(human, m, grouping=grouping, pdp=True), grouping=grouping
+        human,
+        x,
+        lambda m: grouped_correlation(human, m, CorrelationOptions(grouping=grouping, pdp=True)),
+        grouping=grouping,
     )
     masks = swap_masks(np.random.default_rng(2), 30, source.n_units)
     a, b = np.triu_indices(3, k=1)
@@ -76,9 +80,9 @@ def test_pdp_swaps_equal_pdp_of_the_hybrids(grouping):
     # and by hand: the loop over resamples, PDP of each hybrid
     hybrid_a, hybrid_b = _hybrids(direct, masks[:3], a[0], b[0])
     for k in range(3):
-        expected = grouped_correlation(human, hybrid_a[k], grouping=grouping, pdp=True) - grouped_correlation(
-            human, hybrid_b[k], grouping=grouping, pdp=True
-        )
+        expected = grouped_correlation(
+            human, hybrid_a[k], CorrelationOptions(grouping=grouping, pdp=True)
+        ) - grouped_correlation(human, hybrid_b[k], CorrelationOptions(grouping=grouping, pdp=True))
         assert source.draws(masks[k : k + 1], a[:1], b[:1])[0, 0] == pytest.approx(expected, abs=1e-12)
 
 
@@ -153,13 +157,16 @@ def test_pair_outcome_swaps_tau_b_equals_swapping_outcomes_by_hand():
     # without swaps: the grouped tau-b at each metric's own epsilon
     observed = source.observed(np.array([0, 1]), np.array([2, 2]))
     for p, m in enumerate((0, 1)):
-        expected = grouped_correlation(human, x[m], "kendall", "item", epsilon=eps[m]) - grouped_correlation(
-            human, x[2], "kendall", "item", epsilon=eps[2]
-        )
+        expected = grouped_correlation(
+            human, x[m], CorrelationOptions("kendall", "item", epsilon=eps[m])
+        ) - grouped_correlation(human, x[2], CorrelationOptions("kendall", "item", epsilon=eps[2]))
         assert observed[p] == pytest.approx(expected, abs=1e-12)
     groups = as_groups(human, "item")
     assert _tau_b_by_hand(groups[1], as_groups(x[0], "item")[1], eps[0]) == pytest.approx(
-        grouped_correlation(human[:, [1]], x[0][:, [1]], "kendall", "item", epsilon=eps[0]), nan_ok=True
+        grouped_correlation(
+            human[:, [1]], x[0][:, [1]], CorrelationOptions("kendall", "item", epsilon=eps[0])
+        ),
+        nan_ok=True,
     )
 
 
@@ -212,7 +219,9 @@ def test_p_values_equal_scipys():
             tau = scipy.stats.kendalltau(h, m)
             p = kendall_pvalue(h[None], m[None], np.ones((1, n), dtype=bool))[0]
             assert p == pytest.approx(tau[1], rel=1e-9, abs=1e-15)
-            assert average_correlation(h[None], m[None], "kendall").pvalue == pytest.approx(tau[1], rel=1e-9)
+            assert average_correlation(
+                h[None], m[None], CorrelationOptions("kendall")
+            ).pvalue == pytest.approx(tau[1], rel=1e-9)
     assert np.isnan(spearman_pvalue(1.0, 2)) and pearson_pvalue(1.0, 2) == 1.0
 
 
@@ -222,9 +231,11 @@ def test_kendall_pvalue_with_a_tie_threshold_is_mt_metrics_evals_placeholder():
     rng = np.random.default_rng(3)
     h = rng.permutation(12).astype(float)
     m = np.round(rng.normal(size=12), 1)
-    at_zero = average_correlation(h[None], m[None], "kendall", kendall_variant="b")
+    at_zero = average_correlation(h[None], m[None], CorrelationOptions("kendall", kendall_variant="b"))
     assert at_zero.pvalue == pytest.approx(scipy.stats.kendalltau(h, m)[1], rel=1e-9)
-    thresholded = average_correlation(h[None], m[None], "kendall", kendall_variant="b", epsilon=0.3)
+    thresholded = average_correlation(
+        h[None], m[None], CorrelationOptions("kendall", kendall_variant="b", epsilon=0.3)
+    )
     assert thresholded.pvalue == 0.0
     assert thresholded.value != at_zero.value  # the threshold changes tau-b itself
 

@@ -16,7 +16,7 @@ import pytest
 from mtsig.errors import InputError
 from mtsig.io.mtme import read_requested_scores, read_test_set
 from mtsig.stats.meta_evaluation import task_bootstrap as tb
-from mtsig.stats.meta_evaluation.grouped_correlation import grouped_correlation
+from mtsig.stats.meta_evaluation.grouped_correlation import CorrelationOptions, grouped_correlation
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips
 from mtsig.stats.meta_evaluation.tie_calibration import outcome_statistic, pair_outcomes
 from mtsig.stats.seeding import rng_for
@@ -206,7 +206,9 @@ def test_segment_pearson_resamples_equal_the_correlation_of_the_resampled_items(
     counts = tb.draw_counts(rng_for(9, "seg"), rated.size, 3)
     for b, row in enumerate(counts):
         items = rated[np.repeat(np.arange(rated.size), row)]
-        expected = grouped_correlation(human[:, items], metrics[:, :, items], "pearson", "none")
+        expected = grouped_correlation(
+            human[:, items], metrics[:, :, items], CorrelationOptions("pearson", "none")
+        )
         np.testing.assert_allclose(draws[b], expected, atol=1e-12)
 
 

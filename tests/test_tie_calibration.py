@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from mtsig.errors import InputError
-from mtsig.stats.meta_evaluation.grouped_correlation import group_statistics
+from mtsig.stats.meta_evaluation.grouped_correlation import CorrelationOptions, group_statistics
 from mtsig.stats.meta_evaluation.tie_calibration import (
     calibrate_ties,
     good_pairs,
@@ -40,7 +40,7 @@ def brute_force(human, metric, variant):
     best, best_eps = -np.inf, None
     for eps in np.unique(candidates):
         values, counted = group_statistics(
-            human, metric, "kendall", "item", kendall_variant=variant, epsilon=eps
+            human, metric, CorrelationOptions("kendall", "item", kendall_variant=variant, epsilon=eps)
         )
         value = values[counted].mean()
         if value > best:

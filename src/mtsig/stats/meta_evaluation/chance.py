@@ -41,7 +41,8 @@ import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.stats.meta_evaluation.grouped_correlation import (
-    KENDALL_LIKE_THRESHOLD,
+    DEFAULT_CORRELATION,
+    CorrelationOptions,
     as_groups,
     checked_scores,
     grouped_correlation,
@@ -277,23 +278,17 @@ def chance_pdp(
 def chance_grouped_correlation(
     human: np.ndarray,
     metrics: np.ndarray,
-    statistic: str,
-    grouping: str,
     relabelling: SystemSegmentRelabelling,
-    *,
-    kendall_variant: str = "b",
-    nan_groups: str = "drop",
-    epsilon: float = 0.0,
-    average: str = "macro",
-    threshold: float = KENDALL_LIKE_THRESHOLD,
+    options: CorrelationOptions = DEFAULT_CORRELATION,
 ) -> np.ndarray:
     """``[M, B]``: the grouped correlation (:func:`~mtsig.stats.meta_evaluation.grouped_correlation.
-    grouped_correlation`, with its ``kendall_variant``, ``nan_groups``, ``epsilon``, ``average`` and ``threshold``)
-    of each of ``metrics[M, S, N]`` relabelled by each draw's inverse, against ``human[S, N]`` (NaN: not rated).
-    ``statistic``: Pearson, Spearman, Kendall or the WMT20 Kendall-like tau (``kendall_like``, Mathur et al. 2020;
-    mt-metrics-eval's ``KendallLike``). Pearson without grouping is :func:`chance_pearson`; the others call
-    ``grouped_correlation`` on the relabelled matrices ``[chunk, S, N]`` of one metric at a time."""
-    if statistic == "pearson" and grouping == "none":
+    grouped_correlation` with ``options``, :class:`~mtsig.stats.meta_evaluation.grouped_correlation.
+    CorrelationOptions`) of each of ``metrics[M, S, N]`` relabelled by each draw's inverse, against ``human[S, N]``
+    (NaN: not rated). ``options.kind``: Pearson, Spearman, Kendall or the WMT20 Kendall-like tau
+    (``kendall_like``, Mathur et al. 2020; mt-metrics-eval's ``KendallLike``). Pearson without grouping is
+    :func:`chance_pearson`; the others call ``grouped_correlation`` on the relabelled matrices ``[chunk, S, N]`` of
+    one metric at a time."""
+    if options.kind == "pearson" and options.grouping == "none":
         return chance_pearson(human, metrics, relabelling)
     h, m = _metric_stack(human, metrics)
     out = np.empty((m.shape[0], relabelling.n_draws))
@@ -301,10 +296,7 @@ def chance_grouped_correlation(
         rows, cols = relabelling.inverse(start, stop)
         for k, metric in enumerate(m):
             relabelled = metric[rows[:, :, None], cols[:, None, :]]  # [b, S, N]
-            out[k, start:stop] = grouped_correlation(
-                h, relabelled, statistic, grouping, kendall_variant=kendall_variant, epsilon=epsilon,
-                nan_groups=nan_groups, average=average, threshold=threshold,
-            )  # fmt: skip
+            out[k, start:stop] = grouped_correlation(h, relabelled, options)
     return out
 
 

@@ -32,7 +32,8 @@ import numpy as np
 from scipy import special
 
 from mtsig.stats.meta_evaluation.grouped_correlation import (
-    KENDALL_LIKE_THRESHOLD,
+    DEFAULT_CORRELATION,
+    CorrelationOptions,
     as_groups,
     average_groups,
     average_weights,
@@ -139,31 +140,23 @@ def kendall_pvalue(human_groups: np.ndarray, metric_groups: np.ndarray, valid: n
 
 
 def group_pvalues(
-    human: object,
-    metric: object,
-    kind: str,
-    grouping: str,
-    values: np.ndarray,
-    *,
-    kendall_variant: str = "b",
-    epsilon: float = 0.0,
-    threshold: float = 0.0,
-    pdp: bool = False,
+    human: object, metric: object, values: np.ndarray, options: CorrelationOptions = DEFAULT_CORRELATION
 ) -> np.ndarray:
     """The p-value of every group's statistic ``values[..., G]``
-    (:func:`mtsig.stats.meta_evaluation.grouped_correlation.group_statistics`), ``[..., G]`` (module docstring):
-    Kendall's b and c as scipy's only at ``epsilon`` 0, mt-metrics-eval's placeholder 0 otherwise."""
-    del threshold  # it changes only the Kendall-like tau, which has no p-value (0)
+    (:func:`mtsig.stats.meta_evaluation.grouped_correlation.group_statistics` with the same ``options``),
+    ``[..., G]`` (module docstring): Kendall's b and c as scipy's only at ``epsilon`` 0, mt-metrics-eval's
+    placeholder 0 otherwise (``threshold`` changes only the Kendall-like tau, which has no p-value: 0)."""
+    kind, grouping = options.kind, options.grouping
     h = np.asarray(human, dtype=np.float64)
     hg = as_groups(h, grouping)
     valid = np.isfinite(hg)
-    if pdp:
+    if options.pdp:
         return pearson_pvalue(values, float((valid.sum(axis=-1) ** 2).sum()))
     if kind == "pearson":
         return pearson_pvalue(values, valid.sum(axis=-1))
     if kind == "spearman":
         return spearman_pvalue(values, valid.sum(axis=-1))
-    if kind == "kendall" and kendall_variant in ("b", "c") and epsilon == 0:
+    if kind == "kendall" and options.kendall_variant in ("b", "c") and options.epsilon == 0:
         mg = as_groups(np.asarray(metric, dtype=np.float64), grouping)
         return kendall_pvalue(np.where(valid, hg, 0.0), mg, valid)
     return np.zeros_like(values)
@@ -183,25 +176,15 @@ class AveragedCorrelation:
 
 
 def average_correlation(
-    human: object,
-    metric: object,
-    kind: str = "pearson",
-    grouping: str = "none",
-    *,
-    kendall_variant: str = "b",
-    epsilon: float = 0.0,
-    nan_groups: str = "drop",
-    average: str = "macro",
-    threshold: float = KENDALL_LIKE_THRESHOLD,
-    pdp: bool = False,
+    human: object, metric: object, options: CorrelationOptions = DEFAULT_CORRELATION
 ) -> AveragedCorrelation:
-    """:func:`~mtsig.stats.meta_evaluation.grouped_correlation.grouped_correlation` with the averaged p-value and the denominator (:class:`AveragedCorrelation`)."""
-    check_average(average)
-    options = dict(kendall_variant=kendall_variant, epsilon=epsilon, threshold=threshold, pdp=pdp)
-    values, counted = group_statistics(human, metric, kind, grouping, **options)
-    pvalues = group_pvalues(human, metric, kind, grouping, values, **options)
-    weights = average_weights(human, kind, grouping, average, threshold, pdp)
-    defined, w, n = averaged_weights(values, counted, nan_groups, weights)
-    value = average_groups(values, counted, nan_groups, weights)
+    """:func:`~mtsig.stats.meta_evaluation.grouped_correlation.grouped_correlation` with the averaged p-value and
+    the denominator (:class:`AveragedCorrelation`)."""
+    check_average(options.average)
+    values, counted = group_statistics(human, metric, options)
+    pvalues = group_pvalues(human, metric, values, options)
+    weights = average_weights(human, options)
+    defined, w, n = averaged_weights(values, counted, options.nan_groups, weights)
+    value = average_groups(values, counted, options.nan_groups, weights)
     # a defined group's undefined p-value (Spearman over two cells) makes the mean undefined, as there
     return AveragedCorrelation(value, weighted_mean(pvalues, defined, w, n), n)

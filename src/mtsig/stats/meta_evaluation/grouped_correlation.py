@@ -57,6 +57,30 @@ KENDALL_LIKE_THRESHOLD = 25.0
 PAIR_CHUNK = 2_000_000
 
 
+@dataclass(frozen=True)
+class CorrelationOptions:
+    """How a grouped correlation is computed (module docstring): the statistic ``kind`` (:data:`KINDS`), the
+    ``grouping`` (:data:`GROUPINGS`), Kendall's ``kendall_variant`` (:data:`KENDALL_VARIANTS`) with its metric tie
+    threshold ``epsilon``, what an undefined group contributes (``nan_groups``, :data:`NAN_GROUPS`), the
+    ``average`` over the groups (:data:`AVERAGES`), the human ``threshold`` of the Kendall-like tau, and ``pdp``
+    (Pairwise Difference Pearson): the arguments of mt-metrics-eval's ``Correlation`` methods and
+    ``AverageCorrelation`` that :func:`grouped_correlation`, :func:`group_statistics` and
+    :func:`mtsig.stats.meta_evaluation.correlation_pvalues.average_correlation` take as one object."""
+
+    kind: str = "pearson"
+    grouping: str = "none"
+    kendall_variant: str = "b"
+    epsilon: float = 0.0
+    nan_groups: str = "drop"
+    average: str = "macro"
+    threshold: float = KENDALL_LIKE_THRESHOLD
+    pdp: bool = False
+
+
+#: Pearson's r over every cell, averaged plainly: the default :class:`CorrelationOptions`.
+DEFAULT_CORRELATION = CorrelationOptions()
+
+
 def as_groups(matrix: np.ndarray, grouping: str) -> np.ndarray:
     """``matrix[..., S, N]`` as groups ``[..., G, L]``: ``none`` -> ``[..., 1, S·N]`` (system-major), ``item``
     -> ``[..., N, S]``, ``sys`` -> ``[..., S, N]``."""
@@ -279,25 +303,24 @@ def pdp_from_terms(
 
 
 def group_statistics(
-    human: object,
-    metric: object,
-    kind: str = "pearson",
-    grouping: str = "none",
-    *,
-    kendall_variant: str = "b",
-    epsilon: float = 0.0,
-    threshold: float = KENDALL_LIKE_THRESHOLD,
-    pdp: bool = False,
+    human: object, metric: object, options: CorrelationOptions = CorrelationOptions()
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(values[..., G], counted[G])``: the statistic of every group (NaN where undefined) and which groups count
     (at least two cells with a human score). ``human[S, N]`` (NaN = not rated), ``metric[..., S, N]``. With
-    ``pdp`` (Pearson only) one value over all groups: ``[..., 1]``."""
+    ``pdp`` (Pearson only) one value over all groups: ``[..., 1]``. ``options``: :class:`CorrelationOptions` (its
+    ``nan_groups`` and ``average`` act only in the mean over the groups)."""
+    kind, grouping, kendall_variant, epsilon = (
+        options.kind,
+        options.grouping,
+        options.kendall_variant,
+        options.epsilon,
+    )
     h, m = checked_scores(human, metric)
     hg = as_groups(h, grouping)
     mg = as_groups(m, grouping)
     valid = np.isfinite(hg)
     hg = np.where(valid, hg, 0.0)
-    if pdp:
+    if options.pdp:
         if kind != "pearson":
             raise InputError(f"PDP (pairwise difference Pearson) is a Pearson correlation, not {kind!r}")
         return pdp_from_terms(*pdp_terms(hg, mg, valid))[..., None], np.array([valid.sum() >= 2])
@@ -327,7 +350,7 @@ def group_statistics(
             }
         values = kendall_from_counts(counts, kendall_variant, **extra)
     elif kind == "kendall_like":
-        concordant, discordant = kendall_like_counts(hg, mg, valid, threshold)
+        concordant, discordant = kendall_like_counts(hg, mg, valid, options.threshold)
         pairs = concordant + discordant
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(pairs > 0, (concordant - discordant) / np.maximum(pairs, 1), 0.0)
@@ -353,13 +376,11 @@ def group_weights(
     return (concordant + discordant).astype(np.float64)
 
 
-def average_weights(
-    human: object, kind: str, grouping: str, average: str, threshold: float, pdp: bool
-) -> np.ndarray | None:
-    """The groups' weights of an ``average`` (:data:`AVERAGES`): :func:`group_weights` for ``micro``
+def average_weights(human: object, options: CorrelationOptions) -> np.ndarray | None:
+    """The groups' weights of ``options.average`` (:data:`AVERAGES`): :func:`group_weights` for ``micro``
     (``AverageCorrelation(macro=False)``), None (each group once) for ``macro`` and for PDP's one value."""
-    if average == "micro" and not pdp:
-        return group_weights(human, kind, grouping, threshold=threshold)
+    if options.average == "micro" and not options.pdp:
+        return group_weights(human, options.kind, options.grouping, threshold=options.threshold)
     return None
 
 
@@ -401,26 +422,12 @@ def check_average(average: str) -> None:
 
 
 def grouped_correlation(
-    human: object,
-    metric: object,
-    kind: str = "pearson",
-    grouping: str = "none",
-    *,
-    kendall_variant: str = "b",
-    epsilon: float = 0.0,
-    nan_groups: str = "drop",
-    average: str = "macro",
-    threshold: float = KENDALL_LIKE_THRESHOLD,
-    pdp: bool = False,
+    human: object, metric: object, options: CorrelationOptions = CorrelationOptions()
 ) -> np.ndarray:
-    """The correlation of ``metric[..., S, N]`` with ``human[S, N]`` (NaN = not rated) under ``grouping``,
-    averaged over the groups (module docstring; mt-metrics-eval's ``Correlation.Pearson`` (with ``pdp``),
-    ``Spearman``, ``Kendall``, ``KendallVariants`` and ``KendallLike``, with ``average_by``,
-    ``replace_nans_with_zeros`` and ``macro``). Returns ``[...]``."""
-    check_average(average)
-    values, counted = group_statistics(
-        human, metric, kind, grouping, kendall_variant=kendall_variant, epsilon=epsilon, threshold=threshold,
-        pdp=pdp,
-    )  # fmt: skip
-    weights = average_weights(human, kind, grouping, average, threshold, pdp)
-    return average_groups(values, counted, nan_groups, weights)
+    """The correlation of ``metric[..., S, N]`` with ``human[S, N]`` (NaN = not rated) as ``options`` say
+    (:class:`CorrelationOptions`), averaged over the groups (module docstring; mt-metrics-eval's
+    ``Correlation.Pearson`` (with ``pdp``), ``Spearman``, ``Kendall``, ``KendallVariants`` and ``KendallLike``, with
+    ``average_by``, ``replace_nans_with_zeros`` and ``macro``). Returns ``[...]``."""
+    check_average(options.average)
+    values, counted = group_statistics(human, metric, options)
+    return average_groups(values, counted, options.nan_groups, average_weights(human, options))

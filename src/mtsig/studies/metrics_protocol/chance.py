@@ -33,7 +33,7 @@ from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import permutation_count
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.metrics_protocol.run import ProtocolData, RunOptions, TaskResult
 from mtsig.studies.metrics_protocol.selection import ScoreKey, sampled_items, task_inputs_per_lp
-from mtsig.studies.metrics_protocol.statistics import rated_segment_flips
+from mtsig.studies.metrics_protocol.statistics import correlation_options, rated_segment_flips
 from mtsig.studies.metrics_protocol.tasks import Protocol, Task
 
 #: The quantile reported beside the chance mean.
@@ -144,10 +144,8 @@ def statistic_draws(
         return ch.chance_pdp(human, values, grouping, relabelling)
     if task.statistic in KINDS:  # grouped_correlation's own statistics, the WMT20 Kendall-like tau among them
         return ch.chance_grouped_correlation(
-            human, values, task.statistic, grouping, relabelling,
-            kendall_variant=task.variant or "b", nan_groups=task.nan_groups, epsilon=task.epsilon,
-            average=task.average, threshold=task.threshold,
-        )  # fmt: skip
+            human, values, relabelling, correlation_options(task, task.statistic)
+        )
     if task.statistic == "tie_calibrated":
         return ch.chance_tie_calibrated(
             human, values, relabelling, variant=task.variant, grouping=task.grouping

@@ -20,7 +20,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.stats.meta_evaluation.grouped_correlation import KENDALL_VARIANTS, grouped_correlation
+from mtsig.stats.meta_evaluation.grouped_correlation import (
+    KENDALL_VARIANTS,
+    CorrelationOptions,
+    grouped_correlation,
+)
 from mtsig.stats.meta_evaluation.metric_permutation import (
     PairSwaps,
     PearsonSwaps,
@@ -154,11 +158,12 @@ def _grouping(task: Task) -> str:
     return task.grouping if task.level == "seg" else "none"
 
 
-def _correlation_options(task: Task, pdp: bool) -> dict[str, object]:
-    """The options of :func:`~mtsig.stats.meta_evaluation.grouped_correlation.grouped_correlation` a task sets."""
-    return dict(
-        kendall_variant=task.variant or "b", epsilon=task.epsilon, nan_groups=task.nan_groups,
-        average=task.average, threshold=task.threshold, pdp=pdp,
+def correlation_options(task: Task, kind: str, *, pdp: bool = False) -> CorrelationOptions:
+    """The :class:`~mtsig.stats.meta_evaluation.grouped_correlation.CorrelationOptions` of correlation ``kind``
+    (``pdp``: Pairwise Difference Pearson) that a task sets, under the task's grouping (:func:`_grouping`)."""
+    return CorrelationOptions(
+        kind, _grouping(task), kendall_variant=task.variant or "b", epsilon=task.epsilon,
+        nan_groups=task.nan_groups, average=task.average, threshold=task.threshold, pdp=pdp,
     )  # fmt: skip
 
 
@@ -167,8 +172,7 @@ def _correlation(kind: str, *, pdp: bool = False) -> Callable[[Task, TaskData, R
 
     def values(task: Task, data: TaskData, options: RunOptions) -> TaskValues:
         human, metrics = data.one_lp
-        correlation = _correlation_options(task, pdp)
-        return TaskValues(grouped_correlation(human, metrics, kind, _grouping(task), **correlation))
+        return TaskValues(grouped_correlation(human, metrics, correlation_options(task, kind, pdp=pdp)))
 
     return values
 
@@ -178,12 +182,12 @@ def _score_swaps(kind: str) -> Callable[[Task, TaskData, TaskValues], SwapSource
 
     def swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource:
         human, metrics = data.one_lp
-        grouping, correlation = _grouping(task), _correlation_options(task, pdp=False)
+        correlation = correlation_options(task, kind)
         return ScoreSwaps(
             human,
             metrics,
-            lambda x: grouped_correlation(human, x, kind, grouping, **correlation),
-            grouping=grouping,
+            lambda x: grouped_correlation(human, x, correlation),
+            grouping=correlation.grouping,
         )
 
     return swaps
