@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -217,44 +218,42 @@ def _chosen(problem: RankProblem, targets: Sequence[int | str] | None) -> np.nda
     return np.array(chosen, dtype=np.int64)
 
 
-def _sets_of_targets(
-    problem: RankProblem, kind: str, targets: Sequence[int | str] | None, options: dict
+def rank_confidence_sets(
+    problem: RankProblem,
+    *,
+    simultaneous: bool,
+    side: str = "two-sided",
+    coverage: float = 0.95,
+    stepdown: bool = True,
+    targets: Sequence[int | str] | None = None,
+    quantile: str = "type7",
 ) -> RankSetResult:
-    """The ``marginal`` or ``simultaneous`` sets (``kind``) of ``targets`` (:func:`_chosen`) under ``options``
-    (side, coverage, stepdown, quantile): :func:`rank_bounds` as a :class:`RankSetResult`."""
+    """Confidence sets for the ranks of ``targets`` (:func:`_chosen`; every system for None), Mogstad, Romano,
+    Shaikh & Wilhelm (2023): marginal (``simultaneous`` False: each covers its own system's rank with probability
+    ``coverage``) or simultaneous (all cover the ranks of all ``targets`` at once with probability ``coverage``),
+    csranks's ``csranks(simul = )``; :func:`rank_bounds` as a :class:`RankSetResult`."""
+    options = dict(side=side, coverage=coverage, stepdown=stepdown, quantile=quantile)
     chosen = _chosen(problem, targets)
-    bounds = rank_bounds(problem, simultaneous=kind == "simultaneous", targets=chosen, **options)
-    return _result(problem, kind, bounds, chosen, options)
+    bounds = rank_bounds(problem, simultaneous=simultaneous, targets=chosen, **options)
+    return _result(problem, "simultaneous" if simultaneous else "marginal", bounds, chosen, options)
 
 
 def marginal_sets(
-    problem: RankProblem,
-    *,
-    side: str = "two-sided",
-    coverage: float = 0.95,
-    stepdown: bool = True,
-    targets: Sequence[int | str] | None = None,
-    quantile: str = "type7",
+    problem: RankProblem, *, targets: Sequence[int | str] | None = None, **options: Any
 ) -> RankSetResult:
     """Marginal confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2023: marginal confidence sets): each covers its
-    own system's rank with probability ``coverage``; csranks's ``csranks(simul = FALSE)``."""
-    options = dict(side=side, coverage=coverage, stepdown=stepdown, quantile=quantile)
-    return _sets_of_targets(problem, "marginal", targets, options)
+    own system's rank with probability ``coverage``; csranks's ``csranks(simul = FALSE)``. ``options``: those of
+    :func:`rank_confidence_sets` but ``simultaneous`` and ``targets``."""
+    return rank_confidence_sets(problem, simultaneous=False, targets=targets, **options)
 
 
 def simultaneous_sets(
-    problem: RankProblem,
-    *,
-    side: str = "two-sided",
-    coverage: float = 0.95,
-    stepdown: bool = True,
-    targets: Sequence[int | str] | None = None,
-    quantile: str = "type7",
+    problem: RankProblem, *, targets: Sequence[int | str] | None = None, **options: Any
 ) -> RankSetResult:
     """Simultaneous confidence sets (Mogstad, Romano, Shaikh & Wilhelm 2023: simultaneous confidence sets): all
-    cover the ranks of all ``targets`` at once with probability ``coverage``; csranks's ``csranks(simul = TRUE)``."""
-    options = dict(side=side, coverage=coverage, stepdown=stepdown, quantile=quantile)
-    return _sets_of_targets(problem, "simultaneous", targets, options)
+    cover the ranks of all ``targets`` at once with probability ``coverage``; csranks's ``csranks(simul = TRUE)``.
+    ``options``: those of :func:`rank_confidence_sets` but ``simultaneous`` and ``targets``."""
+    return rank_confidence_sets(problem, simultaneous=True, targets=targets, **options)
 
 
 def tau_best_set(
