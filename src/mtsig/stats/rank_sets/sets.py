@@ -127,24 +127,17 @@ def _rank_bounds(
     return 1 + n_better, n - n_worse
 
 
-def rank_bounds(
-    problem: RankProblem,
-    *,
-    simultaneous: bool,
-    side: str = "two-sided",
-    coverage: float = 0.95,
-    stepdown: bool = True,
-    targets: Sequence[int | str] | None = None,
-    quantile: str = "type7",
+def _bounds(
+    problem: RankProblem, chosen: np.ndarray, simultaneous: bool, options: dict
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """(lower[T], upper[T], steps): the rank sets of ``targets`` (indices or names; None: every system), jointly
-    (``simultaneous``) or one by one (module docstring); ``quantile``: how each step's critical value is read
-    (:data:`~mtsig.stats.rank_sets.pairwise.QUANTILES`)."""
+    """(lower[T], upper[T], steps): the rank sets of the systems ``chosen`` (indices), jointly (``simultaneous``) or
+    one by one (module docstring), under ``options`` (side, coverage, stepdown, and ``quantile``: how each step's
+    critical value is read, :data:`~mtsig.stats.rank_sets.pairwise.QUANTILES`)."""
+    side, coverage, stepdown, quantile = (options[k] for k in ("side", "coverage", "stepdown", "quantile"))
     check_options(side=side, coverage=coverage)
     if quantile not in QUANTILES:
         raise InputError(f"quantile must be one of {', '.join(QUANTILES)}, not {quantile!r}")
     n = len(problem.systems)
-    chosen = _chosen(problem, targets)
     groups = [chosen] if simultaneous else [np.array([t]) for t in chosen]
     families, bound = _families(n, groups, side, stepdown)
     keys = [None] if simultaneous else [int(t) for t in chosen]
@@ -231,10 +224,10 @@ def rank_confidence_sets(
     """Confidence sets for the ranks of ``targets`` (:func:`_chosen`; every system for None), Mogstad, Romano,
     Shaikh & Wilhelm (2023): marginal (``simultaneous`` False: each covers its own system's rank with probability
     ``coverage``) or simultaneous (all cover the ranks of all ``targets`` at once with probability ``coverage``),
-    csranks's ``csranks(simul = )``; :func:`rank_bounds` as a :class:`RankSetResult`."""
+    csranks's ``csranks(simul = )``, as a :class:`RankSetResult`."""
     options = dict(side=side, coverage=coverage, stepdown=stepdown, quantile=quantile)
     chosen = _chosen(problem, targets)
-    bounds = rank_bounds(problem, simultaneous=simultaneous, targets=chosen, **options)
+    bounds = _bounds(problem, chosen, simultaneous, options)
     return _result(problem, "simultaneous" if simultaneous else "marginal", bounds, chosen, options)
 
 
@@ -266,7 +259,7 @@ def tau_best_set(
     with the same statistic (module docstring)."""
     check_options(side="lower", coverage=coverage, tau=tau, n_systems=len(problem.systems))
     options = dict(side="lower", coverage=coverage, stepdown=stepdown, quantile=quantile)
-    bounds = rank_bounds(problem, simultaneous=True, **options)
+    bounds = _bounds(problem, _chosen(problem, None), True, options)
     members = bounds[0] <= tau
     return _result(problem, "tau_best", bounds, _chosen(problem, None), {**options, "tau": int(tau)}, members)
 
@@ -280,7 +273,7 @@ def tau_worst_set(
     n = len(problem.systems)
     check_options(side="upper", coverage=coverage, tau=tau, n_systems=n)
     options = dict(side="upper", coverage=coverage, stepdown=stepdown, quantile=quantile)
-    bounds = rank_bounds(problem, simultaneous=True, **options)
+    bounds = _bounds(problem, _chosen(problem, None), True, options)
     members = bounds[1] >= n - tau + 1
     return _result(
         problem, "tau_worst", bounds, _chosen(problem, None), {**options, "tau": int(tau)}, members
