@@ -37,7 +37,12 @@ import numpy as np
 
 from mtsig.io.segment_scores import read_wmt_seg_scores, scores_array
 from mtsig.io.wmt_da import read_wmt_da_seg_scores
-from mtsig.stats.meta_evaluation.metric_comparison import pair_signs, pairwise_accuracy, perm_both_matrix
+from mtsig.stats.meta_evaluation.metric_comparison import (
+    PermBothOptions,
+    pair_signs,
+    pairwise_accuracy,
+    perm_both_matrix,
+)
 from mtsig.stats.meta_evaluation.system_level import williams_table
 from mtsig.stats.seeding import rng_for
 
@@ -138,7 +143,7 @@ def main() -> None:
     p_matrix, r = perm_both_matrix(
         human,
         np.stack([metrics[m] for m in METRICS]),
-        n_resamples=args.samples,
+        PermBothOptions(n_resamples=args.samples),
         rng=rng_for(args.seed, "perm"),
     )
     ours_cpu = time.process_time() - start

@@ -40,7 +40,7 @@ def test_perm_systems_equals_exact_enumeration():
     a = human + rng.normal(scale=1.0, size=6)
     b = human + rng.normal(scale=0.5, size=6)
     delta, exact = _exact_perm_p(human, a, b)
-    res = mc.perm_both(human, a, b, n_resamples=20000, rng=rng_for(1, "t"))
+    res = mc.perm_both(human, a, b, mc.PermBothOptions(n_resamples=20000), rng=rng_for(1, "t"))
     assert res.delta == pytest.approx(delta, abs=1e-12)
     assert abs(res.p_value - exact) < 4 * np.sqrt(exact * (1 - exact) / 20000) + 1e-9
 
@@ -59,7 +59,7 @@ def test_perm_both_system_level_equals_exact_enumeration():
         a2, b2 = np.where(s, zb, za), np.where(s, za, zb)
         hits += stats.pearsonr(b2.mean(1), human)[0] - stats.pearsonr(a2.mean(1), human)[0] >= delta - 1e-12
     exact = hits / 64
-    res = mc.perm_both(human, a, b, n_resamples=20000, rng=rng_for(1, "t2"))
+    res = mc.perm_both(human, a, b, mc.PermBothOptions(n_resamples=20000), rng=rng_for(1, "t2"))
     assert res.delta == pytest.approx(delta, abs=1e-12)
     assert abs(res.p_value - exact) < 4 * np.sqrt(exact * (1 - exact) / 20000) + 1e-9
 
@@ -68,7 +68,7 @@ def test_perm_both_flat_segment_level_matches_scipy_correlation():
     rng = np.random.default_rng(4)
     human = rng.normal(size=(4, 5))
     a = human + rng.normal(size=(4, 5))
-    res = mc.perm_both(human, a, a, n_resamples=50, rng=rng_for(1, "same"))
+    res = mc.perm_both(human, a, a, mc.PermBothOptions(n_resamples=50), rng=rng_for(1, "same"))
     assert res.corr_a == pytest.approx(stats.pearsonr(a.ravel(), human.ravel())[0], abs=1e-12)
     # identical metrics: every swap changes nothing, d' = d = 0, so every draw counts (hand)
     assert res.delta == 0 and res.p_value == 1.0
@@ -84,7 +84,9 @@ def test_perm_both_type_one_error_of_exchangeable_metrics():
         human = truth.mean(1) + 0.1 * rng.normal(size=8)
         a = truth + rng.normal(size=(8, 20))
         b = truth + rng.normal(size=(8, 20))
-        rejections += mc.perm_both(human, a, b, n_resamples=200, rng=rng_for(7, k)).p_value <= 0.05
+        rejections += (
+            mc.perm_both(human, a, b, mc.PermBothOptions(n_resamples=200), rng=rng_for(7, k)).p_value <= 0.05
+        )
     rate = rejections / n_sim
     assert abs(rate - 0.05) < 4 * np.sqrt(0.05 * 0.95 / n_sim)
 
@@ -93,9 +95,9 @@ def test_perm_both_deterministic_whatever_the_chunk(monkeypatch):
     rng = np.random.default_rng(2)
     human = rng.normal(size=5)
     a, b = rng.normal(size=(5, 7)), rng.normal(size=(5, 7))
-    first = mc.perm_both(human, a, b, n_resamples=250, rng=rng_for(5, "x"))
+    first = mc.perm_both(human, a, b, mc.PermBothOptions(n_resamples=250), rng=rng_for(5, "x"))
     monkeypatch.setattr(mc, "CHUNK", 7)
-    assert mc.perm_both(human, a, b, n_resamples=250, rng=rng_for(5, "x")) == first
+    assert mc.perm_both(human, a, b, mc.PermBothOptions(n_resamples=250), rng=rng_for(5, "x")) == first
 
 
 def test_perm_both_refuses_bad_shapes():
@@ -188,7 +190,7 @@ def test_perm_both_matrix_equals_exact_enumeration_in_both_directions():
     rng = np.random.default_rng(21)
     human = rng.normal(size=6)
     metrics = human + rng.normal(scale=[[1.0], [0.5], [2.0]], size=(3, 6))
-    p, r = mc.perm_both_matrix(human, metrics, n_resamples=20000, rng=rng_for(2, "m"))
+    p, r = mc.perm_both_matrix(human, metrics, mc.PermBothOptions(n_resamples=20000), rng=rng_for(2, "m"))
     assert r == pytest.approx([stats.pearsonr(m, human)[0] for m in metrics], abs=1e-12)
     for a, b in itertools.permutations(range(3), 2):
         # p[a, b]: "a correlates better than b" = the single-pair test with B := a, A := b
@@ -202,14 +204,16 @@ def test_perm_both_matrix_system_level_equals_single_pair_exact_enumeration():
     a = rng.normal(size=(3, 2))
     b = rng.normal(size=(3, 2))
     human = np.array([0.1, 0.5, 0.2])
-    single = mc.perm_both(human, a, b, n_resamples=20000, rng=rng_for(1, "t2"))
-    p, r = mc.perm_both_matrix(human, np.stack([a, b]), n_resamples=20000, rng=rng_for(1, "t3"))
+    single = mc.perm_both(human, a, b, mc.PermBothOptions(n_resamples=20000), rng=rng_for(1, "t2"))
+    p, r = mc.perm_both_matrix(
+        human, np.stack([a, b]), mc.PermBothOptions(n_resamples=20000), rng=rng_for(1, "t3")
+    )
     assert r[1] - r[0] == pytest.approx(single.delta, abs=1e-12)
     err = 4 * np.sqrt(2 * single.p_value * (1 - single.p_value) / 20000) + 1e-9
     assert abs(p[1, 0] - single.p_value) < err
     # spearman at the system level: the same draws scored by ranks; a valid p in [0, 1] both ways summing >= 1
     ps, _ = mc.perm_both_matrix(
-        human, np.stack([a, b]), kind="spearman", n_resamples=500, rng=rng_for(1, "s")
+        human, np.stack([a, b]), mc.PermBothOptions(kind="spearman", n_resamples=500), rng=rng_for(1, "s")
     )
     assert ps[0, 1] + ps[1, 0] >= 1.0
 
@@ -220,6 +224,8 @@ def test_perm_both_matrix_flat_agrees_with_single_pair_on_the_same_draws():
     human = rng.normal(size=400)
     a = human + rng.normal(size=400)
     b = human + rng.normal(scale=0.9, size=400)
-    single = mc.perm_both(human, a, b, n_resamples=300, rng=rng_for(4, "f"))
-    p, _ = mc.perm_both_matrix(human, np.stack([a, b]), n_resamples=300, rng=rng_for(4, "f"))
+    single = mc.perm_both(human, a, b, mc.PermBothOptions(n_resamples=300), rng=rng_for(4, "f"))
+    p, _ = mc.perm_both_matrix(
+        human, np.stack([a, b]), mc.PermBothOptions(n_resamples=300), rng=rng_for(4, "f")
+    )
     assert p[1, 0] == single.p_value

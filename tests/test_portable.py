@@ -134,14 +134,15 @@ import hashlib
 import numpy as np
 from mtsig.runtime import portable
 from mtsig.stats import resampling as rs
-from mtsig.stats.meta_evaluation.metric_comparison import perm_both_matrix
+from mtsig.stats.meta_evaluation.metric_comparison import PermBothOptions, perm_both_matrix
 rng = np.random.default_rng(5)
 stats = rng.gamma(2.0, 1.7, size=(4, 300, 2))  # not integer-valued, as NIST's or published segment scores
 options = rs.ResamplingOptions(n_samples=600, seed=11, tests=["paired_bootstrap", "approximate_randomization"],
                                intervals=["percentile"])
 result = rs.pairwise_tests(stats, lambda t: t[..., 0] / t[..., 1], ["a", "b", "c", "d"], options)
 metrics = rng.normal(size=(3, 200))
-p, r = perm_both_matrix(metrics[0] + rng.normal(size=200), metrics, n_resamples=300, rng=np.random.default_rng(1))
+p, r = perm_both_matrix(metrics[0] + rng.normal(size=200), metrics, PermBothOptions(n_resamples=300),
+                        rng=np.random.default_rng(1))
 digest = hashlib.sha256(result.table.to_csv().encode() + result.intervals.to_csv().encode())
 for array in (p, r, portable.exp(np.linspace(-3, 3, 999)), portable.log(np.linspace(0.1, 9, 999))):
     digest.update(np.ascontiguousarray(array).tobytes())

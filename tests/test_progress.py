@@ -25,6 +25,7 @@ from mtsig.cli._common import PROGRESS_DELAY_ENV, ProgressDisplay
 from mtsig.pipeline.verification import checksum_table, verify_results
 from mtsig.runtime.progress import counter
 from mtsig.stats.meta_evaluation.metric_comparison import (
+    PermBothOptions,
     accuracy_permutation_matrix,
     bootstrap_correlations,
     perm_both_matrix,
@@ -122,7 +123,7 @@ def test_metric_comparisons_tell_resamples_and_change_no_number():
         "bootstrap": lambda **kw: bootstrap_correlations(
             lambda counts: means, human, 1, scheme="systems", n_resamples=250, **kw
         ),
-        "perm_both": lambda **kw: perm_both_matrix(human, metrics, n_resamples=250, **kw),
+        "perm_both": lambda **kw: perm_both_matrix(human, metrics, PermBothOptions(n_resamples=250), **kw),
         "accuracy": lambda **kw: accuracy_permutation_matrix(correct, n_resamples=250, **kw),
     }
     for name, run in runs.items():

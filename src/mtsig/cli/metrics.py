@@ -66,6 +66,7 @@ from mtsig.stats.human import _pairwise_mann_whitney
 from mtsig.stats.meta_evaluation import system_level as me
 from mtsig.stats.meta_evaluation.metric_comparison import (
     BOOTSTRAP_SCHEMES,
+    PermBothOptions,
     accuracy_permutation_matrix,
     bootstrap_correlations,
     gold_pair_signs,
@@ -574,7 +575,7 @@ def _perm_both(
         p, _ = perm_both_matrix(
             human_z,
             np.stack([segments[m] for m in names]),
-            n_resamples=args.samples,
+            PermBothOptions(n_resamples=args.samples),
             rng=rng_for(args.seed, "metrics", "perm_both"),
             progress=progress,
         )

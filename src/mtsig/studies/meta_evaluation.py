@@ -204,7 +204,7 @@ def perm_both_table(
     p, r = mc.perm_both_matrix(
         human,
         np.stack([metrics.segments[m] for m in names]),
-        n_resamples=n_resamples,
+        mc.PermBothOptions(n_resamples=n_resamples),
         rng=rng_for(seed, label, "meta_evaluation", "perm_both"),
     )
     rows = [

@@ -205,14 +205,23 @@ class PermutationResult:
     n_resamples: int
 
 
+@dataclass(frozen=True)
+class PermBothOptions:
+    """The options of PERM-BOTH (Deutsch et al. 2021, Sec. 4.1; :func:`perm_both`, :func:`perm_both_matrix`): the
+    correlation ``kind``, the ``n_resamples`` swapped draws, and whether each metric is z-scored over all its cells
+    first (``standardise``, :func:`_standardise`, as both references do)."""
+
+    kind: str = "pearson"
+    n_resamples: int = MetaEvaluation.permutation_samples
+    standardise: bool = True
+
+
 def perm_both(
     human: object,
     metric_a: object,
     metric_b: object,
+    options: PermBothOptions = PermBothOptions(),
     *,
-    kind: str = "pearson",
-    n_resamples: int = MetaEvaluation.permutation_samples,
-    standardise: bool = True,
     rng: np.random.Generator,
 ) -> PermutationResult:
     """Paired permutation test of "metric B correlates better with the humans than metric A".
@@ -228,8 +237,9 @@ def perm_both(
     * ``metric_a``, ``metric_b``, ``human`` ``[S]``: system scores only, each system's two scores swapped
       (PERM-SYSTEMS; ``PermutationSigDiff`` on system-level scores).
 
-    ``standardise`` z-scores each metric over all its cells first (:func:`_standardise`), as both references do.
+    ``options``: :class:`PermBothOptions` (``standardise`` z-scores each metric over all its cells first).
     """
+    kind, n_resamples = options.kind, options.n_resamples
     a = _finite(metric_a, "metric A scores", (1, 2))
     b = _finite(metric_b, "metric B scores", (1, 2))
     h = _finite(human, "human scores", (1, 2))
@@ -237,7 +247,7 @@ def perm_both(
         raise InputError(f"the two metrics score different cells: {a.shape} vs {b.shape}")
     if h.shape not in (a.shape, a.shape[:1]):
         raise InputError(f"human scores {h.shape} must be [systems] or the metrics' shape {a.shape}")
-    if standardise:
+    if options.standardise:
         a, b = _standardise(a), _standardise(b)
     flat = h.shape == a.shape
 
@@ -270,10 +280,8 @@ def _pearson_from_sums(n: float, sx, sy, sxx, syy, sxy) -> np.ndarray:
 def perm_both_matrix(
     human: object,
     metrics: object,
+    options: PermBothOptions = PermBothOptions(),
     *,
-    kind: str = "pearson",
-    n_resamples: int = MetaEvaluation.permutation_samples,
-    standardise: bool = True,
     rng: np.random.Generator,
     progress: Progress | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -290,9 +298,10 @@ def perm_both_matrix(
     ``Σ x_a' = Σ x_a + m·d``, ``Σ x_a'² = Σ x_a² + m·(x_b² - x_a²)`` and ``Σ x_a' h = Σ x_a h + m·(d h)``:
     one matrix product ``mask[B, K] @ [x, x², x h][K, 3M]`` gives every pair's resampled Pearson r over the cells;
     at the system level ``mask[B, S, N]`` times each metric's scores, summed over N, gives every pair's
-    resampled system means. ``kind`` other than ``pearson`` is supported at the system level only.
-    ``progress`` (:mod:`mtsig.runtime.progress`): told in resamples after each chunk.
+    resampled system means. ``options`` (:class:`PermBothOptions`): a ``kind`` other than ``pearson`` is supported
+    at the system level only. ``progress`` (:mod:`mtsig.runtime.progress`): told in resamples after each chunk.
     """
+    kind, n_resamples = options.kind, options.n_resamples
     x = _finite(metrics, "metric scores", (2, 3))
     h = _finite(human, "human scores", (1, 2))
     n_metrics = x.shape[0]
@@ -304,7 +313,7 @@ def perm_both_matrix(
         raise InputError(f"human scores {h.shape} must be [systems] or the cells' shape {cell_shape}")
     if not system_level and kind != "pearson":
         raise InputError(f"{kind}: PERM-BOTH over all cells is implemented for Pearson only")
-    if standardise:
+    if options.standardise:
         x = np.stack([_standardise(row) for row in x])
     a_idx, b_idx = np.triu_indices(n_metrics, k=1)
     swapped = _system_level_swaps if system_level else _cell_level_swaps
