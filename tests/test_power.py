@@ -27,6 +27,7 @@ from mtsig.errors import InputError
 from mtsig.studies import power
 from mtsig.studies.power import (
     DetectableDifference,
+    PowerSimulation,
     minimum_detectable_difference,
     planted_pairs,
     power_curve,
@@ -92,14 +93,16 @@ def tables(population) -> dict[str, pd.DataFrame]:
             stats_y,
             mean_score,
             True,
-            test=test,
-            alpha=ALPHA,
+            simulation=PowerSimulation(
+                test=test,
+                alpha=ALPHA,
+                n_segments_grid=SIZES,
+                trials=TRIALS,
+                n_samples=SAMPLES,
+                seed=1,
+                metric="mean",
+            ),
             q_grid=Q_GRID,
-            n_segments_grid=SIZES,
-            trials=TRIALS,
-            n_samples=SAMPLES,
-            seed=1,
-            metric="mean",
         )
         for test in (ONE_SIDED, TWO_SIDED)
     }
@@ -149,14 +152,16 @@ def test_minimum_detectable_difference_matches_the_closed_form(population):
         stats_y,
         mean_score,
         True,
-        test=ONE_SIDED,
-        alpha=ALPHA,
+        simulation=PowerSimulation(
+            test=ONE_SIDED,
+            alpha=ALPHA,
+            n_segments_grid=(n,),
+            trials=TRIALS,
+            n_samples=SAMPLES,
+            seed=2,
+            metric="mean",
+        ),
         q_grid=(0.5, 0.8, 0.85, 0.9, 0.95, 1.0),
-        n_segments_grid=(n,),
-        trials=TRIALS,
-        n_samples=SAMPLES,
-        seed=2,
-        metric="mean",
     )
     found = minimum_detectable_difference(table, power=0.8)
     mean, _, _ = moments(population)
@@ -174,14 +179,16 @@ def test_segments_needed_matches_the_closed_form(population):
         stats_y,
         mean_score,
         True,
-        test=ONE_SIDED,
-        alpha=ALPHA,
+        simulation=PowerSimulation(
+            test=ONE_SIDED,
+            alpha=ALPHA,
+            n_segments_grid=(800, 1200, 1600),
+            trials=300,
+            n_samples=SAMPLES,
+            seed=3,
+            metric="mean",
+        ),
         q_grid=(0.85, 0.9, 0.95, 1.0),
-        n_segments_grid=(800, 1200, 1600),
-        trials=300,
-        n_samples=SAMPLES,
-        seed=3,
-        metric="mean",
     )
     found = segments_needed(table, difference, power=0.8)
     truth = optimize.brentq(lambda n: closed_form_power(population, n, difference, ONE_SIDED) - 0.8, 50, 3900)
@@ -238,7 +245,8 @@ def test_planted_pairs_by_hand():
 
 def test_power_table_is_deterministic_and_independent_of_the_split_into_engine_calls(population, monkeypatch):
     stats_x, stats_y = population
-    common = dict(test=ONE_SIDED, q_grid=(0.5, 0.8), n_segments_grid=(200,), trials=40, n_samples=300, seed=9)
+    simulation = PowerSimulation(test=ONE_SIDED, n_segments_grid=(200,), trials=40, n_samples=300, seed=9)
+    common = dict(q_grid=(0.5, 0.8), simulation=simulation)
     first = power_curve(stats_x, stats_y, mean_score, True, **common)
     again = power_curve(stats_x, stats_y, mean_score, True, **common)
     monkeypatch.setattr(power, "_trials_per_call", lambda memory_cap_bytes, values_per_system: 7)
@@ -249,13 +257,27 @@ def test_power_table_is_deterministic_and_independent_of_the_split_into_engine_c
 def test_bad_requests_are_input_errors(population):
     stats_x, stats_y = population
     with pytest.raises(InputError, match="X must be the better"):
-        power_curve(stats_y, stats_x, mean_score, True, trials=2, n_samples=10, n_segments_grid=(10,))
+        power_curve(
+            stats_y,
+            stats_x,
+            mean_score,
+            True,
+            simulation=PowerSimulation(trials=2, n_samples=10, n_segments_grid=(10,)),
+        )
     with pytest.raises(InputError, match="i.i.d. segments"):
-        power_curve(stats_x, stats_y, mean_score, True, test="paired_bootstrap_documents")
+        power_curve(
+            stats_x, stats_y, mean_score, True, simulation=PowerSimulation(test="paired_bootstrap_documents")
+        )
     with pytest.raises(InputError, match="q must be in"):
         power_curve(stats_x, stats_y, mean_score, True, q_grid=(0.3,))
     with pytest.raises(InputError, match="between 1 and"):
-        power_curve(stats_x, stats_y, mean_score, True, n_segments_grid=(N_POPULATION + 1,))
+        power_curve(
+            stats_x,
+            stats_y,
+            mean_score,
+            True,
+            simulation=PowerSimulation(n_segments_grid=(N_POPULATION + 1,)),
+        )
 
 
 def write_lines(path, lines):
@@ -343,14 +365,16 @@ def test_experiment_power_takes_the_two_best_systems_and_finds_the_closed_form_d
         mean_score,
         True,
         target_power=0.8,
-        test=ONE_SIDED,
-        alpha=ALPHA,
+        simulation=PowerSimulation(
+            test=ONE_SIDED,
+            alpha=ALPHA,
+            n_segments_grid=(400, n),
+            trials=TRIALS,
+            n_samples=SAMPLES,
+            seed=2,
+            metric="mean",
+        ),
         q_grid=(0.5, 0.8, 0.85, 0.9, 0.95, 1.0),
-        n_segments_grid=(400, n),
-        trials=TRIALS,
-        n_samples=SAMPLES,
-        seed=2,
-        metric="mean",
     )
     assert set(table["sys_x"]) == {"X"} and set(table["sys_y"]) == {"Y"}
     mean, _, _ = moments(population)
@@ -435,13 +459,15 @@ def shift_tables(population) -> dict[str, pd.DataFrame]:
             mean_score,
             True,
             differences=(0.1, 0.2),
-            test=test,
-            alpha=ALPHA,
-            n_segments_grid=(100, 400),
-            trials=TRIALS,
-            n_samples=SAMPLES,
-            seed=4,
-            metric="mean",
+            simulation=PowerSimulation(
+                test=test,
+                alpha=ALPHA,
+                n_segments_grid=(100, 400),
+                trials=TRIALS,
+                n_samples=SAMPLES,
+                seed=4,
+                metric="mean",
+            ),
         )  # fmt: skip
         for test in (ONE_SIDED, TWO_SIDED)
     }

@@ -31,7 +31,7 @@ from mtsig.stats.meta_evaluation.metric_comparison import (
     perm_both_matrix,
 )
 from mtsig.stats.resampling import ResamplingOptions, pairwise_tests
-from mtsig.studies.power import power_curve
+from mtsig.studies.power import PowerSimulation, power_curve
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -105,7 +105,8 @@ def test_engine_tells_every_block_of_every_scheme_and_changes_no_number(threads,
 
 def test_power_curve_tells_each_cell_by_its_size_and_changes_no_number():
     stats = integer_stats(2, 200, seed=2)
-    options = {"q_grid": [0.5, 1.0], "n_segments_grid": [100, 50], "trials": 10, "n_samples": 100, "seed": 4}
+    simulation = PowerSimulation(n_segments_grid=[100, 50], trials=10, n_samples=100, seed=4)
+    options = {"q_grid": [0.5, 1.0], "simulation": simulation}
     calls: list[tuple[int, int]] = []
     told = power_curve(stats[1], stats[0], ratio, **options, progress=lambda d, t: calls.append((d, t)))
     # cells in order (50, 0.5), (50, 1), (100, 0.5), (100, 1): 2 * (50 + 100) = 300 segments in all

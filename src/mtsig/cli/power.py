@@ -149,6 +149,7 @@ def simulate(
     """:func:`~mtsig.studies.power_shift.shift_power_curve` with the command's options; the planted differences
     default to :func:`~mtsig.studies.power_shift.default_differences` and ``--difference`` (which replaces a
     default within 10% of it)."""
+    from mtsig.studies.power import PowerSimulation
     from mtsig.studies.power_shift import default_differences, shift_power_curve
 
     differences = args.differences
@@ -159,11 +160,14 @@ def simulate(
         if args.difference is not None:  # it replaces a default within 10% of it
             differences = [d for d in differences if abs(d - args.difference) > 0.1 * args.difference]
             differences.append(args.difference)
+    simulation = PowerSimulation(
+        test=args.test, alpha=args.alpha, n_segments_grid=args.sizes, trials=args.trials, n_samples=args.samples,
+        seed=args.seed, metric=metric.name, pvalue=args.pvalue,
+    )  # fmt: skip
     with display.stage("simulating") as progress:
         return shift_power_curve(
-            stats[0], stats[1], metric.score, metric.higher_is_better, differences=differences, test=args.test,
-            alpha=args.alpha, n_segments_grid=args.sizes, trials=args.trials, n_samples=args.samples,
-            seed=args.seed, metric=metric.name, pvalue=args.pvalue, progress=progress,
+            stats[0], stats[1], metric.score, metric.higher_is_better, differences=differences,
+            simulation=simulation, progress=progress,
         )  # fmt: skip
 
 

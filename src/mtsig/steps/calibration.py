@@ -138,7 +138,7 @@ def power(
     input) and ``seed``, ``pvalue``, ``memory_cap_mb`` of :class:`mtsig.settings.Resampling`."""
     from mtsig.report.power import plot_power_curve
     from mtsig.report.signature import signature
-    from mtsig.studies.power import experiment_power
+    from mtsig.studies.power import PowerSimulation, experiment_power
 
     stats_path = stats if isinstance(stats, str | Path) else stats[0]  # one file: power.metric's statistics
     metric_stats, systems, details, scorer = load_scored_stats(stats_path)
@@ -149,15 +149,17 @@ def power(
         scorer.score,
         scorer.higher_is_better,
         target_power=target_power,
-        test=test,
-        alpha=alpha,
         q_grid=list(q),
-        trials=trials,
-        n_samples=samples,
-        seed=power_seed,
-        metric=metric_name_of(stats_path),
-        pvalue=pvalue,
-        memory_cap_bytes=memory_cap_mb * 2**20,
+        simulation=PowerSimulation(
+            test=test,
+            alpha=alpha,
+            trials=trials,
+            n_samples=samples,
+            seed=power_seed,
+            metric=metric_name_of(stats_path),
+            pvalue=pvalue,
+            memory_cap_bytes=memory_cap_mb * 2**20,
+        ),
     )
     power_table["signature"] = signature(
         metric_details=details, test=test, n_samples=samples, seed=power_seed, pvalue=pvalue, alpha=alpha

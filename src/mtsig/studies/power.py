@@ -183,11 +183,44 @@ def simulated_p_values(
     return pd.concat(frames, ignore_index=True)[["trial", "statistic", "p_value"]]
 
 
+@dataclass(frozen=True)
+class PowerSimulation:
+    """How a power curve is simulated (:func:`power_curve`, :func:`mtsig.studies.power_shift.shift_power_curve`):
+    the ``test`` (one of :data:`POWER_TESTS`) at level ``alpha``, the test-set sizes ``n_segments_grid`` (None:
+    :func:`default_sizes`), ``trials`` simulated pairs per cell, each tested with ``n_samples`` bootstrap samples
+    or shuffles, the ``seed`` and ``metric`` name the draws are seeded by (module docstring), the p-value
+    convention ``pvalue`` and the engine's ``memory_cap_bytes``."""
+
+    test: str = Power.test
+    alpha: float = Power.alpha
+    n_segments_grid: Sequence[int] | None = None
+    trials: int = 200
+    n_samples: int = 1000
+    seed: int = Resampling.seed
+    metric: str = "metric"
+    pvalue: str = Resampling.pvalue
+    memory_cap_bytes: int = MEMORY_CAP_BYTES
+
+    @property
+    def engine(self) -> dict[str, object]:
+        """The keywords of :func:`simulated_p_values` these options set."""
+        return {
+            "test": self.test, "n_samples": self.n_samples, "pvalue": self.pvalue,
+            "memory_cap_bytes": self.memory_cap_bytes,
+        }  # fmt: skip
+
+
 def checked_pair(
-    stats_x: np.ndarray, stats_y: np.ndarray, *, test: str, alpha: float, trials: int, n_samples: int
+    stats_x: np.ndarray, stats_y: np.ndarray, simulation: PowerSimulation
 ) -> tuple[np.ndarray, np.ndarray]:
     """The two systems' statistics as float arrays, and every setting of a curve checked (an :class:`InputError`
     naming the one at fault)."""
+    test, alpha, trials, n_samples = (
+        simulation.test,
+        simulation.alpha,
+        simulation.trials,
+        simulation.n_samples,
+    )
     stats_x = np.asarray(stats_x, dtype=float)
     stats_y = np.asarray(stats_y, dtype=float)
     if stats_x.ndim != 2 or stats_x.shape != stats_y.shape:
@@ -237,20 +270,14 @@ def power_curve(
     score: ScoreFunction,
     higher_is_better: bool = True,
     *,
-    test: str = Power.test,
-    alpha: float = Power.alpha,
     q_grid: Sequence[float] = DEFAULT_Q_GRID,
-    n_segments_grid: Sequence[int] | None = None,
-    trials: int = 200,
-    n_samples: int = 1000,
-    seed: int = Resampling.seed,
-    metric: str = "metric",
-    pvalue: str = Resampling.pvalue,
-    memory_cap_bytes: int = MEMORY_CAP_BYTES,
+    simulation: PowerSimulation = PowerSimulation(),
     progress: Progress | None = None,
 ) -> pd.DataFrame:
     """Power of ``test`` at ``alpha`` for every test-set size in ``n_segments_grid`` and keep probability in
-    ``q_grid``, by simulation on the per-segment statistics ``stats_x, stats_y`` (``[N, k]``) of two real systems.
+    ``q_grid``, by simulation on the per-segment statistics ``stats_x, stats_y`` (``[N, k]``) of two real systems;
+    ``test``, ``alpha``, the sizes and the rest of the simulation's settings are ``simulation``'s
+    (:class:`PowerSimulation`).
 
     X should be the better system by the metric (q > 0.5 plants "X' better than Y'"); a pair in the other order is
     an error, since its planted direction would be "X' worse". Sizes default to :func:`default_sizes`; every
@@ -265,16 +292,17 @@ def power_curve(
     ``progress`` (:mod:`mtsig.runtime.progress`): told after each (size, q) cell, in segments (a cell counts its
     size, as its work grows with it); it never changes a number.
     """
-    stats_x, stats_y = checked_pair(
-        stats_x, stats_y, test=test, alpha=alpha, trials=trials, n_samples=n_samples
-    )
+    stats_x, stats_y = checked_pair(stats_x, stats_y, simulation)
+    test, alpha, trials, seed, metric = (
+        simulation.test, simulation.alpha, simulation.trials, simulation.seed, simulation.metric
+    )  # fmt: skip
     q_levels = sorted({float(q) for q in q_grid})
     if not q_levels or not all(0.5 <= q <= 1.0 for q in q_levels):
         raise InputError(
             f"every q must be in [0.5, 1] (0.5 = no difference, 1 = the real pair); got {list(q_grid)}"
         )
     n_total = stats_x.shape[0]
-    sizes = curve_sizes(n_total, n_segments_grid)
+    sizes = curve_sizes(n_total, simulation.n_segments_grid)
     sign = 1.0 if higher_is_better else -1.0
     real_difference = sign * float(
         np.asarray(score(stats_x.sum(axis=0))) - np.asarray(score(stats_y.sum(axis=0)))
@@ -286,7 +314,6 @@ def power_curve(
         )
     rows = []
     advance = counter(progress, sum(sizes) * len(q_levels))
-    engine = {"test": test, "n_samples": n_samples, "pvalue": pvalue, "memory_cap_bytes": memory_cap_bytes}
     for size in sizes:
         subsets = subsample_indices(n_total, size, trials, rng_for(seed, "power", metric, "subsets", size))
         uniforms = rng_for(seed, "power", metric, "keep", size).random((trials, size))
@@ -294,7 +321,7 @@ def power_curve(
         for q in q_levels:
             p_values = simulated_p_values(
                 stats_x, stats_y, score, higher_is_better=higher_is_better, subsets=subsets, keep=uniforms < q,
-                seed=resampling_seed, **engine,
+                seed=resampling_seed, **simulation.engine,
             )  # fmt: skip
             advance(size)
             cell = power_cell(p_values, alpha, trials)
@@ -501,17 +528,18 @@ def experiment_power(
     higher_is_better: bool,
     *,
     target_power: float = DEFAULT_TARGET_POWER,
-    **curve_options: object,
+    q_grid: Sequence[float] = DEFAULT_Q_GRID,
+    simulation: PowerSimulation = PowerSimulation(),
 ) -> pd.DataFrame:
     """The power table of an experiment (``stats[S, N, k]``): :func:`power_curve` of its two best systems
-    (:func:`best_two_systems`) with ``curve_options``, plus ``sys_x, sys_y`` and, per test-set size, the
+    (:func:`best_two_systems`) with ``q_grid`` and ``simulation``, plus ``sys_x, sys_y`` and, per test-set size, the
     ``minimum_detectable_difference`` at ``target_power`` (:func:`minimum_detectable_difference`; NaN where not
     reached) and ``target_power``."""
     stats = np.asarray(stats, dtype=float)
     if stats.shape[0] < 2:
         raise InputError(f"power needs two systems, got {stats.shape[0]}")
     x, y = best_two_systems(score(stats.sum(axis=1)), higher_is_better)
-    table = power_curve(stats[x], stats[y], score, higher_is_better, **curve_options)  # type: ignore[arg-type]
+    table = power_curve(stats[x], stats[y], score, higher_is_better, q_grid=q_grid, simulation=simulation)
     detectable = {
         int(n): minimum_detectable_difference(table, n_segments=int(n), power=target_power).difference
         for n in table["n_segments"].unique()

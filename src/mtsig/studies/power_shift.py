@@ -31,11 +31,11 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.runtime.progress import Progress, counter
-from mtsig.settings import MEMORY_CAP_BYTES, Power, Resampling
 from mtsig.stats.resampling.registry import TESTS
 from mtsig.stats.seeding import derive_seed, rng_for
 from mtsig.studies.power import (
     DEFAULT_TARGET_POWER,
+    PowerSimulation,
     ScoreFunction,
     check_target,
     checked_pair,
@@ -84,15 +84,7 @@ def shift_power_curve(
     higher_is_better: bool = True,
     *,
     differences: Sequence[float],
-    test: str = Power.test,
-    alpha: float = Power.alpha,
-    n_segments_grid: Sequence[int] | None = None,
-    trials: int,
-    n_samples: int,
-    seed: int = Resampling.seed,
-    metric: str = "metric",
-    pvalue: str = Resampling.pvalue,
-    memory_cap_bytes: int = MEMORY_CAP_BYTES,
+    simulation: PowerSimulation,
     progress: Progress | None = None,
 ) -> pd.DataFrame:
     """Power of ``test`` at ``alpha`` to find a planted difference of any size: for every test-set size and every
@@ -102,20 +94,21 @@ def shift_power_curve(
     included) gives the test's size and the spread of ``S(X') - S(Y')`` with no difference (``sd_difference``),
     from which :func:`detectable_shift` and :func:`segments_for_shift` extrapolate.
 
+    ``simulation``: the test, alpha, sizes, trials, samples and seeds (:class:`~mtsig.studies.power.PowerSimulation`).
     Seeds as :func:`power_curve`'s, so every d sees the same subsets, swaps and resamples (common random numbers).
     Returns one row per (size, d), sizes then d ascending, with columns :data:`SHIFT_COLUMNS`.
     """
-    stats_x, stats_y = checked_pair(
-        stats_x, stats_y, test=test, alpha=alpha, trials=trials, n_samples=n_samples
-    )
+    stats_x, stats_y = checked_pair(stats_x, stats_y, simulation)
+    test, alpha, trials, seed, metric = (
+        simulation.test, simulation.alpha, simulation.trials, simulation.seed, simulation.metric
+    )  # fmt: skip
     planted = sorted({0.0, *(float(d) for d in differences)})
     if not all(np.isfinite(planted)) or planted[0] < 0:
         raise InputError(f"planted differences must be finite and >= 0; got {list(differences)}")
     n_total = stats_x.shape[0]
-    sizes = curve_sizes(n_total, n_segments_grid)
+    sizes = curve_sizes(n_total, simulation.n_segments_grid)
     rows = []
     advance = counter(progress, sum(sizes) * len(planted))
-    engine = {"test": test, "n_samples": n_samples, "pvalue": pvalue, "memory_cap_bytes": memory_cap_bytes}
     for size in sizes:
         subsets = subsample_indices(n_total, size, trials, rng_for(seed, "power", metric, "subsets", size))
         swaps = rng_for(seed, "power", metric, "keep", size).random((trials, size)) < 0.5
@@ -124,7 +117,7 @@ def shift_power_curve(
             shifted = with_shift(score, difference, size, higher_is_better)
             p_values = simulated_p_values(
                 stats_x, stats_y, shifted, higher_is_better=higher_is_better, subsets=subsets, keep=swaps,
-                seed=resampling_seed, marked=True, **engine,
+                seed=resampling_seed, marked=True, **simulation.engine,
             )  # fmt: skip
             advance(size)
             head = {"metric": metric, "test": test, "alpha": float(alpha), "n_segments": size}
