@@ -143,24 +143,14 @@ def power(
     stats_path = stats if isinstance(stats, str | Path) else stats[0]  # one file: power.metric's statistics
     metric_stats, systems, details, scorer = load_scored_stats(stats_path)
     power_seed = derive_seed(seed, experiment, "power")
+    simulation = PowerSimulation(
+        test=test, alpha=alpha, trials=trials, n_samples=samples, seed=power_seed, metric=metric_name_of(stats_path),
+        pvalue=pvalue, memory_cap_bytes=memory_cap_mb * 2**20,
+    )  # fmt: skip
     power_table = experiment_power(
-        metric_stats,
-        systems,
-        scorer.score,
-        scorer.higher_is_better,
-        target_power=target_power,
-        q_grid=list(q),
-        simulation=PowerSimulation(
-            test=test,
-            alpha=alpha,
-            trials=trials,
-            n_samples=samples,
-            seed=power_seed,
-            metric=metric_name_of(stats_path),
-            pvalue=pvalue,
-            memory_cap_bytes=memory_cap_mb * 2**20,
-        ),
-    )
+        metric_stats, systems, scorer.score, scorer.higher_is_better, target_power=target_power, q_grid=list(q),
+        simulation=simulation,
+    )  # fmt: skip
     power_table["signature"] = signature(
         metric_details=details, test=test, n_samples=samples, seed=power_seed, pvalue=pvalue, alpha=alpha
     )
