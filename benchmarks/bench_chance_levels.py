@@ -81,12 +81,13 @@ def load(root: Path) -> dict[str, LpData]:
     protocol = mp.wmt23()
     test_sets = {lp: read_test_set(root, lp) for lp in LPS}
     scores = read_requested_scores(test_sets, mp.required_scores(protocol, test_sets))
+    inputs = mp.ProtocolInputs(protocol, test_sets, scores)
     out = {}
     for lp in LPS:
         seg_task = next(t for t in protocol.tasks if t.lps == (lp,) and t.statistic == "tie_calibrated")
         sys_task = next(t for t in protocol.tasks if t.lps == (lp,) and t.level == "sys")
-        systems, human, seg = mp.task_inputs(seg_task, lp, protocol, test_sets, scores)
-        sys_systems, human_sys, sys = mp.task_inputs(sys_task, lp, protocol, test_sets, scores)
+        systems, human, seg = mp.task_inputs(seg_task, lp, inputs)
+        sys_systems, human_sys, sys = mp.task_inputs(sys_task, lp, inputs)
         assert systems == sys_systems
         _, documents = np.unique(np.asarray(test_sets[lp].segment_documents), return_inverse=True)
         _, domains = np.unique(np.asarray(test_sets[lp].segment_domains), return_inverse=True)

@@ -183,7 +183,7 @@ def spa_in_mtme_order(data_root: Path, theirs: dict) -> None:
         if task.statistic != "spa":
             continue
         lp = task.lps[0]
-        _, human, metrics = mp.task_inputs(task, lp, protocol, test_sets, scores)
+        _, human, metrics = mp.task_inputs(task, lp, mp.ProtocolInputs(protocol, test_sets, scores))
         systems = mp.task_systems(
             test_sets[lp], protocol.info, task, scores[mp.ScoreKey(lp, "human", "mqm", "seg")]
         )

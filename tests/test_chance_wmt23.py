@@ -35,7 +35,7 @@ def en_de(data_root):
     test_sets = {"en-de": read_test_set(data_root / "wmt23", "en-de")}
     scores = read_requested_scores(test_sets, mp.required_scores(protocol, test_sets))
     task = next(t for t in protocol.tasks if t.statistic == "tie_calibrated")
-    _, human, metrics = mp.task_inputs(task, "en-de", protocol, test_sets, scores)
+    _, human, metrics = mp.task_inputs(task, "en-de", mp.ProtocolInputs(protocol, test_sets, scores))
     documents = np.asarray(test_sets["en-de"].segment_documents)
     domains = np.asarray(test_sets["en-de"].segment_domains)
     return human, documents, domains, metrics[RANDOM]

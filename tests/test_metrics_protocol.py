@@ -924,7 +924,7 @@ def test_results_answer_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_
     (pair,) = [
         p
         for p in task_power(
-            task, task_resampler(task, result.protocol, test_sets, scores), power["pairs"],
+            task, task_resampler(task, mp.ProtocolInputs(result.protocol, test_sets, scores)), power["pairs"],
             scales=DEFAULT_SCALES, n_sets=power["samples"], target=power["target"], alpha=0.05,
             rng=rng_for(seed, "wmt23", "wmt23", "power", task.task.label),
         )
@@ -945,7 +945,9 @@ def test_results_answer_the_xcomet_metricx_question_with_the_runs_numbers(wmt23_
     assert numbers, row
     assert numbers.group(1, 2) == (f"{result.average[x]:.3f}", f"{result.average[m]:.3f}")
     assert numbers.group(3) == f"{result.significance[x, m]:.3f}" and result.ranks[x] == 1 < result.ranks[m]
-    resamplers = [task_resampler(t, result.protocol, test_sets, scores) for t in result.tasks]
+    resamplers = [
+        task_resampler(t, mp.ProtocolInputs(result.protocol, test_sets, scores)) for t in result.tasks
+    ]
     table = average_stability(
         result, resamplers, n_sets=power["stability_samples"], alpha=0.05,
         rng=rng_for(seed, "wmt23", "wmt23", "stability", AVERAGE),
@@ -1032,7 +1034,12 @@ def test_protocol_chance_gives_the_extra_pdp_task_a_level(wmt23_inputs):
     assert pdp.label == task.task.label == "en-de seg PDP (item)"
     assert set(pdp.pvalues) == set(task.metrics) and set(pdp.draw_metrics) <= set(result.metrics)
     direct = task_chance(
-        task, protocol, *wmt23_inputs, pooled=result.metrics, n_draws=40, seed=3, key=("test",)
+        task,
+        mp.ProtocolInputs(protocol, *wmt23_inputs),
+        pooled=result.metrics,
+        n_draws=40,
+        seed=3,
+        key=("test",),
     )
     np.testing.assert_array_equal(pdp.draws, direct.draws)
     # PDP of a metric that knows nothing: about 0, spread by the metrics' own system structure, which every draw keeps
@@ -1070,8 +1077,7 @@ def test_protocol_chance_gives_a_kendall_like_main_task_a_level(wmt23_inputs):
     assert level.draws.shape == (len(result.tasks[0].metrics), 40)  # each metric's own draws
     direct = task_chance(
         result.tasks[0],
-        protocol,
-        *wmt23_inputs,
+        mp.ProtocolInputs(protocol, *wmt23_inputs),
         pooled=result.metrics,
         n_draws=40,
         seed=3,
@@ -1107,12 +1113,16 @@ def test_the_average_redraws_each_language_pairs_items_and_systems_once(wmt23_re
 
     test_sets, scores = wmt23_inputs
     result = wmt23_result
-    resamplers = [task_resampler(task, result.protocol, test_sets, scores) for task in result.tasks]
+    resamplers = [
+        task_resampler(task, mp.ProtocolInputs(result.protocol, test_sets, scores)) for task in result.tasks
+    ]
     for task, resampler in zip(result.tasks, resamplers, strict=True):
         assert len(resampler.units) == len(resampler.n_units), task.task.label
         for units, n in zip(resampler.units, resampler.n_units, strict=True):
             assert units.labels.size == n and units.kind == task_scheme(task.task)
-            human = mp.task_inputs_per_lp(task.task, result.protocol, test_sets, scores, mp.RunOptions())
+            human = mp.task_inputs_per_lp(
+                task.task, mp.ProtocolInputs(result.protocol, test_sets, scores), mp.RunOptions()
+            )
             systems, matrix, _ = human[units.lp]
             if units.kind == "items":
                 assert units.labels.tolist() == np.flatnonzero(np.isfinite(matrix).any(axis=0)).tolist()

@@ -51,7 +51,7 @@ def inputs(data_root):
 def _matrices(task, inputs, sample=True):
     test_sets, scores = inputs
     plain = task if sample else mp.Task(task.statistic, task.lps, task.level, task.include_human)
-    systems, human, metrics = mp.task_inputs(plain, "en-de", PROTOCOL, *inputs)
+    systems, human, metrics = mp.task_inputs(plain, "en-de", mp.ProtocolInputs(PROTOCOL, *inputs))
     return systems, human, metrics
 
 

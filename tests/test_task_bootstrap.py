@@ -184,8 +184,12 @@ def test_acc_t_resamples_equal_the_statistic_of_the_resampled_items(en_de):
     outcome_statistic) on a test set made of the drawn items, each as often as drawn."""
     protocol, _, test_sets, scores = en_de
     result = _task(protocol, test_sets, scores, "en-de seg acc-t (item)")
-    draws = beyond.task_resampler(result, protocol, test_sets, scores).draws(4, rng_for(9, "acc"))
-    _, human, metric_map = mp.task_inputs(result.task, "en-de", protocol, test_sets, scores)
+    draws = beyond.task_resampler(result, mp.ProtocolInputs(protocol, test_sets, scores)).draws(
+        4, rng_for(9, "acc")
+    )
+    _, human, metric_map = mp.task_inputs(
+        result.task, "en-de", mp.ProtocolInputs(protocol, test_sets, scores)
+    )
     metrics = np.stack([metric_map[m] for m in result.metrics])
     with_pairs = np.flatnonzero(np.isfinite(human).sum(axis=0) >= 2)
     counts = tb.draw_counts(rng_for(9, "acc"), with_pairs.size, 4)
@@ -199,8 +203,10 @@ def test_acc_t_resamples_equal_the_statistic_of_the_resampled_items(en_de):
 def test_segment_pearson_resamples_equal_the_correlation_of_the_resampled_items(en_de):
     _, wmt23, test_sets, scores = en_de
     result = _task(wmt23, test_sets, scores, "en-de seg pearson")
-    draws = beyond.task_resampler(result, wmt23, test_sets, scores).draws(3, rng_for(9, "seg"))
-    _, human, metric_map = mp.task_inputs(result.task, "en-de", wmt23, test_sets, scores)
+    draws = beyond.task_resampler(result, mp.ProtocolInputs(wmt23, test_sets, scores)).draws(
+        3, rng_for(9, "seg")
+    )
+    _, human, metric_map = mp.task_inputs(result.task, "en-de", mp.ProtocolInputs(wmt23, test_sets, scores))
     metrics = np.stack([metric_map[m] for m in result.metrics])
     rated = np.flatnonzero(np.isfinite(human).any(axis=0))
     counts = tb.draw_counts(rng_for(9, "seg"), rated.size, 3)
@@ -217,8 +223,12 @@ def test_spa_resamples_follow_pce_over_the_pairs_of_drawn_systems(en_de):
     distinct original systems, then SPA over the pairs of drawn copies by a double loop."""
     protocol, _, test_sets, scores = en_de
     result = _task(protocol, test_sets, scores, "en-de sys SPA")
-    draws = beyond.task_resampler(result, protocol, test_sets, scores).draws(3, rng_for(9, "spa"))
-    systems, human, metric_map = mp.task_inputs(result.task, "en-de", protocol, test_sets, scores)
+    draws = beyond.task_resampler(result, mp.ProtocolInputs(protocol, test_sets, scores)).draws(
+        3, rng_for(9, "spa")
+    )
+    systems, human, metric_map = mp.task_inputs(
+        result.task, "en-de", mp.ProtocolInputs(protocol, test_sets, scores)
+    )
     rated = np.isfinite(human).all(axis=0)
     signs = np.where(pce_flips(int(rated.sum())), -1.0, 1.0)
 
@@ -246,7 +256,9 @@ def test_spa_resamples_follow_pce_over_the_pairs_of_drawn_systems(en_de):
 def test_intervals_table_and_an_unsupported_statistic(en_de):
     _, wmt23, test_sets, scores = en_de
     result = _task(wmt23, test_sets, scores, "en-de sys pearson")
-    draws = beyond.task_resampler(result, wmt23, test_sets, scores).draws(200, rng_for(1, "i"))
+    draws = beyond.task_resampler(result, mp.ProtocolInputs(wmt23, test_sets, scores)).draws(
+        200, rng_for(1, "i")
+    )
     table = beyond.task_intervals(result, draws, confidence=0.9)
     assert list(table.columns) == beyond.INTERVAL_COLUMNS
     assert list(table["metric"]) == [result.metrics[m] for m in result.order]
@@ -255,4 +267,4 @@ def test_intervals_table_and_an_unsupported_statistic(en_de):
     kendall = mp.Task("kendall", ("en-de",), "sys", False, variant="b")
     other = mp.run_task(kendall, wmt23, test_sets, scores)
     with pytest.raises(InputError, match="no bootstrap interval"):
-        beyond.task_resampler(other, wmt23, test_sets, scores)
+        beyond.task_resampler(other, mp.ProtocolInputs(wmt23, test_sets, scores))

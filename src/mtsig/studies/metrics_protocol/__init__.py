@@ -67,6 +67,7 @@ from mtsig.studies.metrics_protocol.run import (
 )
 from mtsig.studies.metrics_protocol.selection import (
     HUMAN_PREFIX,
+    ProtocolInputs,
     ScoreKey,
     covers,
     display_name,
@@ -94,8 +95,9 @@ from mtsig.studies.metrics_protocol.tasks import PERM_TESTS, Protocol, Task, Tes
 __all__ = [
     "ALPHA", "EARLY_STOPPING", "HUMAN_PREFIX", "LPS_WITH_MULTIPLE_REFS", "PERM_TESTS", "PROTOCOLS",
     "SPEC_OPTIONS", "STATISTICS", "WMT23_BASELINES", "WMT23_INFO", "WMT25_BASELINES", "WMT25_INFO",
-    "WMT25_LPS", "WMT25_MQM_LPS", "WMT25_PRIMARIES", "LpInputs", "Protocol", "ProtocolData", "ProtocolResult",
-    "RunOptions", "ScoreKey", "StatisticSpec", "Task", "TaskData", "TaskResult", "TaskValues", "TestSetInfo",
+    "WMT25_LPS", "WMT25_MQM_LPS", "WMT25_PRIMARIES", "LpInputs", "Protocol", "ProtocolData", "ProtocolInputs",
+    "ProtocolResult", "RunOptions", "ScoreKey", "StatisticSpec", "Task", "TaskData", "TaskResult", "TaskValues",
+    "TestSetInfo",
     "covers", "display_name", "document_sizes", "file_level", "gold_of", "human_display", "human_ranks",
     "pdp_extras", "rated_segment_flips", "rated_segments", "required_scores", "run_protocol", "run_task",
     "sampled_items", "task_human_metrics", "task_inputs", "task_inputs_per_lp", "task_metrics",

@@ -30,16 +30,15 @@ import numpy as np
 import pandas as pd
 
 from mtsig.errors import InputError
-from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.stats.meta_evaluation import task_bootstrap as tb
 from mtsig.stats.meta_evaluation.metric_ranking import weighted_average
 from mtsig.stats.meta_evaluation.pooled_accuracy import pair_agreement
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import permutation_counts
 from mtsig.stats.meta_evaluation.tie_calibration import good_pairs, group_pairs, pair_differences
 from mtsig.studies.metrics_protocol.run import ProtocolResult, RunOptions, TaskResult
-from mtsig.studies.metrics_protocol.selection import ScoreKey, task_inputs, task_inputs_per_lp
+from mtsig.studies.metrics_protocol.selection import ProtocolInputs, task_inputs, task_inputs_per_lp
 from mtsig.studies.metrics_protocol.statistics import rated_segment_flips
-from mtsig.studies.metrics_protocol.tasks import Protocol, Task
+from mtsig.studies.metrics_protocol.tasks import Task
 
 #: Columns of :func:`task_intervals`.
 INTERVAL_COLUMNS = ["metric", "value", "scheme", "ci_low", "ci_high", "n_undefined"]
@@ -101,14 +100,11 @@ class TaskResampler:
 
 
 def task_resampler(
-    result: TaskResult,
-    protocol: Protocol,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
-    options: RunOptions | None = None,
+    result: TaskResult, inputs: ProtocolInputs, options: RunOptions | None = None
 ) -> TaskResampler:
-    """The :class:`TaskResampler` of a task's result: the per-unit sums of its statistic, computed once (the
-    task's metrics and SPA's arithmetic as ``options`` says, :class:`mtsig.studies.metrics_protocol.RunOptions`).
+    """The :class:`TaskResampler` of a task's result on ``inputs`` (the protocol, test sets and scores): the per-unit
+    sums of its statistic, computed once (the task's metrics and SPA's arithmetic as ``options`` says,
+    :class:`mtsig.studies.metrics_protocol.RunOptions`).
 
     Raises:
         InputError: a statistic without resampling here (Spearman, Kendall, grouped Pearson).
@@ -116,7 +112,7 @@ def task_resampler(
     options = RunOptions() if options is None else options
     task = result.task
     names = list(result.metrics)
-    per_lp = task_inputs_per_lp(task, protocol, test_sets, scores, options)
+    per_lp = task_inputs_per_lp(task, inputs, options)
     spa_arithmetic = options.spa_arithmetic
     if task.statistic == "pooled_accuracy":
         pairs, values = [], []
@@ -336,26 +332,18 @@ def system_score_rows(
 
 
 def mqm_pairs(
-    lp: str,
-    protocol: Protocol,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
-    alphas: Sequence[float],
-    *,
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
+    lp: str, inputs: ProtocolInputs, alphas: Sequence[float], *, all_metrics: bool = False
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """``(system scores, gold, conclusions)`` of the MT systems of ``lp`` (:func:`system_tasks`; ``scores`` must
-    hold the files :func:`mtsig.studies.metrics_protocol.required_scores` lists for them): :func:`system_score_rows`
-    and :func:`mqm_system_gold`.
+    """``(system scores, gold, conclusions)`` of the MT systems of ``lp`` (:func:`system_tasks`; the scores of
+    ``inputs`` must hold the files :func:`mtsig.studies.metrics_protocol.required_scores` lists for them; the
+    protocol's primary metrics, or ``all_metrics``): :func:`system_score_rows` and :func:`mqm_system_gold`.
 
     Raises:
         InputError: the systems with MQM scores differ between the system and segment levels.
     """
-    options = {"all_metrics": all_metrics, "always": always}
     system_level, segment_level = system_tasks(lp)
-    systems, human, metrics = task_inputs(system_level, lp, protocol, test_sets, scores, **options)
-    rated_systems, segments, _ = task_inputs(segment_level, lp, protocol, test_sets, scores, **options)
+    systems, human, metrics = task_inputs(system_level, lp, inputs, all_metrics=all_metrics)
+    rated_systems, segments, _ = task_inputs(segment_level, lp, inputs, all_metrics=all_metrics)
     if rated_systems != systems:
         raise InputError(
             f"{lp}: the MQM system scores rate {', '.join(systems)}, the segment scores {', '.join(rated_systems)}"

@@ -25,16 +25,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtsig.errors import InputError
-from mtsig.io.mtme import LevelScores, MtmeTestSet
+from mtsig.io.mtme import MtmeTestSet
 from mtsig.stats.meta_evaluation import chance as ch
 from mtsig.stats.meta_evaluation.grouped_correlation import KINDS
 from mtsig.stats.meta_evaluation.metric_ranking import weighted_average
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import permutation_counts
 from mtsig.stats.seeding import rng_for
 from mtsig.studies.metrics_protocol.run import ProtocolData, RunOptions, TaskResult
-from mtsig.studies.metrics_protocol.selection import ScoreKey, sampled_items, task_inputs_per_lp
+from mtsig.studies.metrics_protocol.selection import (
+    ProtocolInputs,
+    sampled_items,
+    task_inputs_per_lp,
+)
 from mtsig.studies.metrics_protocol.statistics import correlation_options, rated_segment_flips
-from mtsig.studies.metrics_protocol.tasks import Protocol, Task
+from mtsig.studies.metrics_protocol.tasks import Task
 
 #: The quantile reported beside the chance mean.
 CHANCE_QUANTILE = 0.95
@@ -161,9 +165,7 @@ def statistic_draws(
 
 def task_chance(
     result: TaskResult,
-    protocol: Protocol,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
+    inputs: ProtocolInputs,
     *,
     pooled: Sequence[str],
     n_draws: int,
@@ -173,11 +175,12 @@ def task_chance(
 ) -> ChanceLevel:
     """The chance distribution of one task (module docstring): ``n_draws`` draws of every metric of ``result`` (the
     task's metrics, human scores entered as metrics among them, and SPA's arithmetic as ``options`` says), the
-    row's mean and quantile over the draws of the metrics in ``pooled``."""
+    row's mean and quantile over the draws of the metrics in ``pooled``; ``inputs``: the protocol, test sets and
+    scores the task read."""
     options = RunOptions() if options is None else options
     task = result.task
-    per_lp = task_inputs_per_lp(task, protocol, test_sets, scores, options)
-    relabellings = lp_relabellings(task, per_lp, test_sets, n_draws, seed, key)
+    per_lp = task_inputs_per_lp(task, inputs, options)
+    relabellings = lp_relabellings(task, per_lp, inputs.test_sets, n_draws, seed, key)
     draws = statistic_draws(task, per_lp, result.metrics, relabellings, options.spa_arithmetic)
     return summarise(task.label, draws, result.metrics, pooled, result.values)
 
@@ -218,8 +221,7 @@ def protocol_chance(
         if cache is not None and shared in cache:
             return cache[shared]
         level = task_chance(
-            task, result.protocol, data.test_sets, data.scores, pooled=result.metrics, n_draws=n_draws, seed=seed,
-            key=key, options=options,
+            task, data.inputs, pooled=result.metrics, n_draws=n_draws, seed=seed, key=key, options=options,
         )  # fmt: skip
         if cache is not None:
             cache[shared] = level

@@ -26,6 +26,7 @@ from mtsig.studies.metrics_protocol import (
     PROTOCOLS,
     Protocol,
     ProtocolData,
+    ProtocolInputs,
     ProtocolResult,
     RunOptions,
     ScoreKey,
@@ -163,7 +164,7 @@ def _intervals(
     intervals, resamplers = {}, {}
     if settings.bootstrap.samples:
         for task in data.result.tasks + data.result.extras:
-            resampler = task_resampler(task, data.result.protocol, data.test_sets, data.scores, options)
+            resampler = task_resampler(task, data.inputs, options)
             resamplers[task.task.label] = resampler
             draws = resampler.draws(settings.bootstrap.samples, rng_for(*key, "bootstrap", task.task.label))
             intervals[task.task.label] = task_intervals(task, draws, settings.bootstrap.confidence)
@@ -251,7 +252,6 @@ def run_experiment(
             partial, power, studied - intervaled, rank_sets, time.process_time() - studied,
         ))  # fmt: skip
     lps = tuple(sorted({lp for protocol in protocols for lp in protocol.lps}))
-    pairs = tuple(
-        mqm_pairs(lp, protocols[0], test_sets, scores, alphas, all_metrics=settings.all_metrics) for lp in lps
-    )
+    first = ProtocolInputs(protocols[0], test_sets, scores)
+    pairs = tuple(mqm_pairs(lp, first, alphas, all_metrics=settings.all_metrics) for lp in lps)
     return ProtocolExperiment(tuple(runs), lps, pairs)

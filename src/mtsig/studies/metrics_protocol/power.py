@@ -282,7 +282,7 @@ def protocol_power(
     pairs, stability, resamplers = [], [], []
     stable = {"n_sets": stability_sets, "alpha": alpha}  # every task's stability and the average's
     for task in data.result.tasks:
-        resampler = task_resampler(task, data.result.protocol, data.test_sets, data.scores, options)
+        resampler = task_resampler(task, data.inputs, options)
         resamplers.append(resampler)
         label = task.task.label
         pairs += task_power(

@@ -112,10 +112,7 @@ def protocol_rank_sets(
         )
     result = data.result
     if resamplers is None:
-        resamplers = [
-            task_resampler(task, result.protocol, data.test_sets, data.scores, options)
-            for task in result.tasks
-        ]
+        resamplers = [task_resampler(task, data.inputs, options) for task in result.tasks]
     rng = rng_for(seed, *key, "rank_sets", result.protocol.name)
     task_draws, average_draws, n_units = joint_task_draws(result, resamplers, n_draws, rng)
     shared = {"coverage": coverage, "tau": tau, "seed": seed, "kind": kind}

@@ -27,7 +27,12 @@ from mtsig.stats.meta_evaluation.metric_ranking import (
     ranking_order,
     weighted_average,
 )
-from mtsig.studies.metrics_protocol.selection import HUMAN_PREFIX, ScoreKey, task_inputs_per_lp
+from mtsig.studies.metrics_protocol.selection import (
+    HUMAN_PREFIX,
+    ProtocolInputs,
+    ScoreKey,
+    task_inputs_per_lp,
+)
 from mtsig.studies.metrics_protocol.statistics import TaskData, draw_key
 from mtsig.studies.metrics_protocol.tasks import Protocol, Task
 
@@ -115,6 +120,11 @@ class ProtocolData:
     test_sets: Mapping[str, MtmeTestSet]
     scores: Mapping[ScoreKey, LevelScores]
 
+    @property
+    def inputs(self) -> ProtocolInputs:
+        """The protocol run, its test sets and scores: what the tasks read (:class:`ProtocolInputs`)."""
+        return ProtocolInputs(self.result.protocol, self.test_sets, self.scores)
+
 
 def _told(progress: Callable[[str, int, int], None] | None, label: str) -> Callable[[int, int], None] | None:
     """``progress`` told of one task's resamples, under its label."""
@@ -142,7 +152,7 @@ def run_task(
     ``options.human_metrics`` that score every cell join as metrics, tested against every metric, and the other
     metrics' clusters are computed without them (:func:`human_ranks`)."""
     n_resamples, seed, key = options.n_resamples, options.seed, draw_key(task)
-    per_lp = task_inputs_per_lp(task, protocol, test_sets, scores, options)
+    per_lp = task_inputs_per_lp(task, ProtocolInputs(protocol, test_sets, scores), options)
     names = sorted(set.intersection(*(set(metrics) for _, _, metrics in per_lp.values())))
     if len(names) < 1:
         raise InputError(f"{task.label}: no metric to compare")

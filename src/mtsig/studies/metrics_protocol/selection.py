@@ -106,6 +106,16 @@ class ScoreKey:
     level: str
 
 
+@dataclass(frozen=True)
+class ProtocolInputs:
+    """What a protocol's tasks read: the ``protocol``, its ``test_sets`` (``{lp: read_test_set(...)}``) and the
+    ``scores`` files :func:`required_scores` lists, read (``{ScoreKey: LevelScores}``)."""
+
+    protocol: Protocol
+    test_sets: Mapping[str, MtmeTestSet]
+    scores: Mapping[ScoreKey, LevelScores]
+
+
 def required_scores(
     protocol: Protocol,
     test_sets: Mapping[str, MtmeTestSet],
@@ -147,9 +157,7 @@ def _scores(scores: Mapping[ScoreKey, LevelScores], key: ScoreKey) -> LevelScore
 def task_inputs(
     task: Task,
     lp: str,
-    protocol: Protocol,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
+    inputs: ProtocolInputs,
     *,
     all_metrics: bool = False,
     always: frozenset[str] = frozenset(),
@@ -157,8 +165,10 @@ def task_inputs(
 ) -> LpInputs:
     """(systems, human ``[S, U]``, ``{display name: metric [S, U]}``) of a task at one language pair: the
     selected systems (sorted) and metrics, their scores at the task's level (U = 1 at the system level). A human
-    score of ``human_metrics`` joins the metrics where it scores every cell the task uses (:func:`covers`)."""
-    test_set = _test_set(test_sets, lp)
+    score of ``human_metrics`` joins the metrics where it scores every cell the task uses (:func:`covers`).
+    ``inputs``: the protocol, test sets and scores (:class:`ProtocolInputs`)."""
+    protocol, scores = inputs.protocol, inputs.scores
+    test_set = _test_set(inputs.test_sets, lp)
     level = file_level(task)
     gold = gold_of(task, protocol.info, lp)
     human_scores = _scores(scores, ScoreKey(lp, "human", gold, level))
@@ -189,9 +199,7 @@ def task_inputs(
 
 def task_inputs_per_lp(
     task: Task,
-    protocol: Protocol,
-    test_sets: Mapping[str, MtmeTestSet],
-    scores: Mapping[ScoreKey, LevelScores],
+    inputs: ProtocolInputs,
     options: RunOptions,
     *,
     with_human_metrics: bool = True,
@@ -202,7 +210,7 @@ def task_inputs_per_lp(
     human_metrics = options.human_metrics if with_human_metrics else ()
     return {
         lp: task_inputs(
-            task, lp, protocol, test_sets, scores, all_metrics=options.all_metrics, always=options.always,
+            task, lp, inputs, all_metrics=options.all_metrics, always=options.always,
             human_metrics=human_metrics,
         )
         for lp in task.lps
