@@ -387,9 +387,7 @@ def protocol_results(root: Path) -> tuple[list[tuple[mp.ProtocolResult, mp.RunOp
     settings = build(MetricsProtocol, block, "metrics_protocol.wmt23")
     protocols = experiments.settings_protocols(settings)
     test_sets = {lp: read_test_set(root, lp) for lp in settings.lps}
-    keys = experiments.experiment_score_keys(
-        protocols, test_sets, all_metrics=settings.all_metrics, human_metrics=settings.human_metrics
-    )
+    keys = experiments.experiment_score_keys(protocols, test_sets, mp.MetricSelection.of(settings))
     scores = read_requested_scores(test_sets, keys)
     results = []
     for protocol in protocols:

@@ -473,7 +473,7 @@ def wmt23_inputs(data_root):
     """Both protocols' test sets and every score file they read, with DA+SQM's (read once for the module)."""
     test_sets = {lp: read_test_set(data_root / "wmt23", lp) for lp in ("en-de", "he-en", "zh-en")}
     keys = dict.fromkeys(
-        mp.required_scores(mp.wmt23(), test_sets, human_metrics=("da-sqm",))
+        mp.required_scores(mp.wmt23(), test_sets, mp.MetricSelection(human_metrics=("da-sqm",)))
         + mp.required_scores(mp.wmt24_on_wmt23(), test_sets)
     )
     return test_sets, read_requested_scores(test_sets, list(keys))
@@ -538,7 +538,7 @@ def test_systems_and_metrics_follow_mt_metrics_evals_selection(wmt23_result):
 
 def test_all_metrics_adds_the_contrastive_ones_marked(wmt23_inputs):
     test_sets, _ = wmt23_inputs
-    names = mp.task_metrics(test_sets["he-en"], mp.WMT23_INFO, "seg", all_metrics=True)
+    names = mp.task_metrics(test_sets["he-en"], mp.WMT23_INFO, "seg", mp.MetricSelection(all_metrics=True))
     assert names["*XCOMET-XXL"] == "XCOMET-XXL-refB" and names["CometKiwi[noref]"] == "CometKiwi-src"
     assert "*XCOMET-XXL" not in mp.task_metrics(test_sets["he-en"], mp.WMT23_INFO, "seg")
     assert not [m for m in names.values() if test_sets["he-en"].metric_references(m) == {"refA"}]
@@ -1121,7 +1121,7 @@ def test_the_average_redraws_each_language_pairs_items_and_systems_once(wmt23_re
         for units, n in zip(resampler.units, resampler.n_units, strict=True):
             assert units.labels.size == n and units.kind == task_scheme(task.task)
             human = mp.task_inputs_per_lp(
-                task.task, mp.ProtocolInputs(result.protocol, test_sets, scores), mp.RunOptions()
+                task.task, mp.ProtocolInputs(result.protocol, test_sets, scores), mp.MetricSelection()
             )
             systems, matrix, _ = human[units.lp]
             if units.kind == "items":

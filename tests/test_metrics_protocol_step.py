@@ -27,7 +27,7 @@ from mtsig.io.mtme import layout_files, layout_from_names, read_human_scores, re
 from mtsig.io.system_scores import read_mtme_sys_scores
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import pce_flips
 from mtsig.steps.files import read_intermediate_tsv, verify_intermediate
-from mtsig.studies.metrics_protocol import beyond
+from mtsig.studies.metrics_protocol import MetricSelection, beyond
 from mtsig.studies.metrics_protocol import experiment as experiments
 
 #: The step's run (a module fixture) is made once, on one worker.
@@ -312,7 +312,7 @@ def test_the_default_run_plans_the_protocol_and_hands_it_to_the_studies(data_roo
     root = data_root / "wmt23"
     protocols = experiments.experiment_protocols(["wmt23", "wmt24"], ALL_LPS)
     read = {lp: read_test_set(root, lp) for lp in ALL_LPS}
-    keys = experiments.experiment_score_keys(protocols, read, human_metrics=("da-sqm",))
+    keys = experiments.experiment_score_keys(protocols, read, MetricSelection(human_metrics=("da-sqm",)))
     expected = experiments.experiment_files(read, keys)
     assert listed == expected
     # sys and seg: 32 metrics and MQM per language pair; DA+SQM as a metric in en-de and zh-en

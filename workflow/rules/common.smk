@@ -695,6 +695,7 @@ def metrics_protocol_inputs(wildcards):
     root, among the files the download rules make), so that the download rules can fetch them.
     """
     from mtsig.io.mtme import LAYOUT_PATTERNS, layout_from_names
+    from mtsig.studies.metrics_protocol import MetricSelection
     from mtsig.studies.metrics_protocol.experiment import (
         experiment_files,
         experiment_score_keys,
@@ -713,10 +714,7 @@ def metrics_protocol_inputs(wildcards):
             ]
             test_sets[lp] = layout_from_names(root, lp, names)
         keys = experiment_score_keys(
-            settings_protocols(settings),
-            test_sets,
-            all_metrics=settings.all_metrics,
-            human_metrics=settings.human_metrics,
+            settings_protocols(settings), test_sets, MetricSelection.of(settings)
         )
         files = experiment_files(test_sets, keys)
     except InputError as error:

@@ -458,8 +458,7 @@ def _run_protocol(args: argparse.Namespace, rank_sets: RankSetOptions | None) ->
         human_metrics=human,
         always=frozenset(always),
     )
-    chosen = {"all_metrics": args.all_metrics, "always": options.always, "human_metrics": human}
-    scores = mtme.read_requested_scores(test_sets, mp.required_scores(protocol, test_sets, **chosen))
+    scores = mtme.read_requested_scores(test_sets, mp.required_scores(protocol, test_sets, options.selection))
     result = mp.run_protocol(protocol, test_sets, scores, options)
     data = mp.ProtocolData(result, test_sets, scores)
     draws = args.samples if args.chance_draws is None else args.chance_draws

@@ -32,14 +32,13 @@ def read_protocol_scores(
     (:func:`mtsig.studies.metrics_protocol.experiment.experiment_score_keys`), each of which must be among the rule's
     inputs ``scores``."""
     from mtsig.io.mtme import read_requested_scores, read_test_set
+    from mtsig.studies.metrics_protocol import MetricSelection
     from mtsig.studies.metrics_protocol import experiment as experiments
 
     lps = sorted({lp for protocol in protocols for lp in protocol.lps})
     test_sets = {lp: read_test_set(root, lp) for lp in lps}
     given = {Path(p).resolve() for p in scores}
-    keys = experiments.experiment_score_keys(
-        protocols, test_sets, all_metrics=settings.all_metrics, human_metrics=settings.human_metrics
-    )
+    keys = experiments.experiment_score_keys(protocols, test_sets, MetricSelection.of(settings))
     for path in experiments.experiment_files(test_sets, keys):
         if path.resolve() not in given:
             raise InputError("read by the protocol but not among the rule's inputs", path)

@@ -67,6 +67,8 @@ from mtsig.studies.metrics_protocol.run import (
 )
 from mtsig.studies.metrics_protocol.selection import (
     HUMAN_PREFIX,
+    PRIMARY_METRICS,
+    MetricSelection,
     ProtocolInputs,
     ScoreKey,
     covers,
@@ -93,9 +95,9 @@ from mtsig.studies.metrics_protocol.statistics import (
 from mtsig.studies.metrics_protocol.tasks import PERM_TESTS, Protocol, Task, TestSetInfo, file_level, gold_of
 
 __all__ = [
-    "ALPHA", "EARLY_STOPPING", "HUMAN_PREFIX", "LPS_WITH_MULTIPLE_REFS", "PERM_TESTS", "PROTOCOLS",
+    "ALPHA", "EARLY_STOPPING", "HUMAN_PREFIX", "LPS_WITH_MULTIPLE_REFS", "PERM_TESTS", "PRIMARY_METRICS", "PROTOCOLS",
     "SPEC_OPTIONS", "STATISTICS", "WMT23_BASELINES", "WMT23_INFO", "WMT25_BASELINES", "WMT25_INFO",
-    "WMT25_LPS", "WMT25_MQM_LPS", "WMT25_PRIMARIES", "LpInputs", "Protocol", "ProtocolData", "ProtocolInputs",
+    "WMT25_LPS", "WMT25_MQM_LPS", "WMT25_PRIMARIES", "LpInputs", "MetricSelection", "Protocol", "ProtocolData", "ProtocolInputs",
     "ProtocolResult", "RunOptions", "ScoreKey", "StatisticSpec", "Task", "TaskData", "TaskResult", "TaskValues",
     "TestSetInfo",
     "covers", "display_name", "document_sizes", "file_level", "gold_of", "human_display", "human_ranks",

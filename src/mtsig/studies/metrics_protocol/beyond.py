@@ -36,7 +36,13 @@ from mtsig.stats.meta_evaluation.pooled_accuracy import pair_agreement
 from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import permutation_counts
 from mtsig.stats.meta_evaluation.tie_calibration import good_pairs, group_pairs, pair_differences
 from mtsig.studies.metrics_protocol.run import ProtocolResult, RunOptions, TaskResult
-from mtsig.studies.metrics_protocol.selection import ProtocolInputs, task_inputs, task_inputs_per_lp
+from mtsig.studies.metrics_protocol.selection import (
+    PRIMARY_METRICS,
+    MetricSelection,
+    ProtocolInputs,
+    task_inputs,
+    task_inputs_per_lp,
+)
 from mtsig.studies.metrics_protocol.statistics import rated_segment_flips
 from mtsig.studies.metrics_protocol.tasks import Task
 
@@ -112,7 +118,7 @@ def task_resampler(
     options = RunOptions() if options is None else options
     task = result.task
     names = list(result.metrics)
-    per_lp = task_inputs_per_lp(task, inputs, options)
+    per_lp = task_inputs_per_lp(task, inputs, options.selection)
     spa_arithmetic = options.spa_arithmetic
     if task.statistic == "pooled_accuracy":
         pairs, values = [], []
@@ -332,18 +338,19 @@ def system_score_rows(
 
 
 def mqm_pairs(
-    lp: str, inputs: ProtocolInputs, alphas: Sequence[float], *, all_metrics: bool = False
+    lp: str, inputs: ProtocolInputs, alphas: Sequence[float], selection: MetricSelection = PRIMARY_METRICS
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """``(system scores, gold, conclusions)`` of the MT systems of ``lp`` (:func:`system_tasks`; the scores of
     ``inputs`` must hold the files :func:`mtsig.studies.metrics_protocol.required_scores` lists for them; the
-    protocol's primary metrics, or ``all_metrics``): :func:`system_score_rows` and :func:`mqm_system_gold`.
+    metrics of ``selection``, no human score among them): :func:`system_score_rows` and :func:`mqm_system_gold`.
 
     Raises:
         InputError: the systems with MQM scores differ between the system and segment levels.
     """
     system_level, segment_level = system_tasks(lp)
-    systems, human, metrics = task_inputs(system_level, lp, inputs, all_metrics=all_metrics)
-    rated_systems, segments, _ = task_inputs(segment_level, lp, inputs, all_metrics=all_metrics)
+    metric_scores = selection.without_human()
+    systems, human, metrics = task_inputs(system_level, lp, inputs, metric_scores)
+    rated_systems, segments, _ = task_inputs(segment_level, lp, inputs, metric_scores)
     if rated_systems != systems:
         raise InputError(
             f"{lp}: the MQM system scores rate {', '.join(systems)}, the segment scores {', '.join(rated_systems)}"

@@ -179,7 +179,7 @@ def task_chance(
     scores the task read."""
     options = RunOptions() if options is None else options
     task = result.task
-    per_lp = task_inputs_per_lp(task, inputs, options)
+    per_lp = task_inputs_per_lp(task, inputs, options.selection)
     relabellings = lp_relabellings(task, per_lp, inputs.test_sets, n_draws, seed, key)
     draws = statistic_draws(task, per_lp, result.metrics, relabellings, options.spa_arithmetic)
     return summarise(task.label, draws, result.metrics, pooled, result.values)

@@ -23,7 +23,9 @@ from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
 from mtsig.settings import MetricsProtocol
 from mtsig.studies.metrics_protocol import (
+    PRIMARY_METRICS,
     PROTOCOLS,
+    MetricSelection,
     Protocol,
     ProtocolData,
     ProtocolInputs,
@@ -70,24 +72,19 @@ def settings_protocols(settings: MetricsProtocol) -> list[Protocol]:
 def experiment_score_keys(
     protocols: Sequence[Protocol],
     test_sets: Mapping[str, MtmeTestSet],
-    *,
-    all_metrics: bool = False,
-    human_metrics: Sequence[str] = (),
+    selection: MetricSelection = PRIMARY_METRICS,
 ) -> list[ScoreKey]:
     """Every score file an experiment reads: those of each protocol
-    (:func:`mtsig.studies.metrics_protocol.required_scores`, with the human scores entered as metrics) and those of
-    the MT systems' MQM gold and system scores (:func:`system_tasks`), in a fixed order, each once."""
+    (:func:`mtsig.studies.metrics_protocol.required_scores` of ``selection``, with its human scores entered as
+    metrics) and those of the MT systems' MQM gold and system scores (:func:`system_tasks`, without the human
+    scores), in a fixed order, each once."""
     keys: dict[ScoreKey, None] = {}
     for protocol in protocols:
-        keys.update(
-            dict.fromkeys(
-                required_scores(protocol, test_sets, all_metrics=all_metrics, human_metrics=human_metrics)
-            )
-        )
+        keys.update(dict.fromkeys(required_scores(protocol, test_sets, selection)))
     if protocols:
         lps = sorted({lp for protocol in protocols for lp in protocol.lps})
         pairs = Protocol("mqm-pairs", protocols[0].info, tuple(t for lp in lps for t in system_tasks(lp)))
-        keys.update(dict.fromkeys(required_scores(pairs, test_sets, all_metrics=all_metrics)))
+        keys.update(dict.fromkeys(required_scores(pairs, test_sets, selection.without_human())))
     return list(keys)
 
 
@@ -253,5 +250,5 @@ def run_experiment(
         ))  # fmt: skip
     lps = tuple(sorted({lp for protocol in protocols for lp in protocol.lps}))
     first = ProtocolInputs(protocols[0], test_sets, scores)
-    pairs = tuple(mqm_pairs(lp, first, alphas, all_metrics=settings.all_metrics) for lp in lps)
+    pairs = tuple(mqm_pairs(lp, first, alphas, MetricSelection.of(settings)) for lp in lps)
     return ProtocolExperiment(tuple(runs), lps, pairs)

@@ -29,6 +29,7 @@ from mtsig.stats.meta_evaluation.metric_ranking import (
 )
 from mtsig.studies.metrics_protocol.selection import (
     HUMAN_PREFIX,
+    MetricSelection,
     ProtocolInputs,
     ScoreKey,
     task_inputs_per_lp,
@@ -54,7 +55,7 @@ class RunOptions(ProtocolOptions):
     ``k=0``, and the clusters are then the ranks), ``seed`` of the draws (:mod:`mtsig.stats.seeding`), ``always``:
     metric names kept and shown as primary (a user's own), ``progress``: told ``(task label, done, total)``
     resamples of each task's permutation test (:mod:`mtsig.runtime.progress`; it changes no number). :meth:`of`
-    takes a protocol's from an experiment's settings."""
+    takes a protocol's from an experiment's settings; :attr:`selection` is the metrics chosen, as one object."""
 
     n_resamples: int = 0
     seed: int = 0
@@ -69,6 +70,12 @@ class RunOptions(ProtocolOptions):
             option.name: getattr(settings, option.name) for option in dataclasses.fields(ProtocolOptions)
         }
         return cls(**shared, n_resamples=settings.protocols[protocol].samples, seed=seed)
+
+    @property
+    def selection(self) -> MetricSelection:
+        """The metrics the run's tasks compare: ``all_metrics``, ``always`` and ``human_metrics``
+        (:class:`~mtsig.studies.metrics_protocol.selection.MetricSelection`)."""
+        return MetricSelection.of(self, self.always)
 
 
 @dataclass(frozen=True)
@@ -152,7 +159,7 @@ def run_task(
     ``options.human_metrics`` that score every cell join as metrics, tested against every metric, and the other
     metrics' clusters are computed without them (:func:`human_ranks`)."""
     n_resamples, seed, key = options.n_resamples, options.seed, draw_key(task)
-    per_lp = task_inputs_per_lp(task, ProtocolInputs(protocol, test_sets, scores), options)
+    per_lp = task_inputs_per_lp(task, ProtocolInputs(protocol, test_sets, scores), options.selection)
     names = sorted(set.intersection(*(set(metrics) for _, _, metrics in per_lp.values())))
     if len(names) < 1:
         raise InputError(f"{task.label}: no metric to compare")

@@ -14,18 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from mtsig.errors import InputError
 from mtsig.io.mtme import LevelScores, MtmeTestSet
+from mtsig.settings import ProtocolOptions
 from mtsig.stats.meta_evaluation.item_sampling import item_sample
 from mtsig.studies.metrics_protocol.statistics import LpInputs
 from mtsig.studies.metrics_protocol.tasks import Protocol, Task, TestSetInfo, file_level, gold_of
-
-if TYPE_CHECKING:
-    from mtsig.studies.metrics_protocol.run import RunOptions
 
 
 def display_name(basename: str, references: frozenset[str], primary: bool) -> str:
@@ -41,6 +38,30 @@ HUMAN_PREFIX = "human:"
 def human_display(name: str) -> str:
     """The display name of the human score ``name`` entered as a metric."""
     return f"{HUMAN_PREFIX}{name}"
+
+
+@dataclass(frozen=True)
+class MetricSelection:
+    """Which metrics a protocol's tasks compare: ``all_metrics``: the non-primary ones too; ``always``: metric names
+    kept and shown as primary (a user's own); ``human_metrics``: human scores entered as metrics, where the test set
+    has them (:func:`task_metrics`, :func:`task_human_metrics`)."""
+
+    all_metrics: bool = False
+    always: frozenset[str] = frozenset()
+    human_metrics: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, options: ProtocolOptions, always: frozenset[str] = frozenset()) -> MetricSelection:
+        """The selection of a protocol's settings (:class:`mtsig.settings.ProtocolOptions`) with ``always``."""
+        return cls(options.all_metrics, always, options.human_metrics)
+
+    def without_human(self) -> MetricSelection:
+        """The same metrics without the human scores entered as metrics."""
+        return MetricSelection(self.all_metrics, self.always)
+
+
+#: The default selection: the protocol's primary metrics and no human score entered as a metric.
+PRIMARY_METRICS = MetricSelection()
 
 
 def task_human_metrics(
@@ -59,13 +80,12 @@ def task_metrics(
     test_set: MtmeTestSet,
     info: TestSetInfo,
     level: str,
-    *,
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
+    selection: MetricSelection = PRIMARY_METRICS,
 ) -> dict[str, str]:
     """``{display name: metric name}`` of the metrics a task at ``level`` compares: a file at that level, only
-    the standard reference or none used, and (unless ``all_metrics``) a primary basename; the metrics named in
-    ``always`` (a user's own) are kept and shown as primary."""
+    the standard reference or none used, and (unless ``selection.all_metrics``) a primary basename; the metrics
+    named in ``selection.always`` (a user's own) are kept and shown as primary (its human scores:
+    :func:`task_human_metrics`)."""
     main = {info.std_ref[test_set.lp]}
     chosen: dict[str, str] = {}
     for name in test_set.metrics:
@@ -74,8 +94,8 @@ def task_metrics(
         basename, references = test_set.metric_basename(name), test_set.metric_references(name)
         if not references <= main:
             continue
-        primary = basename in info.primary or name in always
-        if not primary and not all_metrics:
+        primary = basename in info.primary or name in selection.always
+        if not primary and not selection.all_metrics:
             continue
         shown = display_name(basename, references, primary)
         if shown in chosen:
@@ -119,13 +139,10 @@ class ProtocolInputs:
 def required_scores(
     protocol: Protocol,
     test_sets: Mapping[str, MtmeTestSet],
-    *,
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
-    human_metrics: Sequence[str] = (),
+    selection: MetricSelection = PRIMARY_METRICS,
 ) -> list[ScoreKey]:
-    """Every human and metric score file :func:`run_protocol` needs, in a fixed order (``human_metrics``: human
-    scores entered as metrics, where the test set has them)."""
+    """Every human and metric score file :func:`run_protocol` needs for the metrics ``selection`` chooses (with
+    its human scores entered as metrics, where the test set has them), in a fixed order."""
     keys: dict[ScoreKey, None] = {}
     for task in protocol.tasks + protocol.extras:
         level = file_level(task)
@@ -133,11 +150,9 @@ def required_scores(
             test_set = _test_set(test_sets, lp)
             gold = gold_of(task, protocol.info, lp)
             keys[ScoreKey(lp, "human", gold, level)] = None
-            for name in task_metrics(
-                test_set, protocol.info, level, all_metrics=all_metrics, always=always
-            ).values():
+            for name in task_metrics(test_set, protocol.info, level, selection).values():
                 keys[ScoreKey(lp, "metric", name, level)] = None
-            for name in task_human_metrics(test_set, level, human_metrics, gold).values():
+            for name in task_human_metrics(test_set, level, selection.human_metrics, gold).values():
                 keys[ScoreKey(lp, "human", name, level)] = None
     return list(keys)
 
@@ -158,14 +173,12 @@ def task_inputs(
     task: Task,
     lp: str,
     inputs: ProtocolInputs,
-    *,
-    all_metrics: bool = False,
-    always: frozenset[str] = frozenset(),
-    human_metrics: Sequence[str] = (),
+    selection: MetricSelection = PRIMARY_METRICS,
 ) -> LpInputs:
     """(systems, human ``[S, U]``, ``{display name: metric [S, U]}``) of a task at one language pair: the
-    selected systems (sorted) and metrics, their scores at the task's level (U = 1 at the system level). A human
-    score of ``human_metrics`` joins the metrics where it scores every cell the task uses (:func:`covers`).
+    selected systems (sorted) and the metrics of ``selection``, their scores at the task's level (U = 1 at the
+    system level). A human score of ``selection.human_metrics`` joins the metrics where it scores every cell the
+    task uses (:func:`covers`).
     ``inputs``: the protocol, test sets and scores (:class:`ProtocolInputs`)."""
     protocol, scores = inputs.protocol, inputs.scores
     test_set = _test_set(inputs.test_sets, lp)
@@ -177,13 +190,11 @@ def task_inputs(
         raise InputError(f"{task.label}: fewer than two systems with human scores in {lp}")
     human = human_scores.rows(systems, what="human scores")
     metrics = {}
-    for shown, name in task_metrics(
-        test_set, protocol.info, level, all_metrics=all_metrics, always=always
-    ).items():
+    for shown, name in task_metrics(test_set, protocol.info, level, selection).items():
         metrics[shown] = _scores(scores, ScoreKey(lp, "metric", name, level)).rows(
             systems, what=f"{name} scores"
         )
-    for shown, name in task_human_metrics(test_set, level, human_metrics, gold).items():
+    for shown, name in task_human_metrics(test_set, level, selection.human_metrics, gold).items():
         other = _scores(scores, ScoreKey(lp, "human", name, level))
         if set(systems) <= set(other.systems):
             values = other.rows(systems, what=f"{name} scores")
@@ -197,24 +208,10 @@ def task_inputs(
     return systems, human, metrics
 
 
-def task_inputs_per_lp(
-    task: Task,
-    inputs: ProtocolInputs,
-    options: RunOptions,
-    *,
-    with_human_metrics: bool = True,
-) -> dict[str, LpInputs]:
+def task_inputs_per_lp(task: Task, inputs: ProtocolInputs, selection: MetricSelection) -> dict[str, LpInputs]:
     """``{lp: task_inputs(...)}`` of every language pair of the task, in the task's order, with the metrics
-    ``options`` selects; the human scores of ``options.human_metrics`` among them unless ``with_human_metrics`` is
-    False."""
-    human_metrics = options.human_metrics if with_human_metrics else ()
-    return {
-        lp: task_inputs(
-            task, lp, inputs, all_metrics=options.all_metrics, always=options.always,
-            human_metrics=human_metrics,
-        )
-        for lp in task.lps
-    }  # fmt: skip
+    ``selection`` chooses (a run's: :attr:`mtsig.studies.metrics_protocol.RunOptions.selection`)."""
+    return {lp: task_inputs(task, lp, inputs, selection) for lp in task.lps}
 
 
 def covers(task: Task, human: np.ndarray, values: np.ndarray) -> bool:
