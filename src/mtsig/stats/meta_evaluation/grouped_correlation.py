@@ -303,7 +303,7 @@ def pdp_from_terms(
 
 
 def group_statistics(
-    human: object, metric: object, options: CorrelationOptions = CorrelationOptions()
+    human: object, metric: object, options: CorrelationOptions = DEFAULT_CORRELATION
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(values[..., G], counted[G])``: the statistic of every group (NaN where undefined) and which groups count
     (at least two cells with a human score). ``human[S, N]`` (NaN = not rated), ``metric[..., S, N]``. With
@@ -422,7 +422,7 @@ def check_average(average: str) -> None:
 
 
 def grouped_correlation(
-    human: object, metric: object, options: CorrelationOptions = CorrelationOptions()
+    human: object, metric: object, options: CorrelationOptions = DEFAULT_CORRELATION
 ) -> np.ndarray:
     """The correlation of ``metric[..., S, N]`` with ``human[S, N]`` (NaN = not rated) as ``options`` say
     (:class:`CorrelationOptions`), averaged over the groups (module docstring; mt-metrics-eval's

@@ -95,13 +95,12 @@ from mtsig.studies.metrics_protocol.statistics import (
 from mtsig.studies.metrics_protocol.tasks import PERM_TESTS, Protocol, Task, TestSetInfo, file_level, gold_of
 
 __all__ = [
-    "ALPHA", "EARLY_STOPPING", "HUMAN_PREFIX", "LPS_WITH_MULTIPLE_REFS", "PERM_TESTS", "PRIMARY_METRICS", "PROTOCOLS",
-    "SPEC_OPTIONS", "STATISTICS", "WMT23_BASELINES", "WMT23_INFO", "WMT25_BASELINES", "WMT25_INFO",
-    "WMT25_LPS", "WMT25_MQM_LPS", "WMT25_PRIMARIES", "LpInputs", "MetricSelection", "Protocol", "ProtocolData", "ProtocolInputs",
-    "ProtocolResult", "RunOptions", "ScoreKey", "StatisticSpec", "Task", "TaskData", "TaskResult", "TaskValues",
-    "TestSetInfo",
-    "covers", "display_name", "document_sizes", "file_level", "gold_of", "human_display", "human_ranks",
-    "pdp_extras", "rated_segment_flips", "rated_segments", "required_scores", "run_protocol", "run_task",
-    "sampled_items", "task_human_metrics", "task_inputs", "task_inputs_per_lp", "task_metrics",
-    "task_systems", "tasks_from_spec", "with_gold", "wmt23", "wmt24_on_wmt23", "wmt25",
+    "ALPHA", "EARLY_STOPPING", "HUMAN_PREFIX", "LPS_WITH_MULTIPLE_REFS", "PERM_TESTS", "PRIMARY_METRICS",
+    "PROTOCOLS", "SPEC_OPTIONS", "STATISTICS", "WMT23_BASELINES", "WMT23_INFO", "WMT25_BASELINES", "WMT25_INFO",
+    "WMT25_LPS", "WMT25_MQM_LPS", "WMT25_PRIMARIES", "LpInputs", "MetricSelection", "Protocol", "ProtocolData",
+    "ProtocolInputs", "ProtocolResult", "RunOptions", "ScoreKey", "StatisticSpec", "Task", "TaskData", "TaskResult",
+    "TaskValues", "TestSetInfo", "covers", "display_name", "document_sizes", "file_level", "gold_of",
+    "human_display", "human_ranks", "pdp_extras", "rated_segment_flips", "rated_segments", "required_scores",
+    "run_protocol", "run_task", "sampled_items", "task_human_metrics", "task_inputs", "task_inputs_per_lp",
+    "task_metrics", "task_systems", "tasks_from_spec", "with_gold", "wmt23", "wmt24_on_wmt23", "wmt25",
 ]  # fmt: skip

@@ -37,7 +37,11 @@ from mtsig.studies.metrics_protocol.selection import (
     sampled_items,
     task_inputs_per_lp,
 )
-from mtsig.studies.metrics_protocol.statistics import correlation_options, rated_segment_flips
+from mtsig.studies.metrics_protocol.statistics import (
+    correlation_grouping,
+    correlation_options,
+    rated_segment_flips,
+)
 from mtsig.studies.metrics_protocol.tasks import Task
 
 #: The quantile reported beside the chance mean.
@@ -143,9 +147,8 @@ def statistic_draws(
     ((lp, (_, human, scores)),) = per_lp.items()
     values = np.stack([scores[m] for m in metrics])
     relabelling = relabellings[lp]
-    grouping = task.grouping if task.level == "seg" else "none"
     if task.statistic == "pdp":
-        return ch.chance_pdp(human, values, grouping, relabelling)
+        return ch.chance_pdp(human, values, correlation_grouping(task), relabelling)
     if task.statistic in KINDS:  # grouped_correlation's own statistics, the WMT20 Kendall-like tau among them
         return ch.chance_grouped_correlation(
             human, values, relabelling, correlation_options(task, task.statistic)

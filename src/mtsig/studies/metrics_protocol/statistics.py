@@ -153,16 +153,16 @@ def _system_level_only(task: Task) -> None:
 # ------------------------------------------------------------------------------------------------ correlations
 
 
-def _grouping(task: Task) -> str:
+def correlation_grouping(task: Task) -> str:
     """The grouping of a correlation: the task's at the segment level, none at the system level."""
     return task.grouping if task.level == "seg" else "none"
 
 
 def correlation_options(task: Task, kind: str, *, pdp: bool = False) -> CorrelationOptions:
     """The :class:`~mtsig.stats.meta_evaluation.grouped_correlation.CorrelationOptions` of correlation ``kind``
-    (``pdp``: Pairwise Difference Pearson) that a task sets, under the task's grouping (:func:`_grouping`)."""
+    (``pdp``: Pairwise Difference Pearson) that a task sets, under the task's grouping (:func:`correlation_grouping`)."""
     return CorrelationOptions(
-        kind, _grouping(task), kendall_variant=task.variant or "b", epsilon=task.epsilon,
+        kind, correlation_grouping(task), kendall_variant=task.variant or "b", epsilon=task.epsilon,
         nan_groups=task.nan_groups, average=task.average, threshold=task.threshold, pdp=pdp,
     )  # fmt: skip
 
@@ -196,7 +196,7 @@ def _score_swaps(kind: str) -> Callable[[Task, TaskData, TaskValues], SwapSource
 def _pearson_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource:
     """Pearson over cells from its sums (:class:`PearsonSwaps`, the WMT23 tasks'); grouped or micro-averaged Pearson
     on every hybrid."""
-    if _grouping(task) == "none" and task.average == "macro":
+    if correlation_grouping(task) == "none" and task.average == "macro":
         human, metrics = data.one_lp
         cells = np.isfinite(human).reshape(-1)
         return PearsonSwaps(human.reshape(-1)[cells], metrics.reshape(len(metrics), -1)[:, cells])
@@ -205,7 +205,7 @@ def _pearson_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource
 
 def _pdp_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource:
     """PDP from its sums (:class:`PdpSwaps`)."""
-    return PdpSwaps(*data.one_lp, _grouping(task))
+    return PdpSwaps(*data.one_lp, correlation_grouping(task))
 
 
 def _kendall_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource:
@@ -216,7 +216,12 @@ def _kendall_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource
     human, metrics = data.one_lp
     epsilons = np.full(len(metrics), task.epsilon)
     return PairOutcomeSwaps(
-        human, metrics, epsilons, variant=task.variant, grouping=_grouping(task), nan_groups=task.nan_groups
+        human,
+        metrics,
+        epsilons,
+        variant=task.variant,
+        grouping=correlation_grouping(task),
+        nan_groups=task.nan_groups,
     )
 
 
