@@ -1,7 +1,8 @@
-"""CPU time of the pipeline's ``metric_stats`` step per (experiment, metric), optionally against an older checkout.
+"""CPU time of each metric's statistics in the pipeline's ``metric_stats`` step (which scores every metric of an
+experiment in one job), per (experiment, metric), optionally against an older checkout.
 
-Each job runs ``mtsig.steps.metrics.metric_stats`` in a fresh Python process, as a Snakemake job does (start-up and
-imports included), on the prepared texts of a finished run (``<results>/<experiment>/texts``), and prints its CPU
+Each metric runs ``mtsig.steps.metrics.write_metric_stats`` in a fresh Python process, as a Snakemake job does
+(start-up and imports included), on the prepared texts of a finished run (``<results>/<experiment>/texts``), and prints its CPU
 time (user + system, from ``wait4``), wall time and peak RSS, and whether its statistics file is byte-identical to
 the one of that run. With ``--baseline-src`` (the ``src`` folder of another checkout, e.g. ``git archive <commit>
 src | tar -x -C /tmp/base``) every job runs first with that code and then with this checkout's, one after the
@@ -33,15 +34,19 @@ sys.path.insert(0, str(REPO / "src"))
 from mtsig.pipeline import config as mtsig_config  # noqa: E402
 from mtsig.settings import Experiment, as_block  # noqa: E402
 
-# The step of this checkout takes the metric's options (its rule's params); an older one took the experiment whole.
+# One metric's statistics in a process of its own: by write_metric_stats in this checkout (the step, metric_stats,
+# runs it for each metric of an experiment); an older checkout's step took one metric with its options, and an
+# older one still the experiment whole.
 CHILD = """
 import inspect, json, sys
-from mtsig.steps.metrics import metric_stats
+from mtsig.steps import metrics
 spec, options, metric, texts, out = json.loads(sys.argv[1])
-if next(iter(inspect.signature(metric_stats).parameters)) == "spec":
-    metric_stats(spec, metric, texts, out)
+if hasattr(metrics, "write_metric_stats"):
+    metrics.write_metric_stats(metric, texts, out, options=options)
+elif next(iter(inspect.signature(metrics.metric_stats).parameters)) == "spec":
+    metrics.metric_stats(spec, metric, texts, out)
 else:
-    metric_stats(metric, texts, out, options=options)
+    metrics.metric_stats(metric, texts, out, options=options)
 """
 
 

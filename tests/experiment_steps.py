@@ -11,7 +11,7 @@ from mtsig.pipeline import config as mtsig_config
 from mtsig.settings import Experiment
 from mtsig.steps.data import prepare_texts
 from mtsig.steps.human import human_gold
-from mtsig.steps.metrics import metric_stats
+from mtsig.steps.metrics import write_metric_stats
 
 
 def experiment_of(block: dict[str, Any], name: str = "x", metrics: list[Any] | None = None) -> Experiment:
@@ -33,9 +33,9 @@ def statistics(
     data_root: Path | None = None,
     documents: Path | None = None,
 ) -> None:
-    """Rule ``metric_stats``: its params are the metric's options, or its declaration."""
+    """Rule ``metric_stats``, for one metric: its params are the metric's options, or its declaration."""
     declaration = spec.declarations.get(metric)
-    metric_stats(
+    write_metric_stats(
         metric,
         texts,
         stats,

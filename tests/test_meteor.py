@@ -26,7 +26,7 @@ from mtsig.metrics.meteor import meteor_jar, meteor_score, meteor_settings, pars
 from mtsig.steps.common import load_scored_stats
 from mtsig.steps.data import write_prepared_texts
 from mtsig.steps.files import load_arrays, save_arrays, save_stats
-from mtsig.steps.metrics import corpus_scores_table, metric_stats
+from mtsig.steps.metrics import corpus_scores_table, write_metric_stats
 
 N_SEGMENTS = 150  # WMT12 subsets: a few hundred lines keep the JVM runs short
 
@@ -228,7 +228,7 @@ def test_pipeline_meteor_equals_jar_final_score(
 
     monkeypatch.setattr(meteor_module.subprocess, "run", counting_run)
     stats_path = tmp_path / "stats" / "meteor.npz"
-    metric_stats("meteor", texts, stats_path, options={"language": language})
+    write_metric_stats("meteor", texts, stats_path, options={"language": language})
     monkeypatch.undo()
     assert len(jar_runs) == 1  # one JVM per experiment, all systems in it
     table = corpus_scores_table([stats_path])

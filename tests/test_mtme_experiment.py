@@ -414,12 +414,13 @@ def test_config_swap_plans_the_default_outputs(data_root: Path, tmp_path: Path) 
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.M))
-    expected = {"prepare_texts": 1, "metric_stats": 10, "merge_tests": 10, "corpus_scores": 1, "human_gold": 1,
+    expected = {"prepare_texts": 1, "metric_stats": 1, "merge_tests": 1, "corpus_scores": 1, "human_gold": 1,
                 "evaluate": 1, "tables": 1, "clusters": 1, "figures": 1, "meta_evaluation": 1}  # fmt: skip
     assert {rule: int(counts.get(rule, 0)) for rule in expected} == expected
-    assert "results/wmt23-en-de/intervals/MetricX-23-refA.tsv" in result.stdout
+    assert re.search(r"^\s+output: .*results/wmt23-en-de/intervals\b", result.stdout, flags=re.M)
     assert "results/tables/wmt23-en-de.meta_evaluation.md" in result.stdout
     spec = configured()
+    assert len(spec.metric_names) == 10  # one job scores and tests them all
     assert mtsig_config.has_documents(spec.text_sources(), data_root)
 
 

@@ -272,8 +272,9 @@ def test_engine_settings_rerun_nothing(tiny_pipeline_run: Path, data_root: Path,
     as_run = planned("resampling: {}\n")
     assert planned("resampling: {memory_cap_mb: 512}\n", "--cores", "1") == as_run
     sharded = planned("resampling: {pair_shards: 3}\n")
-    merges = sharded.get("merge_tests", 0)
-    assert merges > 0 and sharded["resample_tests"] == 3 * merges
+    merges = sharded.get("merge_tests", 0)  # one per experiment, of every metric's shards
+    metrics = yaml.safe_load(TINY_CONFIG.read_text(encoding="utf-8"))["metrics"]
+    assert merges > 0 and sharded["resample_tests"] == 3 * len(metrics) * merges
     statistics_and_gold = {"prepare_texts", "metric_stats", "human_gold", "calibration", "section2", "power"}
     assert not statistics_and_gold & set(sharded)
     reseeded = planned("resampling: {seed: 7}\n")
@@ -331,7 +332,7 @@ def test_every_file_of_the_run_is_a_target_so_a_missing_one_is_made_again(
 ) -> None:
     """Every file the tiny run wrote under results/ (statistics, manifests, texts, tables, HTML pages, figures) is
     a target of ``all`` or inside one (a directory output), so the next run notices one that is missing
-    (docs/design.md, "Every output is a target"): with one statistics file moved away (as a forced metric_stats
+    (docs/design.md, "Every output is a target"): with the statistics folder moved away (as a forced metric_stats
     job killed after Snakemake removed it leaves it), a dry run plans that job, which it did not before.
     (That a finished run plans nothing with these targets: tests/test_hard_stop.py.)
     The targets are the inputs of rule ``all`` that a dry run forcing every job prints."""
@@ -353,8 +354,8 @@ def test_every_file_of_the_run_is_a_target_so_a_missing_one_is_made_again(
     # none, unless a test touched a file; the run's own config (an empty override), as the other tests plan it
     before = _planned(tiny_pipeline_run, data_root, tmp_path, "resampling: {}\n")
     assert "metric_stats" not in before, before
-    statistics = results / "synthetic-small" / "stats" / "chrf.npz"
-    aside = statistics.with_name("chrf.npz.aside")
+    statistics = results / "synthetic-small" / "stats"
+    aside = statistics.with_name("stats.aside")
     statistics.replace(aside)  # moved, not copied: its time is kept, so the run is as it was once it is back
     try:
         planned = _planned(tiny_pipeline_run, data_root, tmp_path, "resampling: {}\n")

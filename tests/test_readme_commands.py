@@ -375,7 +375,11 @@ def _run_snakemake(words: list[str], env: dict[str, str], clone: Path, command: 
         planned = re.search(r"^resample_tests\s+(\d+)$", output, flags=re.M)
         assert planned is not None, output[-3000:]
         merges = int(re.search(r"^merge_tests\s+(\d+)$", output, flags=re.M).group(1))
-        assert int(planned.group(1)) == 16 * merges, output[-3000:]
+        # 16 shards of every metric of every experiment, one merge per experiment
+        shards = re.findall(r"wildcards: experiment=([^,\s]+), metric=([^,\s]+), shard=\d+", output)
+        per_metric = {pair: shards.count(pair) for pair in shards}
+        assert int(planned.group(1)) == len(shards) and set(per_metric.values()) == {16}, output[-3000:]
+        assert len({experiment for experiment, _ in per_metric}) == merges, output[-3000:]
     return output
 
 

@@ -76,25 +76,25 @@ def test_a_renamed_output_or_input_is_caught_before_any_job_runs() -> None:
             "shard_system_intervals",
             "manifests",
         ],
-        outputs=["tests", "tests_manifest", "distributions", "intervals", "system_intervals"],
-        params=[],
-        wildcards=["experiment", "metric"],
+        outputs=["tests", "distributions", "intervals"],
+        params=["metrics", "stats", "selection", "resampling", "test_names"],
+        wildcards=["experiment"],
     )
     assert fits == []
     renamed_output = check_rule(
         "merge_tests",
         inputs=["shard_tests", "shard_distributions", "shard_intervals", "shard_system_intervals"],
-        outputs=["tables", "distributions", "intervals", "system_intervals"],
-        params=[],
-        wildcards=["experiment", "metric"],
+        outputs=["tables", "distributions", "intervals"],
+        params=["metrics"],
+        wildcards=["experiment"],
     )
     assert any("needs 'tests'" in p for p in renamed_output)
     assert any("output 'tables'" in p for p in renamed_output)
     renamed_input = check_rule(
         "resample_tests",
-        ["statistics", "selection", "documents"],
+        ["stats_folder", "documents"],
         ["shard_tests", "shard_distributions", "shard_intervals", "shard_system_intervals"],
-        ["test_names", "resampling", "shards"],
+        ["statistics", "selection", "test_names", "resampling", "shards"],
         ["experiment", "metric", "shard"],
     )
     assert renamed_input == ["rule resample_tests: the step needs 'stats', which the rule does not name"]

@@ -4,7 +4,7 @@
 
 rule calibration:
     input:
-        stats=stats_of,
+        stats_folder=rules.metric_stats.output.stats,
         gold_conclusions=rules.human_gold.output.conclusions,
         documents=rules.prepare_texts.output.documents,
     output:
@@ -38,17 +38,14 @@ rule calibration:
         pvalue=SETTINGS.resampling.pvalue,
         mean_block_length=SETTINGS.resampling.mean_block_length,
         tests=lambda wildcards: tests_of_experiment(wildcards.experiment),
+        stats=stats_of,
     script:
         "../scripts/step.py"
 
 
 rule power:
     input:
-        stats=lambda wildcards: outputs_of(
-            rules.metric_stats.output.stats,
-            experiment=wildcards.experiment,
-            metric=power_metric(wildcards.experiment),
-        ),
+        stats_folder=rules.metric_stats.output.stats,
     output:
         table=RESULTS / "{experiment}" / "power.tsv",
         png=report(
@@ -74,13 +71,16 @@ rule power:
         target_power=SETTINGS.power.target_power,
         seed=SETTINGS.resampling.seed,
         pvalue=SETTINGS.resampling.pvalue,
+        stats=lambda wildcards: stats_of(
+            wildcards, [power_metric(wildcards.experiment)]
+        ),
     script:
         "../scripts/step.py"
 
 
 rule section2:
     input:
-        stats=stats_of,
+        stats_folder=rules.metric_stats.output.stats,
     output:
         table=RESULTS / "{experiment}" / "section2.tsv",
         md=RESULTS / "tables" / "{experiment}.section2.md",
@@ -104,5 +104,6 @@ rule section2:
         section2_pairs=SETTINGS.calibration.section2_pairs,
         samples=as_block(SETTINGS.resampling.samples),
         seed=SETTINGS.resampling.seed,
+        stats=stats_of,
     script:
         "../scripts/step.py"

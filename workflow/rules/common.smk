@@ -19,6 +19,7 @@ from mtsig.pipeline import config as mtsig_config  # noqa: E402
 from mtsig.pipeline import data as mtsig_data  # noqa: E402
 from mtsig import settings as mtsig_settings  # noqa: E402
 from mtsig import steps as mtsig_steps  # noqa: E402
+from mtsig.steps import files as mtsig_files  # noqa: E402
 from mtsig.errors import InputError  # noqa: E402
 from mtsig.settings import as_block  # noqa: E402
 
@@ -322,32 +323,44 @@ def experiment_block(key):
 
 
 def metric_inputs(wildcards):
-    """A declared segment-score metric's file (so that its statistics are remade when it changes)."""
+    """The files of the experiment's metrics read from segment scores (so that the statistics are remade when one
+    changes)."""
     files = mtsig_config.segment_score_files(
         experiment_spec(wildcards.experiment).declarations, DATA_ROOT
     )
-    return data_files([files[wildcards.metric]] if wildcards.metric in files else [])
+    return data_files(
+        [
+            files[metric]
+            for metric in metrics_of(wildcards.experiment)
+            if metric in files
+        ]
+    )
 
 
 def metric_options(wildcards):
-    """metric_stats' params: the options a built-in metric is built with (none for a declared one)."""
+    """metric_stats' params: the options each built-in metric is built with, by metric."""
     spec = experiment_spec(wildcards.experiment)
-    if wildcards.metric in spec.declarations:
-        return {}
-    return spec.metric_options(wildcards.metric)
+    return {
+        metric: spec.metric_options(metric)
+        for metric in metrics_of(wildcards.experiment)
+        if metric not in spec.declarations
+    }
 
 
-def metric_declaration(wildcards):
-    """metric_stats' params: a metric read from segment scores, its declaration (None for a built-in metric)."""
-    declaration = experiment_spec(wildcards.experiment).declarations.get(
-        wildcards.metric
-    )
-    return None if declaration is None else as_block(declaration)
+def metric_declarations(wildcards):
+    """metric_stats' params: the declaration of each metric read from segment scores, by metric."""
+    spec = experiment_spec(wildcards.experiment)
+    return {
+        metric: as_block(spec.declarations[metric])
+        for metric in metrics_of(wildcards.experiment)
+        if metric in spec.declarations
+    }
 
 
 def meteor_paraphrase_index(wildcards):
-    """The paraphrase table's index, for METEOR in a language whose jar settings match paraphrases (English)."""
-    if wildcards.metric != "meteor":
+    """The paraphrase table's index, for an experiment scored with METEOR in a language whose jar settings match
+    paraphrases (English)."""
+    if "meteor" not in metrics_of(wildcards.experiment):
         return []
     from mtsig.metrics.meteor import meteor_settings
 
@@ -365,22 +378,28 @@ def tests_of_experiment(name):
     return tests
 
 
-def stats_of(wildcards):
-    """Every metric's statistics of the experiment."""
-    return outputs_of(
-        rules.metric_stats.output.stats,
-        experiment=wildcards.experiment,
-        metric=metrics_of(wildcards.experiment),
+def per_metric_files(folder, kind, wildcards, metrics=None):
+    """The file of ``kind`` (mtsig.steps.files.PER_METRIC_NAMES) of each of the experiment's metrics (or of
+    ``metrics``), in its metric order, inside ``folder``, a folder output of one job per experiment
+    (``rules.X.output.name``). A param of the rules that read them, which take the folder as their input:
+    Snakemake tracks the folder, not the files in it."""
+    folder = outputs_of(folder, experiment=wildcards.experiment)[0]
+    return [
+        str(mtsig_files.per_metric_path(folder, kind, metric))
+        for metric in metrics or metrics_of(wildcards.experiment)
+    ]
+
+
+def stats_of(wildcards, metrics=None):
+    """Every metric's statistics of the experiment (or those of ``metrics``), in rule metric_stats' folder."""
+    return per_metric_files(
+        rules.metric_stats.output.stats, "stats", wildcards, metrics
     )
 
 
 def experiment_tests(wildcards):
-    """Every metric's merged tests table of the experiment."""
-    return outputs_of(
-        rules.merge_tests.output.tests,
-        experiment=wildcards.experiment,
-        metric=metrics_of(wildcards.experiment),
-    )
+    """Every metric's tests table of the experiment, in rule merge_tests' folder."""
+    return per_metric_files(rules.merge_tests.output.tests, "tests", wildcards)
 
 
 def job_outputs(rule, **wildcards):
@@ -396,19 +415,16 @@ def job_outputs(rule, **wildcards):
 
 def english_meteor(name):
     """The experiment's METEOR statistics read the paraphrase index (rule meteor_paraphrases)."""
-    return "meteor" in metrics_of(name) and bool(
-        meteor_paraphrase_index(SimpleNamespace(experiment=name, metric="meteor"))
-    )
+    return bool(meteor_paraphrase_index(SimpleNamespace(experiment=name)))
 
 
 def output_experiment_jobs(name):
     """The jobs of a system-output experiment, each as (rule, wildcards): texts, statistics, scores, tests,
     gold, evaluation, clusters, tables and figures, and power and training runs where configured.
     """
-    metrics = metrics_of(name)
     jobs = [(rules.generate_synthetic, {})] if name in RUN["synthetic"] else []
-    jobs += [(rules.prepare_texts, {}), (rules.metric_stats, {"metric": metrics})]
-    jobs += [(rules.corpus_scores, {}), (rules.merge_tests, {"metric": metrics})]
+    jobs += [(rules.prepare_texts, {}), (rules.metric_stats, {})]
+    jobs += [(rules.corpus_scores, {}), (rules.merge_tests, {})]
     jobs += [(rules.human_gold, {}), (rules.evaluate, {}), (rules.clusters, {})]
     jobs += [(rules.tables, {}), (rules.figures, {})]
     if name in SETTINGS.power.experiments:
@@ -507,26 +523,31 @@ def manifest(path):
 
 
 def merge_tests_inputs(wildcards):
-    """What merge_tests reads: every shard of resample_tests with its manifest (read with the shard, and so kept,
-    like the shard, until the merge is done), or, unsharded (pair_shards: 1), resample_tests' own inputs, from
-    which merge_tests computes the one shard itself rather than in a job of its own."""
-    experiment, metric = wildcards.experiment, wildcards.metric
+    """What merge_tests reads: every shard of resample_tests of every metric (metric after metric, in the
+    experiment's order) with its manifest (read with the shard, and so kept, like the shard, until the merge is
+    done), or, unsharded (pair_shards: 1), resample_tests' own inputs, from which merge_tests computes each
+    metric's one shard itself rather than in jobs of their own."""
+    experiment = wildcards.experiment
     if SHARDS == 1:
         return {
-            "stats": expand(
-                rules.metric_stats.output.stats, experiment=experiment, metric=metric
+            "stats_folder": outputs_of(
+                rules.metric_stats.output.stats, experiment=experiment
             )[0],
-            "selection": selection_metric(wildcards),
-            "documents": expand(
+            "documents": outputs_of(
                 rules.prepare_texts.output.documents, experiment=experiment
             )[0],
         }
     shard = rules.resample_tests.output
+    metrics = metrics_of(experiment)
 
     def shards(pattern):
-        return expand(
-            pattern, shard=range(SHARDS), experiment=experiment, metric=metric
-        )
+        return [
+            path
+            for metric in metrics
+            for path in expand(
+                pattern, shard=range(SHARDS), experiment=experiment, metric=metric
+            )
+        ]
 
     return {
         "shard_tests": shards(shard.shard_tests),
@@ -541,12 +562,10 @@ def merge_tests_inputs(wildcards):
 
 
 def selection_metric(wildcards):
-    """Distribution pairs are chosen by BLEU (the paper's Fig. 5), or by the first metric when BLEU is not run."""
+    """Distribution pairs are chosen by BLEU (the paper's Fig. 5), or by the first metric when BLEU is not run:
+    its statistics file (a param, beside rule metric_stats' folder as the input)."""
     metrics = metrics_of(wildcards.experiment)
-    chosen = "bleu" if "bleu" in metrics else metrics[0]
-    return outputs_of(
-        rules.metric_stats.output.stats, experiment=wildcards.experiment, metric=chosen
-    )[0]
+    return stats_of(wildcards, ["bleu" if "bleu" in metrics else metrics[0]])[0]
 
 
 def tables_index_entries():

@@ -5,7 +5,7 @@
 
 rule evaluate:
     input:
-        tests=experiment_tests,
+        tests_folder=rules.merge_tests.output.tests,
         gold=rules.human_gold.output.gold,
         gold_conclusions=rules.human_gold.output.conclusions,
     output:
@@ -21,6 +21,7 @@ rule evaluate:
     conda:
         "../envs/mtsig.yaml"
     params:
+        tests=experiment_tests,
         alphas=ALPHAS,
         corrections=as_block(SETTINGS.evaluation.corrections),
     script:
@@ -29,8 +30,8 @@ rule evaluate:
 
 rule clusters:
     input:
-        tests=experiment_tests,
-        stats=stats_of,
+        tests_folder=rules.merge_tests.output.tests,
+        stats_folder=rules.metric_stats.output.stats,
         gold=rules.human_gold.output.gold,
         system_scores=rules.human_gold.output.system_scores,
     output:
@@ -43,6 +44,8 @@ rule clusters:
     conda:
         "../envs/mtsig.yaml"
     params:
+        tests=experiment_tests,
+        stats=stats_of,
         settings=as_block(SETTINGS.evaluation.clusters),
     script:
         "../scripts/step.py"
@@ -53,7 +56,7 @@ rule tables:
         accuracy=rules.evaluate.output.accuracy,
         chi_square=rules.evaluate.output.chi_square,
         agreement=rules.evaluate.output.agreement,
-        stats=stats_of,
+        stats_folder=rules.metric_stats.output.stats,
         system_scores=rules.human_gold.output.system_scores,
     output:
         md=RESULTS / "tables" / "{experiment}.md",
@@ -73,6 +76,7 @@ rule tables:
     conda:
         "../envs/mtsig.yaml"
     params:
+        stats=stats_of,
         description=lambda wildcards: experiment_spec(wildcards.experiment).description,
         metrics=lambda wildcards: metrics_of(wildcards.experiment),
         n_systems=lambda wildcards: len(experiment_spec(wildcards.experiment).systems),

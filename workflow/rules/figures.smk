@@ -4,12 +4,8 @@
 
 rule figures:
     input:
-        distributions=lambda wildcards: outputs_of(
-            rules.merge_tests.output.distributions,
-            experiment=wildcards.experiment,
-            metric=metrics_of(wildcards.experiment),
-        ),
-        tests=experiment_tests,
+        distributions_folder=rules.merge_tests.output.distributions,
+        tests_folder=rules.merge_tests.output.tests,
         gold=rules.human_gold.output.gold,
         system_scores=rules.human_gold.output.system_scores,
     output:
@@ -28,6 +24,10 @@ rule figures:
     resources:
         mem_mb=2000,
     params:
+        distributions=lambda wildcards: per_metric_files(
+            rules.merge_tests.output.distributions, "distributions", wildcards
+        ),
+        tests=experiment_tests,
         test_names=lambda wildcards: tests_of_experiment(wildcards.experiment),
         alpha=ALPHAS[0],
     script:

@@ -5,7 +5,7 @@
 
 rule meta_evaluation:
     input:
-        stats=stats_of,
+        stats_folder=rules.metric_stats.output.stats,
         texts=rules.prepare_texts.output.texts,
         system_scores=rules.human_gold.output.system_scores,
         gold_conclusions=rules.human_gold.output.conclusions,
@@ -45,6 +45,7 @@ rule meta_evaluation:
     conda:
         "../envs/mtsig.yaml"
     params:
+        stats=stats_of,
         settings=as_block(SETTINGS.meta_evaluation),
         seed=SETTINGS.resampling.seed,
     script:

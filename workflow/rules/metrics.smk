@@ -1,4 +1,5 @@
-# Automatic metrics: per-segment sufficient statistics (one job per experiment and metric), then corpus scores.
+# Automatic metrics: per-segment sufficient statistics (one job per experiment, for all its metrics), then corpus
+# scores.
 
 
 # Meteor's English paraphrase table indexed once per run: each English METEOR job gives the jar only the entries
@@ -25,18 +26,20 @@ rule metric_stats:
         scores=metric_inputs,
         paraphrases=meteor_paraphrase_index,
     output:
-        stats=RESULTS / "{experiment}" / "stats" / "{metric}.npz",
-        stats_manifest=manifest(RESULTS / "{experiment}" / "stats" / "{metric}.npz"),
+        stats=directory(RESULTS / "{experiment}" / "stats"),
     log:
-        "logs/{experiment}/metric_stats.{metric}.log",
+        "logs/{experiment}/metric_stats.log",
     priority: mtsig_steps.RULE_PRIORITIES["metric_stats"]
     conda:
         "../envs/mtsig.yaml"
     resources:
-        mem_mb=lambda wildcards: 3500 if wildcards.metric == "meteor" else 1000,
+        mem_mb=lambda wildcards: (
+            3500 if "meteor" in metrics_of(wildcards.experiment) else 1000
+        ),
     params:
+        metrics=lambda wildcards: metrics_of(wildcards.experiment),
         options=metric_options,
-        declaration=metric_declaration,
+        declarations=metric_declarations,
         data_root=DATA_ROOT,
     script:
         "../scripts/step.py"
@@ -44,7 +47,7 @@ rule metric_stats:
 
 rule corpus_scores:
     input:
-        stats=stats_of,
+        stats_folder=rules.metric_stats.output.stats,
     output:
         scores=RESULTS / "{experiment}" / "scores.tsv",
         html=report(
@@ -57,5 +60,7 @@ rule corpus_scores:
         "logs/{experiment}/corpus_scores.log",
     conda:
         "../envs/mtsig.yaml"
+    params:
+        stats=stats_of,
     script:
         "../scripts/step.py"

@@ -11,7 +11,11 @@ rule segment_level:
                 rules.prepare_texts.output.texts, experiment=wildcards.experiment
             )[0]
         ),
-        stats=wmt_only(stats_of),
+        stats_folder=wmt_only(
+            lambda wildcards: outputs_of(
+                rules.metric_stats.output.stats, experiment=wildcards.experiment
+            )[0]
+        ),
         predicted=predicted_inputs,
     output:
         table=RESULTS / "{experiment}" / "segment_level.tsv",
@@ -31,6 +35,7 @@ rule segment_level:
     resources:
         mem_mb=2000,
     params:
+        stats=wmt_only(stats_of),
         languages=ranking_languages,
         seed=SETTINGS.resampling.seed,
         bootstrap_samples=SETTINGS.segment_level.bootstrap_samples,

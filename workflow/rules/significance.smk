@@ -1,62 +1,31 @@
 # The randomized tests for every ordered pair, every metric and every configured test, and from the paired
 # bootstrap's same draws the percentile and BCa intervals of every difference and every system's score. An
-# experiment's pairs may be split into `resampling.pair_shards` jobs (for a cluster); the merge gives byte-identical
-# tables. Unsharded (the default), merge_tests computes the one shard itself: one job per (experiment, metric).
+# experiment's pairs may be split into `resampling.pair_shards` jobs per metric (for a cluster); the merge gives
+# byte-identical tables. Unsharded (the default), merge_tests computes each metric's one shard itself: one job per
+# experiment.
+
+#: Where resample_tests' shards wait for merge_tests (temporary files, deleted once merged).
+SHARDS_FOLDER = RESULTS / "{experiment}" / "shards"
 
 
 rule resample_tests:
     input:
-        stats=rules.metric_stats.output.stats,
-        selection=selection_metric,
+        stats_folder=rules.metric_stats.output.stats,
         documents=rules.prepare_texts.output.documents,
     output:
-        shard_tests=temp(
-            RESULTS / "{experiment}" / "tests" / "shards" / "{metric}.{shard}.tsv"
-        ),
-        shard_distributions=temp(
-            RESULTS / "{experiment}" / "tests" / "shards" / "{metric}.{shard}.npz"
-        ),
-        shard_intervals=temp(
-            RESULTS
-            / "{experiment}"
-            / "tests"
-            / "shards"
-            / "{metric}.{shard}.intervals.tsv"
-        ),
-        shard_system_intervals=temp(
-            RESULTS
-            / "{experiment}"
-            / "tests"
-            / "shards"
-            / "{metric}.{shard}.systems.tsv"
-        ),
+        shard_tests=temp(SHARDS_FOLDER / "{metric}.{shard}.tsv"),
+        shard_distributions=temp(SHARDS_FOLDER / "{metric}.{shard}.npz"),
+        shard_intervals=temp(SHARDS_FOLDER / "{metric}.{shard}.intervals.tsv"),
+        shard_system_intervals=temp(SHARDS_FOLDER / "{metric}.{shard}.systems.tsv"),
         shard_intervals_manifest=temp(
-            manifest(
-                RESULTS
-                / "{experiment}"
-                / "tests"
-                / "shards"
-                / "{metric}.{shard}.intervals.tsv"
-            )
+            manifest(SHARDS_FOLDER / "{metric}.{shard}.intervals.tsv")
         ),
         shard_system_intervals_manifest=temp(
-            manifest(
-                RESULTS
-                / "{experiment}"
-                / "tests"
-                / "shards"
-                / "{metric}.{shard}.systems.tsv"
-            )
+            manifest(SHARDS_FOLDER / "{metric}.{shard}.systems.tsv")
         ),
-        shard_tests_manifest=temp(
-            manifest(
-                RESULTS / "{experiment}" / "tests" / "shards" / "{metric}.{shard}.tsv"
-            )
-        ),
+        shard_tests_manifest=temp(manifest(SHARDS_FOLDER / "{metric}.{shard}.tsv")),
         shard_distributions_manifest=temp(
-            manifest(
-                RESULTS / "{experiment}" / "tests" / "shards" / "{metric}.{shard}.npz"
-            )
+            manifest(SHARDS_FOLDER / "{metric}.{shard}.npz")
         ),
     log:
         "logs/{experiment}/resample_tests.{metric}.{shard}.log",
@@ -67,6 +36,8 @@ rule resample_tests:
         memory_cap_mb=MEMORY_CAP_MB,
         pair_shards=SHARDS,
     params:
+        stats=lambda wildcards: stats_of(wildcards, [wildcards.metric])[0],
+        selection=selection_metric,
         resampling=RESAMPLING,
         test_names=lambda wildcards: tests_of_experiment(wildcards.experiment),
     script:
@@ -77,13 +48,11 @@ rule merge_tests:
     input:
         unpack(merge_tests_inputs),
     output:
-        tests=RESULTS / "{experiment}" / "tests" / "{metric}.tsv",
-        tests_manifest=manifest(RESULTS / "{experiment}" / "tests" / "{metric}.tsv"),
-        distributions=directory(RESULTS / "{experiment}" / "distributions" / "{metric}"),
-        intervals=RESULTS / "{experiment}" / "intervals" / "{metric}.tsv",
-        system_intervals=RESULTS / "{experiment}" / "intervals" / "{metric}.systems.tsv",
+        tests=directory(RESULTS / "{experiment}" / "tests"),
+        distributions=directory(RESULTS / "{experiment}" / "distributions"),
+        intervals=directory(RESULTS / "{experiment}" / "intervals"),
     log:
-        "logs/{experiment}/merge_tests.{metric}.log",
+        "logs/{experiment}/merge_tests.log",
     conda:
         "../envs/mtsig.yaml"
     resources:
@@ -91,6 +60,9 @@ rule merge_tests:
         memory_cap_mb=MEMORY_CAP_MB,
         pair_shards=SHARDS,
     params:
+        metrics=lambda wildcards: metrics_of(wildcards.experiment),
+        stats=stats_of,
+        selection=selection_metric,
         resampling=RESAMPLING,
         test_names=lambda wildcards: tests_of_experiment(wildcards.experiment),
     script:

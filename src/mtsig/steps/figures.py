@@ -65,9 +65,9 @@ def kept_distributions(directory: Path) -> dict[str, dict[str, np.ndarray]]:
         data = manifest.with_name(manifest.name.removesuffix(MANIFEST_SUFFIX))
         if not data.is_file():  # a distribution file deleted since: the directory is incomplete
             raise InputError(
-                "intermediate file is missing; " + regenerate_hint(data, "merge_tests", directory), data
+                "intermediate file is missing; " + regenerate_hint(data, "merge_tests", None), data
             )
     return {
-        path.stem: load_intermediate_arrays(path, "merge_tests", required=("actual",), target=directory)
+        path.stem: load_intermediate_arrays(path, "merge_tests", required=("actual",))
         for path in sorted(directory.glob("*.npz"))
     }

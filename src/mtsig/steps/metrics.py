@@ -18,6 +18,7 @@ from mtsig.steps.common import (
 from mtsig.steps.files import (
     load_intermediate_arrays,
     metric_name_of,
+    per_metric_path,
     save_intermediate_arrays,
     save_stats,
     write_text,
@@ -31,6 +32,37 @@ log = logging.getLogger("mtsig")
 
 
 def metric_stats(
+    *,
+    metrics: Sequence[str],
+    texts: str | Path,
+    stats: str | Path,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    declarations: Mapping[str, SegmentScoresMetric | Mapping[str, Any]] | None = None,
+    threads: int = 1,
+    data_root: str | Path | None = None,
+    documents: str | Path | None = None,
+    paraphrases: str | Path | Sequence[str | Path] = (),
+) -> None:
+    """Every metric's statistics of an experiment, one job for all of them: :func:`write_metric_stats` of each of
+    ``metrics`` into the folder ``stats`` (:func:`mtsig.steps.files.per_metric_path`), with its ``options`` (by
+    metric; none for a metric read from segment scores) or its ``declarations`` entry. ``paraphrases`` (the index
+    of rule meteor_paraphrases, for METEOR in English) goes to METEOR."""
+    Path(stats).mkdir(parents=True, exist_ok=True)
+    for metric in metrics:
+        write_metric_stats(
+            metric,
+            texts,
+            per_metric_path(stats, "stats", metric),
+            options=(options or {}).get(metric),
+            declaration=(declarations or {}).get(metric),
+            threads=threads,
+            data_root=data_root,
+            documents=documents,
+            paraphrases=paraphrases if metric == "meteor" else (),
+        )
+
+
+def write_metric_stats(
     metric: str,
     texts: str | Path,
     stats: str | Path,
@@ -88,7 +120,7 @@ def declared_metric_stats(
     documents: Path,
     stats: str | Path,
 ) -> None:
-    """:func:`metric_stats` of a metric declared with ``kind: segment_scores``: statistics ``[score, 1]`` of every
+    """:func:`write_metric_stats` of a metric declared with ``kind: segment_scores``: statistics ``[score, 1]`` of every
     system of ``texts/systems.txt`` on every segment of ``documents.tsv``, from the declared scores file. The
     options recorded with them name that file as declared (relative to the data root, unless absolute), so that
     the statistics are byte-identical wherever the data root is."""

@@ -21,6 +21,7 @@ from mtsig.steps.common import check_same_systems, load_scored_stats, read_segme
 from mtsig.steps.files import (
     load_intermediate_arrays,
     metric_name_of,
+    per_metric_path,
     read_intermediate_tsv,
     regenerate_hint,
     save_intermediate_arrays,
@@ -243,6 +244,67 @@ def merge_tests(
     shard_intervals: Sequence[str | Path] = (),
     shard_system_intervals: Sequence[str | Path] = (),
     *,
+    metrics: Sequence[str],
+    tests: str | Path,
+    distributions: str | Path,
+    intervals: str | Path,
+    stats: Sequence[str | Path] = (),
+    selection: str | Path | None = None,
+    documents: str | Path | None = None,
+    experiment: str = "",
+    test_names: Sequence[str] = (),
+    resampling: Resampling | Mapping[str, Any] | None = None,
+) -> None:
+    """The tests of every metric of an experiment, one job for all of them: :func:`write_metric_tests` of each
+    of ``metrics`` into the folders ``tests``, ``intervals`` and ``distributions``
+    (:func:`mtsig.steps.files.per_metric_path`). Given the shards of :func:`resample_tests`
+    (``resampling.pair_shards`` > 1), metric after metric in ``metrics`` order, each metric's are merged; else
+    each metric's one shard is computed here from its statistics (``stats``, in ``metrics`` order)."""
+    for folder in (tests, intervals):
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    if shard_tests:
+        n_shards, left = divmod(len(shard_tests), max(len(metrics), 1))
+        if left or not n_shards:
+            raise ValueError(f"{len(shard_tests)} shards for {len(metrics)} metrics")
+        shards = [shard_tests, shard_distributions, shard_intervals, shard_system_intervals]
+        for index, metric in enumerate(metrics):
+            part = slice(index * n_shards, (index + 1) * n_shards)
+            write_metric_tests(
+                *(list(paths)[part] for paths in shards),
+                **_metric_outputs(tests, intervals, distributions, metric),
+            )
+        return
+    for metric, stats_path in zip(metrics, stats, strict=True):
+        write_metric_tests(
+            **_metric_outputs(tests, intervals, distributions, metric),
+            stats=stats_path,
+            selection=selection,
+            documents=documents,
+            experiment=experiment,
+            metric=metric,
+            test_names=test_names,
+            resampling=resampling,
+        )
+
+
+def _metric_outputs(
+    tests: str | Path, intervals: str | Path, distributions: str | Path, metric: str
+) -> dict[str, Path]:
+    """:func:`write_metric_tests`' outputs of ``metric`` in :func:`merge_tests`' folders."""
+    return {
+        "tests": per_metric_path(tests, "tests", metric),
+        "intervals": per_metric_path(intervals, "intervals", metric),
+        "system_intervals": per_metric_path(intervals, "system_intervals", metric),
+        "distributions": per_metric_path(distributions, "distributions", metric),
+    }
+
+
+def write_metric_tests(
+    shard_tests: Sequence[str | Path] = (),
+    shard_distributions: Sequence[str | Path] = (),
+    shard_intervals: Sequence[str | Path] = (),
+    shard_system_intervals: Sequence[str | Path] = (),
+    *,
     tests: str | Path,
     distributions: str | Path,
     intervals: str | Path,
@@ -257,15 +319,15 @@ def merge_tests(
 ) -> None:
     """The tests of one (experiment, metric): the shards of :func:`resample_tests` concatenated in shard order
     (= the canonical pair order), or, given ``stats`` (``resampling.pair_shards: 1``, the default), the one
-    shard computed here by :func:`tests_shard`, which saves a job per (experiment, metric) and gives the same
-    bytes. The kept distributions are split into one ``{sys_x}__{sys_y}.npz`` per pair (arrays named by test,
-    plus ``actual``). The pairs' intervals are concatenated the same way (``intervals/{metric}.tsv``); the
+    shard computed here by :func:`tests_shard`, which saves the shard a job of its own and gives the same bytes.
+    The kept distributions are split into one ``{sys_x}__{sys_y}.npz`` per pair (arrays named by test, plus
+    ``actual``). The pairs' intervals are concatenated the same way (``intervals/{metric}.tsv``); the
     systems' intervals, which every shard computes from the same draws, are the first shard's
     (``intervals/{metric}.systems.tsv``). Both are final tables (no later step reads them: no manifest); the
     signatures are in the tests table's manifest."""
     if stats is not None:
         if selection is None or documents is None or resampling is None:
-            raise ValueError("merge_tests computing its one shard needs selection, documents and resampling")
+            raise ValueError("tests computed without shards need selection, documents and resampling")
         resampling = build(Resampling, resampling)
         shard = tests_shard(stats, selection, documents, experiment, metric, 0, 1, test_names, resampling)
         table, interval_table, system_table = shard.table, shard.intervals, shard.system_intervals
