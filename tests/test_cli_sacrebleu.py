@@ -52,7 +52,7 @@ CORRESPONDING = {"ar": "rm_approximate_randomization", "bs": "rm_bootstrap"}
 METRICS = {"bleu": (BLEU, "BLEU"), "chrf": (CHRF, "chrF2")}  # mtsig name -> sacrebleu's class, result key
 # sacrebleu's tests score every resample in a Python loop, so chrF (the slower metric) runs AR on the closest pair
 # only (its other pair has p at the floor 1/(B + 1) in both tools), and sacrebleu runs fewer samples than mtsig (the
-# tolerance counts both): the module takes about 10 CPU s.
+# tolerance counts both), so that the module stays one of the quick tests.
 SACREBLEU_RUNS = [("ar", "bleu", OTHERS), ("bs", "bleu", OTHERS), ("ar", "chrf", ("onlineF",))]
 
 

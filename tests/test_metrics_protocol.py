@@ -31,7 +31,7 @@ from mtsig.io.mtme import read_human_scores, read_requested_scores, read_test_se
 from mtsig.stats.meta_evaluation.pooled_accuracy import pooled_pairwise_accuracy
 from mtsig.studies import metrics_protocol as mp
 
-# The module's fixtures read every WMT23 score file and run both protocols (about 8 CPU s): one worker makes them.
+# The module's fixtures read every WMT23 score file and run both protocols: one worker makes them, once.
 pytestmark = pytest.mark.xdist_group("wmt23_protocol")
 
 WMT23_AVERAGE = {

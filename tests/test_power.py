@@ -45,7 +45,7 @@ SIZES = (100, 400, 1600)
 Q_GRID = (0.5, 0.75, 1.0)
 ONE_SIDED = "paired_bootstrap"
 TWO_SIDED = "approximate_randomization_two_sided"
-# The module's fixture simulates both tests' power curves (about 7 CPU s): its tests go to one worker.
+# The module's fixture simulates both tests' power curves: its tests go to one worker, which simulates them once.
 pytestmark = pytest.mark.xdist_group("power")
 
 

@@ -59,6 +59,7 @@ import shlex
 import subprocess
 import sys
 import tomllib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -377,7 +378,7 @@ def _run_snakemake(words: list[str], env: dict[str, str], clone: Path, command: 
         merges = int(re.search(r"^merge_tests\s+(\d+)$", output, flags=re.M).group(1))
         # 16 shards of every metric of every experiment, one merge per experiment
         shards = re.findall(r"wildcards: experiment=([^,\s]+), metric=([^,\s]+), shard=\d+", output)
-        per_metric = {pair: shards.count(pair) for pair in shards}
+        per_metric = Counter(shards)
         assert int(planned.group(1)) == len(shards) and set(per_metric.values()) == {16}, output[-3000:]
         assert len({experiment for experiment, _ in per_metric}) == merges, output[-3000:]
     return output
@@ -463,7 +464,7 @@ def _run_pytest(words: list[str], env: dict[str, str], clone: Path, command: Com
     if "-n" in words:  # collected as one process: xdist's workers would print no test ids
         at = words.index("-n")
         words = words[:at] + words[at + 2 :]
-    # only collected: --assert=plain spares rewriting the assertions of every test module (about 6 CPU s)
+    # only collected: --assert=plain spares rewriting the assertions of every test module, which collecting never runs
     args = [sys.executable, *words[1:], "--collect-only", "--assert=plain"]
     # collecting reads no data (only the data_root fixture does, when a test runs): README.md's test command (after
     # its `export MTSIG_DATA`) and profiles/slurm/README.md's `python -m pytest -q` collect the same

@@ -26,7 +26,7 @@ from mtsig.stats.resampling import ALL_TESTS, TESTS, PairwiseResult, ResamplingO
 SYSTEMS = ("onlineB", "uedin-wmt12", "UPC")
 N_SAMPLES = 1000
 SEED = 20140626
-# The module's fixture computes sacrebleu's chrF on WMT12 (about 2.5 CPU s): its tests go to one worker.
+# The module's fixture computes sacrebleu's chrF on WMT12: its tests go to one worker, which computes it once.
 pytestmark = pytest.mark.xdist_group("segment_scores_metric")
 
 

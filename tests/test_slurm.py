@@ -40,7 +40,7 @@ TINY_CONFIG = REPO / "tests" / "configs" / "tiny.yaml"
 
 # Settings of the test cluster, not of the profile: it has no accounting database, so `sacct` fails and the
 # executor must poll `squeue` (finished jobs stay visible for MinJobAge = 300 s >= 3 x 15 s, the plugin's rule)
-# and must not guess an account. A toy job takes 8-12 s here (two snakemake start-ups): a first check at 15 s
+# and must not guess an account. A toy job is little more than two snakemake start-ups: a first check at 15 s
 # finds it done, while an earlier one misses it and the plugin's back-off (+10 s a check) costs more than it saves.
 # Real clusters keep the plugin's defaults (sacct when available, first check at 40 s).
 FIRST_STATUS_CHECK_SECONDS = 15

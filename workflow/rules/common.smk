@@ -90,6 +90,15 @@ wildcard_constraints:
     **mtsig_config.wildcard_constraints(config),
 
 
+def folder_outputs(rule):
+    """The outputs of ``rule`` that are folders of one file per metric (mtsig.steps.files.FOLDER_OUTPUTS), each
+    named after its folder: ``{name: directory(results/{experiment}/name)}``."""
+    return {
+        name: directory(RESULTS / "{experiment}" / name)
+        for name in mtsig_files.FOLDER_OUTPUTS[rule]
+    }
+
+
 def pdf_output(path):
     """``{"pdf": path}`` when the run writes PDFs too (``figures.pdf``), else nothing: a rule's optional output."""
     return {"pdf": path} if SETTINGS.figures.pdf else {}

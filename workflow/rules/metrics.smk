@@ -26,7 +26,7 @@ rule metric_stats:
         scores=metric_inputs,
         paraphrases=meteor_paraphrase_index,
     output:
-        stats=directory(RESULTS / "{experiment}" / "stats"),
+        **folder_outputs("metric_stats"),
     log:
         "logs/{experiment}/metric_stats.log",
     priority: mtsig_steps.RULE_PRIORITIES["metric_stats"]

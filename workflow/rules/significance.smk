@@ -48,9 +48,7 @@ rule merge_tests:
     input:
         unpack(merge_tests_inputs),
     output:
-        tests=directory(RESULTS / "{experiment}" / "tests"),
-        distributions=directory(RESULTS / "{experiment}" / "distributions"),
-        intervals=directory(RESULTS / "{experiment}" / "intervals"),
+        **folder_outputs("merge_tests"),
     log:
         "logs/{experiment}/merge_tests.log",
     conda:

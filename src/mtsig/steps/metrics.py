@@ -28,6 +28,8 @@ from mtsig.steps.files import (
 if TYPE_CHECKING:  # imported by corpus_scores_table only: metric_stats needs no pandas
     import pandas as pd
 
+    from mtsig.metrics.base import References
+
 log = logging.getLogger("mtsig")
 
 
@@ -48,18 +50,30 @@ def metric_stats(
     metric; none for a metric read from segment scores) or its ``declarations`` entry. ``paraphrases`` (the index
     of rule meteor_paraphrases, for METEOR in English) goes to METEOR."""
     Path(stats).mkdir(parents=True, exist_ok=True)
+    declarations = declarations or {}
+    scored = None  # the texts, read (and their manifests checked) once for every metric that scores them
+    if any(metric not in declarations for metric in metrics):
+        scored = read_scored_texts(Path(texts))
     for metric in metrics:
         write_metric_stats(
             metric,
             texts,
             per_metric_path(stats, "stats", metric),
             options=(options or {}).get(metric),
-            declaration=(declarations or {}).get(metric),
+            declaration=declarations.get(metric),
             threads=threads,
             data_root=data_root,
             documents=documents,
             paraphrases=paraphrases if metric == "meteor" else (),
+            scored=scored,
         )
+
+
+def read_scored_texts(texts: Path) -> tuple[References, dict[str, list[str]]]:
+    """What a metric scores from rule prepare_texts' folder ``texts``: the references (reference streams when there
+    are several) and every system's output, by system."""
+    reference, outputs = read_prepared_texts(texts)
+    return read_prepared_references(texts, reference), outputs
 
 
 def write_metric_stats(
@@ -73,6 +87,7 @@ def write_metric_stats(
     data_root: str | Path | None = None,
     documents: str | Path | None = None,
     paraphrases: str | Path | Sequence[str | Path] = (),
+    scored: tuple[References, dict[str, list[str]]] | None = None,
 ) -> None:
     """Per-segment sufficient statistics of ``metric`` for every system (systems x segments x k), the metric built
     with ``options`` (:meth:`mtsig.settings.Experiment.metric_options`: METEOR's language, BLEU's and TER's
@@ -80,7 +95,8 @@ def write_metric_stats(
 
     ``paraphrases`` (METEOR in English: the index written by :func:`meteor_paraphrases`, as a path or a list of at
     most one) gives the jar only the entries of its paraphrase table that can match in the experiment: the same
-    statistics (:mod:`mtsig.metrics.meteor_paraphrases`).
+    statistics (:mod:`mtsig.metrics.meteor_paraphrases`). ``scored``: the texts as :func:`read_scored_texts`
+    reads them from ``texts``, when the caller has them already.
 
     A metric read from segment scores (``declaration``: its ``kind: segment_scores`` declaration,
     :class:`mtsig.settings.SegmentScoresMetric`) reads its file (relative to ``data_root``): statistics
@@ -98,8 +114,7 @@ def write_metric_stats(
         declared = build(SegmentScoresMetric, declaration, f"metrics.{metric}")
         declared_metric_stats(metric, declared, Path(data_root), Path(texts), Path(documents), stats)
         return
-    reference, outputs = read_prepared_texts(Path(texts))
-    reference = read_prepared_references(Path(texts), reference)  # several references: reference streams
+    reference, outputs = scored if scored is not None else read_scored_texts(Path(texts))
     scorer = get_metric(metric, **dict(options or {}))
     index_paths = [paraphrases] if isinstance(paraphrases, str | Path) else list(paraphrases)
     extra = {}
