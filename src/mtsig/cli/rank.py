@@ -4,9 +4,10 @@
 Input: Appraise ESA exports (``--format esa``, the default; each file a wave, with ``--documents DIR`` for the domains),
 Google-style MQM annotations (``--format mqm``), or a tidy TSV with a header naming ``system``, ``segment`` and
 ``score`` and optionally ``document``, ``annotator``, ``domain``, ``wave`` (``--format tidy``: the tidy layout
-family's names, :mod:`mtsig.io.tidy_columns`, or ``item``, ``doc``, ``rater``). Prints each pair's p-values and
-decision, each system's score, rank range and cluster, the notes on what could not be tested, and a signature line;
-``--json`` or ``--latex`` (a booktabs table, as ``mtsig compare --latex``) instead.
+family's names, :mod:`mtsig.io.tidy_columns`, or ``item``, ``doc``, ``rater``), each read by its entry of
+:data:`mtsig.io.item_ratings.ITEM_RATING_LAYOUTS`. Prints each pair's p-values and decision, each system's score,
+rank range and cluster, the notes on what could not be tested, and a signature line; ``--json`` or ``--latex`` (a
+booktabs table, as ``mtsig compare --latex``) instead.
 
 **Rank sets** (``--rank-sets``; :mod:`mtsig.cli._rank_sets`): instead of a procedure's ranking, confidence sets for
 ranks with guaranteed coverage (Mogstad, Romano, Shaikh & Wilhelm 2023; :mod:`mtsig.stats.rank_sets`): each
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING
 from mtsig.cli._common import non_negative_int, positive_int, significance_level
 from mtsig.cli._rank_sets import RankSetOptions, add_rank_set_arguments, check_top, rank_set_options
 from mtsig.errors import InputError
+from mtsig.io.item_ratings import ITEM_RATING_LAYOUTS, ItemRatingFiles
 from mtsig.procedure_names import RANKING_PROCEDURES
 
 if TYPE_CHECKING:  # pandas and the procedures are imported when a command runs, not when the parser is built
@@ -45,7 +47,6 @@ if TYPE_CHECKING:  # pandas and the procedures are imported when a command runs,
     from mtsig.stats.system_ranking import ItemScores, SystemRanking
 
 HELP = "rank the systems of a human evaluation (ESA, MQM or tidy scores) by WMT's or mtsig's procedure"
-FORMATS = ("esa", "mqm", "tidy")
 #: The procedures of :data:`mtsig.stats.system_ranking.PROCEDURES` (:mod:`mtsig.procedure_names`).
 PROCEDURE_NAMES = RANKING_PROCEDURES
 #: The default, and the default for ratings without documents (module docstring).
@@ -79,7 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``mtsig rank``."""
     add = parser.add_argument
     add("files", nargs="*", type=Path, help="the ratings (ESA: one file per wave); none with --estimates")
-    add("--format", choices=FORMATS, default="esa", help="input layout (default esa)")
+    add("--format", choices=tuple(ITEM_RATING_LAYOUTS), default="esa", help="input layout (default esa)")
     add(
         "--procedure",
         type=procedure_name,
@@ -118,91 +119,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def ratings_of(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
     """The ratings of one language pair as :func:`~mtsig.stats.system_ranking.item_scores` takes them, and the data's
-    label (the language pair, or the file's name); bad input is an :class:`InputError` naming file and line."""
+    label (the language pair, or the file's name), read by the reader of ``--format``
+    (:data:`mtsig.io.item_ratings.ITEM_RATING_LAYOUTS`); bad input is an :class:`InputError` naming file and line."""
     if args.documents is not None and not args.documents.is_dir():
         raise InputError("no such folder (--documents: the folder with <lp>.docs)", args.documents)
-    if args.format == "esa":
-        return _esa_ratings(args)
-    if len(args.files) != 1:
+    layout = ITEM_RATING_LAYOUTS[args.format]
+    if not layout.several_files and len(args.files) != 1:
         raise InputError(f"--format {args.format} reads one file, got {len(args.files)}")
-    path = args.files[0]
-    if args.format == "mqm":
-        from mtsig.io.mqm import read_mqm
-
-        scores = read_mqm(path).scores
-        table = scores.rename(columns={"segment": "item", "document": "doc"})
-        return table[["system", "item", "doc", "rater", "score"]], path.name
-    return _tidy_ratings(path), path.name
-
-
-def _esa_ratings(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
-    from mtsig.io.esa import read_esa
-
-    ratings = read_esa(args.files, args.documents, first_segment_id=args.first_segment_id).ratings
-    pairs = sorted(set(ratings["lp"]))
-    if args.lp is None and len(pairs) > 1:
-        raise InputError(
-            f"the files hold {len(pairs)} language pairs ({', '.join(pairs)}): choose one with --lp"
-        )
-    chosen = args.lp or pairs[0]
-    if chosen not in pairs:
-        raise InputError(f"no ratings of {chosen} (the files hold {', '.join(pairs)})")
-    return ratings.loc[ratings["lp"] == chosen], chosen
-
-
-def _tidy_ratings(path: Path) -> pd.DataFrame:
-    """A tidy TSV's ratings (module docstring): the columns of the tidy layout family (:mod:`mtsig.io.tidy_columns`),
-    aliases read as their canonical names, every cell checked, returned under the names that
-    :func:`~mtsig.stats.system_ranking.item_scores` takes (``item``, ``doc``, ``rater``). Bad input is one line
-    naming file and line: a missing column (with its aliases and a correct header line), an empty cell, a score
-    that is not a finite number, a segment given two documents or domains."""
-    import numpy as np
-    import pandas as pd
-
-    from mtsig.io.tidy_columns import missing_columns_message, respelt
-
-    required, optional = ("system", "segment", "score"), ("document", "annotator", "domain", "wave")
-    try:
-        table = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, skip_blank_lines=False)
-    except (FileNotFoundError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read a tidy TSV: {error}", path) from None
-    header = [str(column).strip() for column in table.columns]
-    missing = missing_columns_message(header, required, optional)
-    if missing is not None:
-        raise InputError(missing, path, 1)
-    table.columns = header
-    table = table.rename(columns=respelt(header, (*required, *optional)))
-    columns = [c for c in (*required, *optional) if c in table.columns]
-    # Line numbers: the header is line 1, row k of the table line k + 2; a blank line is a row of empty cells.
-    table = table.loc[(table[columns] != "").any(axis=1)]
-    for column in columns:
-        empty = (table[column].str.strip() == "").to_numpy()
-        if empty.any():
-            raise InputError(f"empty {column} cell", path, int(table.index[np.argmax(empty)]) + 2)
-    scores = pd.to_numeric(table["score"].str.strip(), errors="coerce")
-    bad = ~np.isfinite(scores.to_numpy(dtype=float))
-    if bad.any():
-        first = int(np.argmax(bad))
-        value = table["score"].iloc[first]
-        problem = (
-            f"score {value!r} is not a number"
-            if np.isnan(scores.iloc[first])
-            else f"score {value} is not finite"
-        )
-        raise InputError(problem, path, int(table.index[first]) + 2)
-    for column in (c for c in ("document", "domain") if c in table.columns):
-        earlier = table.groupby("segment", sort=False)[column].transform("first")
-        differs = (table[column] != earlier).to_numpy()
-        if differs.any():
-            at = int(np.argmax(differs))
-            raise InputError(
-                f"segment {table['segment'].iloc[at]!r} is in {column} {table[column].iloc[at]!r} here and in "
-                f"{earlier.iloc[at]!r} on an earlier line: a segment has one {column}",
-                path,
-                int(table.index[at]) + 2,
-            )
-    table = table.assign(score=scores)
-    return table.rename(columns={"segment": "item", "document": "doc", "annotator": "rater"})
+    return layout.read(ItemRatingFiles(args.files, args.documents, args.first_segment_id, args.lp))
 
 
 def chosen_procedure(requested: str | None, items: ItemScores) -> tuple[str, str | None]:
