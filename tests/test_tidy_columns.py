@@ -165,6 +165,31 @@ def test_tidy_segment_scores_read_item_and_doc(tmp_path: Path) -> None:
         segment_scores.read_tidy_segment_scores(twice)
 
 
+def test_a_run_sees_the_documents_of_a_tidy_scores_file_in_either_spelling(tmp_path: Path) -> None:
+    """A declared metric's tidy file that names documents as ``document`` or as ``doc`` gives the experiment its
+    documents (so the run keeps the document tests); one without that column, or an mt-metrics-eval file, does not,
+    and a WMT ``seg.score`` file always does."""
+    from mtsig.pipeline.config import scores_with_documents
+    from mtsig.settings import SegmentScoresMetric
+
+    rows = ["A\t0\t0.5\td1", "B\t0\t0.75\td1"]
+    _write(tmp_path / "own.tsv", ["system\tsegment\tscore\tdocument", *rows])
+    _write(tmp_path / "other.tsv", ["system\titem\tscore\tdoc", *rows])
+    _write(tmp_path / "none.tsv", ["system\tsegment\tscore", "A\t0\t0.5", "B\t0\t0.75"])
+    layouts = {
+        "own": ("tidy", "own.tsv"),
+        "other": ("tidy", "other.tsv"),
+        "none": ("tidy", "none.tsv"),
+        "mtme": ("mtme_seg_score", "none.tsv"),
+        "wmt": ("wmt_seg_score", "missing.seg.score"),
+    }
+    declarations = {
+        name: SegmentScoresMetric(kind="segment_scores", format=layout, path=path)
+        for name, (layout, path) in layouts.items()
+    }
+    assert scores_with_documents(declarations, tmp_path) == ["own", "other", "wmt"]
+
+
 def test_compare_reads_a_scores_file_in_either_spelling_the_same(tmp_path: Path) -> None:
     rows = [
         f"{s}\t{i}\t{0.5 + 0.01 * i + (0.05 if s == 'A' else 0)}\td{i // 4}" for s in "AB" for i in range(12)

@@ -26,6 +26,7 @@ import yaml
 
 from mtsig.errors import InputError
 from mtsig.io import data_path  # an experiment's paths, also the workflow's (mtsig_config.data_path)
+from mtsig.io.segment_scores import names_documents
 from mtsig.settings import (
     ENGINE_SETTINGS,
     Experiment,
@@ -547,21 +548,13 @@ def segment_score_files(
 def scores_with_documents(
     declarations: Mapping[str, SegmentScoresMetric], data_root: str | Path
 ) -> list[str]:
-    """The declared metrics whose files carry documents: ``wmt_seg_score`` files, and tidy files whose header names
-    a ``document`` column (read from the file's first line)."""
-    names = []
-    for name, declaration in declarations.items():
-        if declaration.format == "wmt_seg_score":
-            names.append(name)
-        elif declaration.format == "tidy":
-            try:
-                with data_path(data_root, declaration.path).open(encoding="utf-8-sig") as handle:
-                    header = handle.readline().rstrip("\r\n").split("\t")
-            except OSError:  # a missing file is reported by the step that reads it, with its path
-                continue
-            if "document" in header:
-                names.append(name)
-    return names
+    """The declared metrics whose files give each segment's document
+    (:func:`mtsig.io.segment_scores.names_documents`)."""
+    return [
+        name
+        for name, declaration in declarations.items()
+        if names_documents(data_path(data_root, declaration.path), declaration.format)
+    ]
 
 
 def has_documents(sources: TextSources, data_root: str | Path) -> bool:
