@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mtsig.errors import InputError
+from mtsig.io.tidy_columns import missing_columns_message, respelt
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,8 +89,6 @@ def read_tidy_table(path: Path) -> pd.DataFrame:
     that is not a finite number, a segment given two documents or domains."""
     import numpy as np
     import pandas as pd
-
-    from mtsig.io.tidy_columns import missing_columns_message, respelt
 
     required, optional = ("system", "segment", "score"), ("document", "annotator", "domain", "wave")
     try:
