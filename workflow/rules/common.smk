@@ -134,6 +134,12 @@ def outputs_of(pattern, **wildcards):
     return expand(pattern, **wildcards, allow_missing=True)
 
 
+def experiment_output(pattern, wildcards):
+    """A rule's output (``rules.X.output.name``) of the job's experiment: an input of a rule with fewer wildcards
+    (or other ones) than the rule that writes it."""
+    return outputs_of(pattern, experiment=wildcards.experiment)[0]
+
+
 #: Host of a source URL -> why it cannot be reached (None: it answers), asked once per run (data_files).
 PROBED_HOSTS = {}
 #: Whether data_files asks the origins of missing files: not while files_read_by_run calls the input functions at
@@ -392,7 +398,7 @@ def per_metric_files(folder, kind, wildcards, metrics=None):
     ``metrics``), in its metric order, inside ``folder``, a folder output of one job per experiment
     (``rules.X.output.name``). A param of the rules that read them, which take the folder as their input:
     Snakemake tracks the folder, not the files in it."""
-    folder = outputs_of(folder, experiment=wildcards.experiment)[0]
+    folder = experiment_output(folder, wildcards)
     return [
         str(mtsig_files.per_metric_path(folder, kind, metric))
         for metric in metrics or metrics_of(wildcards.experiment)
@@ -539,12 +545,12 @@ def merge_tests_inputs(wildcards):
     experiment = wildcards.experiment
     if SHARDS == 1:
         return {
-            "stats_folder": outputs_of(
-                rules.metric_stats.output.stats, experiment=experiment
-            )[0],
-            "documents": outputs_of(
-                rules.prepare_texts.output.documents, experiment=experiment
-            )[0],
+            "stats_folder": experiment_output(
+                rules.metric_stats.output.stats, wildcards
+            ),
+            "documents": experiment_output(
+                rules.prepare_texts.output.documents, wildcards
+            ),
         }
     shard = rules.resample_tests.output
     metrics = metrics_of(experiment)

@@ -7,14 +7,14 @@ rule segment_level:
         jcml=jcml_input,
         rankings=wmt_only(human_inputs),
         texts=wmt_only(
-            lambda wildcards: outputs_of(
-                rules.prepare_texts.output.texts, experiment=wildcards.experiment
-            )[0]
+            lambda wildcards: experiment_output(
+                rules.prepare_texts.output.texts, wildcards
+            )
         ),
         stats_folder=wmt_only(
-            lambda wildcards: outputs_of(
-                rules.metric_stats.output.stats, experiment=wildcards.experiment
-            )[0]
+            lambda wildcards: experiment_output(
+                rules.metric_stats.output.stats, wildcards
+            )
         ),
         predicted=predicted_inputs,
     output:

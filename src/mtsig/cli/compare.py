@@ -354,16 +354,6 @@ def run(args: argparse.Namespace) -> int:
     return write_compare_report(args, comparisons, systems, n_documents=n_documents)
 
 
-def document_format(path: Path, requested: str) -> str:
-    """The reader of :mod:`mtsig.io.documents` for ``--docs``: by ``--docs-format``, or by the file's extension."""
-    if requested == "lines":
-        return "tsv"
-    if requested != "auto":
-        return requested
-    suffix = path.suffix.lower()
-    return {".sgm": "sgm", ".sgml": "sgm", ".xml": "wmt_xml"}.get(suffix, "tsv")
-
-
 def _check_document_options(tests: Sequence[str], docs: Path | None) -> None:
     needing = [t for t in tests if t.endswith("_documents")]
     if needing and docs is None:
@@ -398,7 +388,7 @@ def compare_systems(
     metric sees the same pseudo-samples and the metrics' conclusions differ because of the metrics alone.
     ``display`` shows each metric's scoring and resampling as stages; ``rank_sets``: add each metric's rank sets.
     """
-    from mtsig.io.documents import read_documents
+    from mtsig.io.documents import document_format, read_documents
     from mtsig.io.text import load_texts, segment_count
     from mtsig.metrics import get_metric
 
@@ -636,7 +626,7 @@ def _reference_segments(args: argparse.Namespace, systems: Mapping[str, str]) ->
 
 
 def _read_docs(args: argparse.Namespace, n_segments: int) -> np.ndarray:
-    from mtsig.io.documents import read_documents
+    from mtsig.io.documents import document_format, read_documents
 
     return read_documents(args.docs, document_format(args.docs, args.docs_format), n_segments)
 

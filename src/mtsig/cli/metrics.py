@@ -212,22 +212,22 @@ def _add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
 def _human(path: Path) -> tuple[list[str], dict[str, np.ndarray], pd.DataFrame | None]:
     """(systems, {z, raw: system scores}, the segment table of a DA segment file or None)."""
     layout = ss.detect_format(path)
-    level, reader = ss.LAYOUTS[layout]
-    frame = reader(path)
-    if level == "human_system":
+    spec = ss.LAYOUTS[layout]
+    frame = spec.reader(path)
+    if spec.level == "human_system":
         return (
             frame["system"].tolist(),
             {"z": frame["z"].to_numpy(), "raw": frame["raw_score"].to_numpy()},
             None,
         )
-    if level == "human_segment":
+    if spec.level == "human_segment":
         means = frame.groupby("system", sort=False)[["z", "raw_score"]].mean()
         return (
             means.index.tolist(),
             {"z": means["z"].to_numpy(), "raw": means["raw_score"].to_numpy()},
             frame,
         )
-    if layout == "tidy_sys_score":
+    if spec.level == "system" and spec.named_columns:
         scores = ss.scores_by_system(frame)
         return list(scores), {"z": np.array(list(scores.values()))}, None
     raise InputError(
@@ -241,10 +241,11 @@ def _metric(
     """(name, system scores [S], segment scores [S, N] or None) of one metric file; ``rows`` (lp, testset,
     refset) select the rows of a WMT score file."""
     layout = ss.detect_format(path)
-    level, reader = ss.LAYOUTS[layout]
+    spec = ss.LAYOUTS[layout]
+    level = spec.level
     if level not in ("system", "segment"):
         raise InputError(f"a metric file must hold system or segment scores, not {layout}", path)
-    frame = reader(path, **rows) if layout in ("wmt_sys_score", "wmt_seg_score") else reader(path)
+    frame = spec.reader(path, **rows) if spec.selects_rows else spec.reader(path)
     names = pd.unique(frame["metric"]) if "metric" in frame.columns else []
     if len(names) > 1:
         raise InputError(f"one metric per file, found {', '.join(map(str, names))}", path)

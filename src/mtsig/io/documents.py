@@ -94,6 +94,20 @@ READERS = {
     "mtme_docs": read_mtme_document_ids,
 }
 
+#: A document file's layout by its extension, when none is named; a file with another extension holds one id per
+#: line (``tsv``).
+EXTENSION_FORMATS = {".sgm": "sgm", ".sgml": "sgm", ".xml": "wmt_xml"}
+
+
+def document_format(path: str | Path, requested: str = "auto") -> str:
+    """The reader (a key of :data:`READERS`) of a document file: ``requested``, where ``lines`` names one id per line
+    (``tsv``), or for ``auto`` the one its extension names (:data:`EXTENSION_FORMATS`)."""
+    if requested == "lines":
+        return "tsv"
+    if requested != "auto":
+        return requested
+    return EXTENSION_FORMATS.get(Path(path).suffix.lower(), "tsv")
+
 
 def read_documents(path: str | Path, fmt: str, n_segments: int) -> np.ndarray:
     """Document id of every segment; the count must equal the test set's ``n_segments``."""

@@ -580,6 +580,15 @@ def names_documents(path: str | Path, fmt: str) -> bool:
     return "document" in in_own_names(header.split("\t"), ("document",))
 
 
+def named_metric(path: str | Path, fmt: str) -> str | None:
+    """The metric a segment-score file of layout ``fmt`` names in its rows: a ``wmt_seg_score`` row's first field
+    (one metric per file, which its reader checks), None for the other layouts (a tidy file's optional ``metric``
+    column is the reader's to check)."""
+    if fmt != "wmt_seg_score":
+        return None
+    return read_data_lines(Path(path))[0][0].split("\t")[0]
+
+
 def detect_format(path: str | Path) -> str:
     """The layout of a segment-score file from its first non-blank line: a TAB-separated header naming
     ``system``, ``segment`` and ``score`` is ``tidy``; eight TAB-separated fields are ``wmt_seg_score``; two

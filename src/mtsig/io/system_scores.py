@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -144,18 +144,31 @@ FORMATS: dict[str, Callable[..., pd.DataFrame]] = {
     "tidy": read_tidy_sys_scores,
 }
 
-#: Every score-file layout :func:`detect_format` recognises -> (level, reader). Levels: ``system`` and ``segment``
-#: (a metric's or any other scores), ``human_system`` and ``human_segment`` (WMT DA means of the organisers).
-LAYOUTS: dict[str, tuple[str, Callable[..., pd.DataFrame]]] = {
-    "wmt_sys_score": ("system", read_wmt_sys_scores),
-    "mtme_sys_score": ("system", read_mtme_sys_scores),
-    "tidy_sys_score": ("system", read_tidy_sys_scores),
-    "wmt_seg_score": ("segment", segment_scores.read_wmt_seg_scores),
-    "mtme_seg_score": ("segment", segment_scores.read_mtme_seg_scores),
-    "tidy_seg_score": ("segment", segment_scores.read_tidy_segment_scores),
-    "wmt_da_sys_scores": ("human_system", wmt_da.read_wmt_da_sys_scores),
-    "wmt_da_seg_scores": ("human_segment", wmt_da.read_wmt_da_seg_scores),
-    "wmt_da_metrics_seg_scores": ("human_segment", wmt_da.read_wmt_da_metrics_seg_scores),
+
+class ScoreLayout(NamedTuple):
+    """A score-file layout :func:`detect_format` recognises. ``level``: ``system`` and ``segment`` (a metric's or
+    any other scores), ``human_system`` and ``human_segment`` (WMT DA means of the organisers); ``reader(path,
+    **options)``; ``selects_rows``: the file may hold several test sets, and the reader keeps the rows of one (its
+    ``lp``, ``testset`` and ``refset`` options); ``named_columns``: a header names the columns (a tidy table, which
+    may hold any scores, human ones included)."""
+
+    level: str
+    reader: Callable[..., pd.DataFrame]
+    selects_rows: bool = False
+    named_columns: bool = False
+
+
+#: Every score-file layout :func:`detect_format` recognises.
+LAYOUTS: dict[str, ScoreLayout] = {
+    "wmt_sys_score": ScoreLayout("system", read_wmt_sys_scores, selects_rows=True),
+    "mtme_sys_score": ScoreLayout("system", read_mtme_sys_scores),
+    "tidy_sys_score": ScoreLayout("system", read_tidy_sys_scores, named_columns=True),
+    "wmt_seg_score": ScoreLayout("segment", segment_scores.read_wmt_seg_scores, selects_rows=True),
+    "mtme_seg_score": ScoreLayout("segment", segment_scores.read_mtme_seg_scores),
+    "tidy_seg_score": ScoreLayout("segment", segment_scores.read_tidy_segment_scores, named_columns=True),
+    "wmt_da_sys_scores": ScoreLayout("human_system", wmt_da.read_wmt_da_sys_scores),
+    "wmt_da_seg_scores": ScoreLayout("human_segment", wmt_da.read_wmt_da_seg_scores),
+    "wmt_da_metrics_seg_scores": ScoreLayout("human_segment", wmt_da.read_wmt_da_metrics_seg_scores),
 }
 
 
@@ -210,7 +223,7 @@ def read_system_scores(path: str | Path, fmt: str = "auto", **options: Any) -> p
     which must then find a system-level layout) with the reader's ``options``."""
     if fmt == "auto":
         detected = detect_format(path)
-        level = LAYOUTS[detected][0]
+        level = LAYOUTS[detected].level
         if level != "system":
             raise InputError(
                 f"this is a {level.replace('_', ' ')} score file ({detected}), not system scores", path
