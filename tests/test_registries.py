@@ -254,6 +254,15 @@ def test_schema_human_formats_are_the_readers() -> None:
     assert sorted(human["format"]["enum"]) == sorted(JUDGMENT_READERS)
 
 
+def test_schema_score_file_formats_are_the_readers() -> None:
+    """Every layout a declared metric's scores file may take has a reader (mtsig.io.segment_scores.FORMATS), and
+    only those."""
+    from mtsig.io.segment_scores import FORMATS
+
+    declared = SCHEMA["$defs"]["segment_scores_metric"]["properties"]
+    assert sorted(declared["format"]["enum"]) == sorted(FORMATS)
+
+
 def test_schema_ranking_procedures_are_the_registry() -> None:
     """The procedures a human_ranking experiment may name, and those whose resamples it may set, are
     mtsig.stats.system_ranking's (the randomised ones: a procedure with a default number of resamples)."""
