@@ -73,6 +73,21 @@ def wmt20_chrf(data_root: Path) -> tuple[Path, pd.DataFrame]:
     return path, frame
 
 
+def test_a_wmt_seg_score_file_names_its_metric_whatever_the_file_is_called(
+    wmt20_chrf, tmp_path: Path
+) -> None:
+    """``--scores FILE`` names the metric by a seg.score file's metric column (the format's first field), not by
+    the file's name; ``NAME=FILE`` by NAME."""
+    from mtsig.cli._systems import scores_metric
+
+    path, frame = wmt20_chrf
+    renamed = tmp_path / "scores.txt"
+    renamed.write_bytes(path.read_bytes())
+    assert frame["metric"].unique().tolist() == ["chrF"]
+    assert scores_metric(str(renamed), "auto", set()).name == "chrF"
+    assert scores_metric(f"mine={renamed}", "wmt_seg_score", set()).name == "mine"
+
+
 def test_wmt_seg_score_file_gives_the_engines_p_values_and_numpy_mean_differences(wmt20_chrf) -> None:
     path, frame = wmt20_chrf
     systems = ["OPPO.1529", "NiuTrans.1352", "Online-B.1599", "zlabs-nlp.66"]

@@ -178,7 +178,7 @@ def scores_metric(argument: str, requested_format: str, lower_is_better: set[str
     """The :class:`~mtsig.metrics.segment_scores.SegmentScores` metric of one ``--scores [NAME=]FILE`` argument:
     named by NAME, else by a WMT seg.score file's metric column, else by the file name up to its first dot; lower
     is better if ``lower_is_better`` says so (True, or the set of the names of such metrics)."""
-    from mtsig.io.segment_scores import detect_format, named_metric, read_segment_scores
+    from mtsig.io.segment_scores import detect_format, read_segment_scores
     from mtsig.metrics.segment_scores import SegmentScores
 
     name, separator, file = argument.partition("=")
@@ -187,6 +187,6 @@ def scores_metric(argument: str, requested_format: str, lower_is_better: set[str
     path = Path(file)
     fmt = detect_format(path) if requested_format == "auto" else requested_format
     frame = read_segment_scores(path, fmt)
-    name = name or named_metric(path, fmt) or path.name.split(".")[0] or path.name
+    name = name or frame.attrs.get("metric") or path.name.split(".")[0] or path.name
     lower = lower_is_better if isinstance(lower_is_better, bool) else name in lower_is_better
     return SegmentScores.from_frame(frame, name=name, higher_is_better=not lower, format=fmt)

@@ -443,7 +443,8 @@ def read_wmt_seg_scores(
 
     Checks: every system has the same number of rows (``n_segments`` when given); the segment number restarts at 1
     with each new document and grows by 1 within it, and a document does not come back after another one started;
-    every system has the same (document, segment number) sequence as the first system of the file.
+    every system has the same (document, segment number) sequence as the first system of the file. The table's
+    ``attrs`` name the metric, with the file and the format.
     """
     path = Path(path)
     texts, lines = read_data_lines(path)
@@ -493,7 +494,9 @@ def read_wmt_seg_scores(
             ],
         )
     check_complete(frame, path, n)
-    return _finish(frame, path, "wmt_seg_score")
+    out = _finish(frame, path, "wmt_seg_score")
+    out.attrs["metric"] = combos["metric"].iloc[0]
+    return out
 
 
 def _check_document_sequence(rows: pd.DataFrame, path: Path) -> None:
@@ -578,15 +581,6 @@ def names_documents(path: str | Path, fmt: str) -> bool:
     except (OSError, UnicodeDecodeError):
         return False
     return "document" in in_own_names(header.split("\t"), ("document",))
-
-
-def named_metric(path: str | Path, fmt: str) -> str | None:
-    """The metric a segment-score file of layout ``fmt`` names in its rows: a ``wmt_seg_score`` row's first field
-    (one metric per file, which its reader checks), None for the other layouts (a tidy file's optional ``metric``
-    column is the reader's to check)."""
-    if fmt != "wmt_seg_score":
-        return None
-    return read_data_lines(Path(path))[0][0].split("\t")[0]
 
 
 def detect_format(path: str | Path) -> str:
