@@ -167,8 +167,11 @@ def test_tidy_segment_scores_read_item_and_doc(tmp_path: Path) -> None:
 
 def test_a_run_sees_the_documents_of_a_tidy_scores_file_in_either_spelling(tmp_path: Path) -> None:
     """A declared metric's tidy file that names documents as ``document`` or as ``doc`` gives the experiment its
-    documents (so the run keeps the document tests), also after blank lines, as its reader finds the header; one
-    without that column, or an mt-metrics-eval file, does not, and a WMT ``seg.score`` file always does."""
+    documents (so the run keeps the document tests), also after blank lines or gzip-compressed, as its reader
+    finds the header; one without that column, or an mt-metrics-eval file, does not, and a WMT ``seg.score`` file
+    always does."""
+    import gzip
+
     from mtsig.pipeline.config import scores_with_documents
     from mtsig.settings import SegmentScoresMetric
 
@@ -178,10 +181,12 @@ def test_a_run_sees_the_documents_of_a_tidy_scores_file_in_either_spelling(tmp_p
     _write(tmp_path / "none.tsv", ["system\tsegment\tscore", "A\t0\t0.5", "B\t0\t0.75"])
     # blank lines before the header, which the reader skips
     _write(tmp_path / "late.tsv", ["", "  ", "system\tsegment\tscore\tdoc", *rows])
+    (tmp_path / "packed.tsv.gz").write_bytes(gzip.compress((tmp_path / "own.tsv").read_bytes()))
     layouts = {
         "own": ("tidy", "own.tsv"),
         "other": ("tidy", "other.tsv"),
         "late": ("tidy", "late.tsv"),
+        "packed": ("tidy", "packed.tsv.gz"),
         "none": ("tidy", "none.tsv"),
         "mtme": ("mtme_seg_score", "none.tsv"),
         "wmt": ("wmt_seg_score", "missing.seg.score"),
@@ -190,9 +195,10 @@ def test_a_run_sees_the_documents_of_a_tidy_scores_file_in_either_spelling(tmp_p
         name: SegmentScoresMetric(kind="segment_scores", format=layout, path=path)
         for name, (layout, path) in layouts.items()
     }
-    assert scores_with_documents(declarations, tmp_path) == ["own", "other", "late", "wmt"]
-    late = segment_scores.read_tidy_segment_scores(tmp_path / "late.tsv", n_segments=1)
-    assert set(late["document"]) == {"d1"}  # the documents the run sees are the ones its reader reads
+    assert scores_with_documents(declarations, tmp_path) == ["own", "other", "late", "packed", "wmt"]
+    for name in ("late.tsv", "packed.tsv.gz"):  # the documents the run sees are the ones its reader reads
+        read = segment_scores.read_tidy_segment_scores(tmp_path / name, n_segments=1)
+        assert set(read["document"]) == {"d1"}
 
 
 def test_compare_reads_a_scores_file_in_either_spelling_the_same(tmp_path: Path) -> None:

@@ -570,15 +570,14 @@ FORMATS: dict[str, Callable[..., pd.DataFrame]] = {
 def names_documents(path: str | Path, fmt: str) -> bool:
     """Whether a segment-score file of layout ``fmt`` gives each segment's document: a ``wmt_seg_score`` file always,
     a ``tidy`` file when its header names a ``document`` column (or its alias ``doc``), an ``mtme_seg_score`` file
-    never (mt-metrics-eval keeps documents in ``documents/<lp>.docs``). The header is the first non-blank line, as
-    :func:`read_tidy_columns` finds it, read without the rest of the file. A file that cannot be read gives False:
-    the step that reads it reports why, naming the file."""
+    never (mt-metrics-eval keeps documents in ``documents/<lp>.docs``). The header is found as
+    :func:`read_tidy_columns` finds it (:func:`read_data_lines`: a gzip-compressed file decompressed, blank lines
+    skipped). A file that cannot be read gives False: the step that reads it reports why, naming the file."""
     if fmt != "tidy":
         return fmt == "wmt_seg_score"
     try:
-        with Path(path).open(encoding="utf-8-sig", newline="\n") as handle:
-            header = next((line.rstrip("\n").removesuffix("\r") for line in handle if line.strip()), "")
-    except (OSError, UnicodeDecodeError):
+        header = read_data_lines(path)[0][0]
+    except InputError:
         return False
     return "document" in in_own_names(header.split("\t"), ("document",))
 
