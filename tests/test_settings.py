@@ -9,6 +9,7 @@ import ast
 import copy
 import dataclasses
 import functools
+import json
 import re
 import subprocess
 import sys
@@ -104,6 +105,46 @@ def test_a_dataclass_is_a_python_users_config() -> None:
     gold = settings.HumanGold(methods=("wilcoxon",))
     block = mtsig_config.fill_defaults({"methods": ["wilcoxon"]}, SCHEMA["$defs"]["gold"], SCHEMA)
     assert settings.build(settings.HumanGold, block) == gold
+
+
+def merged_config(*files: str) -> dict[str, Any]:
+    """The config files (relative to the checkout) merged as Snakemake merges --configfile, with their experiment
+    files, as the Snakefile has it before validation."""
+
+    def update(into: dict[str, Any], source: dict[str, Any]) -> None:
+        for key, value in source.items():
+            if isinstance(value, dict) and isinstance(into.get(key), dict):
+                update(into[key], value)
+            else:
+                into[key] = value
+
+    config: dict[str, Any] = {}
+    for name in files:
+        update(config, yaml.safe_load((REPO / name).read_text(encoding="utf-8")) or {})
+    mtsig_config.merge_experiment_files(config, REPO)
+    return config
+
+
+CONFIG_FILES = sorted(
+    str(p.relative_to(REPO))
+    for p in [*(REPO / "config").glob("*.yaml"), *(REPO / "tests" / "configs").glob("*.yaml")]
+)
+
+
+@pytest.mark.parametrize("extra", CONFIG_FILES)
+def test_the_run_fills_the_defaults_snakemake_validate_fills(extra: str) -> None:
+    """The Snakefile fills the config's defaults itself (mtsig.pipeline.config.fill_defaults, after its own
+    validation), not by Snakemake's ``validate`` reading the schema a second time: the filled config, key order
+    included, is the one Snakemake's ``validate`` gives (the oracle), for config/config.yaml (the Snakefile's
+    configfile) with each config file of the checkout given as ``--configfile``."""
+    from snakemake.utils import validate
+
+    files = list(dict.fromkeys(["config/config.yaml", extra]))
+    config = merged_config(*files)
+    by_snakemake = copy.deepcopy(config)
+    validate(by_snakemake, str(SCHEMA_FILE))
+    mtsig_config.validate_config(config, SCHEMA_FILE, [(name, {}) for name in files])
+    assert json.dumps(config) == json.dumps(by_snakemake)
 
 
 def test_the_procedure_names_are_the_registries() -> None:

@@ -1,6 +1,6 @@
 """The pipeline configuration: experiment files, the data root, validation and per-experiment paths.
 
-The Snakefile validates ``config`` against ``workflow/schemas/config.schema.yaml`` (Snakemake's ``validate``); this
+The Snakefile validates ``config`` against ``workflow/schemas/config.schema.yaml`` (:func:`validate_config`); this
 module does what a schema cannot: merging the per-experiment files, choosing the data root (``MTSIG_DATA``, the
 configured ``data_root``, or the download root) and wording what stops a run that lacks data, checking that every
 name in ``run`` is defined, and turning an experiment's relative paths into absolute ones.
@@ -75,25 +75,37 @@ def resolve_ref(node: Mapping[str, Any], schema: Mapping[str, Any]) -> Mapping[s
 
 
 def fill_defaults(value: Any, node: Mapping[str, Any], schema: Mapping[str, Any]) -> Any:
-    """Fill in the schema's defaults in ``value`` in place, as Snakemake's ``validate`` does for the config: every
-    absent property with a ``default`` gets a copy of it, then nested objects are filled in the same way (the
-    schema states the defaults of :mod:`mtsig.settings`; ``tests/test_settings.py`` compares the two with it)."""
-    node = resolve_ref(node, schema)
-    if isinstance(value, dict):
-        properties = node.get("properties", {})
-        for key, child in properties.items():
-            default = child.get("default", resolve_ref(child, schema).get("default", ...))
-            if key not in value and default is not ...:
-                value[key] = copy.deepcopy(default)
-        extra = node.get("additionalProperties")
-        for key in value:
-            child = properties.get(key, extra if isinstance(extra, Mapping) else None)
-            if child is not None:
-                fill_defaults(value[key], child, schema)
-    elif isinstance(value, list) and isinstance(node.get("items"), Mapping):
-        for item in value:
-            fill_defaults(item, node["items"], schema)
+    """Fill in the schema's defaults in ``value`` (validated against ``node``, a node of ``schema``) in place, as
+    Snakemake's ``validate`` fills the config: jsonschema's own recipe (its FAQ, "Why doesn't my schema's default
+    property set the default on my instance?"), in which each ``properties`` keyword the validator meets sets its
+    absent properties' defaults before their values are validated, in alternatives (``oneOf``, ``if``) too. Each
+    default is a copy, so the cached schema is never changed. Returns ``value``. (The schema states the defaults
+    of :mod:`mtsig.settings`; ``tests/test_settings.py`` compares the two with it.)"""
+    validator = _default_filling_validator()(schema)
+    if node is not schema:  # (evolve would pick the validator class named by the root's $schema)
+        validator = validator.evolve(schema=node)
+    for _ in validator.iter_errors(value):  # the walk fills the defaults; the config was validated before
+        pass
     return value
+
+
+@functools.cache
+def _default_filling_validator() -> Any:
+    """The Draft 2020-12 validator class whose ``properties`` keyword sets absent defaults first."""
+    from jsonschema import Draft202012Validator, validators
+
+    check_properties = Draft202012Validator.VALIDATORS["properties"]
+
+    def set_defaults(
+        validator: Any, properties: Mapping[str, Any], instance: Any, node: Mapping[str, Any]
+    ) -> Any:
+        if isinstance(instance, dict):
+            for key, child in properties.items():
+                if "default" in child:
+                    instance.setdefault(key, copy.deepcopy(child["default"]))
+        yield from check_properties(validator, properties, instance, node)
+
+    return validators.extend(Draft202012Validator, {"properties": set_defaults})
 
 
 #: Every kind of experiment a name in ``run`` may be (:func:`check_run`), and the config block that defines the
@@ -232,7 +244,7 @@ def _defines(data: Any, path: Sequence[Any]) -> bool:
 def validate_config(
     config: dict[str, Any], schema_path: str | Path, sources: Sequence[tuple[str, Mapping[str, Any]]]
 ) -> None:
-    """Validate the merged config against the schema, filling in its defaults (Snakemake's ``validate``).
+    """Validate the merged config against the schema, then fill in its defaults (:func:`fill_defaults`).
 
     ``sources`` are (name, contents) of every place the config came from, lowest precedence first: config files
     by path, ``--config ...`` for the command line. A schema error names the key path, the problem and the
@@ -243,7 +255,6 @@ def validate_config(
         InputError: the config breaks the schema.
     """
     import jsonschema
-    from snakemake.utils import validate
 
     schema = load_schema(schema_path)
     coerce_command_line_values(config, schema, schema)
@@ -255,7 +266,7 @@ def validate_config(
     for path, value in _numbers_in(config):
         if not math.isfinite(value):
             _raise_config_error(path, f"{value!r} is not a finite number", sources)
-    validate(config, str(schema_path))
+    fill_defaults(config, schema, schema)
 
 
 def _raise_config_error(

@@ -1,8 +1,8 @@
 """The pipeline's settings as typed, frozen objects: one dataclass per block of the config, each with its defaults.
 
 The dataclasses are the one home of the settings' defaults: a field's default is the setting's. The config schema
-(``src/mtsig/config.schema.yaml``, which Snakemake's ``validate`` applies and which fills the same defaults into
-the config) states each default again for the config's readers, and ``tests/test_settings.py`` checks that the two
+(``src/mtsig/config.schema.yaml``, which the Snakefile validates the config against and whose defaults it fills
+in) states each default again for the config's readers, and ``tests/test_settings.py`` checks that the two
 are equal, field by field, as it checks config/README.md's table. A library function that takes a setting states
 no default of its own: it takes the settings object, or the value explicitly, or defaults to the field
 (``seed: int = Resampling.seed``).
