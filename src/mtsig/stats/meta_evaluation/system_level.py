@@ -22,7 +22,6 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from mtsig.errors import InputError
 from mtsig.runtime import portable
@@ -230,6 +229,8 @@ def williams_pvalues(
     case the WMT20 organisers evaluate; ``results/metric_williams.py`` writes no p for r_a < r_b). Two-sided:
     2 P(T >= |t|).
     """
+    from scipy import special  # here, not at import: the workflow plans a protocol's inputs without scipy
+
     t = williams_t(r_a, r_b, r_ab, n)
     df = np.asarray(n, dtype=np.float64) - 3.0
     with np.errstate(invalid="ignore"):
@@ -366,6 +367,8 @@ def negative_correlation_pvalue(r: object, n: int) -> np.ndarray:
     """One-sided p of Pearson's r being below zero, ``P(T_{n-2} <= t)`` with ``t = r sqrt((n - 2)/(1 - r²))``
     (the exact test of a normal sample's correlation; ``scipy.stats.pearsonr(..., alternative="less")``);
     0 at r = -1, NaN for n < 3 or an undefined r."""
+    from scipy import special  # (see williams_pvalues)
+
     r = np.asarray(r, dtype=np.float64)
     df = float(n) - 2.0
     if df < 1:
