@@ -75,7 +75,7 @@ if TYPE_CHECKING:
 
     from mtsig.metrics.base import Metric
     from mtsig.metrics.segment_scores import SegmentScores
-    from mtsig.report.compare_outputs import MetricComparison
+    from mtsig.report.comparison import MetricComparison
     from mtsig.runtime.progress import Progress
 
 HELP = "score systems and run randomized significance tests for every pair"
@@ -448,7 +448,7 @@ def metric_comparison(
     at ``options["confidence"]`` (``options["mean_block_length"]`` for the stationary tests; ``progress`` told in
     blocks of draws); ``options["rank_sets"]`` (:class:`RankSetOptions`, or absent) adds the rank sets by the
     metric's corpus score from the same paired bootstrap's draws."""
-    from mtsig.report.compare_outputs import MetricComparison
+    from mtsig.report.comparison import MetricComparison
     from mtsig.stats.intervals import INTERVAL_METHODS
     from mtsig.stats.resampling.engine import ResamplingOptions, pairwise_tests
 
@@ -512,9 +512,10 @@ def write_compare_report(
     """Print the comparison in the requested mode (aligned text, ``--tsv``, ``--latex`` or ``--json``); the text
     and JSON say what the verdict's test assumes about documents (:func:`mtsig.report.verdict.dependence_line`)."""
     from mtsig.report import compare_outputs as out
+    from mtsig.report.comparison import Conclusions
     from mtsig.report.verdict import dependence_line
 
-    conclusions = out.Conclusions(args.tests[0], args.alpha, out.CLI_CORRECTIONS[args.correction])
+    conclusions = Conclusions(args.tests[0], args.alpha, out.CLI_CORRECTIONS[args.correction])
     common = {"seed": args.seed, "pvalue": args.pvalue, "conclusions": conclusions, "clusters": args.clusters}
     dependence = dependence_line(n_documents, args.tests[0])
     if args.tsv and args.rank_set_options is not None:

@@ -5,21 +5,21 @@ Everything here reads one metric's :class:`mtsig.stats.resampling.PairwiseResult
 
 * :func:`pair_interval_columns`: per ordered pair, ``{method}_low, {method}_high`` of ``statistic = S(X) - S(Y)``
   (oriented like the tests table) and the pair's systems' own intervals ``x_{method}_low`` ... ``y_{method}_high``.
-* :func:`pair_conclusions`: per unordered pair, the conclusion of one test at ``alpha`` after a correction over the
-  experiment's pairs (:func:`mtsig.stats.evaluation.corrected_test_conclusions`; ``none`` is the paper's rule).
 * :func:`metric_clusters`: WMT-style significance clusters (:mod:`mtsig.stats.clusters`) of one test.
 * :func:`latex_table`: a paper-ready table: each system's score with a dagger where it differs significantly from
   the baseline (the first system), the difference from the baseline and its interval, and the signatures.
-* The reports of ``mtsig compare`` on its :class:`MetricComparison` results: :func:`text_report` (aligned text),
-  :func:`json_report`, :func:`long_table` (``--tsv``), :func:`clusters_table` (``--tsv --clusters``) and
-  :func:`latex_report`; conclusions drawn as :class:`Conclusions` say.
+* The reports of ``mtsig compare`` on its :class:`~mtsig.report.comparison.MetricComparison` results:
+  :func:`text_report` (aligned text, with :mod:`mtsig.report.verdict`'s verdict), :func:`json_report`,
+  :func:`long_table` (``--tsv``), :func:`clusters_table` (``--tsv --clusters``) and :func:`latex_report`;
+  conclusions drawn as :class:`~mtsig.report.comparison.Conclusions` say (per unordered pair, the conclusion of
+  one test at ``alpha`` after a correction over the experiment's pairs: :func:`~mtsig.report.comparison.
+  pair_conclusions`; ``none`` is the paper's rule).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -27,19 +27,20 @@ import pandas as pd
 
 from mtsig import __version__
 from mtsig.report.clusters import clusters_latex, format_rank_range
-from mtsig.report.rank_sets import (
-    metric_rank_set_lines,
-    rank_sets_frame,
-    rank_sets_latex,
-    rank_sets_record,
-    sets_signature,
-)
-from mtsig.report.signature import format_level, result_signatures
+from mtsig.report.comparison import Conclusions, MetricComparison, aligned_lines, pair_conclusions
+from mtsig.report.rank_sets import metric_rank_set_lines, rank_sets_frame, rank_sets_latex, rank_sets_record
+from mtsig.report.signature import format_level
 from mtsig.report.tables import CORRECTION_LABELS, latex_escape, metric_label
+from mtsig.report.verdict import (
+    format_p,
+    frame_of,
+    pair_verdicts,
+    preferred_p,
+    unordered_pairs,
+    verdict_lines,
+)
 from mtsig.stats.clusters import clusters_from_tests, significant_pairs
-from mtsig.stats.evaluation import corrected_test_conclusions
 from mtsig.stats.intervals import BCA
-from mtsig.stats.rank_sets.summary import RankSets
 from mtsig.stats.resampling.tables import PairwiseResult
 
 #: ``--correction`` of the CLI -> :data:`mtsig.stats.evaluation.CORRECTIONS`.
@@ -65,14 +66,6 @@ def pair_interval_columns(result: PairwiseResult) -> pd.DataFrame:
             for bound in ("low", "high"):
                 out[f"{side}_{method}_{bound}"] = out[column].map(systems[(f"ci_{bound}", method)])
     return out
-
-
-def pair_conclusions(result: PairwiseResult, test: str, alpha: float, correction: str) -> pd.DataFrame:
-    """``sys_x, sys_y, conclusion, p_adjusted`` of every unordered pair (systems in the result's order) by
-    ``test`` at ``alpha`` after ``correction`` (a name of :data:`mtsig.stats.evaluation.CORRECTIONS`)."""
-    table = result.table[result.table["test"] == test]
-    conclusions = corrected_test_conclusions(table, correction, [alpha], list(result.system_scores))
-    return conclusions[["sys_x", "sys_y", "conclusion", "p_adjusted"]]
 
 
 def metric_clusters(
@@ -206,36 +199,6 @@ __all__ = [
 # --- the reports of `mtsig compare` ---------------------------------------------------------------------------
 
 
-@dataclass
-class MetricComparison:
-    """The results of one metric: its name, its settings signature and the engine's result; ``rank_sets``: the
-    systems' confidence sets for ranks by this metric (``--rank-sets``: :func:`mtsig.stats.rank_sets.
-    corpus.corpus_rank_sets`), or None."""
-
-    name: str
-    details: str
-    higher_is_better: bool
-    result: PairwiseResult
-    rank_sets: RankSets | None = None
-
-    def rank_sets_signature(self) -> str | None:
-        """The rank sets' signature with the metric's details, or None without rank sets."""
-        return None if self.rank_sets is None else sets_signature(self.rank_sets, metric_details=self.details)
-
-    def signatures(self, alpha: float | None = None, correction: str | None = None) -> dict[str, str]:
-        """``{test: signature}`` (:mod:`mtsig.report.signature`); alpha and correction where conclusions are drawn."""
-        return result_signatures(self.details, self.result.settings, alpha=alpha, correction=correction)
-
-
-@dataclass(frozen=True)
-class Conclusions:
-    """How ``mtsig compare`` draws conclusions: by ``test`` at ``alpha`` after ``correction`` (library name)."""
-
-    test: str
-    alpha: float
-    correction: str
-
-
 def long_table(comparisons: Sequence[MetricComparison], seed: int) -> pd.DataFrame:
     """All metrics' rows: ``metric, sys_x, sys_y, test, statistic, p_value, samples, seed``, the intervals of
     :func:`mtsig.report.compare_outputs.pair_interval_columns` (when computed) and the row's ``signature``."""
@@ -250,15 +213,6 @@ def long_table(comparisons: Sequence[MetricComparison], seed: int) -> pd.DataFra
         frame["signature"] = frame["test"].map(comparison.signatures())
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
-
-
-def aligned_lines(rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = []
-    for row in rows:
-        cells = [cell.rjust(w) if r else cell.ljust(w) for cell, w, r in zip(row, widths, right, strict=True)]
-        lines.append("  ".join(cells).rstrip())
-    return lines
 
 
 def _interval_text(low: float, high: float) -> str:
@@ -285,8 +239,6 @@ def text_report(
     direction the metric prefers (one-sided tests) or two-sided, printed as ``<0.0001`` below the resolution of
     its resamples (:func:`mtsig.report.verdict.format_p`).
     """
-    from mtsig.report.verdict import pair_verdicts, verdict_lines
-
     first = comparisons[0].result
     level = format_level(first.settings["intervals"]["level"])  # type: ignore[index]
     c = conclusions
@@ -341,8 +293,6 @@ def metric_pair_lines(
     of the preferred direction, the percentile and BCa intervals of the statistic, the preferred system, whether
     the difference is significant, and with ``human_agreement`` the estimated share of such pairs on which humans
     agree with the metric's direction (or the word that says why the table gives none)."""
-    from mtsig.report.verdict import format_p, preferred_p, unordered_pairs
-
     c, result = conclusions, comparison.result
     tests = list(dict.fromkeys([c.test, *result.table["test"]]))  # the concluding test first
     samples = result.settings["n_samples"]
@@ -415,8 +365,6 @@ def json_report(
     """Settings, ``notes``, the verdict (:func:`mtsig.report.verdict.pair_verdicts`: one record per pair and
     metric), each metric's signatures, scores, system intervals, conclusions (and clusters), and every row of the
     long table (p-values, intervals, signature)."""
-    from mtsig.report.verdict import frame_of, pair_verdicts
-
     c = conclusions
     metrics = {}
     for m in comparisons:

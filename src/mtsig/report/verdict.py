@@ -18,12 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mtsig.report.comparison import aligned_lines, pair_conclusions
 from mtsig.report.tables import metric_label
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from mtsig.report.compare_outputs import Conclusions, MetricComparison
+    from mtsig.report.comparison import Conclusions, MetricComparison
     from mtsig.stats.resampling.tables import PairwiseResult
 
 
@@ -86,7 +87,6 @@ def preferred_p(result: PairwiseResult, test: str, x: str, y: str) -> tuple[floa
 def pair_verdicts(comparisons: Sequence[MetricComparison], conclusions: Conclusions) -> list[PairVerdict]:
     """Every metric's verdict on every pair: pairs in the order the systems were given, each pair's metrics in
     the order given."""
-    from mtsig.report.compare_outputs import pair_conclusions
     from mtsig.stats.resampling.registry import TESTS
 
     c = conclusions
@@ -141,8 +141,6 @@ def disagreements(verdicts: Sequence[PairVerdict]) -> list[str]:
 def verdict_lines(verdicts: Sequence[PairVerdict], conclusions: Conclusions) -> list[str]:
     """The verdict block: a heading that says how the conclusions are drawn, one row per pair and metric (the pair
     named on its first row), then the disagreements in words."""
-    from mtsig.report.compare_outputs import aligned_lines
-
     c = conclusions
     corrected = c.correction != "none"
     heading = f"Verdict: {c.test} at alpha {c.alpha:g}" + (f", {c.correction}-adjusted" if corrected else "")
