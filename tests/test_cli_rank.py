@@ -114,6 +114,37 @@ def test_the_document_level_test_needs_documents_and_enough_of_them(tmp_path: Pa
     assert "needs each item's document (a doc column); the ratings have none" in done.stderr
 
 
+def test_a_tidy_file_is_read_as_the_other_tidy_files_gzip_by_its_bytes_and_lines_as_an_editor_counts(
+    tmp_path: Path,
+) -> None:
+    """The tidy ratings are read as every tidy file of the project (mtsig.io.segment_scores.read_data_lines): a
+    gzip-compressed file is recognised by its bytes, whatever its name, and ranks as the plain one (a above b on
+    every item); a blank line is skipped but counted, so a line with a field too few is named by the line an
+    editor shows; an extra column is ignored, a column named twice is an error."""
+    import gzip
+
+    lines = ["system\tsegment\tscore\tnote"]
+    lines += [f"{s}\t{i}\t{70 if s == 'a' else 50 + i % 3}\tx" for i in range(20) for s in "ba"]
+    plain, packed = tmp_path / "plain.tsv", tmp_path / "packed.tsv"
+    plain.write_text("\n".join(lines) + "\n")
+    packed.write_bytes(gzip.compress(plain.read_bytes(), mtime=0))
+    ranked = [
+        run_mtsig("rank", f, "--format", "tidy", "--procedure", "wmt24", "--json") for f in (plain, packed)
+    ]
+    assert all(done.returncode == 0 for done in ranked), ranked[1].stderr
+    first, second = (json.loads(done.stdout)["ranking"] for done in ranked)
+    assert [r["system"] for r in first] == ["a", "b"] and first == second
+    plain.write_text("\n".join([*lines[:3], "", "c\t1\t60"]) + "\n")
+    done = run_mtsig("rank", plain, "--format", "tidy")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == (
+        f"mtsig: error: {plain}:5: 3 fields, expected 4 (the header's columns, TAB-separated)"
+    )
+    plain.write_text("\n".join(["system\tsegment\tscore\tscore", "a\t1\t50\t50"]) + "\n")
+    done = run_mtsig("rank", plain, "--format", "tidy")
+    assert done.stderr.strip() == f"mtsig: error: {plain}:1: the header names column(s) score twice"
+
+
 def test_an_infinite_score_or_an_empty_label_is_one_line_with_file_and_line(tmp_path: Path) -> None:
     """``inf`` parses as a number but is not a score; an empty domain cell would be a NaN among the domain names:
     each is the CLI's one-line error naming file and line, no traceback."""

@@ -83,31 +83,38 @@ def read_tidy_item_ratings(request: ItemRatingFiles) -> tuple[pd.DataFrame, str]
 
 def read_tidy_table(path: Path) -> pd.DataFrame:
     """A tidy TSV's ratings (module docstring): the columns of the tidy layout family (:mod:`mtsig.io.tidy_columns`),
-    aliases read as their canonical names, every cell checked, returned under the names that
-    :func:`~mtsig.stats.system_ranking.item_scores` takes (``item``, ``doc``, ``rater``). Bad input is one line
-    naming file and line: a missing column (with its aliases and a correct header line), an empty cell, a score
-    that is not a finite number, a segment given two documents or domains."""
+    aliases read as their canonical names (other columns are ignored), every cell checked, returned under the names
+    that :func:`~mtsig.stats.system_ranking.item_scores` takes (``item``, ``doc``, ``rater``). The file is read as
+    the project's other tidy files are (:func:`mtsig.io.segment_scores.read_data_lines`: UTF-8, gzip-compressed or
+    not, blank lines skipped but counted; fields split on tabs). Bad input is one line naming file and line: a
+    missing column (with its aliases and a correct header line), a column named twice, a line with another number
+    of fields than the header, an empty cell, a score that is not a finite number, a segment given two documents or domains."""
     import numpy as np
     import pandas as pd
 
+    from mtsig.io.segment_scores import read_data_lines, split_fields
+
     required, optional = ("system", "segment", "score"), ("document", "annotator", "domain", "wave")
-    try:
-        table = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, skip_blank_lines=False)
-    except (FileNotFoundError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read a tidy TSV: {error}", path) from None
-    header = [str(column).strip() for column in table.columns]
+    lines, numbers = read_data_lines(path)
+    header = [column.strip() for column in lines[0].split("\t")]
     missing = missing_columns_message(header, required, optional)
     if missing is not None:
-        raise InputError(missing, path, 1)
-    table.columns = header
+        raise InputError(missing, path, int(numbers[0]))
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise InputError(f"the header names column(s) {', '.join(repeated)} twice", path, int(numbers[0]))
+    rows = split_fields(
+        lines[1:], numbers[1:], path, len(header), "\t", "the header's columns, TAB-separated"
+    )
+    table = pd.DataFrame(rows, columns=header, index=numbers[1:], dtype=str)  # indexed by line number
     table = table.rename(columns=respelt(header, (*required, *optional)))
     columns = [c for c in (*required, *optional) if c in table.columns]
-    # Line numbers: the header is line 1, row k of the table line k + 2; a blank line is a row of empty cells.
+    table = table[columns]  # the other columns are ignored (an alias beside its column's own name too)
     table = table.loc[(table[columns] != "").any(axis=1)]
     for column in columns:
         empty = (table[column].str.strip() == "").to_numpy()
         if empty.any():
-            raise InputError(f"empty {column} cell", path, int(table.index[np.argmax(empty)]) + 2)
+            raise InputError(f"empty {column} cell", path, int(table.index[np.argmax(empty)]))
     scores = pd.to_numeric(table["score"].str.strip(), errors="coerce")
     bad = ~np.isfinite(scores.to_numpy(dtype=float))
     if bad.any():
@@ -118,7 +125,7 @@ def read_tidy_table(path: Path) -> pd.DataFrame:
             if np.isnan(scores.iloc[first])
             else f"score {value} is not finite"
         )
-        raise InputError(problem, path, int(table.index[first]) + 2)
+        raise InputError(problem, path, int(table.index[first]))
     for column in (c for c in ("document", "domain") if c in table.columns):
         earlier = table.groupby("segment", sort=False)[column].transform("first")
         differs = (table[column] != earlier).to_numpy()
@@ -128,9 +135,9 @@ def read_tidy_table(path: Path) -> pd.DataFrame:
                 f"segment {table['segment'].iloc[at]!r} is in {column} {table[column].iloc[at]!r} here and in "
                 f"{earlier.iloc[at]!r} on an earlier line: a segment has one {column}",
                 path,
-                int(table.index[at]) + 2,
+                int(table.index[at]),
             )
-    table = table.assign(score=scores)
+    table = table.assign(score=scores).reset_index(drop=True)
     return table.rename(columns={"segment": "item", "document": "doc", "annotator": "rater"})
 
 
