@@ -15,7 +15,7 @@ import functools
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
@@ -49,9 +49,41 @@ from mtsig.stats.meta_evaluation.soft_pairwise_accuracy import (
 from mtsig.stats.meta_evaluation.tie_calibration import TIE_VARIANTS, calibrate_ties, pair_outcomes
 from mtsig.stats.seeding import rng_for
 
-if TYPE_CHECKING:
-    from mtsig.studies.metrics_protocol.run import RunOptions
-    from mtsig.studies.metrics_protocol.tasks import Task
+
+class TaskFields(Protocol):
+    """What a statistic reads of its task (:class:`mtsig.studies.metrics_protocol.tasks.Task`, which looks its
+    statistic up here): stated here, so that the registry depends on nothing above it."""
+
+    @property
+    def level(self) -> str: ...
+    @property
+    def grouping(self) -> str: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def sample_rate(self) -> float: ...
+    @property
+    def perm_test(self) -> str: ...
+    @property
+    def nan_groups(self) -> str: ...
+    @property
+    def average(self) -> str: ...
+    @property
+    def epsilon(self) -> float: ...
+    @property
+    def threshold(self) -> float: ...
+    @property
+    def label(self) -> str: ...
+
+
+class RunFields(Protocol):
+    """What a statistic reads of the options of a run (:class:`mtsig.studies.metrics_protocol.run.RunOptions`)."""
+
+    @property
+    def seed(self) -> int: ...
+    @property
+    def spa_arithmetic(self) -> str: ...
+
 
 #: What a task reads at one language pair: its systems, the gold ``human[S, U]`` and ``{display name: [S, U]}``
 #: (U = 1 at the system level; :func:`mtsig.studies.metrics_protocol.selection.task_inputs`).
@@ -85,11 +117,11 @@ class TaskValues:
     epsilons: np.ndarray | None = None
 
 
-def _no_check(task: Task) -> None:
+def _no_check(task: TaskFields) -> None:
     """A statistic without checks of its own."""
 
 
-def _never(task: Task) -> bool:
+def _never(task: TaskFields) -> bool:
     return False
 
 
@@ -107,13 +139,13 @@ class StatisticSpec:
     pairs (its label is its name alone, it is not a ``--extra-task``); ``whole_segments``: it needs every system
     rated on the same segments. ``source``: what it reproduces."""
 
-    values: Callable[[Task, TaskData, RunOptions], TaskValues]
-    swaps: Callable[[Task, TaskData, TaskValues], SwapSource]
-    value_range: Callable[[Task], tuple[float, float]]
-    name: Callable[[Task], str]
+    values: Callable[[TaskFields, TaskData, RunFields], TaskValues]
+    swaps: Callable[[TaskFields, TaskData, TaskValues], SwapSource]
+    value_range: Callable[[TaskFields], tuple[float, float]]
+    name: Callable[[TaskFields], str]
     source: str
-    check: Callable[[Task], None] = _no_check
-    pairs_test: Callable[[Task], bool] = _never
+    check: Callable[[TaskFields], None] = _no_check
+    pairs_test: Callable[[TaskFields], bool] = _never
     default_perm_test: str = "scores"
     spec_defaults: Mapping[str, object] = field(default_factory=lambda: types.MappingProxyType({}))
     file_level: str | None = None
@@ -121,7 +153,7 @@ class StatisticSpec:
     whole_segments: bool = False
 
 
-def draw_key(task: Task) -> tuple[str, str]:
+def draw_key(task: TaskFields) -> tuple[str, str]:
     """The key of a task's random draws (:func:`mtsig.stats.seeding.rng_for`): its permutation test's, and its tie
     calibration's sample of pairs."""
     return ("metrics_protocol", task.label)
@@ -137,15 +169,15 @@ def _pooled_rows(data: TaskData) -> tuple[list[np.ndarray], list[np.ndarray]]:
     return humans, rows
 
 
-def _pooled_accuracy(task: Task, data: TaskData, options: RunOptions) -> TaskValues:
+def _pooled_accuracy(task: TaskFields, data: TaskData, options: RunFields) -> TaskValues:
     return TaskValues(pooled_pairwise_accuracy(*_pooled_rows(data))[0])
 
 
-def _pooled_accuracy_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource:
+def _pooled_accuracy_swaps(task: TaskFields, data: TaskData, values: TaskValues) -> SwapSource:
     return PooledAccuracySwaps(*_pooled_rows(data))
 
 
-def _system_level_only(task: Task) -> None:
+def _system_level_only(task: TaskFields) -> None:
     if task.level != "sys":
         raise InputError("pooled pairwise accuracy is a system-level task")
 
@@ -153,12 +185,12 @@ def _system_level_only(task: Task) -> None:
 # ------------------------------------------------------------------------------------------------ correlations
 
 
-def correlation_grouping(task: Task) -> str:
+def correlation_grouping(task: TaskFields) -> str:
     """The grouping of a correlation: the task's at the segment level, none at the system level."""
     return task.grouping if task.level == "seg" else "none"
 
 
-def correlation_options(task: Task, kind: str, *, pdp: bool = False) -> CorrelationOptions:
+def correlation_options(task: TaskFields, kind: str, *, pdp: bool = False) -> CorrelationOptions:
     """The :class:`~mtsig.stats.meta_evaluation.grouped_correlation.CorrelationOptions` of correlation ``kind``
     (``pdp``: Pairwise Difference Pearson) that a task sets, under the task's grouping (:func:`correlation_grouping`)."""
     return CorrelationOptions(
@@ -167,20 +199,20 @@ def correlation_options(task: Task, kind: str, *, pdp: bool = False) -> Correlat
     )  # fmt: skip
 
 
-def _correlation(kind: str, *, pdp: bool = False) -> Callable[[Task, TaskData, RunOptions], TaskValues]:
+def _correlation(kind: str, *, pdp: bool = False) -> Callable[[TaskFields, TaskData, RunFields], TaskValues]:
     """The values of correlation ``kind`` (``pdp``: Pairwise Difference Pearson) under the task's grouping."""
 
-    def values(task: Task, data: TaskData, options: RunOptions) -> TaskValues:
+    def values(task: TaskFields, data: TaskData, options: RunFields) -> TaskValues:
         human, metrics = data.one_lp
         return TaskValues(grouped_correlation(human, metrics, correlation_options(task, kind, pdp=pdp)))
 
     return values
 
 
-def _score_swaps(kind: str) -> Callable[[Task, TaskData, TaskValues], SwapSource]:
+def _score_swaps(kind: str) -> Callable[[TaskFields, TaskData, TaskValues], SwapSource]:
     """Correlation ``kind`` computed on every hybrid of swapped scores (mt-metrics-eval's ``PermutationSigDiff``)."""
 
-    def swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource:
+    def swaps(task: TaskFields, data: TaskData, values: TaskValues) -> SwapSource:
         human, metrics = data.one_lp
         correlation = correlation_options(task, kind)
         return ScoreSwaps(
@@ -193,7 +225,7 @@ def _score_swaps(kind: str) -> Callable[[Task, TaskData, TaskValues], SwapSource
     return swaps
 
 
-def _pearson_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource:
+def _pearson_swaps(task: TaskFields, data: TaskData, values: TaskValues) -> SwapSource:
     """Pearson over cells from its sums (:class:`PearsonSwaps`, the WMT23 tasks'); grouped or micro-averaged Pearson
     on every hybrid."""
     if correlation_grouping(task) == "none" and task.average == "macro":
@@ -203,12 +235,12 @@ def _pearson_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource
     return _score_swaps("pearson")(task, data, values)
 
 
-def _pdp_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource:
+def _pdp_swaps(task: TaskFields, data: TaskData, values: TaskValues) -> SwapSource:
     """PDP from its sums (:class:`PdpSwaps`)."""
     return PdpSwaps(*data.one_lp, correlation_grouping(task))
 
 
-def _kendall_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource:
+def _kendall_swaps(task: TaskFields, data: TaskData, values: TaskValues) -> SwapSource:
     """Kendall's variants with the pairs' outcomes swapped at the task's epsilon (``perm_test='pairs'``), or computed
     on every hybrid of swapped scores."""
     if task.perm_test != "pairs":
@@ -225,11 +257,11 @@ def _kendall_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource
     )
 
 
-def _kendall_name(task: Task) -> str:
+def _kendall_name(task: TaskFields) -> str:
     return f"kendall-{task.variant}" + (f" eps {task.epsilon:g}" if task.epsilon else "")
 
 
-def _check_kendall(task: Task) -> None:
+def _check_kendall(task: TaskFields) -> None:
     if task.variant not in KENDALL_VARIANTS:
         raise InputError(f"unknown Kendall variant {task.variant!r}; known: {', '.join(KENDALL_VARIANTS)}")
 
@@ -237,7 +269,7 @@ def _check_kendall(task: Task) -> None:
 # ------------------------------------------------------------------------------------------------ tie calibration
 
 
-def _tie_calibrated(task: Task, data: TaskData, options: RunOptions) -> TaskValues:
+def _tie_calibrated(task: TaskFields, data: TaskData, options: RunFields) -> TaskValues:
     """Each metric's tie-calibrated statistic (Deutsch et al. 2023), on a sample of the pairs drawn from
     ``rng_for(seed, *draw_key(task), "sample", <metric>)`` when ``sample_rate < 1``."""
     human, metrics = data.one_lp
@@ -251,7 +283,7 @@ def _tie_calibrated(task: Task, data: TaskData, options: RunOptions) -> TaskValu
     return TaskValues(np.array([c.value for c in calibrations]), np.array([c.epsilon for c in calibrations]))
 
 
-def _tie_calibrated_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource:
+def _tie_calibrated_swaps(task: TaskFields, data: TaskData, values: TaskValues) -> SwapSource:
     """The pairs' outcomes at the calibrated epsilons swapped (``PairwisePermutationSigDiff``), or epsilon
     re-calibrated on every hybrid (mt-metrics-eval's ``perm_test='scores'``)."""
     human, metrics = data.one_lp
@@ -263,7 +295,7 @@ def _tie_calibrated_swaps(task: Task, data: TaskData, values: TaskValues) -> Swa
     return recalibrated_acc_t(human, metrics, variant=task.variant, grouping=task.grouping)
 
 
-def _check_tie_variant(task: Task) -> None:
+def _check_tie_variant(task: TaskFields) -> None:
     if task.variant not in TIE_VARIANTS:
         raise InputError(f"tie calibration optimises {' or '.join(TIE_VARIANTS)}, not {task.variant!r}")
 
@@ -290,7 +322,7 @@ def rated_segment_flips(human: np.ndarray, label: str) -> tuple[np.ndarray, np.n
     return rated, pce_flips(int(rated.sum()))
 
 
-def _spa(task: Task, data: TaskData, options: RunOptions) -> TaskValues:
+def _spa(task: TaskFields, data: TaskData, options: RunFields) -> TaskValues:
     """Soft pairwise accuracy (Thompson et al. 2024) over the segments every system is rated on."""
     arithmetic = options.spa_arithmetic
     if arithmetic not in ARITHMETICS:
@@ -302,7 +334,7 @@ def _spa(task: Task, data: TaskData, options: RunOptions) -> TaskValues:
     )
 
 
-def _spa_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource:
+def _spa_swaps(task: TaskFields, data: TaskData, values: TaskValues) -> SwapSource:
     """The metrics' permutation counts swapped pair by pair against the gold's (:class:`SpaSwaps`)."""
     human, metrics = data.one_lp
     rated, flips = rated_segment_flips(human, task.label)
@@ -312,11 +344,11 @@ def _spa_swaps(task: Task, data: TaskData, values: TaskValues) -> SwapSource:
 # ------------------------------------------------------------------------------------------------ the registry
 
 
-def _named(name: str) -> Callable[[Task], str]:
+def _named(name: str) -> Callable[[TaskFields], str]:
     return lambda task: name
 
 
-def _range(value_range: tuple[float, float]) -> Callable[[Task], tuple[float, float]]:
+def _range(value_range: tuple[float, float]) -> Callable[[TaskFields], tuple[float, float]]:
     return lambda task: value_range
 
 
