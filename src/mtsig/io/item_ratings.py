@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mtsig.errors import InputError
-from mtsig.io.tidy_columns import missing_columns_message, respelt
+from mtsig.io.tidy_columns import missing_columns_message, repeated_columns_message, respelt
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,7 +88,8 @@ def read_tidy_table(path: Path) -> pd.DataFrame:
     the project's other tidy files are (:func:`mtsig.io.segment_scores.read_data_lines`: UTF-8, gzip-compressed or
     not, blank lines skipped but counted; fields split on tabs). Bad input is one line naming file and line: a
     missing column (with its aliases and a correct header line), a column named twice, a line with another number
-    of fields than the header, an empty cell, a score that is not a finite number, a segment given two documents or domains."""
+    of fields than the header, an empty cell, a score that is not a finite number, a segment given two documents
+    or domains."""
     import numpy as np
     import pandas as pd
 
@@ -100,9 +101,9 @@ def read_tidy_table(path: Path) -> pd.DataFrame:
     missing = missing_columns_message(header, required, optional)
     if missing is not None:
         raise InputError(missing, path, int(numbers[0]))
-    repeated = sorted({name for name in header if header.count(name) > 1})
-    if repeated:
-        raise InputError(f"the header names column(s) {', '.join(repeated)} twice", path, int(numbers[0]))
+    repeated = repeated_columns_message(header)
+    if repeated is not None:
+        raise InputError(repeated, path, int(numbers[0]))
     rows = split_fields(
         lines[1:], numbers[1:], path, len(header), "\t", "the header's columns, TAB-separated"
     )
@@ -110,7 +111,7 @@ def read_tidy_table(path: Path) -> pd.DataFrame:
     table = table.rename(columns=respelt(header, (*required, *optional)))
     columns = [c for c in (*required, *optional) if c in table.columns]
     table = table[columns]  # the other columns are ignored (an alias beside its column's own name too)
-    table = table.loc[(table[columns] != "").any(axis=1)]
+    table = table.loc[(table != "").any(axis=1)]
     for column in columns:
         empty = (table[column].str.strip() == "").to_numpy()
         if empty.any():

@@ -91,6 +91,13 @@ def header_line(required: Sequence[str], optional: Sequence[str] = ()) -> str:
     return "\\t".join((*required, *optional))
 
 
+def repeated_columns_message(fields: Sequence[str]) -> str | None:
+    """Why a header (``fields``: its names) cannot be read as columns because it names one twice; ``None`` when
+    every name is distinct."""
+    repeated = sorted({name for name in fields if list(fields).count(name) > 1})
+    return f"the header names column(s) {', '.join(repeated)} twice" if repeated else None
+
+
 def missing_columns_message(
     fields: Sequence[str], required: Sequence[str], optional: Sequence[str] = ()
 ) -> str | None:

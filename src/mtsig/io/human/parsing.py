@@ -14,6 +14,7 @@ import pandas as pd
 
 from mtsig.errors import InputError
 from mtsig.io.segment_scores import fail_first, read_data_lines, split_fields
+from mtsig.io.tidy_columns import repeated_columns_message
 
 #: MTurk "Input.item" codes used by the WMT / Graham et al. HIT templates.
 CRITERION_CODES = {"ad": "adequacy", "fl": "fluency"}
@@ -165,9 +166,9 @@ def read_delimited(
     if names is None:
         header = [name.strip() for name in split(texts[:1])[0]]
         header_line = int(lines[0])
-        repeated = sorted({name for name in header if header.count(name) > 1})
-        if repeated:
-            raise InputError(f"the header names column(s) {', '.join(repeated)} twice", path, header_line)
+        repeated = repeated_columns_message(header)
+        if repeated is not None:
+            raise InputError(repeated, path, header_line)
         texts, lines = texts[1:], lines[1:]
     else:
         header = list(names)
