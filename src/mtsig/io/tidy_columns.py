@@ -38,6 +38,7 @@ header line.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 #: The columns of the family, by their canonical names (module docstring).
@@ -94,7 +95,7 @@ def header_line(required: Sequence[str], optional: Sequence[str] = ()) -> str:
 def repeated_columns_message(fields: Sequence[str]) -> str | None:
     """Why a header (``fields``: its names) cannot be read as columns because it names one twice; ``None`` when
     every name is distinct."""
-    repeated = sorted({name for name in fields if list(fields).count(name) > 1})
+    repeated = sorted(name for name, count in Counter(fields).items() if count > 1)
     return f"the header names column(s) {', '.join(repeated)} twice" if repeated else None
 
 
