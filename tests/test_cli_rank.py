@@ -143,6 +143,9 @@ def test_a_tidy_file_is_read_as_the_other_tidy_files_gzip_by_its_bytes_and_lines
     plain.write_text("\n".join(["system\tsegment\tscore\tscore", "a\t1\t50\t50"]) + "\n")
     done = run_mtsig("rank", plain, "--format", "tidy")
     assert done.stderr.strip() == f"mtsig: error: {plain}:1: the header names column(s) score twice"
+    plain.write_text("\n\nsystem\tsegment\tscore\n\n")
+    done = run_mtsig("rank", plain, "--format", "tidy")
+    assert done.stderr.strip() == f"mtsig: error: {plain}:3: no rows after the header"
 
 
 def test_an_infinite_score_or_an_empty_label_is_one_line_with_file_and_line(tmp_path: Path) -> None:

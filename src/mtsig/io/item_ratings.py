@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mtsig.errors import InputError
-from mtsig.io.tidy_columns import missing_columns_message, repeated_columns_message, respelt
+from mtsig.io.tidy_columns import missing_columns_message, respelt
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,29 +85,22 @@ def read_tidy_table(path: Path) -> pd.DataFrame:
     """A tidy TSV's ratings (module docstring): the columns of the tidy layout family (:mod:`mtsig.io.tidy_columns`),
     aliases read as their canonical names (other columns are ignored), every cell checked, returned under the names
     that :func:`~mtsig.stats.system_ranking.item_scores` takes (``item``, ``doc``, ``rater``). The file is read as
-    the project's other tidy files are (:func:`mtsig.io.segment_scores.read_data_lines`: UTF-8, gzip-compressed or
+    the project's other tidy files are (:func:`mtsig.io.human.parsing.read_delimited`: UTF-8, gzip-compressed or
     not, blank lines skipped but counted; fields split on tabs). Bad input is one line naming file and line: a
-    missing column (with its aliases and a correct header line), a column named twice, a line with another number
-    of fields than the header, an empty cell, a score that is not a finite number, a segment given two documents
-    or domains."""
+    missing column (with its aliases and a correct header line), a column named twice, no rows, a line with another
+    number of fields than the header, an empty cell, a score that is not a finite number, a segment given two
+    documents or domains."""
     import numpy as np
     import pandas as pd
 
-    from mtsig.io.segment_scores import read_data_lines, split_fields
+    from mtsig.io.human.parsing import read_delimited
 
     required, optional = ("system", "segment", "score"), ("document", "annotator", "domain", "wave")
-    lines, numbers = read_data_lines(path)
-    header = [column.strip() for column in lines[0].split("\t")]
-    missing = missing_columns_message(header, required, optional)
-    if missing is not None:
-        raise InputError(missing, path, int(numbers[0]))
-    repeated = repeated_columns_message(header)
-    if repeated is not None:
-        raise InputError(repeated, path, int(numbers[0]))
-    rows = split_fields(
-        lines[1:], numbers[1:], path, len(header), "\t", "the header's columns, TAB-separated"
+    table, numbers, _ = read_delimited(
+        path, "\t", check_header=lambda header: missing_columns_message(header, required, optional)
     )
-    table = pd.DataFrame(rows, columns=header, index=numbers[1:], dtype=str)  # indexed by line number
+    header = list(table.columns)
+    table.index = numbers  # indexed by line number
     table = table.rename(columns=respelt(header, (*required, *optional)))
     columns = [c for c in (*required, *optional) if c in table.columns]
     table = table[columns]  # the other columns are ignored (an alias beside its column's own name too)

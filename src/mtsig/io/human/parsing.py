@@ -137,18 +137,20 @@ def read_delimited(
     names: Sequence[str] | None = None,
     comments: bool = False,
     quoted_csv: bool = False,
+    check_header: Callable[[list[str]], str | None] | None = None,
 ) -> tuple[pd.DataFrame, np.ndarray, int]:
     """The rows of a delimited UTF-8 file as strings, with each row's physical line number.
 
     The first non-blank (non-comment) line is the header unless ``names`` are given. Blank lines are skipped and
     ``#`` lines too when ``comments``, but both are counted, so a line number is the one an editor shows (pandas'
     ``skip_blank_lines`` would shift every later line). Fields are split on ``sep`` without quoting, or with the
-    ``csv`` module's quoting when ``quoted_csv`` (one record per line). Returns (rows, their lines, the header's
-    line, 0 without a header line).
+    ``csv`` module's quoting when ``quoted_csv`` (one record per line). ``check_header`` is the format's own check
+    of the header's names, run first: the message of what is wrong with them, or None. Returns (rows, their lines,
+    the header's line, 0 without a header line).
 
     Raises:
-        InputError: the file is missing, empty, binary or not UTF-8; the header names a column twice; there are
-            no rows; a row has another number of fields than the header.
+        InputError: the file is missing, empty, binary or not UTF-8; ``check_header`` refuses the header; the
+            header names a column twice; there are no rows; a row has another number of fields than the header.
     """
     texts, lines = read_data_lines(path)
     if comments:
@@ -166,9 +168,9 @@ def read_delimited(
     if names is None:
         header = [name.strip() for name in split(texts[:1])[0]]
         header_line = int(lines[0])
-        repeated = repeated_columns_message(header)
-        if repeated is not None:
-            raise InputError(repeated, path, header_line)
+        problem = (check_header(header) if check_header else None) or repeated_columns_message(header)
+        if problem is not None:
+            raise InputError(problem, path, header_line)
         texts, lines = texts[1:], lines[1:]
     else:
         header = list(names)
